@@ -1,0 +1,164 @@
+// Package cli wires stackbench's subcommands. Each subcommand lives in its own
+// file and registers itself; the engines it calls are libraries under
+// internal/ that never touch flags, files they were not given, or os.Exit.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// Env is the process-wide state a command may use: standard streams, the
+// environment and the working directory. Tests build their own Env, so
+// commands are tested like programs.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads an environment variable.
+	Getenv func(string) string
+	// Dir is the working directory that relative paths are resolved against.
+	Dir string
+	// StdoutIsTerminal and StderrIsTerminal say whether a live display is wanted.
+	StdoutIsTerminal bool
+	StderrIsTerminal bool
+}
+
+// OSEnv returns the Env of the running process.
+func OSEnv() Env {
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = "."
+	}
+	return Env{
+		Stdin:            os.Stdin,
+		Stdout:           os.Stdout,
+		Stderr:           os.Stderr,
+		Getenv:           os.Getenv,
+		Dir:              dir,
+		StdoutIsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+}
+
+// Command is one subcommand.
+type Command struct {
+	Name  string
+	Short string // one line for the command list
+	// Order places the command in the list; lower comes first.
+	Order int
+	Run   func(ctx context.Context, args []string, env Env) error
+}
+
+var commands = map[string]Command{}
+
+// register adds a subcommand; called from the init function of its file.
+func register(c Command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("cli: command registered twice: " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+// UsageError is bad input from the user: a flag, an argument, a config file.
+// It exits with code 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// usagef returns a UsageError with a formatted message.
+func usagef(format string, a ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, a...)}
+}
+
+// ExitError ends the command with a code after its output has been printed,
+// for example 1 when a load run had no success or a parity check failed.
+type ExitError struct {
+	Code int
+	Msg  string // printed to stderr when not empty
+}
+
+func (e *ExitError) Error() string {
+	if e.Msg == "" {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Msg
+}
+
+// Main runs the command named by args[0] and returns the process exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(env.Stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] == "version" || args[0] == "--version" {
+		fmt.Fprintln(env.Stdout, "stackbench", Version)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "stackbench: unknown command %q; run 'stackbench help' for the list\n", args[0])
+		return 2
+	}
+	err := c.Run(ctx, args[1:], env)
+	return exitCode(err, c.Name, env.Stderr)
+}
+
+func exitCode(err error, name string, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var ue *UsageError
+	var ee *ExitError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "stackbench %s: %s\n", name, ue.Msg)
+		return 2
+	case errors.As(err, &ee):
+		if ee.Msg != "" {
+			fmt.Fprintf(stderr, "stackbench %s: %s\n", name, ee.Msg)
+		}
+		return ee.Code
+	case errors.Is(err, errHelp):
+		return 0
+	default:
+		fmt.Fprintf(stderr, "stackbench %s: %v\n", name, err)
+		return 1
+	}
+}
+
+// errHelp is returned by a command that printed its help on -h.
+var errHelp = errors.New("help requested")
+
+// Version is the stackbench version, set at build time with -ldflags.
+var Version = "dev"
+
+func printUsage(w io.Writer) {
+	list := make([]Command, 0, len(commands))
+	for _, c := range commands {
+		list = append(list, c)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].Order != list[j].Order {
+			return list[i].Order < list[j].Order
+		}
+		return list[i].Name < list[j].Name
+	})
+	var b strings.Builder
+	b.WriteString("stackbench: what does each layer of your API stack buy?\n\nUsage: stackbench <command> [flags]\n\nCommands:\n")
+	for _, c := range list {
+		fmt.Fprintf(&b, "  %-8s %s\n", c.Name, c.Short)
+	}
+	b.WriteString("\nRun 'stackbench <command> -h' for a command's flags. The manual is in docs/.\n")
+	io.WriteString(w, b.String())
+}
