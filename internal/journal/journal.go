@@ -1,0 +1,210 @@
+// Package journal is the contract between running and reporting: a results
+// directory's journal.jsonl holds one JSON record per line — the plan, the
+// environment, parity and boot results, and one record per measured window —
+// each appended and fsynced before the run moves on. A run killed at any point
+// resumes from it, and reports are pure functions of it.
+//
+// Readers tolerate a torn last line (the harness was killed mid-write): it is
+// skipped and reported, never fatal. A malformed line elsewhere is reported with
+// its line number and skipped.
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// FileName is the journal's name inside a results directory.
+const FileName = "journal.jsonl"
+
+// SchemaVersion is the version of the record types below. Readers refuse a
+// newer major version than they know.
+const SchemaVersion = 1
+
+// Kind names the type of one journal line.
+type Kind string
+
+// The kinds of records.
+const (
+	KindPlan        Kind = "plan"
+	KindEnvironment Kind = "environment"
+	KindParity      Kind = "parity"
+	KindBoot        Kind = "boot"
+	KindWindow      Kind = "window"
+	KindEvent       Kind = "event"
+)
+
+// envelope is the shape every line shares.
+type envelope struct {
+	Kind          Kind `json:"kind"`
+	SchemaVersion int  `json:"schema_version"`
+}
+
+// Writer appends records to a journal file, fsyncing each one.
+type Writer struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// Create opens path for appending, creating it if needed. When the file ends
+// in a torn line (a previous run was killed mid-write), the torn bytes are cut
+// off first so that the next record starts on a line of its own; the number of
+// bytes removed is returned so the caller can report it.
+func Create(path string) (w *Writer, tornBytes int64, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, 0, fmt.Errorf("open journal: %w", err)
+	}
+	tornBytes, err = cutTornTail(f)
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("repair journal %s: %w", path, err)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return &Writer{f: f}, tornBytes, nil
+}
+
+// cutTornTail truncates f after its last newline.
+func cutTornTail(f *os.File) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	const chunk = 64 << 10
+	buf := make([]byte, chunk)
+	end := size
+	for end > 0 {
+		start := max(end-chunk, 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			keep := start + int64(i) + 1
+			if keep == size {
+				return 0, nil
+			}
+			return size - keep, f.Truncate(keep)
+		}
+		end = start
+	}
+	return size, f.Truncate(0)
+}
+
+// Append writes one record as a JSON line and fsyncs the file before
+// returning, so a record that Append returned for survives kill -9 and power
+// loss of the harness.
+func (w *Writer) Append(kind Kind, rec any) error {
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode %s record: %w", kind, err)
+	}
+	head, _ := json.Marshal(envelope{Kind: kind, SchemaVersion: SchemaVersion})
+	// Merge {"kind":..,"schema_version":..} with the record's own object.
+	var line []byte
+	if len(body) > 2 && body[0] == '{' {
+		line = append(head[:len(head)-1:len(head)-1], ',')
+		line = append(line, body[1:]...)
+	} else {
+		return fmt.Errorf("encode %s record: not a JSON object", kind)
+	}
+	line = append(line, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.f.Write(line); err != nil {
+		return fmt.Errorf("append to journal: %w", err)
+	}
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("fsync journal: %w", err)
+	}
+	return nil
+}
+
+// Close closes the file.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// Line is one journal record, its kind decoded and its body kept raw.
+type Line struct {
+	Number int // 1-based line number in the file
+	Kind   Kind
+	Raw    json.RawMessage
+}
+
+// Decode unmarshals the record into v.
+func (l Line) Decode(v any) error {
+	if err := json.Unmarshal(l.Raw, v); err != nil {
+		return fmt.Errorf("journal line %d (%s): %w", l.Number, l.Kind, err)
+	}
+	return nil
+}
+
+// Problem is a line that was skipped while reading.
+type Problem struct {
+	Line int
+	Msg  string
+}
+
+func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line, p.Msg) }
+
+// ReadFile reads every record of a journal. Unreadable lines are skipped and
+// returned as problems: a torn last line (no trailing newline, not valid JSON)
+// and malformed lines elsewhere, each with its line number.
+func ReadFile(path string) ([]Line, []Problem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return Read(f)
+}
+
+// Read is ReadFile on a reader.
+func Read(r io.Reader) ([]Line, []Problem, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var lines []Line
+	var problems []Problem
+	for n := 1; ; n++ {
+		raw, err := br.ReadBytes('\n')
+		if len(raw) == 0 && errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return lines, problems, fmt.Errorf("read journal: %w", err)
+		}
+		torn := !bytes.HasSuffix(raw, []byte{'\n'})
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		var env envelope
+		if jerr := json.Unmarshal(raw, &env); jerr != nil || env.Kind == "" {
+			msg := "not a journal record, skipped"
+			if torn {
+				msg = "torn last line (the run was stopped while writing it), skipped"
+			}
+			problems = append(problems, Problem{Line: n, Msg: msg})
+			continue
+		}
+		if env.SchemaVersion > SchemaVersion {
+			return lines, problems, fmt.Errorf("journal line %d has schema version %d; this stackbench reads up to %d: upgrade stackbench", n, env.SchemaVersion, SchemaVersion)
+		}
+		lines = append(lines, Line{Number: n, Kind: env.Kind, Raw: append(json.RawMessage(nil), raw...)})
+		if errors.Is(err, io.EOF) {
+			break
+		}
+	}
+	return lines, problems, nil
+}
