@@ -1,0 +1,225 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// Plan is a resolved comparison: what to run, how, and in which order.
+type Plan struct {
+	// File is the comparison file the plan comes from.
+	File     string          `json:"file"`
+	Workload string          `json:"workload"`
+	Database string          `json:"-"` // may hold a password; never journaled
+	Protocol Protocol        `json:"protocol"`
+	Stacks   []Stack         `json:"stacks"`
+	Cases    []workload.Case `json:"-"`
+	// NeedsDatabase is true when the cases use the fixture.
+	NeedsDatabase bool     `json:"needs_database"`
+	JWTSecret     string   `json:"-"`
+	Windows       []Window `json:"windows"`
+	// Fingerprint is a hash of everything that shapes the matrix and its
+	// measurement: the protocol, the stacks' definitions and the cases'
+	// requests. A resumed run refuses a plan whose fingerprint changed.
+	Fingerprint string `json:"fingerprint"`
+}
+
+// Window is one measured interval of load on one (stack, case, concurrency)
+// in one round.
+type Window struct {
+	// Key identifies the window across runs: "r2/gin/order/c100".
+	Key   string `json:"key"`
+	Index int    `json:"index"` // position in Plan.Windows
+	// Round is 1-based; Slot is the stack's 0-based position in the
+	// round's rotated order.
+	Round       int    `json:"round"`
+	Slot        int    `json:"slot"`
+	Stack       string `json:"stack"`
+	Case        string `json:"case"`
+	Concurrency int    `json:"concurrency"`
+	// Process numbers the server processes of the plan from 0; the run
+	// starts a fresh process when it changes. NewProcess marks the first
+	// window of each process.
+	Process    int  `json:"process"`
+	NewProcess bool `json:"new_process"`
+	// Inserts is true when the case writes rows: the orders table is
+	// reset before the window.
+	Inserts bool `json:"inserts"`
+}
+
+// WindowKey is the stable key of a window.
+func WindowKey(round int, stack, cas string, concurrency int) string {
+	return fmt.Sprintf("r%d/%s/%s/c%d", round, stack, cas, concurrency)
+}
+
+// Resolve applies the profile, the file's protocol section and o, in that
+// order of precedence, selects stacks and cases, and lays out the windows.
+// Invalid overrides are a *ConfigError.
+func (f *File) Resolve(o Overrides) (*Plan, error) {
+	if ps := o.check(f); len(ps) > 0 {
+		return nil, &ConfigError{Problems: ps}
+	}
+	name := f.Profile
+	if o.Profile != "" {
+		name = o.Profile
+	}
+	proto, _ := Profile(name)
+	f.protocol.apply(&proto)
+	o.apply(&proto)
+	cases := selectCases(f.Workload, proto.Cases)
+	proto.Cases = make([]string, len(cases))
+	needsDB := false
+	for i, c := range cases {
+		proto.Cases[i] = c.Name
+		needsDB = needsDB || c.Database
+	}
+	p := &Plan{
+		File:          f.Path,
+		Workload:      f.Workload.Name,
+		Database:      f.Database,
+		Protocol:      proto,
+		Stacks:        selectStacks(f.Stacks, o.Stacks),
+		Cases:         cases,
+		NeedsDatabase: needsDB,
+		JWTSecret:     f.JWTSecret,
+	}
+	p.Windows = matrix(p.Stacks, cases, proto)
+	p.Fingerprint = fingerprint(p, filepath.Dir(f.Path))
+	return p, nil
+}
+
+// selectStacks keeps the stacks named (all when names is empty) in file order.
+func selectStacks(all []Stack, names []string) []Stack {
+	if len(names) == 0 {
+		return append([]Stack(nil), all...)
+	}
+	var out []Stack
+	for _, s := range all {
+		if contains(names, s.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// matrix lays out the windows: for round r (from 1), stacks rotated to
+// start at stack (r-1) mod n; each stack serves its cases in order, each
+// case at every concurrency; a fresh process per stack and round, or per
+// case with fresh: case.
+func matrix(stacks []Stack, cases []workload.Case, p Protocol) []Window {
+	var ws []Window
+	process := -1
+	n := len(stacks)
+	for r := 1; r <= p.Rounds; r++ {
+		for slot := 0; slot < n; slot++ {
+			s := stacks[(r-1+slot)%n]
+			process++
+			for ci, c := range cases {
+				if p.Fresh == FreshCase && ci > 0 {
+					process++
+				}
+				for li, conc := range p.Concurrency {
+					ws = append(ws, Window{
+						Key:         WindowKey(r, s.Name, c.Name, conc),
+						Index:       len(ws),
+						Round:       r,
+						Slot:        slot,
+						Stack:       s.Name,
+						Case:        c.Name,
+						Concurrency: conc,
+						Process:     process,
+						NewProcess:  li == 0 && (ci == 0 || p.Fresh == FreshCase),
+						Inserts:     c.Inserts,
+					})
+				}
+			}
+		}
+	}
+	return ws
+}
+
+// fingerprint hashes what shapes the matrix and the measurement. Stack
+// dirs are taken relative to the file so that a moved checkout still
+// resumes; the database URL is left out so that a resumed run may reach the
+// same database on another port.
+func fingerprint(p *Plan, base string) string {
+	type stackID struct {
+		Name, Dir, Build, Start, Health string
+		Env                             map[string]string
+	}
+	type caseID struct {
+		Name, Method, Path string
+		Header             []workload.Header
+		Body               []byte
+		Expect             []int
+		Inserts, Database  bool
+	}
+	v := struct {
+		Version  int
+		Workload string
+		Protocol Protocol
+		Stacks   []stackID
+		Cases    []caseID
+	}{Version: 1, Workload: p.Workload, Protocol: p.Protocol}
+	for _, s := range p.Stacks {
+		dir, err := filepath.Rel(base, s.Dir)
+		if err != nil {
+			dir = s.Dir
+		}
+		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Env})
+	}
+	for _, c := range p.Cases {
+		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database})
+	}
+	data, err := json.Marshal(v) // maps marshal with sorted keys: stable
+	if err != nil {
+		panic("plan: fingerprint: " + err.Error()) // plain data; cannot fail
+	}
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:16])
+}
+
+// Rough costs for Estimate, measured on a 2-core machine with the Go
+// reference server; a gate that waits for a busy host adds to them.
+const (
+	windowOverhead = 500 * time.Millisecond // checkpoint, gate check, journal
+	processStart   = 1 * time.Second        // spawn, health, stop
+	resetOrders    = 2 * time.Second        // reset and VACUUM (FULL, ANALYZE)
+	bootStart      = 1500 * time.Millisecond
+)
+
+// EstimateWindows is a rough duration for running ws (all windows, or the
+// ones a resumed run still has to measure).
+func (p *Plan) EstimateWindows(ws []Window) time.Duration {
+	var d time.Duration
+	for _, w := range ws {
+		d += p.Protocol.Warmup + p.Protocol.Window + windowOverhead
+		if w.NewProcess {
+			d += processStart
+		}
+		if w.Inserts {
+			d += resetOrders
+		}
+	}
+	return d
+}
+
+// EstimateBoot is a rough duration for the boot suite.
+func (p *Plan) EstimateBoot() time.Duration {
+	if p.Protocol.BootStarts == 0 {
+		return 0
+	}
+	return time.Duration(len(p.Stacks)*(p.Protocol.BootStarts+1)) * bootStart
+}
+
+// Estimate is a rough duration of the whole run after builds and the
+// parity gate: the boot suite and every window.
+func (p *Plan) Estimate() time.Duration {
+	return p.EstimateBoot() + p.EstimateWindows(p.Windows)
+}

@@ -1,0 +1,199 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// Overrides are changes to the protocol from the command line; they take
+// precedence over the file's protocol section, which takes precedence over
+// the profile. A zero field (nil pointer, empty slice or string) changes
+// nothing. The file's protocol section is held in the same form.
+type Overrides struct {
+	// Profile replaces the file's profile.
+	Profile string
+	// Stacks selects stacks by name; they keep the file's (step) order.
+	Stacks []string
+	// Cases selects cases by name, in the order given.
+	Cases       []string
+	Concurrency []int
+	Warmup      time.Duration
+	Window      time.Duration
+	Timeout     time.Duration
+	Rounds      int
+	Fresh       string
+	BootStarts  *int
+	// Gate is "auto", "off" or a number of cores of foreign CPU ("0.8").
+	Gate        string
+	GateRetries *int
+	GateWait    time.Duration
+	Spread      *bool
+}
+
+// Minimums for durations; anything shorter measures start-up noise.
+const (
+	minWarmup  = 100 * time.Millisecond
+	minWindow  = 500 * time.Millisecond
+	minTimeout = 10 * time.Millisecond
+	// maxConcurrency bounds concurrency to something a loopback test can open.
+	maxConcurrency = 100000
+)
+
+// apply writes the set fields of o over p. o must be valid.
+func (o Overrides) apply(p *Protocol) {
+	if len(o.Concurrency) > 0 {
+		p.Concurrency = append([]int(nil), o.Concurrency...)
+	}
+	if len(o.Cases) > 0 {
+		p.Cases = append([]string(nil), o.Cases...)
+	}
+	setIf(&p.Warmup, o.Warmup)
+	setIf(&p.Window, o.Window)
+	setIf(&p.Timeout, o.Timeout)
+	setIf(&p.Rounds, o.Rounds)
+	setIf(&p.Fresh, o.Fresh)
+	setIf(&p.Gate.Wait, o.GateWait)
+	if o.BootStarts != nil {
+		p.BootStarts = *o.BootStarts
+	}
+	if o.GateRetries != nil {
+		p.Gate.Retries = *o.GateRetries
+	}
+	if o.Spread != nil {
+		p.Spread = *o.Spread
+	}
+	if o.Gate != "" {
+		p.Gate.Mode, p.Gate.Cores, _ = parseGate(o.Gate)
+	}
+}
+
+func setIf[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
+	}
+}
+
+// check validates command-line overrides against the file; each problem
+// names the flag it comes from.
+func (o Overrides) check(f *File) []Problem {
+	var ps []Problem
+	bad := func(format string, a ...any) { ps = append(ps, Problem{Msg: fmt.Sprintf(format, a...)}) }
+	if o.Profile != "" {
+		if _, ok := profiles[o.Profile]; !ok {
+			bad("--profile %s: unknown profile; %s", o.Profile, didYouMean(o.Profile, ProfileNames()))
+		}
+	}
+	for _, msg := range checkNames("--stacks", o.Stacks, f.StackNames(), "stack") {
+		bad("%s", msg)
+	}
+	if f.Workload != nil {
+		for _, msg := range checkNames("--cases", o.Cases, f.Workload.CaseNames(), "case") {
+			bad("%s", msg)
+		}
+	}
+	for _, c := range o.Concurrency {
+		if msg := checkConcurrency(c); msg != "" {
+			bad("--concurrency %d: %s", c, msg)
+		}
+	}
+	if dup := firstDuplicate(o.Concurrency); dup != 0 {
+		bad("--concurrency lists %d twice; list each level once", dup)
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+		min  time.Duration
+	}{{"--warmup", o.Warmup, minWarmup}, {"--window", o.Window, minWindow}, {"--timeout", o.Timeout, minTimeout}, {"--gate-wait", o.GateWait, time.Second}} {
+		if d.v != 0 && d.v < d.min {
+			bad("%s %s is too short; give at least %s", d.flag, d.v, d.min)
+		}
+	}
+	if o.Rounds < 0 {
+		bad("--rounds %d: give at least 1", o.Rounds)
+	}
+	if o.Fresh != "" && o.Fresh != FreshRound && o.Fresh != FreshCase {
+		bad("--fresh %s: write round (a fresh process per round) or case (per case)", o.Fresh)
+	}
+	if o.BootStarts != nil && *o.BootStarts < 0 {
+		bad("--boot-starts %d: give 0 (no boot suite) or more", *o.BootStarts)
+	}
+	if o.GateRetries != nil && *o.GateRetries < 0 {
+		bad("--gate-retries %d: give 0 or more", *o.GateRetries)
+	}
+	if o.Gate != "" {
+		if _, _, err := parseGate(o.Gate); err != nil {
+			bad("--gate %s: %v", o.Gate, err)
+		}
+	}
+	return ps
+}
+
+// checkNames checks that every name is known and given once.
+func checkNames(flag string, names, known []string, what string) []string {
+	var msgs []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		switch {
+		case !contains(known, n):
+			msgs = append(msgs, fmt.Sprintf("%s: unknown %s %q; %s", flag, what, n, didYouMean(n, known)))
+		case seen[n]:
+			msgs = append(msgs, fmt.Sprintf("%s: %s %q is listed twice; list it once", flag, what, n))
+		}
+		seen[n] = true
+	}
+	return msgs
+}
+
+// checkConcurrency returns what is wrong with a concurrency level, or "".
+func checkConcurrency(c int) string {
+	switch {
+	case c <= 0:
+		return "concurrency must be at least 1 connection; write e.g. concurrency: [10, 100]"
+	case c > maxConcurrency:
+		return fmt.Sprintf("concurrency above %d is not supported; write a smaller level", maxConcurrency)
+	}
+	return ""
+}
+
+func firstDuplicate(xs []int) int {
+	seen := map[int]bool{}
+	for _, x := range xs {
+		if seen[x] {
+			return x
+		}
+		seen[x] = true
+	}
+	return 0
+}
+
+// parseGate reads "auto", "off" or a positive number of cores.
+func parseGate(s string) (mode string, cores float64, err error) {
+	switch s = strings.TrimSpace(s); s {
+	case GateAuto, GateOff:
+		return s, 0, nil
+	}
+	cores, err = strconv.ParseFloat(s, 64)
+	if err != nil || cores <= 0 {
+		return "", 0, fmt.Errorf("the gate is auto (idle baseline + half a core), off, or a number of cores of foreign CPU above 0, e.g. 0.8")
+	}
+	return GateCores, cores, nil
+}
+
+// selectCases returns the workload's cases named in names, in that order;
+// all of them when names is empty.
+func selectCases(w *workload.Workload, names []string) []workload.Case {
+	if len(names) == 0 {
+		return append([]workload.Case(nil), w.Cases...)
+	}
+	out := make([]workload.Case, 0, len(names))
+	for _, n := range names {
+		c, _ := w.Case(n)
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,0 +1,145 @@
+// Package plan reads a comparison file (stackbench.yaml), validates all of it
+// up front, applies profiles and overrides, and lays out the run matrix.
+//
+// Load parses and validates a file and returns a *File. Every problem found is
+// reported at once, in a *ConfigError whose Problems each carry file, line and
+// column and say what to write instead. The parity gate and the boot suite use
+// File.Stacks, File.Workload and File.Database directly.
+//
+// File.Resolve applies, in increasing order of precedence, the profile (quick,
+// standard or full), the file's protocol section and the command line's
+// Overrides, and returns a *Plan: the resolved Protocol, the selected stacks
+// and cases, and Windows, the ordered list of measured windows. Each Window
+// has a stable Key ("r2/gin/order/c100") that a resumed run uses to skip what
+// is already journaled, and Plan.Fingerprint changes whenever anything that
+// affects the matrix or its measurement changes, so a resume can refuse a
+// changed plan. Plan.Estimate gives a rough duration.
+//
+// StarterYAML is the annotated file `stackbench init` writes. The user's
+// manual for the format is docs/config.md.
+package plan
+
+import (
+	"time"
+
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// DefaultHealth is the path polled until a stack answers 200, unless the
+// stack or a custom workload names another.
+const DefaultHealth = "/health"
+
+// Embedded is the value of File.Database that asks for a throwaway
+// PostgreSQL cluster made with the machine's own initdb.
+const Embedded = "embedded"
+
+// File is a validated comparison file.
+type File struct {
+	// Path is the file's absolute path; Name is how messages show it.
+	Path string
+	Name string
+	// Workload is the built-in or custom workload, with the `me` token
+	// signed with JWTSecret. Custom is true when the file defines it.
+	Workload *workload.Workload
+	Custom   bool
+	// Database is Embedded or a postgres:// URL (environment variables expanded).
+	Database string
+	// JWTSecret is passed to stacks as JWT_SECRET.
+	JWTSecret string
+	// Profile is the profile the file names; "standard" when it names none.
+	Profile string
+	// Stacks in step order.
+	Stacks []Stack
+	// Warnings are things that are valid but probably not what was meant.
+	Warnings []Problem
+
+	protocol Overrides // the file's protocol section
+}
+
+// Stack is one server configuration under test.
+type Stack struct {
+	Name string `json:"name"`
+	// Dir is absolute; Build and Start run in it with a shell.
+	Dir   string `json:"dir"`
+	Build string `json:"build,omitempty"`
+	Start string `json:"start"`
+	// Env is added to the variables the harness sets (PORT, DATABASE_URL,
+	// JWT_SECRET, NODE_ENV, STACKBENCH_WORKLOAD); EnvOrder lists its keys in
+	// file order.
+	Env      map[string]string `json:"env,omitempty"`
+	EnvOrder []string          `json:"-"`
+	// Health is the path polled until the first 200.
+	Health string `json:"health"`
+	// Version is a command whose output is recorded with the results.
+	Version string `json:"version,omitempty"`
+	// Line is where the stack starts in the file.
+	Line int `json:"-"`
+}
+
+// Stack returns the stack with the given name.
+func (f *File) Stack(name string) (Stack, bool) {
+	for _, s := range f.Stacks {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Stack{}, false
+}
+
+// StackNames returns the stacks' names in step order.
+func (f *File) StackNames() []string {
+	names := make([]string, len(f.Stacks))
+	for i, s := range f.Stacks {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Fresh values: a fresh server process per round (serving all its cases) or
+// per case.
+const (
+	FreshRound = "round"
+	FreshCase  = "case"
+)
+
+// Protocol is how every stack is measured.
+type Protocol struct {
+	Profile     string        `json:"profile"`
+	Concurrency []int         `json:"concurrency"`
+	Warmup      time.Duration `json:"warmup_ns"`
+	Window      time.Duration `json:"window_ns"`
+	// Timeout is the load generator's client timeout.
+	Timeout time.Duration `json:"timeout_ns"`
+	Rounds  int           `json:"rounds"`
+	// Cases in the order each process serves them; empty in a profile
+	// means every case of the workload.
+	Cases []string `json:"cases"`
+	Fresh string   `json:"fresh"`
+	// BootStarts is the number of measured cold starts per stack; 0 skips
+	// the boot suite.
+	BootStarts int  `json:"boot_starts"`
+	Gate       Gate `json:"gate"`
+	// Spread draws ids, pages and token subjects from a deterministic
+	// sequence over all users instead of the fixed requests.
+	Spread bool `json:"spread"`
+}
+
+// Gate modes: threshold from the idle baseline measured at start, an
+// explicit number of cores, or no gate.
+const (
+	GateAuto  = "auto"
+	GateCores = "cores"
+	GateOff   = "off"
+)
+
+// Gate is the contention gate: before each window the run waits (at most
+// Wait) for foreign CPU under the threshold, and redoes a window whose mean
+// foreign CPU crossed it, at most Retries times, before keeping it flagged
+// contended.
+type Gate struct {
+	Mode string `json:"mode"`
+	// Cores is the threshold in cores of foreign CPU when Mode is GateCores.
+	Cores   float64       `json:"cores,omitempty"`
+	Retries int           `json:"retries"`
+	Wait    time.Duration `json:"wait_ns"`
+}

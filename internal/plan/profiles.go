@@ -1,0 +1,59 @@
+package plan
+
+import (
+	"slices"
+	"time"
+)
+
+// profiles are the named protocols; a file's protocol section and the
+// command line override them field by field.
+var profiles = map[string]Protocol{
+	// quick: a first look and the README's demo; a few stacks × seven
+	// cases finish in minutes on a 2-core machine.
+	"quick": {
+		Profile:     "quick",
+		Concurrency: []int{32},
+		Warmup:      1 * time.Second,
+		Window:      3 * time.Second,
+		Timeout:     60 * time.Second,
+		Rounds:      3,
+		Fresh:       FreshRound,
+		BootStarts:  10,
+		Gate:        Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
+	},
+	// standard: the default.
+	"standard": {
+		Profile:     "standard",
+		Concurrency: []int{10, 100},
+		Warmup:      5 * time.Second,
+		Window:      10 * time.Second,
+		Timeout:     60 * time.Second,
+		Rounds:      3,
+		Fresh:       FreshRound,
+		BootStarts:  10,
+		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 30 * time.Second},
+	},
+	// full: the published protocol.
+	"full": {
+		Profile:     "full",
+		Concurrency: []int{10, 100, 500},
+		Warmup:      5 * time.Second,
+		Window:      30 * time.Second,
+		Timeout:     60 * time.Second,
+		Rounds:      3,
+		Fresh:       FreshRound,
+		BootStarts:  30,
+		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 60 * time.Second},
+	},
+}
+
+// ProfileNames lists the profiles from the shortest to the longest.
+func ProfileNames() []string { return []string{"quick", "standard", "full"} }
+
+// Profile returns a profile's protocol. Its Cases are empty: every case of
+// the workload.
+func Profile(name string) (Protocol, bool) {
+	p, ok := profiles[name]
+	p.Concurrency = slices.Clone(p.Concurrency)
+	return p, ok
+}

@@ -1,0 +1,169 @@
+package plan
+
+import (
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+var (
+	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "boot_starts", "gate", "spread"}
+	gateKeys     = []string{"threshold", "retries", "wait"}
+)
+
+// protocol reads the file's protocol section into the fields it overrides.
+// w is nil when the workload itself has a problem; cases are then not checked.
+func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
+	var o Overrides
+	m, ok := p.fields(n, "protocol", protocolKeys, "protocol: {window: 10s}")
+	if !ok {
+		return o
+	}
+	if v := m.get("concurrency"); v != nil {
+		o.Concurrency = p.concurrency(v)
+	}
+	if v := m.get("warmup"); v != nil {
+		o.Warmup, _ = p.duration(v, "warmup", minWarmup)
+	}
+	if v := m.get("window"); v != nil {
+		o.Window, _ = p.duration(v, "window", minWindow)
+	}
+	if v := m.get("timeout"); v != nil {
+		o.Timeout, _ = p.duration(v, "timeout", minTimeout)
+	}
+	if v := m.get("rounds"); v != nil {
+		if r, ok := p.integer(v, "rounds", "rounds: 3"); ok {
+			if r < 1 {
+				p.addf(v, "rounds must be at least 1; write e.g. rounds: 3")
+			} else {
+				o.Rounds = r
+			}
+		}
+	}
+	if v := m.get("cases"); v != nil {
+		o.Cases = p.caseNames(v, w)
+	}
+	if v := m.get("fresh"); v != nil {
+		if s, ok := p.str(v, "fresh", "fresh: round"); ok {
+			if s == FreshRound || s == FreshCase {
+				o.Fresh = s
+			} else {
+				p.addf(v, "fresh %q is not known; write fresh: round (one process serves all cases of a round) or fresh: case (a fresh process per case)", s)
+			}
+		}
+	}
+	if v := m.get("boot_starts"); v != nil {
+		if b, ok := p.integer(v, "boot_starts", "boot_starts: 10"); ok {
+			if b < 0 {
+				p.addf(v, "boot_starts must be 0 (no boot suite) or more; write e.g. boot_starts: 10")
+			} else {
+				o.BootStarts = &b
+			}
+		}
+	}
+	if v := m.get("spread"); v != nil {
+		if b, ok := p.boolean(v, "spread"); ok {
+			o.Spread = &b
+		}
+	}
+	if v := m.get("gate"); v != nil {
+		p.gate(v, &o)
+	}
+	return o
+}
+
+// concurrency reads one level or a list of levels.
+func (p *parser) concurrency(n *yaml.Node) []int {
+	items, ok := p.items(n, "concurrency", "concurrency: [10, 100]")
+	if !ok {
+		return nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, it := range items {
+		c, ok := p.integer(it, "concurrency", "concurrency: [10, 100]")
+		if !ok {
+			continue
+		}
+		if msg := checkConcurrency(c); msg != "" {
+			p.addf(it, "%s", msg)
+			continue
+		}
+		if seen[c] {
+			p.addf(it, "concurrency %d is listed twice; list each level once", c)
+			continue
+		}
+		seen[c] = true
+		out = append(out, c)
+	}
+	if len(out) < len(items) {
+		return nil
+	}
+	return out
+}
+
+// caseNames reads the cases to run and checks them against the workload.
+func (p *parser) caseNames(n *yaml.Node, w *workload.Workload) []string {
+	items, ok := p.items(n, "cases", "cases: [health, user]")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, it := range items {
+		name, ok := p.str(it, "a case", "cases: [health, user]")
+		if !ok {
+			continue
+		}
+		switch {
+		case contains(out, name):
+			p.addf(it, "case %q is listed twice; list each case once", name)
+		case w != nil && !contains(w.CaseNames(), name):
+			p.addf(it, "%s", unknownCase(name, w))
+		default:
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// gate reads "gate: auto|off|cores" or a mapping with threshold, retries and wait.
+func (p *parser) gate(n *yaml.Node, o *Overrides) {
+	n = deref(n)
+	if n.Kind == yaml.ScalarNode {
+		p.gateThreshold(n, o)
+		return
+	}
+	m, ok := p.fields(n, "gate", gateKeys, "gate: {threshold: auto, retries: 3, wait: 30s}")
+	if !ok {
+		return
+	}
+	if v := m.get("threshold"); v != nil {
+		p.gateThreshold(v, o)
+	}
+	if v := m.get("retries"); v != nil {
+		if r, ok := p.integer(v, "retries", "retries: 3"); ok {
+			if r < 0 {
+				p.addf(v, "retries must be 0 or more; write e.g. retries: 3")
+			} else {
+				o.GateRetries = &r
+			}
+		}
+	}
+	if v := m.get("wait"); v != nil {
+		o.GateWait, _ = p.duration(v, "wait", time.Second)
+	}
+}
+
+func (p *parser) gateThreshold(n *yaml.Node, o *Overrides) {
+	s, ok := p.str(n, "gate threshold", "auto")
+	if !ok {
+		return
+	}
+	if _, _, err := parseGate(s); err != nil {
+		p.addf(n, "gate %q is not known; %v", s, err)
+		return
+	}
+	o.Gate = s
+}

@@ -1,0 +1,174 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var stackKeys = []string{"name", "dir", "build", "start", "env", "health", "version"}
+
+// namePattern is what stack and case names may contain: they appear in
+// window keys ("r2/gin/order/c100"), file names and report tables.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// harnessEnv are the variables the harness sets; a stack may not override them.
+var harnessEnv = []string{"PORT", "DATABASE_URL", "JWT_SECRET", "STACKBENCH_WORKLOAD"}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+const stackExample = "- name: my-api\n        dir: .\n        start: ./bin/server"
+
+// stacks reads the stacks list; health is the default health path.
+func (p *parser) stacks(n *yaml.Node, health string) []Stack {
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.addf(n, "stacks must be a list with at least one stack, not %s; write\n    stacks:\n      %s", describe(n), stackExample)
+		return nil
+	}
+	var out []Stack
+	seen := map[string]int{} // name → line
+	for _, item := range n.Content {
+		s, ok := p.stack(deref(item), health)
+		if line, dup := seen[s.Name]; dup && s.Name != "" {
+			p.addf(item, "stack name %q is already used at line %d; give each stack its own name", s.Name, line)
+			continue
+		}
+		seen[s.Name] = s.Line
+		if ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// stack reads one stack; ok is false when it has a problem.
+func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
+	before := len(p.problems)
+	s := Stack{Line: n.Line, Health: health}
+	what := "this stack"
+	if name := peekKey(n, "name"); name != "" {
+		what = "stack " + quote(name)
+	}
+	m, ok := p.fields(n, what, stackKeys, stackExample)
+	if !ok {
+		return s, false
+	}
+	if v := m.get("name"); v != nil {
+		if name, ok := p.str(v, "name", "name: my-api"); ok {
+			if namePattern.MatchString(name) {
+				s.Name = name
+			} else {
+				p.addf(v, "stack name %q may only contain letters, digits, '.', '_' and '-'; write e.g. name: %s", name, sanitize(name))
+			}
+		}
+	} else {
+		p.addf(n, "%s has no name; add name: followed by a short unique name, e.g. name: gin-pgx", what)
+	}
+	if v := m.get("dir"); v != nil {
+		if dir, ok := p.str(v, "dir", "dir: apps/my-api"); ok {
+			s.Dir = p.stackDir(v, dir)
+		}
+	} else {
+		p.addf(n, "%s has no dir; add dir: the directory to build and start it in, relative to %s (e.g. dir: .)", what, filepath.Base(p.name))
+	}
+	if v := m.get("start"); v != nil {
+		s.Start, _ = p.str(v, "start", "start: ./bin/server")
+	} else {
+		p.addf(n, "%s has no start; add start: the command that runs the server in dir, e.g. start: ./bin/server", what)
+	}
+	if v := m.get("build"); v != nil {
+		s.Build, _ = p.str(v, "build", "build: go build -o bin/server .")
+	}
+	if v := m.get("version"); v != nil {
+		s.Version, _ = p.str(v, "version", "version: go version")
+	}
+	if v := m.get("health"); v != nil {
+		if h, ok := p.str(v, "health", "health: /health"); ok {
+			if strings.HasPrefix(h, "/") {
+				s.Health = h
+			} else {
+				p.addf(v, "health %q must be a path starting with '/'; write e.g. health: /%s", h, strings.TrimLeft(h, "/"))
+			}
+		}
+	}
+	if v := m.get("env"); v != nil {
+		s.Env, s.EnvOrder = p.env(v)
+	}
+	return s, len(p.problems) == before
+}
+
+// stackDir resolves dir against the file's directory and checks it exists.
+func (p *parser) stackDir(n *yaml.Node, dir string) string {
+	abs := dir
+	if !filepath.IsAbs(dir) {
+		abs = filepath.Join(p.dir, dir)
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		p.addf(n, "dir %q does not exist (looked for %s); write a directory relative to %s, or an absolute one", dir, abs, filepath.Base(p.name))
+	case !st.IsDir():
+		p.addf(n, "dir %q is a file, not a directory; write the directory that holds the stack's code", dir)
+	}
+	return abs
+}
+
+// env reads a stack's extra environment variables, in order.
+func (p *parser) env(n *yaml.Node) (map[string]string, []string) {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.addf(n, "env must be a mapping of names to values, not %s; write env: {GOMAXPROCS: \"2\"}", describe(n))
+		return nil, nil
+	}
+	env := map[string]string{}
+	var order []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		switch {
+		case k.Kind != yaml.ScalarNode || !envName.MatchString(k.Value):
+			p.addf(k, "%s is not a valid environment variable name; use letters, digits and '_', e.g. GOMAXPROCS", describe(k))
+		case contains(harnessEnv, k.Value):
+			p.addf(k, "%s is set by the harness for every stack; remove it from env", k.Value)
+		case contains(order, k.Value):
+			p.addf(k, "%s appears twice in env; keep one", k.Value)
+		default:
+			if v.Kind != yaml.ScalarNode {
+				p.addf(v, "env %s must be a single value, not %s; write %s: \"value\"", k.Value, describe(v), k.Value)
+				continue
+			}
+			env[k.Value] = v.Value // null (KEY:) is the empty string
+			order = append(order, k.Value)
+		}
+	}
+	return env, order
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// sanitize suggests a valid name for an invalid one.
+func sanitize(name string) string {
+	out := regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(name, "-")
+	out = strings.Trim(out, "-._")
+	if out == "" {
+		return "my-api"
+	}
+	return out
+}
+
+// peekKey returns the scalar value of key in mapping n, or "".
+func peekKey(n *yaml.Node, key string) string {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := deref(n.Content[i]), deref(n.Content[i+1]); k.Value == key && v.Kind == yaml.ScalarNode {
+			return v.Value
+		}
+	}
+	return ""
+}

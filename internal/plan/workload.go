@@ -1,0 +1,218 @@
+package plan
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+var (
+	customKeys = []string{"name", "health", "cases"}
+	caseKeys   = []string{"name", "method", "path", "headers", "body", "expect", "inserts", "database"}
+)
+
+const caseExample = "- {name: hello, path: /hello}"
+
+// workload reads a built-in workload's name or a custom workload. It returns
+// the workload (nil on a problem), the health path stacks default to, and
+// whether it is custom.
+func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, string, bool) {
+	n = deref(n)
+	if n.Kind == yaml.ScalarNode {
+		name, ok := p.str(n, "workload", "workload: saas-slice")
+		if !ok {
+			return nil, DefaultHealth, false
+		}
+		w, ok := workload.Builtin(name, jwtSecret)
+		if !ok {
+			p.addf(n, "unknown workload %q; %s, or define your own (see docs/config.md)", name, didYouMean(name, workload.Names()))
+			return nil, DefaultHealth, false
+		}
+		return w, DefaultHealth, false
+	}
+	m, ok := p.fields(n, "workload", customKeys, "workload: saas-slice, or workload: {name: mine, cases: [...]}")
+	if !ok {
+		return nil, DefaultHealth, true
+	}
+	before := len(p.problems)
+	w := &workload.Workload{}
+	if v := m.get("name"); v != nil {
+		if name, ok := p.str(v, "workload name", "name: my-workload"); ok {
+			switch {
+			case contains(workload.Names(), name):
+				p.addf(v, "%q is a built-in workload; give your own workload another name, or write workload: %s to use the built-in one", name, name)
+			case !namePattern.MatchString(name):
+				p.addf(v, "workload name %q may only contain letters, digits, '.', '_' and '-'; write e.g. name: %s", name, sanitize(name))
+			default:
+				w.Name = name
+			}
+		}
+	} else {
+		p.addf(n, "the custom workload has no name; add name: my-workload")
+	}
+	health := DefaultHealth
+	if v := m.get("health"); v != nil {
+		if h, ok := p.str(v, "health", "health: /health"); ok {
+			if strings.HasPrefix(h, "/") {
+				health = h
+			} else {
+				p.addf(v, "health %q must be a path starting with '/'; write e.g. health: /%s", h, strings.TrimLeft(h, "/"))
+			}
+		}
+	}
+	if v := m.get("cases"); v != nil {
+		w.Cases = p.cases(v)
+	} else {
+		p.addf(n, "the custom workload has no cases; add cases: a list such as\n      cases:\n        %s", caseExample)
+	}
+	for _, c := range w.Cases {
+		w.NeedsDatabase = w.NeedsDatabase || c.Database
+	}
+	if len(p.problems) > before {
+		return nil, health, true
+	}
+	return w, health, true
+}
+
+// cases reads a custom workload's cases.
+func (p *parser) cases(n *yaml.Node) []workload.Case {
+	items, ok := p.items(n, "cases", "cases: ["+strings.TrimPrefix(caseExample, "- ")+"]")
+	if !ok {
+		return nil
+	}
+	var out []workload.Case
+	seen := map[string]int{}
+	for _, item := range items {
+		c, ok := p.customCase(item)
+		if !ok {
+			continue
+		}
+		if line, dup := seen[c.Name]; dup {
+			p.addf(item, "case name %q is already used at line %d; give each case its own name", c.Name, line)
+			continue
+		}
+		seen[c.Name] = item.Line
+		out = append(out, c)
+	}
+	return out
+}
+
+// customCase reads one case of a custom workload.
+func (p *parser) customCase(n *yaml.Node) (workload.Case, bool) {
+	before := len(p.problems)
+	c := workload.Case{Method: http.MethodGet, Expect: []int{http.StatusOK}}
+	m, ok := p.fields(n, "a case", caseKeys, caseExample)
+	if !ok {
+		return c, false
+	}
+	if v := m.get("name"); v != nil {
+		if name, ok := p.str(v, "case name", "name: hello"); ok {
+			if namePattern.MatchString(name) {
+				c.Name = name
+			} else {
+				p.addf(v, "case name %q may only contain letters, digits, '.', '_' and '-'; write e.g. name: %s", name, sanitize(name))
+			}
+		}
+	} else {
+		p.addf(n, "this case has no name; add name: a short name such as hello")
+	}
+	if v := m.get("path"); v != nil {
+		if path, ok := p.str(v, "path", "path: /hello"); ok {
+			if strings.HasPrefix(path, "/") {
+				c.Path = path
+			} else {
+				p.addf(v, "path %q must start with '/'; write e.g. path: /%s", path, strings.TrimLeft(path, "/"))
+			}
+		}
+	} else {
+		p.addf(n, "this case has no path; add path: the path and query to request, e.g. path: /users/42")
+	}
+	if v := m.get("method"); v != nil {
+		if method, ok := p.str(v, "method", "method: POST"); ok {
+			c.Method = strings.ToUpper(method)
+			if !contains(httpMethods, c.Method) {
+				p.addf(v, "unknown method %q; write one of: %s", method, strings.Join(httpMethods, ", "))
+			}
+		}
+	}
+	if v := m.get("headers"); v != nil {
+		c.Header = p.headers(v)
+	}
+	if v := m.get("body"); v != nil {
+		v = deref(v)
+		if v.Kind == yaml.ScalarNode {
+			c.Body = []byte(v.Value)
+		} else {
+			p.addf(v, "body must be text, not %s; write the exact body as a string, e.g. body: '{\"name\":\"Ada\"}'", describe(v))
+		}
+	}
+	if v := m.get("expect"); v != nil {
+		c.Expect = p.statuses(v)
+	}
+	if v := m.get("inserts"); v != nil {
+		c.Inserts, _ = p.boolean(v, "inserts")
+	}
+	if v := m.get("database"); v != nil {
+		c.Database, _ = p.boolean(v, "database")
+	}
+	if c.Inserts && !c.Database {
+		p.addf(m.keys["inserts"], "a case that inserts rows uses the database; add database: true to it")
+	}
+	return c, len(p.problems) == before
+}
+
+var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+// headers reads a mapping of header names to values, in order.
+func (p *parser) headers(n *yaml.Node) []workload.Header {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.addf(n, "headers must be a mapping of names to values, not %s; write headers: {Content-Type: application/json}", describe(n))
+		return nil
+	}
+	var out []workload.Header
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode || k.Value == "" || strings.ContainsAny(k.Value, " :\r\n") {
+			p.addf(k, "%s is not a header name; write e.g. Content-Type: application/json", describe(k))
+			continue
+		}
+		if v.Kind != yaml.ScalarNode || strings.ContainsAny(v.Value, "\r\n") {
+			p.addf(v, "header %s must be a single line of text, not %s; write %s: value", k.Value, describe(v), k.Value)
+			continue
+		}
+		out = append(out, workload.Header{Name: k.Value, Value: v.Value})
+	}
+	return out
+}
+
+// statuses reads the expected statuses: one or a list of 100–599.
+func (p *parser) statuses(n *yaml.Node) []int {
+	items, ok := p.items(n, "expect", "expect: [200]")
+	if !ok {
+		return nil
+	}
+	var out []int
+	for _, it := range items {
+		code, ok := p.integer(it, "expect", "expect: [200]")
+		if !ok {
+			continue
+		}
+		if code < 100 || code > 599 {
+			p.addf(it, "expect %d is not an HTTP status; write a status from 100 to 599, e.g. expect: [200]", code)
+			continue
+		}
+		out = append(out, code)
+	}
+	return out
+}
+
+// caseName checks a case name against the workload; it returns a message
+// suffix listing the cases when the name is unknown.
+func unknownCase(name string, w *workload.Workload) string {
+	return fmt.Sprintf("unknown case %q in workload %s; %s", name, w.Name, didYouMean(name, w.CaseNames()))
+}
