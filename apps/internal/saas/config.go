@@ -1,0 +1,57 @@
+package saas
+
+import (
+	"fmt"
+	"net"
+)
+
+// DefaultJWTSecret is the secret used when JWT_SECRET is not set; it is
+// workload.DefaultJWTSecret (a test keeps them equal), repeated here so that
+// servers do not link the harness's workload package.
+const DefaultJWTSecret = "bench-secret-do-not-use-in-prod"
+
+// Workload names a reference server answers to in STACKBENCH_WORKLOAD.
+const (
+	WorkloadSaaSSlice = "saas-slice"
+	WorkloadMicro     = "micro"
+)
+
+// defaultPort is the port used when PORT is not set (the published servers'
+// port); the harness always sets PORT.
+const defaultPort = "3000"
+
+// Config is what a reference server reads from its environment.
+type Config struct {
+	Addr        string // 127.0.0.1:$PORT
+	DatabaseURL string // DATABASE_URL; needed for saas-slice only
+	JWTSecret   string // JWT_SECRET, or DefaultJWTSecret
+	Workload    string // WorkloadSaaSSlice (default) or WorkloadMicro
+}
+
+// ConfigFromEnv reads PORT, DATABASE_URL, JWT_SECRET and STACKBENCH_WORKLOAD.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		DatabaseURL: getenv("DATABASE_URL"),
+		JWTSecret:   getenv("JWT_SECRET"),
+		Workload:    getenv("STACKBENCH_WORKLOAD"),
+	}
+	port := getenv("PORT")
+	if port == "" {
+		port = defaultPort
+	}
+	c.Addr = net.JoinHostPort("127.0.0.1", port)
+	if c.JWTSecret == "" {
+		c.JWTSecret = DefaultJWTSecret
+	}
+	switch c.Workload {
+	case "":
+		c.Workload = WorkloadSaaSSlice
+	case WorkloadSaaSSlice, WorkloadMicro:
+	default:
+		return Config{}, fmt.Errorf("STACKBENCH_WORKLOAD=%q: this server knows %s and %s", c.Workload, WorkloadSaaSSlice, WorkloadMicro)
+	}
+	if c.Workload == WorkloadSaaSSlice && c.DatabaseURL == "" {
+		return Config{}, fmt.Errorf("DATABASE_URL is not set: point it at a seeded database (stackbench db up prints one)")
+	}
+	return c, nil
+}

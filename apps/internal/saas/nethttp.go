@@ -1,0 +1,112 @@
+package saas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+)
+
+// NetHTTPHandler routes the SaaS-slice workload with net/http's ServeMux
+// (Go 1.22 method and wildcard patterns). Every net/http-based reference
+// server uses it, so that they differ only in the layer their step compares.
+func NetHTTPHandler(a *App) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		writeResponse(w, a.Health())
+	})
+	mux.HandleFunc("POST /echo", func(w http.ResponseWriter, r *http.Request) {
+		if body, ok := readBody(w, r); ok {
+			writeResponse(w, a.Echo(body))
+		}
+	})
+	mux.HandleFunc("GET /me", func(w http.ResponseWriter, r *http.Request) {
+		writeResponse(w, a.Me(r.Context(), r.Header.Get("Authorization")))
+	})
+	mux.HandleFunc("GET /users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		writeResponse(w, a.User(r.Context(), r.PathValue("id")))
+	})
+	mux.HandleFunc("GET /users", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		writeResponse(w, a.ListUsers(r.Context(), q.Get("page"), q.Get("limit")))
+	})
+	mux.HandleFunc("POST /orders", func(w http.ResponseWriter, r *http.Request) {
+		if body, ok := readBody(w, r); ok {
+			writeResponse(w, a.CreateOrder(r.Context(), body))
+		}
+	})
+	mux.HandleFunc("GET /cpu", func(w http.ResponseWriter, r *http.Request) {
+		writeResponse(w, a.CPU(r.URL.Query().Get("n")))
+	})
+	return mux
+}
+
+// NetHTTPMicroHandler routes the micro workload (and /health, so the
+// harness's default health path works) with net/http's ServeMux.
+func NetHTTPMicroHandler(a *App) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		writeResponse(w, a.Health())
+	})
+	mux.HandleFunc("GET /users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		writeResponse(w, a.MicroUser(r.PathValue("id")))
+	})
+	mux.HandleFunc("POST /users", func(w http.ResponseWriter, r *http.Request) {
+		if body, ok := readBody(w, r); ok {
+			writeResponse(w, a.MicroCreate(body))
+		}
+	})
+	return mux
+}
+
+func writeResponse(w http.ResponseWriter, resp Response) {
+	w.Header().Set("Content-Type", ContentType)
+	w.WriteHeader(resp.Status)
+	w.Write(resp.Body)
+}
+
+// readBody reads at most MaxBodyBytes of the request body; on failure it
+// answers 413 or 400 itself and returns false.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err == nil {
+		return body, true
+	}
+	status := http.StatusBadRequest
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		status = http.StatusRequestEntityTooLarge
+	}
+	writeResponse(w, Response{status, bodyBadJSON})
+	return nil, false
+}
+
+// shutdownTimeout bounds the graceful shutdown after SIGTERM.
+const shutdownTimeout = 5 * time.Second
+
+// ServeHTTP serves h on addr until ctx is cancelled (SIGTERM), then shuts
+// down gracefully: it stops accepting, lets requests in flight finish for up
+// to 5 s, and returns nil.
+func ServeHTTP(ctx context.Context, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (is another server on that port?): %w", addr, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve on %s: %w", addr, err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	return nil
+}
