@@ -77,7 +77,7 @@ func suggest(word string, known []string) string {
 	if len(word) <= 4 {
 		limit = 1
 	}
-	if bestDist <= limit {
+	if bestDist <= limit && bestDist < len(word) {
 		return best
 	}
 	return ""

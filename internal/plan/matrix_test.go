@@ -1,0 +1,219 @@
+package plan
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const threeStacks = `stacks:
+  - {name: a, dir: apps/a, start: ./s}
+  - {name: b, dir: apps/b, start: ./s}
+  - {name: c, dir: apps/a, start: ./s}
+`
+
+func resolve(t *testing.T, content string, o Overrides) *Plan {
+	t.Helper()
+	f, err := LoadEnv(writeConfig(t, content), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func keys(ws []Window) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.Key
+	}
+	return out
+}
+
+func TestMatrixRotatesStacks(t *testing.T) {
+	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  cases: [health, order]\n"+threeStacks, Overrides{})
+	if len(p.Windows) != 3*3*2*2 {
+		t.Fatalf("%d windows, want 36", len(p.Windows))
+	}
+	// Each round starts one stack further: a b c, b c a, c a b.
+	var order []string
+	for _, w := range p.Windows {
+		if w.NewProcess {
+			order = append(order, w.Stack)
+		}
+	}
+	if got := strings.Join(order, " "); got != "a b c b c a c a b" {
+		t.Errorf("process order %q", got)
+	}
+	first := strings.Join(keys(p.Windows[:4]), " ")
+	if first != "r1/a/health/c10 r1/a/health/c100 r1/a/order/c10 r1/a/order/c100" {
+		t.Errorf("first windows %s", first)
+	}
+	w := p.Windows[15] // round 2, slot 0 (stack b), order at c100
+	if w.Key != "r2/b/order/c100" || w.Round != 2 || w.Slot != 0 || w.Process != 3 || !w.Inserts || w.Index != 15 {
+		t.Errorf("window 15: %+v", w)
+	}
+	seen := map[string]bool{}
+	for i, w := range p.Windows {
+		if seen[w.Key] || w.Index != i {
+			t.Errorf("window %d: key %s repeated or index %d wrong", i, w.Key, w.Index)
+		}
+		seen[w.Key] = true
+	}
+}
+
+func TestMatrixFreshCase(t *testing.T) {
+	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  cases: [health, user, order]\n  rounds: 1\n  fresh: case\n"+threeStacks, Overrides{})
+	procs := map[int][]string{}
+	for _, w := range p.Windows {
+		procs[w.Process] = append(procs[w.Process], w.Stack+"/"+w.Case)
+		if w.NewProcess != (w.Concurrency == 10) {
+			t.Errorf("%s: new process %v", w.Key, w.NewProcess)
+		}
+	}
+	if len(procs) != 9 {
+		t.Fatalf("%d processes, want one per stack and case (9)", len(procs))
+	}
+	for id, cells := range procs {
+		if len(cells) != 2 || cells[0] != cells[1] {
+			t.Errorf("process %d serves %v, want one case at both levels", id, cells)
+		}
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	file := "profile: full\nprotocol:\n  window: 7s\n  rounds: 2\n  gate: {threshold: 0.8, retries: 0}\n" + validStacks
+	p := resolve(t, file, Overrides{})
+	pr := p.Protocol
+	// full profile, then the file.
+	if pr.Profile != "full" || pr.Window != 7*time.Second || pr.Rounds != 2 || pr.Warmup != 5*time.Second ||
+		len(pr.Concurrency) != 3 || pr.BootStarts != 30 || pr.Gate.Mode != GateCores || pr.Gate.Cores != 0.8 || pr.Gate.Retries != 0 {
+		t.Errorf("profile < file: %+v", pr)
+	}
+	if len(pr.Cases) != 7 || pr.Cases[0] != "health" || pr.Timeout != 60*time.Second || pr.Fresh != FreshRound {
+		t.Errorf("defaults: %+v", pr)
+	}
+	// The command line beats the file; a profile from the command line still
+	// sits below the file's protocol.
+	zero, yes := 0, true
+	p = resolve(t, file, Overrides{Profile: "quick", Window: 2 * time.Second, Concurrency: []int{5}, BootStarts: &zero,
+		Cases: []string{"cpu", "health"}, Stacks: []string{"b", "a"}, Gate: "off", Spread: &yes, Fresh: FreshCase})
+	pr = p.Protocol
+	if pr.Profile != "quick" || pr.Window != 2*time.Second || pr.Rounds != 2 || pr.Warmup != time.Second ||
+		pr.Concurrency[0] != 5 || pr.BootStarts != 0 || pr.Gate.Mode != GateOff || !pr.Spread || pr.Fresh != FreshCase {
+		t.Errorf("file < command line: %+v", pr)
+	}
+	if got := strings.Join(pr.Cases, ","); got != "cpu,health" {
+		t.Errorf("cases %s", got)
+	}
+	if len(p.Stacks) != 2 || p.Stacks[0].Name != "a" {
+		t.Errorf("stacks keep file order: %v", p.Stacks)
+	}
+	if p.NeedsDatabase {
+		t.Error("cpu and health need no database")
+	}
+}
+
+func TestOverrideProblems(t *testing.T) {
+	f, err := LoadEnv(writeConfig(t, validStacks), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	neg := -1
+	_, err = f.Resolve(Overrides{Profile: "quik", Stacks: []string{"a", "z", "a"}, Cases: []string{"ordr"},
+		Concurrency: []int{0, 10, 10}, Warmup: time.Millisecond, Rounds: -2, Fresh: "never", BootStarts: &neg, Gate: "-1"})
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want *ConfigError, got %v", err)
+	}
+	want := []string{
+		`--profile quik: unknown profile; did you mean "quick"?`,
+		`--stacks: unknown stack "z"; write one of: a, b`,
+		`--stacks: stack "a" is listed twice`,
+		`--cases: unknown case "ordr"; did you mean "order"?`,
+		`--concurrency 0: concurrency must be at least 1`,
+		`--concurrency lists 10 twice`,
+		`--warmup 1ms is too short; give at least 100ms`,
+		`--rounds -2`,
+		`--fresh never`,
+		`--boot-starts -1`,
+		`--gate -1: the gate is auto`,
+	}
+	if len(ce.Problems) != len(want) {
+		t.Fatalf("got %d problems:\n%v", len(ce.Problems), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(ce.Problems[i].String(), w) {
+			t.Errorf("problem %d: got %s, want %s", i, ce.Problems[i], w)
+		}
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	base := resolve(t, "protocol:\n  window: 5s\n"+validStacks, Overrides{})
+	// Another checkout of the same comparison, with another database.
+	same := resolve(t, "database: postgres://x@127.0.0.1:1/db\nprotocol:\n  window: 5s\n"+validStacks, Overrides{})
+	if base.Fingerprint != same.Fingerprint || !strings.HasPrefix(base.Fingerprint, "sha256:") {
+		t.Errorf("same plan, fingerprints %s and %s", base.Fingerprint, same.Fingerprint)
+	}
+	changed := map[string]*Plan{
+		"window":     resolve(t, "protocol:\n  window: 6s\n"+validStacks, Overrides{}),
+		"start":      resolve(t, "protocol:\n  window: 5s\n"+strings.Replace(validStacks, "./server", "./other", 1), Overrides{}),
+		"case order": resolve(t, "protocol:\n  window: 5s\n  cases: [echo, health]\n"+validStacks, Overrides{}),
+		"secret":     resolve(t, "jwt_secret: other\nprotocol:\n  window: 5s\n"+validStacks, Overrides{}),
+		"stacks":     resolve(t, "protocol:\n  window: 5s\n"+validStacks, Overrides{Stacks: []string{"a"}}),
+	}
+	for what, p := range changed {
+		if p.Fingerprint == base.Fingerprint {
+			t.Errorf("changing the %s keeps the fingerprint", what)
+		}
+	}
+}
+
+// TestQuickProfileFitsInMinutes holds the quick profile to its promise: three
+// stacks and the seven saas-slice cases in well under ten minutes.
+func TestQuickProfileFitsInMinutes(t *testing.T) {
+	p := resolve(t, "profile: quick\n"+threeStacks, Overrides{})
+	if len(p.Windows) != 3*3*7 {
+		t.Fatalf("%d windows", len(p.Windows))
+	}
+	est := p.Estimate()
+	if est > 10*time.Minute || est < time.Duration(len(p.Windows))*4*time.Second {
+		t.Errorf("quick estimate %s for %d windows", est, len(p.Windows))
+	}
+	if rest := p.EstimateWindows(p.Windows[60:]); rest <= 0 || rest >= p.EstimateWindows(p.Windows) {
+		t.Errorf("estimate of the last windows %s", rest)
+	}
+}
+
+func TestProfileIsACopy(t *testing.T) {
+	a, _ := Profile("standard")
+	a.Concurrency[0] = 99
+	b, ok := Profile("standard")
+	if !ok || b.Concurrency[0] != 10 {
+		t.Errorf("Profile shares its slice: %v", b.Concurrency)
+	}
+	if _, ok := Profile("none"); ok {
+		t.Error("unknown profile found")
+	}
+}
+
+func TestStackDirAbsolute(t *testing.T) {
+	abs := t.TempDir()
+	f, err := LoadEnv(writeConfig(t, "stacks:\n  - {name: a, dir: "+abs+", start: ./s}\n"), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Stacks[0].Dir != abs {
+		t.Errorf("dir %s, want %s", f.Stacks[0].Dir, abs)
+	}
+	if _, err := os.Stat(filepath.Join(abs)); err != nil {
+		t.Fatal(err)
+	}
+}
