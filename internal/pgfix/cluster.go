@@ -1,0 +1,437 @@
+package pgfix
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Superuser is the role initdb creates; it owns every database of the cluster.
+const Superuser = "stackbench"
+
+// Files inside a cluster directory.
+const (
+	dataSubdir = "data"         // PGDATA
+	logFile    = "postgres.log" // the server's log
+	stateFile  = "cluster.json" // port, password, settings: what Attach needs
+	confFile   = "stackbench.conf"
+)
+
+// Options configures Start.
+type Options struct {
+	// Dir holds the cluster (data/, postgres.log, cluster.json). "" makes a
+	// temporary directory that Destroy removes. An existing cluster in Dir is
+	// started again, not re-initialised.
+	Dir string
+	// Port is the TCP port on 127.0.0.1; 0 picks a free one (the cluster's
+	// previous port when it is still free).
+	Port int
+	// Log receives progress messages; nil discards them.
+	Log io.Writer
+}
+
+// Cluster is a PostgreSQL cluster run from the machine's own binaries,
+// listening on 127.0.0.1 only, with no Unix socket.
+type Cluster struct {
+	dir     string
+	temp    bool
+	acct    account
+	state   clusterState
+	postPID int
+}
+
+// clusterState is cluster.json: what a later Attach needs to find and use
+// a running cluster.
+type clusterState struct {
+	Port     int               `json:"port"`
+	Password string            `json:"password"`
+	BinDir   string            `json:"binDir"`
+	Version  string            `json:"version"`
+	Settings map[string]string `json:"settings"`
+}
+
+// Start makes a cluster in opt.Dir (initdb when the directory has none),
+// starts it on 127.0.0.1 and returns when it accepts connections. As root,
+// the server runs as the unprivileged account "postgres".
+func Start(ctx context.Context, opt Options) (*Cluster, error) {
+	logw := opt.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	binDir, err := FindBinaries()
+	if err != nil {
+		return nil, err
+	}
+	acct, err := serverAccount()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{acct: acct}
+	if err := c.prepareDir(opt.Dir); err != nil {
+		return nil, err
+	}
+	if err := c.start(ctx, binDir, opt.Port, logw); err != nil {
+		if c.temp {
+			os.RemoveAll(c.dir)
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) prepareDir(dir string) error {
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "stackbench-pg-")
+		if err != nil {
+			return fmt.Errorf("make a temporary cluster directory: %w", err)
+		}
+		c.dir, c.temp = tmp, true
+		// MkdirTemp makes it 0700; the server account must be able to enter it.
+		if err := os.Chmod(tmp, 0o711); err != nil {
+			os.RemoveAll(tmp)
+			return err
+		}
+	} else {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return fmt.Errorf("make cluster directory: %w", err)
+		}
+		c.dir = abs
+	}
+	if err := c.acct.checkReachable(c.dir); err != nil {
+		if c.temp {
+			os.RemoveAll(c.dir)
+		}
+		return err
+	}
+	return nil
+}
+
+func (c *Cluster) start(ctx context.Context, binDir string, port int, logw io.Writer) error {
+	if pid, ok := c.livePostmaster(); ok {
+		return fmt.Errorf("a cluster is already running in %s (postmaster pid %d); "+
+			"use it (stackbench db status --dir %s) or stop it (stackbench db down --dir %s)", c.dir, pid, c.dir, c.dir)
+	}
+	old, _ := readState(c.dir)
+	c.state = clusterState{BinDir: binDir, Password: old.Password}
+	version, err := serverVersion(binDir)
+	if err != nil {
+		return err
+	}
+	c.state.Version = version
+	if _, err := os.Stat(filepath.Join(c.dataDir(), "PG_VERSION")); err != nil {
+		c.state.Password = randomHex(16)
+		if err := c.initdb(ctx, logw); err != nil {
+			return err
+		}
+	} else if c.state.Password == "" {
+		return fmt.Errorf("%s holds a data directory but no %s with its password; "+
+			"remove %s to start afresh", c.dir, stateFile, c.dir)
+	}
+	logPath := filepath.Join(c.dir, logFile)
+	if err := c.prepareLog(logPath); err != nil {
+		return err
+	}
+	for attempt := 1; ; attempt++ {
+		p := port
+		if p == 0 {
+			p = pickPort(old.Port)
+			old.Port = 0 // a retry never reuses a port that just failed
+		}
+		err := c.startOnPort(ctx, p, logPath, logw)
+		if err == nil || port != 0 || attempt == 3 || !errors.Is(err, errPortInUse) {
+			return err
+		}
+	}
+}
+
+var errPortInUse = errors.New("port in use")
+
+func (c *Cluster) startOnPort(ctx context.Context, port int, logPath string, logw io.Writer) error {
+	c.state.Settings = serverSettings(port)
+	if err := c.writeConf(); err != nil {
+		return err
+	}
+	logStart := fileSize(logPath)
+	fmt.Fprintf(logw, "pgfix: starting PostgreSQL in %s on 127.0.0.1:%d\n", c.dir, port)
+	out, err := c.run(ctx, "pg_ctl", "start", "-w", "-t", "120", "-D", c.dataDir(), "-l", logPath)
+	if err != nil {
+		tail := logTail(logPath, logStart)
+		if strings.Contains(tail, "could not bind") || strings.Contains(tail, "already in use") {
+			return fmt.Errorf("start PostgreSQL on port %d: %w\n%s", port, errPortInUse, tail)
+		}
+		return fmt.Errorf("start PostgreSQL in %s: %v\n%s\nserver log %s:\n%s", c.dir, err, out, logPath, tail)
+	}
+	c.state.Port = port
+	pid, ok := c.livePostmaster()
+	if !ok {
+		return fmt.Errorf("PostgreSQL in %s reported ready but its postmaster is not running; see %s", c.dir, logPath)
+	}
+	c.postPID = pid
+	return writeState(c.dir, c.state)
+}
+
+func (c *Cluster) initdb(ctx context.Context, logw io.Writer) error {
+	data := c.dataDir()
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return fmt.Errorf("make data directory: %w", err)
+	}
+	if err := c.acct.own(data); err != nil {
+		return err
+	}
+	pwPath := filepath.Join(c.dir, "initdb.pw")
+	if err := os.WriteFile(pwPath, []byte(c.state.Password+"\n"), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(pwPath)
+	if err := c.acct.own(pwPath); err != nil {
+		return err
+	}
+	fmt.Fprintf(logw, "pgfix: initdb %s (%s)\n", data, c.state.Version)
+	out, err := c.run(ctx, "initdb", "-D", data, "-U", Superuser, "--pwfile", pwPath,
+		"--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-sync")
+	if err != nil {
+		return fmt.Errorf("initdb %s: %v\n%s", data, err, out)
+	}
+	f, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "\n# stackbench: the settings of this cluster, rewritten at every start\ninclude '%s'\n", confFile)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// serverSettings are the settings stackbench sets; everything else is
+// PostgreSQL's default (fsync, synchronous_commit, shared_buffers...), so
+// the database behaves like a stock server.
+func serverSettings(port int) map[string]string {
+	return map[string]string{
+		"listen_addresses":        "127.0.0.1",
+		"port":                    strconv.Itoa(port),
+		"unix_socket_directories": "",
+		"max_connections":         "200", // room for several stacks' pools
+		"fsync":                   "on",
+		"synchronous_commit":      "on",
+		"full_page_writes":        "on",
+		"timezone":                "UTC",
+		"log_timezone":            "UTC",
+		"log_checkpoints":         "on",
+	}
+}
+
+func (c *Cluster) writeConf() error {
+	var b bytes.Buffer
+	b.WriteString("# Written by stackbench at every start; edits are overwritten.\n")
+	for _, k := range slices.Sorted(maps.Keys(c.state.Settings)) {
+		fmt.Fprintf(&b, "%s = '%s'\n", k, strings.ReplaceAll(c.state.Settings[k], "'", "''"))
+	}
+	path := filepath.Join(c.dataDir(), confFile)
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return c.acct.own(path)
+}
+
+func (c *Cluster) prepareLog(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o640)
+	if err != nil {
+		return fmt.Errorf("open server log: %w", err)
+	}
+	f.Close()
+	return c.acct.own(path)
+}
+
+// run runs one of the server binaries as the server account.
+func (c *Cluster) run(ctx context.Context, name string, args ...string) (string, error) {
+	cmd := c.acct.command(ctx, filepath.Join(c.state.BinDir, name), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	return strings.TrimSpace(out.String()), err
+}
+
+// Attach returns the cluster already running in dir, as left by
+// "stackbench db up --dir dir". Stopping it is up to the caller.
+func Attach(dir string) (*Cluster, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := readState(abs)
+	if err != nil {
+		return nil, fmt.Errorf("no stackbench cluster in %s (%v); start one with: stackbench db up --dir %s", abs, err, abs)
+	}
+	acct, err := serverAccount()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{dir: abs, acct: acct, state: st}
+	pid, ok := c.livePostmaster()
+	if !ok {
+		return nil, fmt.Errorf("the cluster in %s is not running; start it with: stackbench db up --dir %s", abs, abs)
+	}
+	c.postPID = pid
+	if port := c.pidFilePort(); port != 0 {
+		c.state.Port = port
+	}
+	return c, nil
+}
+
+// Dir returns the cluster directory.
+func (c *Cluster) Dir() string { return c.dir }
+
+// Port returns the TCP port the server listens on at 127.0.0.1.
+func (c *Cluster) Port() int { return c.state.Port }
+
+// Version returns the server binaries' version line.
+func (c *Cluster) Version() string { return c.state.Version }
+
+// LogPath returns the server log's path.
+func (c *Cluster) LogPath() string { return filepath.Join(c.dir, logFile) }
+
+// URL returns the connection URL of a database of the cluster, as superuser.
+func (c *Cluster) URL(database string) string {
+	u := url.URL{
+		Scheme:   "postgres",
+		User:     url.UserPassword(Superuser, c.state.Password),
+		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(c.state.Port)),
+		Path:     "/" + database,
+		RawQuery: "sslmode=disable",
+	}
+	return u.String()
+}
+
+// AdminURL returns the URL of the cluster's "postgres" database, the one to
+// give EnsureTemplate and FreshDatabase.
+func (c *Cluster) AdminURL() string { return c.URL("postgres") }
+
+// PostmasterPID returns the server's main process id.
+func (c *Cluster) PostmasterPID() int { return c.postPID }
+
+// Settings returns the server settings stackbench set (a copy), to be
+// recorded with results; the rest are PostgreSQL's defaults.
+func (c *Cluster) Settings() map[string]string { return maps.Clone(c.state.Settings) }
+
+// Stop stops the server (fast shutdown: sessions are disconnected) and
+// waits until its processes are gone. Stopping a stopped cluster is a no-op.
+func (c *Cluster) Stop(ctx context.Context) error {
+	if _, ok := c.livePostmaster(); !ok {
+		return nil
+	}
+	out, err := c.run(ctx, "pg_ctl", "stop", "-w", "-t", "60", "-m", "fast", "-D", c.dataDir())
+	if err != nil {
+		return fmt.Errorf("stop PostgreSQL in %s: %v\n%s", c.dir, err, out)
+	}
+	return nil
+}
+
+// Destroy stops the server and, when Start made a temporary directory for
+// it, removes the directory.
+func (c *Cluster) Destroy(ctx context.Context) error {
+	if err := c.Stop(ctx); err != nil {
+		return err
+	}
+	if c.temp {
+		if err := os.RemoveAll(c.dir); err != nil {
+			return fmt.Errorf("remove cluster directory: %w", err)
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) dataDir() string { return filepath.Join(c.dir, dataSubdir) }
+
+func readState(dir string) (clusterState, error) {
+	var st clusterState
+	b, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, fmt.Errorf("read %s: %w", filepath.Join(dir, stateFile), err)
+	}
+	return st, nil
+}
+
+func writeState(dir string, st clusterState) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, stateFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// pickPort returns preferred when it is free, else a free loopback port.
+func pickPort(preferred int) int {
+	if preferred != 0 && portFree(preferred) {
+		return preferred
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// logTail returns the server log written since offset, at most its last 4 KiB.
+func logTail(path string, offset int64) string {
+	b, err := os.ReadFile(path)
+	if err != nil || int64(len(b)) < offset {
+		return ""
+	}
+	b = b[offset:]
+	if len(b) > 4096 {
+		b = b[len(b)-4096:]
+	}
+	return strings.TrimSpace(string(b))
+}

@@ -1,0 +1,135 @@
+// Package pgtest gives other packages' tests a real, seeded PostgreSQL:
+// one cluster per test binary, started on first use, with the seeded
+// template ready, and fresh databases copied from it in well under a
+// second. Use it like this:
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+//
+//	func TestOrders(t *testing.T) {
+//		url := pgtest.FreshDB(t) // a seeded database of its own, dropped afterwards
+//		...
+//	}
+//
+// The cluster lives in a temporary directory and runs as the "postgres"
+// account when the tests run as root. Nothing is skipped when PostgreSQL
+// is missing: the test fails with the fixture's message.
+package pgtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/pgfix"
+)
+
+var (
+	mainCalled atomic.Bool
+	once       sync.Once
+	shared     *pgfix.Cluster // set by once
+	startErr   error          // set by once
+	seedReport pgfix.SeedReport
+	startTime  time.Duration
+	dbSeq      atomic.Int64
+)
+
+// Main runs the tests and then stops and removes the shared cluster, if a
+// test started it. Call it from TestMain; it does not return.
+func Main(m *testing.M) {
+	mainCalled.Store(true)
+	code := m.Run()
+	// m.Run has returned, so no test is inside once.Do any more.
+	if shared != nil {
+		if testing.Verbose() {
+			fmt.Fprintf(os.Stderr, "pgtest: cluster started in %v, template seeded in %v\n",
+				startTime.Round(time.Millisecond), seedReport.Duration.Round(time.Millisecond))
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if err := shared.Destroy(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: tear down the PostgreSQL cluster: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+		cancel()
+	}
+	os.Exit(code)
+}
+
+// Cluster returns the test binary's shared cluster, starting it and
+// seeding its template on first use. It fails the test with the fixture's
+// message when PostgreSQL cannot be started.
+func Cluster(tb testing.TB) *pgfix.Cluster {
+	tb.Helper()
+	if !mainCalled.Load() {
+		tb.Fatal("pgtest: call pgtest.Main(m) from TestMain, so that the shared PostgreSQL cluster is torn down")
+	}
+	once.Do(startShared)
+	if startErr != nil {
+		tb.Fatalf("pgtest: PostgreSQL fixture: %v", startErr)
+	}
+	return shared
+}
+
+func startShared() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	c, err := pgfix.Start(ctx, pgfix.Options{})
+	if err != nil {
+		startErr = err
+		return
+	}
+	startTime = time.Since(t0)
+	seedReport, err = pgfix.EnsureTemplate(ctx, c.AdminURL())
+	if err != nil {
+		startErr = fmt.Errorf("%w (server log: %s)", err, c.LogPath())
+		c.Destroy(context.Background())
+		return
+	}
+	shared = c
+}
+
+// FreshDB returns the URL of a new database copied from the seeded
+// template, dropped when the test ends.
+func FreshDB(tb testing.TB) string {
+	tb.Helper()
+	c := Cluster(tb)
+	name := fmt.Sprintf("t%d_%s", dbSeq.Add(1), identifierPart(tb.Name()))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url, err := pgfix.FreshDatabase(ctx, c.AdminURL(), name)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := pgfix.DropDatabase(ctx, c.AdminURL(), name); err != nil {
+			tb.Errorf("pgtest: %v", err)
+		}
+	})
+	return url
+}
+
+// identifierPart turns a test name into lowercase letters, digits and
+// underscores, at most 40 of them.
+func identifierPart(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if b.Len() == 40 {
+			break
+		}
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,178 @@
+package pgfix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TemplateDatabase is the seeded database that FreshDatabase copies.
+const TemplateDatabase = "stackbench_template"
+
+// templateMark is the comment set on the template once it is verified. A
+// change to the schema or the seed changes the mark, so old templates are
+// rebuilt.
+const templateMark = "stackbench saas-slice seed v1: verified"
+
+// templateLockKey serialises EnsureTemplate between processes sharing a
+// server (pg_advisory_lock key).
+const templateLockKey = 0x5eed_2026
+
+// EnsureTemplate makes sure the server at adminURL has a complete
+// TemplateDatabase: it returns at once when the template is marked
+// complete, and otherwise (re)creates it, seeds it, verifies it and only
+// then marks it. The role of adminURL needs the CREATEDB privilege.
+func EnsureTemplate(ctx context.Context, adminURL string) (SeedReport, error) {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return SeedReport{}, fmt.Errorf("template: connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLockKey); err != nil {
+		return SeedReport{}, fmt.Errorf("template: lock: %w", err)
+	}
+	defer conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", templateLockKey)
+
+	mark, exists, err := templateComment(ctx, conn)
+	if err != nil {
+		return SeedReport{}, err
+	}
+	if exists && mark == templateMark {
+		return SeedReport{Users: SeedUsers, Orders: SeedOrders, Reused: true}, nil
+	}
+	if exists {
+		if err := dropDatabase(ctx, conn, TemplateDatabase); err != nil {
+			return SeedReport{}, err
+		}
+	}
+	tmpl := pgx.Identifier{TemplateDatabase}.Sanitize()
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+tmpl+" TEMPLATE template0"); err != nil {
+		return SeedReport{}, fmt.Errorf("template: create database: %w", err)
+	}
+	tmplURL, err := databaseURL(adminURL, TemplateDatabase)
+	if err != nil {
+		return SeedReport{}, err
+	}
+	report, err := Seed(ctx, tmplURL)
+	if err != nil {
+		return SeedReport{}, fmt.Errorf("template: %w", err)
+	}
+	// No connections to the template from now on: CREATE DATABASE … TEMPLATE
+	// fails while anyone is connected to it.
+	if _, err := conn.Exec(ctx, "ALTER DATABASE "+tmpl+" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"); err != nil {
+		return SeedReport{}, fmt.Errorf("template: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+tmpl+" IS '"+templateMark+"'"); err != nil {
+		return SeedReport{}, fmt.Errorf("template: mark complete: %w", err)
+	}
+	return report, nil
+}
+
+func templateComment(ctx context.Context, conn *pgx.Conn) (mark string, exists bool, err error) {
+	var comment *string
+	err = conn.QueryRow(ctx, `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1`,
+		TemplateDatabase).Scan(&comment)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("template: look up %s: %w", TemplateDatabase, err)
+	}
+	if comment != nil {
+		mark = *comment
+	}
+	return mark, true, nil
+}
+
+// FreshDatabase creates database name as a copy of TemplateDatabase,
+// dropping an existing database of that name first (its sessions are
+// disconnected), and returns its URL. Call EnsureTemplate first.
+func FreshDatabase(ctx context.Context, adminURL, name string) (string, error) {
+	if name == "" || name == TemplateDatabase || len(name) > 63 {
+		return "", fmt.Errorf("fresh database: invalid name %q", name)
+	}
+	newURL, err := databaseURL(adminURL, name)
+	if err != nil {
+		return "", err
+	}
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return "", fmt.Errorf("fresh database %s: connect: %w", name, err)
+	}
+	defer conn.Close(context.Background())
+	if err := dropDatabase(ctx, conn, name); err != nil {
+		return "", err
+	}
+	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + pgx.Identifier{TemplateDatabase}.Sanitize()
+	// A session that just left the template may still be exiting; retry
+	// "being accessed by other users" briefly.
+	for attempt := 0; ; attempt++ {
+		_, err = conn.Exec(ctx, sql)
+		if err == nil || attempt == 20 || !strings.Contains(err.Error(), "being accessed by other users") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		return "", fmt.Errorf("fresh database %s: %w (did EnsureTemplate run?)", name, err)
+	}
+	return newURL, nil
+}
+
+// DropDatabase drops database name on the server at adminURL if it
+// exists, disconnecting its sessions.
+func DropDatabase(ctx context.Context, adminURL, name string) error {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("drop database %s: connect: %w", name, err)
+	}
+	defer conn.Close(context.Background())
+	return dropDatabase(ctx, conn, name)
+}
+
+func dropDatabase(ctx context.Context, conn *pgx.Conn, name string) error {
+	var isTemplate bool
+	err := conn.QueryRow(ctx, "SELECT datistemplate FROM pg_database WHERE datname = $1", name).Scan(&isTemplate)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("drop database %s: %w", name, err)
+	}
+	id := pgx.Identifier{name}.Sanitize()
+	if isTemplate { // a template cannot be dropped
+		if _, err := conn.Exec(ctx, "ALTER DATABASE "+id+" WITH IS_TEMPLATE false"); err != nil {
+			return fmt.Errorf("drop database %s: %w", name, err)
+		}
+	}
+	// WITH (FORCE) disconnects its sessions (PostgreSQL 13 and later).
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+id+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("drop database %s: %w", name, err)
+	}
+	return nil
+}
+
+// databaseURL returns adminURL with its database replaced by name.
+func databaseURL(adminURL, name string) (string, error) {
+	u, err := url.Parse(adminURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", fmt.Errorf("database URL %q: want postgres://user:password@host:port/database", redact(adminURL))
+	}
+	u.Path = "/" + name
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// redact hides the password of a URL for messages.
+func redact(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
+}
