@@ -51,6 +51,13 @@ func TestMedianConfidence(t *testing.T) {
 	if few.Defined || len(few.Warnings) == 0 {
 		t.Errorf("two windows: %+v, want no finite interval and a warning", few)
 	}
+	// At 95 %, 6 windows are the fewest with a finite interval: (x₁, x₆)
+	// covers 1 − 2/2⁶ = 96.9 %, while 5 windows reach only 1 − 2/2⁵ = 93.75 %.
+	five, _ := MedianConfidence([]float64{1, 2, 3, 4, 5}, 0.95)
+	six, _ := MedianConfidence([]float64{1, 2, 3, 4, 5, 6}, 0.95)
+	if five.Defined || !six.Defined || six.Lo != 1 || six.Hi != 6 || math.Abs(six.Confidence-(1-2.0/64)) > 1e-12 {
+		t.Errorf("5 windows: %+v; 6 windows: %+v; want undefined, then [1, 6] at 96.9 %%", five, six)
+	}
 	if _, err := MedianConfidence(nil, 0.95); err == nil {
 		t.Errorf("empty input accepted")
 	}
