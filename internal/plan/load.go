@@ -34,7 +34,7 @@ func LoadEnv(path string, getenv func(string) string) (*File, error) {
 	}
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s not found: run 'stackbench init' to write a starter file there, or pass -f FILE: %w", displayName(abs), err)
+		return nil, &missingFileError{name: displayName(abs), err: err}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read comparison file: %w", err)
@@ -167,3 +167,16 @@ func displayName(abs string) string {
 	}
 	return rel
 }
+
+// missingFileError says that the comparison file does not exist and how to
+// make one; it wraps fs.ErrNotExist.
+type missingFileError struct {
+	name string
+	err  error
+}
+
+func (e *missingFileError) Error() string {
+	return e.name + " not found; run 'stackbench init' to write a starter file, or pass -f FILE"
+}
+
+func (e *missingFileError) Unwrap() error { return e.err }

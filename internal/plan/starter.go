@@ -1,0 +1,54 @@
+package plan
+
+// StarterYAML is the annotated comparison file `stackbench init` writes. It
+// validates as it is (its one stack lives in the file's own directory); the
+// user edits the stacks to point at the servers to compare.
+const StarterYAML = `# stackbench.yaml: one comparison. Which stacks, on which workload, measured how.
+# Check it with 'stackbench plan', run it with 'stackbench run'.
+# The whole format is in docs/config.md.
+
+# The routes every stack serves: saas-slice (seven routes on a seeded PostgreSQL:
+# health, echo, me, user, list, order, cpu), micro (two routes, no database), or a
+# workload of your own (see docs/config.md, "Custom workloads").
+workload: saas-slice
+
+# embedded: a throwaway PostgreSQL cluster made with this machine's own initdb,
+# seeded, and torn down at the end. Or a server of your own:
+#   database: postgres://user:password@127.0.0.1:5432/bench
+#   database: ${DATABASE_URL}
+database: embedded
+
+# quick: a first look, minutes. standard: concurrency 10 and 100, 5s warm-up,
+# 10s windows, 3 rounds. full: the published protocol (10, 100, 500; 30s windows).
+profile: standard
+
+# Any field of the profile can be changed here (and again on the command line).
+# protocol:
+#   concurrency: [10, 100]   # connections, one window per level
+#   warmup: 5s               # load before each window, not measured
+#   window: 10s              # each measured window
+#   rounds: 3                # passes over every stack, in a rotated order
+#   cases: [health, echo, me, user, list, order, cpu]   # in this order
+#   fresh: round             # a fresh server process per round, or per case
+#   timeout: 60s             # client timeout: slow answers are latency, not errors
+#   boot_starts: 10          # measured cold starts per stack; 0 skips them
+#   gate: auto               # wait for a quiet host: auto, off, or cores, e.g. 0.8
+#   spread: false            # true: ids and pages spread over all 50,000 users
+
+# The stacks, in step order: the report attributes each difference to the step
+# between neighbours (first -> second, second -> third, ...). Each stack gets
+# PORT, DATABASE_URL, JWT_SECRET, NODE_ENV=production and STACKBENCH_WORKLOAD.
+stacks:
+  - name: my-api                      # letters, digits, '.', '_', '-'
+    dir: .                            # relative to this file, or absolute
+    build: go build -o bin/server .   # optional, run in dir before anything else
+    start: ./bin/server               # run in dir; must listen on $PORT
+    env: {GOMAXPROCS: "2"}            # optional, added to the harness's variables
+    health: /health                   # optional; polled until the first 200
+    version: go version               # optional; its output is kept with the results
+
+  # - name: my-api-next               # the next step: change one layer only
+  #   dir: ../my-api-next
+  #   build: go build -o bin/server .
+  #   start: ./bin/server
+`

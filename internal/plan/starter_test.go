@@ -1,0 +1,70 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStarterValidates loads the starter file exactly as init writes it,
+// and resolves it with every profile.
+func TestStarterValidates(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stackbench.yaml")
+	if err := os.WriteFile(path, []byte(StarterYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := LoadEnv(path, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Stacks) != 1 || f.Stacks[0].Dir != dir || f.Database != Embedded || f.Workload.Name != "saas-slice" {
+		t.Errorf("starter: %+v", f)
+	}
+	for _, profile := range ProfileNames() {
+		p, err := f.Resolve(Overrides{Profile: profile})
+		if err != nil || len(p.Windows) == 0 {
+			t.Errorf("%s: %d windows, %v", profile, len(p.Windows), err)
+		}
+	}
+}
+
+// TestStarterProtocolComment checks that the commented protocol section of
+// the starter is valid once uncommented, so its example stays true.
+func TestStarterProtocolComment(t *testing.T) {
+	var lines []string
+	in := false
+	for _, line := range strings.Split(StarterYAML, "\n") {
+		switch {
+		case line == "# protocol:":
+			in = true
+			lines = append(lines, "protocol:")
+		case in && strings.HasPrefix(line, "#   "):
+			lines = append(lines, strings.TrimPrefix(line, "#"))
+		default:
+			in = false
+			lines = append(lines, line)
+		}
+	}
+	uncommented := strings.Join(lines, "\n")
+	if !strings.Contains(uncommented, "\nprotocol:\n   concurrency: [10, 100]") {
+		t.Fatalf("the protocol comment moved:\n%s", uncommented)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stackbench.yaml")
+	if err := os.WriteFile(path, []byte(uncommented), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := LoadEnv(path, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Protocol.Gate.Mode != GateAuto || len(p.Protocol.Cases) != 7 || p.Protocol.BootStarts != 10 {
+		t.Errorf("protocol %+v", p.Protocol)
+	}
+}
