@@ -1,0 +1,25 @@
+// The micro workload: two routes, no database; it measures the HTTP layer.
+import express from 'express'
+import { baseApp, finish } from './app.js'
+
+const ada = { name: 'Ada', email: 'ada@example.com', roles: ['admin', 'dev'] }
+
+// microApp returns the Express application serving the micro workload.
+export function microApp() {
+  const app = baseApp()
+
+  app.get('/health', (req, res) => {
+    res.json({ status: 'ok' })
+  })
+
+  app.get('/users/:id', (req, res) => {
+    res.json({ id: req.params.id, ...ada })
+  })
+
+  app.post('/users', express.json(), (req, res) => {
+    if (req.body === undefined) return res.status(400).json({ error: 'body must be JSON' })
+    res.status(201).json({ created: req.body })
+  })
+
+  return finish(app)
+}
