@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+func init() {
+	register(Command{Name: "plan", Short: "check stackbench.yaml and show what a run would do", Order: 55, Run: runPlan})
+}
+
+const planSynopsis = "[-f FILE] [--profile P] [--stacks a,b] [--cases c,d] [protocol flags] [--windows] [-o text|json]"
+
+func runPlan(_ context.Context, args []string, env Env) error {
+	fs := newFlagSet("plan", planSynopsis, env)
+	file := fs.String("f", "stackbench.yaml", "comparison file")
+	overrides := overrideFlags(fs)
+	listWindows := fs.Bool("windows", false, "list every window in run order")
+	output := fs.String("o", "text", "output: text or json (the resolved plan)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q; name the file with -f", rest[0])
+	}
+	if *output != "text" && *output != "json" {
+		return usagef("-o %s: write -o text or -o json", *output)
+	}
+	o, err := overrides()
+	if err != nil {
+		return err
+	}
+	f, err := loadComparison(env, *file)
+	if err != nil {
+		return err
+	}
+	p, err := resolvePlan(f, o)
+	if err != nil {
+		return err
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
+	if *output == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	printPlan(env.Stdout, f, p)
+	if *listWindows {
+		printWindows(env.Stdout, p)
+	}
+	return nil
+}
+
+// loadComparison loads the comparison file named by -f (relative to
+// env.Dir). A missing or invalid file is a usage error whose message lists
+// every problem.
+func loadComparison(env Env, file string) (*plan.File, error) {
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(env.Dir, file)
+	}
+	f, err := plan.LoadEnv(file, env.Getenv)
+	var ce *plan.ConfigError
+	switch {
+	case errors.As(err, &ce):
+		return nil, &UsageError{Msg: ce.Error()}
+	case errors.Is(err, iofs.ErrNotExist):
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	return f, err
+}
+
+// resolvePlan resolves the file with the overrides; bad overrides are a
+// usage error.
+func resolvePlan(f *plan.File, o plan.Overrides) (*plan.Plan, error) {
+	p, err := f.Resolve(o)
+	var ce *plan.ConfigError
+	if errors.As(err, &ce) {
+		return nil, &UsageError{Msg: ce.Error()}
+	}
+	return p, err
+}
+
+// overrideFlags registers the flags that change the protocol (shared by
+// plan and run) and returns a function that reads them after parsing.
+func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
+	var o plan.Overrides
+	fs.StringVar(&o.Profile, "profile", "", "protocol profile: quick, standard or full (default: the file's)")
+	stacks := fs.String("stacks", "", "run only these stacks, comma-separated (they keep the file's order)")
+	cases := fs.String("cases", "", "run only these cases, comma-separated, in this order")
+	conc := fs.String("concurrency", "", "concurrency levels, comma-separated, e.g. 10,100")
+	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window")
+	fs.DurationVar(&o.Window, "window", 0, "measured window")
+	fs.DurationVar(&o.Timeout, "timeout", 0, "client timeout")
+	fs.IntVar(&o.Rounds, "rounds", 0, "rounds")
+	fs.StringVar(&o.Fresh, "fresh", "", "fresh server process per round or per case")
+	bootStarts := fs.Int("boot-starts", 0, "cold starts per stack (0: no boot suite)")
+	fs.StringVar(&o.Gate, "gate", "", "contention gate: auto, off, or cores of foreign CPU, e.g. 0.8")
+	gateRetries := fs.Int("gate-retries", 0, "redo a contended window at most this many times")
+	fs.DurationVar(&o.GateWait, "gate-wait", 0, "longest wait for a quiet host before a window")
+	spread := fs.Bool("spread", false, "spread ids and pages over all users instead of the fixed requests")
+	return func() (plan.Overrides, error) {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, name := range []string{"warmup", "window", "timeout", "gate-wait"} {
+			if set[name] && fs.Lookup(name).Value.(flag.Getter).Get().(time.Duration) <= 0 {
+				return o, usagef("--%s must be a positive duration, e.g. --%s 5s", name, name)
+			}
+		}
+		if set["rounds"] && o.Rounds < 1 {
+			return o, usagef("--rounds must be at least 1")
+		}
+		o.Stacks, o.Cases = splitList(*stacks), splitList(*cases)
+		for _, s := range splitList(*conc) {
+			c, err := strconv.Atoi(s)
+			if err != nil {
+				return o, usagef("--concurrency %q: write whole numbers separated by commas, e.g. --concurrency 10,100", *conc)
+			}
+			o.Concurrency = append(o.Concurrency, c)
+		}
+		if set["concurrency"] && len(o.Concurrency) == 0 {
+			return o, usagef("--concurrency is empty; write e.g. --concurrency 10,100")
+		}
+		if set["boot-starts"] {
+			o.BootStarts = bootStarts
+		}
+		if set["gate-retries"] {
+			o.GateRetries = gateRetries
+		}
+		if set["spread"] {
+			o.Spread = spread
+		}
+		return o, nil
+	}
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
+	pr := p.Protocol
+	fmt.Fprintf(w, "%s is valid.\n\n", f.Name)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	db := "none needed"
+	if p.NeedsDatabase {
+		db = redactURL(p.Database)
+	}
+	fmt.Fprintf(tw, "workload\t%s (%d cases; database: %s)\n", p.Workload, len(f.Workload.Cases), db)
+	fmt.Fprintf(tw, "profile\t%s\n", pr.Profile)
+	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
+	fmt.Fprintf(tw, "concurrency\t%s\n", joinInts(pr.Concurrency))
+	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", pr.Warmup, pr.Window, pr.Timeout)
+	fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s\n", pr.Rounds, pr.Fresh)
+	fmt.Fprintf(tw, "gate\t%s\n", describeGate(pr.Gate))
+	fmt.Fprintf(tw, "boot suite\t%s\n", describeBoot(pr.BootStarts))
+	requests := "fixed (as the published runs)"
+	if pr.Spread {
+		requests = "spread over all users"
+	}
+	fmt.Fprintf(tw, "requests\t%s\n", requests)
+	tw.Flush()
+	fmt.Fprintf(w, "\nstacks, in step order:\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, s := range p.Stacks {
+		build := s.Build
+		if build == "" {
+			build = "-"
+		}
+		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, relDir(f.Path, s.Dir), build, s.Start)
+	}
+	tw.Flush()
+	processes := 0
+	if n := len(p.Windows); n > 0 {
+		processes = p.Windows[n-1].Process + 1
+	}
+	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s), after builds and the parity gate\n",
+		plural(len(p.Windows), "window"), plural(processes, "server process"), roundDuration(p.Estimate()), roundDuration(p.EstimateBoot()), roundDuration(p.EstimateWindows(p.Windows)))
+	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
+}
+
+func printWindows(w io.Writer, p *plan.Plan) {
+	fmt.Fprintf(w, "\nwindows, in run order (* starts a fresh process, + resets the orders table):\n")
+	for _, win := range p.Windows {
+		mark := " "
+		if win.NewProcess {
+			mark = "*"
+		}
+		reset := " "
+		if win.Inserts {
+			reset = "+"
+		}
+		fmt.Fprintf(w, "  %4d %s%s %s\n", win.Index+1, mark, reset, win.Key)
+	}
+}
+
+func describeGate(g plan.Gate) string {
+	switch g.Mode {
+	case plan.GateOff:
+		return "off (windows are not checked for a busy host)"
+	case plan.GateCores:
+		return fmt.Sprintf("%.2f cores of foreign CPU, %d retries, wait up to %s", g.Cores, g.Retries, g.Wait)
+	}
+	return fmt.Sprintf("auto (idle baseline + 0.5 core), %d retries, wait up to %s", g.Retries, g.Wait)
+}
+
+func describeBoot(n int) string {
+	if n == 0 {
+		return "skipped"
+	}
+	return fmt.Sprintf("%d cold starts per stack", n)
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// relDir shows a stack's dir relative to the comparison file when inside it.
+func relDir(file, dir string) string {
+	rel, err := filepath.Rel(filepath.Dir(file), dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return dir
+	}
+	return rel
+}
+
+// redactURL hides the password of a database URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	return u.Redacted()
+}
+
+// roundDuration rounds to the second, or to the minute above ten minutes.
+func roundDuration(d time.Duration) time.Duration {
+	if d > 10*time.Minute {
+		return d.Round(time.Minute)
+	}
+	return d.Round(time.Second)
+}
+
+// plural writes n and a noun, with an -s or -es when n is not one.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

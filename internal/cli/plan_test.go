@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs stackbench with args in dir and returns exit code, stdout and stderr.
+func runCLI(t *testing.T, dir string, getenv func(string) string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	env := Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: getenv, Dir: dir}
+	code := Main(context.Background(), args, env)
+	return code, stdout.String(), stderr.String()
+}
+
+// comparisonDir makes a directory holding stackbench.yaml and the stack
+// directories apps/a and apps/b.
+func comparisonDir(t *testing.T, yaml string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{"apps/a", "apps/b"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+const twoStacks = `database: ${BENCH_DB}
+stacks:
+  - name: nethttp-pgx
+    dir: apps/a
+    build: go build -o bin/server .
+    start: ./bin/server
+  - name: gin
+    dir: apps/b
+    start: ./bin/server
+`
+
+func benchDB(k string) string {
+	if k == "BENCH_DB" {
+		return "postgres://bench:hunter2@127.0.0.1:5432/bench"
+	}
+	return ""
+}
+
+func TestPlanShowsResolvedProtocol(t *testing.T) {
+	dir := comparisonDir(t, twoStacks)
+	code, out, errOut := runCLI(t, dir, benchDB, "plan", "--profile", "quick", "--window", "2s", "--cases", "user,health")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"is valid.",
+		"profile      quick",
+		"cases        user, health",
+		"concurrency  32",
+		"warm-up 1s, window 2s, timeout 1m0s",
+		"rounds       3, a fresh process per round",
+		"database: postgres://bench:xxxxx@127.0.0.1:5432/bench",
+		"1. nethttp-pgx  apps/a  build: go build -o bin/server .  start: ./bin/server",
+		"2. gin          apps/b  build: -",
+		"12 windows in 6 server processes",
+		"fingerprint sha256:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Error("the database password is printed")
+	}
+}
+
+func TestPlanWindowsAndJSON(t *testing.T) {
+	dir := comparisonDir(t, twoStacks)
+	code, out, errOut := runCLI(t, dir, benchDB, "plan", "--windows", "--concurrency", "10,100", "--rounds", "1", "--cases", "order", "--stacks", "gin")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "     1 *+ r1/gin/order/c10\n     2  + r1/gin/order/c100\n") {
+		t.Errorf("window list:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, dir, benchDB, "plan", "-o", "json", "--profile", "full")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var p struct {
+		Protocol struct {
+			Concurrency []int `json:"concurrency"`
+			BootStarts  int   `json:"boot_starts"`
+		} `json:"protocol"`
+		Windows     []struct{ Key string } `json:"windows"`
+		Fingerprint string                 `json:"fingerprint"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if len(p.Protocol.Concurrency) != 3 || p.Protocol.BootStarts != 30 || len(p.Windows) != 3*2*7*3 || p.Fingerprint == "" {
+		t.Errorf("json plan: %+v", p.Protocol)
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Error("the database password is in the JSON plan")
+	}
+}
+
+func TestPlanReportsEveryProblem(t *testing.T) {
+	dir := comparisonDir(t, "profile: fast\nstacks:\n  - name: a\n    dir: apps/zz\n    start: ./s\n")
+	code, _, errOut := runCLI(t, dir, nil, "plan")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	for _, want := range []string{"2 problems:", "stackbench.yaml:1:10: unknown profile \"fast\"", "stackbench.yaml:4:10: dir \"apps/zz\" does not exist"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
+
+func TestPlanBadOverrides(t *testing.T) {
+	dir := comparisonDir(t, twoStacks)
+	for _, args := range [][]string{
+		{"--stacks", "gni"},
+		{"--concurrency", "10,x"},
+		{"--concurrency", "0"},
+		{"--window", "0s"},
+		{"--rounds", "0"},
+		{"--gate", "maybe"},
+		{"-o", "yaml"},
+		{"extra"},
+	} {
+		code, _, errOut := runCLI(t, dir, benchDB, append([]string{"plan"}, args...)...)
+		if code != 2 || errOut == "" {
+			t.Errorf("plan %v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+	_, _, errOut := runCLI(t, dir, benchDB, "plan", "--stacks", "gni")
+	if !strings.Contains(errOut, `--stacks: unknown stack "gni"; did you mean "gin"?`) {
+		t.Errorf("stderr %q", errOut)
+	}
+}
+
+func TestPlanMissingFile(t *testing.T) {
+	code, _, errOut := runCLI(t, t.TempDir(), nil, "plan")
+	if code != 2 || !strings.Contains(errOut, "stackbench.yaml not found; run 'stackbench init'") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, t.TempDir(), nil, "plan", "-f", "other.yaml")
+	if code != 2 || !strings.Contains(errOut, "other.yaml not found") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestPlanWarnings(t *testing.T) {
+	dir := comparisonDir(t, "workload: micro\ndatabase: postgres://x@127.0.0.1/db\nstacks:\n  - {name: a, dir: apps/a, start: ./s}\n")
+	code, out, errOut := runCLI(t, dir, nil, "plan")
+	if code != 0 || !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, ":2:11: workload micro uses no database") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "database: none needed") {
+		t.Errorf("output:\n%s", out)
+	}
+}
