@@ -11,7 +11,7 @@ import (
 
 func TestInitWritesAValidStarter(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := runCLI(t, dir, nil, "init")
+	code, out, errOut := runMain(t, dir, nil, "init")
 	if code != 0 || !strings.Contains(out, "wrote "+filepath.Join(dir, "stackbench.yaml")) {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
@@ -20,7 +20,7 @@ func TestInitWritesAValidStarter(t *testing.T) {
 		t.Fatalf("written file differs from the starter (%v)", err)
 	}
 	// The file it wrote passes plan as it is.
-	code, out, errOut = runCLI(t, dir, nil, "plan")
+	code, out, errOut = runMain(t, dir, nil, "plan")
 	if code != 0 || !strings.Contains(out, "1. my-api") {
 		t.Errorf("plan of the starter: exit %d\n%s%s", code, out, errOut)
 	}
@@ -32,14 +32,14 @@ func TestInitRefusesToOverwrite(t *testing.T) {
 	if err := os.WriteFile(path, []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := runCLI(t, dir, nil, "init")
+	code, _, errOut := runMain(t, dir, nil, "init")
 	if code != 2 || !strings.Contains(errOut, "already exists") || !strings.Contains(errOut, "--force") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	if data, _ := os.ReadFile(path); string(data) != "mine\n" {
 		t.Fatalf("the file was changed: %q", data)
 	}
-	code, _, errOut = runCLI(t, dir, nil, "init", "--force")
+	code, _, errOut = runMain(t, dir, nil, "init", "--force")
 	if code != 0 {
 		t.Fatalf("--force: exit %d: %s", code, errOut)
 	}

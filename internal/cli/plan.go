@@ -125,8 +125,8 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 		if set["rounds"] && o.Rounds < 1 {
 			return o, usagef("--rounds must be at least 1")
 		}
-		o.Stacks, o.Cases = splitList(*stacks), splitList(*cases)
-		for _, s := range splitList(*conc) {
+		o.Stacks, o.Cases = commaList(*stacks), commaList(*cases)
+		for _, s := range commaList(*conc) {
 			c, err := strconv.Atoi(s)
 			if err != nil {
 				return o, usagef("--concurrency %q: write whole numbers separated by commas, e.g. --concurrency 10,100", *conc)
@@ -149,8 +149,8 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	}
 }
 
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
+// commaList splits a comma-separated flag value, dropping empty items.
+func commaList(s string) []string {
 	var out []string
 	for _, item := range strings.Split(s, ",") {
 		if item = strings.TrimSpace(item); item != "" {
@@ -166,12 +166,12 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	db := "none needed"
 	if p.NeedsDatabase {
-		db = redactURL(p.Database)
+		db = redactPassword(p.Database)
 	}
 	fmt.Fprintf(tw, "workload\t%s (%d cases; database: %s)\n", p.Workload, len(f.Workload.Cases), db)
 	fmt.Fprintf(tw, "profile\t%s\n", pr.Profile)
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
-	fmt.Fprintf(tw, "concurrency\t%s\n", joinInts(pr.Concurrency))
+	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
 	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", pr.Warmup, pr.Window, pr.Timeout)
 	fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s\n", pr.Rounds, pr.Fresh)
 	fmt.Fprintf(tw, "gate\t%s\n", describeGate(pr.Gate))
@@ -189,7 +189,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		if build == "" {
 			build = "-"
 		}
-		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, relDir(f.Path, s.Dir), build, s.Start)
+		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, displayDir(f.Path, s.Dir), build, s.Start)
 	}
 	tw.Flush()
 	processes := 0
@@ -197,7 +197,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		processes = p.Windows[n-1].Process + 1
 	}
 	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s), after builds and the parity gate\n",
-		plural(len(p.Windows), "window"), plural(processes, "server process"), roundDuration(p.Estimate()), roundDuration(p.EstimateBoot()), roundDuration(p.EstimateWindows(p.Windows)))
+		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()), roundEstimate(p.EstimateWindows(p.Windows)))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
 }
 
@@ -233,7 +233,7 @@ func describeBoot(n int) string {
 	return fmt.Sprintf("%d cold starts per stack", n)
 }
 
-func joinInts(xs []int) string {
+func intList(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
 		s[i] = strconv.Itoa(x)
@@ -241,8 +241,8 @@ func joinInts(xs []int) string {
 	return strings.Join(s, ", ")
 }
 
-// relDir shows a stack's dir relative to the comparison file when inside it.
-func relDir(file, dir string) string {
+// displayDir shows a stack's dir relative to the comparison file when inside it.
+func displayDir(file, dir string) string {
 	rel, err := filepath.Rel(filepath.Dir(file), dir)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return dir
@@ -250,8 +250,8 @@ func relDir(file, dir string) string {
 	return rel
 }
 
-// redactURL hides the password of a database URL.
-func redactURL(s string) string {
+// redactPassword hides the password of a database URL.
+func redactPassword(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.User == nil {
 		return s
@@ -259,16 +259,16 @@ func redactURL(s string) string {
 	return u.Redacted()
 }
 
-// roundDuration rounds to the second, or to the minute above ten minutes.
-func roundDuration(d time.Duration) time.Duration {
+// roundEstimate rounds to the second, or to the minute above ten minutes.
+func roundEstimate(d time.Duration) time.Duration {
 	if d > 10*time.Minute {
 		return d.Round(time.Minute)
 	}
 	return d.Round(time.Second)
 }
 
-// plural writes n and a noun, with an -s or -es when n is not one.
-func plural(n int, noun string) string {
+// countNoun writes n and a noun, with an -s or -es when n is not one.
+func countNoun(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

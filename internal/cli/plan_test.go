@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// runCLI runs stackbench with args in dir and returns exit code, stdout and stderr.
-func runCLI(t *testing.T, dir string, getenv func(string) string, args ...string) (int, string, string) {
+// runMain runs stackbench with args in dir and returns exit code, stdout and stderr.
+func runMain(t *testing.T, dir string, getenv func(string) string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	if getenv == nil {
@@ -22,9 +22,9 @@ func runCLI(t *testing.T, dir string, getenv func(string) string, args ...string
 	return code, stdout.String(), stderr.String()
 }
 
-// comparisonDir makes a directory holding stackbench.yaml and the stack
+// writeComparison makes a directory holding stackbench.yaml and the stack
 // directories apps/a and apps/b.
-func comparisonDir(t *testing.T, yaml string) string {
+func writeComparison(t *testing.T, yaml string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, d := range []string{"apps/a", "apps/b"} {
@@ -57,8 +57,8 @@ func benchDB(k string) string {
 }
 
 func TestPlanShowsResolvedProtocol(t *testing.T) {
-	dir := comparisonDir(t, twoStacks)
-	code, out, errOut := runCLI(t, dir, benchDB, "plan", "--profile", "quick", "--window", "2s", "--cases", "user,health")
+	dir := writeComparison(t, twoStacks)
+	code, out, errOut := runMain(t, dir, benchDB, "plan", "--profile", "quick", "--window", "2s", "--cases", "user,health")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -85,15 +85,15 @@ func TestPlanShowsResolvedProtocol(t *testing.T) {
 }
 
 func TestPlanWindowsAndJSON(t *testing.T) {
-	dir := comparisonDir(t, twoStacks)
-	code, out, errOut := runCLI(t, dir, benchDB, "plan", "--windows", "--concurrency", "10,100", "--rounds", "1", "--cases", "order", "--stacks", "gin")
+	dir := writeComparison(t, twoStacks)
+	code, out, errOut := runMain(t, dir, benchDB, "plan", "--windows", "--concurrency", "10,100", "--rounds", "1", "--cases", "order", "--stacks", "gin")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(out, "     1 *+ r1/gin/order/c10\n     2  + r1/gin/order/c100\n") {
 		t.Errorf("window list:\n%s", out)
 	}
-	code, out, errOut = runCLI(t, dir, benchDB, "plan", "-o", "json", "--profile", "full")
+	code, out, errOut = runMain(t, dir, benchDB, "plan", "-o", "json", "--profile", "full")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -117,8 +117,8 @@ func TestPlanWindowsAndJSON(t *testing.T) {
 }
 
 func TestPlanReportsEveryProblem(t *testing.T) {
-	dir := comparisonDir(t, "profile: fast\nstacks:\n  - name: a\n    dir: apps/zz\n    start: ./s\n")
-	code, _, errOut := runCLI(t, dir, nil, "plan")
+	dir := writeComparison(t, "profile: fast\nstacks:\n  - name: a\n    dir: apps/zz\n    start: ./s\n")
+	code, _, errOut := runMain(t, dir, nil, "plan")
 	if code != 2 {
 		t.Fatalf("exit %d, want 2", code)
 	}
@@ -130,7 +130,7 @@ func TestPlanReportsEveryProblem(t *testing.T) {
 }
 
 func TestPlanBadOverrides(t *testing.T) {
-	dir := comparisonDir(t, twoStacks)
+	dir := writeComparison(t, twoStacks)
 	for _, args := range [][]string{
 		{"--stacks", "gni"},
 		{"--concurrency", "10,x"},
@@ -141,31 +141,31 @@ func TestPlanBadOverrides(t *testing.T) {
 		{"-o", "yaml"},
 		{"extra"},
 	} {
-		code, _, errOut := runCLI(t, dir, benchDB, append([]string{"plan"}, args...)...)
+		code, _, errOut := runMain(t, dir, benchDB, append([]string{"plan"}, args...)...)
 		if code != 2 || errOut == "" {
 			t.Errorf("plan %v: exit %d, stderr %q", args, code, errOut)
 		}
 	}
-	_, _, errOut := runCLI(t, dir, benchDB, "plan", "--stacks", "gni")
+	_, _, errOut := runMain(t, dir, benchDB, "plan", "--stacks", "gni")
 	if !strings.Contains(errOut, `--stacks: unknown stack "gni"; did you mean "gin"?`) {
 		t.Errorf("stderr %q", errOut)
 	}
 }
 
 func TestPlanMissingFile(t *testing.T) {
-	code, _, errOut := runCLI(t, t.TempDir(), nil, "plan")
+	code, _, errOut := runMain(t, t.TempDir(), nil, "plan")
 	if code != 2 || !strings.Contains(errOut, "stackbench.yaml not found; run 'stackbench init'") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
-	code, _, errOut = runCLI(t, t.TempDir(), nil, "plan", "-f", "other.yaml")
+	code, _, errOut = runMain(t, t.TempDir(), nil, "plan", "-f", "other.yaml")
 	if code != 2 || !strings.Contains(errOut, "other.yaml not found") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
 
 func TestPlanWarnings(t *testing.T) {
-	dir := comparisonDir(t, "workload: micro\ndatabase: postgres://x@127.0.0.1/db\nstacks:\n  - {name: a, dir: apps/a, start: ./s}\n")
-	code, out, errOut := runCLI(t, dir, nil, "plan")
+	dir := writeComparison(t, "workload: micro\ndatabase: postgres://x@127.0.0.1/db\nstacks:\n  - {name: a, dir: apps/a, start: ./s}\n")
+	code, out, errOut := runMain(t, dir, nil, "plan")
 	if code != 0 || !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, ":2:11: workload micro uses no database") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
