@@ -56,17 +56,22 @@ func naiveMedianIndex(values []float64) int {
 }
 
 // bruteForceUTest enumerates every way to pick len(a) of the pooled values
-// as the first sample and returns the two-sided p-value of the observed U,
-// 2·P(U ≤ min(U1, U2)) capped at 1 (1 when U1 = U2). Values must be
-// distinct.
+// as the first sample and returns the two-sided p-value of the observed U1:
+// 2·min(P(U ≤ U1), P(U ≥ U1)), capped at 1. A tie between the samples
+// counts one half, as with midranks.
 func bruteForceUTest(a, b []float64) float64 {
 	pooled := append(append([]float64(nil), a...), b...)
 	u := func(first []bool) float64 {
 		count := 0.0
 		for i := range pooled {
 			for j := range pooled {
-				if first[i] && !first[j] && pooled[i] > pooled[j] {
-					count++
+				if first[i] && !first[j] {
+					switch {
+					case pooled[i] > pooled[j]:
+						count++
+					case pooled[i] == pooled[j]:
+						count += 0.5
+					}
 				}
 			}
 		}
@@ -77,20 +82,19 @@ func bruteForceUTest(a, b []float64) float64 {
 		observed[i] = true
 	}
 	u1 := u(observed)
-	u2 := float64(len(a)*len(b)) - u1
-	if u1 == u2 {
-		return 1
-	}
-	small := min(u1, u2)
-	total, atMost := 0, 0
+	total, atMost, atLeast := 0, 0, 0
 	first := make([]bool, len(pooled))
 	var walk func(i, left int)
 	walk = func(i, left int) {
 		if i == len(pooled) {
 			if left == 0 {
 				total++
-				if u(first) <= small {
+				v := u(first)
+				if v <= u1 {
 					atMost++
+				}
+				if v >= u1 {
+					atLeast++
 				}
 			}
 			return
@@ -103,7 +107,7 @@ func bruteForceUTest(a, b []float64) float64 {
 		walk(i+1, left)
 	}
 	walk(0, len(a))
-	return min(1, 2*float64(atMost)/float64(total))
+	return min(1, 2*float64(min(atMost, atLeast))/float64(total))
 }
 
 // bruteForceMinP enumerates every split of n+m distinct ranks and returns

@@ -13,7 +13,9 @@ const DefaultAlpha = 0.05
 // two cells' windows come from the same distribution.
 type Significance struct {
 	// P is the p-value from benchmath (exact for small samples, normal
-	// approximation beyond). It is 1 when the test could not be run (an
+	// approximation beyond); with ties and at most 25 windows a side it is
+	// computed exactly by stackbench instead (see exactTiedP). It is 1 when
+	// the test could not be run (an
 	// empty side, or every value equal); Warnings then says why.
 	P float64
 	// N1 and N2 are the window counts of the two sides.
@@ -40,8 +42,12 @@ func MannWhitney(from, to []float64, alpha float64) Significance {
 	s1 := benchmath.NewSample(append([]float64(nil), from...), &th)
 	s2 := benchmath.NewSample(append([]float64(nil), to...), &th)
 	c := benchmath.AssumeNothing.Compare(s1, s2)
+	p := c.P
+	if repairTies(from, to) {
+		p = exactTiedP(from, to)
+	}
 	sig := Significance{
-		P:     c.P,
+		P:     p,
 		N1:    len(from),
 		N2:    len(to),
 		Alpha: alpha,

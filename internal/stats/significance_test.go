@@ -3,8 +3,11 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchmath"
 )
 
 func TestMinPHandComputed(t *testing.T) {
@@ -88,6 +91,66 @@ func TestMannWhitneyMatchesBruteForce(t *testing.T) {
 		}
 		if s.P < s.MinP-1e-12 {
 			t.Fatalf("P %v below MinP %v for %d vs %d", s.P, s.MinP, n, m)
+		}
+	}
+}
+
+func TestMannWhitneyWithTiesMatchesBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 300 {
+		a, b := make([]float64, 1+r.IntN(6)), make([]float64, 1+r.IntN(6))
+		for i := range a {
+			a[i] = float64(r.IntN(5))
+		}
+		for i := range b {
+			b[i] = float64(r.IntN(5))
+		}
+		s := MannWhitney(a, b, DefaultAlpha)
+		if len(s.Warnings) > 0 && s.P == 1 {
+			continue // every value equal: benchmath declines the test
+		}
+		if want := bruteForceUTest(a, b); math.Abs(s.P-want) > 1e-9 {
+			t.Fatalf("MannWhitney(%v, %v).P = %v, brute force %v", a, b, s.P, want)
+		}
+	}
+}
+
+func TestMannWhitneyTiesHandComputed(t *testing.T) {
+	cases := []struct {
+		a, b  []float64
+		wantP float64
+	}{
+		// go-moremath says 0.214 here. Midranks: 0s → 2, 1s → 5, 4s → 7.5;
+		// a's sum to 12.5, and 7 of the 28 pairs of windows reach ≥ 12.5
+		// ({7.5, 7.5} and 3 × 2 of {5, 7.5}) → 2 × 7/28.
+		{[]float64{1, 4}, []float64{0, 0, 1, 1, 0, 4}, 0.5},
+		// Midranks 3 and 1.5: pairs sum to 4.5, 4.5, 3 → 2 × min(3, 2)/3, capped.
+		{[]float64{3, 2}, []float64{2}, 1},
+		// Midrank sums of 2-subsets of {1.5, 1.5, 3, 4}: only {3, 4} reaches 7.
+		{[]float64{5, 9}, []float64{1, 1}, 2.0 / 6},
+	}
+	for _, c := range cases {
+		if got := MannWhitney(c.a, c.b, DefaultAlpha).P; math.Abs(got-c.wantP) > 1e-12 {
+			t.Errorf("MannWhitney(%v, %v).P = %v, want %v", c.a, c.b, got, c.wantP)
+		}
+	}
+}
+
+// For equal sizes go-moremath's exact tied distribution is right, so it
+// cross-checks exactTiedP beyond what enumeration can reach.
+func TestExactTiedPMatchesBenchmathForEqualSizes(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 100 {
+		n := 7 + r.IntN(10)
+		a, b := make([]float64, n), make([]float64, n)
+		for i := range a {
+			a[i] = float64(r.IntN(8))
+			b[i] = float64(r.IntN(8) + r.IntN(3))
+		}
+		th := benchmath.Thresholds{CompareAlpha: DefaultAlpha}
+		raw := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(a), &th), benchmath.NewSample(slices.Clone(b), &th))
+		if got := exactTiedP(a, b); math.Abs(got-min(raw.P, 1)) > 1e-9 {
+			t.Fatalf("exactTiedP(%v, %v) = %v, benchmath %v", a, b, got, raw.P)
 		}
 	}
 }
