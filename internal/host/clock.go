@@ -1,0 +1,35 @@
+package host
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// SuspendTolerance is how far the boot-time clock may run ahead of the
+// monotonic clock over a window before the window counts as suspended.
+// The two clocks differ only while the machine sleeps; the tolerance
+// absorbs the few microseconds between two clock reads.
+const SuspendTolerance = 250 * time.Millisecond
+
+// Clocks is one reading of the two clocks that tell a suspend apart:
+// CLOCK_BOOTTIME advances during suspend, CLOCK_MONOTONIC does not.
+type Clocks struct {
+	Boot      time.Duration
+	Monotonic time.Duration
+}
+
+// ReadClocks reads both clocks.
+func ReadClocks() Clocks {
+	var b, m unix.Timespec
+	unix.ClockGettime(unix.CLOCK_BOOTTIME, &b)
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &m)
+	return Clocks{Boot: time.Duration(b.Nano()), Monotonic: time.Duration(m.Nano())}
+}
+
+// SuspendedSince returns how long the machine slept between an earlier
+// reading and c, and whether that exceeds SuspendTolerance (trap T7).
+func (c Clocks) SuspendedSince(earlier Clocks) (time.Duration, bool) {
+	slept := (c.Boot - earlier.Boot) - (c.Monotonic - earlier.Monotonic)
+	return max(slept, 0), slept > SuspendTolerance
+}

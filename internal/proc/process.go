@@ -1,0 +1,235 @@
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec says how to start one stack.
+type Spec struct {
+	Name string
+	// Dir is the working directory; Command runs there with /bin/sh -c.
+	Dir     string
+	Command string
+	// Env is added to the harness's own environment (os.Environ).
+	Env []string
+	// Port is the TCP port the stack listens on, on 127.0.0.1.
+	Port int
+	// HealthPath is polled until it answers 200, e.g. "/health".
+	HealthPath string
+	// LogPath receives stdout and stderr, appended.
+	LogPath string
+	// BootTimeout bounds the wait for the first 200.
+	BootTimeout time.Duration
+}
+
+// Process is a running stack started by Start.
+type Process struct {
+	spec      Spec
+	cmd       *exec.Cmd
+	log       *os.File
+	logOffset int64 // where this run's output starts in the log
+	boot      time.Duration
+
+	done    chan struct{} // closed when the root process has exited
+	waitErr error         // set before done is closed
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start starts s and returns once its health path answered 200. The port
+// must be free; an error names the process holding it. When the stack
+// exits during boot or does not answer within BootTimeout, its tree is
+// stopped and the error carries the tail of its log.
+func Start(ctx context.Context, s Spec) (*Process, error) {
+	if err := checkSpec(s); err != nil {
+		return nil, err
+	}
+	if err := portFree(s.Port); err != nil {
+		return nil, fmt.Errorf("start stack %q: %w", s.Name, err)
+	}
+	log, offset, err := openLog(s)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("/bin/sh", "-c", s.Command)
+	cmd.Dir = s.Dir
+	cmd.Env = append(os.Environ(), s.Env...)
+	cmd.Stdout = log
+	cmd.Stderr = log
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid: true,
+		// If the harness dies, the kernel kills the shell; Stop handles
+		// the rest of the tree in normal operation.
+		Pdeathsig: syscall.SIGKILL,
+	}
+	p := &Process{spec: s, cmd: cmd, log: log, logOffset: offset, done: make(chan struct{})}
+	spawned := time.Now()
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("start stack %q: run %q in %s: %w", s.Name, s.Command, s.Dir, err)
+	}
+	go p.wait()
+	ready, err := pollHealth(ctx, s, p.done, spawned)
+	if err != nil {
+		tail := p.LogTail(2048)
+		p.Stop(2 * time.Second)
+		return nil, fmt.Errorf("start stack %q: %w%s", s.Name, err, formatTail(s.LogPath, tail))
+	}
+	p.boot = ready.Sub(spawned)
+	if err := p.Check(); err != nil {
+		p.Stop(2 * time.Second)
+		return nil, fmt.Errorf("start stack %q: answered health but %w", s.Name, err)
+	}
+	return p, nil
+}
+
+func checkSpec(s Spec) error {
+	switch {
+	case s.Command == "":
+		return fmt.Errorf("start stack %q: no command given", s.Name)
+	case s.Port <= 0 || s.Port > 65535:
+		return fmt.Errorf("start stack %q: port %d is not a TCP port", s.Name, s.Port)
+	case !strings.HasPrefix(s.HealthPath, "/"):
+		return fmt.Errorf("start stack %q: health path %q must start with /", s.Name, s.HealthPath)
+	case s.LogPath == "":
+		return fmt.Errorf("start stack %q: no log path given", s.Name)
+	case s.BootTimeout <= 0:
+		return fmt.Errorf("start stack %q: boot timeout must be positive", s.Name)
+	}
+	return nil
+}
+
+// portFree returns an error naming the holder when port is taken.
+func portFree(port int) error {
+	if pid, cmdline, ok := PortHolder(port); ok {
+		return fmt.Errorf("port %d is in use by pid %d (%s); stop that process or choose another port", port, pid, cmdline)
+	}
+	if portInUse(port) {
+		return fmt.Errorf("port %d is in use by a process we cannot see (another user?); stop it or choose another port", port)
+	}
+	return nil
+}
+
+func openLog(s Spec) (*os.File, int64, error) {
+	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, 0, fmt.Errorf("start stack %q: open its log: %w", s.Name, err)
+	}
+	fmt.Fprintf(f, "=== stackbench: start %s at %s in %s: %s\n", s.Name, time.Now().UTC().Format(time.RFC3339Nano), s.Dir, s.Command)
+	offset, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("start stack %q: log %s: %w", s.Name, s.LogPath, err)
+	}
+	return f, offset, nil
+}
+
+// wait reaps the root process and records how it ended.
+func (p *Process) wait() {
+	p.waitErr = p.cmd.Wait()
+	p.log.Close() // the stack's tree holds its own descriptors
+	close(p.done)
+}
+
+// PID returns the process id of the root of the tree (the shell running
+// Command, or the stack itself when the shell exec'd it). It is also the
+// process group id.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// BootDuration is the time from spawn to the first 200 of the health path.
+func (p *Process) BootDuration() time.Duration { return p.boot }
+
+// Name returns the stack's name from its Spec.
+func (p *Process) Name() string { return p.spec.Name }
+
+// Port returns the port the stack listens on.
+func (p *Process) Port() int { return p.spec.Port }
+
+// exited reports whether the root process has exited.
+func (p *Process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Check returns nil when the root process is alive and its tree still owns
+// the socket listening on the port (trap T11): a dead server, or another
+// process answering on the port, is an error.
+func (p *Process) Check() error {
+	if p.exited() {
+		return fmt.Errorf("stack %q died: %s%s", p.spec.Name, exitStatus(p.waitErr), formatTail(p.spec.LogPath, p.LogTail(2048)))
+	}
+	inodes := listeningInodes(p.spec.Port)
+	if len(inodes) == 0 {
+		return fmt.Errorf("stack %q (pid %d) no longer listens on port %d%s", p.spec.Name, p.PID(), p.spec.Port, formatTail(p.spec.LogPath, p.LogTail(2048)))
+	}
+	for _, pid := range TreePIDs(p.PID()) {
+		if ownsAnyInode(pid, inodes) {
+			return nil
+		}
+	}
+	if pid, cmdline, ok := PortHolder(p.spec.Port); ok {
+		return fmt.Errorf("stack %q (pid %d) does not own port %d: pid %d (%s) listens there", p.spec.Name, p.PID(), p.spec.Port, pid, cmdline)
+	}
+	return fmt.Errorf("stack %q (pid %d) does not own port %d: a process we cannot see listens there", p.spec.Name, p.PID(), p.spec.Port)
+}
+
+func exitStatus(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "killed by signal " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "exit status 0"
+}
+
+// LogTail returns up to the last maxBytes of what this run of the stack
+// wrote to its log.
+func (p *Process) LogTail(maxBytes int) string {
+	f, err := os.Open(p.spec.LogPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	end, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return ""
+	}
+	start := max(end-int64(maxBytes), p.logOffset)
+	if start >= end {
+		return ""
+	}
+	b := make([]byte, end-start)
+	n, _ := f.ReadAt(b, start)
+	return string(b[:n])
+}
+
+func formatTail(path, tail string) string {
+	tail = strings.TrimRight(tail, "\n")
+	if tail == "" {
+		return " (its log " + path + " is empty)"
+	}
+	return "; last lines of " + path + ":\n" + indent(tail)
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}

@@ -1,0 +1,113 @@
+package proc
+
+import (
+	"os"
+	"testing"
+)
+
+func TestParseStat(t *testing.T) {
+	line := "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 4 0 123456 10000000 2560 18446744073709551615\n"
+	st, err := parseStat([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := procStat{pid: 4242, ppid: 1, pgrp: 4242, state: 'S', ownTicks: 300, childTicks: 10, rssPages: 2560, startTicks: 123456, threads: 4}
+	if st != want {
+		t.Errorf("parseStat = %+v, want %+v", st, want)
+	}
+	for _, bad := range []string{"", "12 (x)", "12 (x) S 1 2", "x (y) S 1 1 1 0 -1 0 0 0 0 0 1 1 1 1 20 0 1 0 1 1 1"} {
+		if _, err := parseStat([]byte(bad)); err == nil {
+			t.Errorf("parseStat(%q) accepted a malformed line", bad)
+		}
+	}
+}
+
+func TestReadStatSelf(t *testing.T) {
+	var r statReader
+	st, ok := r.read(os.Getpid())
+	if !ok || st.pid != os.Getpid() || st.ppid != os.Getppid() || st.rssPages <= 0 || !st.alive() {
+		t.Errorf("read(self) = %+v, %v", st, ok)
+	}
+	if _, ok := r.read(1 << 30); ok {
+		t.Error("read of a pid that cannot exist succeeded")
+	}
+}
+
+// proc builds a procStat for the accounting tests.
+func ps(pid, ppid int, own, child, start int64) procStat {
+	return procStat{pid: pid, ppid: ppid, state: 'S', ownTicks: own, childTicks: child, startTicks: start}
+}
+
+func TestAccount(t *testing.T) {
+	const open = 1000 // window opens at tick 1000 since boot
+	none := func(int) (procStat, bool) { return procStat{}, false }
+	tests := []struct {
+		name    string
+		ownOnly bool
+		samples [][]procStat
+		lookup  func(int) (procStat, bool)
+		want    int64
+	}{
+		{"steady tree", false, [][]procStat{
+			{ps(10, 1, 100, 0, 5), ps(11, 10, 50, 0, 6)},
+			{ps(10, 1, 130, 0, 5), ps(11, 10, 70, 0, 6)},
+		}, none, 50},
+		{"child waited for by a member: conserved", false, [][]procStat{
+			{ps(10, 1, 100, 0, 5), ps(11, 10, 50, 0, 6)},
+			{ps(10, 1, 110, 0, 5), ps(11, 10, 80, 0, 6)},
+			{ps(10, 1, 120, 90, 5)}, // 11 exited with 90 ticks, now in 10's cutime
+		}, none, 20 + 40},
+		{"child born and waited for between samples", false, [][]procStat{
+			{ps(10, 1, 100, 0, 5)},
+			{ps(10, 1, 100, 25, 5)},
+		}, none, 25},
+		{"child born in the window counts from zero", false, [][]procStat{
+			{ps(10, 1, 100, 0, 5)},
+			{ps(10, 1, 100, 0, 5), ps(12, 10, 15, 0, open+3)},
+		}, none, 15},
+		{"process already running when first seen counts from then", false, [][]procStat{
+			{ps(10, 1, 100, 0, 5)},
+			{ps(10, 1, 100, 0, 5), ps(13, 10, 500, 0, 7)},
+			{ps(10, 1, 100, 0, 5), ps(13, 10, 520, 0, 7)},
+		}, none, 20},
+		{"root exits, reaped outside: kept at its last sample, never negative", false, [][]procStat{
+			{ps(10, 1, 100, 0, 5)},
+			{ps(10, 1, 160, 0, 5)},
+			{},
+		}, none, 60},
+		{"member re-parented away keeps what it used while ours", false, [][]procStat{
+			{ps(10, 1, 100, 0, 5), ps(11, 10, 50, 0, 6)},
+			{ps(10, 1, 100, 0, 5)},
+		}, func(pid int) (procStat, bool) { return ps(11, 1, 65, 0, 6), pid == 11 }, 15},
+		{"grandchild waited for by a child that was waited for", false, [][]procStat{
+			{ps(10, 1, 100, 0, 5), ps(11, 10, 50, 0, 6), ps(12, 11, 20, 0, 7)},
+			{ps(10, 1, 100, 50+10+20+30, 5)}, // 12 used 30 more, 11 used 10 more
+		}, none, 40},
+		{"own only ignores waited-for children", true, [][]procStat{
+			{ps(10, 1, 100, 0, 5)},
+			{ps(10, 1, 110, 500, 5)},
+		}, none, 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAccount(tc.ownOnly, open)
+			for _, s := range tc.samples {
+				a.observe(s, tc.lookup)
+			}
+			if got := a.ticks(); got != tc.want {
+				t.Errorf("ticks = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDescendants(t *testing.T) {
+	all := []procStat{ps(1, 0, 0, 0, 0), ps(10, 1, 0, 0, 0), ps(11, 10, 0, 0, 0), ps(12, 11, 0, 0, 0), ps(13, 1, 0, 0, 0)}
+	got := descendants(all, 10, nil)
+	if len(got) != 3 || got[0] != 10 || got[1] != 11 || got[2] != 12 {
+		t.Errorf("descendants(10) = %v, want [10 11 12]", got)
+	}
+	if got := descendants(all, 99, nil); len(got) != 0 {
+		t.Errorf("descendants of a missing root = %v", got)
+	}
+}

@@ -1,0 +1,197 @@
+package proc
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/host"
+)
+
+const burnMS = 500
+
+// burned parses the helper's "burned <µs> true" line into seconds.
+func burned(t *testing.T, line string) float64 {
+	t.Helper()
+	f := strings.Fields(line)
+	if len(f) < 2 || f[0] != "burned" {
+		t.Fatalf("helper said %q, want 'burned <µs>'", line)
+	}
+	return float64(mustAtoi(f[1])) / 1e6
+}
+
+// within10 checks got against the CPU the child measured with getrusage,
+// allowing 10 % plus two clock ticks (the resolution of /proc/<pid>/stat)
+// and the helper's own start-up and exit.
+func within10(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 0.10*want+0.02 {
+		t.Errorf("%s: sampler counted %.3f CPU s, the child measured %.3f s with getrusage", what, got, want)
+	}
+}
+
+func TestSamplerCPUOfLiveChild(t *testing.T) {
+	h := startHelper(t, "burn", "BURN_MS="+strconv.Itoa(burnMS))
+	s := NewSampler(50*time.Millisecond, TreeGroup("burner", h.cmd.Process.Pid))
+	s.Start()
+	h.send(t, "go")
+	want := burned(t, h.line(t))
+	w := s.Stop()
+	g, _ := w.Group("burner")
+	within10(t, "live child", g.CPUSeconds, want)
+	if g.Cores <= 0 || g.Cores > 1.2 || g.Processes != 1 {
+		t.Errorf("group stats %+v for one single-threaded burner", g)
+	}
+	if w.HostBusyCores+0.05 < g.Cores {
+		t.Errorf("host busy %.2f cores is less than the burner's %.2f", w.HostBusyCores, g.Cores)
+	}
+	if w.Suspended || w.Samples < 2 || w.Wall <= 0 || w.SamplerCPUSeconds <= 0 {
+		t.Errorf("window %+v", w)
+	}
+}
+
+// A burner started by a shell that waits for it: the burner exits inside
+// the window and its CPU moves into the shell's cutime, which must count.
+func TestSamplerCPUOfChildWaitedForInWindow(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", `"$0"; echo shell-done; sleep 30`, os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"=burn", "BURN_MS="+strconv.Itoa(burnMS), "EXIT=1")
+	h := startCmd(t, cmd)
+	waitTree(t, cmd.Process.Pid, 2)
+	s := NewSampler(50*time.Millisecond, TreeGroup("shell", cmd.Process.Pid))
+	s.Start()
+	h.send(t, "go")
+	want := burned(t, h.line(t))
+	if l := h.line(t); l != "shell-done" {
+		t.Fatalf("shell said %q", l)
+	}
+	w := s.Stop()
+	g, _ := w.Group("shell")
+	within10(t, "child waited for by the tree root", g.CPUSeconds, want)
+}
+
+// The root exits mid-window and is reaped by us, outside the group: its
+// CPU up to its last sample stays counted and nothing goes negative.
+func TestSamplerCPUOfRootExitingInWindow(t *testing.T) {
+	h := startHelper(t, "burn", "BURN_MS="+strconv.Itoa(burnMS), "EXIT=1")
+	s := NewSampler(20*time.Millisecond, TreeGroup("burner", h.cmd.Process.Pid))
+	s.Start()
+	h.send(t, "go")
+	want := burned(t, h.line(t))
+	h.cmd.Wait()
+	w := s.Stop()
+	g, _ := w.Group("burner")
+	// The last sample can miss up to one interval (20 ms) of CPU.
+	within10(t, "root exited", g.CPUSeconds, want)
+}
+
+func TestSamplerRSS(t *testing.T) {
+	const allocMB = 64
+	h := startHelper(t, "alloc", "ALLOC_MB="+strconv.Itoa(allocMB))
+	if l := h.line(t); l != "touched" {
+		t.Fatalf("helper said %q", l)
+	}
+	s := NewSampler(20*time.Millisecond, TreeGroup("alloc", h.cmd.Process.Pid))
+	s.Start()
+	time.Sleep(100 * time.Millisecond)
+	w := s.Stop()
+	g, _ := w.Group("alloc")
+	const mb = 1 << 20
+	// The Go runtime of the helper adds a few MB on top of the touched bytes.
+	if g.RSSPeakBytes < allocMB*mb || g.RSSPeakBytes > (allocMB+40)*mb {
+		t.Errorf("RSS peak %d MB, the child touched %d MB", g.RSSPeakBytes/mb, allocMB)
+	}
+	if g.RSSMeanBytes < allocMB*mb || g.RSSMeanBytes > g.RSSPeakBytes {
+		t.Errorf("RSS mean %d MB, peak %d MB, touched %d MB", g.RSSMeanBytes/mb, g.RSSPeakBytes/mb, allocMB)
+	}
+	if w.Samples < 3 {
+		t.Errorf("%d samples in 100 ms at a 20 ms interval", w.Samples)
+	}
+}
+
+func TestSamplerSelfAndPIDsGroups(t *testing.T) {
+	h := startHelper(t, "burn", "BURN_MS=200")
+	pid := h.cmd.Process.Pid
+	s := NewSampler(50*time.Millisecond, SelfGroup("harness"), Group{Name: "listed", PIDs: func() []int { return []int{pid} }})
+	s.Start()
+	h.send(t, "go")
+	want := burned(t, h.line(t))
+	w := s.Stop()
+	listed, _ := w.Group("listed")
+	within10(t, "PIDs group", listed.CPUSeconds, want)
+	harness, _ := w.Group("harness")
+	if harness.Processes != 1 || harness.RSSPeakBytes <= 0 {
+		t.Errorf("harness group %+v", harness)
+	}
+	sum := harness.Cores + listed.Cores + w.ForeignCores
+	if w.ForeignCores > 0 && math.Abs(sum-w.HostBusyCores) > 1e-9 {
+		t.Errorf("groups + foreign = %.3f cores, host busy %.3f", sum, w.HostBusyCores)
+	}
+}
+
+// startCmd starts cmd with a stdin and stdout pipe; cleanup kills its group.
+func startCmd(t *testing.T, cmd *exec.Cmd) *helperProc {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, pid := range TreePIDs(cmd.Process.Pid) {
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
+		}
+		in.Close()
+		cmd.Wait()
+	})
+	return &helperProc{cmd: cmd, stdin: in, out: bufio.NewReader(out)}
+}
+
+// waitTree waits until the tree of root has n processes.
+func waitTree(t *testing.T, root, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(TreePIDs(root)) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("tree of %d has %v, want %d processes", root, TreePIDs(root), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The children-file walk of the intermediate samples finds the same tree
+// as the full scan of the snapshots, across a multi-threaded process.
+func TestWalkTreeMatchesScan(t *testing.T) {
+	if !childrenSupported {
+		t.Fatal("this kernel lacks /proc/<pid>/task/<tid>/children; the sampler falls back to full scans, which the other tests cover")
+	}
+	cmd := exec.Command("/bin/sh", "-c", `"$0" & "$0" & wait`, os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"=sleeper")
+	startCmd(t, cmd)
+	waitTree(t, cmd.Process.Pid, 3)
+	want := TreePIDs(cmd.Process.Pid)
+	w := newWatch(nil, host.ReadClocks())
+	var got []int
+	for _, st := range w.walkTree(cmd.Process.Pid, nil) {
+		got = append(got, st.pid)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("walkTree = %v, full scan = %v", got, want)
+	}
+}

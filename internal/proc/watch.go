@@ -1,0 +1,124 @@
+package proc
+
+import (
+	"time"
+
+	"github.com/stackbench/stackbench/internal/host"
+)
+
+// watch holds the state of a sampler between samples. Its buffers are
+// reused so a sample allocates little.
+type watch struct {
+	groups []watchedGroup
+	reader statReader
+	table  []procStat
+	pids   []int
+	index  map[int]int // pid → position in table, for this sample
+	tree   []int
+	cur    []procStat
+	n      int  // samples taken
+	full   bool // this sample scanned the whole process table
+
+	kids    []int
+	kidsBuf [16 << 10]byte // a children file: room for ~2,500 pids
+}
+
+type watchedGroup struct {
+	Group
+	acct      *account
+	rssSum    int64
+	rssPeak   int64
+	processes int
+}
+
+func newWatch(groups []Group, open host.Clocks) *watch {
+	openBootTicks := int64(open.Boot / (time.Second / clockTicksPerSecond))
+	w := &watch{index: map[int]int{}}
+	for _, g := range groups {
+		w.groups = append(w.groups, watchedGroup{Group: g, acct: newAccount(g.ownOnly, openBootTicks)})
+	}
+	return w
+}
+
+// sample updates every group. A full sample reads every process on the
+// machine once, which is exact; the others read only the groups' own
+// processes (a tree is walked through its children files), which costs a
+// small fraction of that on a machine with hundreds of processes.
+func (w *watch) sample(full bool) {
+	w.full = full || !childrenSupported
+	if w.full {
+		w.table, w.pids = scanAll(&w.reader, w.pids, w.table)
+		clear(w.index)
+		for i, st := range w.table {
+			w.index[st.pid] = i
+		}
+	}
+	for i := range w.groups {
+		w.sampleGroup(&w.groups[i])
+	}
+	w.n++
+}
+
+// lookup finds any process on the machine: in the table of a full sample,
+// or by reading its stat.
+func (w *watch) lookup(pid int) (procStat, bool) {
+	if !w.full {
+		return w.reader.read(pid)
+	}
+	if i, ok := w.index[pid]; ok {
+		return w.table[i], true
+	}
+	return procStat{}, false
+}
+
+func (w *watch) sampleGroup(g *watchedGroup) {
+	w.cur = w.cur[:0]
+	switch {
+	case g.root != 0 && w.full:
+		w.tree = descendants(w.table, g.root, w.tree)
+		for _, pid := range w.tree {
+			w.cur = append(w.cur, w.table[w.index[pid]])
+		}
+	case g.root != 0:
+		w.cur = w.walkTree(g.root, w.cur)
+	case g.PIDs != nil:
+		for _, pid := range g.PIDs() {
+			if st, ok := w.lookup(pid); ok {
+				w.cur = append(w.cur, st)
+			} else if st, ok := w.reader.read(pid); ok {
+				w.cur = append(w.cur, st) // not in the table: started after the scan
+			}
+		}
+	}
+	g.acct.observe(w.cur, w.lookup)
+	var rssPages int64
+	for _, st := range w.cur {
+		rssPages += st.rssPages
+	}
+	rss := rssPages * pageSizeBytes
+	g.rssSum += rss
+	g.rssPeak = max(g.rssPeak, rss)
+	g.processes = max(g.processes, len(w.cur))
+}
+
+// stats summarises the groups over a window of the given wall time.
+func (w *watch) stats(wall time.Duration) WindowStats {
+	out := WindowStats{Wall: wall, Samples: w.n}
+	for _, g := range w.groups {
+		cpu := float64(g.acct.ticks()) / clockTicksPerSecond
+		gs := GroupStats{
+			Name:         g.Name,
+			CPUSeconds:   cpu,
+			RSSPeakBytes: g.rssPeak,
+			Processes:    g.processes,
+		}
+		if wall > 0 {
+			gs.Cores = cpu / wall.Seconds()
+		}
+		if w.n > 0 {
+			gs.RSSMeanBytes = g.rssSum / int64(w.n)
+		}
+		out.Groups = append(out.Groups, gs)
+	}
+	return out
+}
