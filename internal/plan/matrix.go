@@ -223,3 +223,35 @@ func (p *Plan) EstimateBoot() time.Duration {
 func (p *Plan) Estimate() time.Duration {
 	return p.EstimateBoot() + p.EstimateWindows(p.Windows)
 }
+
+// Case returns the selected case with the given name.
+func (p *Plan) Case(name string) (workload.Case, bool) {
+	for _, c := range p.Cases {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return workload.Case{}, false
+}
+
+// Stack returns the selected stack with the given name.
+func (p *Plan) Stack(name string) (Stack, bool) {
+	for _, s := range p.Stacks {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Stack{}, false
+}
+
+// Remaining returns the windows whose keys are not done, in run order; a
+// resumed run measures these.
+func (p *Plan) Remaining(done map[string]bool) []Window {
+	var out []Window
+	for _, w := range p.Windows {
+		if !done[w.Key] {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -217,3 +217,21 @@ func TestStackDirAbsolute(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestRemainingAndLookups(t *testing.T) {
+	p := resolve(t, "protocol:\n  cases: [user, order]\n  rounds: 1\n"+validStacks, Overrides{})
+	done := map[string]bool{"r1/a/user/c10": true, "r1/a/user/c100": true, "r1/b/order/c10": true, "not/a/key": true}
+	rest := p.Remaining(done)
+	if got := strings.Join(keys(rest), " "); got != "r1/a/order/c10 r1/a/order/c100 r1/b/user/c10 r1/b/user/c100 r1/b/order/c100" {
+		t.Errorf("remaining %s", got)
+	}
+	if c, ok := p.Case("order"); !ok || !c.Inserts || c.Path != "/orders" {
+		t.Errorf("case order: %+v %v", c, ok)
+	}
+	if _, ok := p.Case("cpu"); ok {
+		t.Error("a case that is not selected is found")
+	}
+	if s, ok := p.Stack("b"); !ok || s.Name != "b" {
+		t.Errorf("stack b: %+v", s)
+	}
+}

@@ -10,6 +10,7 @@ func TestSuggest(t *testing.T) {
 		"concurency":  "concurrency",
 		"bootstarts":  "boot_starts",
 		"boot-starts": "boot_starts",
+		"gin":         "",
 		"z":           "", // one letter off a one-letter word is no typo
 		"timeout":     "",
 		"":            "",
@@ -24,7 +25,7 @@ func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
 		d    int
-	}{{"", "", 0}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"order", "ordr", 1}, {"abc", "abc", 0}} {
+	}{{"", "", 0}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"order", "ordr", 1}, {"abc", "abc", 0}, {"gni", "gin", 1}, {"ca", "abc", 3}} {
 		if got := editDistance(tc.a, tc.b); got != tc.d {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
 		}
