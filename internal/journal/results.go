@@ -1,0 +1,95 @@
+package journal
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+)
+
+// ResultsFile is the name of the whole-run JSON document in a results
+// directory.
+const ResultsFile = "results.json"
+
+// Results is results.json: the journal gathered into one document — the
+// plan, every environment, parity and boot records, every window try (final
+// or redone) and every event, in journal order.
+type Results struct {
+	SchemaVersion int           `json:"schema_version"`
+	Plan          *Plan         `json:"plan"`
+	Environments  []Environment `json:"environments"`
+	Parity        []Parity      `json:"parity"`
+	Boot          []Boot        `json:"boot"`
+	Windows       []Window      `json:"windows"`
+	Events        []Event       `json:"events"`
+	// JournalProblems lists journal lines that could not be read.
+	JournalProblems []string `json:"journal_problems,omitempty"`
+}
+
+// ReadDir gathers a results directory's journal into Results.
+func ReadDir(dir string) (*Results, error) {
+	lines, problems, err := ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		return nil, err
+	}
+	res := &Results{SchemaVersion: SchemaVersion, Environments: []Environment{},
+		Parity: []Parity{}, Boot: []Boot{}, Windows: []Window{}, Events: []Event{}}
+	for _, p := range problems {
+		res.JournalProblems = append(res.JournalProblems, p.String())
+	}
+	for _, l := range lines {
+		var err error
+		switch l.Kind {
+		case KindPlan:
+			var p Plan
+			err = l.Decode(&p)
+			res.Plan = &p
+		case KindEnvironment:
+			var e Environment
+			err = l.Decode(&e)
+			res.Environments = append(res.Environments, e)
+		case KindParity:
+			var p Parity
+			err = l.Decode(&p)
+			res.Parity = append(res.Parity, p)
+		case KindBoot:
+			var b Boot
+			err = l.Decode(&b)
+			res.Boot = append(res.Boot, b)
+		case KindWindow:
+			var w Window
+			err = l.Decode(&w)
+			res.Windows = append(res.Windows, w)
+		case KindEvent:
+			var e Event
+			err = l.Decode(&e)
+			res.Events = append(res.Events, e)
+		}
+		if err != nil {
+			res.JournalProblems = append(res.JournalProblems, err.Error())
+		}
+	}
+	if res.Plan == nil {
+		return nil, fmt.Errorf("%s: the journal has no plan record; is this a stackbench results directory?", dir)
+	}
+	return res, nil
+}
+
+// FinalWindows returns, in plan order, the final try of every window key:
+// the windows reports use. Tries that were redone are left out.
+func (r *Results) FinalWindows() []Window {
+	byKey := map[string]int{}
+	var out []Window
+	for _, w := range r.Windows {
+		if !w.Final {
+			continue
+		}
+		if i, ok := byKey[w.Key]; ok {
+			out[i] = w // a later final try of the same key wins
+			continue
+		}
+		byKey[w.Key] = len(out)
+		out = append(out, w)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
+}
