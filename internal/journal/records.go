@@ -36,6 +36,9 @@ type Plan struct {
 	// report says so in its first line.
 	SkipParity bool      `json:"skip_parity"`
 	Plan       plan.Plan `json:"plan"`
+	// Args are the command-line arguments the run was started with (file
+	// and protocol flags), so `stackbench run --resume DIR` needs nothing else.
+	Args []string `json:"args"`
 	// Database says where the fixture ran: "embedded" or "external" (the
 	// URL itself is never journaled; it may hold a password).
 	Database string `json:"database"`
