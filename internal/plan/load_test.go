@@ -125,6 +125,19 @@ func TestLoadMissingFile(t *testing.T) {
 	}
 }
 
+// matchProblems checks that got has one problem per want, each containing it.
+func matchProblems(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("problem %d:\n got %s\nwant %s", i, got[i], w)
+		}
+	}
+}
+
 // TestLoadProblems checks each class of problem with its position.
 func TestLoadProblems(t *testing.T) {
 	tests := []struct {
@@ -172,7 +185,7 @@ func TestLoadProblems(t *testing.T) {
 		{"profile typo", "profile: standrd\n" + validStacks, []string{`1:10: unknown profile "standrd"; did you mean "standard"?`}},
 		{"unknown workload", "workload: saas\n" + validStacks, []string{`1:11: unknown workload "saas"`}},
 		{"fresh and gate", "protocol:\n  fresh: process\n  gate: sometimes\n  boot_starts: -1\n" + validStacks,
-			[]string{`2:10: fresh "process" is not known; write fresh: round`, `3:9: gate "sometimes" is not known`, `4:16: boot_starts must be 0`}},
+			[]string{`2:10: fresh "process" is not known; write fresh: round`, `3:9: gate "sometimes" is not known`, `4:16: boot_starts must be at least 0`}},
 		{"duplicate key", "profile: quick\nprofile: full\n" + validStacks, []string{`2:1: key "profile" appears twice in the comparison file (first at line 1)`}},
 		{"database", "database: mysql://x\n" + validStacks, []string{`1:11: database "mysql://x" is neither embedded nor a postgres:// URL`}},
 		{"unset variable", "database: ${NOPE_URL}\n" + validStacks, []string{`1:11: database uses ${NOPE_URL}, which is not set in the environment`}},
@@ -183,15 +196,7 @@ func TestLoadProblems(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := loadProblems(t, tc.yaml)
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(tc.want), strings.Join(got, "\n"))
-			}
-			for i, w := range tc.want {
-				if !strings.Contains(got[i], w) {
-					t.Errorf("problem %d:\n got %s\nwant %s", i, got[i], w)
-				}
-			}
+			matchProblems(t, loadProblems(t, tc.yaml), tc.want)
 		})
 	}
 }

@@ -132,6 +132,37 @@ func (p *parser) integer(n *yaml.Node, field, example string) (int, bool) {
 	return v, true
 }
 
+// atLeast reads a whole number no smaller than min.
+func (p *parser) atLeast(n *yaml.Node, field string, min int, example string) (int, bool) {
+	v, ok := p.integer(n, field, example)
+	if ok && v < min {
+		p.addf(n, "%s must be at least %d; write e.g. %s", field, min, example)
+		return 0, false
+	}
+	return v, ok
+}
+
+// ident reads the name of a stack, case or workload: it appears in window
+// keys, file names and report tables, so it is limited to namePattern.
+func (p *parser) ident(n *yaml.Node, what, example string) (string, bool) {
+	name, ok := p.str(n, what+" name", "name: "+example)
+	if ok && !namePattern.MatchString(name) {
+		p.addf(n, "%s name %q may only contain letters, digits, '.', '_' and '-'; write e.g. name: %s", what, name, sanitize(name))
+		return "", false
+	}
+	return name, ok
+}
+
+// path reads a URL path, which must start with "/".
+func (p *parser) path(n *yaml.Node, field, example string) (string, bool) {
+	path, ok := p.str(n, field, field+": "+example)
+	if ok && !strings.HasPrefix(path, "/") {
+		p.addf(n, "%s %q must start with '/'; write e.g. %s: /%s", field, path, field, strings.TrimLeft(path, "/"))
+		return "", false
+	}
+	return path, ok
+}
+
 // boolean reads true or false.
 func (p *parser) boolean(n *yaml.Node, field string) (bool, bool) {
 	n = deref(n)

@@ -34,13 +34,7 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 		o.Timeout, _ = p.duration(v, "timeout", minTimeout)
 	}
 	if v := m.get("rounds"); v != nil {
-		if r, ok := p.integer(v, "rounds", "rounds: 3"); ok {
-			if r < 1 {
-				p.addf(v, "rounds must be at least 1; write e.g. rounds: 3")
-			} else {
-				o.Rounds = r
-			}
-		}
+		o.Rounds, _ = p.atLeast(v, "rounds", 1, "rounds: 3")
 	}
 	if v := m.get("cases"); v != nil {
 		o.Cases = p.caseNames(v, w)
@@ -55,12 +49,8 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 		}
 	}
 	if v := m.get("boot_starts"); v != nil {
-		if b, ok := p.integer(v, "boot_starts", "boot_starts: 10"); ok {
-			if b < 0 {
-				p.addf(v, "boot_starts must be 0 (no boot suite) or more; write e.g. boot_starts: 10")
-			} else {
-				o.BootStarts = &b
-			}
+		if b, ok := p.atLeast(v, "boot_starts", 0, "boot_starts: 10 (0 skips the boot suite)"); ok {
+			o.BootStarts = &b
 		}
 	}
 	if v := m.get("spread"); v != nil {
@@ -143,12 +133,8 @@ func (p *parser) gate(n *yaml.Node, o *Overrides) {
 		p.gateThreshold(v, o)
 	}
 	if v := m.get("retries"); v != nil {
-		if r, ok := p.integer(v, "retries", "retries: 3"); ok {
-			if r < 0 {
-				p.addf(v, "retries must be 0 or more; write e.g. retries: 3")
-			} else {
-				o.GateRetries = &r
-			}
+		if r, ok := p.atLeast(v, "retries", 0, "retries: 3"); ok {
+			o.GateRetries = &r
 		}
 	}
 	if v := m.get("wait"); v != nil {

@@ -58,13 +58,7 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 		return s, false
 	}
 	if v := m.get("name"); v != nil {
-		if name, ok := p.str(v, "name", "name: my-api"); ok {
-			if namePattern.MatchString(name) {
-				s.Name = name
-			} else {
-				p.addf(v, "stack name %q may only contain letters, digits, '.', '_' and '-'; write e.g. name: %s", name, sanitize(name))
-			}
-		}
+		s.Name, _ = p.ident(v, "stack", "my-api")
 	} else {
 		p.addf(n, "%s has no name; add name: followed by a short unique name, e.g. name: gin-pgx", what)
 	}
@@ -87,12 +81,8 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 		s.Version, _ = p.str(v, "version", "version: go version")
 	}
 	if v := m.get("health"); v != nil {
-		if h, ok := p.str(v, "health", "health: /health"); ok {
-			if strings.HasPrefix(h, "/") {
-				s.Health = h
-			} else {
-				p.addf(v, "health %q must be a path starting with '/'; write e.g. health: /%s", h, strings.TrimLeft(h, "/"))
-			}
+		if h, ok := p.path(v, "health", "/health"); ok {
+			s.Health = h
 		}
 	}
 	if v := m.get("env"); v != nil {

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,16 +9,12 @@ import (
 // TestStarterValidates loads the starter file exactly as init writes it,
 // and resolves it with every profile.
 func TestStarterValidates(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "stackbench.yaml")
-	if err := os.WriteFile(path, []byte(StarterYAML), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeConfig(t, StarterYAML)
 	f, err := LoadEnv(path, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stacks) != 1 || f.Stacks[0].Dir != dir || f.Database != Embedded || f.Workload.Name != "saas-slice" {
+	if len(f.Stacks) != 1 || f.Stacks[0].Dir != filepath.Dir(path) || f.Database != Embedded || f.Workload.Name != "saas-slice" {
 		t.Errorf("starter: %+v", f)
 	}
 	for _, profile := range ProfileNames() {
@@ -51,12 +46,7 @@ func TestStarterProtocolComment(t *testing.T) {
 	if !strings.Contains(uncommented, "\nprotocol:\n   concurrency: [10, 100]") {
 		t.Fatalf("the protocol comment moved:\n%s", uncommented)
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "stackbench.yaml")
-	if err := os.WriteFile(path, []byte(uncommented), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := LoadEnv(path, noEnv)
+	f, err := LoadEnv(writeConfig(t, uncommented), noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,27 +41,19 @@ func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, s
 	before := len(p.problems)
 	w := &workload.Workload{}
 	if v := m.get("name"); v != nil {
-		if name, ok := p.str(v, "workload name", "name: my-workload"); ok {
-			switch {
-			case contains(workload.Names(), name):
+		if name, ok := p.ident(v, "workload", "my-workload"); ok {
+			if contains(workload.Names(), name) {
 				p.addf(v, "%q is a built-in workload; give your own workload another name, or write workload: %s to use the built-in one", name, name)
-			case !namePattern.MatchString(name):
-				p.addf(v, "workload name %q may only contain letters, digits, '.', '_' and '-'; write e.g. name: %s", name, sanitize(name))
-			default:
-				w.Name = name
 			}
+			w.Name = name
 		}
 	} else {
 		p.addf(n, "the custom workload has no name; add name: my-workload")
 	}
 	health := DefaultHealth
 	if v := m.get("health"); v != nil {
-		if h, ok := p.str(v, "health", "health: /health"); ok {
-			if strings.HasPrefix(h, "/") {
-				health = h
-			} else {
-				p.addf(v, "health %q must be a path starting with '/'; write e.g. health: /%s", h, strings.TrimLeft(h, "/"))
-			}
+		if h, ok := p.path(v, "health", "/health"); ok {
+			health = h
 		}
 	}
 	if v := m.get("cases"); v != nil {
@@ -110,24 +102,12 @@ func (p *parser) customCase(n *yaml.Node) (workload.Case, bool) {
 		return c, false
 	}
 	if v := m.get("name"); v != nil {
-		if name, ok := p.str(v, "case name", "name: hello"); ok {
-			if namePattern.MatchString(name) {
-				c.Name = name
-			} else {
-				p.addf(v, "case name %q may only contain letters, digits, '.', '_' and '-'; write e.g. name: %s", name, sanitize(name))
-			}
-		}
+		c.Name, _ = p.ident(v, "case", "hello")
 	} else {
 		p.addf(n, "this case has no name; add name: a short name such as hello")
 	}
 	if v := m.get("path"); v != nil {
-		if path, ok := p.str(v, "path", "path: /hello"); ok {
-			if strings.HasPrefix(path, "/") {
-				c.Path = path
-			} else {
-				p.addf(v, "path %q must start with '/'; write e.g. path: /%s", path, strings.TrimLeft(path, "/"))
-			}
-		}
+		c.Path, _ = p.path(v, "path", "/hello")
 	} else {
 		p.addf(n, "this case has no path; add path: the path and query to request, e.g. path: /users/42")
 	}
@@ -211,8 +191,8 @@ func (p *parser) statuses(n *yaml.Node) []int {
 	return out
 }
 
-// caseName checks a case name against the workload; it returns a message
-// suffix listing the cases when the name is unknown.
+// unknownCase says that name is not a case of w, with the nearest case
+// name or the list of them.
 func unknownCase(name string, w *workload.Workload) string {
 	return fmt.Sprintf("unknown case %q in workload %s; %s", name, w.Name, didYouMean(name, w.CaseNames()))
 }
