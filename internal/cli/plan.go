@@ -107,7 +107,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window")
 	fs.DurationVar(&o.Window, "window", 0, "measured window")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "client timeout")
-	fs.IntVar(&o.Rounds, "rounds", 0, "rounds")
+	fs.IntVar(&o.Rounds, "rounds", 0, "rounds: passes over every stack, in a rotated order")
 	fs.StringVar(&o.Fresh, "fresh", "", "fresh server process per round or per case")
 	bootStarts := fs.Int("boot-starts", 0, "cold starts per stack (0: no boot suite)")
 	fs.StringVar(&o.Gate, "gate", "", "contention gate: auto, off, or cores of foreign CPU, e.g. 0.8")
