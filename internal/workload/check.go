@@ -1,0 +1,110 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Check is one contract check of the parity gate: a request and what a
+// correct stack answers. Checks are data; RunChecks interprets them.
+type Check struct {
+	// Name is unique within a workload, "<case>/<what>", e.g. "user/id-zero".
+	Name string `json:"name"`
+	// Case is the workload case the check exercises.
+	Case   string   `json:"case"`
+	Method string   `json:"method"`
+	Path   string   `json:"path"` // path and query
+	Header []Header `json:"header,omitempty"`
+	Body   []byte   `json:"body,omitempty"`
+	Expect Expect   `json:"expect"`
+}
+
+// Expect is what a check requires of the response.
+type Expect struct {
+	// Status lists the allowed statuses. Error bodies are framework-native,
+	// so a check without Body or Order looks at the status only.
+	Status []int `json:"status"`
+	// Body, when set, is the exact body required, with a JSON content type.
+	Body string `json:"body,omitempty"`
+	// Order, when set, requires a new order: the contract's keys in order,
+	// these values, an id and a current createdAt, and the row in the orders
+	// table.
+	Order *OrderExpect `json:"order,omitempty"`
+}
+
+// OrderExpect is the order a check's request creates.
+type OrderExpect struct {
+	UserID   int    `json:"userId"`
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+}
+
+// Success reports whether the check expects a 2xx answer, whose body every
+// stack must then answer byte for byte alike.
+func (e Expect) Success() bool {
+	return len(e.Status) > 0 && e.Status[0] >= 200 && e.Status[0] < 300
+}
+
+// Sent describes the request in one line, the body cut to maxBytes.
+func (c Check) Sent(maxBytes int) string {
+	var b strings.Builder
+	b.WriteString(c.Method + " " + c.Path)
+	for _, h := range c.Header {
+		if strings.EqualFold(h.Name, "Content-Type") {
+			continue
+		}
+		fmt.Fprintf(&b, " [%s: %s]", h.Name, truncate(h.Value, maxBytes))
+	}
+	if len(c.Body) > 0 {
+		b.WriteString(" " + truncate(string(c.Body), maxBytes))
+	}
+	return b.String()
+}
+
+// Expected describes the expectation in one line, bodies cut to maxBytes.
+func (e Expect) Expected(maxBytes int) string {
+	s := "status " + statusList(e.Status)
+	switch {
+	case e.Body != "":
+		s += " " + truncate(e.Body, maxBytes)
+	case e.Order != nil:
+		s += fmt.Sprintf(` an order {"id":<new>,"userId":%d,"amount":%q,"currency":%q,"createdAt":<now>} stored in orders`,
+			e.Order.UserID, e.Order.Amount, e.Order.Currency)
+	}
+	return s
+}
+
+func statusList(s []int) string {
+	parts := make([]string, len(s))
+	for i, v := range s {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, " or ")
+}
+
+// truncate cuts s to at most n bytes (on a rune boundary), marking the cut
+// with the number of bytes left out.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return fmt.Sprintf("%s…(+%d bytes)", s[:cut], len(s)-cut)
+}
+
+// Checks returns the parity checks of workload w; secret is the JWT_SECRET
+// the stacks are given. Tokens with exp or nbf are made relative to now, so
+// call it just before running the checks. It returns nil for a workload
+// without built-in checks.
+func Checks(w *Workload, secret string) []Check {
+	switch w.Name {
+	case "saas-slice":
+		return saasSliceChecks(secret)
+	case "micro":
+		return microChecks()
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package workload
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Report is the parity gate's verdict over a set of stacks.
+type Report struct {
+	Workload string         `json:"workload"`
+	Stacks   []StackSummary `json:"stacks"`
+	Failures []Finding      `json:"failures"`
+	Warnings []Finding      `json:"warnings"`
+}
+
+// StackSummary counts one stack's checks.
+type StackSummary struct {
+	Stack  string `json:"stack"`
+	Checks int    `json:"checks"`
+	Passed int    `json:"passed"`
+	NotRun int    `json:"notRun"`
+	Error  string `json:"error,omitempty"`
+}
+
+// NewReport gathers each stack's failures and the cross-stack comparison
+// (see Compare) into one report.
+func NewReport(workload string, results []StackResult) Report {
+	rep := Report{Workload: workload, Failures: []Finding{}, Warnings: []Finding{}}
+	for _, r := range results {
+		rep.Stacks = append(rep.Stacks, StackSummary{Stack: r.Stack, Checks: len(r.Checks) + r.NotRun,
+			Passed: r.Passed(), NotRun: r.NotRun, Error: r.Error})
+		rep.Failures = append(rep.Failures, r.Failures()...)
+	}
+	f, w := Compare(results)
+	rep.Failures = append(rep.Failures, f...)
+	rep.Warnings = append(rep.Warnings, w...)
+	return rep
+}
+
+// OK reports whether the gate passed: no failure (warnings allowed).
+func (r Report) OK() bool { return len(r.Failures) == 0 }
+
+// stderrLines is how many lines of a failed stack's stderr the text shows.
+const stderrLines = 20
+
+// WriteText writes one line per failure and warning, the stderr tail of
+// stacks that failed as a whole, then a line per stack and a summary.
+func (r Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, f := range r.Failures {
+		b.WriteString(f.line("FAIL"))
+		if f.StderrTail != "" {
+			lines := strings.Split(strings.TrimRight(f.StderrTail, "\n"), "\n")
+			if len(lines) > stderrLines {
+				lines = lines[len(lines)-stderrLines:]
+			}
+			fmt.Fprintf(&b, "     last lines of %s's stderr:\n", f.Stack)
+			for _, l := range lines {
+				b.WriteString("     | " + l + "\n")
+			}
+		}
+	}
+	for _, f := range r.Warnings {
+		b.WriteString(f.line("WARN"))
+	}
+	for _, s := range r.Stacks {
+		fmt.Fprintf(&b, "%-24s %d/%d checks passed", s.Stack, s.Passed, s.Checks)
+		if s.NotRun > 0 {
+			fmt.Fprintf(&b, ", %d not run", s.NotRun)
+		}
+		b.WriteString("\n")
+	}
+	verdict := "PASS"
+	if !r.OK() {
+		verdict = "FAIL"
+	}
+	fmt.Fprintf(&b, "parity %s: %s, %d stacks, %s, %s\n", r.Workload, verdict, len(r.Stacks),
+		plural(len(r.Failures), "failure"), plural(len(r.Warnings), "warning"))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the report as one indented JSON document.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// line formats a finding on one line.
+func (f Finding) line(tag string) string {
+	if f.Check == "" {
+		return fmt.Sprintf("%s %s: %s\n", tag, f.Stack, f.Problem)
+	}
+	return fmt.Sprintf("%s %s %s: %s | sent %s | expected %s | got %s\n",
+		tag, f.Stack, f.Check, f.Problem, f.Sent, f.Expected, f.Got)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
