@@ -95,7 +95,7 @@ func (a account) checkReachable(dir string) error {
 		}
 		if !a.canSearch(fi) {
 			return fmt.Errorf("the database server runs as user %s (stackbench runs as root), which cannot enter %s "+
-				"(mode %v, owner uid %d): choose a directory it can reach, e.g. --dir /tmp/stackbench-db, "+
+				"(mode %04o, owner uid %d): choose a directory it can reach, e.g. --dir /tmp/stackbench-db, "+
 				"or allow it with chmod o+x %s", a.name, p, fi.Mode().Perm(), ownerUID(fi), p)
 		}
 		if p == filepath.Dir(p) {

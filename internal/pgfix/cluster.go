@@ -336,12 +336,18 @@ func (c *Cluster) Settings() map[string]string { return maps.Clone(c.state.Setti
 // Stop stops the server (fast shutdown: sessions are disconnected) and
 // waits until its processes are gone. Stopping a stopped cluster is a no-op.
 func (c *Cluster) Stop(ctx context.Context) error {
-	if _, ok := c.livePostmaster(); !ok {
+	pid, ok := c.livePostmaster()
+	if !ok {
 		return nil
 	}
 	out, err := c.run(ctx, "pg_ctl", "stop", "-w", "-t", "60", "-m", "fast", "-D", c.dataDir())
 	if err != nil {
 		return fmt.Errorf("stop PostgreSQL in %s: %v\n%s", c.dir, err, out)
+	}
+	// pg_ctl returns when postmaster.pid is gone, a moment before the
+	// process itself.
+	if !waitExited(pid, 10*time.Second) {
+		return fmt.Errorf("stop PostgreSQL in %s: postmaster %d still running 10s after shutdown", c.dir, pid)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // postmaster.pid lines (PostgreSQL's LOCK_FILE_LINE_* constants, 1-based).
@@ -38,7 +39,7 @@ func (c *Cluster) livePostmaster() (int, bool) {
 	if err != nil || pid <= 0 {
 		return 0, false
 	}
-	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
+	if !processRunning(pid) {
 		return 0, false
 	}
 	if comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); err == nil {
@@ -48,4 +49,39 @@ func (c *Cluster) livePostmaster() (int, bool) {
 		}
 	}
 	return pid, true
+}
+
+// processRunning reports whether pid is a process that has not exited. A
+// zombie (exited, not yet reaped by its parent, which for a postmaster
+// started by pg_ctl is init) counts as exited.
+func processRunning(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return !os.IsNotExist(err) || !procMounted()
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}
+
+func procMounted() bool {
+	_, err := os.Stat("/proc/self/stat")
+	return err == nil
+}
+
+// waitExited waits until pid has exited, or the timeout passes.
+func waitExited(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for processRunning(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }

@@ -14,6 +14,7 @@ type Stats struct {
 	Checkpoints          int64
 	CheckpointsTimed     int64
 	CheckpointsRequested int64
+	UsersRows            int64 // count(*) of users
 	// OrdersRows is count(*) of orders: exact, where the tuple statistics
 	// below can lag by a second or more.
 	OrdersRows       int64
@@ -47,10 +48,10 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 	if _, err := db.conn.Exec(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
 		return s, fmt.Errorf("stats: %w", err)
 	}
-	err = db.conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM orders),
+	err = db.conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM orders),
   n_live_tup, n_dead_tup, pg_total_relation_size(relid), autovacuum_count, autoanalyze_count
   FROM pg_stat_user_tables WHERE relname = 'orders' AND schemaname = current_schema()`).Scan(
-		&s.OrdersRows, &s.OrdersLiveTuples, &s.OrdersDeadTuples, &s.OrdersSizeBytes,
+		&s.UsersRows, &s.OrdersRows, &s.OrdersLiveTuples, &s.OrdersDeadTuples, &s.OrdersSizeBytes,
 		&s.OrdersAutovacuumCount, &s.OrdersAutoanalyzeCount)
 	if err != nil {
 		return s, fmt.Errorf("stats of orders (is this a seeded database?): %w", err)

@@ -124,6 +124,20 @@ func FreshDatabase(ctx context.Context, adminURL, name string) (string, error) {
 	return newURL, nil
 }
 
+// DatabaseExists reports whether the server at adminURL has database name.
+func DatabaseExists(ctx context.Context, adminURL, name string) (bool, error) {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return false, fmt.Errorf("look up database %s: connect: %w", name, err)
+	}
+	defer conn.Close(context.Background())
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return false, fmt.Errorf("look up database %s: %w", name, err)
+	}
+	return exists, nil
+}
+
 // DropDatabase drops database name on the server at adminURL if it
 // exists, disconnecting its sessions.
 func DropDatabase(ctx context.Context, adminURL, name string) error {

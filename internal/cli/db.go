@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/pgfix"
+)
+
+func init() {
+	register(Command{Name: "db", Short: "the workload's PostgreSQL for development: up, seed, reset, status, down",
+		Order: 20, Run: runDB})
+}
+
+const (
+	dbSynopsis = "up|seed|reset|status|down [--dir DIR] [--database-url URL]"
+	// devDatabase is the seeded database "db up" makes in its cluster.
+	devDatabase  = "stackbench"
+	defaultDBDir = ".stackbench/db"
+)
+
+// dbTarget is the database a db verb works on: the embedded cluster in
+// dir, or the user's own server at url.
+type dbTarget struct {
+	dir string
+	url string // set for a server given by --database-url or DATABASE_URL
+}
+
+func runDB(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet("db", dbSynopsis, env)
+	dir := fs.String("dir", defaultDBDir, "cluster directory, relative to the working directory")
+	dbURL := fs.String("database-url", "", "a server of your own, for seed, reset and status (default $DATABASE_URL when --dir is not given)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	verbs := []string{"up", "seed", "reset", "status", "down"}
+	if len(rest) != 1 || !slices.Contains(verbs, rest[0]) {
+		return usagef("want one verb: %s; usage: stackbench db %s", strings.Join(verbs, ", "), dbSynopsis)
+	}
+	verb := rest[0]
+	target := dbTarget{dir: resolvePath(env, *dir), url: *dbURL}
+	if verb == "up" || verb == "down" {
+		if target.url != "" {
+			return usagef("db %s manages the embedded cluster in --dir; --database-url is for seed, reset and status", verb)
+		}
+	} else if target.url == "" && !flagSet(fs, "dir") && env.Getenv != nil {
+		target.url = env.Getenv("DATABASE_URL")
+	}
+	switch verb {
+	case "up":
+		return dbUp(ctx, target, env)
+	case "seed":
+		return dbSeed(ctx, target, env)
+	case "reset":
+		return dbReset(ctx, target, env)
+	case "status":
+		return dbStatus(ctx, target, env)
+	default:
+		return dbDown(ctx, target, env)
+	}
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// dbUp starts the cluster in dir unless it runs already, makes the seeded
+// database if it is missing, and prints its URL.
+func dbUp(ctx context.Context, t dbTarget, env Env) error {
+	c, err := pgfix.Attach(t.dir)
+	if err == nil {
+		fmt.Fprintf(env.Stderr, "PostgreSQL already running in %s (pid %d, port %d)\n", c.Dir(), c.PostmasterPID(), c.Port())
+	} else {
+		c, err = pgfix.Start(ctx, pgfix.Options{Dir: t.dir, Log: env.Stderr})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "PostgreSQL running in %s (pid %d, 127.0.0.1:%d); log %s\n", c.Dir(), c.PostmasterPID(), c.Port(), c.LogPath())
+	}
+	exists, err := pgfix.DatabaseExists(ctx, c.AdminURL(), devDatabase)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		if err := seedDevDatabase(ctx, c, env.Stderr); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.Stdout, "DATABASE_URL=%s\n", c.URL(devDatabase))
+	return nil
+}
+
+// seedDevDatabase (re)creates the development database as a copy of the
+// seeded template, seeding the template first when needed.
+func seedDevDatabase(ctx context.Context, c *pgfix.Cluster, w io.Writer) error {
+	t0 := time.Now()
+	rep, err := pgfix.EnsureTemplate(ctx, c.AdminURL())
+	if err != nil {
+		return err
+	}
+	if !rep.Reused {
+		fmt.Fprintf(w, "seeded the template: %d users, %d orders in %v\n", rep.Users, rep.Orders, rep.Duration.Round(time.Millisecond))
+	}
+	if _, err := pgfix.FreshDatabase(ctx, c.AdminURL(), devDatabase); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "database %s ready (%v)\n", devDatabase, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+func dbSeed(ctx context.Context, t dbTarget, env Env) error {
+	if t.url != "" {
+		rep, err := pgfix.Reseed(ctx, t.url)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "seeded %s: %d users, %d orders in %v\n", redactPassword(t.url), rep.Users, rep.Orders, rep.Duration.Round(time.Millisecond))
+		return nil
+	}
+	c, err := pgfix.Attach(t.dir)
+	if err != nil {
+		return err
+	}
+	if err := seedDevDatabase(ctx, c, env.Stderr); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "re-seeded database %s (its sessions were disconnected)\n", devDatabase)
+	return nil
+}
+
+// databaseURL returns the URL of the target's seeded database.
+func (t dbTarget) databaseURL() (string, error) {
+	if t.url != "" {
+		return t.url, nil
+	}
+	c, err := pgfix.Attach(t.dir)
+	if err != nil {
+		return "", err
+	}
+	return c.URL(devDatabase), nil
+}
+
+func dbReset(ctx context.Context, t dbTarget, env Env) error {
+	url, err := t.databaseURL()
+	if err != nil {
+		return err
+	}
+	db, err := pgfix.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	t0 := time.Now()
+	if err := db.ResetOrders(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "orders reset to %d rows, next id %d, vacuumed (%v)\n", pgfix.SeedOrders, pgfix.SeedOrders+1, time.Since(t0).Round(time.Millisecond))
+	return nil
+}
+
+func dbStatus(ctx context.Context, t dbTarget, env Env) error {
+	w := env.Stdout
+	url := t.url
+	if url == "" {
+		c, err := pgfix.Attach(t.dir)
+		if err != nil {
+			fmt.Fprintf(w, "cluster     not running (%s)\n", t.dir)
+			return &ExitError{Code: 1, Msg: err.Error()}
+		}
+		url = c.URL(devDatabase)
+		fmt.Fprintf(w, "cluster     running, pid %d, 127.0.0.1:%d, %s\n", c.PostmasterPID(), c.Port(), c.Dir())
+		fmt.Fprintf(w, "server log  %s\n", c.LogPath())
+	}
+	fmt.Fprintf(w, "database    %s\n", redactPassword(url))
+	db, err := pgfix.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := db.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "server      PostgreSQL %s\n", st.ServerVersion)
+	fmt.Fprintf(w, "users       %d rows\n", st.UsersRows)
+	fmt.Fprintf(w, "orders      %d rows (statistics: %d live, %d dead tuples), %s, autovacuum runs %d\n",
+		st.OrdersRows, st.OrdersLiveTuples, st.OrdersDeadTuples, mebibytes(st.OrdersSizeBytes), st.OrdersAutovacuumCount)
+	fmt.Fprintf(w, "checkpoints %d (timed %d, requested %d)\n", st.Checkpoints, st.CheckpointsTimed, st.CheckpointsRequested)
+	var settings []string
+	for _, k := range []string{"max_connections", "shared_buffers", "fsync", "synchronous_commit", "max_wal_size", "TimeZone"} {
+		settings = append(settings, k+"="+st.Settings[k])
+	}
+	fmt.Fprintf(w, "settings    %s\n", strings.Join(settings, " "))
+	switch {
+	case st.OrdersRows > pgfix.SeedOrders:
+		fmt.Fprintf(w, "note        %d orders inserted since the seed; 'stackbench db reset' removes them\n", st.OrdersRows-pgfix.SeedOrders)
+	case st.OrdersRows < pgfix.SeedOrders:
+		fmt.Fprintf(w, "note        %d seeded orders are missing; 'stackbench db seed' restores them\n", pgfix.SeedOrders-st.OrdersRows)
+	}
+	return nil
+}
+
+func mebibytes(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+func dbDown(ctx context.Context, t dbTarget, env Env) error {
+	c, err := pgfix.Attach(t.dir)
+	if err != nil {
+		fmt.Fprintf(env.Stdout, "no cluster running in %s\n", t.dir)
+		return nil
+	}
+	pid := c.PostmasterPID()
+	if err := c.Stop(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "stopped PostgreSQL (pid %d) in %s; its data stays there for the next 'stackbench db up'\n", pid, c.Dir())
+	return nil
+}
