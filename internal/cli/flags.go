@@ -30,8 +30,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
-				return nil, errHelp
+				return nil, errHelp // the flag package has printed the usage
 			}
 			return nil, &UsageError{Msg: strings.TrimSpace(err.Error()) + "; run with -h for the flags"}
 		}
