@@ -1,0 +1,232 @@
+package report
+
+import (
+	"slices"
+
+	"github.com/stackbench/stackbench/internal/cost"
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// The statistics themselves live in internal/stats; this file only decides
+// which windows and cells they are applied to.
+
+// excludingFlags are the flags that keep a window out of a cell's figures:
+// it failed validation, its server died, or the host slept (it was redone).
+// A contended, client-bound or checkpointed window still counts, and the
+// cell carries its flag.
+var excludingFlags = []string{FlagInvalid, FlagServerDied, FlagSuspended}
+
+// counts reports whether a window with these flags enters the figures.
+func counts(flags []string) bool {
+	for _, f := range flags {
+		if slices.Contains(excludingFlags, f) {
+			return false
+		}
+	}
+	return true
+}
+
+// summarizeCell fills a cell's figures from its PerWindow list (whose
+// Counted fields must be set) and decides its state, unless the state is
+// already failed or missing. Latency is left to the caller: it comes from
+// merged histograms, which the model does not keep.
+func summarizeCell(c *Cell) {
+	c.Windows = len(c.PerWindow)
+	c.Counted = 0
+	for _, w := range c.PerWindow {
+		if w.Counted {
+			c.Counted++
+		}
+	}
+	if c.State == CellFailed || c.State == CellMissing {
+		return
+	}
+	if c.Counted == 0 {
+		c.State = CellInvalid
+		return
+	}
+	c.State = CellValid
+	tp := c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS })
+	var medianWindow int
+	c.Throughput, medianWindow = spreadOf(tp)
+	c.PerCPUSecond, _ = spreadOf(c.CountedValues(func(w WindowFigures) float64 { return w.PerCPUSecond }))
+	if c.PerCPUSecond.Median > 0 {
+		c.CPUMicrosPerRequest = 1e6 / c.PerCPUSecond.Median
+	}
+	counted := countedWindows(c.PerWindow)
+	mw := counted[medianWindow]
+	c.ServerCores, c.RSSMeanBytes, c.DBCores, c.GeneratorCores = mw.ServerCores, mw.RSSMeanBytes, mw.DBCores, mw.GeneratorCores
+	c.RSSPeakBytes = 0
+	for _, w := range counted {
+		c.RSSPeakBytes = max(c.RSSPeakBytes, w.RSSPeakBytes)
+	}
+}
+
+// countedWindows returns the counted windows in journal order.
+func countedWindows(ws []WindowFigures) []WindowFigures {
+	var out []WindowFigures
+	for _, w := range ws {
+		if w.Counted {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// spreadOf summarises values through stats.Summarize and returns the index
+// of the median window among them. Values that stats refuses (non-finite)
+// give an empty spread.
+func spreadOf(values []float64) (Spread, int) {
+	s, err := stats.Summarize(values)
+	if err != nil {
+		return Spread{}, 0
+	}
+	return Spread{Median: s.Median, Min: s.Min, Max: s.Max, Q1: s.Q1, Q3: s.Q3, Relative: s.Spread}, s.MedianIndex
+}
+
+// addNoiseFloor sets the run's noise floor from the cells' throughput
+// spreads. Cells are offered in step order of their stacks, so a tie for
+// "measured most" goes to the first stack.
+func addNoiseFloor(m *Model) stats.Floor {
+	var cells []stats.CellSpread
+	for _, s := range m.Header.Stacks {
+		for _, c := range m.Cells {
+			if c.Stack != s {
+				continue
+			}
+			cells = append(cells, stats.CellSpread{
+				Stack:         c.Stack,
+				Valid:         c.State == CellValid,
+				Windows:       c.Counted,
+				Spread:        c.Throughput.Relative,
+				SpreadDefined: c.State == CellValid && c.Throughput.Median > 0,
+			})
+		}
+	}
+	f := stats.NoiseFloor(cells)
+	m.Header.Noise = NoiseFloor{Known: f.Known, Spread: f.Spread, Stack: f.Stack, Cells: f.Cells}
+	return f
+}
+
+// stackPair is one step between two stacks.
+type stackPair struct{ kind, from, to string }
+
+// stepPairs lists each adjacent pair of stacks and, with three or more
+// stacks, first → last.
+func stepPairs(stacks []string) []stackPair {
+	var out []stackPair
+	for i := 1; i < len(stacks); i++ {
+		out = append(out, stackPair{StepAdjacent, stacks[i-1], stacks[i]})
+	}
+	if len(stacks) > 2 {
+		out = append(out, stackPair{StepOverall, stacks[0], stacks[len(stacks)-1]})
+	}
+	return out
+}
+
+// addSteps computes every step of the run, per case and concurrency.
+func addSteps(m *Model, floor stats.Floor) {
+	m.Steps = nil
+	for _, ci := range m.Header.Cases {
+		for _, conc := range m.Header.Concurrency {
+			for _, p := range stepPairs(m.Header.Stacks) {
+				from := m.cellOrMissing(p.from, ci, conc)
+				to := m.cellOrMissing(p.to, ci, conc)
+				m.Steps = append(m.Steps, newStep(p.kind, from, to, floor, m.Header.Alpha))
+			}
+		}
+	}
+}
+
+// cellOrMissing returns the cell, or a missing one when the model has none.
+func (m *Model) cellOrMissing(stack string, ci CaseInfo, conc int) Cell {
+	if c, ok := m.Cell(stack, ci.Name, conc); ok {
+		return c
+	}
+	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
+}
+
+// newStep compares two cells in throughput and in throughput per CPU-second.
+func newStep(kind string, from, to Cell, floor stats.Floor, alpha float64) Step {
+	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
+	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
+	return Step{
+		Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
+		Throughput: compareMetric(from, to, from.Throughput, to.Throughput, tp, floor, alpha),
+		PerCPU:     compareMetric(from, to, from.PerCPUSecond, to.PerCPUSecond, cpu, floor, alpha),
+	}
+}
+
+// compareMetric runs stats.Compare on one metric of two cells.
+func compareMetric(from, to Cell, fs, ts Spread, metric func(WindowFigures) float64, floor stats.Floor, alpha float64) Change {
+	st := stats.Compare(
+		stats.Side{Valid: from.State == CellValid, Median: fs.Median, Windows: from.CountedValues(metric)},
+		stats.Side{Valid: to.State == CellValid, Median: ts.Median, Windows: to.CountedValues(metric)},
+		floor, alpha)
+	c := Change{Defined: st.ChangeDefined, Band: string(st.Band)}
+	if !st.ChangeDefined {
+		c.Band = BandInvalid
+		c.Verdict = "not tested: a side is not valid"
+		return c
+	}
+	c.Pct = st.Change * 100
+	c.Tested, c.P, c.Significant, c.Verdict = st.Test.Possible, st.Test.P, st.Test.Significant, st.Test.Verdict()
+	return c
+}
+
+// addGroups summarises the throughput steps over database routes and over
+// framework-only routes, separately, for each pair of stacks and
+// concurrency.
+func addGroups(m *Model) {
+	m.Groups = nil
+	for _, p := range stepPairs(m.Header.Stacks) {
+		for _, conc := range m.Header.Concurrency {
+			for _, g := range []string{GroupDatabase, GroupFramework} {
+				if gs, ok := groupStep(m, p, conc, g); ok {
+					m.Groups = append(m.Groups, gs)
+				}
+			}
+		}
+	}
+}
+
+func groupStep(m *Model, p stackPair, conc int, group string) (GroupStep, bool) {
+	gs := GroupStep{Kind: p.kind, From: p.from, To: p.to, Concurrency: conc, Group: group, Bands: map[string]int{}}
+	var pcts []float64
+	for _, s := range m.Steps {
+		if s.From != p.from || s.To != p.to || s.Kind != p.kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
+			continue
+		}
+		gs.Cases++
+		gs.Bands[s.Throughput.Band]++
+		if s.Throughput.Defined {
+			pcts = append(pcts, s.Throughput.Pct)
+		}
+	}
+	if gs.Cases == 0 {
+		return gs, false
+	}
+	gs.Defined = len(pcts)
+	if len(pcts) > 0 {
+		gs.MinPct, gs.MaxPct = slices.Min(pcts), slices.Max(pcts)
+		gs.MedianPct, _ = stats.Quantile(pcts, 0.5)
+	}
+	return gs, true
+}
+
+// compute derives everything else from the cells' per-window figures:
+// cell summaries, the noise floor, the steps and their group summaries, and,
+// when pricing is given, the cost table. Latency must already be set on the
+// cells.
+func (m *Model) compute(pricing *cost.Pricing, opt cost.Options) error {
+	for i := range m.Cells {
+		summarizeCell(&m.Cells[i])
+	}
+	floor := addNoiseFloor(m)
+	addSteps(m, floor)
+	addGroups(m)
+	if pricing == nil {
+		return nil
+	}
+	return addCost(m, *pricing, opt)
+}

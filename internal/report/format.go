@@ -1,0 +1,148 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The number formats every text renderer shares, so the Markdown tables and
+// the HTML page say the same figure the same way.
+
+// fmtRate formats a rate (requests per second, per CPU-second) with
+// thousands separators, keeping three significant digits below 100.
+func fmtRate(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case math.Abs(v) >= 100:
+		return groupThousands(int64(math.Round(v)))
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+// groupThousands writes n with a comma between groups of three digits.
+func groupThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// fmtMicros formats a latency given in microseconds in the unit that suits it.
+func fmtMicros(us float64) string {
+	switch {
+	case us <= 0 || math.IsNaN(us):
+		return "–"
+	case us < 1000:
+		return sig3(us) + " µs"
+	case us < 1e6:
+		return sig3(us/1e3) + " ms"
+	default:
+		return sig3(us/1e6) + " s"
+	}
+}
+
+// fmtMillis formats a duration given in milliseconds.
+func fmtMillis(ms float64) string { return fmtMicros(ms * 1e3) }
+
+// sig3 formats v (0 < v < 1000) with three significant digits, never in
+// exponent form.
+func sig3(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+// fmtBytes formats a memory size in MiB (or KiB under one MiB).
+func fmtBytes(b int64) string {
+	switch {
+	case b <= 0:
+		return "–"
+	case b < 1<<20:
+		return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+}
+
+// fmtPct formats a change in percent with its sign.
+func fmtPct(pct float64) string {
+	if math.Abs(pct) < 0.05 {
+		return "±0.0 %"
+	}
+	return fmt.Sprintf("%+.1f %%", pct)
+}
+
+// fmtFraction formats a fraction (0.042) as a percentage ("4.2 %").
+func fmtFraction(f float64) string { return fmt.Sprintf("%.1f %%", f*100) }
+
+// fmtCores formats CPU use in cores.
+func fmtCores(c float64) string {
+	if c <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", c)
+}
+
+// fmtUSD formats a monthly price.
+func fmtUSD(v float64) string {
+	whole := int64(v)
+	cents := int64(math.Round((v - float64(whole)) * 100))
+	if cents == 100 {
+		whole, cents = whole+1, 0
+	}
+	return fmt.Sprintf("$%s.%02d", groupThousands(whole), cents)
+}
+
+// changeText is a step's change in one metric in words: the percentage, or
+// why there is none.
+func changeText(c Change) string {
+	if !c.Defined {
+		return "invalid"
+	}
+	return fmtPct(c.Pct)
+}
+
+// testText is a change's U test in a few words.
+func testText(c Change) string {
+	switch {
+	case !c.Defined:
+		return "–"
+	case !c.Tested:
+		return "too few windows"
+	case c.Significant:
+		return fmt.Sprintf("p=%.3g, significant", c.P)
+	default:
+		return fmt.Sprintf("p=%.3g, not significant", c.P)
+	}
+}
+
+// flagText lists a cell's flags with their window counts.
+func flagText(c Cell) string {
+	parts := make([]string, 0, len(c.Flags))
+	for _, f := range c.Flags {
+		parts = append(parts, fmt.Sprintf("%s ×%d", f.Name, f.Windows))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// stepLabel is "from → to".
+func stepLabel(s Step) string { return s.From + " → " + s.To }

@@ -1,0 +1,264 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+//go:embed report.html.tmpl
+var htmlSource string
+
+var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
+
+// WriteHTML renders the model as one self-contained HTML page (report.html):
+// inline CSS and SVG, no script from anywhere, nothing fetched.
+func WriteHTML(w io.Writer, m *Model) error {
+	if err := htmlTemplate.Execute(w, newHTMLView(m)); err != nil {
+		return fmt.Errorf("render report.html: %w", err)
+	}
+	return nil
+}
+
+// htmlView is the model laid out for the template: every figure already
+// formatted, every chart already drawn.
+type htmlView struct {
+	M           *Model
+	HeaderLines []string
+	Legend      []legendItem
+	ChipRows    []chipRow
+	Groups      []groupTable
+	Cases       []caseView
+	CellColumns []string
+	BootChart   template.HTML
+	BootRows    []bootRowView
+	CostIntro   []string
+	CostInputs  [][]string
+	CostHead    []string
+	CostGrid    [][]string
+	CostNotes   []string
+}
+
+// bootRowView is a line of the boot table; Failed replaces the figures.
+type bootRowView struct {
+	Cells  []string
+	Failed string
+}
+
+type legendItem struct{ Name, Color string }
+
+// chipRow is one case and concurrency with a chip per step.
+type chipRow struct {
+	Case        string
+	Concurrency int
+	Database    bool
+	Chips       []chip
+}
+
+type chip struct {
+	Step    string
+	Overall bool
+	TP, CPU chipMetric
+}
+
+type chipMetric struct {
+	Text, Band, Dir, Title string
+}
+
+type groupTable struct {
+	Title string
+	Rows  [][]string
+}
+
+// caseView is one case: its charts and its table.
+type caseView struct {
+	Name     string
+	Database bool
+	Charts   []caseChart
+	Rows     []cellView
+	Notes    []string
+}
+
+// caseChart is one metric's chart of a case, shown under its tab.
+type caseChart struct {
+	Metric string // the tab it belongs to: tp, cpu, lat, rss
+	Title  string
+	Note   string
+	SVG    template.HTML
+}
+
+type cellView struct {
+	State string
+	Cells []string
+}
+
+func newHTMLView(m *Model) htmlView {
+	v := htmlView{M: m, HeaderLines: headerLines(m), CellColumns: cellColumns}
+	colors := map[string]string{}
+	for i, s := range m.Header.Stacks {
+		colors[s] = stackColor(i)
+		v.Legend = append(v.Legend, legendItem{s, stackColor(i)})
+	}
+	v.ChipRows = chipRows(m)
+	for _, g := range []string{GroupDatabase, GroupFramework} {
+		if rows := m.GroupSteps(g); len(rows) > 0 {
+			gt := groupTable{Title: fmt.Sprintf("%s routes (%s)", titleCase(g), strings.Join(m.groupCases(g), ", "))}
+			for _, r := range rows {
+				gt.Rows = append(gt.Rows, []string{r.From + " → " + r.To, fmt.Sprint(r.Concurrency), groupRange(r),
+					fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid])})
+			}
+			v.Groups = append(v.Groups, gt)
+		}
+	}
+	for _, ci := range m.Header.Cases {
+		v.Cases = append(v.Cases, newCaseView(m, ci, colors))
+	}
+	v.BootChart, v.BootRows = bootView(m, colors)
+	if c := m.Cost; c != nil {
+		v.CostIntro = costIntro(c)
+		for _, i := range c.Inputs {
+			v.CostInputs = append(v.CostInputs, costInputRow(i))
+		}
+		v.CostHead = []string{"stack", "provider"}
+		for _, l := range c.LoadsRPS {
+			v.CostHead = append(v.CostHead, fmtRate(float64(l))+" rps")
+		}
+		v.CostGrid = costGrid(c)
+		v.CostNotes = append(costKindNotes(c), c.Caveats...)
+	}
+	return v
+}
+
+func chipRows(m *Model) []chipRow {
+	var rows []chipRow
+	for _, ci := range m.Header.Cases {
+		for _, conc := range m.Header.Concurrency {
+			steps := m.CaseSteps(ci.Name, conc)
+			if len(steps) == 0 {
+				continue
+			}
+			r := chipRow{Case: ci.Name, Concurrency: conc, Database: ci.Database}
+			for _, s := range steps {
+				r.Chips = append(r.Chips, chip{Step: stepLabel(s), Overall: s.Kind == StepOverall,
+					TP: newChipMetric(s, s.Throughput, "throughput"), CPU: newChipMetric(s, s.PerCPU, "throughput per CPU-second")})
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+func newChipMetric(s Step, c Change, metric string) chipMetric {
+	cm := chipMetric{Text: changeText(c), Band: c.Band}
+	switch {
+	case c.Defined && c.Pct > 0:
+		cm.Dir = "up"
+	case c.Defined && c.Pct < 0:
+		cm.Dir = "down"
+	}
+	cm.Title = fmt.Sprintf("%s, %s c=%d, %s: %s, band %s; U test: %s", stepLabel(s), s.Case, s.Concurrency, metric, changeText(c), c.Band, c.Verdict)
+	return cm
+}
+
+func newCaseView(m *Model, ci CaseInfo, colors map[string]string) caseView {
+	cv := caseView{Name: ci.Name, Database: ci.Database, Notes: flagNotes(m, ci.Name)}
+	var tp, cpu, rss []barGroup
+	var lat []latRow
+	for _, conc := range m.Header.Concurrency {
+		cells := m.CaseCells(ci.Name, conc)
+		if len(cells) == 0 {
+			continue
+		}
+		label := fmt.Sprintf("c=%d", conc)
+		gtp, gcpu, grss := barGroup{Label: label}, barGroup{Label: label}, barGroup{Label: label}
+		for _, c := range cells {
+			col := colors[c.Stack]
+			gtp.Bars = append(gtp.Bars, spreadBar(c, col, c.Throughput, "req/s"))
+			gcpu.Bars = append(gcpu.Bars, spreadBar(c, col, c.PerCPUSecond, "req per CPU-second"))
+			grss.Bars = append(grss.Bars, rssBar(c, col))
+			lr := latRow{Label: fmt.Sprintf("%s c=%d", c.Stack, c.Concurrency), Color: col, Latency: c.Latency}
+			if c.State != CellValid {
+				lr.Missing = c.State
+			}
+			lat = append(lat, lr)
+			cv.Rows = append(cv.Rows, cellView{State: c.State, Cells: cellRow(c)})
+		}
+		tp, cpu, rss = append(tp, gtp), append(cpu, gcpu), append(rss, grss)
+	}
+	name := "case " + ci.Name
+	cv.Charts = []caseChart{
+		{"tp", "Throughput (req/s)", "bar: median window; whisker: min–max of the counted windows", barChart(name+" throughput", tp, rateTick)},
+		{"cpu", "Throughput per server CPU-second", "bar: median window; whisker: min–max", barChart(name+" throughput per CPU-second", cpu, rateTick)},
+		{"lat", "Latency percentiles (log scale)", "merged histograms of the counted windows", latencyChart(name+" latency", lat)},
+		{"rss", "Server memory (RSS)", "bar: mean RSS; whisker: up to the peak", barChart(name+" memory", rss, func(v float64) string { return tickText(fmtMiB, v) })},
+	}
+	return cv
+}
+
+// spreadBar is a cell's bar for one metric: its median, min–max whisker.
+func spreadBar(c Cell, color string, sp Spread, unit string) bar {
+	b := bar{Color: color}
+	if c.State != CellValid {
+		b.Missing = c.State
+		b.Title = fmt.Sprintf("%s c=%d: %s (%s)", c.Stack, c.Concurrency, c.State, flagText(c))
+		return b
+	}
+	b.Value, b.Lo, b.Hi, b.Whisker = sp.Median, sp.Min, sp.Max, c.Counted > 1
+	b.Label = fmtRate(sp.Median)
+	b.Flagged = len(c.Flags) > 0
+	b.Title = fmt.Sprintf("%s c=%d: %s %s (min %s, max %s, IQR %s–%s, %d windows)", c.Stack, c.Concurrency,
+		fmtRate(sp.Median), unit, fmtRate(sp.Min), fmtRate(sp.Max), fmtRate(sp.Q1), fmtRate(sp.Q3), c.Counted)
+	if f := flagText(c); f != "" {
+		b.Title += "; flags: " + f
+	}
+	return b
+}
+
+func rssBar(c Cell, color string) bar {
+	b := bar{Color: color}
+	if c.State != CellValid {
+		b.Missing = c.State
+		b.Title = fmt.Sprintf("%s c=%d: %s", c.Stack, c.Concurrency, c.State)
+		return b
+	}
+	b.Value, b.Lo, b.Hi, b.Whisker = mib(c.RSSMeanBytes), mib(c.RSSMeanBytes), mib(c.RSSPeakBytes), true
+	b.Label = fmtBytes(c.RSSMeanBytes)
+	b.Title = fmt.Sprintf("%s c=%d: mean RSS %s, peak %s", c.Stack, c.Concurrency, fmtBytes(c.RSSMeanBytes), fmtBytes(c.RSSPeakBytes))
+	return b
+}
+
+// bootView draws the cold-start chart and the boot table's rows.
+func bootView(m *Model, colors map[string]string) (template.HTML, []bootRowView) {
+	if len(m.Boot) == 0 {
+		return "", nil
+	}
+	g := barGroup{Label: "cold start: spawn → first 200"}
+	var rows []bootRowView
+	for _, r := range m.Boot {
+		b := bar{Color: colors[r.Stack]}
+		if r.Failed != "" {
+			b.Missing, b.Title = "failed", r.Stack+": "+r.Failed
+			rows = append(rows, bootRowView{Cells: []string{r.Stack, fmt.Sprint(r.Starts)}, Failed: r.Failed})
+		} else {
+			sp := r.ColdStartMs
+			b.Value, b.Lo, b.Hi, b.Whisker = sp.Median, sp.Q1, sp.Q3, r.Starts > 1
+			b.Label = fmtMillis(sp.Median)
+			b.Title = fmt.Sprintf("%s: median %s, IQR %s–%s over %d starts", r.Stack, fmtMillis(sp.Median), fmtMillis(sp.Q1), fmtMillis(sp.Q3), r.Starts)
+			rows = append(rows, bootRowView{Cells: []string{r.Stack, fmt.Sprint(r.Starts), fmtMillis(sp.Median), fmtMillis(sp.Q1) + "–" + fmtMillis(sp.Q3),
+				fmtMillis(r.FirstDBRequestMs), fmtBytes(r.IdleRSSBytes)}})
+		}
+		g.Bars = append(g.Bars, b)
+	}
+	return barChart("cold start", []barGroup{g}, func(v float64) string { return tickText(fmtMillis, v) }), rows
+}
+
+// mib converts bytes to MiB, the unit memory charts are drawn in.
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+// fmtMiB formats an axis value already in MiB.
+func fmtMiB(v float64) string { return fmt.Sprintf("%.1f MiB", v) }
+
+// rateTick formats a rate axis value.
+func rateTick(v float64) string { return tickText(fmtRate, v) }

@@ -1,0 +1,350 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown renders the model as Markdown tables (summary.md): the same
+// content as the HTML page, pasteable into a blog post or a pull request.
+func WriteMarkdown(w io.Writer, m *Model) error {
+	var b strings.Builder
+	mdHeader(&b, m)
+	mdSteps(&b, m)
+	mdCells(&b, m)
+	mdBoot(&b, m)
+	mdCost(&b, m)
+	mdFooter(&b, m)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdHeader(b *strings.Builder, m *Model) {
+	h := m.Header
+	if h.ParitySkipped {
+		b.WriteString("> **Parity was skipped** (`--skip-parity`): the stacks were never checked to answer the same thing, so a difference below may be a difference in what they do.\n\n")
+	}
+	fmt.Fprintf(b, "# stackbench report: %s\n\n", h.RunID)
+	for _, line := range headerLines(m) {
+		b.WriteString(line + "\n")
+	}
+	b.WriteString("\n")
+	if len(h.Warnings)+len(h.JournalNotes) > 0 {
+		b.WriteString("## Warnings\n\n")
+		for _, w := range h.Warnings {
+			fmt.Fprintf(b, "- %s\n", w)
+		}
+		for _, n := range h.JournalNotes {
+			fmt.Fprintf(b, "- journal: %s\n", n)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// headerLines are the header's facts as sentences, shared with the HTML page.
+func headerLines(m *Model) []string {
+	h := m.Header
+	state := "finished " + h.Finished.UTC().Format("2006-01-02 15:04 UTC")
+	if h.State != "finished" {
+		state = h.State + ": not every planned window was measured"
+	}
+	lines := []string{
+		fmt.Sprintf("Workload %s, profile %s, stackbench %s. Started %s; %s (%d of %d windows recorded).",
+			h.Workload, h.Profile, h.ToolVersion, h.Started.UTC().Format("2006-01-02 15:04 UTC"), state, h.WindowsRecorded, h.WindowsPlanned),
+		fmt.Sprintf("Stacks in step order: %s.", strings.Join(h.Stacks, " → ")),
+	}
+	return append(lines, noiseSentence(h))
+}
+
+// noiseSentence says what the noise floor is and what follows from it.
+func noiseSentence(h Header) string {
+	if !h.Noise.Known {
+		return fmt.Sprintf("Noise floor: unknown (no valid cell had two windows), so no step is called noise. U tests at α=%g.", h.Alpha)
+	}
+	return fmt.Sprintf("Noise floor: %s, the largest spread (max−min)/median among %d valid cells of %s, the stack measured most; a change below it is noise, below 10 %% small, above real. U tests at α=%g.",
+		fmtFraction(h.Noise.Spread), h.Noise.Cells, h.Noise.Stack, h.Alpha)
+}
+
+func mdSteps(b *strings.Builder, m *Model) {
+	if len(m.Steps) == 0 {
+		return
+	}
+	b.WriteString("## What each step bought\n\n")
+	for _, g := range []string{GroupDatabase, GroupFramework} {
+		rows := m.GroupSteps(g)
+		if len(rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "### %s routes (%s)\n\n", titleCase(g), strings.Join(m.groupCases(g), ", "))
+		t := mdTable{head: []string{"step", "c", "throughput change: min / median / max", "real", "small", "noise", "invalid"}}
+		for _, r := range rows {
+			t.add(r.From+" → "+r.To, fmt.Sprint(r.Concurrency), groupRange(r),
+				fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid]))
+		}
+		t.write(b)
+	}
+	b.WriteString("### Per case\n\n")
+	t := mdTable{head: []string{"case", "c", "step", "throughput", "band", "U test", "per CPU-second", "band", "U test"}}
+	for _, s := range m.Steps {
+		t.add("`"+s.Case+"`", fmt.Sprint(s.Concurrency), stepLabel(s),
+			changeText(s.Throughput), s.Throughput.Band, testText(s.Throughput),
+			changeText(s.PerCPU), s.PerCPU.Band, testText(s.PerCPU))
+	}
+	t.write(b)
+}
+
+// groupRange is a group step's min / median / max change, or why there is none.
+func groupRange(g GroupStep) string {
+	if g.Defined == 0 {
+		return "no valid pair"
+	}
+	s := fmtPct(g.MinPct) + " / " + fmtPct(g.MedianPct) + " / " + fmtPct(g.MaxPct)
+	if g.Defined < g.Cases {
+		s += fmt.Sprintf(" (%d of %d cases)", g.Defined, g.Cases)
+	}
+	return s
+}
+
+func mdCells(b *strings.Builder, m *Model) {
+	b.WriteString("## Cells\n\n")
+	b.WriteString("Medians over each cell's counted windows (min–max beside them); latency percentiles from the windows' merged histograms.\n\n")
+	for _, ci := range m.Header.Cases {
+		kind := "framework-only"
+		if ci.Database {
+			kind = "database"
+		}
+		fmt.Fprintf(b, "### `%s` (%s)\n\n", ci.Name, kind)
+		t := mdTable{head: cellColumns}
+		for _, c := range m.Cells {
+			if c.Case != ci.Name {
+				continue
+			}
+			row := cellRow(c)
+			if c.State != CellValid {
+				row[3] = "**" + row[3] + "**"
+			}
+			t.add(row...)
+		}
+		t.write(b)
+		notes := flagNotes(m, ci.Name)
+		for _, n := range notes {
+			fmt.Fprintf(b, "- %s\n", n)
+		}
+		if len(notes) > 0 {
+			b.WriteString("\n")
+		}
+	}
+}
+
+// flagNotes explains the flags of a case's cells, one line per flag.
+func flagNotes(m *Model, caseName string) []string {
+	var out []string
+	for _, c := range m.Cells {
+		if c.Case != caseName {
+			continue
+		}
+		for _, f := range c.Flags {
+			out = append(out, fmt.Sprintf("%s c=%d, %s in %d of %d windows: %s", c.Stack, c.Concurrency, f.Name, f.Windows, c.Windows, f.Reason))
+		}
+	}
+	return out
+}
+
+// cellColumns heads the per-case cell tables of every renderer.
+var cellColumns = []string{"stack", "c", "windows", "req/s", "min–max", "req/CPU-s", "CPU-µs/req", "cores", "p50", "p90", "p99", "p99.9", "max", "RSS mean / peak", "DB / gen. cores", "flags"}
+
+// cellRow is a cell's line of the tables under cellColumns; a cell that is
+// not valid shows its state in place of figures.
+func cellRow(c Cell) []string {
+	windows := fmt.Sprintf("%d/%d", c.Counted, c.Windows)
+	if c.State != CellValid {
+		row := make([]string, len(cellColumns))
+		row[0], row[1], row[2], row[3], row[len(row)-1] = c.Stack, fmt.Sprint(c.Concurrency), windows, c.State, flagText(c)
+		return row
+	}
+	return []string{c.Stack, fmt.Sprint(c.Concurrency), windows,
+		fmtRate(c.Throughput.Median), fmtRate(c.Throughput.Min) + "–" + fmtRate(c.Throughput.Max),
+		fmtRate(c.PerCPUSecond.Median), fmtRate(c.CPUMicrosPerRequest), fmtCores(c.ServerCores),
+		fmtMicros(c.Latency.P50), fmtMicros(c.Latency.P90), fmtMicros(c.Latency.P99), fmtMicros(c.Latency.P999), fmtMicros(c.Latency.Max),
+		fmtBytes(c.RSSMeanBytes) + " / " + fmtBytes(c.RSSPeakBytes), fmtCores(c.DBCores) + " / " + fmtCores(c.GeneratorCores), flagText(c)}
+}
+
+func mdBoot(b *strings.Builder, m *Model) {
+	if len(m.Boot) == 0 {
+		return
+	}
+	b.WriteString("## Cold start and idle memory\n\n")
+	t := mdTable{head: []string{"stack", "starts", "cold start (median)", "IQR", "first DB request", "idle RSS"}}
+	for _, r := range m.Boot {
+		if r.Failed != "" {
+			t.add(r.Stack, fmt.Sprint(r.Starts), "**failed**: "+r.Failed, "", "", "")
+			continue
+		}
+		t.add(r.Stack, fmt.Sprint(r.Starts), fmtMillis(r.ColdStartMs.Median),
+			fmtMillis(r.ColdStartMs.Q1)+"–"+fmtMillis(r.ColdStartMs.Q3),
+			fmtMillis(r.FirstDBRequestMs), fmtBytes(r.IdleRSSBytes))
+	}
+	t.write(b)
+}
+
+func mdCost(b *strings.Builder, m *Model) {
+	c := m.Cost
+	if c == nil {
+		return
+	}
+	b.WriteString("## Cost at sustained load\n\n")
+	for _, line := range costIntro(c) {
+		b.WriteString(line + "\n")
+	}
+	b.WriteString("\n")
+	in := mdTable{head: []string{"stack", "rps per core (harmonic mean)", "peak RSS", "note"}}
+	for _, i := range c.Inputs {
+		in.add(costInputRow(i)...)
+	}
+	in.write(b)
+	head := []string{"stack", "provider"}
+	for _, l := range c.LoadsRPS {
+		head = append(head, fmtRate(float64(l))+" rps")
+	}
+	t := mdTable{head: head}
+	for _, r := range costGrid(c) {
+		t.add(r...)
+	}
+	t.write(b)
+	for _, n := range costKindNotes(c) {
+		fmt.Fprintf(b, "- %s\n", n)
+	}
+	for _, cv := range c.Caveats {
+		fmt.Fprintf(b, "- %s\n", cv)
+	}
+	b.WriteString("\n")
+}
+
+// costInputRow is a stack's line of the cost inputs table.
+func costInputRow(i CostInput) []string {
+	rate := fmtRate(i.RPSPerCore)
+	if i.RPSPerCore <= 0 {
+		rate = "–"
+	}
+	return []string{i.Stack, rate, fmtBytes(i.PeakRSSBytes), i.Problem}
+}
+
+// costIntro says where the cost figures come from, shared with the HTML page.
+func costIntro(c *CostSection) []string {
+	return []string{
+		fmt.Sprintf("From the median windows of %s at c=%d; prices in %s as of %s.", strings.Join(c.Cases, ", "), c.Concurrency, c.Currency, c.PricingDate),
+		"Sources: " + strings.Join(c.Sources, "; ") + ".",
+	}
+}
+
+// costGrid lays the cost rows out as one line per (stack, provider) and one
+// column per load: "3 × CX33, $29.97/mo (shared)". What a plan kind means is
+// said once, by costKindNotes; why a stack has no plan, by its input line.
+func costGrid(c *CostSection) [][]string {
+	type key struct{ stack, provider string }
+	problem := map[string]bool{}
+	for _, in := range c.Inputs {
+		problem[in.Stack] = in.Problem != ""
+	}
+	var order []key
+	cells := map[key]map[int]string{}
+	for _, r := range c.Rows {
+		k := key{r.Stack, r.Provider}
+		if cells[k] == nil {
+			cells[k] = map[int]string{}
+			order = append(order, k)
+		}
+		var s string
+		switch {
+		case r.OK && r.Note != "":
+			s = fmt.Sprintf("%d × %s, %s/mo (%s)", r.Machines, r.Plan, fmtUSD(r.MonthlyUSD), r.Kind)
+		case r.OK:
+			s = fmt.Sprintf("%d × %s, %s/mo", r.Machines, r.Plan, fmtUSD(r.MonthlyUSD))
+		case problem[r.Stack]:
+			s = "no plan"
+		default:
+			s = r.Note
+		}
+		cells[k][r.LoadRPS] = s
+	}
+	var out [][]string
+	for _, k := range order {
+		row := []string{k.stack, k.provider}
+		for _, l := range c.LoadsRPS {
+			v := cells[k][l]
+			if v == "" {
+				v = "–"
+			}
+			row = append(row, v)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// costKindNotes says once what each plan kind in the table means.
+func costKindNotes(c *CostSection) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range c.Rows {
+		if r.OK && r.Note != "" && !seen[r.Kind] {
+			seen[r.Kind] = true
+			out = append(out, r.Kind+": "+r.Note)
+		}
+	}
+	return out
+}
+
+func mdFooter(b *strings.Builder, m *Model) {
+	for _, sec := range []struct {
+		title  string
+		fields []Field
+	}{{"Protocol", m.Footer.Protocol}, {"Environment", m.Footer.Environment}} {
+		if len(sec.fields) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "## %s\n\n", sec.title)
+		t := mdTable{head: []string{"", ""}}
+		for _, f := range sec.fields {
+			t.add(f.Name, f.Value)
+		}
+		t.write(b)
+	}
+}
+
+// mdTable accumulates a Markdown table.
+type mdTable struct {
+	head []string
+	rows [][]string
+}
+
+func (t *mdTable) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *mdTable) write(b *strings.Builder) {
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + strings.ReplaceAll(c, "|", `\|`) + " |")
+		}
+		b.WriteString("\n")
+	}
+	line(t.head)
+	b.WriteString("|")
+	for range t.head {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		line(r)
+	}
+	b.WriteString("\n")
+}
+
+// titleCase capitalises the first letter of s.
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
