@@ -38,6 +38,7 @@ type Process struct {
 	log       *os.File
 	logOffset int64 // where this run's output starts in the log
 	boot      time.Duration
+	readyAt   time.Time
 
 	done    chan struct{} // closed when the root process has exited
 	waitErr error         // set before done is closed
@@ -85,7 +86,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		p.Stop(2 * time.Second)
 		return nil, fmt.Errorf("start stack %q: %w%s", s.Name, err, formatTail(s.LogPath, tail))
 	}
-	p.boot = ready.Sub(spawned)
+	p.boot, p.readyAt = ready.Sub(spawned), ready
 	if err := p.Check(); err != nil {
 		p.Stop(2 * time.Second)
 		return nil, fmt.Errorf("start stack %q: answered health but %w", s.Name, err)
@@ -148,6 +149,9 @@ func (p *Process) PID() int { return p.cmd.Process.Pid }
 
 // BootDuration is the time from spawn to the first 200 of the health path.
 func (p *Process) BootDuration() time.Duration { return p.boot }
+
+// ReadyAt is when the first 200 of the health path arrived.
+func (p *Process) ReadyAt() time.Time { return p.readyAt }
 
 // Name returns the stack's name from its Spec.
 func (p *Process) Name() string { return p.spec.Name }

@@ -195,3 +195,16 @@ func TestWalkTreeMatchesScan(t *testing.T) {
 		t.Errorf("walkTree = %v, full scan = %v", got, want)
 	}
 }
+
+func TestTreeRSSBytes(t *testing.T) {
+	h := startHelper(t, "alloc", "ALLOC_MB=32")
+	if l := h.line(t); l != "touched" {
+		t.Fatalf("helper said %q", l)
+	}
+	if rss := TreeRSSBytes(h.cmd.Process.Pid); rss < 32<<20 || rss > 72<<20 {
+		t.Errorf("TreeRSSBytes = %d MB for a child that touched 32 MB", rss>>20)
+	}
+	if rss := TreeRSSBytes(1 << 30); rss != 0 {
+		t.Errorf("TreeRSSBytes of a missing pid = %d", rss)
+	}
+}

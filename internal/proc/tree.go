@@ -24,3 +24,20 @@ func groupPIDs(all []procStat, pgid int) []int {
 	}
 	return pids
 }
+
+// TreeRSSBytes returns the resident memory of root and its descendants,
+// summed (pages shared between processes count once per process), read
+// once from /proc. It is 0 when root is gone.
+func TreeRSSBytes(root int) int64 {
+	var r statReader
+	all, _ := scanAll(&r, nil, nil)
+	var pages int64
+	for _, pid := range descendants(all, root, nil) {
+		for _, st := range all {
+			if st.pid == pid {
+				pages += st.rssPages
+			}
+		}
+	}
+	return pages * pageSizeBytes
+}

@@ -1,0 +1,242 @@
+// Package boot is the cold-start suite: it starts each stack many times
+// and measures, on every fresh process, spawn → first 200 on the health
+// path, the latency of the first request to a database route, and the
+// idle memory of the process tree 500 ms after the first 200.
+//
+// Every stack gets one unmeasured start first, which warms the file cache
+// so the first measured start is not the only one that reads the binary
+// from disk. The measured starts then run in rounds; each round starts
+// every stack once, in an order rotated by one per round, so that no stack
+// always follows the same neighbour or always goes first (a drift in the
+// machine's state spreads over all stacks). Run returns plain data; the
+// command prints it.
+package boot
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// DefaultStarts is the number of measured cold starts per stack.
+const DefaultStarts = 10
+
+// IdleDelay is how long after the first 200 the idle RSS is read.
+const IdleDelay = 500 * time.Millisecond
+
+// Stack is one stack to cold-start.
+type Stack struct {
+	Name    string
+	Dir     string
+	Command string
+	// Env is added to the harness's environment: DATABASE_URL, JWT_SECRET
+	// and the stack's own variables. Run adds PORT for every start.
+	Env        []string
+	HealthPath string
+	LogPath    string
+}
+
+// Options configures Run.
+type Options struct {
+	// Starts is the number of measured starts per stack; 0 means DefaultStarts.
+	Starts int
+	// Request is the first request sent to each fresh process, normally a
+	// database route (see FirstRequestCase).
+	Request     workload.Case
+	BootTimeout time.Duration // per start; 0 means 60 s
+	StopGrace   time.Duration // SIGTERM → SIGKILL; 0 means 5 s
+	// RequestTimeout bounds the first request; 0 means 60 s.
+	RequestTimeout time.Duration
+	// Progress, when set, receives one line per start.
+	Progress func(line string)
+}
+
+// Start is one measured cold start.
+type Start struct {
+	Stack string `json:"stack"`
+	// Seq is the start's position among all measured starts, from 0.
+	Seq   int `json:"seq"`
+	Round int `json:"round"`
+	// Boot is spawn → first 200 on the health path.
+	Boot time.Duration `json:"boot_ns"`
+	// FirstRequest is the latency of Options.Request on the fresh process,
+	// a new connection included; FirstStatus its status (0 on a transport
+	// error, described in FirstError).
+	FirstRequest time.Duration `json:"first_request_ns"`
+	FirstStatus  int           `json:"first_status"`
+	FirstOK      bool          `json:"first_ok"`
+	FirstError   string        `json:"first_error,omitempty"`
+	// IdleRSSBytes is the RSS of the process tree IdleDelay after the first
+	// 200, summed over its processes.
+	IdleRSSBytes int64 `json:"idle_rss_bytes"`
+}
+
+// Result is the whole suite.
+type Result struct {
+	// Case is the name of the first request's case.
+	Case   string    `json:"case"`
+	Starts []Start   `json:"starts"`
+	Stacks []Summary `json:"stacks"`
+}
+
+// Order returns the order of the measured starts: round r starts the
+// stacks rotated left by r.
+func Order(stacks, rounds int) [][]int {
+	order := make([][]int, rounds)
+	for r := range order {
+		for i := range stacks {
+			order[r] = append(order[r], (r+i)%stacks)
+		}
+	}
+	return order
+}
+
+// Run runs the suite. A stack that cannot start is an error that ends the
+// suite; a first request that fails is data (FirstOK false).
+func Run(ctx context.Context, stacks []Stack, opt Options) (Result, error) {
+	opt = withDefaults(opt)
+	res := Result{Case: opt.Request.Name}
+	for _, s := range stacks {
+		if _, err := coldStart(ctx, s, opt); err != nil {
+			return res, fmt.Errorf("unmeasured first start of %q: %w", s.Name, err)
+		}
+		opt.progress("%s: warm-up start done", s.Name)
+	}
+	for r, round := range Order(len(stacks), opt.Starts) {
+		for _, i := range round {
+			st, err := coldStart(ctx, stacks[i], opt)
+			if err != nil {
+				return res, fmt.Errorf("cold start %d of %q: %w", r+1, stacks[i].Name, err)
+			}
+			st.Seq, st.Round = len(res.Starts), r
+			res.Starts = append(res.Starts, st)
+			opt.progress("%s: start %d/%d: boot %s, first %s %s → %d, idle RSS %.1f MiB", st.Stack, r+1, opt.Starts,
+				st.Boot.Round(time.Microsecond), opt.Request.Method, opt.Request.Path, st.FirstStatus, float64(st.IdleRSSBytes)/(1<<20))
+		}
+	}
+	res.Stacks = Summarize(stacks, res.Starts)
+	return res, nil
+}
+
+func withDefaults(opt Options) Options {
+	if opt.Starts <= 0 {
+		opt.Starts = DefaultStarts
+	}
+	if opt.BootTimeout <= 0 {
+		opt.BootTimeout = 60 * time.Second
+	}
+	if opt.StopGrace <= 0 {
+		opt.StopGrace = 5 * time.Second
+	}
+	if opt.RequestTimeout <= 0 {
+		opt.RequestTimeout = 60 * time.Second
+	}
+	return opt
+}
+
+func (opt Options) progress(format string, a ...any) {
+	if opt.Progress != nil {
+		opt.Progress(fmt.Sprintf(format, a...))
+	}
+}
+
+// coldStart starts a fresh process of s, measures it and stops it.
+func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
+	port, err := proc.FreePort()
+	if err != nil {
+		return Start{}, err
+	}
+	p, err := proc.Start(ctx, proc.Spec{
+		Name:        s.Name,
+		Dir:         s.Dir,
+		Command:     s.Command,
+		Env:         append(append([]string(nil), s.Env...), "PORT="+strconv.Itoa(port)),
+		Port:        port,
+		HealthPath:  s.HealthPath,
+		LogPath:     s.LogPath,
+		BootTimeout: opt.BootTimeout,
+	})
+	if err != nil {
+		return Start{}, err
+	}
+	st := Start{Stack: s.Name, Boot: p.BootDuration()}
+	st.FirstRequest, st.FirstStatus, err = firstRequest(ctx, port, opt.Request, opt.RequestTimeout)
+	if err != nil {
+		st.FirstError = err.Error()
+	}
+	st.FirstOK = err == nil && expected(opt.Request, st.FirstStatus)
+	if wait := time.Until(p.ReadyAt().Add(IdleDelay)); wait > 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+	st.IdleRSSBytes = proc.TreeRSSBytes(p.PID())
+	checkErr := p.Check()
+	if err := p.Stop(opt.StopGrace); err != nil {
+		return st, err
+	}
+	if checkErr != nil {
+		return st, checkErr
+	}
+	return st, ctx.Err()
+}
+
+// firstRequest sends c once over a new connection and returns its latency,
+// up to the last byte of the body.
+func firstRequest(ctx context.Context, port int, c workload.Case, timeout time.Duration) (time.Duration, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, c.Method, "http://127.0.0.1:"+strconv.Itoa(port)+c.Path, bytes.NewReader(c.Body))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, h := range c.Header {
+		req.Header.Add(h.Name, h.Value)
+	}
+	tr := &http.Transport{DisableKeepAlives: true}
+	defer tr.CloseIdleConnections()
+	t0 := time.Now()
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		return time.Since(t0), 0, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return time.Since(t0), resp.StatusCode, err
+}
+
+func expected(c workload.Case, status int) bool {
+	for _, s := range c.Expect {
+		if s == status {
+			return true
+		}
+	}
+	return false
+}
+
+// FirstRequestCase picks the first request of the suite from a workload:
+// the case "user" when there is one (a single-row read by primary key),
+// else its first database case, else its first case. ok is false for a
+// workload without cases.
+func FirstRequestCase(w *workload.Workload) (workload.Case, bool) {
+	if c, ok := w.Case("user"); ok && c.Database {
+		return c, true
+	}
+	for _, c := range w.Cases {
+		if c.Database {
+			return c, true
+		}
+	}
+	if len(w.Cases) > 0 {
+		return w.Cases[0], true
+	}
+	return workload.Case{}, false
+}

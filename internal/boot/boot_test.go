@@ -1,0 +1,171 @@
+package boot
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// With STACKBENCH_BOOT_HELPER=server the test binary is a stack: it
+// touches ALLOC_MB of memory, sleeps START_DELAY_MS, then serves /health
+// and /users/4242, whose first answer takes FIRST_MS longer (a lazy
+// database pool) and whose status is STATUS (default 200).
+func TestMain(m *testing.M) {
+	if os.Getenv("STACKBENCH_BOOT_HELPER") == "server" {
+		go func() { time.Sleep(time.Minute); os.Exit(9) }()
+		helperServer()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+var ballast []byte
+
+func helperServer() {
+	ballast = make([]byte, envInt("ALLOC_MB")<<20)
+	for i := 0; i < len(ballast); i += 4096 {
+		ballast[i] = 1
+	}
+	time.Sleep(time.Duration(envInt("START_DELAY_MS")) * time.Millisecond)
+	l, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("PORT"))
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	status := 200
+	if s := envInt("STATUS"); s != 0 {
+		status = s
+	}
+	var served atomic.Bool
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	mux.HandleFunc("/users/4242", func(w http.ResponseWriter, r *http.Request) {
+		if !served.Swap(true) {
+			time.Sleep(time.Duration(envInt("FIRST_MS")) * time.Millisecond)
+		}
+		w.WriteHeader(status)
+		w.Write([]byte(`{"id":4242}`))
+	})
+	http.Serve(l, mux)
+}
+
+func envInt(name string) int {
+	n, _ := strconv.Atoi(os.Getenv(name))
+	return n
+}
+
+func helperStack(t *testing.T, name string, env ...string) Stack {
+	return Stack{
+		Name:       name,
+		Dir:        t.TempDir(),
+		Command:    "exec '" + os.Args[0] + "'",
+		Env:        append([]string{"STACKBENCH_BOOT_HELPER=server"}, env...),
+		HealthPath: "/health",
+		LogPath:    filepath.Join(t.TempDir(), name+".log"),
+	}
+}
+
+var userCase = workload.Case{Name: "user", Method: "GET", Path: "/users/4242", Expect: []int{200}, Database: true}
+
+func TestOrder(t *testing.T) {
+	got := Order(3, 4)
+	want := [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 1, 2}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Order(3, 4) = %v, want %v", got, want)
+	}
+}
+
+func TestRunMeasuresColdStarts(t *testing.T) {
+	const firstMS = 80
+	stacks := []Stack{
+		helperStack(t, "small", "ALLOC_MB=8", "START_DELAY_MS=100", "FIRST_MS="+strconv.Itoa(firstMS)),
+		helperStack(t, "big", "ALLOC_MB=48", "START_DELAY_MS=300", "FIRST_MS="+strconv.Itoa(firstMS)),
+	}
+	var lines []string
+	res, err := Run(context.Background(), stacks, Options{Starts: 2, Request: userCase, BootTimeout: 20 * time.Second,
+		StopGrace: time.Second, Progress: func(l string) { lines = append(lines, l) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, st := range res.Starts {
+		order = append(order, st.Stack)
+	}
+	if want := []string{"small", "big", "big", "small"}; !slices.Equal(order, want) {
+		t.Errorf("start order %v, want %v (rotated per round)", order, want)
+	}
+	delay := map[string]time.Duration{"small": 100 * time.Millisecond, "big": 300 * time.Millisecond}
+	for _, st := range res.Starts {
+		if st.Boot < delay[st.Stack] || st.Boot > delay[st.Stack]+15*time.Second {
+			t.Errorf("%s start %d: boot %v for a start delay of %v", st.Stack, st.Seq, st.Boot, delay[st.Stack])
+		}
+		if !st.FirstOK || st.FirstStatus != 200 || st.FirstRequest < firstMS*time.Millisecond {
+			t.Errorf("%s start %d: first request %v status %d ok %v, the server holds it %d ms", st.Stack, st.Seq, st.FirstRequest, st.FirstStatus, st.FirstOK, firstMS)
+		}
+	}
+	if len(res.Stacks) != 2 || res.Case != "user" {
+		t.Fatalf("result %+v", res)
+	}
+	small, big := res.Stacks[0], res.Stacks[1]
+	if small.Starts != 2 || big.Starts != 2 || small.FirstFailed != 0 {
+		t.Errorf("summaries %+v %+v", small, big)
+	}
+	// Two starts: the median is their mean, the IQR half their distance.
+	b0, b1 := float64(res.Starts[1].Boot), float64(res.Starts[2].Boot)
+	if big.Boot.Median != (b0+b1)/2 || big.Boot.IQR != abs(b1-b0)/2 {
+		t.Errorf("big boot spread %+v from %v and %v", big.Boot, b0, b1)
+	}
+	if big.IdleRSS.Median < small.IdleRSS.Median+30<<20 || small.IdleRSS.Median < 8<<20 {
+		t.Errorf("idle RSS median small %.0f MiB, big %.0f MiB; they touch 8 and 48 MiB", small.IdleRSS.Median/(1<<20), big.IdleRSS.Median/(1<<20))
+	}
+	if len(lines) != 6 || !strings.Contains(lines[0], "warm-up") {
+		t.Errorf("progress lines %q", lines)
+	}
+}
+
+func TestRunRecordsFailedFirstRequest(t *testing.T) {
+	stacks := []Stack{helperStack(t, "broken", "STATUS=500")}
+	res, err := Run(context.Background(), stacks, Options{Starts: 1, Request: userCase, StopGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := res.Starts[0]; st.FirstOK || st.FirstStatus != 500 {
+		t.Errorf("start %+v", st)
+	}
+	if s := res.Stacks[0]; s.FirstFailed != 1 || s.FirstRequest.N != 0 {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+func TestRunFailsOnStackThatDoesNotStart(t *testing.T) {
+	s := helperStack(t, "nope")
+	s.Command = "echo missing binary >&2; exit 127"
+	_, err := Run(context.Background(), []Stack{s}, Options{Starts: 1, Request: userCase})
+	if err == nil || !strings.Contains(err.Error(), "missing binary") || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("Run = %v", err)
+	}
+}
+
+func TestFirstRequestCase(t *testing.T) {
+	saas, _ := workload.Builtin("saas-slice", workload.DefaultJWTSecret)
+	if c, ok := FirstRequestCase(saas); !ok || c.Name != "user" {
+		t.Errorf("saas-slice: %q", c.Name)
+	}
+	micro, _ := workload.Builtin("micro", "")
+	if c, ok := FirstRequestCase(micro); !ok || c.Name != "get" {
+		t.Errorf("micro: %q", c.Name)
+	}
+}
+
+func abs(x float64) float64 { return max(x, -x) }
