@@ -19,9 +19,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,7 +43,11 @@ var (
 
 // Main runs the tests and then stops and removes the shared cluster, if a
 // test started it. Call it from TestMain; it does not return.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main for a TestMain that has more to do: it runs the tests, tears
+// the shared cluster down, calls cleanups, and returns the exit code.
+func Run(m *testing.M, cleanups ...func()) int {
 	mainCalled.Store(true)
 	code := m.Run()
 	// m.Run has returned, so no test is inside once.Do any more.
@@ -58,7 +65,10 @@ func Main(m *testing.M) {
 		}
 		cancel()
 	}
-	os.Exit(code)
+	for _, c := range cleanups {
+		c()
+	}
+	return code
 }
 
 // Cluster returns the test binary's shared cluster, starting it and
@@ -79,6 +89,7 @@ func Cluster(tb testing.TB) *pgfix.Cluster {
 func startShared() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	sweepOrphans(ctx)
 	t0 := time.Now()
 	c, err := pgfix.Start(ctx, pgfix.Options{})
 	if err != nil {
@@ -86,6 +97,11 @@ func startShared() {
 		return
 	}
 	startTime = time.Since(t0)
+	if err := os.WriteFile(filepath.Join(c.Dir(), ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		startErr = err
+		c.Destroy(context.Background())
+		return
+	}
 	seedReport, err = pgfix.EnsureTemplate(ctx, c.AdminURL())
 	if err != nil {
 		startErr = fmt.Errorf("%w (server log: %s)", err, c.LogPath())
@@ -93,6 +109,39 @@ func startShared() {
 		return
 	}
 	shared = c
+}
+
+// ownerFile, in a shared cluster's directory, holds the pid of the test
+// binary that started it.
+const ownerFile = "pgtest-owner"
+
+// sweepOrphans stops and removes the clusters of earlier test binaries
+// that died without tearing theirs down (a test timeout, a signal): those
+// whose owner process is gone. Clusters without an owner file are not
+// pgtest's and are left alone.
+func sweepOrphans(ctx context.Context) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "stackbench-pg-*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || processExists(pid) {
+			continue
+		}
+		if c, err := pgfix.Attach(dir); err == nil {
+			if err := c.Stop(ctx); err != nil {
+				continue
+			}
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+func processExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
 }
 
 // FreshDB returns the URL of a new database copied from the seeded

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/run"
+)
+
+func init() {
+	register(Command{Name: "run", Short: "run the whole comparison: parity, cold starts, every window, the report", Order: 60, Run: runRun})
+}
+
+const runSynopsis = "[-f stackbench.yaml] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [protocol flags]"
+
+// runArgs is a parsed `stackbench run` command line.
+type runArgs struct {
+	file       string // absolute
+	out        string // absolute, "" for the default
+	resume     string // absolute
+	skipParity bool
+	overrides  plan.Overrides
+	// recorded are the arguments that shape the plan, -f made absolute, as
+	// journaled for a resume.
+	recorded []string
+}
+
+func parseRunArgs(args []string, env Env) (runArgs, error) {
+	fs := newFlagSet("run", runSynopsis, env)
+	file := fs.String("f", "stackbench.yaml", "comparison file")
+	out := fs.String("out", "", "results directory (default results/<timestamp>)")
+	resume := fs.String("resume", "", "continue the stopped run in this results directory (with the arguments it was started with)")
+	skipParity := fs.Bool("skip-parity", false, "measure without the parity gate (the report says so in its first line)")
+	overrides := overrideFlags(fs)
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return runArgs{}, err
+	}
+	if len(rest) > 0 {
+		return runArgs{}, usagef("unexpected argument %q; name the file with -f", rest[0])
+	}
+	ra := runArgs{file: absPath(env, *file), skipParity: *skipParity}
+	if *out != "" {
+		ra.out = absPath(env, *out)
+	}
+	if *resume != "" {
+		ra.resume = absPath(env, *resume)
+		if ra.out != "" {
+			return ra, usagef("--resume continues a run in its own directory; drop --out")
+		}
+	}
+	if ra.overrides, err = overrides(); err != nil {
+		return ra, err
+	}
+	ra.recorded = []string{"-f", ra.file}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "f", "out", "resume":
+			return
+		}
+		ra.recorded = append(ra.recorded, "--"+f.Name+"="+f.Value.String())
+	})
+	return ra, nil
+}
+
+func absPath(env Env, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(env.Dir, p)
+}
+
+func runRun(ctx context.Context, args []string, env Env) error {
+	ra, err := parseRunArgs(args, env)
+	if err != nil {
+		return err
+	}
+	if ra.resume != "" {
+		prev, err := recordedArgs(ra.resume)
+		if err != nil {
+			return err
+		}
+		dir := ra.resume
+		if ra, err = parseRunArgs(prev, env); err != nil {
+			return fmt.Errorf("the arguments recorded in %s no longer parse: %w", dir, err)
+		}
+		ra.resume = dir
+	}
+	f, err := loadComparison(env, ra.file)
+	if err != nil {
+		return err
+	}
+	p, err := resolvePlan(f, ra.overrides)
+	if err != nil {
+		return err
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the stackbench binary for the load generator: %w", err)
+	}
+	dir := ra.out
+	if ra.resume != "" {
+		dir = ra.resume
+	} else if dir == "" {
+		dir = filepath.Join(env.Dir, "results", time.Now().Format("20060102-150405"))
+	}
+	stopHard := secondInterrupt(env)
+	defer stopHard()
+
+	opt := run.Options{
+		File: f, Plan: p, Dir: dir, Resume: ra.resume != "", SkipParity: ra.skipParity,
+		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal,
+		ToolVersion: Version, Getenv: env.Getenv,
+	}
+	fmt.Fprintf(env.Stderr, "stackbench run: %d stacks, %d windows, results in %s\n", len(p.Stacks), len(p.Windows), dir)
+	outcome, err := run.Run(ctx, opt)
+	if outcome != nil {
+		printOutcome(env, outcome)
+	}
+	switch {
+	case errors.Is(err, run.ErrParity):
+		return &ExitError{Code: 1, Msg: err.Error()}
+	case errors.Is(err, context.Canceled):
+		return &ExitError{Code: 130, Msg: fmt.Sprintf("stopped; every window measured so far is in %s; continue with: stackbench run --resume %s", dir, dir)}
+	}
+	return err
+}
+
+// recordedArgs reads the arguments a run was started with from its journal.
+func recordedArgs(dir string) ([]string, error) {
+	lines, _, err := journal.ReadFile(filepath.Join(dir, journal.FileName))
+	if err != nil {
+		return nil, usagef("--resume %s: %v; name a results directory of a stopped run", dir, err)
+	}
+	for _, l := range lines {
+		if l.Kind == journal.KindPlan {
+			var p journal.Plan
+			if err := l.Decode(&p); err != nil {
+				return nil, err
+			}
+			return p.Args, nil
+		}
+	}
+	return nil, usagef("--resume %s: the journal has no plan record; start a new run", dir)
+}
+
+// secondInterrupt makes a second Ctrl-C stop the process at once; the first
+// one cancels the run's context (see main), which tears down cleanly.
+func secondInterrupt(env Env) func() {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-ch:
+				n++
+				if n == 1 {
+					fmt.Fprintln(env.Stderr, "\nstopping after tearing down servers and the database; press Ctrl-C again to stop at once")
+					continue
+				}
+				fmt.Fprintln(env.Stderr, "stopped at once; the journal holds every window measured so far")
+				os.Exit(130)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
+}
+
+func printOutcome(env Env, o *run.Outcome) {
+	fmt.Fprintf(env.Stderr, "measured %d windows (%d were already journaled) of %d in %s\n",
+		o.Measured, o.Skipped, o.Planned, o.Elapsed.Round(time.Second))
+	for flag, n := range o.Flagged {
+		fmt.Fprintf(env.Stderr, "  %d windows flagged %s\n", n, flag)
+	}
+	for _, k := range o.FailedCells {
+		fmt.Fprintf(env.Stderr, "  failed: %s\n", k)
+	}
+}

@@ -1,0 +1,47 @@
+package run
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
+)
+
+// Binaries the tests build once: the stackbench command (the run drives
+// `stackbench load` as a child process) and the test servers.
+var (
+	stackbenchBin string
+	flakyBin      string
+	refServerDir  string
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stackbench-run-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	stackbenchBin = filepath.Join(dir, "stackbench")
+	flakyBin = filepath.Join(dir, "flaky")
+	root, _ := filepath.Abs("../..")
+	refServerDir = filepath.Join(root, "apps", "nethttp-pgx")
+	for _, b := range []struct{ out, pkg string }{
+		{stackbenchBin, "./cmd/stackbench"},
+		{flakyBin, "./internal/run/testdata/flaky"},
+		{filepath.Join(dir, "server"), "./apps/nethttp-pgx"},
+	} {
+		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n%s", b.pkg, err, out)
+			os.Exit(1)
+		}
+	}
+	refServerBin = filepath.Join(dir, "server")
+	os.Exit(pgtest.Run(m, func() { os.RemoveAll(dir) }))
+}
+
+var refServerBin string

@@ -1,0 +1,416 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// SampleInterval is how often RSS is read during a window.
+const SampleInterval = 100 * time.Millisecond
+
+// MaxSuspendRedos bounds how often a window is redone because the machine
+// slept during it.
+const MaxSuspendRedos = 3
+
+// server is the stack process currently serving windows.
+type server struct {
+	stack plan.Stack
+	p     *proc.Process
+	seq   int
+	cases []string // served so far, in order
+	// planProcess is the plan's number for this process (plan.Window.Process).
+	planProcess int
+}
+
+// measure runs every window of the plan not yet journaled, in plan order.
+func (r *runner) measure(ctx context.Context) error {
+	var cur *server
+	defer func() { r.stopServer(cur) }()
+	todo := 0
+	for _, w := range r.opt.Plan.Windows {
+		if !r.done[w.Key] {
+			todo++
+		}
+	}
+	r.out.Skipped = len(r.opt.Plan.Windows) - todo
+	r.progress.begin(todo, r.opt.Plan.EstimateWindows(r.remaining()))
+	for _, w := range r.opt.Plan.Windows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if r.done[w.Key] {
+			continue
+		}
+		stack, _ := r.opt.File.Stack(w.Stack)
+		c, _ := r.opt.File.Workload.Case(w.Case)
+		// A fresh process at each process boundary of the plan; a resumed
+		// run also starts one for the first window it measures.
+		if cur == nil || w.NewProcess || cur.stack.Name != w.Stack || cur.planProcess != w.Process {
+			r.stopServer(cur)
+			cur = nil
+			s, err := r.newServer(ctx, stack, w.Process)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				r.failWindow(w, fmt.Sprintf("the stack did not start: %v", err))
+				continue
+			}
+			cur = s
+		}
+		var err error
+		cur, err = r.window(ctx, cur, w, c)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remaining lists the windows still to measure.
+func (r *runner) remaining() []plan.Window {
+	var ws []plan.Window
+	for _, w := range r.opt.Plan.Windows {
+		if !r.done[w.Key] {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+func (r *runner) newServer(ctx context.Context, stack plan.Stack, planProcess int) (*server, error) {
+	p, err := r.startStack(ctx, stack)
+	if err != nil {
+		return nil, err
+	}
+	return &server{stack: stack, p: p, seq: r.seq[stack.Name], planProcess: planProcess}, nil
+}
+
+func (r *runner) stopServer(s *server) {
+	if s == nil {
+		return
+	}
+	if err := s.p.Stop(StopGrace); err != nil {
+		r.event("warning", s.stack.Name, "stopping %s: %v", s.stack.Name, err)
+	}
+}
+
+// window measures one window, redoing it when the protocol says so, and
+// returns the server to use next (a restarted one if it died).
+func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*server, error) {
+	diedOnce := false
+	suspends := 0
+	contended := 0
+	for {
+		rec, err := r.measureOnce(ctx, cur, w, c)
+		if err != nil {
+			return cur, err
+		}
+		redo := false
+		switch {
+		case rec.HasFlag(journal.FlagServerDied):
+			r.event("warning", w.Stack, "%s died during %s: %s", w.Stack, w.Key, rec.Error)
+			r.stopServer(cur)
+			if diedOnce {
+				rec.Flags = append(rec.Flags, journal.FlagFailed)
+				rec.Reasons = append(rec.Reasons, journal.FlagFailed+": the server died again after a restart; the cell is failed and the run goes on")
+			} else {
+				diedOnce, redo = true, true
+			}
+			ns, serr := r.newServer(ctx, cur.stack, cur.planProcess)
+			if serr != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				r.event("warning", w.Stack, "restarting %s failed: %v", w.Stack, serr)
+				if redo {
+					rec.Flags = append(rec.Flags, journal.FlagFailed)
+					rec.Reasons = append(rec.Reasons, journal.FlagFailed+": the server could not be restarted")
+					redo = false
+				}
+				cur = nil
+			} else {
+				cur = ns
+			}
+		case rec.HasFlag(journal.FlagSuspended) && suspends < MaxSuspendRedos:
+			suspends++
+			redo = true
+		case r.gate != nil && rec.HasFlag(journal.FlagContended) && contended < r.opt.Plan.Protocol.Gate.Retries:
+			contended++
+			redo = true
+		}
+		if redo {
+			rec.Final = false
+		}
+		if err := r.journalWindow(rec); err != nil {
+			return cur, err
+		}
+		if !redo {
+			if cur != nil {
+				cur.cases = append(cur.cases, w.Case)
+			}
+			return cur, nil
+		}
+		if cur == nil {
+			return nil, nil
+		}
+	}
+}
+
+// journalWindow appends a window record (fsynced) and updates the outcome.
+func (r *runner) journalWindow(rec *journal.Window) error {
+	if err := r.jw.Append(journal.KindWindow, rec); err != nil {
+		return err
+	}
+	if rec.Final {
+		r.done[rec.Key] = true
+		r.out.Measured++
+		for _, f := range rec.Flags {
+			r.out.Flagged[f]++
+		}
+		if rec.HasFlag(journal.FlagFailed) {
+			r.out.FailedCells = append(r.out.FailedCells, rec.Key)
+		}
+		r.progress.window(rec)
+	} else {
+		r.progress.logf("redo %s: %s", rec.Key, joinReasons(rec))
+	}
+	return nil
+}
+
+// failWindow journals a window that could not be measured at all.
+func (r *runner) failWindow(w plan.Window, msg string) {
+	r.attempts[w.Key]++
+	rec := newRecord(w, r.attempts[w.Key], r.envCount)
+	rec.Flags = []string{journal.FlagFailed}
+	rec.Reasons = []string{journal.FlagFailed + ": " + msg}
+	rec.Error = msg
+	rec.EndedAt = rec.StartedAt
+	if err := r.journalWindow(rec); err != nil {
+		r.progress.logf("journal: %v", err)
+	}
+}
+
+func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
+	return &journal.Window{
+		Key: w.Key, Index: w.Index, Round: w.Round, Slot: w.Slot,
+		Stack: w.Stack, Case: w.Case, Concurrency: w.Concurrency,
+		Attempt: attempt, Final: true, Flags: []string{},
+		StartedAt:      time.Now().UTC(),
+		EnvironmentRef: envRef,
+	}
+}
+
+// measureOnce runs one try of a window: database preparation, the gate, the
+// load generator with the sampler over exactly its measured window, and the
+// checks after it. A failed request is data; only a broken harness (journal,
+// context) is an error.
+func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*journal.Window, error) {
+	r.attempts[w.Key]++
+	rec := newRecord(w, r.attempts[w.Key], r.envCount)
+	rec.Process = journal.ProcessInfo{PID: cur.p.PID(), Seq: cur.seq,
+		CasesBefore: append([]string{}, cur.cases...), BootSeconds: cur.p.BootDuration().Seconds()}
+	r.progress.current(w, rec.Attempt)
+
+	if err := cur.p.Check(); err != nil {
+		rec.Flags = append(rec.Flags, journal.FlagServerDied)
+		rec.Reasons = append(rec.Reasons, journal.FlagServerDied+": "+err.Error())
+		rec.Error = err.Error()
+		rec.EndedAt = time.Now().UTC()
+		return rec, nil
+	}
+	if err := r.prepareDatabase(ctx, w, rec); err != nil {
+		return nil, err
+	}
+	rec.DBBefore = r.dbStats(ctx)
+	if err := r.gateWait(ctx, cur, rec); err != nil {
+		return nil, err
+	}
+
+	pool := ""
+	if r.opt.Plan.Protocol.Spread {
+		var err error
+		if pool, err = r.poolFile(c); err != nil {
+			return nil, err
+		}
+	}
+	p := r.opt.Plan.Protocol
+	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
+	lr, err := startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout))
+	if err != nil {
+		return nil, err
+	}
+	groups := []proc.Group{proc.TreeGroup("server", cur.p.PID()), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
+	if g, ok := r.databaseGroup(ctx); ok {
+		groups = append(groups, g)
+	}
+	sampler := proc.NewSampler(SampleInterval, groups...)
+	var (
+		mu      sync.Mutex
+		started bool
+		stats   *proc.WindowStats
+	)
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		lr.follow(func(ev loadEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch ev.Event {
+			case "measure_start":
+				sampler.Start()
+				started = true
+			case "measure_end":
+				if started && stats == nil {
+					s := sampler.Stop()
+					stats = &s
+				}
+			case "tick":
+				r.progress.tick(ev.ElapsedS, ev.Successes, ev.Errors)
+			}
+		})
+	}()
+	t0 := time.Now()
+	res, lerr := lr.wait(ctx)
+	<-followed
+	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
+	if lerr != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	mu.Lock()
+	if started && stats == nil { // the generator died mid-window
+		s := sampler.Stop()
+		stats = &s
+	}
+	mu.Unlock()
+
+	rec.DBAfter = r.dbStats(ctx)
+	rec.EndedAt = time.Now().UTC()
+	if stats != nil {
+		fillUsage(rec, *stats)
+	}
+	if cerr := cur.p.Check(); cerr != nil {
+		rec.Flags = append(rec.Flags, journal.FlagServerDied)
+		rec.Reasons = append(rec.Reasons, journal.FlagServerDied+": "+cerr.Error())
+		rec.Error = cerr.Error()
+	}
+	if lerr != nil {
+		rec.Error = lerr.Error()
+		if !rec.HasFlag(journal.FlagServerDied) {
+			rec.Flags = append(rec.Flags, journal.FlagFailed)
+			rec.Reasons = append(rec.Reasons, journal.FlagFailed+": "+lerr.Error())
+		}
+		return rec, nil
+	}
+	rec.Load = res
+	judgeLoad(rec, res)
+	judgeDB(rec)
+	if rec.Suspended {
+		flagger{rec}.add(journal.FlagSuspended, "the machine slept during the window")
+	}
+	r.gateJudge(rec)
+	return rec, nil
+}
+
+// fillUsage copies the sampler's figures into the record.
+func fillUsage(rec *journal.Window, s proc.WindowStats) {
+	use := func(name string) journal.Usage {
+		g, ok := s.Group(name)
+		if !ok {
+			return journal.Usage{}
+		}
+		return journal.Usage{CPUSeconds: g.CPUSeconds, Cores: g.Cores, RSSMeanBytes: g.RSSMeanBytes, RSSPeakBytes: g.RSSPeakBytes, Processes: g.Processes}
+	}
+	rec.Server = use("server")
+	rec.Database = use("database")
+	rec.Generator = use("generator")
+	rec.Harness = use("harness")
+	rec.WallSeconds = s.Wall.Seconds()
+	rec.HostBusyCores = s.HostBusyCores
+	rec.ForeignCores = s.ForeignCores
+	rec.SamplerCPUSeconds = s.SamplerCPUSeconds
+	rec.Suspended = s.Suspended
+}
+
+// prepareDatabase resets the orders table before a window that inserts
+// (trap T3) and takes a checkpoint before every window (trap T4).
+func (r *runner) prepareDatabase(ctx context.Context, w plan.Window, rec *journal.Window) error {
+	if r.db == nil {
+		return nil
+	}
+	if w.Inserts {
+		t0 := time.Now()
+		if err := r.db.ResetOrders(ctx); err != nil {
+			return fmt.Errorf("reset orders before %s: %w", w.Key, err)
+		}
+		rec.Timings.ResetSeconds = time.Since(t0).Seconds()
+	}
+	t0 := time.Now()
+	if err := r.db.Checkpoint(ctx); err != nil {
+		return fmt.Errorf("checkpoint before %s: %w", w.Key, err)
+	}
+	rec.Timings.CheckpointSeconds = time.Since(t0).Seconds()
+	return nil
+}
+
+// poolFile writes a case's request as a one-line request pool the first time
+// it is needed, so bodies and headers reach the generator byte for byte.
+func (r *runner) poolFile(c workload.Case) (string, error) {
+	if r.pools == nil {
+		r.pools = map[string]string{}
+	}
+	if p, ok := r.pools[c.Name]; ok {
+		return p, nil
+	}
+	dir := filepath.Join(r.opt.Dir, "requests")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, c.Name+".jsonl")
+	line, err := poolLine(c)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, line, 0o644); err != nil {
+		return "", err
+	}
+	r.pools[c.Name] = path
+	return path, nil
+}
+
+func poolLine(c workload.Case) ([]byte, error) {
+	req := load.Request{Method: c.Method, Path: c.Path, Body: string(c.Body)}
+	if len(c.Header) > 0 {
+		req.Headers = map[string]string{}
+		for _, h := range c.Header {
+			req.Headers[h.Name] = h.Value
+		}
+	}
+	b, err := jsonMarshal(req)
+	if err != nil {
+		return nil, errors.New("encode request pool: " + err.Error())
+	}
+	return append(b, '\n'), nil
+}
+
+func joinReasons(rec *journal.Window) string {
+	if len(rec.Reasons) == 0 {
+		return "no reason"
+	}
+	s := rec.Reasons[0]
+	for _, x := range rec.Reasons[1:] {
+		s += "; " + x
+	}
+	return s
+}

@@ -1,0 +1,134 @@
+// Package run is the protocol: from a resolved plan to a journal of measured
+// windows. It brings up the database fixture, builds the stacks, runs the
+// parity gate, the boot suite, then every window of the plan in its order —
+// rounds, stacks rotated, fresh processes — preparing the database, waiting
+// for a quiet host, driving `stackbench load` as a separate process, sampling
+// every process tree over exactly the measured window, validating and
+// journaling each window before the next starts.
+//
+// A run resumes from its journal: windows whose final record is there are
+// never measured again, and the plan must not have changed.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// Options configure a run.
+type Options struct {
+	File *plan.File
+	Plan *plan.Plan
+	// Dir is the results directory. With Resume, it holds the journal of
+	// the run to continue.
+	Dir    string
+	Resume bool
+	// SkipParity runs without the parity gate; reports say so first.
+	SkipParity bool
+	// Args are the arguments that shape the plan, journaled so that a
+	// resume needs nothing else.
+	Args []string
+	// Stackbench is the path of the stackbench binary that runs `load`.
+	Stackbench string
+	// Log receives progress; Live draws a status line (a terminal).
+	Log  io.Writer
+	Live bool
+	// ToolVersion is recorded in the journal.
+	ToolVersion string
+	// Getenv reads the environment (DATABASE_URL for an external database).
+	Getenv func(string) string
+}
+
+// Outcome is what a run did.
+type Outcome struct {
+	Dir string
+	// Planned is the number of windows in the plan; Measured were measured
+	// by this invocation; Skipped were already journaled (resume).
+	Planned, Measured, Skipped int
+	// FailedCells lists the windows that could not be measured.
+	FailedCells []string
+	// Flagged counts final windows per flag.
+	Flagged map[string]int
+	Elapsed time.Duration
+}
+
+// ErrParity is returned when the parity gate failed: no load was sent.
+var ErrParity = errors.New("parity gate failed")
+
+// Run carries out the protocol. When ctx is cancelled it stops after the
+// current step, tears down the servers and the database, and returns the
+// outcome so far with ctx's error; every window journaled before stays.
+func Run(ctx context.Context, o Options) (*Outcome, error) {
+	start := time.Now()
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results directory: %w", err)
+	}
+	r := &runner{opt: o, seq: map[string]int{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[string]int{}}}
+	r.progress = newProgress(o.Log, o.Live, o.Plan)
+	defer r.progress.close()
+	err := r.run(ctx)
+	r.out.Elapsed = time.Since(start)
+	return r.out, err
+}
+
+func (r *runner) run(ctx context.Context) error {
+	if err := r.openJournal(); err != nil {
+		return err
+	}
+	defer r.jw.Close()
+	defer r.teardown()
+
+	if err := r.setupDatabase(ctx); err != nil {
+		return err
+	}
+	if err := r.buildStacks(ctx); err != nil {
+		return err
+	}
+	if err := r.recordEnvironment(ctx); err != nil {
+		return err
+	}
+	// Parity runs on every invocation, resumes included: the stacks were
+	// just rebuilt, and what is measured must be what was checked.
+	if err := r.parityGate(ctx); err != nil {
+		return err
+	}
+	if !r.bootDone {
+		if err := r.bootSuite(ctx); err != nil {
+			return err
+		}
+	}
+	if err := r.measure(ctx); err != nil {
+		return err
+	}
+	return r.finish()
+}
+
+// logsDir is where stack and build logs go.
+func (r *runner) logsDir() string { return filepath.Join(r.opt.Dir, "logs") }
+
+// event journals an event and shows it.
+func (r *runner) event(level, stack, format string, a ...any) {
+	ev := journal.Event{Time: time.Now().UTC(), Level: level, Stack: stack, Msg: fmt.Sprintf(format, a...)}
+	if r.jw != nil {
+		r.jw.Append(journal.KindEvent, ev)
+	}
+	r.progress.logf("%s%s", levelPrefix(level), ev.Msg)
+}
+
+func levelPrefix(level string) string {
+	if level == "warning" {
+		return "warning: "
+	}
+	return ""
+}

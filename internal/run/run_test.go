@@ -1,0 +1,233 @@
+package run
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// writeFile writes a comparison file into a new directory and returns its path.
+func writeFile(t *testing.T, yaml string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "stackbench.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runFile resolves a comparison file and runs it into dir.
+func runFile(t *testing.T, ctx context.Context, path, dir string, o plan.Overrides, resume bool) (*Outcome, error) {
+	t.Helper()
+	f, err := plan.LoadEnv(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("run log:\n%s", log.String())
+		}
+	})
+	return Run(ctx, Options{File: f, Plan: p, Dir: dir, Resume: resume, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test"})
+}
+
+// finals reads a results directory's final windows by key.
+func finals(t *testing.T, dir string) (map[string]journal.Window, *journal.Results) {
+	t.Helper()
+	res, err := journal.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]journal.Window{}
+	for _, w := range res.Windows {
+		if w.Final {
+			if _, dup := out[w.Key]; dup {
+				t.Errorf("window %s has two final records", w.Key)
+			}
+			out[w.Key] = w
+		}
+	}
+	return out, res
+}
+
+func refStacks() string {
+	return `
+stacks:
+  - name: first
+    dir: ` + refServerDir + `
+    start: ` + refServerBin + `
+    version: go version
+  - name: second
+    dir: ` + refServerDir + `
+    start: ` + refServerBin + `
+`
+}
+
+func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
+	admin := pgtest.Cluster(t).AdminURL()
+	path := writeFile(t, `
+workload: saas-slice
+database: `+admin+`
+profile: quick
+protocol:
+  concurrency: [8]
+  warmup: 300ms
+  window: 700ms
+  rounds: 2
+  cases: [health, user, order]
+  boot_starts: 0
+  gate: off
+`+refStacks())
+	dir := filepath.Join(t.TempDir(), "results")
+	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, res := finals(t, dir)
+	if res.Plan == nil || len(res.Plan.Plan.Windows) != 12 {
+		t.Fatalf("plan record missing or wrong: %+v", res.Plan)
+	}
+	if out.Measured != 12 || len(byKey) != 12 {
+		t.Fatalf("measured %d, final records %d, want 12", out.Measured, len(byKey))
+	}
+	for _, pw := range res.Plan.Plan.Windows {
+		w, ok := byKey[pw.Key]
+		if !ok {
+			t.Errorf("window %s missing from the journal", pw.Key)
+			continue
+		}
+		if w.Load == nil || w.Load.Successes == 0 {
+			t.Errorf("%s: no successes: %+v", w.Key, w.Load)
+			continue
+		}
+		if w.Server.CPUSeconds <= 0 || w.Server.RSSPeakBytes <= 0 || w.Generator.CPUSeconds <= 0 {
+			t.Errorf("%s: usage not measured: server %+v generator %+v", w.Key, w.Server, w.Generator)
+		}
+		if w.WallSeconds < 0.5 || w.WallSeconds > 2 {
+			t.Errorf("%s: sampled wall %.3fs for a 700ms window", w.Key, w.WallSeconds)
+		}
+		if w.DBBefore == nil || w.DBAfter == nil {
+			t.Errorf("%s: database stats missing", w.Key)
+		}
+		if pw.Inserts {
+			if w.DBBefore.OrdersRows != 200000 {
+				t.Errorf("%s: orders not reset before the window: %d rows", w.Key, w.DBBefore.OrdersRows)
+			}
+			if w.DBAfter.OrdersRows <= 200000 {
+				t.Errorf("%s: no order inserted", w.Key)
+			}
+		}
+	}
+	// Rotation: round 2 starts with the second stack, in a fresh process.
+	r1, r2 := byKey["r1/first/health/c8"], byKey["r2/second/health/c8"]
+	if r1.Slot != 0 || r2.Slot != 0 || r1.Process.PID == byKey["r2/first/health/c8"].Process.PID {
+		t.Errorf("rotation or fresh processes wrong: r1 first slot %d, r2 second slot %d", r1.Slot, r2.Slot)
+	}
+	if got := byKey["r1/first/order/c8"].Process.CasesBefore; strings.Join(got, ",") != "health,user" {
+		t.Errorf("process history of r1/first/order = %v, want health,user", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, journal.ResultsFile)); err != nil {
+		t.Errorf("results.json not written: %v", err)
+	}
+}
+
+func flakyFile(cases string, extra string) string {
+	return `
+workload:
+  name: flaky
+  cases:
+    - {name: ok, method: GET, path: /ok}
+    - {name: fail, method: GET, path: /fail}
+    - {name: crash, method: GET, path: /crash}
+profile: quick
+protocol:
+  concurrency: [4]
+  warmup: 200ms
+  window: 500ms
+  rounds: 1
+  cases: ` + cases + `
+  boot_starts: 0
+` + extra + `
+stacks:
+  - name: flaky
+    dir: .
+    start: ` + flakyBin + `
+`
+}
+
+func TestCrashingCaseFailsItsCellAndTheRunGoesOn(t *testing.T) {
+	path := writeFile(t, flakyFile("[ok, crash, fail]", "  gate: off"))
+	dir := filepath.Join(t.TempDir(), "results")
+	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, res := finals(t, dir)
+	if len(byKey) != 3 || out.Measured != 3 {
+		t.Fatalf("%d final windows, measured %d; want 3", len(byKey), out.Measured)
+	}
+	if w := byKey["r1/flaky/ok/c4"]; !w.Valid() || len(w.Flags) != 0 {
+		t.Errorf("ok window: flags %v reasons %v", w.Flags, w.Reasons)
+	}
+	crash := byKey["r1/flaky/crash/c4"]
+	if !crash.HasFlag(journal.FlagFailed) || !crash.HasFlag(journal.FlagServerDied) || crash.Attempt != 2 {
+		t.Errorf("crash window: attempt %d flags %v reasons %v", crash.Attempt, crash.Flags, crash.Reasons)
+	}
+	tries := 0
+	for _, w := range res.Windows {
+		if w.Key == crash.Key {
+			tries++
+		}
+	}
+	if tries != 2 {
+		t.Errorf("crash window tried %d times, want 2 (redone once after a restart)", tries)
+	}
+	fail := byKey["r1/flaky/fail/c4"]
+	if !fail.HasFlag(journal.FlagInvalid) || fail.HasFlag(journal.FlagFailed) || fail.Load == nil || fail.Load.Errors["status_503"] == 0 {
+		t.Errorf("fail window after the crash: flags %v reasons %v", fail.Flags, fail.Reasons)
+	}
+	if !strings.Contains(strings.Join(fail.Reasons, " "), "status_503") {
+		t.Errorf("invalid reason does not name the error class: %v", fail.Reasons)
+	}
+	if len(out.FailedCells) != 1 || out.FailedCells[0] != crash.Key {
+		t.Errorf("failed cells %v", out.FailedCells)
+	}
+}
+
+func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
+	path := writeFile(t, flakyFile("[ok, fail]", "  gate: off"))
+	dir := filepath.Join(t.TempDir(), "results")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	_, err := runFile(t, ctx, path, dir, plan.Overrides{Rounds: 3}, false)
+	if err == nil {
+		t.Fatal("a cancelled run returned no error")
+	}
+	byKey, _ := finals(t, dir)
+	if len(byKey) == 0 || len(byKey) >= 6 {
+		t.Fatalf("%d windows journaled before the cancel; want some but not all", len(byKey))
+	}
+	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: 3}, true)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if out.Skipped != len(byKey) || out.Skipped+out.Measured != 6 {
+		t.Fatalf("resume measured %d and skipped %d; want %d skipped, 6 in all", out.Measured, out.Skipped, len(byKey))
+	}
+	after, _ := finals(t, dir)
+	if len(after) != 6 {
+		t.Fatalf("%d final windows after the resume, want 6", len(after))
+	}
+}

@@ -1,0 +1,42 @@
+package run
+
+import (
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/pgfix"
+)
+
+// runner is the state of one run invocation.
+type runner struct {
+	opt      Options
+	out      *Outcome
+	progress *progress
+	jw       *journal.Writer
+	runID    string
+
+	// resumed is true when continuing a journal; done holds the keys of
+	// windows whose final record is journaled, attempts the tries per key.
+	resumed  bool
+	done     map[string]bool
+	attempts map[string]int
+	bootDone bool
+	// envCount is the number of environment records in the journal; the
+	// newest is the one the windows of this invocation refer to.
+	envCount int
+
+	cluster *pgfix.Cluster
+	dbURL   string
+	db      *pgfix.DB
+
+	gate *gate
+	// seq counts the processes started per stack.
+	seq   map[string]int
+	pools map[string]string
+
+	completed bool
+}
+
+// teardown stops the database; the servers are stopped by the loop that
+// started them.
+func (r *runner) teardown() {
+	r.teardownDatabase(r.completed)
+}

@@ -1,0 +1,88 @@
+package run
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
+)
+
+// MaxFailureRatio is the share of failed attempts above which a window is
+// invalid (trap T2): 1 %.
+const MaxFailureRatio = 0.01
+
+// flagger collects a window's flags and their reasons.
+type flagger struct{ w *journal.Window }
+
+func (f flagger) add(flag, format string, a ...any) {
+	if !f.w.HasFlag(flag) {
+		f.w.Flags = append(f.w.Flags, flag)
+	}
+	f.w.Reasons = append(f.w.Reasons, flag+": "+fmt.Sprintf(format, a...))
+}
+
+// judgeLoad applies the checks that depend only on the load result: failures
+// in the window or the warm-up, and a client-bound generator.
+func judgeLoad(w *journal.Window, res *load.Result) {
+	f := flagger{w}
+	failed := res.Attempts - res.Successes
+	switch {
+	case res.Attempts == 0:
+		f.add(journal.FlagInvalid, "no request completed in the window")
+	case float64(failed) > MaxFailureRatio*float64(res.Attempts):
+		f.add(journal.FlagInvalid, "%.2f%% of %d attempts failed (%s)",
+			100*float64(failed)/float64(res.Attempts), res.Attempts, errorSplit(res.Errors))
+	}
+	if wu := res.Warmup; res.WarmupSeconds > 0 {
+		switch {
+		case wu.Attempts == 0 || wu.Successes == 0:
+			f.add(journal.FlagInvalid, "the warm-up failed: %d of %d attempts succeeded", wu.Successes, wu.Attempts)
+		case float64(wu.Attempts-wu.Successes) > MaxFailureRatio*float64(wu.Attempts):
+			f.add(journal.FlagInvalid, "the warm-up failed: %d of %d attempts failed", wu.Attempts-wu.Successes, wu.Attempts)
+		}
+	}
+	if res.ClientBound {
+		f.add(journal.FlagClientBound, "the load generator used %.2f CPU-s in %.2f s on %d cores (≥ 85 %%): the figure describes the generator more than the server",
+			res.GeneratorCPUSeconds, res.DurationSeconds, res.CoresAvailable)
+	}
+}
+
+// judgeDB flags a checkpoint that landed in the window (trap T4).
+func judgeDB(w *journal.Window) {
+	if w.DBBefore == nil || w.DBAfter == nil {
+		return
+	}
+	if n := w.DBAfter.Checkpoints - w.DBBefore.Checkpoints; n > 0 {
+		flagger{w}.add(journal.FlagCheckpoint, "%d checkpoint(s) happened during the window", n)
+	}
+}
+
+// errorSplit formats the non-zero error classes, largest first.
+func errorSplit(errs map[string]int64) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var list []kv
+	for k, v := range errs {
+		if v > 0 {
+			list = append(list, kv{k, v})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].v != list[j].v {
+			return list[i].v > list[j].v
+		}
+		return list[i].k < list[j].k
+	})
+	parts := make([]string, len(list))
+	for i, e := range list {
+		parts[i] = fmt.Sprintf("%s %d", e.k, e.v)
+	}
+	if len(parts) == 0 {
+		return "no errors"
+	}
+	return strings.Join(parts, ", ")
+}
