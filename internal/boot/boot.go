@@ -117,8 +117,9 @@ func Run(ctx context.Context, stacks []Stack, opt Options) (Result, error) {
 			}
 			st.Seq, st.Round = len(res.Starts), r
 			res.Starts = append(res.Starts, st)
-			opt.progress("%s: start %d/%d: boot %s, first %s %s → %d, idle RSS %.1f MiB", st.Stack, r+1, opt.Starts,
-				st.Boot.Round(time.Microsecond), opt.Request.Method, opt.Request.Path, st.FirstStatus, float64(st.IdleRSSBytes)/(1<<20))
+			opt.progress("%s: start %d/%d: boot %s, first %s %s → %d in %s, idle RSS %.1f MiB", st.Stack, r+1, opt.Starts,
+				st.Boot.Round(time.Microsecond), opt.Request.Method, opt.Request.Path, st.FirstStatus,
+				st.FirstRequest.Round(time.Microsecond), float64(st.IdleRSSBytes)/(1<<20))
 		}
 	}
 	res.Stacks = Summarize(stacks, res.Starts)
