@@ -30,6 +30,9 @@ type Expect struct {
 	// these values, an id and a current createdAt, and the row in the orders
 	// table.
 	Order *OrderExpect `json:"order,omitempty"`
+	// Volatile is true when a success body holds generated values (a custom
+	// workload's inserting case), so stacks are not compared on it.
+	Volatile bool `json:"volatile,omitempty"`
 }
 
 // OrderExpect is the order a check's request creates.
@@ -97,8 +100,10 @@ func truncate(s string, n int) string {
 
 // Checks returns the parity checks of workload w; secret is the JWT_SECRET
 // the stacks are given. Tokens with exp or nbf are made relative to now, so
-// call it just before running the checks. It returns nil for a workload
-// without built-in checks.
+// call it just before running the checks. A workload that is not built in
+// (a user's own) gets one check per case: the load's request must answer
+// one of the case's expected statuses, and success bodies must agree across
+// stacks.
 func Checks(w *Workload, secret string) []Check {
 	switch w.Name {
 	case "saas-slice":
@@ -106,5 +111,14 @@ func Checks(w *Workload, secret string) []Check {
 	case "micro":
 		return microChecks()
 	}
-	return nil
+	return caseChecks(w)
+}
+
+func caseChecks(w *Workload) []Check {
+	cs := make([]Check, len(w.Cases))
+	for i, c := range w.Cases {
+		cs[i] = Check{Name: c.Name + "/load-request", Case: c.Name, Method: c.Method, Path: c.Path,
+			Header: c.Header, Body: c.Body, Expect: Expect{Status: c.Expect, Volatile: c.Inserts}}
+	}
+	return cs
 }

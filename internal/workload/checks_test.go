@@ -137,3 +137,15 @@ func TestObjectFields(t *testing.T) {
 		}
 	}
 }
+
+func TestChecksOfACustomWorkload(t *testing.T) {
+	w := &Workload{Name: "mine", Cases: []Case{
+		{Name: "ping", Method: "GET", Path: "/ping", Expect: []int{200, 204}},
+		{Name: "add", Method: "POST", Path: "/items", Body: []byte(`{}`), Expect: []int{201}, Inserts: true},
+	}}
+	cs := Checks(w, DefaultJWTSecret)
+	if len(cs) != 2 || cs[0].Name != "ping/load-request" || len(cs[0].Expect.Status) != 2 || cs[0].Expect.Volatile ||
+		!cs[1].Expect.Volatile || string(cs[1].Body) != `{}` {
+		t.Errorf("Checks(custom) = %+v", cs)
+	}
+}

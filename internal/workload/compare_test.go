@@ -60,6 +60,7 @@ func TestReportText(t *testing.T) {
 		"FAIL c: did not start: exit status 2\n",
 		"     | panic: no PORT\n",
 		"a                        1/1 checks passed\n",
+		"c                        not checked: it failed before the first check\n",
 		"parity saas-slice: FAIL, 3 stacks, 2 failures, 0 warnings\n",
 	} {
 		if !strings.Contains(text, want) {

@@ -66,11 +66,7 @@ func (r Report) WriteText(w io.Writer) error {
 		b.WriteString(f.line("WARN"))
 	}
 	for _, s := range r.Stacks {
-		fmt.Fprintf(&b, "%-24s %d/%d checks passed", s.Stack, s.Passed, s.Checks)
-		if s.NotRun > 0 {
-			fmt.Fprintf(&b, ", %d not run", s.NotRun)
-		}
-		b.WriteString("\n")
+		b.WriteString(s.line() + "\n")
 	}
 	verdict := "PASS"
 	if !r.OK() {
@@ -88,6 +84,18 @@ func (r Report) WriteJSON(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// line says how a stack fared, in one line.
+func (s StackSummary) line() string {
+	if s.Checks == 0 && s.Error != "" {
+		return fmt.Sprintf("%-24s not checked: it failed before the first check", s.Stack)
+	}
+	l := fmt.Sprintf("%-24s %d/%d checks passed", s.Stack, s.Passed, s.Checks)
+	if s.NotRun > 0 {
+		l += fmt.Sprintf(", %d not run", s.NotRun)
+	}
+	return l
 }
 
 // line formats a finding on one line.

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// TestParityCommand runs `stackbench parity` end to end on the embedded
+// database: the reference server passes; the same server given the wrong
+// secret and a stack that cannot start fail, each named with its reason.
+func TestParityCommand(t *testing.T) {
+	ref, err := filepath.Abs(filepath.Join("..", "..", "apps", "nethttp-pgx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "server")
+	dir := t.TempDir()
+	yaml := fmt.Sprintf(`workload: saas-slice
+database: embedded
+stacks:
+  - name: ref
+    dir: %[1]s
+    build: go build -o '%[2]s' .
+    start: exec '%[2]s'
+  - name: wrong-secret
+    dir: %[1]s
+    start: JWT_SECRET=not-the-harness-secret exec '%[2]s'
+  - name: no-start
+    dir: .
+    start: "echo 'listen tcp: simulated failure to bind' >&2; exit 3"
+`, ref, bin)
+	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, stderr := runMain(t, dir, nil, "parity", "-f", "stackbench.yaml")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"FAIL wrong-secret me/ok: status 401, want 200 | sent GET /me [Authorization: Bearer ",
+		"FAIL no-start: did not start",
+		"simulated failure to bind",
+		"parity saas-slice: FAIL, 3 stacks,",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "FAIL ref") {
+			t.Errorf("the reference server failed: %s", line)
+		}
+		if strings.HasPrefix(line, "ref ") && !strings.Contains(line, "checks passed") {
+			t.Errorf("summary line for ref: %s", line)
+		}
+	}
+	if !strings.Contains(stderr, "build and server logs are in ") {
+		t.Errorf("stderr does not say where the logs are:\n%s", stderr)
+	}
+	if i := strings.Index(stderr, "logs are in "); i >= 0 {
+		os.RemoveAll(strings.TrimSpace(stderr[i+len("logs are in "):]))
+	}
+
+	code, stdout, stderr = runMain(t, dir, nil, "parity", "-f", "stackbench.yaml", "--stack", "ref", "-o", "json")
+	var rep workload.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != 0 {
+		t.Fatalf("exit %d, JSON %v\nstdout:\n%s\nstderr:\n%s", code, err, stdout, stderr)
+	}
+	if len(rep.Stacks) != 1 || rep.Stacks[0].Passed != rep.Stacks[0].Checks || rep.Stacks[0].Checks < 40 || len(rep.Failures) != 0 {
+		t.Errorf("report = %+v", rep)
+	}
+
+	micro := fmt.Sprintf("workload: micro\nstacks:\n  - name: ref\n    dir: %s\n    start: exec '%s'\n", ref, bin)
+	if err := os.WriteFile(filepath.Join(dir, "micro.yaml"), []byte(micro), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr = runMain(t, dir, nil, "parity", "-f", "micro.yaml"); code != 0 || !strings.Contains(stdout, "parity micro: PASS") {
+		t.Errorf("micro: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+func TestParityUsage(t *testing.T) {
+	dir := writeComparison(t, twoStacks)
+	if code, _, stderr := runMain(t, dir, benchDB, "parity", "-o", "xml"); code != 2 || !strings.Contains(stderr, "-o xml") {
+		t.Errorf("-o xml: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runMain(t, dir, benchDB, "parity", "--stack", "nope"); code != 2 || !strings.Contains(stderr, "has no such stack; it has nethttp-pgx, gin") {
+		t.Errorf("--stack nope: exit %d, %s", code, stderr)
+	}
+}
