@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -99,20 +97,16 @@ func runBoot(ctx context.Context, args []string, env Env) error {
 	return firstFailures(res)
 }
 
-// bootStacks gives each stack the harness's variables, then its own.
+// bootStacks gives each stack what parity gives it (stackEnv); the boot
+// engine adds PORT, a new one for every start.
 func bootStacks(f *plan.File, stacks []plan.Stack, dbURL, logDir string) []boot.Stack {
 	var out []boot.Stack
 	for _, s := range stacks {
-		env := []string{
-			"JWT_SECRET=" + f.JWTSecret,
-			"NODE_ENV=production",
-			"STACKBENCH_WORKLOAD=" + f.Workload.Name,
-		}
-		if dbURL != "" {
-			env = append(env, "DATABASE_URL="+dbURL)
-		}
-		for _, k := range s.EnvOrder {
-			env = append(env, k+"="+s.Env[k])
+		var env []string
+		for _, kv := range stackEnv(f, s, 0, dbURL) {
+			if !strings.HasPrefix(kv, "PORT=") {
+				env = append(env, kv)
+			}
 		}
 		out = append(out, boot.Stack{
 			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health,
@@ -131,36 +125,12 @@ func buildForBoot(ctx context.Context, stacks []plan.Stack, logDir string, progr
 		}
 		progress(fmt.Sprintf("build %s: %s", s.Name, s.Build))
 		logPath := filepath.Join(logDir, s.Name+".build.log")
-		if err := runLogged(ctx, s.Dir, s.Build, logPath); err != nil {
-			b, _ := os.ReadFile(logPath)
+		if err := shellTo(ctx, s.Dir, s.Build, logPath); err != nil {
 			return fmt.Errorf("build stack %q (%s, in %s): %v\n%s\nfix the build, or run it by hand in that directory to see why",
-				s.Name, s.Build, s.Dir, err, lastBytes(string(b), 2000))
+				s.Name, s.Build, s.Dir, err, fileTail(logPath, 2000))
 		}
 	}
 	return nil
-}
-
-// runLogged runs command with /bin/sh -c in dir, output to logPath.
-func runLogged(ctx context.Context, dir, command, logPath string) error {
-	log, err := os.Create(logPath)
-	if err != nil {
-		return err
-	}
-	defer log.Close()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	return cmd.Run()
-}
-
-func lastBytes(s string, n int) string {
-	s = strings.TrimRight(s, "\n")
-	if len(s) > n {
-		s = s[len(s)-n:]
-	}
-	return s
 }
 
 // bootDatabaseUp makes the database the stacks use: a fresh copy of the
