@@ -59,3 +59,16 @@ func TestFindBinariesOnThisMachine(t *testing.T) {
 		t.Errorf("FindBinaries() = %q without initdb, pg_ctl and postgres", dir)
 	}
 }
+
+func TestMajorVersion(t *testing.T) {
+	for line, want := range map[string]string{
+		"postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)": "15",
+		"postgres (PostgreSQL) 17.2":                           "17",
+		"postgres (PostgreSQL) 16beta1":                        "16",
+		"postgres (PostgreSQL) 9.6.24":                         "9.6",
+	} {
+		if got := majorVersion(line); got != want {
+			t.Errorf("majorVersion(%q) = %q, want %q", line, got, want)
+		}
+	}
+}

@@ -72,10 +72,6 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if logw == nil {
 		logw = io.Discard
 	}
-	binDir, err := FindBinaries()
-	if err != nil {
-		return nil, err
-	}
 	acct, err := serverAccount()
 	if err != nil {
 		return nil, err
@@ -84,7 +80,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if err := c.prepareDir(opt.Dir); err != nil {
 		return nil, err
 	}
-	if err := c.start(ctx, binDir, opt.Port, logw); err != nil {
+	if err := c.start(ctx, opt.Port, logw); err != nil {
 		if c.temp {
 			os.RemoveAll(c.dir)
 		}
@@ -124,21 +120,23 @@ func (c *Cluster) prepareDir(dir string) error {
 	return nil
 }
 
-func (c *Cluster) start(ctx context.Context, binDir string, port int, logw io.Writer) error {
+func (c *Cluster) start(ctx context.Context, port int, logw io.Writer) error {
 	if pid, ok := c.livePostmaster(); ok {
 		return fmt.Errorf("a cluster is already running in %s (postmaster pid %d); "+
 			"use it (stackbench db status --dir %s) or stop it (stackbench db down --dir %s)", c.dir, pid, c.dir, c.dir)
 	}
 	old, _ := readState(c.dir)
-	c.state = clusterState{BinDir: binDir, Password: old.Password}
-	version, err := serverVersion(binDir)
-	if err != nil {
+	dataVersion, hasData := c.dataVersion()
+	if err := c.chooseBinaries(old, dataVersion); err != nil {
 		return err
 	}
-	c.state.Version = version
-	if _, err := os.Stat(filepath.Join(c.dataDir(), "PG_VERSION")); err != nil {
+	if !hasData {
 		c.state.Password = randomHex(16)
 		if err := c.initdb(ctx, logw); err != nil {
+			return err
+		}
+		// Saved now, so that a failed first start leaves a usable directory.
+		if err := writeState(c.dir, c.state); err != nil {
 			return err
 		}
 	} else if c.state.Password == "" {
@@ -163,6 +161,58 @@ func (c *Cluster) start(ctx context.Context, binDir string, port int, logw io.Wr
 }
 
 var errPortInUse = errors.New("port in use")
+
+// dataVersion returns the major version in data/PG_VERSION, and whether
+// the directory holds a cluster at all.
+func (c *Cluster) dataVersion() (string, bool) {
+	b, err := os.ReadFile(filepath.Join(c.dataDir(), "PG_VERSION"))
+	if err != nil {
+		return "", false
+	}
+	return strings.TrimSpace(string(b)), true
+}
+
+// chooseBinaries sets the binaries, version and password for this start:
+// an existing cluster keeps the binaries that made it while they are
+// installed; otherwise FindBinaries decides, and their major version must
+// match the data's.
+func (c *Cluster) chooseBinaries(old clusterState, dataVersion string) error {
+	binDir := old.BinDir
+	if dataVersion == "" || binDir == "" || !hasServerBinaries(binDir) {
+		var err error
+		if binDir, err = FindBinaries(); err != nil {
+			return err
+		}
+	}
+	version, err := serverVersion(binDir)
+	if err != nil {
+		return err
+	}
+	if dataVersion != "" && majorVersion(version) != dataVersion {
+		return fmt.Errorf("the cluster in %s is PostgreSQL %s but the binaries found (%s) are %q; "+
+			"install PostgreSQL %s or remove %s to start afresh", c.dir, dataVersion, binDir, version, dataVersion, c.dir)
+	}
+	c.state = clusterState{BinDir: binDir, Version: version, Password: old.Password}
+	return nil
+}
+
+// majorVersion returns "15" from "postgres (PostgreSQL) 15.18 (Debian …)"
+// (and "9.6" from a 9.6.x line, as PG_VERSION spells it).
+func majorVersion(versionLine string) string {
+	f := strings.Fields(strings.TrimPrefix(versionLine, "postgres (PostgreSQL) "))
+	if len(f) == 0 {
+		return ""
+	}
+	parts := strings.Split(f[0], ".")
+	if len(parts) > 2 && parts[0] == "9" {
+		return parts[0] + "." + parts[1]
+	}
+	end := strings.IndexFunc(parts[0], func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		return parts[0]
+	}
+	return parts[0][:end]
+}
 
 func (c *Cluster) startOnPort(ctx context.Context, port int, logPath string, logw io.Writer) error {
 	c.state.Settings = serverSettings(port)
