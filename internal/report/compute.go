@@ -10,22 +10,6 @@ import (
 // The statistics themselves live in internal/stats; this file only decides
 // which windows and cells they are applied to.
 
-// excludingFlags are the flags that keep a window out of a cell's figures:
-// it failed validation, its server died, or the host slept (it was redone).
-// A contended, client-bound or checkpointed window still counts, and the
-// cell carries its flag.
-var excludingFlags = []string{FlagInvalid, FlagServerDied, FlagSuspended}
-
-// counts reports whether a window with these flags enters the figures.
-func counts(flags []string) bool {
-	for _, f := range flags {
-		if slices.Contains(excludingFlags, f) {
-			return false
-		}
-	}
-	return true
-}
-
 // summarizeCell fills a cell's figures from its PerWindow list (whose
 // Counted fields must be set) and decides its state, unless the state is
 // already failed or missing. Latency is left to the caller: it comes from

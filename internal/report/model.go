@@ -137,23 +137,14 @@ type Cell struct {
 	GeneratorCores float64 `json:"generator_cores"`
 }
 
-// Flag is one validity flag on a cell: how many of its windows raised it,
-// and why (the first reason recorded).
+// Flag is one validity flag on a cell (journal.FlagInvalid and the
+// others): how many of its windows raised it, and why (the first reason
+// recorded).
 type Flag struct {
 	Name    string `json:"name"`
 	Windows int    `json:"windows"`
 	Reason  string `json:"reason"`
 }
-
-// The validity flags a window can carry (see issue 5 and design.md).
-const (
-	FlagInvalid     = "invalid"
-	FlagContended   = "contended"
-	FlagClientBound = "client_bound"
-	FlagCheckpoint  = "checkpoint_in_window"
-	FlagSuspended   = "suspended"
-	FlagServerDied  = "server_died"
-)
 
 // HasFlag reports whether the cell carries the named flag.
 func (c Cell) HasFlag(name string) bool {

@@ -89,3 +89,19 @@ func TestBenchFormat(t *testing.T) {
 		t.Errorf("%d unit lines, want %d", units, len(benchUnits))
 	}
 }
+
+func TestFixtureHasEveryState(t *testing.T) {
+	m := fixtureModel(t)
+	seen := map[string]int{}
+	for _, c := range m.Cells {
+		seen[c.State]++
+	}
+	for _, s := range []string{CellValid, CellInvalid, CellFailed} {
+		if seen[s] == 0 {
+			t.Errorf("fixture has no %s cell: %v", s, seen)
+		}
+	}
+	if !m.Header.Noise.Known {
+		t.Errorf("noise floor unknown: %+v", m.Header.Noise)
+	}
+}

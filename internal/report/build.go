@@ -1,0 +1,310 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/cost"
+	"github.com/stackbench/stackbench/internal/hist"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/stats"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// BuildOptions are the choices a report leaves to its reader.
+type BuildOptions struct {
+	// Pricing is the cost model's price table; nil uses the snapshot that
+	// ships with stackbench.
+	Pricing *cost.Pricing
+	// Cost holds the cost model's assumptions; the zero value means
+	// cost.DefaultOptions().
+	Cost cost.Options
+	// Alpha is the U test's significance level; 0 means stats.DefaultAlpha.
+	Alpha float64
+}
+
+// Build reads the journal of a results directory (finished, stopped or
+// resumed) and computes its report model with the default options. It runs
+// nothing.
+func Build(dir string) (*Model, error) { return BuildWith(dir, BuildOptions{}) }
+
+// BuildWith is Build with options.
+func BuildWith(dir string, opt BuildOptions) (*Model, error) {
+	res, err := journal.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read results in %s: %w", dir, err)
+	}
+	return FromResults(res, opt)
+}
+
+// FromResults computes the report model of a journal already read.
+func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
+	if opt.Alpha == 0 {
+		opt.Alpha = stats.DefaultAlpha
+	}
+	if opt.Cost.LoadsRPS == nil {
+		opt.Cost = cost.DefaultOptions()
+	}
+	if opt.Pricing == nil {
+		p, err := cost.DefaultPricing()
+		if err != nil {
+			return nil, fmt.Errorf("built-in pricing: %w", err)
+		}
+		opt.Pricing = &p
+	}
+	m := &Model{ModelVersion: ModelVersion}
+	finals := res.FinalWindows()
+	m.Header = header(res, finals, opt.Alpha)
+	m.Cells = cells(m, res, finals)
+	m.Boot = bootRows(m.Header.Stacks, res.Boot)
+	m.Footer = footer(res)
+	if err := m.compute(opt.Pricing, opt.Cost); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// header gathers the run's identity, progress and caveats.
+func header(res *journal.Results, finals []journal.Window, alpha float64) Header {
+	p := res.Plan
+	pl := p.Plan
+	h := Header{
+		RunID:           p.RunID,
+		Started:         p.CreatedAt,
+		ToolVersion:     p.ToolVersion,
+		Workload:        pl.Workload,
+		Profile:         pl.Protocol.Profile,
+		Concurrency:     pl.Protocol.Concurrency,
+		WindowsPlanned:  len(pl.Windows),
+		WindowsRecorded: len(finals),
+		Alpha:           alpha,
+		ParitySkipped:   p.SkipParity,
+		JournalNotes:    res.JournalProblems,
+	}
+	for _, s := range pl.Stacks {
+		h.Stacks = append(h.Stacks, s.Name)
+	}
+	h.Cases, h.Warnings = caseInfos(res)
+	h.State = "stopped"
+	if len(finals) >= len(pl.Windows) {
+		h.State = "finished"
+		for _, w := range finals {
+			h.Finished = later(h.Finished, w.EndedAt)
+		}
+	}
+	for _, par := range res.Parity {
+		h.ParitySkipped = h.ParitySkipped || par.Skipped
+		h.Warnings = appendNew(h.Warnings, par.Warnings...)
+	}
+	for _, env := range res.Environments {
+		h.Warnings = appendNew(h.Warnings, env.Warnings...)
+	}
+	for _, ev := range res.Events {
+		if ev.Level == "warning" {
+			h.Warnings = appendNew(h.Warnings, ev.Msg)
+		}
+	}
+	if len(res.Environments) > 0 {
+		he := hostOf(res.Environments[0])
+		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount}
+	}
+	return h
+}
+
+// caseInfos lists the plan's cases with their route group. The journaled
+// plan names its cases but not their definitions, so the group comes from
+// the built-in workload; a case it does not know is grouped by whether it
+// inserts, and a warning says so.
+func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
+	pl := res.Plan.Plan
+	names := pl.Protocol.Cases
+	inserts := map[string]bool{}
+	for _, w := range pl.Windows {
+		if !slices.Contains(names, w.Case) {
+			names = append(names, w.Case)
+		}
+		inserts[w.Case] = inserts[w.Case] || w.Inserts
+	}
+	builtin, _ := workload.Builtin(pl.Workload, workload.DefaultJWTSecret)
+	var out []CaseInfo
+	var warnings []string
+	for _, n := range names {
+		ci := CaseInfo{Name: n, Database: inserts[n]}
+		if c, ok := caseOf(builtin, n); ok {
+			ci.Database = c.Database
+		} else if pl.NeedsDatabase && !ci.Database {
+			warnings = append(warnings, fmt.Sprintf("case %q is not a built-in case and the journal does not say whether it uses the database: it is summarised with the framework-only routes", n))
+		}
+		out = append(out, ci)
+	}
+	return out, warnings
+}
+
+func caseOf(w *workload.Workload, name string) (workload.Case, bool) {
+	if w == nil {
+		return workload.Case{}, false
+	}
+	return w.Case(name)
+}
+
+// cells builds every planned cell from its final windows, in case,
+// concurrency and stack order.
+func cells(m *Model, res *journal.Results, finals []journal.Window) []Cell {
+	byCell := map[[3]string][]journal.Window{}
+	for _, w := range finals {
+		k := [3]string{w.Stack, w.Case, fmt.Sprint(w.Concurrency)}
+		byCell[k] = append(byCell[k], w)
+	}
+	maxLatency := max(res.Plan.Plan.Protocol.Timeout, time.Minute)
+	var out []Cell
+	for _, ci := range m.Header.Cases {
+		for _, conc := range m.Header.Concurrency {
+			for _, s := range m.Header.Stacks {
+				ws := byCell[[3]string{s, ci.Name, fmt.Sprint(conc)}]
+				c, warn := newCell(s, ci, conc, ws, maxLatency)
+				m.Header.Warnings = appendNew(m.Header.Warnings, warn...)
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// newCell turns a cell's final windows into its per-window figures, flags
+// and merged latency. Figures are summarised later, by summarizeCell.
+func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatency time.Duration) (Cell, []string) {
+	c := Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database}
+	if len(ws) == 0 {
+		c.State = CellMissing
+		return c, nil
+	}
+	merged := hist.New(maxLatency)
+	var warnings []string
+	failed := false
+	for i := range ws {
+		w := &ws[i]
+		c.PerWindow = append(c.PerWindow, windowFigures(w))
+		addFlags(&c, w)
+		failed = failed || w.HasFlag(journal.FlagFailed)
+		if !w.Valid() {
+			continue
+		}
+		h, err := hist.Decode(w.Load.LatencyHist)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("window %s: its latency histogram cannot be read (%v); the cell's percentiles leave it out", w.Key, err))
+			continue
+		}
+		merged.Merge(h)
+	}
+	if failed && !slices.ContainsFunc(c.PerWindow, func(w WindowFigures) bool { return w.Counted }) {
+		c.State = CellFailed
+	}
+	if merged.Count() > 0 {
+		c.Latency = Latency{
+			P50:  float64(merged.PercentileMicros(50)),
+			P90:  float64(merged.PercentileMicros(90)),
+			P99:  float64(merged.PercentileMicros(99)),
+			P999: float64(merged.PercentileMicros(99.9)),
+			Max:  float64(merged.MaxMicros()),
+		}
+	}
+	return c, warnings
+}
+
+// windowFigures takes one window's own figures from its record.
+func windowFigures(w *journal.Window) WindowFigures {
+	f := WindowFigures{Round: w.Round, Counted: w.Valid(), Flags: w.Flags,
+		ServerCores: w.Server.Cores, RSSMeanBytes: w.Server.RSSMeanBytes, RSSPeakBytes: w.Server.RSSPeakBytes,
+		DBCores: w.Database.Cores, GeneratorCores: w.Generator.Cores}
+	if l := w.Load; l != nil {
+		f.ThroughputRPS = l.ThroughputRPS
+		if w.Server.CPUSeconds > 0 {
+			f.PerCPUSecond = float64(l.Successes) / w.Server.CPUSeconds
+		}
+		lat := l.LatencyMicros
+		f.Latency = Latency{P50: float64(lat.P50), P90: float64(lat.P90), P99: float64(lat.P99), P999: float64(lat.P999), Max: float64(lat.Max)}
+	}
+	return f
+}
+
+// addFlags counts a window's flags on its cell, keeping the first reason
+// given for each.
+func addFlags(c *Cell, w *journal.Window) {
+	for _, name := range w.Flags {
+		i := slices.IndexFunc(c.Flags, func(f Flag) bool { return f.Name == name })
+		if i < 0 {
+			c.Flags = append(c.Flags, Flag{Name: name, Reason: reasonFor(w, name)})
+			i = len(c.Flags) - 1
+		}
+		c.Flags[i].Windows++
+	}
+}
+
+// reasonFor finds the reason the run gave for a flag ("flag: reason").
+func reasonFor(w *journal.Window, flag string) string {
+	for _, r := range w.Reasons {
+		if rest, ok := strings.CutPrefix(r, flag+": "); ok {
+			return rest
+		}
+	}
+	if w.Error != "" {
+		return w.Error
+	}
+	return "no reason recorded"
+}
+
+// bootRows summarises the boot suite per stack, in step order; a stack
+// measured twice (a resumed run) keeps its last record.
+func bootRows(stacks []string, boots []journal.Boot) []BootRow {
+	last := map[string]journal.Boot{}
+	for _, b := range boots {
+		last[b.Stack] = b
+	}
+	var out []BootRow
+	for _, s := range stacks {
+		b, ok := last[s]
+		if !ok {
+			continue
+		}
+		r := BootRow{Stack: s, Starts: len(b.Starts), Failed: b.Error}
+		if len(b.Starts) == 0 {
+			if r.Failed == "" {
+				r.Failed = "no start was measured"
+			}
+			out = append(out, r)
+			continue
+		}
+		var ready, firstDB, idle []float64
+		for _, st := range b.Starts {
+			ready = append(ready, st.ReadySeconds*1e3)
+			firstDB = append(firstDB, st.FirstDBRequestSeconds*1e3)
+			idle = append(idle, float64(st.IdleRSSBytes))
+		}
+		r.ColdStartMs, _ = spreadOf(ready)
+		fdb, _ := spreadOf(firstDB)
+		ir, _ := spreadOf(idle)
+		r.FirstDBRequestMs, r.IdleRSSBytes = fdb.Median, int64(ir.Median)
+		out = append(out, r)
+	}
+	return out
+}
+
+// appendNew appends the strings of add that list does not hold yet.
+func appendNew(list []string, add ...string) []string {
+	for _, a := range add {
+		if a != "" && !slices.Contains(list, a) {
+			list = append(list, a)
+		}
+	}
+	return list
+}
+
+// later returns the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

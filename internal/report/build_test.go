@@ -1,0 +1,115 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/journal"
+)
+
+// TestBuildFinishedRun checks the figures Build takes from the fixture
+// journal against what the journal says.
+func TestBuildFinishedRun(t *testing.T) {
+	m := fixtureModel(t)
+	h := m.Header
+	if h.State != "finished" || h.WindowsRecorded != h.WindowsPlanned || h.WindowsPlanned != fixtureRounds*3*7*2 {
+		t.Errorf("state %s, %d of %d windows", h.State, h.WindowsRecorded, h.WindowsPlanned)
+	}
+	if !h.ParitySkipped {
+		t.Error("the run was made with --skip-parity and the header does not say so")
+	}
+	cell := func(stack, caseName string, conc int) Cell {
+		t.Helper()
+		c, ok := m.Cell(stack, caseName, conc)
+		if !ok {
+			t.Fatalf("no cell %s/%s/c=%d", stack, caseName, conc)
+		}
+		return c
+	}
+	if c := cell("gin", "order", 100); c.State != CellInvalid || c.Counted != 0 || !c.HasFlag(journal.FlagInvalid) || !strings.Contains(c.Flags[0].Reason, "attempts failed") {
+		t.Errorf("gin/order/c=100: %s, %d counted, flags %+v; want invalid with its reason", c.State, c.Counted, c.Flags)
+	}
+	if c := cell("gin", "cpu", 10); c.State != CellFailed || !c.HasFlag(journal.FlagFailed) {
+		t.Errorf("gin/cpu/c=10: %s, flags %+v; want failed", c.State, c.Flags)
+	}
+	// Redone tries are journaled but not counted: the contended cell has
+	// one window per round, the last try of round 2 flagged contended.
+	if c := cell("chi", "list", 100); c.State != CellValid || c.Windows != fixtureRounds || c.Counted != fixtureRounds || !c.HasFlag(journal.FlagContended) {
+		t.Errorf("chi/list/c=100: %s, %d windows, %d counted, flags %+v", c.State, c.Windows, c.Counted, c.Flags)
+	}
+	if c := cell("nethttp", "me", 10); c.Windows != fixtureRounds || c.HasFlag(journal.FlagSuspended) {
+		t.Errorf("nethttp/me/c=10: the suspended try was redone and must not count: %d windows, flags %+v", c.Windows, c.Flags)
+	}
+	// Latency comes from the merged histograms: the merged p50 lies between
+	// the windows' own p50s, and the merged max is the largest window max.
+	c := cell("nethttp", "user", 100)
+	lo, hi, maxOf := c.PerWindow[0].Latency.P50, c.PerWindow[0].Latency.P50, 0.0
+	for _, w := range c.PerWindow {
+		lo, hi, maxOf = min(lo, w.Latency.P50), max(hi, w.Latency.P50), max(maxOf, w.Latency.Max)
+	}
+	if c.Latency.P50 < lo || c.Latency.P50 > hi || c.Latency.Max != maxOf {
+		t.Errorf("merged latency %+v: p50 outside the windows' [%g, %g] or max ≠ %g", c.Latency, lo, hi, maxOf)
+	}
+	// Throughput per CPU-second is each window's successes over its own CPU.
+	w := c.PerWindow[0]
+	if got := w.ThroughputRPS / w.ServerCores; abs(got-w.PerCPUSecond)/got > 1e-3 {
+		t.Errorf("per CPU-second %g, want throughput/cores = %g", w.PerCPUSecond, got)
+	}
+	if len(m.Boot) != 3 || m.Boot[2].Failed == "" || m.Boot[0].ColdStartMs.Median <= 0 {
+		t.Errorf("boot rows %+v", m.Boot)
+	}
+	if m.Cost == nil || m.Cost.Concurrency != 100 || len(m.Cost.Rows) == 0 {
+		t.Errorf("cost section %+v", m.Cost)
+	}
+}
+
+func abs(x float64) float64 { return max(x, -x) }
+
+// TestBuildStoppedRun reads a journal cut in the middle of a line: the
+// torn line is reported, the run is "stopped", unmeasured cells are
+// missing, and every renderer still works.
+func TestBuildStoppedRun(t *testing.T) {
+	dir := stoppedFixture(t, 30)
+	m, err := Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.State != "stopped" || m.Header.WindowsRecorded >= m.Header.WindowsPlanned {
+		t.Errorf("state %s with %d of %d windows", m.Header.State, m.Header.WindowsRecorded, m.Header.WindowsPlanned)
+	}
+	if len(m.Header.JournalNotes) != 1 || !strings.Contains(m.Header.JournalNotes[0], "torn last line") {
+		t.Errorf("journal notes %q, want the torn line", m.Header.JournalNotes)
+	}
+	missing := 0
+	for _, c := range m.Cells {
+		if c.State == CellMissing {
+			missing++
+		}
+	}
+	if missing == 0 {
+		t.Error("no missing cell in a stopped run")
+	}
+	if err := WriteAll(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range Formats {
+		if st, err := os.Stat(filepath.Join(dir, f.File)); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", f.File, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, MarkdownFile))
+	checkGolden(t, "stopped.md", md)
+	if !bytes.Contains(md, []byte("stopped: not every planned window was measured")) {
+		t.Error("summary.md does not say the run stopped")
+	}
+}
+
+func TestBuildRefusesADirectoryWithoutJournal(t *testing.T) {
+	_, err := Build(t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "journal") {
+		t.Fatalf("got %v, want an error naming the journal", err)
+	}
+}

@@ -1,0 +1,163 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/journal"
+)
+
+// hostFacts are the fields of the journaled host environment the report
+// prints. The journal keeps them as a JSON object; only these are read.
+type hostFacts struct {
+	Kernel            string  `json:"kernel"`
+	OS                string  `json:"os"`
+	Arch              string  `json:"arch"`
+	CPUModel          string  `json:"cpu_model"`
+	CPUCount          int     `json:"cpu_count"`
+	CPUsAvailable     float64 `json:"cpus_available"`
+	Governor          string  `json:"governor"`
+	MemoryBytes       int64   `json:"memory_bytes"`
+	MemoryLimitBytes  int64   `json:"memory_limit_bytes"`
+	Somaxconn         int     `json:"somaxconn"`
+	OpenFileLimit     uint64  `json:"open_file_limit"`
+	OpenFileLimitHard uint64  `json:"open_file_limit_hard"`
+	GoVersion         string  `json:"go_version"`
+}
+
+// hostOf reads the host facts of an environment record; facts it lacks
+// stay empty.
+func hostOf(env journal.Environment) hostFacts {
+	var h hostFacts
+	if b, err := json.Marshal(env.Host); err == nil {
+		_ = json.Unmarshal(b, &h) // a fact of an unexpected type stays empty
+	}
+	return h
+}
+
+// footer lists how the run was measured: its protocol and its environment.
+func footer(res *journal.Results) Footer {
+	var f Footer
+	p := res.Plan
+	pr := p.Plan.Protocol
+	add := func(list *[]Field, name, value string) {
+		if value != "" {
+			*list = append(*list, Field{name, value})
+		}
+	}
+	add(&f.Protocol, "profile", pr.Profile)
+	add(&f.Protocol, "concurrency", joinInts(pr.Concurrency))
+	add(&f.Protocol, "warm-up / window", pr.Warmup.String()+" / "+pr.Window.String())
+	add(&f.Protocol, "rounds", fmt.Sprint(pr.Rounds))
+	add(&f.Protocol, "cases", strings.Join(pr.Cases, ", "))
+	add(&f.Protocol, "fresh process per", pr.Fresh)
+	add(&f.Protocol, "client timeout", pr.Timeout.String())
+	if pr.Spread {
+		add(&f.Protocol, "requests", "spread over all users")
+	} else {
+		add(&f.Protocol, "requests", "fixed (as the published runs)")
+	}
+	add(&f.Protocol, "contention gate", gateText(res))
+	add(&f.Protocol, "boot starts per stack", fmt.Sprint(pr.BootStarts))
+	add(&f.Protocol, "database", p.Database)
+	add(&f.Protocol, "parity gate", parityText(res))
+	add(&f.Protocol, "plan fingerprint", p.Plan.Fingerprint)
+	add(&f.Protocol, "command", strings.Join(p.Args, " "))
+	if n := len(res.Environments); n > 1 {
+		add(&f.Protocol, "invocations", fmt.Sprintf("%d (resumed %d times)", n, n-1))
+	}
+	if len(res.Environments) == 0 {
+		return f
+	}
+	env := res.Environments[0]
+	h := hostOf(env)
+	add(&f.Environment, "os / arch", strings.Trim(h.OS+" / "+h.Arch, " /"))
+	add(&f.Environment, "cpu", h.CPUModel)
+	if h.CPUCount > 0 {
+		add(&f.Environment, "cpus", fmt.Sprintf("%d (%g available to stackbench)", h.CPUCount, h.CPUsAvailable))
+	}
+	add(&f.Environment, "governor", h.Governor)
+	if h.MemoryBytes > 0 {
+		mem := fmtBytes(h.MemoryBytes)
+		if h.MemoryLimitBytes > 0 {
+			mem += ", cgroup limit " + fmtBytes(h.MemoryLimitBytes)
+		}
+		add(&f.Environment, "memory", mem)
+	}
+	add(&f.Environment, "kernel", h.Kernel)
+	if h.Somaxconn > 0 {
+		add(&f.Environment, "somaxconn", fmt.Sprint(h.Somaxconn))
+	}
+	if h.OpenFileLimit > 0 {
+		add(&f.Environment, "open files", fmt.Sprintf("%d (hard %d)", h.OpenFileLimit, h.OpenFileLimitHard))
+	}
+	add(&f.Environment, "go", h.GoVersion)
+	add(&f.Environment, "postgresql", env.PostgresVersion)
+	for _, k := range sortedKeys(env.PostgresSettings) {
+		add(&f.Environment, "pg "+k, env.PostgresSettings[k])
+	}
+	versions := map[string]string{}
+	for _, e := range res.Environments {
+		for k, v := range e.StackVersions {
+			versions[k] = v
+		}
+	}
+	for _, k := range sortedKeys(versions) {
+		add(&f.Environment, "stack "+k, strings.TrimSpace(versions[k]))
+	}
+	return f
+}
+
+// gateText describes the contention gate as configured and as calibrated.
+func gateText(res *journal.Results) string {
+	g := res.Plan.Plan.Protocol.Gate
+	s := g.Mode
+	if len(res.Environments) > 0 {
+		e := res.Environments[0]
+		if e.GateThresholdCores > 0 {
+			s += fmt.Sprintf(": foreign CPU under %.2f cores (idle baseline %.2f)", e.GateThresholdCores, e.GateBaselineCores)
+		}
+	}
+	if g.Retries > 0 {
+		s += fmt.Sprintf(", %d retries", g.Retries)
+	}
+	return s
+}
+
+// parityText is the parity gate's outcome in a few words.
+func parityText(res *journal.Results) string {
+	if res.Plan.SkipParity {
+		return "skipped (--skip-parity)"
+	}
+	if len(res.Parity) == 0 {
+		return "no record"
+	}
+	p := res.Parity[len(res.Parity)-1]
+	switch {
+	case p.Skipped:
+		return "skipped"
+	case p.Passed:
+		return "passed"
+	default:
+		return "failed"
+	}
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
