@@ -92,6 +92,7 @@ func TestClusterLifecycle(t *testing.T) {
 		t.Errorf("server log: %v", err)
 	}
 	exec1(t, c.AdminURL(), "CREATE TABLE kept (x int); INSERT INTO kept VALUES (7)")
+	checkTemplateRebuilt(t, c.AdminURL())
 
 	if _, err := pgfix.Start(ctx, pgfix.Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("second Start on a running dir: %v", err)
@@ -125,6 +126,9 @@ func TestClusterLifecycle(t *testing.T) {
 		t.Errorf("restart: port %d, want the previous %d", c2.Port(), port)
 	}
 	exec1(t, c2.AdminURL(), "DO $$ BEGIN IF (SELECT x FROM kept) <> 7 THEN RAISE 'lost'; END IF; END $$")
+	if rep, err := pgfix.EnsureTemplate(ctx, c2.AdminURL()); err != nil || !rep.Reused {
+		t.Errorf("EnsureTemplate after a restart: %+v, %v; want the kept template reused", rep, err)
+	}
 	pid2 := c2.PostmasterPID()
 	if err := c2.Destroy(ctx); err != nil {
 		t.Fatal(err)
@@ -134,6 +138,33 @@ func TestClusterLifecycle(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err != nil {
 		t.Errorf("Destroy removed a directory the user named: %v", err)
+	}
+}
+
+// checkTemplateRebuilt leaves a half-made template (no completion mark),
+// as a seed interrupted by a crash would, and checks that EnsureTemplate
+// rebuilds it, then reuses it.
+func checkTemplateRebuilt(t *testing.T, adminURL string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := pgfix.FreshDatabase(ctx, adminURL, "early"); err == nil || !strings.Contains(err.Error(), "EnsureTemplate") {
+		t.Errorf("FreshDatabase before EnsureTemplate: %v", err)
+	}
+	exec1(t, adminURL, "CREATE DATABASE "+pgfix.TemplateDatabase)
+	rep, err := pgfix.EnsureTemplate(ctx, adminURL)
+	if err != nil || rep.Reused || rep.Orders != pgfix.SeedOrders {
+		t.Fatalf("EnsureTemplate over a half-made template: %+v, %v; want a new seed", rep, err)
+	}
+	if rep, err := pgfix.EnsureTemplate(ctx, adminURL); err != nil || !rep.Reused {
+		t.Errorf("second EnsureTemplate: %+v, %v; want the template reused", rep, err)
+	}
+	url, err := pgfix.FreshDatabase(ctx, adminURL, "copy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := connect(t, url).QueryRow(ctx, "SELECT count(*) FROM orders").Scan(&n); err != nil || n != pgfix.SeedOrders {
+		t.Errorf("copy of the rebuilt template: %d orders, %v", n, err)
 	}
 }
 

@@ -58,12 +58,14 @@ func (db *DB) ResetOrders(ctx context.Context) error {
 	return nil
 }
 
-// Checkpoint runs CHECKPOINT and returns once the server's checkpoint
-// counter shows it. The checkpointer reports its statistics only after
-// waking the waiting backend, so without this wait a checkpoint taken
-// before a window could be counted as one during it.
+// Checkpoint runs CHECKPOINT and returns once the server's count of
+// requested checkpoints shows it. The checkpointer publishes its counters
+// only after waking the backend that asked, so without this wait a
+// checkpoint taken before a window could be counted as one during it. (The
+// requested count, not the total: a timed checkpoint finishing meanwhile
+// must not end the wait early.)
 func (db *DB) Checkpoint(ctx context.Context) error {
-	before, err := db.checkpoints(ctx)
+	_, before, err := db.checkpointCounts(ctx)
 	if err != nil {
 		return err
 	}
@@ -72,7 +74,7 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		after, err := db.checkpoints(ctx)
+		_, after, err := db.checkpointCounts(ctx)
 		if err != nil {
 			return err
 		}
@@ -80,7 +82,7 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("checkpoint: the checkpoint counter stayed at %d for 5s after CHECKPOINT", after)
+			return fmt.Errorf("checkpoint: the requested-checkpoint counter stayed at %d for 5s after CHECKPOINT", after)
 		}
 		select {
 		case <-ctx.Done():
@@ -90,13 +92,8 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 	}
 }
 
-// checkpoints returns the number of checkpoints (timed and requested)
-// since the statistics were last reset.
-func (db *DB) checkpoints(ctx context.Context) (int64, error) {
-	timed, requested, err := db.checkpointCounts(ctx)
-	return timed + requested, err
-}
-
+// checkpointCounts returns the timed and requested checkpoints since the
+// statistics were last reset.
 func (db *DB) checkpointCounts(ctx context.Context) (timed, requested int64, err error) {
 	q := "SELECT checkpoints_timed, checkpoints_req FROM pg_stat_bgwriter"
 	if db.versionNum >= 170000 { // the counters moved to pg_stat_checkpointer
