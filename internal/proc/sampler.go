@@ -114,8 +114,14 @@ func (s *Sampler) Start() {
 	<-s.started
 }
 
-// Stop takes the closing snapshot and returns the window's stats.
+// Stop takes the closing snapshot and returns the window's stats. Before
+// Start it returns zero stats; call it once.
 func (s *Sampler) Stop() WindowStats {
+	select {
+	case <-s.started:
+	default:
+		return WindowStats{}
+	}
 	close(s.stop)
 	return <-s.result
 }
