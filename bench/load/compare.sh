@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Compare stackbench load with wrk and bombardier on one tiny net/http JSON
+# server: requests per generator CPU-second, throughput, and the ratio to wrk.
+#
+#   bash bench/load/compare.sh              # 5 rounds of 5 s each, 64 connections
+#   ROUNDS=7 DURATION=10 CONNS=64 bash bench/load/compare.sh
+#   RSS=1 bash bench/load/compare.sh        # also: stackbench RSS after 5 s and 60 s
+#
+# The server is pinned to CPU 0 and every generator to CPU 1 (taskset), and
+# the generators alternate within each round, so a noisy neighbour hurts
+# them alike. Generator CPU is user+system of the generator process, from
+# bash's `time` (getrusage of the child). Needs taskset; wrk and bombardier
+# are used when installed (apt-get install wrk; go install
+# github.com/codesenberg/bombardier@v1.2.6, or set BOMBARDIER=path).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-5}
+CONNS=${CONNS:-64}
+PORT=${PORT:-18089}
+SERVER_CPU=${SERVER_CPU:-0}
+GEN_CPU=${GEN_CPU:-1}
+URL="http://127.0.0.1:$PORT/"
+
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/stackbench" ./cmd/stackbench
+go build -o "$work/server" ./bench/load/server
+
+BOMBARDIER=${BOMBARDIER:-$(command -v bombardier || true)}
+gens=(stackbench)
+command -v wrk >/dev/null && gens+=(wrk)
+[ -n "$BOMBARDIER" ] && [ -x "$BOMBARDIER" ] && gens+=(bombardier)
+
+taskset -c "$SERVER_CPU" "$work/server" -addr "127.0.0.1:$PORT" &
+server_pid=$!
+for _ in $(seq 50); do curl -fs "$URL" >/dev/null 2>&1 && break; sleep 0.1; done
+
+# run_gen NAME: runs one generator; prints "requests cpu_seconds rps".
+run_gen() {
+	local out="$work/out" t="$work/time"
+	TIMEFORMAT='%U %S'
+	case "$1" in
+	stackbench)
+		{ time taskset -c "$GEN_CPU" "$work/stackbench" load -c "$CONNS" -d "${DURATION}s" -o json "$URL" >"$out"; } 2>"$t"
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["successes"], r["throughput_rps"])' "$out" >"$out.n"
+		;;
+	wrk)
+		{ time taskset -c "$GEN_CPU" wrk -t1 -c "$CONNS" -d "${DURATION}s" "$URL" >"$out"; } 2>"$t"
+		python3 - "$out" >"$out.n" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+n = int(re.search(r"(\d+) requests in", s).group(1))
+rps = float(re.search(r"Requests/sec:\s*([\d.]+)", s).group(1))
+print(n, rps)
+PY
+		;;
+	bombardier)
+		{ time taskset -c "$GEN_CPU" "$BOMBARDIER" -c "$CONNS" -d "${DURATION}s" -o json -p r "$URL" >"$out"; } 2>"$t"
+		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print(r["req2xx"], r["rps"]["mean"])' "$out" >"$out.n"
+		;;
+	esac
+	read -r n rps <"$out.n"
+	read -r u s <"$t"
+	echo "$n $(python3 -c "print($u+$s)") $rps"
+}
+
+echo "server: net/http JSON on CPU $SERVER_CPU; generators on CPU $GEN_CPU; $CONNS connections, ${DURATION}s, $ROUNDS rounds"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+: >"$work/results"
+for round in $(seq "$ROUNDS"); do
+	# Rotate the order every round.
+	order=("${gens[@]:$((round % ${#gens[@]}))}" "${gens[@]:0:$((round % ${#gens[@]}))}")
+	for g in "${order[@]}"; do
+		read -r n cpu rps < <(run_gen "$g")
+		printf 'round %d  %-10s %9d req  %6.2f CPU-s  %9.0f req/CPU-s  %9.0f req/s\n' \
+			"$round" "$g" "$n" "$cpu" "$(python3 -c "print($n/$cpu)")" "$rps"
+		echo "$g $n $cpu $rps" >>"$work/results"
+	done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$work/results" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    g, n, cpu, rps = line.split()
+    rows.setdefault(g, []).append((int(n) / float(cpu), float(rps)))
+med = {g: (statistics.median(e for e, _ in v), statistics.median(r for _, r in v),
+           min(e for e, _ in v), max(e for e, _ in v)) for g, v in rows.items()}
+print()
+print(f"{'generator':<12}{'req/CPU-s (median)':>20}{'min..max':>22}{'vs wrk':>8}{'req/s (median)':>16}{'vs wrk':>8}")
+w = med.get("wrk")
+for g, (eff, rps, lo, hi) in med.items():
+    ratio = f"{eff / w[0]:.2f}x" if w else "-"
+    rratio = f"{rps / w[1]:.3f}" if w else "-"
+    print(f"{g:<12}{eff:>20,.0f}{f'{lo:,.0f}..{hi:,.0f}':>22}{ratio:>8}{rps:>16,.0f}{rratio:>8}")
+PY
+
+if [ "${RSS:-0}" = 1 ]; then
+	echo
+	echo "stackbench RSS during one 62 s run:"
+	taskset -c "$GEN_CPU" "$work/stackbench" load -c "$CONNS" -d 62s -o json "$URL" >/dev/null &
+	pid=$!
+	sleep 5; rss5=$(awk '/VmRSS/{print $2}' /proc/$pid/status)
+	sleep 55; rss60=$(awk '/VmRSS/{print $2}' /proc/$pid/status)
+	wait $pid
+	python3 -c "print(f'  RSS after 5 s: {$rss5} KiB; after 60 s: {$rss60} KiB; ratio {$rss60/$rss5:.3f}')"
+fi

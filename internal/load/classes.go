@@ -1,0 +1,45 @@
+package load
+
+import (
+	"errors"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// errorClass is a kind of failed request other than an unexpected status.
+type errorClass uint8
+
+// The transport error classes, in the order they are reported.
+const (
+	classTimeout errorClass = iota
+	classReset
+	classRefused
+	classClosed
+	classOther
+	numClasses
+)
+
+var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other"}
+
+// classify maps a socket error to its class.
+func classify(err error) errorClass {
+	var errno unix.Errno
+	if !errors.As(err, &errno) {
+		return classOther
+	}
+	switch errno {
+	case unix.ECONNREFUSED:
+		return classRefused
+	case unix.ECONNRESET:
+		return classReset
+	case unix.EPIPE:
+		return classClosed
+	case unix.ETIMEDOUT:
+		return classTimeout
+	}
+	return classOther
+}
+
+// statusKey is the Errors key of an unexpected status.
+func statusKey(code int) string { return "status_" + strconv.Itoa(code) }

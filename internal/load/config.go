@@ -1,0 +1,119 @@
+// Package load is stackbench's load engine: keep-alive HTTP/1.1
+// connections driven in a closed loop (each connection sends its next
+// request when the previous answer is complete) or an open loop (a fixed
+// schedule of sends, latency measured from the intended send time). It is a
+// library: Run takes a Config and returns a Result; it reads no flags or
+// files and prints nothing.
+package load
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config describes one load run. Zero values get the defaults noted on each
+// field.
+type Config struct {
+	// URL is the target, http://host:port/path. Only plain HTTP is spoken.
+	URL string
+	// Method is the request method (default GET).
+	Method string
+	// Headers are added to every request built from URL; Host, Content-Length
+	// and User-Agent are set by the engine unless given here.
+	Headers []Header
+	// Body is sent with every request built from URL.
+	Body []byte
+	// Requests, when not empty, replaces Method, the URL's path, Headers and
+	// Body: the pool is used round-robin, in order, across all connections.
+	Requests []Request
+	// Connections is the number of keep-alive connections (default 64); in
+	// open loop, the most that may be in flight at once.
+	Connections int
+	// Rate, when above zero, selects the open loop: requests per second in
+	// total, on a fixed schedule.
+	Rate float64
+	// Duration is the measured window (default 10s).
+	Duration time.Duration
+	// Warmup runs before the measured window on the same connections and is
+	// reported separately (default none).
+	Warmup time.Duration
+	// Timeout fails a request that has no complete answer after this long
+	// (default 60s). A connection whose request timed out is reopened.
+	Timeout time.Duration
+	// Expect lists the statuses that count as success (default any 2xx).
+	Expect []int
+	// AllowRemote permits a target that is not a loopback address.
+	AllowRemote bool
+	// Progress, when set, receives the run's events (see Event). It is
+	// called from the engine's own goroutines, at the moment each event
+	// happens, and must return quickly.
+	Progress func(Event)
+}
+
+// Header is one request header.
+type Header struct {
+	Name, Value string
+}
+
+// Request is one entry of a request pool: one line of a --requests file.
+type Request struct {
+	Method  string            `json:"method"`
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+}
+
+// Defaults applied by Run to a zero Config field.
+const (
+	DefaultConnections = 64
+	DefaultDuration    = 10 * time.Second
+	DefaultTimeout     = 60 * time.Second
+)
+
+// ConfigError is invalid input: Run did not start. Field names the Config
+// field (or the pool line) at fault.
+type ConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return e.Field + ": " + e.Msg }
+
+func configErrorf(field, format string, a ...any) error {
+	return &ConfigError{Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// withDefaults returns cfg with the zero fields set to their defaults and
+// checks the numeric fields.
+func withDefaults(cfg Config) (Config, error) {
+	if cfg.Method == "" {
+		cfg.Method = "GET"
+	}
+	if cfg.Connections == 0 {
+		cfg.Connections = DefaultConnections
+	}
+	if cfg.Duration == 0 {
+		cfg.Duration = DefaultDuration
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	switch {
+	case cfg.Connections < 0:
+		return cfg, configErrorf("connections", "must be at least 1, got %d", cfg.Connections)
+	case cfg.Rate < 0 || cfg.Rate != cfg.Rate:
+		return cfg, configErrorf("rate", "must be above 0 requests per second, got %v", cfg.Rate)
+	case cfg.Duration < 0:
+		return cfg, configErrorf("duration", "must be positive, got %v", cfg.Duration)
+	case cfg.Warmup < 0:
+		return cfg, configErrorf("warmup", "must not be negative, got %v", cfg.Warmup)
+	case cfg.Timeout < time.Millisecond:
+		return cfg, configErrorf("timeout", "must be at least 1ms, got %v", cfg.Timeout)
+	}
+	for _, s := range cfg.Expect {
+		if s < 100 || s > 999 {
+			return cfg, configErrorf("expect", "%d is not an HTTP status (100–999)", s)
+		}
+	}
+	return cfg, nil
+}

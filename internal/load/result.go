@@ -1,0 +1,128 @@
+package load
+
+import (
+	"encoding/json"
+)
+
+// SchemaVersion is the version of Result's JSON form. It changes when a
+// key changes meaning or disappears; new keys may be added within a version.
+const SchemaVersion = 1
+
+// Result is the outcome of a run, and with its json tags the versioned
+// JSON output of `stackbench load -o json`. Counts cover the measured
+// window; a response belongs to the window in which it completed.
+type Result struct {
+	SchemaVersion int    `json:"schema_version"`
+	URL           string `json:"url"`
+	Method        string `json:"method"`
+	// Mode is "closed" or "open".
+	Mode string `json:"mode"`
+	// DurationSeconds is the measured window's wall time; throughput
+	// divides by it.
+	DurationSeconds float64 `json:"duration_s"`
+	WarmupSeconds   float64 `json:"warmup_s"`
+	TimeoutSeconds  float64 `json:"timeout_s"`
+	Connections     int     `json:"connections"`
+	// Rate is the open loop's requests per second; 0 in closed loop.
+	Rate float64 `json:"rate"`
+	// Expect lists the success statuses; empty means any 2xx.
+	Expect []int `json:"expect,omitempty"`
+	// PoolSize is the number of distinct requests sent round-robin.
+	PoolSize int `json:"pool_size"`
+
+	// Attempts = Successes + every error count: each request whose outcome
+	// fell in the window.
+	Attempts      int64   `json:"attempts"`
+	Successes     int64   `json:"successes"`
+	ThroughputRPS float64 `json:"throughput_rps"`
+	// Errors counts failures by class: timeout, reset, refused, closed,
+	// other, and status_<code> for each unexpected status. The five
+	// transport classes are always present.
+	Errors map[string]int64 `json:"errors"`
+
+	// LatencyMicros is the latency of successes; in open loop, measured from
+	// the intended send time (corrected for coordinated omission).
+	LatencyMicros Latency `json:"latency_us"`
+	// LatencyUncorrectedMicros (open loop only) measures from the actual send.
+	LatencyUncorrectedMicros *Latency `json:"latency_uncorrected_us,omitempty"`
+	// ErrorLatencyMicros is the time to each failure, measured like
+	// LatencyMicros.
+	ErrorLatencyMicros Latency `json:"error_latency_us"`
+	// LatencyHist, LatencyUncorrectedHist and ErrorLatencyHist are the
+	// histograms behind the figures (hist.Encode), for merging windows.
+	LatencyHist            string `json:"latency_hist"`
+	LatencyUncorrectedHist string `json:"latency_uncorrected_hist,omitempty"`
+	ErrorLatencyHist       string `json:"error_latency_hist"`
+
+	// Reconnects counts connections reopened in the window after the server
+	// closed them or a request on them failed.
+	Reconnects int64 `json:"reconnects"`
+	// LateSends (open loop) counts sends in the window that found no free
+	// connection when their time came and went out later; their latency
+	// still counts from the intended time.
+	LateSends int64 `json:"late_sends"`
+
+	// GeneratorCPUSeconds is this process's user+system CPU over the window.
+	GeneratorCPUSeconds float64 `json:"generator_cpu_s"`
+	// CoresAvailable is the number of cores the generator may run on.
+	CoresAvailable int `json:"cores_available"`
+	// ClientBound is set when the generator used 85 % or more of its cores:
+	// the result then describes the generator more than the server.
+	ClientBound bool `json:"client_bound"`
+
+	Warmup Phase `json:"warmup"`
+	// Drain is the requests in flight at the end of the window, waited for
+	// (up to a second, or the timeout if shorter) but not counted in it.
+	Drain DrainPhase `json:"drain"`
+	// Timeline has one entry per second of the window.
+	Timeline []Second `json:"timeline"`
+
+	// MeasureStartUnixNano and MeasureEndUnixNano bound the window.
+	MeasureStartUnixNano int64 `json:"measure_start_unix_ns"`
+	MeasureEndUnixNano   int64 `json:"measure_end_unix_ns"`
+}
+
+// Latency summarises a histogram, in microseconds.
+type Latency struct {
+	P50   int64   `json:"p50"`
+	P75   int64   `json:"p75"`
+	P90   int64   `json:"p90"`
+	P99   int64   `json:"p99"`
+	P999  int64   `json:"p999"`
+	P9999 int64   `json:"p9999"`
+	Max   int64   `json:"max"`
+	Mean  float64 `json:"mean"`
+}
+
+// Phase counts the responses outside the measured window.
+type Phase struct {
+	Attempts  int64 `json:"attempts"`
+	Successes int64 `json:"successes"`
+	Errors    int64 `json:"errors"`
+}
+
+// DrainPhase is the tail after the window: Abandoned requests were still
+// in flight when the drain gave up.
+type DrainPhase struct {
+	Phase
+	Abandoned int64 `json:"abandoned"`
+}
+
+// Second is one second of the window's timeline; TSeconds is 1 for the
+// first second.
+type Second struct {
+	TSeconds  int   `json:"t_s"`
+	Successes int64 `json:"successes"`
+	Errors    int64 `json:"errors"`
+}
+
+// ErrorCount is the sum of every error class.
+func (r *Result) ErrorCount() int64 {
+	var n int64
+	for _, c := range r.Errors {
+		n += c
+	}
+	return n
+}
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

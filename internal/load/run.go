@@ -1,0 +1,245 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// maxDrain bounds the wait for requests in flight at the end of the window.
+const maxDrain = time.Second
+
+// run is the state shared by the workers of one Run. Everything but stop,
+// failure and poolNext is written before the workers start and only read
+// afterwards.
+type run struct {
+	cfg     Config
+	tgt     target
+	reqs    []wireRequest
+	success [1000]bool
+	open    bool
+	rawWait bool // workers may block in epoll through RawSyscall
+	seconds int  // timeline length: the window in whole seconds, rounded up
+	workers []*worker
+
+	// Monotonic times (nanotime) of the run's boundaries.
+	t0, warmEnd, measEnd, drainEnd int64
+	scanEveryNs                    int64
+	nsPerRequest                   float64 // open loop: schedule spacing, all workers together
+	clocks                         clockPair
+
+	poolNext atomic.Uint64
+	stop     atomic.Bool
+	failOnce sync.Once
+	failure  error
+
+	cpuStart, cpuEnd float64
+	measStartUnix    int64
+	measEndUnix      int64
+}
+
+// Run loads cfg.URL as cfg says and returns what it measured. Invalid input
+// returns a *ConfigError before any connection is opened. Failed requests
+// are data in the Result, not errors; Run returns an error only when it
+// cannot run (no sockets, cancelled context).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	r, err := prepare(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, w := range r.workers {
+			w.close()
+		}
+	}()
+	stopWatch := context.AfterFunc(ctx, func() { r.stop.Store(true) })
+	defer stopWatch()
+
+	r.predial()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r.schedule()
+	if r.cfg.Warmup > 0 {
+		r.emit(Event{Kind: WarmupStart, UnixNano: r.clocks.unixNano(r.t0)})
+	}
+	var wg sync.WaitGroup
+	for _, w := range r.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop()
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("load run stopped: %w", err)
+	}
+	if r.failure != nil {
+		return nil, r.failure
+	}
+	return r.result()
+}
+
+// prepare validates cfg, resolves the target, encodes the requests and
+// creates the workers.
+func prepare(ctx context.Context, cfg Config) (*run, error) {
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
+	}
+	tgt, err := resolveTarget(ctx, cfg.URL, cfg.AllowRemote)
+	if err != nil {
+		return nil, err
+	}
+	reqs, err := encodeRequests(cfg, tgt)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, tgt: tgt, reqs: reqs, open: cfg.Rate > 0}
+	r.seconds = int((cfg.Duration + time.Second - 1) / time.Second)
+	if len(cfg.Expect) == 0 {
+		for s := 200; s < 300; s++ {
+			r.success[s] = true
+		}
+	}
+	for _, s := range cfg.Expect {
+		r.success[s] = true
+	}
+	r.scanEveryNs = int64(min(max(cfg.Timeout/20, time.Millisecond), retryBackoff))
+	// One worker per core, but leave the program a spare P: then workers
+	// wait in epoll through RawSyscall (see rawsys.go).
+	procs := runtime.GOMAXPROCS(0)
+	n := min(runtime.NumCPU(), max(procs-1, 1), cfg.Connections)
+	r.rawWait = procs > n
+	if r.open {
+		r.nsPerRequest = 1e9 / cfg.Rate
+	}
+	for i := range n {
+		share := cfg.Connections*(i+1)/n - cfg.Connections*i/n
+		w, err := newWorker(r, i, share)
+		if err != nil {
+			for _, w := range r.workers {
+				w.close()
+			}
+			return nil, fmt.Errorf("create load worker: %w (is the open-file limit too low? see ulimit -n)", err)
+		}
+		r.workers = append(r.workers, w)
+	}
+	return r, nil
+}
+
+// predial opens every connection before the clock starts.
+func (r *run) predial() {
+	deadline := nanotime() + int64(min(r.cfg.Timeout, 2*time.Second))
+	var wg sync.WaitGroup
+	for _, w := range r.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.predial(deadline)
+		}()
+	}
+	wg.Wait()
+}
+
+// schedule fixes the run's boundaries, starting now.
+func (r *run) schedule() {
+	r.clocks = readClocks()
+	r.t0 = r.clocks.mono
+	r.warmEnd = r.t0 + int64(r.cfg.Warmup)
+	r.measEnd = r.warmEnd + int64(r.cfg.Duration)
+	r.drainEnd = r.measEnd + int64(min(r.cfg.Timeout, maxDrain))
+	if r.cfg.Warmup == 0 {
+		r.cpuStart = cpuSeconds()
+		r.measStartUnix = r.clocks.unixNano(r.warmEnd)
+		r.emit(Event{Kind: MeasureStart, UnixNano: r.measStartUnix})
+	}
+}
+
+// intendedAt is the open loop's send time of worker w's k-th request: the
+// workers' schedules interleave into one evenly spaced schedule.
+func (r *run) intendedAt(w int, k int64) int64 {
+	n := int64(len(r.workers))
+	return r.t0 + int64(math.Round(float64(k*n+int64(w))*r.nsPerRequest))
+}
+
+// nextRequest returns the next request of the pool, in order across all
+// connections.
+func (r *run) nextRequest() *wireRequest {
+	if len(r.reqs) == 1 {
+		return &r.reqs[0]
+	}
+	return &r.reqs[(r.poolNext.Add(1)-1)%uint64(len(r.reqs))]
+}
+
+// Hooks run on worker 0 at the window's boundaries: index 0 is the start of
+// the window (when there was a warm-up; otherwise schedule emitted it),
+// 1..seconds are the ends of its seconds, the last also its end.
+func (r *run) hookTime(i int) int64 {
+	switch {
+	case i == 0 && r.cfg.Warmup > 0:
+		return r.warmEnd
+	case i == 0:
+		return r.hookTime(1)
+	case i <= r.seconds:
+		return min(r.warmEnd+int64(i)*int64(time.Second), r.measEnd)
+	}
+	return -1
+}
+
+func (r *run) hook(i int, now int64) {
+	if i == 0 {
+		if r.cfg.Warmup > 0 {
+			r.cpuStart = cpuSeconds()
+			r.measStartUnix = r.clocks.unixNano(r.warmEnd)
+			r.emit(Event{Kind: MeasureStart, UnixNano: r.measStartUnix})
+		}
+		return
+	}
+	last := i == r.seconds
+	if last {
+		r.cpuEnd = cpuSeconds()
+		r.measEndUnix = r.clocks.unixNano(r.measEnd)
+	}
+	if r.cfg.Progress != nil {
+		var ok, bad int64
+		for _, w := range r.workers {
+			ok += w.timeline[2*(i-1)].Load()
+			bad += w.timeline[2*(i-1)+1].Load()
+		}
+		r.emit(Event{Kind: Tick, UnixNano: r.clocks.unixNano(now), ElapsedSeconds: i, Successes: ok, Errors: bad})
+	}
+	if last {
+		r.emit(Event{Kind: MeasureEnd, UnixNano: r.measEndUnix})
+	}
+}
+
+func (r *run) emit(e Event) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(e)
+	}
+}
+
+// fail stops the run with an error that is not a request's failure.
+func (r *run) fail(err error) {
+	r.failOnce.Do(func() {
+		r.failure = fmt.Errorf("load engine: %w", err)
+		r.stop.Store(true)
+	})
+}
+
+// cpuSeconds is this process's user+system CPU time so far.
+func cpuSeconds() float64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}

@@ -1,0 +1,124 @@
+package load
+
+import (
+	"runtime"
+
+	"github.com/stackbench/stackbench/internal/hist"
+)
+
+// clientBoundShare is the share of its cores above which the generator is
+// the bottleneck.
+const clientBoundShare = 0.85
+
+// result merges the workers' counts into the Result.
+func (r *run) result() (*Result, error) {
+	cfg := r.cfg
+	res := &Result{
+		SchemaVersion:        SchemaVersion,
+		URL:                  r.tgt.url.Redacted(),
+		Method:               cfg.Method,
+		Mode:                 "closed",
+		DurationSeconds:      cfg.Duration.Seconds(),
+		WarmupSeconds:        cfg.Warmup.Seconds(),
+		TimeoutSeconds:       cfg.Timeout.Seconds(),
+		Connections:          cfg.Connections,
+		Rate:                 cfg.Rate,
+		Expect:               cfg.Expect,
+		PoolSize:             len(r.reqs),
+		Errors:               map[string]int64{},
+		CoresAvailable:       min(runtime.NumCPU(), runtime.GOMAXPROCS(0)),
+		MeasureStartUnixNano: r.measStartUnix,
+		MeasureEndUnixNano:   r.measEndUnix,
+		Timeline:             make([]Second, r.seconds),
+	}
+	if r.open {
+		res.Mode = "open"
+	}
+	if len(cfg.Requests) > 0 {
+		res.Method = ""
+	}
+	succ, errs := hist.New(cfg.Timeout), hist.New(cfg.Timeout)
+	var uncorr *hist.Histogram
+	if r.open {
+		uncorr = hist.New(cfg.Timeout)
+	}
+	var classes [numClasses]int64
+	var status [1000]int64
+	for _, w := range r.workers {
+		res.Successes += w.meas.successes
+		res.Reconnects += w.meas.reconnects
+		res.LateSends += w.meas.lateSends
+		for c, n := range w.meas.errs {
+			classes[c] += n
+		}
+		for s, n := range w.meas.status {
+			status[s] += n
+		}
+		res.Warmup.add(w.warm)
+		res.Drain.add(w.drain)
+		res.Drain.Attempts += w.abandoned
+		res.Drain.Abandoned += w.abandoned
+		succ.Merge(w.hSucc)
+		errs.Merge(w.hErr)
+		if uncorr != nil {
+			uncorr.Merge(w.hUncorr)
+		}
+		for s := range res.Timeline {
+			res.Timeline[s].TSeconds = s + 1
+			res.Timeline[s].Successes += w.timeline[2*s].Load()
+			res.Timeline[s].Errors += w.timeline[2*s+1].Load()
+		}
+	}
+	res.Attempts = res.Successes
+	for c, n := range classes {
+		res.Errors[classNames[c]] = n
+		res.Attempts += n
+	}
+	for s, n := range status {
+		if n > 0 {
+			res.Errors[statusKey(s)] = n
+			res.Attempts += n
+		}
+	}
+	res.ThroughputRPS = float64(res.Successes) / cfg.Duration.Seconds()
+	res.GeneratorCPUSeconds = r.cpuEnd - r.cpuStart
+	res.ClientBound = res.GeneratorCPUSeconds >= clientBoundShare*float64(res.CoresAvailable)*cfg.Duration.Seconds()
+
+	var err error
+	res.LatencyMicros = summarize(succ)
+	res.ErrorLatencyMicros = summarize(errs)
+	if res.LatencyHist, err = succ.Encode(); err != nil {
+		return nil, err
+	}
+	if res.ErrorLatencyHist, err = errs.Encode(); err != nil {
+		return nil, err
+	}
+	if uncorr != nil {
+		l := summarize(uncorr)
+		res.LatencyUncorrectedMicros = &l
+		if res.LatencyUncorrectedHist, err = uncorr.Encode(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (p *Phase) add(o Phase) {
+	p.Attempts += o.Attempts
+	p.Successes += o.Successes
+	p.Errors += o.Errors
+}
+
+// summarize reads the reported percentiles off a histogram.
+func summarize(h *hist.Histogram) Latency {
+	return Latency{
+		P50:   h.PercentileMicros(50),
+		P75:   h.PercentileMicros(75),
+		P90:   h.PercentileMicros(90),
+		P99:   h.PercentileMicros(99),
+		P999:  h.PercentileMicros(99.9),
+		P9999: h.PercentileMicros(99.99),
+		Max:   h.MaxMicros(),
+		Mean:  h.MeanMicros(),
+	}
+}

@@ -1,0 +1,110 @@
+package load
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// WriteText writes the result for a person: what was run, throughput,
+// the error split, latency, the generator's own load, warm-up and drain.
+func (r *Result) WriteText(w io.Writer) error {
+	var b strings.Builder
+	mode := "closed loop"
+	if r.Mode == "open" {
+		mode = fmt.Sprintf("open loop at %g req/s", r.Rate)
+	}
+	method := r.Method
+	if method == "" {
+		method = fmt.Sprintf("pool of %d requests", r.PoolSize)
+	}
+	fmt.Fprintf(&b, "%s %s: %s, %d connections, %s measured", method, r.URL, mode, r.Connections, secs(r.DurationSeconds))
+	if r.WarmupSeconds > 0 {
+		fmt.Fprintf(&b, " after %s warm-up", secs(r.WarmupSeconds))
+	}
+	fmt.Fprintf(&b, ", timeout %s\n\n", secs(r.TimeoutSeconds))
+
+	fmt.Fprintf(&b, "  throughput    %.1f req/s (successes ÷ window)\n", r.ThroughputRPS)
+	fmt.Fprintf(&b, "  attempts      %d: %d succeeded, %d failed\n", r.Attempts, r.Successes, r.ErrorCount())
+	fmt.Fprintf(&b, "  errors        %s\n", ErrorSplit(r.Errors))
+	fmt.Fprintf(&b, "  latency       %s\n", latencyLine(r.LatencyMicros, r.Successes))
+	if r.LatencyUncorrectedMicros != nil {
+		fmt.Fprintf(&b, "  uncorrected   %s  (from the actual send; the line above counts from the schedule)\n",
+			latencyLine(*r.LatencyUncorrectedMicros, r.Successes))
+	}
+	if n := r.ErrorCount(); n > 0 {
+		fmt.Fprintf(&b, "  error time    %s\n", latencyLine(r.ErrorLatencyMicros, n))
+	}
+	fmt.Fprintf(&b, "  reconnects    %d", r.Reconnects)
+	if r.Mode == "open" {
+		fmt.Fprintf(&b, "   late sends %d (no free connection when due)", r.LateSends)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "  generator     %.2f CPU-s in %s on %d cores (%.0f %%)", r.GeneratorCPUSeconds,
+		secs(r.DurationSeconds), r.CoresAvailable, 100*r.GeneratorCPUSeconds/(r.DurationSeconds*float64(r.CoresAvailable)))
+	if r.ClientBound {
+		b.WriteString("  CLIENT-BOUND: the generator was the bottleneck; these figures describe it, not the server")
+	}
+	b.WriteString("\n")
+	if r.WarmupSeconds > 0 {
+		fmt.Fprintf(&b, "  warm-up       %d attempts, %d succeeded, %d failed (not counted above)\n",
+			r.Warmup.Attempts, r.Warmup.Successes, r.Warmup.Errors)
+	}
+	fmt.Fprintf(&b, "  drain         %d in flight at the end: %d succeeded, %d failed, %d abandoned (not counted above)\n",
+		r.Drain.Attempts, r.Drain.Successes, r.Drain.Errors, r.Drain.Abandoned)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ErrorSplit lists the non-zero error classes of a Result's Errors,
+// largest first ("status_503 12, timeout 3"), or "none".
+func ErrorSplit(errs map[string]int64) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var list []kv
+	for k, v := range errs {
+		if v > 0 {
+			list = append(list, kv{k, v})
+		}
+	}
+	if len(list) == 0 {
+		return "none"
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].v != list[j].v {
+			return list[i].v > list[j].v
+		}
+		return list[i].k < list[j].k
+	})
+	parts := make([]string, len(list))
+	for i, e := range list {
+		parts[i] = fmt.Sprintf("%s %d", e.k, e.v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func latencyLine(l Latency, n int64) string {
+	if n == 0 {
+		return "n/a (no response)"
+	}
+	return fmt.Sprintf("p50 %s  p75 %s  p90 %s  p99 %s  p99.9 %s  p99.99 %s  max %s  mean %s",
+		us(l.P50), us(l.P75), us(l.P90), us(l.P99), us(l.P999), us(l.P9999), us(l.Max), us(int64(l.Mean)))
+}
+
+// us formats microseconds with a readable unit.
+func us(v int64) string {
+	d := time.Duration(v) * time.Microsecond
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", v)
+	case d < time.Second:
+		return fmt.Sprintf("%.2fms", float64(v)/1e3)
+	}
+	return fmt.Sprintf("%.2fs", float64(v)/1e6)
+}
+
+func secs(s float64) string { return time.Duration(s * float64(time.Second)).String() }

@@ -1,0 +1,556 @@
+package load
+
+import (
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/stackbench/stackbench/internal/hist"
+)
+
+const (
+	// readBufBytes is each worker's read buffer, shared by its connections.
+	readBufBytes = 64 << 10
+	// retryBackoff holds a connection that failed to open before it tries
+	// again, so a dead server is not hammered by a busy loop.
+	retryBackoff = 10 * time.Millisecond
+	// maxWaitMillis bounds every epoll wait so a cancelled run stops soon.
+	maxWaitMillis = 100
+	// timerIndex marks the timerfd's epoll events.
+	timerIndex = -1
+)
+
+// tally is what a worker counted in the measured window.
+type tally struct {
+	successes  int64
+	errs       [numClasses]int64
+	status     [1000]int64 // unexpected statuses by code
+	reconnects int64
+	lateSends  int64
+}
+
+// worker runs a share of the connections in its own event loop: one epoll
+// instance, level-triggered, one goroutine. Nothing it touches on the hot
+// path is shared with other workers except the pool cursor (only with a
+// pool of more than one request) and its own timeline counters, which the
+// progress ticks read atomically.
+type worker struct {
+	r     *run
+	index int
+	epfd  int
+	timer int // timerfd (open loop), or -1
+	conns []conn
+	free  []int32 // open loop: connections ready for a request
+	buf   []byte
+	evs   []unix.EpollEvent
+
+	family int
+	sa     unix.Sockaddr
+
+	inflight  int
+	nextScan  int64
+	nextHook  int64 // worker 0 only: next boundary or tick
+	hookIndex int
+
+	// open loop
+	nextK      int64 // schedule index of the next request to send
+	timerArmed int64
+
+	warm, drain Phase
+	abandoned   int64 // requests still in flight when the drain ended
+	meas        tally
+	hSucc       *hist.Histogram
+	hErr        *hist.Histogram
+	hUncorr     *hist.Histogram
+	timeline    []atomic.Int64 // per second: successes, errors
+}
+
+func newWorker(r *run, index, conns int) (*worker, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{
+		r: r, index: index, epfd: epfd, timer: -1,
+		conns:    make([]conn, conns),
+		free:     make([]int32, 0, conns),
+		buf:      make([]byte, readBufBytes),
+		evs:      make([]unix.EpollEvent, 256),
+		hSucc:    hist.New(r.cfg.Timeout),
+		hErr:     hist.New(r.cfg.Timeout),
+		timeline: make([]atomic.Int64, 2*r.seconds),
+		nextHook: -1,
+	}
+	w.family, w.sa = r.tgt.sockaddr()
+	for i := range w.conns {
+		w.conns[i].fd = -1
+		w.conns[i].id = int32(i)
+	}
+	if r.open {
+		w.hUncorr = hist.New(r.cfg.Timeout)
+		w.timer, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+		if err == nil {
+			err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, w.timer,
+				&unix.EpollEvent{Events: unix.EPOLLIN, Fd: timerIndex})
+		}
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// close releases every descriptor.
+func (w *worker) close() {
+	for i := range w.conns {
+		if w.conns[i].fd >= 0 {
+			unix.Close(w.conns[i].fd)
+			w.conns[i].fd = -1
+		}
+	}
+	if w.timer >= 0 {
+		unix.Close(w.timer)
+	}
+	unix.Close(w.epfd)
+}
+
+// predial opens every connection before the run starts, waiting at most
+// until deadline. A connection that fails stays down, uncounted: it will
+// fail again, counted, when it is given a request.
+func (w *worker) predial(deadline int64) {
+	now := nanotime()
+	for i := range w.conns {
+		w.dial(i, now)
+	}
+	for !w.r.stop.Load() {
+		dialing := 0
+		for i := range w.conns {
+			if w.conns[i].state == connDialing {
+				dialing++
+			}
+		}
+		now = nanotime()
+		if dialing == 0 || now >= deadline {
+			break
+		}
+		n, err := unix.EpollWait(w.epfd, w.evs, 10)
+		if err != nil && err != unix.EINTR {
+			break
+		}
+		for _, ev := range w.evs[:max(n, 0)] {
+			if ev.Fd >= 0 {
+				w.onEvent(int(ev.Fd), ev.Events, nanotime())
+			}
+		}
+	}
+	for i := range w.conns {
+		c := &w.conns[i]
+		if c.state == connDialing {
+			w.closeConn(c)
+		}
+		c.retryAt = 0
+	}
+}
+
+// loop runs the connections from the start to the end of the drain.
+func (w *worker) loop() {
+	r := w.r
+	now := nanotime()
+	if w.index == 0 {
+		w.nextHook = r.hookTime(0)
+	}
+	w.nextScan = now + r.scanEveryNs
+	if r.open {
+		for i := range w.conns {
+			w.markFree(int32(i))
+		}
+	} else {
+		for i := range w.conns {
+			w.begin(i, now, now)
+		}
+	}
+	for {
+		now = nanotime()
+		if w.nextHook >= 0 && now >= w.nextHook {
+			w.runHooks(now)
+		}
+		if now >= r.measEnd && (w.inflight == 0 || now >= r.drainEnd) || r.stop.Load() {
+			break
+		}
+		if r.open {
+			w.dispatch(now)
+		}
+		n, errno := epollWait(w.epfd, w.evs, w.waitMillis(now), r.rawWait)
+		if errno != 0 && errno != unix.EINTR {
+			r.fail(errno)
+			break
+		}
+		for _, ev := range w.evs[:max(n, 0)] {
+			if ev.Fd == timerIndex {
+				var b [8]byte
+				unix.Read(w.timer, b[:]) // clears the expiry count
+				w.timerArmed = 0
+				continue
+			}
+			w.onEvent(int(ev.Fd), ev.Events, nanotime())
+		}
+		if now = nanotime(); now >= w.nextScan {
+			w.scan(now)
+			w.nextScan = now + r.scanEveryNs
+		}
+	}
+	w.abandoned = int64(w.inflight)
+}
+
+// waitMillis is how long epoll may sleep: until the next scan, boundary,
+// or end, rounded up to a millisecond.
+func (w *worker) waitMillis(now int64) int {
+	next := w.nextScan
+	if w.nextHook >= 0 && w.nextHook < next {
+		next = w.nextHook
+	}
+	r := w.r
+	if now < r.measEnd && r.measEnd < next {
+		next = r.measEnd
+	}
+	if r.drainEnd < next {
+		next = r.drainEnd
+	}
+	ms := (next - now + 999_999) / 1_000_000
+	return int(min(max(ms, 0), maxWaitMillis))
+}
+
+// runHooks emits the boundaries and ticks that are due (worker 0 only).
+func (w *worker) runHooks(now int64) {
+	for w.nextHook >= 0 && now >= w.nextHook {
+		w.r.hook(w.hookIndex, now)
+		w.hookIndex++
+		w.nextHook = w.r.hookTime(w.hookIndex)
+	}
+}
+
+// begin starts a request on connection i: intended is the latency origin.
+func (w *worker) begin(i int, intended, now int64) {
+	c := &w.conns[i]
+	c.req = w.r.nextRequest()
+	c.intended, c.started, c.sent = intended, now, now
+	c.written = 0
+	c.parser.reset(c.req.head)
+	w.inflight++
+	if c.fd < 0 {
+		c.pending = true
+		w.dial(i, now)
+		return
+	}
+	c.state = connBusy
+	w.write(i, now)
+}
+
+// dial opens connection i without blocking.
+func (w *worker) dial(i int, now int64) {
+	c := &w.conns[i]
+	if c.openedOnce && now >= w.r.warmEnd && now < w.r.measEnd {
+		w.meas.reconnects++
+	}
+	fd, err := unix.Socket(w.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		w.failOpen(i, classify(err), now)
+		return
+	}
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	c.fd = fd
+	err = unix.Connect(fd, w.sa)
+	if err != nil && err != unix.EINPROGRESS {
+		w.closeConn(c)
+		w.failOpen(i, classify(err), now)
+		return
+	}
+	c.state = connDialing
+	c.wantOut = true
+	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, fd,
+		&unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT, Fd: int32(i)}); err != nil {
+		w.closeConn(c)
+		w.failOpen(i, classOther, now)
+	}
+}
+
+// failOpen records a connection that could not be opened and holds it
+// back for retryBackoff.
+func (w *worker) failOpen(i int, class errorClass, now int64) {
+	c := &w.conns[i]
+	c.state = connDown
+	c.retryAt = now + int64(retryBackoff)
+	if c.pending {
+		c.pending = false
+		w.finish(i, now, false, class, 0)
+	}
+}
+
+// onEvent handles readiness of connection i.
+func (w *worker) onEvent(i int, events uint32, now int64) {
+	c := &w.conns[i]
+	switch c.state {
+	case connDialing:
+		w.onDialed(i, now)
+	case connBusy:
+		if events&unix.EPOLLOUT != 0 && c.written < len(c.req.bytes) {
+			w.write(i, now)
+			return
+		}
+		if events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			w.read(i, now)
+		}
+	case connIdle:
+		// The server closed an idle connection (or sent what nobody asked
+		// for): drop it quietly; it reopens when it gets a request.
+		if n, errno := rawRead(c.fd, w.buf); errno == unix.EAGAIN && n <= 0 {
+			return
+		}
+		w.closeConn(c)
+	}
+}
+
+// onDialed completes a non-blocking connect.
+func (w *worker) onDialed(i int, now int64) {
+	c := &w.conns[i]
+	soErr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err == nil && soErr != 0 {
+		err = unix.Errno(soErr)
+	}
+	if err != nil {
+		w.closeConn(c)
+		w.failOpen(i, classify(err), now)
+		return
+	}
+	c.openedOnce = true
+	w.setOut(c, false)
+	if !c.pending {
+		c.state = connIdle
+		return
+	}
+	c.pending = false
+	c.state = connBusy
+	w.write(i, now)
+}
+
+// setOut registers or drops interest in writability.
+func (w *worker) setOut(c *conn, want bool) {
+	if c.wantOut == want {
+		return
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: c.id}
+	if want {
+		ev.Events |= unix.EPOLLOUT
+	}
+	unix.EpollCtl(w.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev)
+	c.wantOut = want
+}
+
+// write sends (the rest of) connection i's request.
+func (w *worker) write(i int, now int64) {
+	c := &w.conns[i]
+	if c.written == 0 {
+		c.sent = now
+	}
+	n, errno := rawWrite(c.fd, c.req.bytes[c.written:])
+	if n > 0 {
+		c.written += n
+	}
+	switch {
+	case c.written == len(c.req.bytes):
+		w.setOut(c, false)
+	case errno == 0 || errno == unix.EAGAIN:
+		w.setOut(c, true) // finish when the socket drains
+	default:
+		w.fail(i, classify(errno), now)
+	}
+}
+
+// read consumes the response on connection i.
+func (w *worker) read(i int, now int64) {
+	c := &w.conns[i]
+	for {
+		n, errno := rawRead(c.fd, w.buf)
+		switch {
+		case errno == unix.EAGAIN:
+			return
+		case errno != 0:
+			w.fail(i, classify(errno), now)
+			return
+		case n == 0:
+			if c.parser.feedEOF() {
+				w.complete(i, now, true)
+			} else {
+				w.fail(i, classClosed, now)
+			}
+			return
+		}
+		used, done, perr := c.parser.feed(w.buf[:n])
+		switch {
+		case perr != nil:
+			w.fail(i, classOther, now)
+			return
+		case done:
+			// Bytes after the response were never asked for: the connection
+			// cannot be trusted for the next one.
+			w.complete(i, now, c.parser.close || used < n)
+			return
+		case n < len(w.buf):
+			return
+		}
+	}
+}
+
+// complete records a whole response and moves the connection on.
+func (w *worker) complete(i int, now int64, mustClose bool) {
+	c := &w.conns[i]
+	status := c.parser.status
+	if mustClose {
+		w.closeConn(c)
+	} else {
+		c.state = connIdle
+	}
+	w.finish(i, now, w.r.success[status], classOther, status)
+	w.next(i, now)
+}
+
+// fail records a failed request, closes the connection and moves it on.
+func (w *worker) fail(i int, class errorClass, now int64) {
+	w.closeConn(&w.conns[i])
+	w.finish(i, now, false, class, 0)
+	w.next(i, now)
+}
+
+// closeConn closes the socket; the connection is down.
+func (w *worker) closeConn(c *conn) {
+	if c.fd >= 0 {
+		unix.Close(c.fd) // also removes it from the epoll set
+		c.fd = -1
+	}
+	c.state = connDown
+	c.wantOut = false
+}
+
+// finish counts one outcome in the phase its completion time falls in:
+// a success, an unexpected status (status > 0), or a transport error.
+func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int) {
+	w.inflight--
+	r := w.r
+	c := &w.conns[i]
+	switch {
+	case now < r.warmEnd:
+		w.warm.count(ok)
+		return
+	case now >= r.measEnd:
+		w.drain.count(ok)
+		return
+	}
+	slot := 2 * int((now-r.warmEnd)/int64(time.Second))
+	if ok {
+		w.meas.successes++
+		w.hSucc.RecordMicros((now - c.intended) / 1000)
+		if w.hUncorr != nil {
+			w.hUncorr.RecordMicros((now - c.sent) / 1000)
+		}
+	} else {
+		slot++
+		if status > 0 {
+			w.meas.status[status]++
+		} else {
+			w.meas.errs[class]++
+		}
+		w.hErr.RecordMicros((now - c.intended) / 1000)
+	}
+	w.timeline[slot].Add(1)
+}
+
+func (p *Phase) count(ok bool) {
+	p.Attempts++
+	if ok {
+		p.Successes++
+	} else {
+		p.Errors++
+	}
+}
+
+// next gives connection i its next request, or parks it.
+func (w *worker) next(i int, now int64) {
+	r := w.r
+	c := &w.conns[i]
+	if now >= r.measEnd || r.stop.Load() || now < c.retryAt {
+		return // scan restarts a held-back connection when its time comes
+	}
+	if !r.open {
+		w.begin(i, now, now)
+		return
+	}
+	if t := r.intendedAt(w.index, w.nextK); t <= now {
+		// A send was due and no connection was free: it goes out late.
+		w.nextK++
+		if now >= r.warmEnd {
+			w.meas.lateSends++
+		}
+		w.begin(i, t, now)
+		return
+	}
+	w.markFree(int32(i))
+}
+
+func (w *worker) markFree(i int32) {
+	c := &w.conns[i]
+	if !c.free {
+		c.free = true
+		w.free = append(w.free, i)
+	}
+}
+
+// dispatch sends the open loop's due requests on free connections and
+// arms the timer for the next one.
+func (w *worker) dispatch(now int64) {
+	r := w.r
+	for len(w.free) > 0 && now < r.measEnd {
+		t := r.intendedAt(w.index, w.nextK)
+		if t > now {
+			break
+		}
+		i := w.free[len(w.free)-1]
+		w.free = w.free[:len(w.free)-1]
+		w.conns[i].free = false
+		w.nextK++
+		w.begin(int(i), t, now)
+	}
+	t := r.intendedAt(w.index, w.nextK)
+	if len(w.free) > 0 && t > now && t < r.measEnd && t != w.timerArmed {
+		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(t)}
+		unix.TimerfdSettime(w.timer, unix.TFD_TIMER_ABSTIME, &spec, nil)
+		w.timerArmed = t
+	}
+}
+
+// scan fails requests past the timeout and restarts held-back connections.
+func (w *worker) scan(now int64) {
+	timeout := int64(w.r.cfg.Timeout)
+	for i := range w.conns {
+		c := &w.conns[i]
+		switch c.state {
+		case connBusy:
+			if now-c.started >= timeout {
+				w.fail(i, classTimeout, now)
+			}
+		case connDialing:
+			if now-c.started >= timeout && c.pending {
+				w.closeConn(c)
+				c.pending = false
+				w.finish(i, now, false, classTimeout, 0)
+				w.next(i, now)
+			}
+		case connDown:
+			if !c.free && c.retryAt != 0 && now >= c.retryAt {
+				c.retryAt = 0
+				w.next(i, now)
+			}
+		}
+	}
+}
