@@ -52,6 +52,9 @@ type Cluster struct {
 	acct    account
 	state   clusterState
 	postPID int
+	// launched is set when Start ran pg_ctl start, so that a failed Start
+	// stops only a server it launched itself.
+	launched bool
 }
 
 // clusterState is cluster.json: what a later Attach needs to find and use
@@ -81,6 +84,13 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 		return nil, err
 	}
 	if err := c.start(ctx, opt.Port, logw); err != nil {
+		// A start cut short (ctx cancelled while pg_ctl waited) can leave
+		// the server it launched running: stop it before giving up.
+		if c.launched {
+			stopCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			c.Stop(stopCtx)
+			cancel()
+		}
 		if c.temp {
 			os.RemoveAll(c.dir)
 		}
@@ -221,11 +231,13 @@ func (c *Cluster) startOnPort(ctx context.Context, port int, logPath string, log
 	}
 	logStart := fileSize(logPath)
 	fmt.Fprintf(logw, "pgfix: starting PostgreSQL in %s on 127.0.0.1:%d\n", c.dir, port)
+	c.launched = true
 	out, err := c.run(ctx, "pg_ctl", "start", "-w", "-t", "120", "-D", c.dataDir(), "-l", logPath)
 	if err != nil {
 		tail := logTail(logPath, logStart)
 		if strings.Contains(tail, "could not bind") || strings.Contains(tail, "already in use") {
-			return fmt.Errorf("start PostgreSQL on port %d: %w\n%s", port, errPortInUse, tail)
+			return fmt.Errorf("start PostgreSQL on port %d: %w by another process; choose another port, "+
+				"or none for a free one\n%s", port, errPortInUse, tail)
 		}
 		return fmt.Errorf("start PostgreSQL in %s: %v\n%s\nserver log %s:\n%s", c.dir, err, out, logPath, tail)
 	}

@@ -232,3 +232,33 @@ func TestUnreachableDirAsRoot(t *testing.T) {
 		t.Errorf("Start in %s as root: err = %v, want a 'cannot enter' error suggesting --dir", dir, err)
 	}
 }
+
+// TestStartOnBusyPort asks for a port another process holds: Start fails
+// saying so, and leaves no server and no temporary directory behind.
+func TestStartOnBusyPort(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	var log bytes.Buffer
+	c, err := pgfix.Start(context.Background(), pgfix.Options{Port: port, Log: &log})
+	if err == nil {
+		c.Destroy(context.Background())
+		t.Fatalf("Start on busy port %d succeeded", port)
+	}
+	if !strings.Contains(err.Error(), "port "+strconv.Itoa(port)) {
+		t.Errorf("error does not name the port: %v", err)
+	}
+	// "pgfix: starting PostgreSQL in DIR on 127.0.0.1:PORT"
+	_, rest, ok := strings.Cut(log.String(), "starting PostgreSQL in ")
+	dir, _, _ := strings.Cut(rest, " on 127.0.0.1:")
+	if !ok || dir == "" {
+		t.Fatalf("no start line in the log: %q", log.String())
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("temporary directory %s left after a failed Start: %v", dir, err)
+	}
+}

@@ -20,6 +20,9 @@ import (
 // "postgres: stackbench db 127.0.0.1(51234) idle", and that port is this
 // connection's own local port, so a pid that happens to exist locally on
 // another machine's behalf is never taken for it.
+//
+// The list is a snapshot: backends of connections opened later are not in
+// it, so call it again when the server's connections change.
 func (db *DB) ServerPIDs(ctx context.Context) ([]int, error) {
 	var backend int
 	if err := db.conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
