@@ -88,7 +88,9 @@ func runParity(ctx context.Context, args []string, env Env) error {
 		return &ExitError{Code: 1}
 	}
 	if !keepLogs {
-		os.RemoveAll(logDir)
+		if err := os.RemoveAll(logDir); err != nil {
+			fmt.Fprintf(env.Stderr, "warning: removing the logs: %v\n", err)
+		}
 	}
 	return nil
 }
