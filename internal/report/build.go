@@ -1,7 +1,9 @@
 package report
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -33,6 +35,9 @@ func Build(dir string) (*Model, error) { return BuildWith(dir, BuildOptions{}) }
 // BuildWith is Build with options.
 func BuildWith(dir string, opt BuildOptions) (*Model, error) {
 	res, err := journal.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: name a results directory that stackbench run wrote (results/<timestamp>)", dir, journal.FileName)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read results in %s: %w", dir, err)
 	}

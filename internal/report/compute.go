@@ -162,22 +162,28 @@ func compareMetric(from, to Cell, fs, ts Spread, metric func(WindowFigures) floa
 // framework-only routes, separately, for each pair of stacks and
 // concurrency.
 func addGroups(m *Model) {
-	m.Groups = nil
-	for _, p := range stepPairs(m.Header.Stacks) {
-		for _, conc := range m.Header.Concurrency {
+	m.Groups = groupSteps(m.Steps, stepPairs(m.Header.Stacks), m.Header.Concurrency)
+}
+
+// groupSteps summarises steps per pair, concurrency and route group.
+func groupSteps(steps []Step, pairs []stackPair, levels []int) []GroupStep {
+	var out []GroupStep
+	for _, p := range pairs {
+		for _, conc := range levels {
 			for _, g := range []string{GroupDatabase, GroupFramework} {
-				if gs, ok := groupStep(m, p, conc, g); ok {
-					m.Groups = append(m.Groups, gs)
+				if gs, ok := groupStep(steps, p, conc, g); ok {
+					out = append(out, gs)
 				}
 			}
 		}
 	}
+	return out
 }
 
-func groupStep(m *Model, p stackPair, conc int, group string) (GroupStep, bool) {
+func groupStep(steps []Step, p stackPair, conc int, group string) (GroupStep, bool) {
 	gs := GroupStep{Kind: p.kind, From: p.from, To: p.to, Concurrency: conc, Group: group, Bands: map[string]int{}}
 	var pcts []float64
-	for _, s := range m.Steps {
+	for _, s := range steps {
 		if s.From != p.from || s.To != p.to || s.Kind != p.kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
 			continue
 		}

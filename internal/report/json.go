@@ -7,12 +7,15 @@ import (
 )
 
 // WriteJSON writes the model as indented JSON (report.json).
-func WriteJSON(w io.Writer, m *Model) error {
+func WriteJSON(w io.Writer, m *Model) error { return writeJSON(w, m) }
+
+// writeJSON writes v as indented JSON, leaving <, > and & as they are.
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		return fmt.Errorf("encode report model: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode report: %w", err)
 	}
 	return nil
 }

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/cost"
+	"github.com/stackbench/stackbench/internal/report"
+)
+
+func init() {
+	register(Command{Name: "report", Short: "render a results directory, or compare two", Order: 70, Run: runReport})
+}
+
+const reportSynopsis = "DIR [-o html|md|json|bench] [--pricing FILE] | A B [-o md|json]"
+
+func runReport(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet("report", reportSynopsis, env)
+	output := fs.String("o", "", "write only this format: html (report.html), md (summary.md), json (report.json) or bench (bench.txt); default: all of them. With two directories: md or json, to standard output")
+	pricingFile := fs.String("pricing", "", "price the cost model with this pricing file instead of the built-in snapshot")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	opt := report.BuildOptions{}
+	if *pricingFile != "" {
+		p, err := loadPricing(absPath(env, *pricingFile))
+		if err != nil {
+			return err
+		}
+		opt.Pricing = &p
+	}
+	switch len(rest) {
+	case 1:
+		return renderReport(absPath(env, rest[0]), *output, opt, env)
+	case 2:
+		return compareReports(absPath(env, rest[0]), absPath(env, rest[1]), *output, opt, env)
+	case 0:
+		return usagef("name a results directory (stackbench report results/<run>), or two to compare")
+	default:
+		return usagef("too many arguments: name one results directory, or two to compare")
+	}
+}
+
+// renderReport writes the report files of one results directory into it.
+func renderReport(dir, output string, opt report.BuildOptions, env Env) error {
+	formats := report.Formats
+	if output != "" {
+		f, ok := report.FormatByName(output)
+		if !ok {
+			return usagef("-o %s: write -o html, md, json or bench (or leave -o out for all of them)", output)
+		}
+		formats = []report.Format{f}
+	}
+	m, err := report.BuildWith(dir, opt)
+	if err != nil {
+		return err
+	}
+	printNotes(env, m.Header.JournalNotes)
+	for _, f := range formats {
+		if err := report.WriteFile(dir, m, f); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stdout, filepath.Join(dir, f.File))
+	}
+	return nil
+}
+
+// compareReports measures run b against run a and prints the comparison.
+func compareReports(a, b, output string, opt report.BuildOptions, env Env) error {
+	if output != "" && output != "md" && output != "json" {
+		return usagef("-o %s: a comparison is written as -o md (the default) or -o json", output)
+	}
+	ma, err := report.BuildWith(a, opt)
+	if err != nil {
+		return err
+	}
+	mb, err := report.BuildWith(b, opt)
+	if err != nil {
+		return err
+	}
+	printNotes(env, ma.Header.JournalNotes)
+	printNotes(env, mb.Header.JournalNotes)
+	c, err := report.Compare(ma, mb)
+	if err != nil {
+		return fmt.Errorf("compare %s with %s: %w", a, b, err)
+	}
+	if output == "json" {
+		return report.WriteComparisonJSON(env.Stdout, c)
+	}
+	return report.WriteComparisonMarkdown(env.Stdout, c)
+}
+
+// printNotes tells the user about journal lines that were skipped.
+func printNotes(env Env, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(env.Stderr, "note: journal %s\n", n)
+	}
+}
+
+func loadPricing(path string) (cost.Pricing, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return cost.Pricing{}, fmt.Errorf("--pricing: %w", err)
+	}
+	defer f.Close()
+	p, err := cost.LoadPricing(f)
+	if err != nil {
+		return cost.Pricing{}, &UsageError{Msg: fmt.Sprintf("--pricing %s: %s", path, strings.TrimSpace(err.Error()))}
+	}
+	return p, nil
+}

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/journal"
+)
+
+// resultsDir copies the report package's synthetic journal into a fresh
+// results directory.
+func resultsDir(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "report", "testdata", "run", journal.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, journal.FileName), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestReportWritesEveryFormat(t *testing.T) {
+	dir := resultsDir(t)
+	code, stdout, stderr := runMain(t, filepath.Dir(dir), nil, "report", filepath.Base(dir))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"report.html", "summary.md", "report.json", "bench.txt"} {
+		path := filepath.Join(dir, name)
+		if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", name, err)
+		}
+		if !strings.Contains(stdout, path) {
+			t.Errorf("stdout does not list %s:\n%s", path, stdout)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if !strings.HasPrefix(string(md), "> **Parity was skipped**") {
+		t.Errorf("summary.md does not start with the skipped-parity banner:\n%.200s", md)
+	}
+}
+
+func TestReportOneFormat(t *testing.T) {
+	dir := resultsDir(t)
+	if code, _, stderr := runMain(t, dir, nil, "report", dir, "-o", "bench"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("directory holds %d files, want the journal and bench.txt", len(entries))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bench.txt")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestReportCompare(t *testing.T) {
+	a, b := resultsDir(t), resultsDir(t)
+	code, stdout, stderr := runMain(t, a, nil, "report", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "# stackbench comparison:") || !strings.Contains(stdout, "| gin | `order` | 100 | invalid |") {
+		t.Errorf("comparison:\n%.600s", stdout)
+	}
+	code, stdout, _ = runMain(t, a, nil, "report", a, b, "-o", "json")
+	if code != 0 || !strings.Contains(stdout, `"kind": "compare"`) {
+		t.Errorf("exit %d, json:\n%.300s", code, stdout)
+	}
+}
+
+func TestReportErrors(t *testing.T) {
+	dir := resultsDir(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"report"}, 2, "name a results directory"},
+		{[]string{"report", dir, "-o", "pdf"}, 2, "-o pdf"},
+		{[]string{"report", dir, dir, "-o", "html"}, 2, "-o md"},
+		{[]string{"report", dir, dir, dir}, 2, "too many arguments"},
+		{[]string{"report", t.TempDir()}, 1, "journal"},
+		{[]string{"report", dir, "--pricing", filepath.Join(dir, journal.FileName)}, 2, "--pricing"},
+	} {
+		code, _, stderr := runMain(t, dir, nil, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args[1:], code, stderr, c.code, c.want)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// Comparison is two runs of the same stacks and cases measured against each
+// other: each stack of run A against the same stack of run B, per case and
+// concurrency, with the same step machinery as within a run.
+type Comparison struct {
+	ModelVersion int     `json:"model_version"`
+	A            RunRef  `json:"a"`
+	B            RunRef  `json:"b"`
+	Alpha        float64 `json:"alpha"`
+	// Noise is the larger of the two runs' noise floors: a change has to
+	// clear the noise of both runs.
+	Noise NoiseFloor `json:"noise"`
+	// Steps go from A's cell to B's (Kind StepCompare, From = To = stack).
+	Steps  []Step      `json:"steps"`
+	Groups []GroupStep `json:"groups"`
+	// Warnings say what differs between the runs beyond the stacks.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// RunRef identifies one side of a comparison.
+type RunRef struct {
+	RunID         string    `json:"run_id"`
+	Started       time.Time `json:"started"`
+	ToolVersion   string    `json:"tool_version"`
+	Profile       string    `json:"profile"`
+	State         string    `json:"state"`
+	Host          Host      `json:"host"`
+	ParitySkipped bool      `json:"parity_skipped"`
+}
+
+// Compare measures run b against run a. Only stacks, cases and
+// concurrencies present in both are compared, and a warning names the rest;
+// with no stack or no case in common there is nothing to compare.
+func Compare(a, b *Model) (*Comparison, error) {
+	stacks := common(a.Header.Stacks, b.Header.Stacks)
+	if len(stacks) == 0 {
+		return nil, fmt.Errorf("the runs have no stack in common (A: %s; B: %s): compare two runs of the same stacks",
+			strings.Join(a.Header.Stacks, ", "), strings.Join(b.Header.Stacks, ", "))
+	}
+	var cases []CaseInfo
+	for _, c := range a.Header.Cases {
+		if slices.ContainsFunc(b.Header.Cases, func(o CaseInfo) bool { return o.Name == c.Name }) {
+			cases = append(cases, c)
+		}
+	}
+	levels := common(a.Header.Concurrency, b.Header.Concurrency)
+	if len(cases) == 0 || len(levels) == 0 {
+		return nil, fmt.Errorf("the runs have no case and concurrency in common: compare two runs of the same workload and protocol")
+	}
+	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: a.Header.Alpha, Warnings: compareWarnings(a, b)}
+	floor := widerFloor(a.Header.Noise, b.Header.Noise)
+	c.Noise = NoiseFloor{Known: floor.Known, Spread: floor.Spread, Stack: floor.Stack, Cells: floor.Cells}
+	var pairs []stackPair
+	for _, s := range stacks {
+		pairs = append(pairs, stackPair{StepCompare, s, s})
+		for _, ci := range cases {
+			for _, conc := range levels {
+				c.Steps = append(c.Steps, newStep(StepCompare, a.cellOrMissing(s, ci, conc), b.cellOrMissing(s, ci, conc), floor, c.Alpha))
+			}
+		}
+	}
+	c.Groups = groupSteps(c.Steps, pairs, levels)
+	return c, nil
+}
+
+func runRef(m *Model) RunRef {
+	h := m.Header
+	return RunRef{RunID: h.RunID, Started: h.Started, ToolVersion: h.ToolVersion, Profile: h.Profile, State: h.State, Host: h.Host, ParitySkipped: h.ParitySkipped}
+}
+
+// widerFloor is the larger known noise floor of two runs.
+func widerFloor(a, b NoiseFloor) stats.Floor {
+	pick := a
+	if !a.Known || (b.Known && b.Spread > a.Spread) {
+		pick = b
+	}
+	return stats.Floor{Spread: pick.Spread, Stack: pick.Stack, Cells: pick.Cells, Known: pick.Known}
+}
+
+// compareWarnings lists what makes two runs less comparable.
+func compareWarnings(a, b *Model) []string {
+	var w []string
+	ha, hb := a.Header, b.Header
+	if d := only(ha.Stacks, hb.Stacks); len(d) > 0 {
+		w = append(w, "only in A, not compared: stacks "+strings.Join(d, ", "))
+	}
+	if d := only(hb.Stacks, ha.Stacks); len(d) > 0 {
+		w = append(w, "only in B, not compared: stacks "+strings.Join(d, ", "))
+	}
+	if ha.Host != hb.Host {
+		w = append(w, fmt.Sprintf("the runs measured on different machines (A: %s; B: %s): differences may be the machine's", hostText(ha.Host), hostText(hb.Host)))
+	}
+	if ha.Profile != hb.Profile {
+		w = append(w, fmt.Sprintf("different profiles (A: %s; B: %s)", ha.Profile, hb.Profile))
+	}
+	if ha.Workload != hb.Workload {
+		w = append(w, fmt.Sprintf("different workloads (A: %s; B: %s)", ha.Workload, hb.Workload))
+	}
+	for _, side := range []struct {
+		name string
+		h    Header
+	}{{"A", ha}, {"B", hb}} {
+		if side.h.State != "finished" {
+			w = append(w, fmt.Sprintf("run %s (%s) is %s: %d of %d windows", side.name, side.h.RunID, side.h.State, side.h.WindowsRecorded, side.h.WindowsPlanned))
+		}
+		if side.h.ParitySkipped {
+			w = append(w, fmt.Sprintf("run %s (%s) skipped the parity gate", side.name, side.h.RunID))
+		}
+	}
+	return w
+}
+
+func hostText(h Host) string {
+	return fmt.Sprintf("%s/%s, %d cores, %s", h.OS, h.Arch, h.Cores, h.CPU)
+}
+
+// common returns the elements of a that b also has, in a's order.
+func common[T comparable](a, b []T) []T {
+	var out []T
+	for _, v := range a {
+		if slices.Contains(b, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// only returns the elements of a that b lacks.
+func only(a, b []string) []string {
+	var out []string
+	for _, v := range a {
+		if !slices.Contains(b, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}

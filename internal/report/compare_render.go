@@ -1,0 +1,61 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteComparisonMarkdown renders a comparison of two runs as Markdown.
+func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# stackbench comparison: %s → %s\n\n", c.A.RunID, c.B.RunID)
+	t := mdTable{head: []string{"", "A", "B"}}
+	t.add("run", c.A.RunID, c.B.RunID)
+	t.add("started", c.A.Started.UTC().Format("2006-01-02 15:04 UTC"), c.B.Started.UTC().Format("2006-01-02 15:04 UTC"))
+	t.add("state", c.A.State, c.B.State)
+	t.add("stackbench", c.A.ToolVersion, c.B.ToolVersion)
+	t.add("profile", c.A.Profile, c.B.Profile)
+	t.add("host", hostText(c.A.Host), hostText(c.B.Host))
+	t.write(&b)
+	b.WriteString(strings.Replace(noiseSentence(Header{Noise: c.Noise, Alpha: c.Alpha}), "the stack measured most", "the stack measured most, the larger floor of the two runs", 1) + "\n\n")
+	if len(c.Warnings) > 0 {
+		b.WriteString("## Warnings\n\n")
+		for _, w := range c.Warnings {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("## Each stack, A → B\n\n")
+	for _, g := range []string{GroupDatabase, GroupFramework} {
+		var rows []GroupStep
+		for _, r := range c.Groups {
+			if r.Group == g {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "### %s routes\n\n", titleCase(g))
+		t := mdTable{head: []string{"stack", "c", "throughput change: min / median / max", "real", "small", "noise", "invalid"}}
+		for _, r := range rows {
+			t.add(r.From, fmt.Sprint(r.Concurrency), groupRange(r),
+				fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid]))
+		}
+		t.write(&b)
+	}
+	b.WriteString("### Per case\n\n")
+	pc := mdTable{head: []string{"stack", "case", "c", "throughput", "band", "U test", "per CPU-second", "band", "U test"}}
+	for _, s := range c.Steps {
+		pc.add(s.From, "`"+s.Case+"`", fmt.Sprint(s.Concurrency),
+			changeText(s.Throughput), s.Throughput.Band, testText(s.Throughput),
+			changeText(s.PerCPU), s.PerCPU.Band, testText(s.PerCPU))
+	}
+	pc.write(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteComparisonJSON writes a comparison as indented JSON.
+func WriteComparisonJSON(w io.Writer, c *Comparison) error { return writeJSON(w, c) }

@@ -1,0 +1,81 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/cost"
+)
+
+// fasterGin is the fixture with gin 20 % faster in every window: run B of
+// a comparison.
+func fasterGin(t *testing.T, a *Model) *Model {
+	t.Helper()
+	raw, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Header.RunID = "20261130-090000"
+	for i := range b.Cells {
+		if b.Cells[i].Stack != "gin" {
+			continue
+		}
+		for j := range b.Cells[i].PerWindow {
+			b.Cells[i].PerWindow[j].ThroughputRPS *= 1.2
+			b.Cells[i].PerWindow[j].PerCPUSecond *= 1.2
+		}
+	}
+	if err := b.compute(nil, cost.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCompare(t *testing.T) {
+	a := fixtureModel(t)
+	b := fasterGin(t, a)
+	c, err := Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 3 * 7 * 2; len(c.Steps) != want {
+		t.Fatalf("%d steps, want one per stack, case and concurrency (%d)", len(c.Steps), want)
+	}
+	for _, s := range c.Steps {
+		ch := s.Throughput
+		switch {
+		case s.From == "gin" && s.Case == "order" && s.Concurrency == 100, s.From == "gin" && s.Case == "cpu" && s.Concurrency == 10:
+			if ch.Band != BandInvalid || ch.Defined {
+				t.Errorf("%s/%s/c=%d: %+v, want invalid (the cell is invalid or failed in both runs)", s.From, s.Case, s.Concurrency, ch)
+			}
+		case s.From == "gin":
+			if math.Abs(ch.Pct-20) > 1e-6 || ch.Band != BandReal || !ch.Tested || !ch.Significant {
+				t.Errorf("gin/%s/c=%d: %+v, want +20 %% real and significant", s.Case, s.Concurrency, ch)
+			}
+		default:
+			if ch.Pct != 0 || ch.Band != BandNoise || ch.Significant {
+				t.Errorf("%s/%s/c=%d: %+v, want ±0 noise", s.From, s.Case, s.Concurrency, ch)
+			}
+		}
+	}
+	var md bytes.Buffer
+	if err := WriteComparisonMarkdown(&md, c); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "compare.md", md.Bytes())
+}
+
+func TestCompareNeedsCommonStacks(t *testing.T) {
+	a := fixtureModel(t)
+	b := &Model{Header: Header{Stacks: []string{"express"}, Cases: a.Header.Cases, Concurrency: a.Header.Concurrency}}
+	if _, err := Compare(a, b); err == nil || !strings.Contains(err.Error(), "no stack in common") {
+		t.Fatalf("got %v, want an error about stacks", err)
+	}
+}
