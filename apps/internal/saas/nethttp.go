@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"time"
 )
 
@@ -89,8 +90,13 @@ const shutdownTimeout = 5 * time.Second
 
 // ServeHTTP serves h on addr until ctx is cancelled (SIGTERM), then shuts
 // down gracefully: it stops accepting, lets requests in flight finish for up
-// to 5 s, and returns nil.
+// to 5 s, and returns nil. When STACKBENCH_CPUPROFILE names a file, the
+// server's CPU profile is written to it (see WithCPUProfile).
 func ServeHTTP(ctx context.Context, addr string, h http.Handler) error {
+	return WithCPUProfile(os.Getenv(CPUProfileEnv), func() error { return serveHTTP(ctx, addr, h) })
+}
+
+func serveHTTP(ctx context.Context, addr string, h http.Handler) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s (is another server on that port?): %w", addr, err)
