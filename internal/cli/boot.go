@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/stackbench/stackbench/internal/boot"
-	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/stack"
 )
 
 func init() {
@@ -72,15 +70,24 @@ func runBoot(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	progress := func(line string) { fmt.Fprintln(env.Stderr, line) }
-	if err := buildForBoot(ctx, p.Stacks, logDir, progress); err != nil {
+	if err := stack.BuildAll(ctx, p.Stacks, logDir, progress); err != nil {
 		return err
 	}
-	dbURL, teardown, err := bootDatabaseUp(ctx, f, progress)
-	if err != nil {
-		return err
+	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
+	var db *stack.Database
+	if f.Workload.NeedsDatabase {
+		if db, err = stack.OpenDatabase(ctx, f.Database, "", progress); err != nil {
+			return err
+		}
+		if h.DatabaseURL, err = db.Fresh(ctx, bootDatabase); err != nil {
+			db.Close(true)
+			return err
+		}
 	}
-	res, err := boot.Run(ctx, bootStacks(f, p.Stacks, dbURL, logDir), boot.Options{Starts: starts, Request: first, Progress: progress})
-	teardown()
+	res, err := boot.Run(ctx, stack.BootStacks(p.Stacks, h, logDir), boot.Options{Starts: starts, Request: first, Progress: progress})
+	if cerr := db.Close(true); cerr != nil {
+		progress("warning: removing the boot database: " + cerr.Error())
+	}
 	if err != nil {
 		return fmt.Errorf("%w\nthe stacks' logs are in %s", err, logDir)
 	}
@@ -95,85 +102,6 @@ func runBoot(ctx context.Context, args []string, env Env) error {
 		printBoot(env.Stdout, res, first.Method+" "+first.Path, starts)
 	}
 	return firstFailures(res)
-}
-
-// bootStacks gives each stack what parity gives it (stackEnv); the boot
-// engine adds PORT, a new one for every start.
-func bootStacks(f *plan.File, stacks []plan.Stack, dbURL, logDir string) []boot.Stack {
-	var out []boot.Stack
-	for _, s := range stacks {
-		var env []string
-		for _, kv := range stackEnv(f, s, 0, dbURL) {
-			if !strings.HasPrefix(kv, "PORT=") {
-				env = append(env, kv)
-			}
-		}
-		out = append(out, boot.Stack{
-			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health,
-			LogPath: filepath.Join(logDir, s.Name+".log"),
-		})
-	}
-	return out
-}
-
-// buildForBoot runs each stack's build command, so that the cold starts
-// start what the file describes.
-func buildForBoot(ctx context.Context, stacks []plan.Stack, logDir string, progress func(string)) error {
-	for _, s := range stacks {
-		if s.Build == "" {
-			continue
-		}
-		progress(fmt.Sprintf("build %s: %s", s.Name, s.Build))
-		logPath := filepath.Join(logDir, s.Name+".build.log")
-		if err := shellTo(ctx, s.Dir, s.Build, logPath); err != nil {
-			return fmt.Errorf("build stack %q (%s, in %s): %v\n%s\nfix the build, or run it by hand in that directory to see why",
-				s.Name, s.Build, s.Dir, err, fileTail(logPath, 2000))
-		}
-	}
-	return nil
-}
-
-// bootDatabaseUp makes the database the stacks use: a fresh copy of the
-// seeded template, on a throwaway embedded cluster or the user's server.
-// teardown removes what it made. A workload without database cases gets
-// no database.
-func bootDatabaseUp(ctx context.Context, f *plan.File, progress func(string)) (url string, teardown func(), err error) {
-	if !f.Workload.NeedsDatabase {
-		return "", func() {}, nil
-	}
-	adminURL := f.Database
-	var cluster *pgfix.Cluster
-	if adminURL == plan.Embedded || adminURL == "" {
-		progress("database: starting an embedded PostgreSQL cluster")
-		cluster, err = pgfix.Start(ctx, pgfix.Options{})
-		if err != nil {
-			return "", nil, fmt.Errorf("embedded database: %w", err)
-		}
-		adminURL = cluster.AdminURL()
-	}
-	teardown = func() {
-		tctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if cluster != nil {
-			if err := cluster.Destroy(tctx); err != nil {
-				progress("warning: removing the embedded database: " + err.Error())
-			}
-			return
-		}
-		if err := pgfix.DropDatabase(tctx, adminURL, bootDatabase); err != nil {
-			progress("warning: dropping database " + bootDatabase + ": " + err.Error())
-		}
-	}
-	if _, err := pgfix.EnsureTemplate(ctx, adminURL); err != nil {
-		teardown()
-		return "", nil, fmt.Errorf("seed the template database: %w", err)
-	}
-	url, err = pgfix.FreshDatabase(ctx, adminURL, bootDatabase)
-	if err != nil {
-		teardown()
-		return "", nil, fmt.Errorf("copy the seeded database: %w", err)
-	}
-	return url, teardown, nil
 }
 
 func printBoot(w io.Writer, res boot.Result, request string, starts int) {

@@ -1,0 +1,28 @@
+package stack
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/boot"
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// BootStacks describes stacks for the boot suite with what every command
+// gives them (Env); the boot engine adds PORT, a new one for every start.
+func BootStacks(stacks []plan.Stack, h Harness, logDir string) []boot.Stack {
+	var out []boot.Stack
+	for _, s := range stacks {
+		var env []string
+		for _, kv := range Env(s, 0, h) {
+			if !strings.HasPrefix(kv, "PORT=") {
+				env = append(env, kv)
+			}
+		}
+		out = append(out, boot.Stack{
+			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health,
+			LogPath: filepath.Join(logDir, s.Name+".log"),
+		})
+	}
+	return out
+}

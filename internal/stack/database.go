@@ -1,0 +1,93 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// Database is the server the stacks of a command use: a throwaway embedded
+// cluster or the user's own, with the seeded template ready.
+type Database struct {
+	// AdminURL reaches the server as a user that may create databases.
+	AdminURL string
+	// Cluster is the embedded cluster, nil for the user's server.
+	Cluster *pgfix.Cluster
+	// made lists databases made by Fresh, dropped by Close on a user's server.
+	made []string
+}
+
+// OpenDatabase brings up the database of a comparison file: for "embedded",
+// a cluster in dir ("" for a temporary one), reusing one left running there
+// by a harness that was killed; otherwise the server at the URL. The seeded
+// template is made if missing.
+func OpenDatabase(ctx context.Context, database, dir string, progress func(string)) (*Database, error) {
+	d := &Database{AdminURL: database}
+	if database == plan.Embedded || database == "" {
+		var c *pgfix.Cluster
+		var err error
+		if dir != "" {
+			if c, err = pgfix.Attach(dir); err == nil {
+				progress("database: using the embedded cluster left running in " + dir)
+			}
+		}
+		if c == nil {
+			progress("database: starting an embedded PostgreSQL cluster")
+			if c, err = pgfix.Start(ctx, pgfix.Options{Dir: dir}); err != nil {
+				return nil, fmt.Errorf("embedded database: %w", err)
+			}
+		}
+		d.Cluster, d.AdminURL = c, c.AdminURL()
+	}
+	t0 := time.Now()
+	rep, err := pgfix.EnsureTemplate(ctx, d.AdminURL)
+	if err != nil {
+		d.Close(true)
+		return nil, fmt.Errorf("seed the template database: %w", err)
+	}
+	if !rep.Reused {
+		progress(fmt.Sprintf("database: seeded %d users and %d orders in %.1fs", rep.Users, rep.Orders, time.Since(t0).Seconds()))
+	}
+	return d, nil
+}
+
+// Fresh makes a new database copied from the seeded template (replacing one
+// of the same name) and returns its URL.
+func (d *Database) Fresh(ctx context.Context, name string) (string, error) {
+	url, err := pgfix.FreshDatabase(ctx, d.AdminURL, name)
+	if err != nil {
+		return "", fmt.Errorf("copy the seeded database: %w", err)
+	}
+	d.made = append(d.made, name)
+	return url, nil
+}
+
+// Close stops an embedded cluster, removing its directory when remove is
+// true, or drops the databases Fresh made on a user's server.
+func (d *Database) Close(remove bool) error {
+	if d == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if d.Cluster == nil {
+		var first error
+		for _, name := range d.made {
+			if err := pgfix.DropDatabase(ctx, d.AdminURL, name); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	if err := d.Cluster.Stop(ctx); err != nil {
+		return err
+	}
+	if remove {
+		return os.RemoveAll(d.Cluster.Dir())
+	}
+	return nil
+}

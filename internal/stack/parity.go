@@ -1,0 +1,97 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// ParityOptions configure Parity.
+type ParityOptions struct {
+	Workload  *workload.Workload
+	JWTSecret string
+	// Database is where each stack gets a fresh copy of the seeded
+	// database; nil for a workload without one.
+	Database *Database
+	// LogDir receives each stack's output as <name>.log.
+	LogDir string
+	// Progress receives one line per stack.
+	Progress func(string)
+}
+
+// Parity runs the parity gate: each stack (already built) is started against
+// a fresh copy of the seeded database, checked against the contract, and
+// stopped; then the stacks are compared. A stack that does not start or
+// keep answering is a failed result, not an error. workload.NewReport
+// compares the results.
+func Parity(ctx context.Context, stacks []plan.Stack, o ParityOptions) ([]workload.StackResult, error) {
+	var results []workload.StackResult
+	for i, s := range stacks {
+		t0 := time.Now()
+		r := parityStack(ctx, s, fmt.Sprintf("stackbench_parity_%d", i), o)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if len(r.Checks) == 0 && r.Error != "" {
+			o.Progress(fmt.Sprintf("parity: %s: failed before the first check", s.Name))
+		} else {
+			o.Progress(fmt.Sprintf("parity: %s: %d/%d checks passed in %.1fs", s.Name, r.Passed(), len(r.Checks)+r.NotRun, time.Since(t0).Seconds()))
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+// parityStack checks one stack and always stops it.
+func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptions) workload.StackResult {
+	fail := func(err error, tail string) workload.StackResult {
+		return workload.StackFailure(s.Name, o.Workload.Name, err, tail)
+	}
+	h := Harness{Workload: o.Workload.Name, JWTSecret: o.JWTSecret}
+	if o.Database != nil {
+		url, err := o.Database.Fresh(ctx, dbName)
+		if err != nil {
+			return fail(err, "")
+		}
+		h.DatabaseURL = url
+	}
+	p, err := Start(ctx, s, h, o.LogDir)
+	if err != nil {
+		// proc's error already quotes the end of the stack's output.
+		return fail(fmt.Errorf("did not start: %w", err), "")
+	}
+	r := workload.RunChecks(ctx, o.Workload, fmt.Sprintf("http://127.0.0.1:%d", p.Port()), workload.RunOptions{
+		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health,
+	})
+	if err := p.Check(); err != nil && r.Error == "" {
+		r.Error = fmt.Sprintf("crashed during the checks: %v", err)
+	}
+	if r.Error != "" {
+		r.StderrTail = p.LogTail(LogTailBytes)
+	}
+	if err := p.Stop(StopGrace); err != nil {
+		o.Progress(fmt.Sprintf("warning: stopping %s: %v", s.Name, err))
+	}
+	return r
+}
+
+// BuildAll runs every stack's build command, logging to
+// logDir/<name>.build.log; the first failure stops it.
+func BuildAll(ctx context.Context, stacks []plan.Stack, logDir string, progress func(string)) error {
+	for _, s := range stacks {
+		if s.Build == "" {
+			continue
+		}
+		t0 := time.Now()
+		progress(fmt.Sprintf("build %s: %s", s.Name, s.Build))
+		if err := Build(ctx, s, filepath.Join(logDir, s.Name+".build.log")); err != nil {
+			return err
+		}
+		progress(fmt.Sprintf("build %s: done in %.1fs", s.Name, time.Since(t0).Seconds()))
+	}
+	return nil
+}

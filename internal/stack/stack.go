@@ -1,0 +1,149 @@
+// Package stack is how the harness builds and starts a stack of a
+// comparison file: the environment it gives every stack, its build command,
+// its start through the supervisor, and its version. Every command that runs
+// stacks (run, parity, boot, pgo) goes through it, so a stack sees the same
+// thing whichever command starts it.
+package stack
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
+)
+
+// Defaults for starting and stopping a stack.
+const (
+	// BootTimeout bounds spawn → first 200 on the health path.
+	BootTimeout = 60 * time.Second
+	// StopGrace is how long a stack gets after SIGTERM before SIGKILL.
+	StopGrace = 5 * time.Second
+	// LogTailBytes is how much of a stack's output an error quotes.
+	LogTailBytes = 4000
+)
+
+// Harness is what the harness passes every stack.
+type Harness struct {
+	// Workload is passed as STACKBENCH_WORKLOAD.
+	Workload string
+	// JWTSecret is passed as JWT_SECRET.
+	JWTSecret string
+	// DatabaseURL is passed as DATABASE_URL when not empty.
+	DatabaseURL string
+}
+
+// Env is the environment a stack gets on top of the harness's own: PORT,
+// JWT_SECRET, NODE_ENV=production, STACKBENCH_WORKLOAD, DATABASE_URL, then
+// the stack's own env entries in file order (which win).
+func Env(s plan.Stack, port int, h Harness) []string {
+	env := []string{
+		fmt.Sprintf("PORT=%d", port),
+		"JWT_SECRET=" + h.JWTSecret,
+		"NODE_ENV=production",
+		"STACKBENCH_WORKLOAD=" + h.Workload,
+	}
+	if h.DatabaseURL != "" {
+		env = append(env, "DATABASE_URL="+h.DatabaseURL)
+	}
+	for _, k := range s.EnvOrder {
+		env = append(env, k+"="+s.Env[k])
+	}
+	return env
+}
+
+// Build runs the stack's build command (if any) in its directory, output
+// appended to logPath. The error quotes the end of the log and says what to
+// do.
+func Build(ctx context.Context, s plan.Stack, logPath string) error {
+	if s.Build == "" {
+		return nil
+	}
+	if err := Shell(ctx, s.Dir, s.Build, logPath, nil); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("build stack %q (%s, in %s): %v\n%s\nfix the build, or run it by hand in that directory to see why",
+			s.Name, s.Build, s.Dir, err, Tail(logPath, 2000))
+	}
+	return nil
+}
+
+// Shell runs command with /bin/sh -c in dir, output appended to logPath and
+// env added to the harness's environment. Cancelling ctx kills its whole
+// process group, and so does the harness's death.
+func Shell(ctx context.Context, dir, command, logPath string, env []string) error {
+	out, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, out, out
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	return cmd.Run()
+}
+
+// Start starts a fresh process of the stack on a free loopback port, its
+// output appended to logDir/<name>.log, and waits for the first 200 on its
+// health path.
+func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.Process, error) {
+	port, err := proc.FreePort()
+	if err != nil {
+		return nil, fmt.Errorf("find a free port for %s: %w", s.Name, err)
+	}
+	return proc.Start(ctx, proc.Spec{
+		Name:        s.Name,
+		Dir:         s.Dir,
+		Command:     s.Start,
+		Env:         Env(s, port, h),
+		Port:        port,
+		HealthPath:  s.Health,
+		LogPath:     filepath.Join(logDir, s.Name+".log"),
+		BootTimeout: BootTimeout,
+	})
+}
+
+// Version runs the stack's version command and returns what it printed on
+// stdout and stderr both (`java -version` writes to stderr); a failure is
+// noted in the text, never an error.
+func Version(ctx context.Context, s plan.Stack) string {
+	if s.Version == "" {
+		return ""
+	}
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, "/bin/sh", "-c", s.Version)
+	cmd.Dir = s.Dir
+	b, err := cmd.CombinedOutput()
+	v := strings.TrimSpace(string(b))
+	if err != nil {
+		v = strings.TrimSpace(v + " (" + err.Error() + ")")
+	}
+	return v
+}
+
+// Tail returns about the last maxBytes of a file, from a line start.
+func Tail(path string, maxBytes int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	if len(b) > maxBytes {
+		b = b[len(b)-maxBytes:]
+		if i := strings.IndexByte(string(b), '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return strings.TrimRight(string(b), "\n")
+}
