@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // Comparison is two runs of the same stacks and cases measured against each
@@ -17,9 +15,10 @@ type Comparison struct {
 	A            RunRef  `json:"a"`
 	B            RunRef  `json:"b"`
 	Alpha        float64 `json:"alpha"`
-	// Noise is the larger of the two runs' noise floors: a change has to
-	// clear the noise of both runs.
-	Noise NoiseFloor `json:"noise"`
+	// Noise and NoisePerCPU are the larger of the two runs' noise floors:
+	// a change has to clear the noise of both runs.
+	Noise       NoiseFloor `json:"noise"`
+	NoisePerCPU NoiseFloor `json:"noise_per_cpu"`
 	// Steps go from A's cell to B's (Kind StepCompare, From = To = stack).
 	Steps  []Step      `json:"steps"`
 	Groups []GroupStep `json:"groups"`
@@ -58,14 +57,14 @@ func Compare(a, b *Model) (*Comparison, error) {
 		return nil, fmt.Errorf("the runs have no case and concurrency in common: compare two runs of the same workload and protocol")
 	}
 	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: a.Header.Alpha, Warnings: compareWarnings(a, b)}
-	floor := widerFloor(a.Header.Noise, b.Header.Noise)
-	c.Noise = NoiseFloor{Known: floor.Known, Spread: floor.Spread, Stack: floor.Stack, Cells: floor.Cells}
+	c.Noise = widerFloor(a.Header.Noise, b.Header.Noise)
+	c.NoisePerCPU = widerFloor(a.Header.NoisePerCPU, b.Header.NoisePerCPU)
 	var pairs []stackPair
 	for _, s := range stacks {
 		pairs = append(pairs, stackPair{StepCompare, s, s})
 		for _, ci := range cases {
 			for _, conc := range levels {
-				c.Steps = append(c.Steps, newStep(StepCompare, a.cellOrMissing(s, ci, conc), b.cellOrMissing(s, ci, conc), floor, c.Alpha))
+				c.Steps = append(c.Steps, newStep(StepCompare, a.cellOrMissing(s, ci, conc), b.cellOrMissing(s, ci, conc), c.Noise, c.NoisePerCPU, c.Alpha))
 			}
 		}
 	}
@@ -79,12 +78,11 @@ func runRef(m *Model) RunRef {
 }
 
 // widerFloor is the larger known noise floor of two runs.
-func widerFloor(a, b NoiseFloor) stats.Floor {
-	pick := a
+func widerFloor(a, b NoiseFloor) NoiseFloor {
 	if !a.Known || (b.Known && b.Spread > a.Spread) {
-		pick = b
+		return b
 	}
-	return stats.Floor{Spread: pick.Spread, Stack: pick.Stack, Cells: pick.Cells, Known: pick.Known}
+	return a
 }
 
 // compareWarnings lists what makes two runs less comparable.

@@ -18,7 +18,7 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	t.add("profile", c.A.Profile, c.B.Profile)
 	t.add("host", hostText(c.A.Host), hostText(c.B.Host))
 	t.write(&b)
-	b.WriteString(strings.Replace(noiseSentence(Header{Noise: c.Noise, Alpha: c.Alpha}), "the stack measured most", "the stack measured most, the larger floor of the two runs", 1) + "\n\n")
+	b.WriteString(strings.Replace(noiseSentence(Header{Noise: c.Noise, NoisePerCPU: c.NoisePerCPU, Alpha: c.Alpha}), "Noise floor:", "Noise floor (the larger of the two runs'):", 1) + "\n\n")
 	if len(c.Warnings) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range c.Warnings {

@@ -33,12 +33,17 @@ func summarizeCell(c *Cell) {
 	tp := c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS })
 	var medianWindow int
 	c.Throughput, medianWindow = spreadOf(tp)
-	c.PerCPUSecond, _ = spreadOf(c.CountedValues(func(w WindowFigures) float64 { return w.PerCPUSecond }))
-	if c.PerCPUSecond.Median > 0 {
-		c.CPUMicrosPerRequest = 1e6 / c.PerCPUSecond.Median
-	}
 	counted := countedWindows(c.PerWindow)
 	mw := counted[medianWindow]
+	// Every median figure comes from the median window by throughput; the
+	// spreads are each metric's own, over all counted windows.
+	c.PerCPUSecond, _ = spreadOf(c.CountedValues(func(w WindowFigures) float64 { return w.PerCPUSecond }))
+	c.PerCPUSecond.Median = mw.PerCPUSecond
+	c.PerCPUSecond.Relative, _ = stats.RelativeSpread(c.PerCPUSecond.Min, c.PerCPUSecond.Max, mw.PerCPUSecond)
+	c.CPUMicrosPerRequest = 0
+	if mw.PerCPUSecond > 0 {
+		c.CPUMicrosPerRequest = 1e6 / mw.PerCPUSecond
+	}
 	c.ServerCores, c.RSSMeanBytes, c.DBCores, c.GeneratorCores = mw.ServerCores, mw.RSSMeanBytes, mw.DBCores, mw.GeneratorCores
 	c.RSSPeakBytes = 0
 	for _, w := range counted {
@@ -68,28 +73,42 @@ func spreadOf(values []float64) (Spread, int) {
 	return Spread{Median: s.Median, Min: s.Min, Max: s.Max, Q1: s.Q1, Q3: s.Q3, Relative: s.Spread}, s.MedianIndex
 }
 
-// addNoiseFloor sets the run's noise floor from the cells' throughput
-// spreads. Cells are offered in step order of their stacks, so a tie for
-// "measured most" goes to the first stack.
-func addNoiseFloor(m *Model) stats.Floor {
+// noiseFloor returns the run's noise floor for one metric of the cells.
+// Cells are offered in step order of their stacks, so a tie for "measured
+// most" goes to the first stack.
+func noiseFloor(m *Model, metric func(Cell) Spread) stats.Floor {
 	var cells []stats.CellSpread
 	for _, s := range m.Header.Stacks {
 		for _, c := range m.Cells {
 			if c.Stack != s {
 				continue
 			}
+			sp := metric(c)
 			cells = append(cells, stats.CellSpread{
 				Stack:         c.Stack,
 				Valid:         c.State == CellValid,
 				Windows:       c.Counted,
-				Spread:        c.Throughput.Relative,
-				SpreadDefined: c.State == CellValid && c.Throughput.Median > 0,
+				Spread:        sp.Relative,
+				SpreadDefined: c.State == CellValid && sp.Median > 0,
 			})
 		}
 	}
-	f := stats.NoiseFloor(cells)
-	m.Header.Noise = NoiseFloor{Known: f.Known, Spread: f.Spread, Stack: f.Stack, Cells: f.Cells}
-	return f
+	return stats.NoiseFloor(cells)
+}
+
+func floorOf(f stats.Floor) NoiseFloor {
+	return NoiseFloor{Known: f.Known, Spread: f.Spread, Stack: f.Stack, Cells: f.Cells}
+}
+
+func statsFloor(f NoiseFloor) stats.Floor {
+	return stats.Floor{Spread: f.Spread, Stack: f.Stack, Cells: f.Cells, Known: f.Known}
+}
+
+// addNoiseFloors sets the run's noise floors: one for throughput, one for
+// throughput per CPU-second, each from its own metric's spreads.
+func addNoiseFloors(m *Model) {
+	m.Header.Noise = floorOf(noiseFloor(m, func(c Cell) Spread { return c.Throughput }))
+	m.Header.NoisePerCPU = floorOf(noiseFloor(m, func(c Cell) Spread { return c.PerCPUSecond }))
 }
 
 // stackPair is one step between two stacks.
@@ -109,14 +128,14 @@ func stepPairs(stacks []string) []stackPair {
 }
 
 // addSteps computes every step of the run, per case and concurrency.
-func addSteps(m *Model, floor stats.Floor) {
+func addSteps(m *Model) {
 	m.Steps = nil
 	for _, ci := range m.Header.Cases {
 		for _, conc := range m.Header.Concurrency {
 			for _, p := range stepPairs(m.Header.Stacks) {
 				from := m.cellOrMissing(p.from, ci, conc)
 				to := m.cellOrMissing(p.to, ci, conc)
-				m.Steps = append(m.Steps, newStep(p.kind, from, to, floor, m.Header.Alpha))
+				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.Noise, m.Header.NoisePerCPU, m.Header.Alpha))
 			}
 		}
 	}
@@ -131,13 +150,13 @@ func (m *Model) cellOrMissing(stack string, ci CaseInfo, conc int) Cell {
 }
 
 // newStep compares two cells in throughput and in throughput per CPU-second.
-func newStep(kind string, from, to Cell, floor stats.Floor, alpha float64) Step {
+func newStep(kind string, from, to Cell, floor, floorPerCPU NoiseFloor, alpha float64) Step {
 	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
 	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
 	return Step{
 		Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
-		Throughput: compareMetric(from, to, from.Throughput, to.Throughput, tp, floor, alpha),
-		PerCPU:     compareMetric(from, to, from.PerCPUSecond, to.PerCPUSecond, cpu, floor, alpha),
+		Throughput: compareMetric(from, to, from.Throughput, to.Throughput, tp, statsFloor(floor), alpha),
+		PerCPU:     compareMetric(from, to, from.PerCPUSecond, to.PerCPUSecond, cpu, statsFloor(floorPerCPU), alpha),
 	}
 }
 
@@ -212,8 +231,8 @@ func (m *Model) compute(pricing *cost.Pricing, opt cost.Options) error {
 	for i := range m.Cells {
 		summarizeCell(&m.Cells[i])
 	}
-	floor := addNoiseFloor(m)
-	addSteps(m, floor)
+	addNoiseFloors(m)
+	addSteps(m)
 	addGroups(m)
 	if pricing == nil {
 		return nil

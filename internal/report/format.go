@@ -71,13 +71,16 @@ func sig3(v float64) string {
 	}
 }
 
-// fmtBytes formats a memory size in MiB (or KiB under one MiB).
+// fmtBytes formats a memory size in MiB (KiB under one MiB, GiB from ten
+// GiB, where MiB stop being readable).
 func fmtBytes(b int64) string {
 	switch {
 	case b <= 0:
 		return "–"
 	case b < 1<<20:
 		return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10))
+	case b >= 10<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 	default:
 		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
 	}

@@ -57,13 +57,17 @@ func headerLines(m *Model) []string {
 	return append(lines, noiseSentence(h))
 }
 
-// noiseSentence says what the noise floor is and what follows from it.
+// noiseSentence says what the noise floors are and what follows from them.
 func noiseSentence(h Header) string {
 	if !h.Noise.Known {
 		return fmt.Sprintf("Noise floor: unknown (no valid cell had two windows), so no step is called noise. U tests at α=%g.", h.Alpha)
 	}
-	return fmt.Sprintf("Noise floor: %s, the largest spread (max−min)/median among %d valid cells of %s, the stack measured most; a change below it is noise, below 10 %% small, above real. U tests at α=%g.",
-		fmtFraction(h.Noise.Spread), h.Noise.Cells, h.Noise.Stack, h.Alpha)
+	perCPU := "unknown"
+	if h.NoisePerCPU.Known {
+		perCPU = fmtFraction(h.NoisePerCPU.Spread)
+	}
+	return fmt.Sprintf("Noise floor: %s in throughput (%s in throughput per CPU-second), the largest spread (max−min)/median among %d valid cells of %s, the stack measured most; a change below it is noise, below 10 %% small, above real. U tests at α=%g.",
+		fmtFraction(h.Noise.Spread), perCPU, h.Noise.Cells, h.Noise.Stack, h.Alpha)
 }
 
 func mdSteps(b *strings.Builder, m *Model) {

@@ -45,8 +45,10 @@ type Header struct {
 	WindowsRecorded int `json:"windows_recorded"`
 	// Host is the machine the run measured on.
 	Host Host `json:"host"`
-	// Noise is the run's noise floor: steps below it are noise.
-	Noise NoiseFloor `json:"noise"`
+	// Noise is the run's noise floor in throughput: throughput steps below
+	// it are noise. NoisePerCPU is the same for throughput per CPU-second.
+	Noise       NoiseFloor `json:"noise"`
+	NoisePerCPU NoiseFloor `json:"noise_per_cpu"`
 	// Alpha is the significance level of the U tests.
 	Alpha float64 `json:"alpha"`
 	// ParitySkipped is true when the run was made with --skip-parity: the
@@ -119,7 +121,8 @@ type Cell struct {
 	Flags []Flag `json:"flags,omitempty"`
 	// Throughput is successful responses per second of window.
 	Throughput Spread `json:"throughput_rps"`
-	// PerCPUSecond is throughput per second of server CPU time.
+	// PerCPUSecond is throughput per second of server CPU time; its median
+	// is the throughput median window's, its spread its own.
 	PerCPUSecond Spread `json:"per_cpu_second"`
 	// CPUMicrosPerRequest is 10⁶ ÷ the median PerCPUSecond.
 	CPUMicrosPerRequest float64 `json:"cpu_us_per_request"`
