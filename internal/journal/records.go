@@ -3,6 +3,7 @@ package journal
 import (
 	"time"
 
+	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 )
@@ -47,8 +48,8 @@ type Plan struct {
 // Environment is the machine and software the run measured on.
 type Environment struct {
 	CapturedAt time.Time `json:"captured_at"`
-	// Host is host.Environment's fields as captured at start.
-	Host map[string]any `json:"host"`
+	// Host is the machine, captured at the start of each invocation.
+	Host host.Environment `json:"host"`
 	// Postgres holds the server version and key settings.
 	PostgresVersion  string            `json:"postgres_version,omitempty"`
 	PostgresSettings map[string]string `json:"postgres_settings,omitempty"`
@@ -183,6 +184,10 @@ type BootStart struct {
 	// FirstDBRequestSeconds is the latency of the first database-backed
 	// request on the fresh process (0 when the workload has none).
 	FirstDBRequestSeconds float64 `json:"first_db_request_s,omitempty"`
+	// FirstOK is false when the first request failed or got an unexpected
+	// status (FirstError says which); its latency is then not a figure.
+	FirstOK    bool   `json:"first_ok"`
+	FirstError string `json:"first_error,omitempty"`
 	// IdleRSSBytes is the tree's RSS 500 ms after the first 200.
 	IdleRSSBytes int64 `json:"idle_rss_bytes"`
 }

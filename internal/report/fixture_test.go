@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/stackbench/stackbench/internal/host"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -136,9 +137,9 @@ func fixturePlan(w *workload.Workload) plan.Plan {
 func fixtureEnvironment(at time.Time) journal.Environment {
 	return journal.Environment{
 		CapturedAt: at,
-		Host: map[string]any{"os": "linux", "arch": "amd64", "cpu_model": "Test CPU @ 2.0GHz", "cpu_count": 2, "cpus_available": 2,
-			"kernel": "6.1.0-test #1 SMP", "memory_bytes": 24 << 30, "somaxconn": 4096, "open_file_limit": 1048576,
-			"open_file_limit_hard": 1048576, "go_version": "go1.26.8"},
+		Host: host.Environment{OS: "linux", Arch: "amd64", CPUModel: "Test CPU @ 2.0GHz", CPUCount: 2, CPUsAvailable: 2,
+			Kernel: "6.1.0-test #1 SMP", MemoryBytes: 24 << 30, Somaxconn: 4096, OpenFileLimit: 1048576,
+			OpenFileLimitHard: 1048576, GoVersion: "go1.26.8"},
 		PostgresVersion:    "15.10",
 		PostgresSettings:   map[string]string{"shared_buffers": "128MB", "max_connections": "200"},
 		StackVersions:      map[string]string{"nethttp": "go1.26.8 net/http", "chi": "chi v5.5.0", "gin": "gin v1.12.0"},
