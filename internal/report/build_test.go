@@ -113,3 +113,30 @@ func TestBuildRefusesADirectoryWithoutJournal(t *testing.T) {
 		t.Fatalf("got %v, want an error naming the journal", err)
 	}
 }
+
+// TestBuildPlanOnly renders a run stopped before its first window: every
+// cell missing, no noise floor, no step defined, no price — and no format
+// fails or draws a bar.
+func TestBuildPlanOnly(t *testing.T) {
+	dir := stoppedFixture(t, 6)
+	m, err := Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.WindowsRecorded != 0 || m.Header.Noise.Known {
+		t.Errorf("%d windows recorded, noise %+v", m.Header.WindowsRecorded, m.Header.Noise)
+	}
+	for _, s := range m.Steps {
+		if s.Throughput.Defined || s.Throughput.Band != BandInvalid {
+			t.Errorf("step %s %s/c=%d defined without windows: %+v", stepLabel(s), s.Case, s.Concurrency, s.Throughput)
+		}
+	}
+	if err := WriteAll(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+	charts := between(string(page), `id="charts"`, `id="cells"`)
+	if charts == "" || strings.Contains(charts, `<g class="bar">`) || !strings.Contains(charts, `<g class="missing">`) {
+		t.Error("the charts of a run without windows must show missing cells, not bars")
+	}
+}
