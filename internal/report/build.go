@@ -112,7 +112,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		}
 	}
 	if len(res.Environments) > 0 {
-		he := hostOf(res.Environments[0])
+		he := res.Environments[0].Host
 		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount}
 	}
 	return h
@@ -282,15 +282,24 @@ func bootRows(stacks []string, boots []journal.Boot) []BootRow {
 			continue
 		}
 		var ready, firstDB, idle []float64
+		var firstErrors []string
 		for _, st := range b.Starts {
 			ready = append(ready, st.ReadySeconds*1e3)
-			firstDB = append(firstDB, st.FirstDBRequestSeconds*1e3)
 			idle = append(idle, float64(st.IdleRSSBytes))
+			switch {
+			case st.FirstOK && st.FirstDBRequestSeconds > 0:
+				firstDB = append(firstDB, st.FirstDBRequestSeconds*1e3)
+			case !st.FirstOK && st.FirstError != "":
+				firstErrors = append(firstErrors, st.FirstError)
+			}
 		}
 		r.ColdStartMs, _ = spreadOf(ready)
 		fdb, _ := spreadOf(firstDB)
 		ir, _ := spreadOf(idle)
 		r.FirstDBRequestMs, r.IdleRSSBytes = fdb.Median, int64(ir.Median)
+		if len(firstErrors) > 0 {
+			r.FirstDBNote = fmt.Sprintf("%d of %d first requests failed (%s)", len(firstErrors), len(b.Starts), firstErrors[0])
+		}
 		out = append(out, r)
 	}
 	return out

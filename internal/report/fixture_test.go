@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/stackbench/stackbench/internal/host"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/hist"
+	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -153,8 +153,12 @@ func fixtureBoot(stack string, medianMs float64, idle int64) journal.Boot {
 	b := journal.Boot{Stack: stack}
 	for i := range 10 {
 		jitter := []float64{0.95, 1.0, 1.07, 0.97, 1.02, 1.3, 0.99, 1.01, 0.96, 1.04}[i]
-		b.Starts = append(b.Starts, journal.BootStart{Order: i + 1, ReadySeconds: medianMs * jitter / 1e3,
-			FirstDBRequestSeconds: 0.0023 * jitter, IdleRSSBytes: idle + int64(i%3)<<10})
+		st := journal.BootStart{Order: i + 1, ReadySeconds: medianMs * jitter / 1e3,
+			FirstDBRequestSeconds: 0.0023 * jitter, FirstOK: true, IdleRSSBytes: idle + int64(i%3)<<10}
+		if stack == "chi" && i == 5 {
+			st.FirstOK, st.FirstError = false, "status 500 (expected 200)"
+		}
+		b.Starts = append(b.Starts, st)
 	}
 	return b
 }

@@ -1,41 +1,12 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/journal"
 )
-
-// hostFacts are the fields of the journaled host environment the report
-// prints. The journal keeps them as a JSON object; only these are read.
-type hostFacts struct {
-	Kernel            string  `json:"kernel"`
-	OS                string  `json:"os"`
-	Arch              string  `json:"arch"`
-	CPUModel          string  `json:"cpu_model"`
-	CPUCount          int     `json:"cpu_count"`
-	CPUsAvailable     float64 `json:"cpus_available"`
-	Governor          string  `json:"governor"`
-	MemoryBytes       int64   `json:"memory_bytes"`
-	MemoryLimitBytes  int64   `json:"memory_limit_bytes"`
-	Somaxconn         int     `json:"somaxconn"`
-	OpenFileLimit     uint64  `json:"open_file_limit"`
-	OpenFileLimitHard uint64  `json:"open_file_limit_hard"`
-	GoVersion         string  `json:"go_version"`
-}
-
-// hostOf reads the host facts of an environment record; facts it lacks
-// stay empty.
-func hostOf(env journal.Environment) hostFacts {
-	var h hostFacts
-	if b, err := json.Marshal(env.Host); err == nil {
-		_ = json.Unmarshal(b, &h) // a fact of an unexpected type stays empty
-	}
-	return h
-}
 
 // footer lists how the run was measured: its protocol and its environment.
 func footer(res *journal.Results) Footer {
@@ -72,7 +43,7 @@ func footer(res *journal.Results) Footer {
 		return f
 	}
 	env := res.Environments[0]
-	h := hostOf(env)
+	h := env.Host
 	add(&f.Environment, "os / arch", strings.Trim(h.OS+" / "+h.Arch, " /"))
 	add(&f.Environment, "cpu", h.CPUModel)
 	if h.CPUCount > 0 {

@@ -246,8 +246,7 @@ func bootView(m *Model, colors map[string]string) (template.HTML, []bootRowView)
 			b.Value, b.Lo, b.Hi, b.Whisker = sp.Median, sp.Q1, sp.Q3, r.Starts > 1
 			b.Label = fmtMillis(sp.Median)
 			b.Title = fmt.Sprintf("%s: median %s, IQR %s–%s over %d starts", r.Stack, fmtMillis(sp.Median), fmtMillis(sp.Q1), fmtMillis(sp.Q3), r.Starts)
-			rows = append(rows, bootRowView{Cells: []string{r.Stack, fmt.Sprint(r.Starts), fmtMillis(sp.Median), fmtMillis(sp.Q1) + "–" + fmtMillis(sp.Q3),
-				fmtMillis(r.FirstDBRequestMs), fmtBytes(r.IdleRSSBytes)}})
+			rows = append(rows, bootRowView{Cells: bootCells(r)})
 		}
 		g.Bars = append(g.Bars, b)
 	}

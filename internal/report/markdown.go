@@ -185,11 +185,19 @@ func mdBoot(b *strings.Builder, m *Model) {
 			t.add(r.Stack, fmt.Sprint(r.Starts), "**failed**: "+r.Failed, "", "", "")
 			continue
 		}
-		t.add(r.Stack, fmt.Sprint(r.Starts), fmtMillis(r.ColdStartMs.Median),
-			fmtMillis(r.ColdStartMs.Q1)+"–"+fmtMillis(r.ColdStartMs.Q3),
-			fmtMillis(r.FirstDBRequestMs), fmtBytes(r.IdleRSSBytes))
+		t.add(bootCells(r)...)
 	}
 	t.write(b)
+}
+
+// bootCells is a measured stack's line of the boot table.
+func bootCells(r BootRow) []string {
+	first := fmtMillis(r.FirstDBRequestMs)
+	if r.FirstDBNote != "" {
+		first += "; " + r.FirstDBNote
+	}
+	return []string{r.Stack, fmt.Sprint(r.Starts), fmtMillis(r.ColdStartMs.Median),
+		fmtMillis(r.ColdStartMs.Q1) + "–" + fmtMillis(r.ColdStartMs.Q3), first, fmtBytes(r.IdleRSSBytes)}
 }
 
 func mdCost(b *strings.Builder, m *Model) {

@@ -293,8 +293,10 @@ type BootRow struct {
 	// ColdStartMs summarises spawn → first 200 from the health path.
 	ColdStartMs Spread `json:"cold_start_ms"`
 	// FirstDBRequestMs is the median latency of the first database request
-	// after the server was up; zero without a database.
+	// after the server was up, over the starts where it succeeded; zero
+	// without a database. FirstDBNote says how many first requests failed.
 	FirstDBRequestMs float64 `json:"first_db_request_ms"`
+	FirstDBNote      string  `json:"first_db_note,omitempty"`
 	// IdleRSSBytes is the median RSS 500 ms after the first response.
 	IdleRSSBytes int64 `json:"idle_rss_bytes"`
 	// Failed says why the boot suite could not measure the stack.
