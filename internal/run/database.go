@@ -2,14 +2,13 @@ package run
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stack"
 )
 
 // runDatabase is the database every stack of the run uses: a fresh copy of
@@ -18,44 +17,25 @@ import (
 const runDatabase = "stackbench_run"
 
 // setupDatabase brings up the embedded cluster (in the results directory, so
-// a resumed run finds it again) or connects to the user's server, makes the
-// seeded template and a fresh copy of it for the run.
+// a resumed run finds it again, even still running after kill -9) or
+// connects to the user's server, and makes the run's copy of the seed.
 func (r *runner) setupDatabase(ctx context.Context) error {
 	if !r.opt.Plan.NeedsDatabase {
 		return nil
 	}
-	adminURL := r.opt.Plan.Database
-	if databaseKind(adminURL) == "embedded" {
-		dir := filepath.Join(r.opt.Dir, "db")
-		// A run stopped by kill -9 leaves its cluster running: use it.
-		c, err := pgfix.Attach(dir)
-		if err != nil {
-			r.progress.logf("database: starting an embedded PostgreSQL cluster")
-			if c, err = pgfix.Start(ctx, pgfix.Options{Dir: dir}); err != nil {
-				return fmt.Errorf("embedded database: %w", err)
-			}
-		} else {
-			r.progress.logf("database: using the embedded cluster the stopped run left running")
-		}
-		r.cluster = c
-		adminURL = c.AdminURL()
-	}
 	t0 := time.Now()
-	rep, err := pgfix.EnsureTemplate(ctx, adminURL)
+	d, err := stack.OpenDatabase(ctx, r.opt.Plan.Database, filepath.Join(r.opt.Dir, "db"), func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
-		return fmt.Errorf("seed the template database: %w", err)
+		return err
 	}
-	_ = rep
-	url, err := pgfix.FreshDatabase(ctx, adminURL, runDatabase)
-	if err != nil {
-		return fmt.Errorf("copy the seeded database: %w", err)
+	r.database = d
+	if r.dbURL, err = d.Fresh(ctx, runDatabase); err != nil {
+		return err
 	}
-	r.dbURL = url
-	r.db, err = pgfix.Open(ctx, url)
-	if err != nil {
-		return fmt.Errorf("open the run's database: %w", err)
+	if r.db, err = pgfix.Open(ctx, r.dbURL); err != nil {
+		return err
 	}
-	r.progress.logf("database: seeded and copied in %.1fs", time.Since(t0).Seconds())
+	r.progress.logf("database: ready in %.1fs", time.Since(t0).Seconds())
 	return nil
 }
 
@@ -81,10 +61,11 @@ func (r *runner) dbStats(ctx context.Context) *journal.DBStats {
 
 // databaseGroup is the sampler group of the database server's processes:
 // the postmaster tree of the embedded cluster, or the processes a server on
-// this host reports; ok is false when the server is elsewhere.
+// this host reports (a snapshot: backends that connect later are missed);
+// ok is false when the server is elsewhere.
 func (r *runner) databaseGroup(ctx context.Context) (proc.Group, bool) {
-	if r.cluster != nil {
-		return proc.TreeGroup("database", r.cluster.PostmasterPID()), true
+	if r.database != nil && r.database.Cluster != nil {
+		return proc.TreeGroup("database", r.database.Cluster.PostmasterPID()), true
 	}
 	if r.db == nil {
 		return proc.Group{}, false
@@ -102,18 +83,7 @@ func (r *runner) teardownDatabase(completed bool) {
 	if r.db != nil {
 		r.db.Close()
 	}
-	if r.cluster == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := r.cluster.Stop(ctx); err != nil {
-		r.progress.logf("warning: stopping the embedded database: %v", err)
-		return
-	}
-	if completed {
-		if err := os.RemoveAll(r.cluster.Dir()); err != nil {
-			r.progress.logf("warning: removing the embedded database: %v", err)
-		}
+	if err := r.database.Close(completed); err != nil {
+		r.progress.logf("warning: closing the database: %v", err)
 	}
 }

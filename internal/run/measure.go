@@ -13,6 +13,7 @@ import (
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -101,7 +102,7 @@ func (r *runner) stopServer(s *server) {
 	if s == nil {
 		return
 	}
-	if err := s.p.Stop(StopGrace); err != nil {
+	if err := s.p.Stop(stack.StopGrace); err != nil {
 		r.event("warning", s.stack.Name, "stopping %s: %v", s.stack.Name, err)
 	}
 }
@@ -110,8 +111,7 @@ func (r *runner) stopServer(s *server) {
 // returns the server to use next (a restarted one if it died).
 func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*server, error) {
 	diedOnce := false
-	suspends := 0
-	contended := 0
+	disturbed := 0 // tries redone for the host (contended, suspended)
 	for {
 		rec, err := r.measureOnce(ctx, cur, w, c)
 		if err != nil {
@@ -143,12 +143,10 @@ func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workl
 			} else {
 				cur = ns
 			}
-		case rec.HasFlag(journal.FlagSuspended) && suspends < MaxSuspendRedos:
-			suspends++
-			redo = true
-		case r.gate != nil && rec.HasFlag(journal.FlagContended) && contended < r.opt.Plan.Protocol.Gate.Retries:
-			contended++
-			redo = true
+		case rec.Load != nil:
+			if redo = r.judge(rec, disturbed); redo {
+				disturbed++
+			}
 		}
 		if redo {
 			rec.Final = false
@@ -316,10 +314,6 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	rec.Load = res
 	judgeLoad(rec, res)
 	judgeDB(rec)
-	if rec.Suspended {
-		flagger{rec}.add(journal.FlagSuspended, "the machine slept during the window")
-	}
-	r.gateJudge(rec)
 	return rec, nil
 }
 

@@ -86,6 +86,9 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.openJournal(); err != nil {
 		return err
 	}
+	if err := os.MkdirAll(r.logsDir(), 0o755); err != nil {
+		return err
+	}
 	defer r.jw.Close()
 	defer r.teardown()
 

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,15 +17,24 @@ import (
 // writeFile writes a comparison file into a new directory and returns its path.
 func writeFile(t *testing.T, yaml string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "stackbench.yaml")
+	name := "stackbench.yaml"
+	if strings.Contains(yaml, flakyBin) {
+		name = "flaky.yaml"
+	}
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-// runFile resolves a comparison file and runs it into dir.
+// runFile resolves a comparison file and runs it into dir. The flaky test
+// server fails the contract on purpose, so its runs skip the parity gate.
 func runFile(t *testing.T, ctx context.Context, path, dir string, o plan.Overrides, resume bool) (*Outcome, error) {
+	return runFileOpts(t, ctx, path, dir, o, resume, strings.Contains(path, "flaky"))
+}
+
+func runFileOpts(t *testing.T, ctx context.Context, path, dir string, o plan.Overrides, resume, skipParity bool) (*Outcome, error) {
 	t.Helper()
 	f, err := plan.LoadEnv(path, func(string) string { return "" })
 	if err != nil {
@@ -40,7 +50,7 @@ func runFile(t *testing.T, ctx context.Context, path, dir string, o plan.Overrid
 			t.Logf("run log:\n%s", log.String())
 		}
 	})
-	return Run(ctx, Options{File: f, Plan: p, Dir: dir, Resume: resume, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test"})
+	return Run(ctx, Options{File: f, Plan: p, Dir: dir, Resume: resume, SkipParity: skipParity, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test"})
 }
 
 // finals reads a results directory's final windows by key.
@@ -229,5 +239,30 @@ func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 	after, _ := finals(t, dir)
 	if len(after) != 6 {
 		t.Fatalf("%d final windows after the resume, want 6", len(after))
+	}
+}
+
+func TestParityFailureSendsNoLoad(t *testing.T) {
+	path := writeFile(t, flakyFile("[ok, fail]", "  gate: off"))
+	dir := filepath.Join(t.TempDir(), "results")
+	_, err := runFileOpts(t, context.Background(), path, dir, plan.Overrides{}, false, false)
+	if !errors.Is(err, ErrParity) {
+		t.Fatalf("run error = %v, want ErrParity", err)
+	}
+	res, rerr := journal.ReadDir(dir)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if len(res.Windows) != 0 {
+		t.Errorf("%d windows measured after a failed parity gate", len(res.Windows))
+	}
+	if len(res.Parity) != 1 || res.Parity[0].Passed || len(res.Parity[0].Failures) == 0 {
+		t.Fatalf("parity record = %+v", res.Parity)
+	}
+	if !strings.Contains(strings.Join(res.Parity[0].Failures, "\n"), "fail/") {
+		t.Errorf("the failures do not name the failing case: %v", res.Parity[0].Failures)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, ParityFile)); err != nil || !strings.Contains(string(b), "FAIL") {
+		t.Errorf("parity.txt: %v %q", err, b)
 	}
 }

@@ -1,8 +1,10 @@
 package run
 
 import (
+	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/stack"
 )
 
 // runner is the state of one run invocation.
@@ -23,11 +25,12 @@ type runner struct {
 	// newest is the one the windows of this invocation refer to.
 	envCount int
 
-	cluster *pgfix.Cluster
-	dbURL   string
-	db      *pgfix.DB
+	database *stack.Database
+	dbURL    string
+	db       *pgfix.DB
 
-	gate *gate
+	// gate is nil when the contention gate is off.
+	gate *host.Gate
 	// seq counts the processes started per stack.
 	seq   map[string]int
 	pools map[string]string

@@ -1,0 +1,49 @@
+package run
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/host"
+	"github.com/stackbench/stackbench/internal/journal"
+)
+
+// recordEnvironment captures the machine, the database server and the
+// stacks' versions, calibrates the contention gate, and journals it all. It
+// runs at the start of every invocation (a resume may be on another boot of
+// the machine); windows refer to the newest record.
+func (r *runner) recordEnvironment(ctx context.Context) error {
+	env := journal.Environment{CapturedAt: time.Now().UTC(), Host: host.Capture(), StackVersions: map[string]string{}}
+	for _, s := range r.opt.Plan.Stacks {
+		if s.Version == "" {
+			continue
+		}
+		v := host.CaptureStackVersion(ctx, s.Name, s.Dir, s.Version, nil)
+		text := strings.TrimSpace(strings.TrimSpace(v.Stdout) + "\n" + strings.TrimSpace(v.Stderr))
+		if v.Error != "" {
+			text += " (" + v.Error + ")"
+		}
+		env.StackVersions[s.Name] = text
+	}
+	if r.db != nil {
+		if st, err := r.db.Stats(ctx); err == nil {
+			env.PostgresVersion, env.PostgresSettings = st.ServerVersion, st.Settings
+		}
+	}
+	env.Warnings = env.Host.Warnings(slices.Max(r.opt.Plan.Protocol.Concurrency))
+	gateWarnings, err := r.setupGate(ctx)
+	if err != nil {
+		return err
+	}
+	env.Warnings = append(env.Warnings, gateWarnings...)
+	if r.gate != nil {
+		env.GateBaselineCores, env.GateThresholdCores = r.gate.Baseline.MeanCores, r.gate.ThresholdCores
+	}
+	for _, w := range env.Warnings {
+		r.progress.logf("warning: %s", w)
+	}
+	r.envCount++
+	return r.jw.Append(journal.KindEnvironment, env)
+}

@@ -1,0 +1,104 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/host"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
+)
+
+// BaselineDuration is how long the idle foreign CPU is measured at the start
+// of every invocation, to set the contention gate (trap T6).
+const BaselineDuration = 3 * time.Second
+
+// ownGroups are the processes the run accounts for outside a window: the
+// harness itself, the database, and the server when one is running. Foreign
+// CPU is the host's busy CPU minus theirs.
+func (r *runner) ownGroups(ctx context.Context, cur *server) []proc.Group {
+	groups := []proc.Group{proc.SelfGroup("harness")}
+	if g, ok := r.databaseGroup(ctx); ok {
+		groups = append(groups, g)
+	}
+	if cur != nil {
+		groups = append(groups, proc.TreeGroup("server", cur.p.PID()))
+	}
+	return groups
+}
+
+// setupGate measures the idle baseline and makes the gate, unless it is off.
+// An explicit gate below the baseline is a warning, never an endless wait.
+func (r *runner) setupGate(ctx context.Context) (warnings []string, err error) {
+	g := r.opt.Plan.Protocol.Gate
+	if g.Mode == plan.GateOff {
+		return nil, nil
+	}
+	b, err := host.MeasureBaseline(ctx, BaselineDuration, proc.ForeignMeter(r.ownGroups(ctx, nil)...))
+	if err != nil {
+		return nil, err
+	}
+	explicit := 0.0
+	if g.Mode == plan.GateCores {
+		explicit = g.Cores
+	}
+	r.gate, warnings = host.NewGate(b, explicit, g.Retries, proc.ForeignMeter(r.ownGroups(ctx, nil)...))
+	r.progress.logf("contention gate: foreign CPU under %.2f cores (idle baseline %.2f cores over %s)",
+		r.gate.ThresholdCores, b.MeanCores, b.Duration.Round(time.Millisecond))
+	return warnings, nil
+}
+
+// gateWait waits, at most the plan's gate wait, for foreign CPU under the
+// threshold, counting the running server as ours. A host that stays busy is
+// measured anyway and judged after the window.
+func (r *runner) gateWait(ctx context.Context, cur *server, rec *journal.Window) error {
+	if r.gate == nil {
+		return nil
+	}
+	g, _ := host.NewGate(r.gate.Baseline, r.gate.ThresholdCores, r.gate.Retries, proc.ForeignMeter(r.ownGroups(ctx, cur)...))
+	q, err := g.WaitQuiet(ctx, r.opt.Plan.Protocol.Gate.Wait)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	rec.Timings.GateWaitSeconds = q.Waited.Seconds()
+	rec.GateCores = r.gate.ThresholdCores
+	if !q.Quiet {
+		r.progress.logf("warning: the host stayed busy (%.2f cores of foreign CPU, gate %.2f) for %s before %s; measuring anyway",
+			q.ForeignCores, r.gate.ThresholdCores, q.Waited.Round(time.Millisecond), rec.Key)
+	}
+	return nil
+}
+
+// judge decides whether a measured try is redone because of the host: the
+// gate judges foreign CPU and suspension; without a gate, a suspended window
+// is still redone (MaxSuspendRedos times). disturbed counts this window's
+// earlier tries that were redone for the host.
+func (r *runner) judge(rec *journal.Window, disturbed int) (redo bool) {
+	if r.gate == nil {
+		if rec.Suspended {
+			flagger{rec}.add(journal.FlagSuspended, "the machine slept during the window")
+			return disturbed < MaxSuspendRedos
+		}
+		return false
+	}
+	v := r.gate.Judge(disturbed, rec.ForeignCores, rec.Suspended)
+	if v.Contended {
+		flagger{rec}.add(journal.FlagContended, "%s", reasonOr(v.Reason, fmt.Sprintf("foreign CPU %.2f cores over the gate's %.2f", rec.ForeignCores, r.gate.ThresholdCores)))
+	}
+	if v.Suspended {
+		flagger{rec}.add(journal.FlagSuspended, "%s", reasonOr(v.Reason, "the machine slept during the window"))
+	}
+	return v.Action == host.Redo
+}
+
+func reasonOr(reason, fallback string) string {
+	if reason != "" {
+		return reason
+	}
+	return fallback
+}

@@ -1,0 +1,114 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/boot"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/stack"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// ParityFile holds the parity gate's text report in a results directory.
+const ParityFile = "parity.txt"
+
+// parityGate runs the contract checks on every stack before any load; a
+// failure stops the run (trap T13). With SkipParity the journal records that
+// the gate was skipped, and every report says so first.
+func (r *runner) parityGate(ctx context.Context) error {
+	if r.opt.SkipParity {
+		r.event("warning", "", "the parity gate was skipped (--skip-parity): the stacks were not checked to answer the same contract")
+		return r.jw.Append(journal.KindParity, journal.Parity{Skipped: true})
+	}
+	results, err := stack.Parity(ctx, r.opt.Plan.Stacks, stack.ParityOptions{
+		Workload: r.opt.File.Workload, JWTSecret: r.opt.Plan.JWTSecret, Database: r.database,
+		LogDir: r.logsDir(), Progress: func(s string) { r.progress.logf("%s", s) },
+	})
+	if err != nil {
+		return err
+	}
+	rep := workload.NewReport(r.opt.File.Workload.Name, results)
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	os.WriteFile(filepath.Join(r.opt.Dir, ParityFile), text.Bytes(), 0o644)
+	rec := journal.Parity{Passed: rep.OK()}
+	for _, s := range results {
+		rec.Stacks = append(rec.Stacks, journal.ParityStack{Stack: s.Stack, Checks: len(s.Checks) + s.NotRun, Failed: len(s.Checks) + s.NotRun - s.Passed()})
+	}
+	for _, f := range rep.Failures {
+		rec.Failures = append(rec.Failures, findingText(f))
+	}
+	for _, w := range rep.Warnings {
+		rec.Warnings = append(rec.Warnings, findingText(w))
+	}
+	if err := r.jw.Append(journal.KindParity, rec); err != nil {
+		return err
+	}
+	if !rep.OK() {
+		r.progress.logf("%s", text.String())
+		return fmt.Errorf("%w: no load was sent; the report is in %s (run `stackbench parity -f %s` to check again)", ErrParity, filepath.Join(r.opt.Dir, ParityFile), r.opt.File.Path)
+	}
+	for _, w := range rec.Warnings {
+		r.progress.logf("parity warning: %s", w)
+	}
+	return nil
+}
+
+// bootSuite measures cold starts (boot time, first database request, idle
+// RSS) and journals one record per stack.
+func (r *runner) bootSuite(ctx context.Context) error {
+	n := r.opt.Plan.Protocol.BootStarts
+	if n == 0 {
+		return nil
+	}
+	first, ok := boot.FirstRequestCase(r.opt.File.Workload)
+	if !ok {
+		return nil
+	}
+	t0 := time.Now()
+	r.progress.logf("boot: %d cold starts per stack", n)
+	res, err := boot.Run(ctx, stack.BootStacks(r.opt.Plan.Stacks, r.harness(), r.logsDir()), boot.Options{Starts: n, Request: first})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.event("warning", "", "the boot suite failed, so the report will have no cold starts: %v", err)
+		return nil
+	}
+	for _, s := range r.opt.Plan.Stacks {
+		rec := journal.Boot{Stack: s.Name, Starts: []journal.BootStart{}}
+		for _, st := range res.Starts {
+			if st.Stack != s.Name {
+				continue
+			}
+			rec.Starts = append(rec.Starts, journal.BootStart{
+				Order: st.Seq + 1, ReadySeconds: st.Boot.Seconds(), FirstDBRequestSeconds: st.FirstRequest.Seconds(),
+				FirstOK: st.FirstOK, FirstError: st.FirstError, IdleRSSBytes: st.IdleRSSBytes,
+			})
+		}
+		if err := r.jw.Append(journal.KindBoot, rec); err != nil {
+			return err
+		}
+	}
+	for _, s := range res.Stacks {
+		r.progress.logf("boot %s: %.1f ms to first 200, first %s %.1f ms, idle RSS %.1f MiB (medians of %d)",
+			s.Stack, s.Boot.Median/1e6, res.Case, s.FirstRequest.Median/1e6, s.IdleRSS.Median/(1<<20), s.Starts)
+	}
+	r.progress.logf("boot: done in %.1fs", time.Since(t0).Seconds())
+	r.bootDone = true
+	return nil
+}
+
+// findingText is one parity finding on one line.
+func findingText(f workload.Finding) string {
+	s := f.Stack
+	if f.Check != "" {
+		s += " " + f.Check
+	}
+	return s + ": " + f.Problem
+}
