@@ -52,6 +52,8 @@ const (
 	barWidth    = 32
 	barGap      = 6
 	groupGap    = 36
+	// chartMinWidth is the narrowest bar chart.
+	chartMinWidth = 380
 )
 
 // barChart draws grouped bars with a linear axis from zero.
@@ -70,6 +72,13 @@ func barChart(label string, groups []barGroup, tick func(float64) string) templa
 	for _, g := range groups {
 		width += len(g.Bars)*(barWidth+barGap) + groupGap
 	}
+	// A chart of few bars is widened to chartMinWidth, the groups spread
+	// apart, so that it does not sit tiny in its card.
+	gap := groupGap
+	if width < chartMinWidth && len(groups) > 0 {
+		gap += (chartMinWidth - width) / len(groups)
+		width = chartMinWidth
+	}
 	height := chartTop + chartPlot + chartBottom
 	y := func(v float64) float64 { return chartTop + chartPlot - v/axisMax*chartPlot }
 
@@ -80,7 +89,7 @@ func barChart(label string, groups []barGroup, tick func(float64) string) templa
 		fmt.Fprintf(&s, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/>`, chartLeft, width-chartRight, y(t), y(t))
 		fmt.Fprintf(&s, `<text class="tick" x="%d" y="%.1f" text-anchor="end">%s</text>`, chartLeft-6, y(t)+4, template.HTMLEscapeString(tick(t)))
 	}
-	x := chartLeft + groupGap/2
+	x := chartLeft + gap/2
 	for _, g := range groups {
 		gx := x
 		for _, b := range g.Bars {
@@ -89,7 +98,7 @@ func barChart(label string, groups []barGroup, tick func(float64) string) templa
 		}
 		mid := float64(gx+x-barGap) / 2
 		fmt.Fprintf(&s, `<text class="group" x="%.1f" y="%d" text-anchor="middle">%s</text>`, mid, chartTop+chartPlot+30, template.HTMLEscapeString(g.Label))
-		x += groupGap
+		x += gap
 	}
 	fmt.Fprintf(&s, `<line class="axis" x1="%d" x2="%d" y1="%d" y2="%d"/>`, chartLeft, width-chartRight, chartTop+chartPlot, chartTop+chartPlot)
 	s.WriteString(`</svg>`)
