@@ -2,7 +2,9 @@ package run
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -16,19 +18,39 @@ import (
 // writing to.
 const runDatabase = "stackbench_run"
 
-// setupDatabase brings up the embedded cluster (in the results directory, so
-// a resumed run finds it again, even still running after kill -9) or
-// connects to the user's server, and makes the run's copy of the seed.
+// dbPathFile names, in the results directory, the file that holds the
+// embedded cluster's directory, so that a resumed run finds the cluster
+// again (still running after kill -9, or stopped after Ctrl-C).
+const dbPathFile = "embedded-db.path"
+
+// setupDatabase brings up the embedded cluster or connects to the user's
+// server, and makes the run's copy of the seed. The embedded cluster lives
+// in a temporary directory the database's account can reach (a results
+// directory under /root would not be, when stackbench runs as root).
 func (r *runner) setupDatabase(ctx context.Context) error {
 	if !r.opt.Plan.NeedsDatabase {
 		return nil
 	}
 	t0 := time.Now()
-	d, err := stack.OpenDatabase(ctx, r.opt.Plan.Database, filepath.Join(r.opt.Dir, "db"), func(s string) { r.progress.logf("%s", s) })
+	pathFile := filepath.Join(r.opt.Dir, dbPathFile)
+	dir := ""
+	if b, err := os.ReadFile(pathFile); err == nil {
+		if prev := strings.TrimSpace(string(b)); prev != "" {
+			if _, err := os.Stat(prev); err == nil {
+				dir = prev
+			}
+		}
+	}
+	d, err := stack.OpenDatabase(ctx, r.opt.Plan.Database, dir, func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
 		return err
 	}
 	r.database = d
+	if d.Cluster != nil {
+		if err := os.WriteFile(pathFile, []byte(d.Cluster.Dir()+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
 	if r.dbURL, err = d.Fresh(ctx, runDatabase); err != nil {
 		return err
 	}
@@ -85,5 +107,8 @@ func (r *runner) teardownDatabase(completed bool) {
 	}
 	if err := r.database.Close(completed); err != nil {
 		r.progress.logf("warning: closing the database: %v", err)
+	}
+	if completed {
+		os.Remove(filepath.Join(r.opt.Dir, dbPathFile))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -264,5 +265,35 @@ func TestParityFailureSendsNoLoad(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, ParityFile)); err != nil || !strings.Contains(string(b), "FAIL") {
 		t.Errorf("parity.txt: %v %q", err, b)
+	}
+}
+
+// TestContendedWindowIsRedoneThenFlagged runs a CPU hog beside the run with
+// a gate far below it: every window is redone up to the retry budget, then
+// kept and flagged contended with its reason.
+func TestContendedWindowIsRedoneThenFlagged(t *testing.T) {
+	hog := exec.Command("/bin/sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { hog.Process.Kill(); hog.Wait() }()
+	path := writeFile(t, flakyFile("[ok]", "  gate: {threshold: 0.05, retries: 1, wait: 1s}"))
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, res := finals(t, dir)
+	w := byKey["r1/flaky/ok/c4"]
+	if !w.HasFlag(journal.FlagContended) || w.Attempt != 2 {
+		t.Fatalf("window: attempt %d flags %v reasons %v", w.Attempt, w.Flags, w.Reasons)
+	}
+	if w.ForeignCores < 0.5 || w.GateCores != 0.05 {
+		t.Errorf("foreign CPU %.2f cores with a hog running, gate %.2f", w.ForeignCores, w.GateCores)
+	}
+	if len(res.Windows) != 2 || res.Windows[0].Final {
+		t.Errorf("want one redone try and one final: %d records, first final=%v", len(res.Windows), res.Windows[0].Final)
+	}
+	if env := res.Environments[0]; env.GateThresholdCores != 0.05 || len(env.Warnings) == 0 {
+		t.Errorf("environment: gate %.2f, warnings %v (want the baseline-above-gate warning)", env.GateThresholdCores, env.Warnings)
 	}
 }

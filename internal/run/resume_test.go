@@ -1,0 +1,131 @@
+package run
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+)
+
+// countWindows counts the window records in a journal file as it grows.
+func countWindows(path string) int {
+	b, _ := os.ReadFile(path)
+	return bytes.Count(b, []byte(`{"kind":"window"`))
+}
+
+// TestKilledRunResumesToThePlannedWindows kills `stackbench run` with
+// SIGKILL in the middle of a window, on the embedded database, and resumes
+// it: the final windows are exactly the plan's, none measured twice, and
+// nothing is left running.
+func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
+	path := writeFile(t, `
+workload: saas-slice
+database: embedded
+protocol:
+  concurrency: [4]
+  warmup: 200ms
+  window: 1s
+  rounds: 2
+  cases: [health, user]
+  boot_starts: 0
+  gate: off
+`+refStacks())
+	dir := filepath.Join(t.TempDir(), "results")
+	var firstLog bytes.Buffer
+	cmd := exec.Command(stackbenchBin, "run", "-f", path, "--out", dir)
+	cmd.Stdout, cmd.Stderr = &firstLog, &firstLog
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	journalPath := filepath.Join(dir, journal.FileName)
+	deadline := time.Now().Add(3 * time.Minute)
+	for countWindows(journalPath) < 3 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no third window within 3 minutes:\n%s", firstLog.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // inside the fourth window's load
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before := countWindows(journalPath)
+	b, _ := os.ReadFile(filepath.Join(dir, dbPathFile))
+	firstDBDir := string(b)
+	if before >= 8 {
+		t.Fatalf("the run finished before it was killed:\n%s", firstLog.String())
+	}
+	res, err := journal.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var killedPIDs []int
+	for _, w := range res.Windows {
+		killedPIDs = append(killedPIDs, w.Process.PID)
+	}
+	time.Sleep(200 * time.Millisecond) // the kernel delivers the death signals
+	for _, pid := range killedPIDs {
+		if running(pid) {
+			t.Errorf("server pid %d outlived the killed harness", pid)
+		}
+	}
+
+	resume := exec.Command(stackbenchBin, "run", "--resume", dir)
+	out, err := resume.CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "resumed") {
+		t.Errorf("the resume did not say it resumed:\n%s", out)
+	}
+	byKey, res := finals(t, dir)
+	var want, got []string
+	for _, w := range res.Plan.Plan.Windows {
+		want = append(want, w.Key)
+	}
+	for k, w := range byKey {
+		got = append(got, k)
+		if w.Load == nil || w.Load.Successes == 0 {
+			t.Errorf("%s has no successes after the resume", k)
+		}
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if strings.Join(want, " ") != strings.Join(got, " ") {
+		t.Fatalf("final windows after resume:\n got %v\nwant %v", got, want)
+	}
+	if len(res.Environments) != 2 {
+		t.Errorf("%d environment records, want one per invocation (2)", len(res.Environments))
+	}
+	if _, err := os.Stat(filepath.Join(dir, dbPathFile)); !os.IsNotExist(err) {
+		t.Errorf("the embedded cluster's path file is still there after the completed run: %v", err)
+	}
+	if dbDir := strings.TrimSpace(firstDBDir); dbDir == "" {
+		t.Errorf("the killed run recorded no embedded cluster directory")
+	} else if _, err := os.Stat(dbDir); !os.IsNotExist(err) {
+		t.Errorf("the embedded cluster %s is still there after the completed run: %v", dbDir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, journal.ResultsFile)); err != nil {
+		t.Errorf("results.json: %v", err)
+	}
+}
+
+// running reports whether pid is a live process (a zombie waiting for a
+// reaper is dead).
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i > 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
+}
