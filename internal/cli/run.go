@@ -5,14 +5,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/run"
 )
 
@@ -129,6 +132,9 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if outcome != nil {
 		printOutcome(env, outcome)
 	}
+	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
+		writeRunReport(env, dir)
+	}
 	switch {
 	case errors.Is(err, run.ErrParity):
 		return &ExitError{Code: 1, Msg: err.Error()}
@@ -191,4 +197,59 @@ func printOutcome(env Env, o *run.Outcome) {
 	for _, k := range o.FailedCells {
 		fmt.Fprintf(env.Stderr, "  failed: %s\n", k)
 	}
+}
+
+// writeRunReport renders every report of a run's results directory and
+// prints where the HTML is and what each step bought. A report that cannot
+// be rendered loses nothing: the journal is intact and `stackbench report
+// DIR` can be run again.
+func writeRunReport(env Env, dir string) {
+	m, err := report.Build(dir)
+	if err == nil {
+		err = report.WriteAll(dir, m)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "warning: the report could not be written (%v); the journal is intact: stackbench report %s\n", err, dir)
+		return
+	}
+	printSteps(env.Stdout, m)
+	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
+}
+
+// printSteps prints one line per step and route group: the median change in
+// throughput over the group's cases and how many cases fell in each band.
+func printSteps(w io.Writer, m *report.Model) {
+	if m.Header.ParitySkipped {
+		fmt.Fprintln(w, "WARNING: the parity gate was skipped; these stacks were not shown to answer the same contract.")
+	}
+	if len(m.Groups) == 0 {
+		return
+	}
+	noise := "unknown"
+	if m.Header.Noise.Known {
+		noise = fmt.Sprintf("%.1f%%", 100*m.Header.Noise.Spread)
+	}
+	fmt.Fprintf(w, "\nWhat each step bought (throughput, median change over the cases of each route group; noise floor %s):\n", noise)
+	for _, g := range m.Groups {
+		label := "  " + g.From + " → " + g.To
+		if g.Kind != "adjacent" {
+			label = "  (" + g.Kind + ") " + g.From + " → " + g.To
+		}
+		if g.Defined == 0 {
+			fmt.Fprintf(w, "%s, %s routes, c=%d: no valid comparison\n", label, g.Group, g.Concurrency)
+			continue
+		}
+		fmt.Fprintf(w, "%s, %s routes, c=%d: %+.1f%% (from %+.1f%% to %+.1f%% over %d cases; %s)\n",
+			label, g.Group, g.Concurrency, g.MedianPct, g.MinPct, g.MaxPct, g.Defined, bandCounts(g.Bands))
+	}
+}
+
+func bandCounts(b map[string]int) string {
+	var parts []string
+	for _, band := range []string{"real", "small", "noise", "invalid"} {
+		if n := b[band]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, band))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

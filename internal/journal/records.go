@@ -40,9 +40,21 @@ type Plan struct {
 	// Args are the command-line arguments the run was started with (file
 	// and protocol flags), so `stackbench run --resume DIR` needs nothing else.
 	Args []string `json:"args"`
+	// Cases describes the cases of the plan, so that reports know a custom
+	// workload's database routes.
+	Cases []Case `json:"cases"`
 	// Database says where the fixture ran: "embedded" or "external" (the
 	// URL itself is never journaled; it may hold a password).
 	Database string `json:"database"`
+}
+
+// Case is one case of the plan as the reports need it.
+type Case struct {
+	Name     string `json:"name"`
+	Method   string `json:"method"`
+	Path     string `json:"path"`
+	Database bool   `json:"database"`
+	Inserts  bool   `json:"inserts"`
 }
 
 // Environment is the machine and software the run measured on.

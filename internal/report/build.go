@@ -118,10 +118,10 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	return h
 }
 
-// caseInfos lists the plan's cases with their route group. The journaled
-// plan names its cases but not their definitions, so the group comes from
-// the built-in workload; a case it does not know is grouped by whether it
-// inserts, and a warning says so.
+// caseInfos lists the plan's cases with their route group, from the
+// journaled case definitions; a journal written before they were recorded
+// falls back on the built-in workload, and a case it does not know is
+// grouped by whether it inserts, with a warning.
 func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
 	pl := res.Plan.Plan
 	names := pl.Protocol.Cases
@@ -135,9 +135,15 @@ func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
 	builtin, _ := workload.Builtin(pl.Workload, workload.DefaultJWTSecret)
 	var out []CaseInfo
 	var warnings []string
+	journaled := map[string]journal.Case{}
+	for _, c := range res.Plan.Cases {
+		journaled[c.Name] = c
+	}
 	for _, n := range names {
 		ci := CaseInfo{Name: n, Database: inserts[n]}
-		if c, ok := caseOf(builtin, n); ok {
+		if c, ok := journaled[n]; ok {
+			ci.Database = c.Database
+		} else if c, ok := caseOf(builtin, n); ok {
 			ci.Database = c.Database
 		} else if pl.NeedsDatabase && !ci.Database {
 			warnings = append(warnings, fmt.Sprintf("case %q is not a built-in case and the journal does not say whether it uses the database: it is summarised with the framework-only routes", n))

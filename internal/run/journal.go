@@ -46,7 +46,12 @@ func (r *runner) openJournal() error {
 		return nil
 	}
 	r.runID = filepath.Base(r.opt.Dir)
+	var cases []journal.Case
+	for _, c := range r.opt.Plan.Cases {
+		cases = append(cases, journal.Case{Name: c.Name, Method: c.Method, Path: c.Path, Database: c.Database, Inserts: c.Inserts})
+	}
 	return r.jw.Append(journal.KindPlan, journal.Plan{
+		Cases:       cases,
 		RunID:       r.runID,
 		CreatedAt:   time.Now().UTC(),
 		ToolVersion: r.opt.ToolVersion,
