@@ -315,3 +315,36 @@ func TestResultJSONRoundTrips(t *testing.T) {
 		t.Errorf("latency_hist holds %v values (%v), want %d", h.Count(), err, res.Successes)
 	}
 }
+
+// Bodies larger than the read buffer, chunked encoding (net/http chunks a
+// body written without a length) and HEAD responses parse on real sockets.
+func TestLargeChunkedAndHeadResponses(t *testing.T) {
+	big := strings.Repeat("x", 200<<10)
+	url := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		for i := 0; i < 4; i++ {
+			w.Write([]byte(big[:len(big)/4]))
+			w.(http.Flusher).Flush()
+		}
+	})
+	for _, method := range []string{"GET", "HEAD"} {
+		res := runLoad(t, url, Config{Method: method, Connections: 2, Duration: 500 * time.Millisecond})
+		if res.Successes < 10 || res.ErrorCount() != 0 {
+			t.Errorf("%s: %d successes, errors %v", method, res.Successes, res.Errors)
+		}
+	}
+}
+
+func TestIPv6Loopback(t *testing.T) {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Fatalf("no IPv6 loopback here: %v", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	res := runLoad(t, "http://"+ln.Addr().String()+"/", Config{Connections: 2, Duration: 300 * time.Millisecond})
+	if res.Successes == 0 || res.ErrorCount() != 0 {
+		t.Errorf("%d successes, errors %v", res.Successes, res.Errors)
+	}
+}
