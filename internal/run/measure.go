@@ -358,8 +358,8 @@ func (r *runner) prepareDatabase(ctx context.Context, w plan.Window, rec *journa
 	return nil
 }
 
-// poolFile writes a case's request as a one-line request pool the first time
-// it is needed, so bodies and headers reach the generator byte for byte.
+// poolFile writes a case's spread requests (workload.Requests) as a request
+// pool the first time it is needed; the generator sends them round-robin.
 func (r *runner) poolFile(c workload.Case) (string, error) {
 	if r.pools == nil {
 		r.pools = map[string]string{}
@@ -371,31 +371,27 @@ func (r *runner) poolFile(c workload.Case) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, c.Name+".jsonl")
-	line, err := poolLine(c)
-	if err != nil {
-		return "", err
+	var buf []byte
+	for _, req := range r.opt.File.Workload.Requests(c, r.opt.Plan.JWTSecret, true) {
+		lr := load.Request{Method: req.Method, Path: req.Path, Body: string(req.Body)}
+		if len(req.Header) > 0 {
+			lr.Headers = map[string]string{}
+			for _, h := range req.Header {
+				lr.Headers[h.Name] = h.Value
+			}
+		}
+		line, err := jsonMarshal(lr)
+		if err != nil {
+			return "", errors.New("encode request pool: " + err.Error())
+		}
+		buf = append(append(buf, line...), '\n')
 	}
-	if err := os.WriteFile(path, line, 0o644); err != nil {
+	path := filepath.Join(dir, c.Name+".jsonl")
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		return "", err
 	}
 	r.pools[c.Name] = path
 	return path, nil
-}
-
-func poolLine(c workload.Case) ([]byte, error) {
-	req := load.Request{Method: c.Method, Path: c.Path, Body: string(c.Body)}
-	if len(c.Header) > 0 {
-		req.Headers = map[string]string{}
-		for _, h := range c.Header {
-			req.Headers[h.Name] = h.Value
-		}
-	}
-	b, err := jsonMarshal(req)
-	if err != nil {
-		return nil, errors.New("encode request pool: " + err.Error())
-	}
-	return append(b, '\n'), nil
 }
 
 func joinReasons(rec *journal.Window) string {

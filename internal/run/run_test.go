@@ -297,3 +297,39 @@ func TestContendedWindowIsRedoneThenFlagged(t *testing.T) {
 		t.Errorf("environment: gate %.2f, warnings %v (want the baseline-above-gate warning)", env.GateThresholdCores, env.Warnings)
 	}
 }
+
+func TestSpreadModeSendsTheRequestPool(t *testing.T) {
+	admin := pgtest.Cluster(t).AdminURL()
+	path := writeFile(t, `
+workload: saas-slice
+database: `+admin+`
+protocol:
+  concurrency: [4]
+  warmup: 200ms
+  window: 500ms
+  rounds: 1
+  cases: [me, order]
+  boot_starts: 0
+  gate: off
+  spread: true
+stacks:
+  - name: ref
+    dir: `+refServerDir+`
+    start: `+refServerBin+`
+`)
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, _ := finals(t, dir)
+	for _, k := range []string{"r1/ref/me/c4", "r1/ref/order/c4"} {
+		w := byKey[k]
+		if !w.Valid() || len(w.Flags) != 0 || w.Load.PoolSize != 1000 {
+			t.Errorf("%s: flags %v reasons %v pool %d", k, w.Flags, w.Reasons, w.Load.PoolSize)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "requests", "order.jsonl"))
+	if err != nil || strings.Count(string(b), "\n") != 1000 || !strings.Contains(string(b), `\"userId\":4242`) {
+		t.Errorf("order pool: %v, %d lines", err, strings.Count(string(b), "\n"))
+	}
+}
