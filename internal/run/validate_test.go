@@ -1,0 +1,55 @@
+package run
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
+)
+
+func TestJudgeLoad(t *testing.T) {
+	ok := load.Phase{Attempts: 100, Successes: 100}
+	cases := []struct {
+		name  string
+		res   load.Result
+		flags []string
+		want  string // in the reasons
+	}{
+		{"clean", load.Result{Attempts: 1000, Successes: 1000, WarmupSeconds: 1, Warmup: ok}, nil, ""},
+		{"exactly 1 % failed is valid", load.Result{Attempts: 1000, Successes: 990, Errors: map[string]int64{"timeout": 10}, WarmupSeconds: 1, Warmup: ok}, nil, ""},
+		{"just over 1 %", load.Result{Attempts: 1000, Successes: 989, Errors: map[string]int64{"reset": 7, "status_503": 4}, WarmupSeconds: 1, Warmup: ok},
+			[]string{journal.FlagInvalid}, "reset 7, status_503 4"},
+		{"nothing completed", load.Result{}, []string{journal.FlagInvalid}, "no request completed"},
+		{"warm-up failed", load.Result{Attempts: 10, Successes: 10, WarmupSeconds: 1, Warmup: load.Phase{Attempts: 50, Successes: 0, Errors: 50}},
+			[]string{journal.FlagInvalid}, "warm-up failed"},
+		{"no warm-up asked", load.Result{Attempts: 10, Successes: 10}, nil, ""},
+		{"client bound", load.Result{Attempts: 10, Successes: 10, ClientBound: true, GeneratorCPUSeconds: 1.8, DurationSeconds: 1, CoresAvailable: 2},
+			[]string{journal.FlagClientBound}, "generator used 1.80 CPU-s"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := &journal.Window{Flags: []string{}}
+			judgeLoad(w, &c.res)
+			if strings.Join(w.Flags, ",") != strings.Join(c.flags, ",") {
+				t.Fatalf("flags %v, want %v (reasons %v)", w.Flags, c.flags, w.Reasons)
+			}
+			if c.want != "" && !strings.Contains(strings.Join(w.Reasons, "; "), c.want) {
+				t.Errorf("reasons %v do not say %q", w.Reasons, c.want)
+			}
+		})
+	}
+}
+
+func TestJudgeDBFlagsACheckpointInTheWindow(t *testing.T) {
+	w := &journal.Window{DBBefore: &journal.DBStats{Checkpoints: 7}, DBAfter: &journal.DBStats{Checkpoints: 7}}
+	judgeDB(w)
+	if len(w.Flags) != 0 {
+		t.Fatalf("no checkpoint, flags %v", w.Flags)
+	}
+	w.DBAfter.Checkpoints = 8
+	judgeDB(w)
+	if !w.HasFlag(journal.FlagCheckpoint) || !strings.Contains(w.Reasons[0], "1 checkpoint") {
+		t.Fatalf("flags %v reasons %v", w.Flags, w.Reasons)
+	}
+}
