@@ -1,0 +1,210 @@
+// Package apps_test keeps the Go reference stacks under apps/ correct: every
+// stack is built (in one go build, as CI would) and must pass the parity gate
+// of both built-in workloads against a fresh seeded PostgreSQL, and their
+// answers must agree with each other.
+package apps_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
+	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// testSecret is deliberately not the default, to prove JWT_SECRET is read.
+const testSecret = "apps-test-secret"
+
+// referenceStacks are the stacks the repository's comparison files name;
+// TestEveryStackIsListed keeps the list equal to the main packages here.
+var referenceStacks = []string{
+	"nethttp-pgx", "nethttp-pgx-pgo", "nethttp-pgx-gojson", "nethttp-sqlpgx", "nethttp-pq",
+	"chi-pgx", "gin-pgx", "echo-pgx", "fiber-pgx",
+}
+
+func TestEveryStackIsListed(t *testing.T) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(e.Name(), "main.go")); e.IsDir() && err == nil {
+			found = append(found, e.Name())
+		}
+	}
+	want := slices.Sorted(slices.Values(referenceStacks))
+	if !slices.Equal(found, want) {
+		t.Errorf("main packages under apps/ are %v; referenceStacks lists %v", found, want)
+	}
+}
+
+func TestReferenceStacksPassParity(t *testing.T) {
+	bin := buildAll(t)
+	for _, wl := range []string{"saas-slice", "micro"} {
+		t.Run(wl, func(t *testing.T) {
+			var mu sync.Mutex
+			var results []workload.StackResult
+			t.Run("stacks", func(t *testing.T) {
+				for _, name := range referenceStacks {
+					t.Run(name, func(t *testing.T) {
+						t.Parallel()
+						res := parity(t, filepath.Join(bin, name), name, wl)
+						mu.Lock()
+						results = append(results, res)
+						mu.Unlock()
+					})
+				}
+			})
+			// Compare takes the first result as the reference: nethttp-pgx.
+			slices.SortStableFunc(results, func(a, b workload.StackResult) int {
+				return slices.Index(referenceStacks, a.Stack) - slices.Index(referenceStacks, b.Stack)
+			})
+			failures, warnings := workload.Compare(results)
+			for _, f := range append(failures, warnings...) {
+				t.Errorf("across stacks: %s %s: %s\n  sent:     %s\n  expected: %s\n  got:      %s", f.Stack, f.Check, f.Problem, f.Sent, f.Expected, f.Got)
+			}
+		})
+	}
+}
+
+// TestPGOStackIsBuiltWithItsProfile proves the PGO step changes the build:
+// go build records -pgo with the committed default.pgo in the binary.
+func TestPGOStackIsBuiltWithItsProfile(t *testing.T) {
+	bin := buildAll(t)
+	for name, wantPGO := range map[string]bool{"nethttp-pgx-pgo": true, "nethttp-pgx": false} {
+		out, err := exec.Command(goTool(), "version", "-m", filepath.Join(bin, name)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go version -m %s: %v\n%s", name, err, out)
+		}
+		hasPGO := strings.Contains(string(out), "-pgo="+filepath.Join(mustAbs(t, name), "default.pgo"))
+		if hasPGO != wantPGO {
+			t.Errorf("%s built with its default.pgo: %v, want %v\n%s", name, hasPGO, wantPGO, out)
+		}
+	}
+}
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// buildAll builds every main package under apps/ with one go build (the
+// packages they share compile once), each with its directory's default.pgo
+// if any, as `go build -o bin/server .` in the directory would.
+func buildAll(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "stackbench-apps-")
+		if buildErr != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, goTool(), "build", "-o", buildDir+string(filepath.Separator), "./...").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ./... in apps: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildDir
+}
+
+func goTool() string { return filepath.Join(runtime.GOROOT(), "bin", "go") }
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// parity starts the stack's binary as the harness does, runs the workload's
+// parity checks against it and fails the test with every finding.
+func parity(t *testing.T, binary, name, workloadName string) workload.StackResult {
+	t.Helper()
+	w, ok := workload.Builtin(workloadName, testSecret)
+	if !ok {
+		t.Fatalf("no built-in workload %q", workloadName)
+	}
+	var databaseURL string
+	if w.NeedsDatabase {
+		databaseURL = pgtest.FreshDB(t)
+	}
+	port, err := proc.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		fmt.Sprintf("PORT=%d", port),
+		"JWT_SECRET=" + testSecret,
+		"NODE_ENV=production",
+		"STACKBENCH_WORKLOAD=" + workloadName,
+		"DATABASE_URL=" + databaseURL,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p, err := proc.Start(ctx, proc.Spec{
+		Name: name, Dir: mustAbs(t, name), Command: binary, Env: env, Port: port,
+		HealthPath: "/health", LogPath: filepath.Join(t.TempDir(), "server.log"),
+		BootTimeout: 30 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := p.Stop(5 * time.Second); err != nil {
+			t.Errorf("stop %s: %v", name, err)
+		}
+	}()
+	res := workload.RunChecks(ctx, w, fmt.Sprintf("http://127.0.0.1:%d", port), workload.RunOptions{
+		Stack: name, Secret: testSecret, DatabaseURL: databaseURL,
+	})
+	if len(res.Checks) == 0 {
+		t.Fatalf("%s: no parity check ran for workload %s", name, workloadName)
+	}
+	for _, f := range res.Failures() {
+		t.Errorf("%s %s: %s\n  sent:     %s\n  expected: %s\n  got:      %s", f.Stack, f.Check, f.Problem, f.Sent, f.Expected, f.Got)
+	}
+	if err := p.Check(); err != nil {
+		t.Errorf("%s after the checks: %v", name, err)
+	}
+	// A reference server logs nothing per request (no logger middleware, no
+	// debug mode): anything it printed is a failure.
+	switch out := p.LogTail(4096); {
+	case strings.TrimSpace(logBody(out)) != "":
+		t.Errorf("%s wrote to its output:\n%s", name, out)
+	case t.Failed():
+		t.Logf("server log:\n%s", out)
+	}
+	t.Logf("%s %s: %d of %d checks passed", name, workloadName, res.Passed(), len(res.Checks))
+	return res
+}
+
+// logBody drops the supervisor's own "=== stackbench: start" line.
+func logBody(log string) string {
+	var keep []string
+	for _, line := range strings.Split(log, "\n") {
+		if !strings.HasPrefix(line, "=== stackbench:") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPGOCollectsAProfileOfTheReferenceServer runs stackbench pgo end to end:
+// the reference server is built and started on an embedded database, the
+// workload is driven against it, and the profile it writes on SIGTERM must
+// be one `go tool pprof` reads and that shows the server's own code.
+func TestPGOCollectsAProfileOfTheReferenceServer(t *testing.T) {
+	appDir, err := filepath.Abs("../../apps/nethttp-pgx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "server")
+	yaml := fmt.Sprintf(`workload: saas-slice
+database: embedded
+stacks:
+  - name: ref
+    dir: %s
+    build: go build -o %s .
+    start: %s
+`, appDir, bin, bin)
+	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMain(t, dir, nil, "pgo", "--stack", "ref", "-d", "2s", "-c", "4", "-o", "default.pgo")
+	if code != 0 {
+		t.Fatalf("stackbench pgo exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "wrote "+filepath.Join(dir, "default.pgo")) {
+		t.Errorf("stdout does not say where the profile went:\n%s", stdout)
+	}
+	for _, c := range []string{"health", "echo", "me", "user", "list", "order", "cpu"} {
+		if !strings.Contains(stderr, "pgo: "+c+" ") {
+			t.Errorf("case %s was not driven; stderr:\n%s", c, stderr)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	top, err := exec.CommandContext(ctx, goTool, "tool", "pprof", "-top", "-nodecount=1000", filepath.Join(dir, "default.pgo")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof cannot read the profile: %v\n%s", err, top)
+	}
+	// The cpu case spends its time in the server's SHA-256 chain.
+	if !strings.Contains(string(top), "saas.CPUChain") {
+		t.Errorf("the profile does not show the server's saas.CPUChain:\n%s", top)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(dir, ".pgo-*")); len(entries) > 0 {
+		t.Errorf("temporary files left beside the profile: %v", entries)
+	}
+
+	// The same server with the variable taken away writes no profile: an
+	// error that says what the stack must do, and no file.
+	deaf := strings.Replace(yaml, "start: "+bin, "start: env -u "+pgoProfileEnv+" "+bin, 1)
+	if err := os.WriteFile(filepath.Join(dir, "deaf.yaml"), []byte(deaf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runMain(t, dir, nil, "pgo", "-f", "deaf.yaml", "--stack", "ref", "-d", "1s", "-c", "2", "-o", "deaf.pgo")
+	if code != 1 || !strings.Contains(stderr, "it must honour "+pgoProfileEnv) {
+		t.Errorf("a stack that ignores %s: exit %d, stderr:\n%s\nwant exit 1 and what it must honour", pgoProfileEnv, code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "deaf.pgo")); err == nil {
+		t.Error("a profile was written although the stack wrote none")
+	}
+}
+
+func TestPGORefusesBadArguments(t *testing.T) {
+	dir := writeComparison(t, "stacks:\n  - name: a\n    dir: apps/a\n    start: ./server\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pgo", "-o", "x.pgo"}, "--stack is required"},
+		{[]string{"pgo", "--stack", "a"}, "-o is required"},
+		{[]string{"pgo", "--stack", "zz", "-o", "x.pgo"}, "has no such stack; it has a"},
+		{[]string{"pgo", "--stack", "a", "-o", "x.pgo", "-d", "10ms"}, "want at least 1s"},
+		{[]string{"pgo", "--stack", "a", "-o", "x.pgo", "-c", "0"}, "want at least 1 connection"},
+	} {
+		code, _, stderr := runMain(t, dir, nil, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.pgo")); err == nil {
+		t.Error("a refused command wrote a profile")
+	}
+}
