@@ -100,35 +100,22 @@ func TestPGOStackIsBuiltWithItsProfile(t *testing.T) {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
-
-// buildAll builds every main package under apps/ with one go build, so the
-// packages they share compile once. It builds without PGO: a profile changes
-// how the compiler optimises, not what the code does, and a PGO build
-// recompiles the standard library (a minute or more on a cold CI cache);
-// stackbench parity and run check the PGO binary itself.
+// buildAll builds every main package under apps/ into a temporary directory
+// with one go build, so the packages they share compile once. It builds
+// without PGO: a profile changes how the compiler optimises, not what the
+// code does, and a PGO build recompiles the standard library (a minute or
+// more on a cold CI cache); stackbench parity and run check the PGO binary
+// itself.
 func buildAll(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "stackbench-apps-")
-		if buildErr != nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, goTool(), "build", "-pgo=off", "-o", buildDir+string(filepath.Separator), "./...").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./... in apps: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, goTool(), "build", "-pgo=off", "-o", dir+string(filepath.Separator), "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build ./... in apps: %v\n%s", err, out)
 	}
-	return buildDir
+	return dir
 }
 
 func goTool() string { return filepath.Join(runtime.GOROOT(), "bin", "go") }
