@@ -82,26 +82,35 @@ for round in $(seq "$ROUNDS"); do
 		read -r n cpu rps < <(run_gen "$g")
 		printf 'round %d  %-10s %9d req  %6.2f CPU-s  %9.0f req/CPU-s  %9.0f req/s\n' \
 			"$round" "$g" "$n" "$cpu" "$(python3 -c "print($n/$cpu)")" "$rps"
-		echo "$g $n $cpu $rps" >>"$work/results"
+		echo "$round $g $n $cpu $rps" >>"$work/results"
 	done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 python3 - "$work/results" <<'PY'
 import statistics, sys
-rows = {}
+rows, by_round = {}, {}
 for line in open(sys.argv[1]):
-    g, n, cpu, rps = line.split()
-    rows.setdefault(g, []).append((int(n) / float(cpu), float(rps)))
-med = {g: (statistics.median(e for e, _ in v), statistics.median(r for _, r in v),
-           min(e for e, _ in v), max(e for e, _ in v)) for g, v in rows.items()}
+    rnd, g, n, cpu, rps = line.split()
+    eff = int(n) / float(cpu)
+    rows.setdefault(g, []).append((eff, float(rps)))
+    by_round.setdefault(rnd, {})[g] = (eff, float(rps))
+med = lambda xs: statistics.median(xs)
 print()
-print(f"{'generator':<12}{'req/CPU-s (median)':>20}{'min..max':>22}{'vs wrk':>8}{'req/s (median)':>16}{'vs wrk':>8}")
-w = med.get("wrk")
-for g, (eff, rps, lo, hi) in med.items():
-    ratio = f"{eff / w[0]:.2f}x" if w else "-"
-    rratio = f"{rps / w[1]:.3f}" if w else "-"
-    print(f"{g:<12}{eff:>20,.0f}{f'{lo:,.0f}..{hi:,.0f}':>22}{ratio:>8}{rps:>16,.0f}{rratio:>8}")
+print("Medians over the rounds; 'paired' is the median of each round's own ratio to wrk,")
+print("which cancels slow drifts of the shared machine better than a ratio of medians.")
+print(f"{'generator':<12}{'req/CPU-s':>12}{'min..max':>20}{'vs wrk':>8}{'paired':>8}{'req/s':>10}{'vs wrk':>8}{'paired':>8}")
+w = rows.get("wrk")
+for g, v in rows.items():
+    eff, rps = med(e for e, _ in v), med(r for _, r in v)
+    lo, hi = min(e for e, _ in v), max(e for e, _ in v)
+    if w:
+        pe = med(r[g][0] / r["wrk"][0] for r in by_round.values() if g in r and "wrk" in r)
+        pr = med(r[g][1] / r["wrk"][1] for r in by_round.values() if g in r and "wrk" in r)
+        cols = f"{eff / med(e for e, _ in w):>7.2f}x{pe:>7.2f}x{rps:>10,.0f}{rps / med(r for _, r in w):>8.3f}{pr:>8.3f}"
+    else:
+        cols = f"{'-':>8}{'-':>8}{rps:>10,.0f}{'-':>8}{'-':>8}"
+    print(f"{g:<12}{eff:>12,.0f}{f'{lo:,.0f}..{hi:,.0f}':>20}{cols}")
 PY
 
 if [ "${RSS:-0}" = 1 ]; then

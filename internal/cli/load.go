@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -125,7 +126,7 @@ func (f *loadFlags) config(url string, rateSet bool, env Env) (load.Config, erro
 	switch {
 	case f.output != "text" && f.output != "json":
 		return cfg, usagef("-o %q: want text or json", f.output)
-	case rateSet && !(f.rate > 0):
+	case rateSet && !(f.rate > 0 && f.rate < math.Inf(1)):
 		return cfg, usagef("-R %v: the rate must be above 0 requests per second", f.rate)
 	case f.connections < 1:
 		return cfg, usagef("-c %d: want at least 1 connection", f.connections)

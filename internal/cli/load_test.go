@@ -52,6 +52,7 @@ func TestLoadBadInputExits2WithOneMessage(t *testing.T) {
 		{[]string{"-H", "Bad Name: x", url}, "token"},
 		{[]string{"-R", "0", url}, "rate must be above 0"},
 		{[]string{"-R", "-3", url}, "rate must be above 0"},
+		{[]string{"-R", "inf", url}, "rate must be above 0"},
 		{[]string{"--body-file", "missing.json", url}, "missing.json"},
 		{[]string{"--requests", "missing.jsonl", url}, "missing.jsonl"},
 		{[]string{"--requests", "pool.jsonl", url}, "line 2"},

@@ -8,6 +8,7 @@ package load
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -101,8 +102,8 @@ func withDefaults(cfg Config) (Config, error) {
 	switch {
 	case cfg.Connections < 0:
 		return cfg, configErrorf("connections", "must be at least 1, got %d", cfg.Connections)
-	case cfg.Rate < 0 || cfg.Rate != cfg.Rate:
-		return cfg, configErrorf("rate", "must be above 0 requests per second, got %v", cfg.Rate)
+	case cfg.Rate < 0 || math.IsNaN(cfg.Rate) || math.IsInf(cfg.Rate, 0):
+		return cfg, configErrorf("rate", "must be a finite number above 0 requests per second, got %v", cfg.Rate)
 	case cfg.Duration < 0:
 		return cfg, configErrorf("duration", "must be positive, got %v", cfg.Duration)
 	case cfg.Warmup < 0:
