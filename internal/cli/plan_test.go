@@ -68,11 +68,11 @@ func TestPlanShowsResolvedProtocol(t *testing.T) {
 		"cases        user, health",
 		"concurrency  32",
 		"warm-up 1s, window 2s, timeout 1m0s",
-		"rounds       3, a fresh process per round",
+		"rounds       4, a fresh process per round",
 		"database: postgres://bench:xxxxx@127.0.0.1:5432/bench",
 		"1. nethttp-pgx  apps/a  build: go build -o bin/server .  start: ./bin/server",
 		"2. gin          apps/b  build: -",
-		"12 windows in 6 server processes",
+		"16 windows in 8 server processes",
 		"fingerprint sha256:",
 	} {
 		if !strings.Contains(out, want) {

@@ -180,11 +180,11 @@ func TestFingerprint(t *testing.T) {
 // stacks and the seven saas-slice cases in well under ten minutes.
 func TestQuickProfileFitsInMinutes(t *testing.T) {
 	p := resolve(t, "profile: quick\n"+threeStacks, Overrides{})
-	if len(p.Windows) != 3*3*7 {
+	if len(p.Windows) != 4*3*7 {
 		t.Fatalf("%d windows", len(p.Windows))
 	}
 	est := p.Estimate()
-	if est > 10*time.Minute || est < time.Duration(len(p.Windows))*4*time.Second {
+	if est > 10*time.Minute || est < time.Duration(len(p.Windows))*3*time.Second {
 		t.Errorf("quick estimate %s for %d windows", est, len(p.Windows))
 	}
 	if rest := p.EstimateWindows(p.Windows[60:]); rest <= 0 || rest >= p.EstimateWindows(p.Windows) {
