@@ -2,8 +2,6 @@ package run
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
@@ -33,7 +31,7 @@ func judgeLoad(w *journal.Window, res *load.Result) {
 		f.add(journal.FlagInvalid, "no request completed in the window")
 	case float64(failed) > MaxFailureRatio*float64(res.Attempts):
 		f.add(journal.FlagInvalid, "%.2f%% of %d attempts failed (%s)",
-			100*float64(failed)/float64(res.Attempts), res.Attempts, errorSplit(res.Errors))
+			100*float64(failed)/float64(res.Attempts), res.Attempts, load.ErrorSplit(res.Errors))
 	}
 	if wu := res.Warmup; res.WarmupSeconds > 0 {
 		switch {
@@ -57,32 +55,4 @@ func judgeDB(w *journal.Window) {
 	if n := w.DBAfter.Checkpoints - w.DBBefore.Checkpoints; n > 0 {
 		flagger{w}.add(journal.FlagCheckpoint, "%d checkpoint(s) happened during the window", n)
 	}
-}
-
-// errorSplit formats the non-zero error classes, largest first.
-func errorSplit(errs map[string]int64) string {
-	type kv struct {
-		k string
-		v int64
-	}
-	var list []kv
-	for k, v := range errs {
-		if v > 0 {
-			list = append(list, kv{k, v})
-		}
-	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].v != list[j].v {
-			return list[i].v > list[j].v
-		}
-		return list[i].k < list[j].k
-	})
-	parts := make([]string, len(list))
-	for i, e := range list {
-		parts[i] = fmt.Sprintf("%s %d", e.k, e.v)
-	}
-	if len(parts) == 0 {
-		return "no errors"
-	}
-	return strings.Join(parts, ", ")
 }
