@@ -5,6 +5,8 @@
 #   bash bench/load/compare.sh              # 5 rounds of 5 s each, 64 connections
 #   ROUNDS=7 DURATION=10 CONNS=64 bash bench/load/compare.sh
 #   RSS=1 bash bench/load/compare.sh        # also: stackbench RSS after 5 s and 60 s
+#   WORK=300 bash bench/load/compare.sh     # a CPU-bound server (300 SHA-256 per
+#                                           # request): the throughputs must agree
 #
 # The server is pinned to CPU 0 and every generator to CPU 1 (taskset), and
 # the generators alternate within each round, so a noisy neighbour hurts
@@ -18,6 +20,7 @@ cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-5}
 CONNS=${CONNS:-64}
+WORK=${WORK:-0}
 PORT=${PORT:-18089}
 SERVER_CPU=${SERVER_CPU:-0}
 GEN_CPU=${GEN_CPU:-1}
@@ -39,7 +42,7 @@ gens=(stackbench)
 command -v wrk >/dev/null && gens+=(wrk)
 [ -n "$BOMBARDIER" ] && [ -x "$BOMBARDIER" ] && gens+=(bombardier)
 
-taskset -c "$SERVER_CPU" "$work/server" -addr "127.0.0.1:$PORT" &
+taskset -c "$SERVER_CPU" "$work/server" -addr "127.0.0.1:$PORT" -work "$WORK" &
 server_pid=$!
 for _ in $(seq 50); do curl -fs "$URL" >/dev/null 2>&1 && break; sleep 0.1; done
 
