@@ -94,11 +94,16 @@ func (e *ExitError) Error() string {
 
 // Main runs the command named by args[0] and returns the process exit code.
 func Main(ctx context.Context, args []string, env Env) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		printUsage(env.Stderr)
+		return 2
+	}
+	if args[0] == "help" && len(args) > 1 {
+		// "stackbench help run" is "stackbench run -h".
+		args = []string{args[1], "-h"}
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(env.Stdout)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	if args[0] == "version" || args[0] == "--version" {

@@ -8,14 +8,15 @@ import (
 	"strings"
 )
 
-// newFlagSet returns a FlagSet for a subcommand whose usage text goes to
-// env.Stderr and whose errors are returned, not printed and exited on.
+// newFlagSet returns a FlagSet for a subcommand whose errors are returned,
+// not printed and exited on. Its usage text, printed on -h only, goes to
+// env.Stdout: it was asked for, and may be piped to a pager.
 func newFlagSet(name, synopsis string, env Env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "Usage: stackbench %s %s\n\nFlags:\n", name, synopsis)
-		fs.SetOutput(env.Stderr)
+		fmt.Fprintf(env.Stdout, "Usage: stackbench %s %s\n\nFlags:\n", name, synopsis)
+		fs.SetOutput(env.Stdout)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
 	}
@@ -24,13 +25,19 @@ func newFlagSet(name, synopsis string, env Env) *flag.FlagSet {
 
 // parseFlags parses args, allowing flags after positional arguments
 // ("stackbench load URL -c 10"), and returns the positional arguments.
-// A "--" ends flag parsing. -h prints the usage and returns errHelp.
+// A "--" ends flag parsing. -h prints the usage and returns errHelp; a bad
+// flag is one line, not the whole usage (the flag package would print it
+// before the error, burying the line that says what went wrong).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, errHelp // the flag package has printed the usage
+				usage()
+				return nil, errHelp
 			}
 			return nil, &UsageError{Msg: strings.TrimSpace(err.Error()) + "; run with -h for the flags"}
 		}

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNoArgumentsPrintsTheCommandsOnStderr(t *testing.T) {
+	code, out, errOut := runMain(t, t.TempDir(), nil)
+	if code != 2 || out != "" || !strings.Contains(errOut, "Commands:") {
+		t.Fatalf("code %d, stdout %q, stderr %q; want 2, nothing, the command list", code, out, errOut)
+	}
+}
+
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"help", "plan"}, {"plan", "-h"}, {"run", "--help"}} {
+		code, out, errOut := runMain(t, t.TempDir(), nil, args...)
+		if code != 0 || errOut != "" || !strings.Contains(out, "Usage: stackbench") {
+			t.Errorf("%v: code %d, stdout %q, stderr %q; want 0 and the usage on stdout", args, code, out, errOut)
+		}
+	}
+	_, out, _ := runMain(t, t.TempDir(), nil, "help", "plan")
+	if !strings.Contains(out, "stackbench plan [-f FILE]") || !strings.Contains(out, "-windows") {
+		t.Errorf("help plan printed %q; want plan's own flags", out)
+	}
+	code, _, errOut := runMain(t, t.TempDir(), nil, "help", "nope")
+	if code != 2 || !strings.Contains(errOut, `unknown command "nope"`) {
+		t.Errorf("help nope: code %d, stderr %q", code, errOut)
+	}
+}
+
+// A bad flag is one line that names it, not the whole usage first.
+func TestBadFlagIsOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"plan", "--bogus"}, {"run", "--rounds", "x"}, {"parity", "-o"}, {"init", "--forse"}, {"report", "-x", "dir"},
+	} {
+		code, out, errOut := runMain(t, t.TempDir(), nil, args...)
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if code != 2 || out != "" || len(lines) != 1 || !strings.Contains(errOut, "run with -h for the flags") {
+			t.Errorf("%v: code %d, stdout %q, stderr %q; want 2 and one line on stderr", args, code, out, errOut)
+		}
+	}
+}
