@@ -40,8 +40,8 @@ func runBoot(ctx context.Context, args []string, env Env) error {
 	if *output != "text" && *output != "json" {
 		return usagef("-o %s: write -o text or -o json", *output)
 	}
-	if *n < 0 || *n > 1000 {
-		return usagef("-n %d: give between 1 and 1000 cold starts per stack", *n)
+	if flagSet(fs, "n") && (*n < 1 || *n > 1000) {
+		return usagef("-n %d: give between 1 and 1000 cold starts per stack, or leave -n out for the profile's boot_starts", *n)
 	}
 	f, err := loadComparison(env, *file)
 	if err != nil {

@@ -91,7 +91,7 @@ func TestBootText(t *testing.T) {
 
 func TestBootUsage(t *testing.T) {
 	dir := writeComparison(t, "stacks:\n  - name: a\n    dir: apps/a\n    start: ./server\n")
-	for _, args := range [][]string{{"boot", "-o", "xml"}, {"boot", "-n", "-1"}, {"boot", "extra"}} {
+	for _, args := range [][]string{{"boot", "-o", "xml"}, {"boot", "-n", "-1"}, {"boot", "-n", "0"}, {"boot", "extra"}} {
 		if code, _, errOut := runMain(t, dir, nil, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2\n%s", args, code, errOut)
 		}
