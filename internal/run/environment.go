@@ -33,7 +33,7 @@ func (r *runner) recordEnvironment(ctx context.Context) error {
 		}
 	}
 	env.Warnings = env.Host.Warnings(slices.Max(r.opt.Plan.Protocol.Concurrency))
-	gateWarnings, err := r.setupGate(ctx)
+	gateWarnings, err := r.setupGate(ctx, env.Host.CPUCount)
 	if err != nil {
 		return err
 	}

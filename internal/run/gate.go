@@ -31,7 +31,9 @@ func (r *runner) ownGroups(ctx context.Context, cur *server) []proc.Group {
 
 // setupGate measures the idle baseline and makes the gate, unless it is off.
 // An explicit gate below the baseline is a warning, never an endless wait.
-func (r *runner) setupGate(ctx context.Context) (warnings []string, err error) {
+// hostCPUs is the number of CPUs of the host, whose busy CPU foreign CPU is
+// a part of.
+func (r *runner) setupGate(ctx context.Context, hostCPUs int) (warnings []string, err error) {
 	g := r.opt.Plan.Protocol.Gate
 	if g.Mode == plan.GateOff {
 		return nil, nil
@@ -45,9 +47,26 @@ func (r *runner) setupGate(ctx context.Context) (warnings []string, err error) {
 		explicit = g.Cores
 	}
 	r.gate, warnings = host.NewGate(b, explicit, g.Retries, proc.ForeignMeter(r.ownGroups(ctx, nil)...))
+	if w := unreachableGateWarning(r.gate.ThresholdCores, b, hostCPUs); w != "" {
+		warnings = append(warnings, w)
+	}
 	r.progress.logf("contention gate: foreign CPU under %.2f cores (idle baseline %.2f cores over %s)",
 		r.gate.ThresholdCores, b.MeanCores, b.Duration.Round(time.Millisecond))
 	return warnings, nil
+}
+
+// unreachableGateWarning warns when the gate's threshold is at or above the
+// host's CPUs: foreign CPU can never cross it, so no window can be judged
+// contended however busy the host is (an idle baseline near the core count
+// makes the automatic gate do that). Empty when the gate can fire.
+func unreachableGateWarning(thresholdCores float64, b host.Baseline, hostCPUs int) string {
+	if hostCPUs <= 0 || thresholdCores < float64(hostCPUs) {
+		return ""
+	}
+	return fmt.Sprintf("the contention gate (%.2f cores of foreign CPU) can never be crossed on this host of %d CPUs: "+
+		"other processes already used %.2f cores at idle (over %s), so every window is measured on a busy host and none is flagged contended; "+
+		"quiet the machine, or set the gate in cores (--gate 0.5, or gate: 0.5 in the file) so busy windows are redone and flagged",
+		thresholdCores, hostCPUs, b.MeanCores, b.Duration.Round(time.Millisecond))
 }
 
 // gateWait waits, at most the plan's gate wait, for foreign CPU under the
