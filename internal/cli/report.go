@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,6 +56,9 @@ func renderReport(dir, output string, opt report.BuildOptions, env Env) error {
 		}
 		formats = []report.Format{f}
 	}
+	if err := checkResultsDir(dir); err != nil {
+		return err
+	}
 	m, err := report.BuildWith(dir, opt)
 	if err != nil {
 		return err
@@ -73,6 +77,11 @@ func renderReport(dir, output string, opt report.BuildOptions, env Env) error {
 func compareReports(a, b, output string, opt report.BuildOptions, env Env) error {
 	if output != "" && output != "md" && output != "json" {
 		return usagef("-o %s: a comparison is written as -o md (the default) or -o json", output)
+	}
+	for _, dir := range []string{a, b} {
+		if err := checkResultsDir(dir); err != nil {
+			return err
+		}
 	}
 	ma, err := report.BuildWith(a, opt)
 	if err != nil {
@@ -104,7 +113,7 @@ func printNotes(env Env, notes []string) {
 func loadPricing(path string) (cost.Pricing, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return cost.Pricing{}, fmt.Errorf("--pricing: %w", err)
+		return cost.Pricing{}, usagef("--pricing %s: cannot read it (%v); name a pricing file (docs/cost.md shows its format)", path, errors.Unwrap(err))
 	}
 	defer f.Close()
 	p, err := cost.LoadPricing(f)

@@ -85,7 +85,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report", dir, "-o", "pdf"}, 2, "-o pdf"},
 		{[]string{"report", dir, dir, "-o", "html"}, 2, "-o md"},
 		{[]string{"report", dir, dir, dir}, 2, "too many arguments"},
-		{[]string{"report", t.TempDir()}, 1, "journal"},
+		{[]string{"report", t.TempDir()}, 2, "journal"},
 		{[]string{"report", dir, "--pricing", filepath.Join(dir, journal.FileName)}, 2, "--pricing"},
 	} {
 		code, _, stderr := runMain(t, dir, nil, c.args...)

@@ -146,9 +146,12 @@ func runRun(ctx context.Context, args []string, env Env) error {
 
 // recordedArgs reads the arguments a run was started with from its journal.
 func recordedArgs(dir string) ([]string, error) {
+	if err := checkResultsDir(dir); err != nil {
+		return nil, usagef("--resume %s", err)
+	}
 	lines, _, err := journal.ReadFile(filepath.Join(dir, journal.FileName))
 	if err != nil {
-		return nil, usagef("--resume %s: %v; name a results directory of a stopped run", dir, err)
+		return nil, fmt.Errorf("--resume %s: %w", dir, err)
 	}
 	for _, l := range lines {
 		if l.Kind == journal.KindPlan {
