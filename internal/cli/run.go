@@ -57,8 +57,18 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 	}
 	if *resume != "" {
 		ra.resume = absPath(env, *resume)
-		if ra.out != "" {
-			return ra, usagef("--resume continues a run in its own directory; drop --out")
+		var extra []string
+		fs.Visit(func(f *flag.Flag) {
+			switch {
+			case f.Name == "resume":
+			case len(f.Name) == 1:
+				extra = append(extra, "-"+f.Name)
+			default:
+				extra = append(extra, "--"+f.Name)
+			}
+		})
+		if len(extra) > 0 {
+			return ra, usagef("--resume continues a run in its own directory with the arguments it was started with; drop %s (or start a new run with them)", strings.Join(extra, ", "))
 		}
 	}
 	if ra.overrides, err = overrides(); err != nil {
