@@ -143,7 +143,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 		printOutcome(env, outcome)
 	}
 	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
-		writeRunReport(env, dir)
+		writeRunReport(env, dir, outcome.Measured+outcome.Skipped < outcome.Planned)
 	}
 	switch {
 	case errors.Is(err, run.ErrParity):
@@ -213,16 +213,21 @@ func printOutcome(env Env, o *run.Outcome) {
 }
 
 // writeRunReport renders every report of a run's results directory and
-// prints where the HTML is and what each step bought. A report that cannot
-// be rendered loses nothing: the journal is intact and `stackbench report
-// DIR` can be run again.
-func writeRunReport(env Env, dir string) {
+// prints where the HTML is and what each step bought; of a run not finished
+// (partial), only where the partial report is, since its steps lack windows.
+// A report that cannot be rendered loses nothing: the journal is intact and
+// `stackbench report DIR` can be run again.
+func writeRunReport(env Env, dir string, partial bool) {
 	m, err := report.Build(dir)
 	if err == nil {
 		err = report.WriteAll(dir, m)
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "warning: the report could not be written (%v); the journal is intact: stackbench report %s\n", err, dir)
+		return
+	}
+	if partial {
+		fmt.Fprintf(env.Stdout, "partial report, of the windows measured so far: %s\n", filepath.Join(dir, "report.html"))
 		return
 	}
 	printSteps(env.Stdout, m)
@@ -250,6 +255,11 @@ func printSteps(w io.Writer, m *report.Model) {
 		}
 		if g.Defined == 0 {
 			fmt.Fprintf(w, "%s, %s routes, c=%d: no valid comparison\n", label, g.Group, g.Concurrency)
+			continue
+		}
+		if g.Defined == 1 {
+			fmt.Fprintf(w, "%s, %s routes, c=%d: %+.1f%% (1 case; %s)\n",
+				label, g.Group, g.Concurrency, g.MedianPct, bandCounts(g.Bands))
 			continue
 		}
 		fmt.Fprintf(w, "%s, %s routes, c=%d: %+.1f%% (from %+.1f%% to %+.1f%% over %d cases; %s)\n",

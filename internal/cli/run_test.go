@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stackbench/stackbench/internal/report"
 )
 
 // A flag given with --resume would be silently replaced by the recorded
@@ -20,5 +24,42 @@ func TestResumeRefusesOtherFlags(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: code %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+func TestPrintStepsCountsCases(t *testing.T) {
+	m := &report.Model{Groups: []report.GroupStep{
+		{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Defined: 1, MedianPct: 7.6, MinPct: 7.6, MaxPct: 7.6, Bands: map[string]int{"small": 1}},
+		{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "framework-only", Defined: 3, MedianPct: 2, MinPct: -1, MaxPct: 5, Bands: map[string]int{"noise": 2, "real": 1}},
+	}}
+	var b strings.Builder
+	printSteps(&b, m)
+	for _, want := range []string{
+		"a → b, database routes, c=32: +7.6% (1 case; 1 small)\n",
+		"a → b, framework-only routes, c=32: +2.0% (from -1.0% to +5.0% over 3 cases; 1 real, 2 noise)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("steps lack %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// A stopped run's report is partial: the steps are not printed, as most
+// lack their windows; the path to the partial report is.
+func TestWriteRunReportOfAStoppedRun(t *testing.T) {
+	dir := resultsDir(t)
+	var out, errOut strings.Builder
+	env := Env{Stdout: &out, Stderr: &errOut}
+	writeRunReport(env, dir, true)
+	if want := "partial report, of the windows measured so far: " + filepath.Join(dir, "report.html") + "\n"; out.String() != want || errOut.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q; want %q", out.String(), errOut.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+		t.Error(err)
+	}
+	out.Reset()
+	writeRunReport(env, dir, false)
+	if !strings.Contains(out.String(), "What each step bought") || !strings.Contains(out.String(), "\nreport: ") {
+		t.Errorf("a finished run's output lacks the steps:\n%s", out.String())
 	}
 }
