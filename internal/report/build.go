@@ -231,8 +231,14 @@ func windowFigures(w *journal.Window) WindowFigures {
 		DBCores: w.Database.Cores, GeneratorCores: w.Generator.Cores}
 	if l := w.Load; l != nil {
 		f.ThroughputRPS = l.ThroughputRPS
-		if w.Server.CPUSeconds > 0 {
-			f.PerCPUSecond = float64(l.Successes) / w.Server.CPUSeconds
+		// Throughput ÷ cores, each a rate over its own interval (the load's
+		// window, the sampler's), so that req/s ÷ cores = req/CPU-s in every
+		// table and the cost model's rps per core is the same figure.
+		// Successes ÷ CPU seconds would divide a count over the load's
+		// window by one over the sampler's, which starts and ends a few
+		// milliseconds later (see docs/methodology.md).
+		if w.Server.Cores > 0 {
+			f.PerCPUSecond = l.ThroughputRPS / w.Server.Cores
 		}
 		lat := l.LatencyMicros
 		f.Latency = Latency{P50: float64(lat.P50), P90: float64(lat.P90), P99: float64(lat.P99), P999: float64(lat.P999), Max: float64(lat.Max)}
