@@ -140,19 +140,27 @@ type Window struct {
 	Load    *load.Result `json:"load,omitempty"`
 	Process ProcessInfo  `json:"process"`
 
-	// Server, Database, Generator and Harness are measured over exactly the
-	// load generator's measured window.
+	// Server, Database, Generator and Harness are measured over the
+	// load generator's measured window, as the sampler saw it (WallSeconds).
 	Server    Usage `json:"server"`
 	Database  Usage `json:"database"`
 	Generator Usage `json:"generator"`
 	Harness   Usage `json:"harness"`
 
-	WallSeconds       float64 `json:"wall_s"`
-	HostBusyCores     float64 `json:"host_busy_cores"`
-	ForeignCores      float64 `json:"foreign_cores"`
-	GateCores         float64 `json:"gate_cores"`
-	SamplerCPUSeconds float64 `json:"sampler_cpu_s"`
-	Suspended         bool    `json:"suspended"`
+	// WallSeconds is the sampler's wall time: Server, Database, Generator
+	// and Harness cores are their CPU seconds ÷ it. The sampler opens and
+	// closes on the generator's measure_start and measure_end events, so
+	// it runs SamplerStartLagSeconds after the load's window starts and
+	// stops SamplerEndLagSeconds after it ends (both from the load's own
+	// boundary timestamps; see docs/methodology.md, "The sampled window").
+	WallSeconds            float64 `json:"wall_s"`
+	SamplerStartLagSeconds float64 `json:"sampler_start_lag_s"`
+	SamplerEndLagSeconds   float64 `json:"sampler_end_lag_s"`
+	HostBusyCores          float64 `json:"host_busy_cores"`
+	ForeignCores           float64 `json:"foreign_cores"`
+	GateCores              float64 `json:"gate_cores"`
+	SamplerCPUSeconds      float64 `json:"sampler_cpu_s"`
+	Suspended              bool    `json:"suspended"`
 
 	DBBefore *DBStats `json:"db_before,omitempty"`
 	DBAfter  *DBStats `json:"db_after,omitempty"`

@@ -55,6 +55,10 @@ type GroupStats struct {
 
 // WindowStats is what a Sampler saw between its Start and Stop.
 type WindowStats struct {
+	// Opened is the wall-clock time of the opening snapshot, and Wall the
+	// time from it to the closing one (both read just after the snapshot's
+	// scan of /proc, so they bound the CPU readings to within that scan).
+	Opened time.Time     `json:"opened"`
 	Wall   time.Duration `json:"wall_ns"`
 	Groups []GroupStats  `json:"groups"`
 	// HostBusyCores is the busy CPU of the whole host (/proc/stat) ÷ wall.
@@ -151,6 +155,7 @@ func (s *Sampler) run() {
 			wall := time.Since(wall0)
 			slept, suspended := host.ReadClocks().SuspendedSince(clocks0)
 			stats := w.stats(wall)
+			stats.Opened = wall0
 			stats.HostBusyCores = host1.BusySecondsSince(host0) / wall.Seconds()
 			ours := 0.0
 			for _, g := range stats.Groups {

@@ -312,6 +312,9 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 		return rec, nil
 	}
 	rec.Load = res
+	if stats != nil {
+		alignSampler(rec, *stats, res)
+	}
 	judgeLoad(rec, res)
 	judgeDB(rec)
 	return rec, nil
@@ -335,6 +338,18 @@ func fillUsage(rec *journal.Window, s proc.WindowStats) {
 	rec.ForeignCores = s.ForeignCores
 	rec.SamplerCPUSeconds = s.SamplerCPUSeconds
 	rec.Suspended = s.Suspended
+}
+
+// alignSampler records how far the sampler's window lagged the load's: its
+// opening and closing snapshots against the generator's own boundaries.
+func alignSampler(rec *journal.Window, s proc.WindowStats, res *load.Result) {
+	if s.Opened.IsZero() || res.MeasureStartUnixNano == 0 || res.MeasureEndUnixNano == 0 {
+		return
+	}
+	opened := s.Opened.UnixNano()
+	closed := opened + s.Wall.Nanoseconds()
+	rec.SamplerStartLagSeconds = float64(opened-res.MeasureStartUnixNano) / 1e9
+	rec.SamplerEndLagSeconds = float64(closed-res.MeasureEndUnixNano) / 1e9
 }
 
 // prepareDatabase resets the orders table before a window that inserts

@@ -129,6 +129,17 @@ protocol:
 		if w.WallSeconds < 0.5 || w.WallSeconds > 2 {
 			t.Errorf("%s: sampled wall %.3fs for a 700ms window", w.Key, w.WallSeconds)
 		}
+		// The sampler follows the generator's events, so it opens and closes
+		// after the load's boundaries, never before, and its wall is the
+		// window's less the start lag plus the end lag.
+		const slack = 0.002
+		start, end := w.SamplerStartLagSeconds, w.SamplerEndLagSeconds
+		if start < -slack || end < -slack || start > 0.3 || end > 0.3 || (start == 0 && end == 0) {
+			t.Errorf("%s: sampler lags %.4fs at the start and %.4fs at the end, want each in [0, 0.3) s", w.Key, start, end)
+		}
+		if want := w.Load.DurationSeconds - start + end; abs(w.WallSeconds-want) > slack {
+			t.Errorf("%s: sampled wall %.4fs, want the window's %.3fs − %.4fs + %.4fs = %.4fs", w.Key, w.WallSeconds, w.Load.DurationSeconds, start, end, want)
+		}
 		if w.DBBefore == nil || w.DBAfter == nil {
 			t.Errorf("%s: database stats missing", w.Key)
 		}
@@ -333,3 +344,5 @@ stacks:
 		t.Errorf("order pool: %v, %d lines", err, strings.Count(string(b), "\n"))
 	}
 }
+
+func abs(x float64) float64 { return max(x, -x) }
