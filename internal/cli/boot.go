@@ -84,7 +84,7 @@ func runBoot(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 	}
-	res, err := boot.Run(ctx, stack.BootStacks(p.Stacks, h, logDir), boot.Options{Starts: starts, Request: first, Progress: progress})
+	res, err := boot.Run(ctx, stack.BootStacks(p.Stacks, h, logDir), boot.Options{Starts: starts, Request: first, Progress: progress, BootTimeout: stack.LongestBootTimeout(p.Stacks)})
 	if cerr := db.Close(true); cerr != nil {
 		progress("warning: removing the boot database: " + cerr.Error())
 	}

@@ -95,3 +95,26 @@ func TestParityUsage(t *testing.T) {
 		t.Errorf("--stack nope: exit %d, %s", code, stderr)
 	}
 }
+
+// A stack that never answers its health path: the wait is announced, ends
+// at the stack's boot_timeout, and the message says what to do.
+func TestParityStackThatNeverAnswers(t *testing.T) {
+	dir := t.TempDir()
+	yaml := "workload: micro\nstacks:\n  - name: silent\n    dir: .\n    start: exec sleep 60\n    boot_timeout: 2s\n"
+	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMain(t, dir, nil, "parity")
+	if i := strings.Index(stderr, "logs are in "); i >= 0 {
+		defer os.RemoveAll(strings.TrimSpace(stderr[i+len("logs are in "):]))
+	}
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if want := "parity: silent: no 200 on /health after 1s; waiting up to 2s in all (raise boot_timeout"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if want := "within the boot timeout of 2s"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+}

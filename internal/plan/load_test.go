@@ -247,3 +247,17 @@ func TestConfigErrorMessage(t *testing.T) {
 		t.Errorf("two: %q", two.Error())
 	}
 }
+
+func TestStackBootTimeout(t *testing.T) {
+	f, err := LoadEnv(writeConfig(t, validStacks+"    boot_timeout: 2m\n"), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Stacks[0].BootTimeout != 0 || f.Stacks[1].BootTimeout.String() != "2m0s" {
+		t.Errorf("boot timeouts %v, %v; want 0 (the default) and 2m", f.Stacks[0].BootTimeout, f.Stacks[1].BootTimeout)
+	}
+	got := loadProblems(t, validStacks+"    boot_timeout: 90\n")
+	if len(got) != 1 || got[0] != `8:19: boot_timeout "90" is not a duration; write a number with a unit, e.g. boot_timeout: 5s (units: ms, s, m, h)` {
+		t.Errorf("problems %q", got)
+	}
+}

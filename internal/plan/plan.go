@@ -70,6 +70,9 @@ type Stack struct {
 	EnvOrder []string          `json:"-"`
 	// Health is the path polled until the first 200.
 	Health string `json:"health"`
+	// BootTimeout bounds spawn → first 200 on Health; 0 means the
+	// harness's default (60 s).
+	BootTimeout time.Duration `json:"boot_timeout,omitempty"`
 	// Version is a command whose output is recorded with the results.
 	Version string `json:"version,omitempty"`
 	// Line is where the stack starts in the file.

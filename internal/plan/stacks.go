@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "dir", "build", "start", "env", "health", "version"}
+var stackKeys = []string{"name", "dir", "build", "start", "env", "health", "boot_timeout", "version"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
@@ -84,6 +85,9 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 		if h, ok := p.path(v, "health", "/health"); ok {
 			s.Health = h
 		}
+	}
+	if v := m.get("boot_timeout"); v != nil {
+		s.BootTimeout, _ = p.duration(v, "boot_timeout", time.Second)
 	}
 	if v := m.get("env"); v != nil {
 		s.Env, s.EnvOrder = p.env(v)

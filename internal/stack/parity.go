@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -59,7 +61,7 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 		}
 		h.DatabaseURL = url
 	}
-	p, err := Start(ctx, s, h, o.LogDir)
+	p, err := startNoting(ctx, s, h, o.LogDir, o.Progress)
 	if err != nil {
 		// proc's error already quotes the end of the stack's output.
 		return fail(fmt.Errorf("did not start: %w", err), "")
@@ -94,4 +96,26 @@ func BuildAll(ctx context.Context, stacks []plan.Stack, logDir string, progress 
 		progress(fmt.Sprintf("build %s: done in %.1fs", s.Name, time.Since(t0).Seconds()))
 	}
 	return nil
+}
+
+// startNoting is Start that says so when the stack is slow to answer its
+// health path, so that a wait of up to a minute is not silence.
+func startNoting(ctx context.Context, s plan.Stack, h Harness, logDir string, progress func(string)) (*proc.Process, error) {
+	timeout := BootTimeoutOf(s)
+	after := min(5*time.Second, timeout/2)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-done:
+		case <-time.After(after):
+			progress(fmt.Sprintf("parity: %s: no 200 on %s after %s; waiting up to %s in all (raise boot_timeout for a slow starter)", s.Name, s.Health, after, timeout))
+		}
+	}()
+	p, err := Start(ctx, s, h, logDir)
+	close(done)
+	wg.Wait()
+	return p, err
 }

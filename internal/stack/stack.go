@@ -21,7 +21,8 @@ import (
 
 // Defaults for starting and stopping a stack.
 const (
-	// BootTimeout bounds spawn → first 200 on the health path.
+	// BootTimeout bounds spawn → first 200 on the health path of a stack
+	// without a boot_timeout of its own.
 	BootTimeout = 60 * time.Second
 	// StopGrace is how long a stack gets after SIGTERM before SIGKILL.
 	StopGrace = 5 * time.Second
@@ -110,8 +111,26 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 		Port:        port,
 		HealthPath:  s.Health,
 		LogPath:     filepath.Join(logDir, s.Name+".log"),
-		BootTimeout: BootTimeout,
+		BootTimeout: BootTimeoutOf(s),
 	})
+}
+
+// BootTimeoutOf is the stack's boot_timeout, or BootTimeout when it sets none.
+func BootTimeoutOf(s plan.Stack) time.Duration {
+	if s.BootTimeout > 0 {
+		return s.BootTimeout
+	}
+	return BootTimeout
+}
+
+// LongestBootTimeout is the longest boot timeout of the stacks, for an
+// engine that takes one for all (the boot suite).
+func LongestBootTimeout(stacks []plan.Stack) time.Duration {
+	longest := BootTimeout
+	for _, s := range stacks {
+		longest = max(longest, BootTimeoutOf(s))
+	}
+	return longest
 }
 
 // Version runs the stack's version command and returns what it printed on
