@@ -40,8 +40,13 @@ func runDB(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	verbs := []string{"up", "seed", "reset", "status", "down"}
-	if len(rest) != 1 || !slices.Contains(verbs, rest[0]) {
-		return usagef("want one verb: %s; usage: stackbench db %s", strings.Join(verbs, ", "), dbSynopsis)
+	switch {
+	case len(rest) == 0:
+		return usagef("name what to do: stackbench db %s", dbSynopsis)
+	case !slices.Contains(verbs, rest[0]):
+		return usagef("unknown verb %q; write one of %s: stackbench db %s", rest[0], strings.Join(verbs, ", "), dbSynopsis)
+	case len(rest) > 1:
+		return usagef("unexpected argument %q after db %s; name the cluster directory with --dir", rest[1], rest[0])
 	}
 	verb := rest[0]
 	target := dbTarget{dir: resolvePath(env, *dir), url: *dbURL}

@@ -142,16 +142,19 @@ func TestDBCommandEndToEnd(t *testing.T) {
 }
 
 func TestDBUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"db"},
-		{"db", "frobnicate"},
-		{"db", "up", "down"},
-		{"db", "up", "--database-url", "postgres://x@127.0.0.1/db"},
-		{"db", "status", "--no-such-flag"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"db"}, "name what to do: stackbench db up|seed"},
+		{[]string{"db", "frobnicate"}, `unknown verb "frobnicate"; write one of up, seed, reset, status, down`},
+		{[]string{"db", "up", "down"}, `unexpected argument "down" after db up`},
+		{[]string{"db", "up", "--database-url", "postgres://x@127.0.0.1/db"}, "--database-url is for seed, reset and status"},
+		{[]string{"db", "status", "--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
 	} {
-		code, _, errOut := runMain(t, t.TempDir(), nil, args...)
-		if code != 2 || errOut == "" {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errOut)
+		code, _, errOut := runMain(t, t.TempDir(), nil, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
 		}
 	}
 }
