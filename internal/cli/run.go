@@ -139,9 +139,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	}
 	fmt.Fprintf(env.Stderr, "stackbench run: %d stacks, %d windows, results in %s\n", len(p.Stacks), len(p.Windows), dir)
 	outcome, err := run.Run(ctx, opt)
-	if outcome != nil {
-		printOutcome(env, outcome)
-	}
+	printOutcome(env, outcome, err)
 	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
 		writeRunReport(env, dir, outcome.Measured+outcome.Skipped < outcome.Planned)
 	}
@@ -201,7 +199,12 @@ func secondInterrupt(env Env) func() {
 	return func() { signal.Stop(ch); close(done) }
 }
 
-func printOutcome(env Env, o *run.Outcome) {
+// printOutcome counts the windows of a run; a run that failed before its
+// first window has nothing to count, and its error says why.
+func printOutcome(env Env, o *run.Outcome, err error) {
+	if o == nil || err != nil && o.Measured+o.Skipped == 0 {
+		return
+	}
 	fmt.Fprintf(env.Stderr, "measured %d windows (%d were already journaled) of %d in %s\n",
 		o.Measured, o.Skipped, o.Planned, o.Elapsed.Round(time.Second))
 	for flag, n := range o.Flagged {

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/run"
 )
 
 // A flag given with --resume would be silently replaced by the recorded
@@ -61,5 +65,24 @@ func TestWriteRunReportOfAStoppedRun(t *testing.T) {
 	writeRunReport(env, dir, false)
 	if !strings.Contains(out.String(), "What each step bought") || !strings.Contains(out.String(), "\nreport: ") {
 		t.Errorf("a finished run's output lacks the steps:\n%s", out.String())
+	}
+}
+
+func TestPrintOutcome(t *testing.T) {
+	for _, c := range []struct {
+		o    *run.Outcome
+		err  error
+		want string
+	}{
+		{&run.Outcome{Planned: 8, Measured: 8, Elapsed: 3 * time.Second}, nil, "measured 8 windows (0 were already journaled) of 8 in 3s\n"},
+		{&run.Outcome{Planned: 8, Measured: 2, Skipped: 4}, context.Canceled, "measured 2 windows (4 were already journaled) of 8 in 0s\n"},
+		{&run.Outcome{Planned: 8}, errors.New("the plan changed"), ""},
+		{nil, errors.New("no database"), ""},
+	} {
+		var out strings.Builder
+		printOutcome(Env{Stderr: &out}, c.o, c.err)
+		if out.String() != c.want {
+			t.Errorf("outcome %+v, error %v: printed %q, want %q", c.o, c.err, out.String(), c.want)
+		}
 	}
 }
