@@ -143,6 +143,12 @@ protocol:
 		if w.DBBefore == nil || w.DBAfter == nil {
 			t.Errorf("%s: database stats missing", w.Key)
 		}
+		// The database is this test's own server given by URL: its
+		// backends, forked during each window's warm-up for a fresh
+		// stack's pool, are measured as database CPU.
+		if pw.Case != "health" && w.Database.CPUSeconds <= 0 {
+			t.Errorf("%s: no database CPU measured (%+v) on a route that queries it", w.Key, w.Database)
+		}
 		if pw.Inserts {
 			if w.DBBefore.OrdersRows != 200000 {
 				t.Errorf("%s: orders not reset before the window: %d rows", w.Key, w.DBBefore.OrdersRows)
@@ -346,3 +352,24 @@ stacks:
 }
 
 func abs(x float64) float64 { return max(x, -x) }
+
+// TestFreshProcessPerCase gives every case its own server process, so no
+// window's memory carries another case's history (trap T9).
+func TestFreshProcessPerCase(t *testing.T) {
+	path := writeFile(t, flakyFile("[ok, fail]", "  gate: off\n  fresh: case"))
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: 2}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, _ := finals(t, dir)
+	pids := map[int]bool{}
+	for k, w := range byKey {
+		if len(w.Process.CasesBefore) != 0 {
+			t.Errorf("%s: the process served %v before it", k, w.Process.CasesBefore)
+		}
+		pids[w.Process.PID] = true
+	}
+	if len(byKey) != 4 || len(pids) != 4 {
+		t.Errorf("%d windows in %d processes, want 4 in 4", len(byKey), len(pids))
+	}
+}
