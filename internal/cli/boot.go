@@ -70,8 +70,14 @@ func runBoot(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	progress := func(line string) { fmt.Fprintln(env.Stderr, line) }
+	keepLogs := false // kept only when a start failed, for its logs
+	defer func() {
+		if !keepLogs {
+			os.RemoveAll(logDir)
+		}
+	}()
 	if err := stack.BuildAll(ctx, p.Stacks, logDir, progress); err != nil {
-		return err
+		return err // it quotes the build's output
 	}
 	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
 	var db *stack.Database
@@ -88,10 +94,13 @@ func runBoot(ctx context.Context, args []string, env Env) error {
 	if cerr := db.Close(true); cerr != nil {
 		progress("warning: removing the boot database: " + cerr.Error())
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if err != nil {
+		keepLogs = true
 		return fmt.Errorf("%w\nthe stacks' logs are in %s", err, logDir)
 	}
-	os.RemoveAll(logDir)
 	if *output == "json" {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")

@@ -116,6 +116,11 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return 2
 	}
 	err := c.Run(ctx, args[1:], env)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// Ctrl-C: the command has torn down what it started.
+		fmt.Fprintf(env.Stderr, "stackbench %s: interrupted\n", c.Name)
+		return 130
+	}
 	return exitCode(err, c.Name, env.Stderr)
 }
 

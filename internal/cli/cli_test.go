@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestNoArgumentsPrintsTheCommandsOnStderr(t *testing.T) {
@@ -39,5 +44,21 @@ func TestBadFlagIsOneLine(t *testing.T) {
 		if code != 2 || out != "" || len(lines) != 1 || !strings.Contains(errOut, "run with -h for the flags") {
 			t.Errorf("%v: code %d, stdout %q, stderr %q; want 2 and one line on stderr", args, code, out, errOut)
 		}
+	}
+}
+
+// An interrupted command exits 130 and says so, not "context canceled".
+func TestInterruptedCommand(t *testing.T) {
+	dir := t.TempDir()
+	yaml := "workload: micro\nstacks:\n  - name: silent\n    dir: .\n    start: exec sleep 60\n"
+	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Second, cancel)
+	var stdout, stderr bytes.Buffer
+	env := Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Dir: dir}
+	if code := Main(ctx, []string{"parity"}, env); code != 130 || !strings.HasSuffix(stderr.String(), "stackbench parity: interrupted\n") {
+		t.Errorf("code %d, stderr %q; want 130 and 'interrupted'", code, stderr.String())
 	}
 }

@@ -61,6 +61,9 @@ func runParity(ctx context.Context, args []string, env Env) error {
 
 	rep, err := checkParity(ctx, f, stacks, logDir, env.Stderr)
 	if err != nil {
+		if !keepLogs {
+			os.RemoveAll(logDir)
+		}
 		return err
 	}
 	if *output == "json" {
