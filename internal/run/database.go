@@ -82,9 +82,8 @@ func (r *runner) dbStats(ctx context.Context) *journal.DBStats {
 }
 
 // databaseGroup is the sampler group of the database server's processes:
-// the postmaster tree of the embedded cluster, or the processes a server on
-// this host reports (a snapshot: backends that connect later are missed);
-// ok is false when the server is elsewhere.
+// the postmaster tree of the embedded cluster or of a server on this host
+// given by URL; ok is false when the server is elsewhere.
 func (r *runner) databaseGroup(ctx context.Context) (proc.Group, bool) {
 	if r.database != nil && r.database.Cluster != nil {
 		return proc.TreeGroup("database", r.database.Cluster.PostmasterPID()), true
@@ -92,11 +91,14 @@ func (r *runner) databaseGroup(ctx context.Context) (proc.Group, bool) {
 	if r.db == nil {
 		return proc.Group{}, false
 	}
+	// The postmaster's tree, re-resolved at every sample: a snapshot of
+	// its processes would miss the backends a fresh stack's pool forks
+	// during the warm-up, and with them most of the database's CPU.
 	pids, err := r.db.ServerPIDs(ctx)
 	if err != nil || len(pids) == 0 {
 		return proc.Group{}, false
 	}
-	return proc.Group{Name: "database", PIDs: func() []int { return pids }}, true
+	return proc.TreeGroup("database", pids[0]), true
 }
 
 // teardownDatabase stops the embedded cluster; its directory is removed when
