@@ -6,13 +6,12 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/stackbench/stackbench/internal/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), cli.InterruptSignals()...)
 	code := cli.Main(ctx, os.Args[1:], cli.OSEnv())
 	stop()
 	os.Exit(code)

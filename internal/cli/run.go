@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -129,7 +129,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	} else if dir == "" {
 		dir = filepath.Join(env.Dir, "results", time.Now().Format("20060102-150405"))
 	}
-	stopHard := secondInterrupt(env)
+	stopHard := secondInterrupt(env, dir)
 	defer stopHard()
 
 	opt := run.Options{
@@ -147,7 +147,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	case errors.Is(err, run.ErrParity):
 		return &ExitError{Code: 1, Msg: err.Error()}
 	case errors.Is(err, context.Canceled):
-		return &ExitError{Code: 130, Msg: fmt.Sprintf("stopped; every window measured so far is in %s; continue with: stackbench run --resume %s", dir, dir)}
+		return &ExitError{Code: 130, Msg: fmt.Sprintf("stopped; every window measured so far is in %s; continue with: stackbench run --resume %s%s", dir, dir, keptDatabase(dir))}
 	}
 	return err
 }
@@ -173,11 +173,39 @@ func recordedArgs(dir string) ([]string, error) {
 	return nil, usagef("--resume %s: the journal has no plan record; start a new run", dir)
 }
 
+// embeddedDBPathFile is the file of a results directory that names the
+// embedded cluster kept for a resume (run's dbPathFile).
+const embeddedDBPathFile = "embedded-db.path"
+
+// keptDatabase tells, after a stop, where the embedded cluster kept for the
+// resume is and how much room it takes, so that a user who will not resume
+// can reclaim it; "" when there is none.
+func keptDatabase(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, embeddedDBPathFile))
+	if err != nil {
+		return ""
+	}
+	cluster := strings.TrimSpace(string(b))
+	var sizeBytes int64
+	err = filepath.WalkDir(cluster, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, ierr := d.Info(); ierr == nil {
+				sizeBytes += info.Size()
+			}
+		}
+		return nil
+	})
+	if _, serr := os.Stat(cluster); cluster == "" || err != nil || serr != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (its embedded database is kept for it in %s, %.0f MiB; delete that directory if you will not resume)", cluster, float64(sizeBytes)/(1<<20))
+}
+
 // secondInterrupt makes a second Ctrl-C stop the process at once; the first
 // one cancels the run's context (see main), which tears down cleanly.
-func secondInterrupt(env Env) func() {
+func secondInterrupt(env Env, dir string) func() {
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, InterruptSignals()...)
 	done := make(chan struct{})
 	go func() {
 		n := 0
@@ -189,7 +217,7 @@ func secondInterrupt(env Env) func() {
 					fmt.Fprintln(env.Stderr, "\nstopping after tearing down servers and the database; press Ctrl-C again to stop at once")
 					continue
 				}
-				fmt.Fprintln(env.Stderr, "stopped at once; the journal holds every window measured so far")
+				fmt.Fprintf(env.Stderr, "stopped at once; the journal holds every window measured so far; continue with: stackbench run --resume %s\n", dir)
 				os.Exit(130)
 			case <-done:
 				return

@@ -86,3 +86,24 @@ func TestPrintOutcome(t *testing.T) {
 		}
 	}
 }
+
+func TestKeptDatabaseSaysWhereAndHowBig(t *testing.T) {
+	results, cluster := t.TempDir(), t.TempDir()
+	if got := keptDatabase(results); got != "" {
+		t.Errorf("without %s: %q, want nothing", embeddedDBPathFile, got)
+	}
+	if err := os.WriteFile(filepath.Join(cluster, "base"), make([]byte, 3<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(results, embeddedDBPathFile), []byte(cluster+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := " (its embedded database is kept for it in " + cluster + ", 3 MiB; delete that directory if you will not resume)"
+	if got := keptDatabase(results); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	os.RemoveAll(cluster)
+	if got := keptDatabase(results); got != "" {
+		t.Errorf("cluster gone: %q, want nothing", got)
+	}
+}
