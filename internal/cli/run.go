@@ -129,6 +129,9 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	} else if dir == "" {
 		dir = filepath.Join(env.Dir, "results", time.Now().Format("20060102-150405"))
 	}
+	if _, err := os.Stat(filepath.Join(dir, journal.FileName)); err == nil && ra.resume == "" {
+		return usagef("%s already holds a run; continue it with: stackbench run --resume %s, or choose another --out", dir, dir)
+	}
 	stopHard := secondInterrupt(env, dir)
 	defer stopHard()
 

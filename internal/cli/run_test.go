@@ -107,3 +107,12 @@ func TestKeptDatabaseSaysWhereAndHowBig(t *testing.T) {
 		t.Errorf("cluster gone: %q, want nothing", got)
 	}
 }
+
+func TestRunRefusesAResultsDirectoryInUse(t *testing.T) {
+	work := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n")
+	dir := resultsDir(t)
+	code, _, errOut := runMain(t, work, nil, "run", "--out", dir)
+	if want := dir + " already holds a run; continue it with: stackbench run --resume " + dir; code != 2 || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("code %d, stderr %q; want 2 and one line holding %q", code, errOut, want)
+	}
+}
