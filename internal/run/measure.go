@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -211,7 +210,7 @@ func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
 }
 
 // measureOnce runs one try of a window: database preparation, the gate, the
-// load generator with the sampler over exactly its measured window, and the
+// load generator with the sampler over its measured window, and the
 // checks after it. A failed request is data; only a broken harness (journal,
 // context) is an error.
 func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*journal.Window, error) {
@@ -253,30 +252,16 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	sampler := proc.NewSampler(SampleInterval, groups...)
-	var (
-		mu      sync.Mutex
-		started bool
-		stats   *proc.WindowStats
-	)
+	ws := newWindowSampler(proc.NewSampler(SampleInterval, groups...), p.Warmup, p.Window)
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
 		lr.follow(func(ev loadEvent) {
-			mu.Lock()
-			defer mu.Unlock()
-			switch ev.Event {
-			case "measure_start":
-				sampler.Start()
-				started = true
-			case "measure_end":
-				if started && stats == nil {
-					s := sampler.Stop()
-					stats = &s
-				}
-			case "tick":
+			if ev.Event == "tick" {
 				r.progress.tick(ev.ElapsedS, ev.Successes, ev.Errors)
+				return
 			}
+			ws.event(ev)
 		})
 	}()
 	t0 := time.Now()
@@ -286,12 +271,7 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	if lerr != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	mu.Lock()
-	if started && stats == nil { // the generator died mid-window
-		s := sampler.Stop()
-		stats = &s
-	}
-	mu.Unlock()
+	stats := ws.result() // closes it if the generator died mid-window
 
 	rec.DBAfter = r.dbStats(ctx)
 	rec.EndedAt = time.Now().UTC()

@@ -1,0 +1,92 @@
+package run
+
+import (
+	"sync"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/proc"
+)
+
+// windowSampler opens and closes a sampler on the load generator's own
+// window boundaries. Reacting to the generator's measure_start and
+// measure_end events alone put the sampler 5-25 ms behind each boundary on
+// a busy 2-core host (the event crosses a pipe to a harness goroutine
+// waiting for CPU): the sampled window then missed the start of the load's
+// window and took in the idle tail after its end. So the boundaries are
+// timed: the warm-up's start plus the warm-up is the window's start, and the
+// window's start plus its length its end. The events still open and close
+// the sampler if a timer is late, and close it if the generator dies.
+type windowSampler struct {
+	sampler      *proc.Sampler
+	warmup, span time.Duration
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	stats   *proc.WindowStats
+	timers  []*time.Timer
+}
+
+func newWindowSampler(s *proc.Sampler, warmup, window time.Duration) *windowSampler {
+	return &windowSampler{sampler: s, warmup: warmup, span: window}
+}
+
+// event handles one of the generator's events.
+func (ws *windowSampler) event(ev loadEvent) {
+	switch ev.Event {
+	case "warmup_start":
+		ws.at(time.Unix(0, ev.UnixNano).Add(ws.warmup), ws.open)
+	case "measure_start":
+		ws.open()
+		ws.at(time.Unix(0, ev.UnixNano).Add(ws.span), ws.close)
+	case "measure_end":
+		ws.close()
+	}
+}
+
+// at calls f at t, or at once if t has passed.
+func (ws *windowSampler) at(t time.Time, f func()) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if !ws.closed {
+		ws.timers = append(ws.timers, time.AfterFunc(time.Until(t), f))
+	}
+}
+
+// open takes the opening snapshot, once.
+func (ws *windowSampler) open() {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.started || ws.closed {
+		return
+	}
+	ws.sampler.Start()
+	ws.started = true
+}
+
+// close takes the closing snapshot if the sampler was opened; after it,
+// nothing opens it again.
+func (ws *windowSampler) close() {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.closed {
+		return
+	}
+	ws.closed = true
+	for _, t := range ws.timers {
+		t.Stop()
+	}
+	if ws.started {
+		s := ws.sampler.Stop()
+		ws.stats = &s
+	}
+}
+
+// result closes the sampler and returns what it measured: nil when the
+// window never started.
+func (ws *windowSampler) result() *proc.WindowStats {
+	ws.close()
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.stats
+}
