@@ -16,9 +16,6 @@ import (
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
-// SampleInterval is how often RSS is read during a window.
-const SampleInterval = 100 * time.Millisecond
-
 // MaxSuspendRedos bounds how often a window is redone because the machine
 // slept during it.
 const MaxSuspendRedos = 3
@@ -252,7 +249,7 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	ws := newWindowSampler(proc.NewSampler(SampleInterval, groups...), p.Warmup, p.Window)
+	ws := newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window)
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
