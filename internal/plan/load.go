@@ -32,6 +32,10 @@ func LoadEnv(path string, getenv func(string) string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read comparison file: %w", err)
 	}
+	if st, err := os.Stat(abs); err == nil && st.IsDir() {
+		return nil, &ConfigError{Problems: []Problem{{File: displayName(abs),
+			Msg: "is a directory; name the comparison file, e.g. -f " + filepath.Join(displayName(abs), "stackbench.yaml")}}}
+	}
 	data, err := os.ReadFile(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &missingFileError{name: displayName(abs), err: err}

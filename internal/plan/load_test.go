@@ -261,3 +261,12 @@ func TestStackBootTimeout(t *testing.T) {
 		t.Errorf("problems %q", got)
 	}
 }
+
+func TestLoadADirectory(t *testing.T) {
+	dir := t.TempDir()
+	_, err := LoadEnv(dir, noEnv)
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.HasSuffix(err.Error(), ": is a directory; name the comparison file, e.g. -f "+filepath.Join(displayName(dir), "stackbench.yaml")) {
+		t.Errorf("got %v; want a ConfigError naming the file to give", err)
+	}
+}
