@@ -62,3 +62,21 @@ func TestInterruptedCommand(t *testing.T) {
 		t.Errorf("code %d, stderr %q; want 130 and 'interrupted'", code, stderr.String())
 	}
 }
+
+func TestBadFlagValueSaysWhatToWrite(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "--window", "10"}, `--window "10": write a duration with a unit, e.g. --window 5s (units: ms, s, m, h); run with -h for the flags`},
+		{[]string{"run", "--rounds", "three"}, `--rounds "three": write a whole number`},
+		{[]string{"boot", "-n", "99999999999999999999"}, `-n "99999999999999999999": write a smaller whole number`},
+		{[]string{"plan", "--spread=maybe"}, `--spread "maybe": write true or false`},
+		{[]string{"plan", "--nope"}, "flag provided but not defined: -nope"},
+	} {
+		code, _, errOut := runMain(t, t.TempDir(), nil, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: code %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}

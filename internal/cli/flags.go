@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
+	"time"
 )
 
 // newFlagSet returns a FlagSet for a subcommand whose errors are returned,
@@ -39,7 +41,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				usage()
 				return nil, errHelp
 			}
-			return nil, &UsageError{Msg: strings.TrimSpace(err.Error()) + "; run with -h for the flags"}
+			return nil, &UsageError{Msg: flagError(fs, err) + "; run with -h for the flags"}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -58,3 +60,42 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ", ") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// badValue matches the flag package's message for a value that does not parse.
+var badValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
+
+// flagError rewrites the flag package's "invalid value "10" for flag
+// -window: parse error" into what to write instead; other errors are kept.
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := strings.TrimSpace(err.Error())
+	m := badValue.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	value, name, why := m[1], m[2], m[3]
+	f := fs.Lookup(name)
+	if f == nil {
+		return msg
+	}
+	dash := "--"
+	if len(name) == 1 {
+		dash = "-"
+	}
+	want := ""
+	switch f.Value.(flag.Getter).Get().(type) {
+	case time.Duration:
+		want = "a duration with a unit, e.g. " + dash + name + " 5s (units: ms, s, m, h)"
+	case int, int64, uint, uint64:
+		want = "a whole number"
+		if why == "value out of range" {
+			want = "a smaller whole number"
+		}
+	case float64:
+		want = "a number"
+	case bool:
+		want = "true or false, as " + dash + name + "=false (or just " + dash + name + " for true)"
+	default:
+		return msg
+	}
+	return fmt.Sprintf("%s%s %q: write %s", dash, name, value, want)
+}
