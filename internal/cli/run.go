@@ -140,7 +140,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal,
 		ToolVersion: Version, Getenv: env.Getenv,
 	}
-	fmt.Fprintf(env.Stderr, "stackbench run: %d stacks, %d windows, results in %s\n", len(p.Stacks), len(p.Windows), dir)
+	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(p.Stacks), "stack"), countNoun(len(p.Windows), "window"), dir)
 	outcome, err := run.Run(ctx, opt)
 	printOutcome(env, outcome, err)
 	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
@@ -151,6 +151,12 @@ func runRun(ctx context.Context, args []string, env Env) error {
 		return &ExitError{Code: 1, Msg: err.Error()}
 	case errors.Is(err, context.Canceled):
 		return &ExitError{Code: 130, Msg: fmt.Sprintf("stopped; every window measured so far is in %s; continue with: stackbench run --resume %s%s", dir, dir, keptDatabase(dir))}
+	case err != nil && ra.resume == "":
+		// The directory now holds a run: a second try with the same --out
+		// would be refused. (One who resumed knows about --resume.)
+		if _, serr := os.Stat(filepath.Join(dir, journal.FileName)); serr == nil {
+			return fmt.Errorf("%w\nthe run's journal is in %s; once this is fixed, continue it with: stackbench run --resume %s (a changed comparison file needs a new run)", err, dir, dir)
+		}
 	}
 	return err
 }

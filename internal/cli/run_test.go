@@ -116,3 +116,16 @@ func TestRunRefusesAResultsDirectoryInUse(t *testing.T) {
 		t.Errorf("code %d, stderr %q; want 2 and one line holding %q", code, errOut, want)
 	}
 }
+
+// A run that fails after its journal was made says how to continue it, since
+// the same --out would now be refused.
+func TestFailedRunSaysHowToContinue(t *testing.T) {
+	work := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, build: 'echo no compiler >&2; exit 1', start: ./server}\n")
+	out := filepath.Join(work, "out")
+	code, _, errOut := runMain(t, work, nil, "run", "--out", "out", "--gate", "off", "--boot-starts", "0")
+	for _, want := range []string{"stackbench run: 1 stack, ", "no compiler", "continue it with: stackbench run --resume " + out} {
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("code %d, stderr lacks %q:\n%s", code, want, errOut)
+		}
+	}
+}
