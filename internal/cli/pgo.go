@@ -82,13 +82,25 @@ func runPGO(ctx context.Context, args []string, env Env) error {
 	}
 	say := func(line string) { fmt.Fprintln(env.Stderr, line) }
 	size, err := collectProfile(ctx, f, s, a, logDir, say)
+	if ctx.Err() != nil {
+		os.RemoveAll(logDir)
+		return ctx.Err()
+	}
 	if err != nil {
 		return fmt.Errorf("%w\nlogs are in %s", err, logDir)
 	}
 	os.RemoveAll(logDir)
 	fmt.Fprintf(env.Stdout, "wrote %s: %d bytes, the CPU profile of %s under %v of %s load\n", a.out, size, s.Name, a.duration, f.Workload.Name)
-	fmt.Fprintln(env.Stdout, "go build reads default.pgo from the main package's directory: rebuild the stack and commit the file")
+	fmt.Fprintln(env.Stdout, pgoNext(a.out))
 	return nil
+}
+
+// pgoNext says how the profile written to out reaches a build.
+func pgoNext(out string) string {
+	if filepath.Base(out) == "default.pgo" {
+		return "go build reads default.pgo from the main package's directory: rebuild the stack and commit the file"
+	}
+	return "go build reads only a file named default.pgo in the main package's directory: move it there, or build with -pgo=" + out
 }
 
 // collectProfile builds and starts the stack with pgoProfileEnv set, drives

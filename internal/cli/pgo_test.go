@@ -101,3 +101,12 @@ func TestPGORefusesBadArguments(t *testing.T) {
 		t.Error("a refused command wrote a profile")
 	}
 }
+
+func TestPGONextStep(t *testing.T) {
+	if got := pgoNext("/a/default.pgo"); !strings.Contains(got, "rebuild the stack and commit the file") {
+		t.Errorf("default.pgo: %q", got)
+	}
+	if got := pgoNext("/a/cpu.pgo"); !strings.HasSuffix(got, "move it there, or build with -pgo=/a/cpu.pgo") {
+		t.Errorf("cpu.pgo: %q", got)
+	}
+}
