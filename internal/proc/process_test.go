@@ -162,3 +162,45 @@ func TestStartTimesOut(t *testing.T) {
 func listenOn(port int) (net.Listener, error) {
 	return net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 }
+
+// A stack started by a plain command must be the root of its own tree: a
+// /bin/sh (dash) left as its parent was counted in the stack's RSS (~1.7
+// MiB, ~9 % of a small Go server's) and process count.
+func TestSimpleStartCommandLeavesNoShellInTheTree(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(exe, shellSyntax+" ") {
+		t.Fatalf("test binary path %q needs quoting; the test needs a plain one", exe)
+	}
+	s := serverSpec(t)
+	s.Command = exe // as a stackbench.yaml writes it: start: ./bin/server
+	p := startServer(t, s)
+	if tree := TreePIDs(p.PID()); len(tree) != 1 || tree[0] != p.PID() {
+		t.Errorf("tree of %q is %v, want the server alone (pid %d)", s.Command, tree, p.PID())
+	}
+	if got, err := os.Readlink("/proc/" + strconv.Itoa(p.PID()) + "/exe"); err != nil || got != exe {
+		t.Errorf("the stack's root runs %q (%v), want %q, not a shell", got, err, exe)
+	}
+}
+
+func TestShellCommand(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"./bin/server":                   "exec ./bin/server",
+		"node dist/main.js --port=8080":  "exec node dist/main.js --port=8080",
+		"exec ./bin/server":              "exec ./bin/server",
+		"cd api && ./server":             "cd api && ./server",
+		"PORT=9 ./server":                "PORT=9 ./server",
+		"./server > out.log":             "./server > out.log",
+		"java -jar 'app with space.jar'": "java -jar 'app with space.jar'",
+		"./server $FLAGS":                "./server $FLAGS",
+		"ulimit -n 65536":                "ulimit -n 65536",
+		"./a\n./b":                       "./a\n./b",
+		"":                               "",
+	} {
+		if got := shellCommand(cmd); got != want {
+			t.Errorf("shellCommand(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
