@@ -130,7 +130,8 @@ type Cell struct {
 	ServerCores float64 `json:"server_cores"`
 	// Latency is from the merged histograms of the counted windows.
 	Latency Latency `json:"latency_us"`
-	// RSSMeanBytes is the median of the windows' mean RSS; RSSPeakBytes the
+	// RSSMeanBytes is the median window's mean RSS (the median window by
+	// throughput, like every median figure of the cell); RSSPeakBytes the
 	// highest peak of any counted window.
 	RSSMeanBytes int64 `json:"rss_mean_bytes"`
 	RSSPeakBytes int64 `json:"rss_peak_bytes"`
