@@ -173,7 +173,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
 	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", pr.Warmup, pr.Window, pr.Timeout)
-	fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s\n", pr.Rounds, pr.Fresh)
+	fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s%s\n", pr.Rounds, pr.Fresh, roundsNote(pr.Rounds))
 	fmt.Fprintf(tw, "gate\t%s\n", describeGate(pr.Gate))
 	fmt.Fprintf(tw, "boot suite\t%s\n", describeBoot(pr.BootStarts))
 	requests := "fixed (as the published runs)"
@@ -214,6 +214,18 @@ func printWindows(w io.Writer, p *plan.Plan) {
 		}
 		fmt.Fprintf(w, "  %4d %s%s %s\n", win.Index+1, mark, reset, win.Key)
 	}
+}
+
+// roundsNote says what a number of rounds keeps the report from saying:
+// each cell gets one window per round (see docs/config.md, "Rounds").
+func roundsNote(rounds int) string {
+	switch {
+	case rounds == 1:
+		return " (one window per cell: no noise floor, so every change of 10 % or more is called real; measure 4 or more rounds)"
+	case rounds <= 3:
+		return " (no significance test can pass with 3 or fewer; 4 or more can)"
+	}
+	return ""
 }
 
 func describeGate(g plan.Gate) string {

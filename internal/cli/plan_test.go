@@ -173,3 +173,17 @@ func TestPlanWarnings(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+func TestPlanSaysWhatFewRoundsCannotTell(t *testing.T) {
+	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n")
+	for rounds, want := range map[string]string{
+		"1": "rounds       1, a fresh process per round (one window per cell: no noise floor",
+		"3": "rounds       3, a fresh process per round (no significance test can pass with 3 or fewer; 4 or more can)\n",
+		"4": "rounds       4, a fresh process per round\n",
+	} {
+		code, out, errOut := runMain(t, dir, nil, "plan", "--rounds", rounds)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("--rounds %s: code %d, stderr %q, output lacks %q:\n%s", rounds, code, errOut, want, out)
+		}
+	}
+}

@@ -119,6 +119,9 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	for _, w := range f.Warnings {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
+	if note := roundsNote(p.Protocol.Rounds); p.Protocol.Rounds == 1 {
+		fmt.Fprintf(env.Stderr, "warning: 1 round%s\n", note)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find the stackbench binary for the load generator: %w", err)
@@ -288,6 +291,9 @@ func printSteps(w io.Writer, m *report.Model) {
 		noise = fmt.Sprintf("%.1f%%", 100*m.Header.Noise.Spread)
 	}
 	fmt.Fprintf(w, "\nWhat each step bought (throughput, median change over the cases of each route group; noise floor %s):\n", noise)
+	if !m.Header.Noise.Known {
+		fmt.Fprintln(w, "  (with the noise floor unknown, nothing is called noise: a band says how large a change is, not that it is more than noise; measure more rounds)")
+	}
 	for _, g := range m.Groups {
 		label := "  " + g.From + " → " + g.To
 		if g.Kind != "adjacent" {

@@ -129,3 +129,18 @@ func TestFailedRunSaysHowToContinue(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintStepsSaysWhatAnUnknownNoiseFloorMeans(t *testing.T) {
+	m := &report.Model{Groups: []report.GroupStep{{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Defined: 1, MedianPct: 30, Bands: map[string]int{"real": 1}}}}
+	var b strings.Builder
+	printSteps(&b, m)
+	if !strings.Contains(b.String(), "noise floor unknown):\n  (with the noise floor unknown, nothing is called noise") {
+		t.Errorf("unknown floor not explained:\n%s", b.String())
+	}
+	m.Header.Noise = report.NoiseFloor{Known: true, Spread: 0.04}
+	b.Reset()
+	printSteps(&b, m)
+	if !strings.Contains(b.String(), "noise floor 4.0%):\n  a → b") {
+		t.Errorf("known floor:\n%s", b.String())
+	}
+}
