@@ -18,9 +18,9 @@ type DB struct {
 
 // Open connects to the seeded database at url.
 func Open(ctx context.Context, url string) (*DB, error) {
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := connect(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", redact(url), err)
+		return nil, err
 	}
 	db := &DB{conn: conn}
 	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&db.versionNum); err != nil {

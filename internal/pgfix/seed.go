@@ -145,9 +145,9 @@ SELECT setval('users_id_seq', 50000), setval('orders_id_seq', 200000)`
 // deterministic data with COPY, then vacuums, analyzes and verifies it.
 func Seed(ctx context.Context, url string) (SeedReport, error) {
 	start := time.Now()
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := connect(ctx, url)
 	if err != nil {
-		return SeedReport{}, fmt.Errorf("seed: connect: %w", err)
+		return SeedReport{}, fmt.Errorf("seed: %w", err)
 	}
 	defer conn.Close(context.Background())
 	var users, orders *string
@@ -174,9 +174,9 @@ func Seed(ctx context.Context, url string) (SeedReport, error) {
 // Reseed drops the tables users and orders of the database at url, if
 // they exist, and seeds it again.
 func Reseed(ctx context.Context, url string) (SeedReport, error) {
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := connect(ctx, url)
 	if err != nil {
-		return SeedReport{}, fmt.Errorf("reseed: connect: %w", err)
+		return SeedReport{}, fmt.Errorf("reseed: %w", err)
 	}
 	_, err = conn.Exec(ctx, "DROP TABLE IF EXISTS orders, users")
 	conn.Close(context.Background())

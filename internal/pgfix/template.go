@@ -28,9 +28,9 @@ const templateLockKey = 0x5eed_2026
 // complete, and otherwise (re)creates it, seeds it, verifies it and only
 // then marks it. The role of adminURL needs the CREATEDB privilege.
 func EnsureTemplate(ctx context.Context, adminURL string) (SeedReport, error) {
-	conn, err := pgx.Connect(ctx, adminURL)
+	conn, err := connect(ctx, adminURL)
 	if err != nil {
-		return SeedReport{}, fmt.Errorf("template: connect: %w", err)
+		return SeedReport{}, fmt.Errorf("template: %w", err)
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLockKey); err != nil {
@@ -100,9 +100,9 @@ func FreshDatabase(ctx context.Context, adminURL, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	conn, err := pgx.Connect(ctx, adminURL)
+	conn, err := connect(ctx, adminURL)
 	if err != nil {
-		return "", fmt.Errorf("fresh database %s: connect: %w", name, err)
+		return "", fmt.Errorf("fresh database %s: %w", name, err)
 	}
 	defer conn.Close(context.Background())
 	if err := dropDatabase(ctx, conn, name); err != nil {
@@ -126,9 +126,9 @@ func FreshDatabase(ctx context.Context, adminURL, name string) (string, error) {
 
 // DatabaseExists reports whether the server at adminURL has database name.
 func DatabaseExists(ctx context.Context, adminURL, name string) (bool, error) {
-	conn, err := pgx.Connect(ctx, adminURL)
+	conn, err := connect(ctx, adminURL)
 	if err != nil {
-		return false, fmt.Errorf("look up database %s: connect: %w", name, err)
+		return false, fmt.Errorf("look up database %s: %w", name, err)
 	}
 	defer conn.Close(context.Background())
 	var exists bool
@@ -141,9 +141,9 @@ func DatabaseExists(ctx context.Context, adminURL, name string) (bool, error) {
 // DropDatabase drops database name on the server at adminURL if it
 // exists, disconnecting its sessions.
 func DropDatabase(ctx context.Context, adminURL, name string) error {
-	conn, err := pgx.Connect(ctx, adminURL)
+	conn, err := connect(ctx, adminURL)
 	if err != nil {
-		return fmt.Errorf("drop database %s: connect: %w", name, err)
+		return fmt.Errorf("drop database %s: %w", name, err)
 	}
 	defer conn.Close(context.Background())
 	return dropDatabase(ctx, conn, name)
