@@ -158,3 +158,14 @@ func TestDBUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestDBWithoutACluster(t *testing.T) {
+	work := t.TempDir()
+	dir := filepath.Join(work, ".stackbench", "db")
+	for _, verb := range []string{"seed", "reset"} {
+		code, _, errOut := runMain(t, work, nil, "db", verb)
+		if want := "stackbench db: no stackbench cluster in " + dir + "; start one with: stackbench db up --dir " + dir + "\n"; code != 1 || errOut != want {
+			t.Errorf("db %s: code %d, stderr %q; want 1 and %q", verb, code, errOut, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net"
 	"net/url"
@@ -341,6 +342,9 @@ func Attach(dir string) (*Cluster, error) {
 		return nil, err
 	}
 	st, err := readState(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no stackbench cluster in %s; start one with: stackbench db up --dir %s", abs, abs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("no stackbench cluster in %s (%v); start one with: stackbench db up --dir %s", abs, err, abs)
 	}
