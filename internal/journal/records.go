@@ -17,7 +17,8 @@ const (
 	FlagContended = "contended"
 	// FlagClientBound: the load generator used 85 % or more of its cores.
 	FlagClientBound = "client_bound"
-	// FlagCheckpoint: a database checkpoint happened during the window.
+	// FlagCheckpoint: a database checkpoint happened during the warm-up or
+	// the window.
 	FlagCheckpoint = "checkpoint_in_window"
 	// FlagSuspended: the machine slept during the window (it is redone).
 	FlagSuspended = "suspended"

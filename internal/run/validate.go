@@ -53,6 +53,6 @@ func judgeDB(w *journal.Window) {
 		return
 	}
 	if n := w.DBAfter.Checkpoints - w.DBBefore.Checkpoints; n > 0 {
-		flagger{w}.add(journal.FlagCheckpoint, "%d checkpoint(s) happened during the window", n)
+		flagger{w}.add(journal.FlagCheckpoint, "%d checkpoint(s) happened during the warm-up or the window", n)
 	}
 }
