@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // Env is the process-wide state a command may use: standard streams, the
@@ -112,7 +114,16 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "stackbench: unknown command %q; run 'stackbench help' for the list\n", args[0])
+		names := make([]string, 0, len(commands))
+		for name := range commands {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		hint := ""
+		if s := plan.Suggest(args[0], names); s != "" {
+			hint = fmt.Sprintf("did you mean %q? ", s)
+		}
+		fmt.Fprintf(env.Stderr, "stackbench: unknown command %q; %srun 'stackbench help' for the list\n", args[0], hint)
 		return 2
 	}
 	err := c.Run(ctx, args[1:], env)

@@ -80,3 +80,15 @@ func TestBadFlagValueSaysWhatToWrite(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknownCommandSuggestsTheNearest(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"rnu":     `stackbench: unknown command "rnu"; did you mean "run"? run 'stackbench help' for the list` + "\n",
+		"parity2": `stackbench: unknown command "parity2"; did you mean "parity"? run 'stackbench help' for the list` + "\n",
+		"xyz":     `stackbench: unknown command "xyz"; run 'stackbench help' for the list` + "\n",
+	} {
+		if code, _, errOut := runMain(t, t.TempDir(), nil, cmd); code != 2 || errOut != want {
+			t.Errorf("%s: code %d, stderr %q; want 2 and %q", cmd, code, errOut, want)
+		}
+	}
+}

@@ -59,9 +59,9 @@ func sortProblems(ps []Problem) {
 	})
 }
 
-// suggest returns the known word nearest to word, or "" when none is near
+// Suggest returns the known word nearest to word, or "" when none is near
 // enough to be a likely typo.
-func suggest(word string, known []string) string {
+func Suggest(word string, known []string) string {
 	lw := strings.ToLower(word)
 	best, bestDist := "", 1<<30
 	for _, k := range known {
@@ -86,7 +86,7 @@ func suggest(word string, known []string) string {
 // didYouMean is suggest phrased for a message: `did you mean "x"?` or, with
 // no near miss, the list of words that are allowed.
 func didYouMean(word string, known []string) string {
-	if s := suggest(word, known); s != "" {
+	if s := Suggest(word, known); s != "" {
 		return fmt.Sprintf("did you mean %q?", s)
 	}
 	return "write one of: " + strings.Join(known, ", ")

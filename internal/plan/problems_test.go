@@ -15,8 +15,8 @@ func TestSuggest(t *testing.T) {
 		"timeout":     "",
 		"":            "",
 	} {
-		if got := suggest(word, known); got != want {
-			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
+		if got := Suggest(word, known); got != want {
+			t.Errorf("Suggest(%q) = %q, want %q", word, got, want)
 		}
 	}
 }
