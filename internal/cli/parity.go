@@ -18,13 +18,17 @@ func init() {
 	register(Command{Name: "parity", Short: "check that every stack answers the workload's contract alike", Order: 30, Run: runParity})
 }
 
-const paritySynopsis = "[-f FILE] [--stack NAME]... [-o text|json] [--logs DIR]"
+const paritySynopsis = "[-f FILE] [--stacks a,b | --stack NAME...] [-o text|json] [--logs DIR]"
 
 func runParity(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("parity", paritySynopsis, env)
 	file := fs.String("f", "stackbench.yaml", "comparison file; its stacks are checked in step order")
 	var only stringList
 	fs.Var(&only, "stack", "check only this stack (repeatable)")
+	fs.Func("stacks", "check only these stacks, comma-separated, as run and boot take them", func(v string) error {
+		only = append(only, commaList(v)...)
+		return nil
+	})
 	output := fs.String("o", "text", "output: text or json")
 	logs := fs.String("logs", "", "keep build and server logs in this directory (default: a temporary one, kept only when a check fails)")
 	rest, err := parseFlags(fs, args)
@@ -94,7 +98,7 @@ func selectStacks(f *plan.File, only []string) ([]plan.Stack, error) {
 	}
 	for _, name := range only {
 		if _, ok := f.Stack(name); !ok {
-			return nil, usagef("--stack %s: %s has no such stack; it has %s", name, f.Name, strings.Join(f.StackNames(), ", "))
+			return nil, usagef("%s has no stack %q; it has %s", f.Name, name, strings.Join(f.StackNames(), ", "))
 		}
 	}
 	var out []plan.Stack

@@ -91,8 +91,12 @@ func TestParityUsage(t *testing.T) {
 	if code, _, stderr := runMain(t, dir, benchDB, "parity", "-o", "xml"); code != 2 || !strings.Contains(stderr, "-o xml") {
 		t.Errorf("-o xml: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := runMain(t, dir, benchDB, "parity", "--stack", "nope"); code != 2 || !strings.Contains(stderr, "has no such stack; it has nethttp-pgx, gin") {
+	if code, _, stderr := runMain(t, dir, benchDB, "parity", "--stack", "nope"); code != 2 || !strings.Contains(stderr, `has no stack "nope"; it has nethttp-pgx, gin`) {
 		t.Errorf("--stack nope: exit %d, %s", code, stderr)
+	}
+	// --stacks, as run, plan and boot take it.
+	if code, _, stderr := runMain(t, dir, benchDB, "parity", "--stacks", "gin,nope"); code != 2 || !strings.Contains(stderr, `has no stack "nope"; it has nethttp-pgx, gin`) {
+		t.Errorf("--stacks gin,nope: exit %d, %s", code, stderr)
 	}
 }
 
