@@ -17,6 +17,12 @@ func TestNotAResultsDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(work, "file"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(filepath.Join(work, "garbled"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "garbled", "journal.jsonl"), []byte("garbage\n{\"kind\":\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -27,6 +33,8 @@ func TestNotAResultsDirectory(t *testing.T) {
 		{[]string{"report", "empty", "missing"}, "empty has no journal.jsonl"},
 		{[]string{"run", "--resume", "empty"}, "--resume " + filepath.Join(work, "empty") + " has no journal.jsonl"},
 		{[]string{"run", "--resume", "missing"}, "does not exist"},
+		{[]string{"report", "garbled"}, "garbled has a journal.jsonl without a plan record: stackbench run did not write it"},
+		{[]string{"run", "--resume", "garbled"}, "--resume " + filepath.Join(work, "garbled") + " has a journal.jsonl without a plan record"},
 		{[]string{"report", "--pricing", "nope.json", "empty"}, "--pricing " + filepath.Join(work, "nope.json") + ": cannot read it (no such file or directory)"},
 	} {
 		code, _, errOut := runMain(t, work, nil, c.args...)

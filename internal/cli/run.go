@@ -169,20 +169,8 @@ func recordedArgs(dir string) ([]string, error) {
 	if err := checkResultsDir(dir); err != nil {
 		return nil, usagef("--resume %s", err)
 	}
-	lines, _, err := journal.ReadFile(filepath.Join(dir, journal.FileName))
-	if err != nil {
-		return nil, fmt.Errorf("--resume %s: %w", dir, err)
-	}
-	for _, l := range lines {
-		if l.Kind == journal.KindPlan {
-			var p journal.Plan
-			if err := l.Decode(&p); err != nil {
-				return nil, err
-			}
-			return p.Args, nil
-		}
-	}
-	return nil, usagef("--resume %s: the journal has no plan record; start a new run", dir)
+	p, err := planRecord(dir)
+	return p.Args, err
 }
 
 // embeddedDBPathFile is the file of a results directory that names the
