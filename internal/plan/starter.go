@@ -45,6 +45,7 @@ stacks:
     start: ./bin/server               # run in dir; must listen on $PORT
     env: {GOMAXPROCS: "2"}            # optional, added to the harness's variables
     health: /health                   # optional; polled until the first 200
+    boot_timeout: 60s                 # optional; longest wait for that 200
     version: go version               # optional; its output is kept with the results
 
   # - name: my-api-next               # the next step: change one layer only

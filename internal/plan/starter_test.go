@@ -14,7 +14,7 @@ func TestStarterValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stacks) != 1 || f.Stacks[0].Dir != filepath.Dir(path) || f.Database != Embedded || f.Workload.Name != "saas-slice" {
+	if len(f.Stacks) != 1 || f.Stacks[0].Dir != filepath.Dir(path) || f.Database != Embedded || f.Workload.Name != "saas-slice" || f.Stacks[0].BootTimeout.String() != "1m0s" {
 		t.Errorf("starter: %+v", f)
 	}
 	for _, profile := range ProfileNames() {
