@@ -181,5 +181,6 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(&b, "  %-8s %s\n", c.Name, c.Short)
 	}
 	b.WriteString("\nRun 'stackbench <command> -h' for a command's flags. The manual is in docs/.\n")
+	b.WriteString("Exit status: 0 done, 1 failed (a check, a build, the database), 2 bad input, 130 interrupted.\n")
 	io.WriteString(w, b.String())
 }
