@@ -25,7 +25,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 		}
 	}
 	_, out, _ := runMain(t, t.TempDir(), nil, "help", "plan")
-	if !strings.Contains(out, "stackbench plan [-f FILE]") || !strings.Contains(out, "-windows") {
+	if !strings.HasPrefix(out, "stackbench plan: check stackbench.yaml and show what a run would do\n\nUsage: stackbench plan [-f FILE]") || !strings.Contains(out, "-windows") {
 		t.Errorf("help plan printed %q; want plan's own flags", out)
 	}
 	code, _, errOut := runMain(t, t.TempDir(), nil, "help", "nope")

@@ -17,6 +17,9 @@ func newFlagSet(name, synopsis string, env Env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
+		if c, ok := commands[name]; ok {
+			fmt.Fprintf(env.Stdout, "stackbench %s: %s\n\n", name, c.Short)
+		}
 		fmt.Fprintf(env.Stdout, "Usage: stackbench %s %s\n\nFlags:\n", name, synopsis)
 		fs.SetOutput(env.Stdout)
 		fs.PrintDefaults()
