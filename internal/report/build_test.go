@@ -165,3 +165,46 @@ func TestPerCPUSecondIsThroughputOverCores(t *testing.T) {
 		t.Errorf("cell: req/s %g ÷ cores %g = %g, but req/CPU-s is %g", c.Throughput.Median, c.ServerCores, got, c.PerCPUSecond.Median)
 	}
 }
+
+// A step whose cells count flagged windows (contended, client_bound, a
+// checkpoint) says so wherever its band is shown: in a shared-host run the
+// identical stacks pgx-a → pgx-b showed "+106 %, real" from a median window
+// flagged contended, and only the cell table mentioned the flag.
+func TestStepsSayWhenFlaggedWindowsCount(t *testing.T) {
+	m := fixtureModel(t)
+	var flagged, clean *Step
+	for i, s := range m.Steps {
+		switch {
+		case s.Case == "list" && s.Concurrency == 100 && (s.From == "chi" || s.To == "chi"):
+			flagged = &m.Steps[i]
+		case s.Case == "health" && s.Concurrency == 10 && s.Kind == StepAdjacent && clean == nil:
+			clean = &m.Steps[i]
+		}
+	}
+	if flagged == nil || clean == nil {
+		t.Fatal("fixture steps missing")
+	}
+	if got := strings.Join(flagged.Flagged, "; "); !strings.Contains(got, "chi: contended ×1") {
+		t.Errorf("step %s → %s on list c=100 (chi has a contended window): flagged %q", flagged.From, flagged.To, got)
+	}
+	if len(clean.Flagged) != 0 {
+		t.Errorf("step %s → %s on health c=10: flagged %v, want none", clean.From, clean.To, clean.Flagged)
+	}
+	counted := 0
+	for _, g := range m.Groups {
+		counted += g.Flagged
+	}
+	if counted == 0 {
+		t.Error("no group summary counts its flagged steps")
+	}
+	var md, page bytes.Buffer
+	if err := WriteMarkdown(&md, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&page, m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "chi: contended ×1") || !strings.Contains(page.String(), "flagged windows counted: ") {
+		t.Error("the flagged step is not marked in the Markdown or the HTML")
+	}
+}

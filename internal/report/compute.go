@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/stackbench/stackbench/internal/cost"
@@ -157,7 +158,31 @@ func newStep(kind string, from, to Cell, floor, floorPerCPU NoiseFloor, alpha fl
 		Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
 		Throughput: compareMetric(from, to, from.Throughput, to.Throughput, tp, statsFloor(floor), alpha),
 		PerCPU:     compareMetric(from, to, from.PerCPUSecond, to.PerCPUSecond, cpu, statsFloor(floorPerCPU), alpha),
+		Flagged:    append(countedFlags(from), countedFlags(to)...),
 	}
+}
+
+// countedFlags lists the flags of a cell's counted windows as
+// "stack: flag ×windows", in the order they first appear.
+func countedFlags(c Cell) []string {
+	var names []string
+	n := map[string]int{}
+	for _, w := range c.PerWindow {
+		if !w.Counted {
+			continue
+		}
+		for _, f := range w.Flags {
+			if n[f] == 0 {
+				names = append(names, f)
+			}
+			n[f]++
+		}
+	}
+	var out []string
+	for _, f := range names {
+		out = append(out, fmt.Sprintf("%s: %s ×%d", c.Stack, f, n[f]))
+	}
+	return out
 }
 
 // compareMetric runs stats.Compare on one metric of two cells.
@@ -208,6 +233,9 @@ func groupStep(steps []Step, p stackPair, conc int, group string) (GroupStep, bo
 		}
 		gs.Cases++
 		gs.Bands[s.Throughput.Band]++
+		if len(s.Flagged) > 0 {
+			gs.Flagged++
+		}
 		if s.Throughput.Defined {
 			pcts = append(pcts, s.Throughput.Pct)
 		}

@@ -107,7 +107,7 @@ func newHTMLView(m *Model) htmlView {
 			gt := groupTable{Title: fmt.Sprintf("%s routes (%s)", titleCase(g), strings.Join(m.groupCases(g), ", "))}
 			for _, r := range rows {
 				gt.Rows = append(gt.Rows, []string{r.From + " → " + r.To, fmt.Sprint(r.Concurrency), groupRange(r),
-					fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid])})
+					fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid]), fmt.Sprint(r.Flagged)})
 			}
 			v.Groups = append(v.Groups, gt)
 		}
@@ -159,6 +159,10 @@ func newChipMetric(s Step, c Change, metric string) chipMetric {
 		cm.Dir = "down"
 	}
 	cm.Title = fmt.Sprintf("%s, %s c=%d, %s: %s, band %s; U test: %s", stepLabel(s), s.Case, s.Concurrency, metric, changeText(c), c.Band, c.Verdict)
+	if len(s.Flagged) > 0 {
+		cm.Text = "⚠ " + cm.Text
+		cm.Title += "; flagged windows counted: " + strings.Join(s.Flagged, "; ")
+	}
 	return cm
 }
 

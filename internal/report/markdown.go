@@ -81,19 +81,19 @@ func mdSteps(b *strings.Builder, m *Model) {
 			continue
 		}
 		fmt.Fprintf(b, "### %s routes (%s)\n\n", titleCase(g), strings.Join(m.groupCases(g), ", "))
-		t := mdTable{head: []string{"step", "c", "throughput change: min / median / max", "real", "small", "noise", "invalid"}}
+		t := mdTable{head: []string{"step", "c", "throughput change: min / median / max", "real", "small", "noise", "invalid", "flagged"}}
 		for _, r := range rows {
 			t.add(r.From+" → "+r.To, fmt.Sprint(r.Concurrency), groupRange(r),
-				fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid]))
+				fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid]), fmt.Sprint(r.Flagged))
 		}
 		t.write(b)
 	}
 	b.WriteString("### Per case\n\n")
-	t := mdTable{head: []string{"case", "c", "step", "throughput", "band", "U test", "per CPU-second", "band", "U test"}}
+	t := mdTable{head: []string{"case", "c", "step", "throughput", "band", "U test", "per CPU-second", "band", "U test", "flagged windows"}}
 	for _, s := range m.Steps {
 		t.add("`"+s.Case+"`", fmt.Sprint(s.Concurrency), stepLabel(s),
 			changeText(s.Throughput), s.Throughput.Band, testText(s.Throughput),
-			changeText(s.PerCPU), s.PerCPU.Band, testText(s.PerCPU))
+			changeText(s.PerCPU), s.PerCPU.Band, testText(s.PerCPU), strings.Join(s.Flagged, "; "))
 	}
 	t.write(b)
 }

@@ -232,6 +232,11 @@ type Step struct {
 	Database    bool   `json:"database"`
 	Throughput  Change `json:"throughput"`
 	PerCPU      Change `json:"per_cpu_second"`
+	// Flagged lists the flags raised on the counted windows of either cell,
+	// as "stack: flag ×windows" (contended, client_bound,
+	// checkpoint_in_window): such windows count, so the change may describe
+	// the host, the generator or the database as much as the step.
+	Flagged []string `json:"flagged,omitempty"`
 }
 
 // The bands of a change (the same words as stats.Band).
@@ -284,6 +289,9 @@ type GroupStep struct {
 	MaxPct    float64 `json:"max_pct"`
 	// Bands counts the throughput steps per band.
 	Bands map[string]int `json:"bands"`
+	// Flagged counts the cases whose step has flagged counted windows
+	// (Step.Flagged).
+	Flagged int `json:"flagged"`
 }
 
 // BootRow is one stack's boot-suite results.
