@@ -3,7 +3,8 @@
 // parity gate, the boot suite, then every window of the plan in its order —
 // rounds, stacks rotated, fresh processes — preparing the database, waiting
 // for a quiet host, driving `stackbench load` as a separate process, sampling
-// every process tree over exactly the measured window, validating and
+// every process tree over the measured window (timed from the generator's
+// boundaries, a few milliseconds late; see windowSampler), validating and
 // journaling each window before the next starts.
 //
 // A run resumes from its journal: windows whose final record is there are
