@@ -72,7 +72,7 @@ func (r Report) WriteText(w io.Writer) error {
 	if !r.OK() {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(&b, "parity %s: %s, %d stacks, %s, %s\n", r.Workload, verdict, len(r.Stacks),
+	fmt.Fprintf(&b, "parity %s: %s, %s, %s, %s\n", r.Workload, verdict, plural(len(r.Stacks), "stack"),
 		plural(len(r.Failures), "failure"), plural(len(r.Warnings), "warning"))
 	_, err := io.WriteString(w, b.String())
 	return err
