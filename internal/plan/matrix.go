@@ -20,7 +20,8 @@ type Plan struct {
 	Protocol Protocol        `json:"protocol"`
 	Stacks   []Stack         `json:"stacks"`
 	Cases    []workload.Case `json:"-"`
-	// NeedsDatabase is true when the cases use the fixture.
+	// NeedsDatabase is true when the workload uses the fixture (some of its
+	// cases do, selected or not).
 	NeedsDatabase bool     `json:"needs_database"`
 	JWTSecret     string   `json:"-"`
 	Windows       []Window `json:"windows"`
@@ -74,10 +75,12 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	o.apply(&proto)
 	cases := selectCases(f.Workload, proto.Cases)
 	proto.Cases = make([]string, len(cases))
-	needsDB := false
+	// The stacks open their pools at start and the parity gate checks every
+	// case, so the database is needed whenever the workload uses it, even
+	// when the selected cases do not.
+	needsDB := f.Workload.NeedsDatabase
 	for i, c := range cases {
 		proto.Cases[i] = c.Name
-		needsDB = needsDB || c.Database
 	}
 	p := &Plan{
 		File:          f.Path,
