@@ -17,6 +17,7 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/run"
+	"golang.org/x/term"
 )
 
 func init() {
@@ -140,7 +141,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 
 	opt := run.Options{
 		File: f, Plan: p, Dir: dir, Resume: ra.resume != "", SkipParity: ra.skipParity,
-		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal,
+		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal, Width: terminalWidth(env),
 		ToolVersion: Version, Getenv: env.Getenv,
 	}
 	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(p.Stacks), "stack"), countNoun(len(p.Windows), "window"), dir)
@@ -309,4 +310,16 @@ func bandCounts(b map[string]int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// terminalWidth is the width of the terminal on stderr, 0 when it is not one.
+func terminalWidth(env Env) int {
+	if !env.StderrIsTerminal {
+		return 0
+	}
+	w, _, err := term.GetSize(int(os.Stderr.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
 }

@@ -72,7 +72,7 @@ func (r *runner) bootSuite(ctx context.Context) error {
 	}
 	t0 := time.Now()
 	r.progress.logf("boot: %d cold starts per stack", n)
-	res, err := boot.Run(ctx, stack.BootStacks(r.opt.Plan.Stacks, r.harness(), r.logsDir()), boot.Options{Starts: n, Request: first})
+	res, err := boot.Run(ctx, stack.BootStacks(r.opt.Plan.Stacks, r.harness(), r.logsDir()), boot.Options{Starts: n, Request: first, BootTimeout: stack.LongestBootTimeout(r.opt.Plan.Stacks)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

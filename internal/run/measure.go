@@ -254,9 +254,16 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	go func() {
 		defer close(followed)
 		lr.follow(func(ev loadEvent) {
-			if ev.Event == "tick" {
+			switch ev.Event {
+			case "tick":
 				r.progress.tick(ev.ElapsedS, ev.Successes, ev.Errors)
 				return
+			case "warmup_start":
+				r.progress.phase("warm-up")
+			case "measure_start":
+				r.progress.phase("measuring")
+			case "measure_end":
+				r.progress.phase("draining")
 			}
 			ws.event(ev)
 		})

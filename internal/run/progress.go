@@ -23,13 +23,29 @@ type progress struct {
 	start time.Time
 	est   time.Duration
 	cur   string
+	phs   string // preparing, warm-up, measuring, draining
 	tickS string
+	// width is the terminal's width in columns; the status line is cut to
+	// it so that it never wraps (0: unknown, not cut).
+	width int
 	last  string
 	drawn bool
 }
 
-func newProgress(w io.Writer, live bool, _ *plan.Plan) *progress {
-	return &progress{w: w, live: live}
+func newProgress(w io.Writer, live bool, width int) *progress {
+	return &progress{w: w, live: live, width: width}
+}
+
+// phase shows where the current window is: warm-up, measuring, draining.
+func (p *progress) phase(s string) {
+	if !p.live {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.phs, p.tickS = s, ""
+	p.clear()
+	p.draw()
 }
 
 // logf prints a line above the status line.
@@ -54,6 +70,7 @@ func (p *progress) current(w plan.Window, attempt int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cur = fmt.Sprintf("round %d · %s · %s · c%d", w.Round, w.Stack, w.Case, w.Concurrency)
+	p.phs = "preparing"
 	if attempt > 1 {
 		p.cur += fmt.Sprintf(" (try %d)", attempt)
 	}
@@ -120,7 +137,11 @@ func (p *progress) draw() {
 	if p.total > 0 {
 		pct = 100 * float64(p.doneN) / float64(p.total)
 	}
-	fmt.Fprintf(p.w, "%3.0f%% [%d/%d] ETA %s │ %s │ %s", pct, p.doneN, p.total, p.eta().Round(time.Second), p.cur, p.tickS)
+	line := fmt.Sprintf("%3.0f%% [%d/%d] ETA %s │ %s │ %s %s", pct, p.doneN, p.total, p.eta().Round(time.Second), p.cur, p.phs, p.tickS)
+	if r := []rune(line); p.width > 1 && len(r) > p.width-1 {
+		line = string(r[:p.width-1])
+	}
+	fmt.Fprint(p.w, line)
 	p.drawn = true
 }
 

@@ -87,6 +87,10 @@ protocol:
 	if !strings.Contains(string(out), "resumed") {
 		t.Errorf("the resume did not say it resumed:\n%s", out)
 	}
+	again, err := exec.Command(stackbenchBin, "run", "--resume", dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(again), "the run is complete") {
+		t.Errorf("resuming a finished run: %v\n%s", err, again)
+	}
 	byKey, res := finals(t, dir)
 	var want, got []string
 	for _, w := range res.Plan.Plan.Windows {

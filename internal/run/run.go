@@ -42,6 +42,8 @@ type Options struct {
 	// Log receives progress; Live draws a status line (a terminal).
 	Log  io.Writer
 	Live bool
+	// Width is the terminal's width in columns (0: unknown).
+	Width int
 	// ToolVersion is recorded in the journal.
 	ToolVersion string
 	// Getenv reads the environment (DATABASE_URL for an external database).
@@ -76,7 +78,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
 	r := &runner{opt: o, seq: map[string]int{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[string]int{}}}
-	r.progress = newProgress(o.Log, o.Live, o.Plan)
+	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
 	err := r.run(ctx)
 	r.out.Elapsed = time.Since(start)
@@ -93,6 +95,11 @@ func (r *runner) run(ctx context.Context) error {
 	defer r.jw.Close()
 	defer r.teardown()
 
+	if r.resumed && len(r.done) == len(r.opt.Plan.Windows) {
+		r.out.Skipped = len(r.done)
+		r.progress.logf("the run is complete: all %d windows are journaled; nothing to measure", len(r.done))
+		return r.finish()
+	}
 	if err := r.setupDatabase(ctx); err != nil {
 		return err
 	}
