@@ -43,6 +43,7 @@ func (r *runner) openJournal() error {
 	}
 	if r.opt.Resume {
 		r.event("info", "", "resumed: %d of %d windows already measured", len(r.done), len(r.opt.Plan.Windows))
+		r.stopLeftovers()
 		return nil
 	}
 	r.runID = filepath.Base(r.opt.Dir)

@@ -91,6 +91,7 @@ func (r *runner) newServer(ctx context.Context, stack plan.Stack, planProcess in
 	if err != nil {
 		return nil, err
 	}
+	r.rememberServer(p.PID())
 	return &server{stack: stack, p: p, seq: r.seq[stack.Name], planProcess: planProcess}, nil
 }
 

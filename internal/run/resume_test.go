@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,7 +38,14 @@ protocol:
   cases: [health, user]
   boot_starts: 0
   gate: off
-`+refStacks())
+stacks:
+  - name: first
+    dir: `+refServerDir+`
+    start: `+refServerBin+`
+  - name: second            # shell syntax: sh stays the server's parent
+    dir: `+refServerDir+`
+    start: `+refServerBin+`; true
+`)
 	dir := filepath.Join(t.TempDir(), "results")
 	var firstLog bytes.Buffer
 	cmd := exec.Command(stackbenchBin, "run", "-f", path, "--out", dir)
@@ -73,9 +81,13 @@ protocol:
 		killedPIDs = append(killedPIDs, w.Process.PID)
 	}
 	time.Sleep(200 * time.Millisecond) // the kernel delivers the death signals
+	orphans := 0
 	for _, pid := range killedPIDs {
 		if running(pid) {
 			t.Errorf("server pid %d outlived the killed harness", pid)
+		}
+		if groupAlive(pid) {
+			orphans++ // the second stack's server, under its killed shell
 		}
 	}
 
@@ -87,6 +99,15 @@ protocol:
 	if !strings.Contains(string(out), "resumed") {
 		t.Errorf("the resume did not say it resumed:\n%s", out)
 	}
+	for _, pid := range killedPIDs {
+		if groupAlive(pid) {
+			t.Errorf("process group %d, left by the killed run, outlived the resume", pid)
+		}
+	}
+	if orphans > 0 && !strings.Contains(string(out), "left running by the stopped run") {
+		t.Errorf("%d orphaned server groups, and the resume did not say it stopped them:\n%s", orphans, out)
+	}
+	t.Logf("%d server process groups outlived the killed harness and were stopped by the resume", orphans)
 	again, err := exec.Command(stackbenchBin, "run", "--resume", dir).CombinedOutput()
 	if err != nil || !strings.Contains(string(again), "the run is complete") {
 		t.Errorf("resuming a finished run: %v\n%s", err, again)
@@ -132,4 +153,25 @@ func running(pid int) bool {
 	}
 	i := bytes.LastIndexByte(b, ')')
 	return i > 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
+}
+
+// groupAlive reports whether any live process is in process group pgid.
+func groupAlive(pgid int) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			return true
+		}
+	}
+	return false
 }
