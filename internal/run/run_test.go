@@ -240,8 +240,18 @@ func TestCrashingCaseFailsItsCellAndTheRunGoesOn(t *testing.T) {
 func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 	path := writeFile(t, flakyFile("[ok, fail]", "  gate: off"))
 	dir := filepath.Join(t.TempDir(), "results")
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	// Cancel (as Ctrl-C does) once the second window is journaled, in the
+	// middle of the third.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		deadline := time.Now().Add(2 * time.Minute)
+		for countWindows(filepath.Join(dir, journal.FileName)) < 2 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
 	_, err := runFile(t, ctx, path, dir, plan.Overrides{Rounds: 3}, false)
 	if err == nil {
 		t.Fatal("a cancelled run returned no error")
