@@ -96,7 +96,8 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	if errors.As(err, &ce) {
 		return usagef("%v", ce)
 	}
-	if err != nil {
+	var stopped *load.StoppedError
+	if err != nil && !(errors.As(err, &stopped) && res != nil) {
 		return err
 	}
 	if f.output == "json" {
@@ -109,6 +110,13 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 		if err := res.WriteText(env.Stdout); err != nil {
 			return err
 		}
+	}
+	if stopped != nil {
+		what := "after the measured window, in the drain: the window is whole"
+		if res.Interrupted {
+			what = fmt.Sprintf("%.1f s into the measured window: the figures above cover those %.1f s", res.DurationSeconds, res.DurationSeconds)
+		}
+		return &ExitError{Code: 130, Msg: "interrupted " + what}
 	}
 	if res.Successes == 0 {
 		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded in %d attempts; the error split is above", res.Attempts)}

@@ -20,6 +20,10 @@ type Result struct {
 	// DurationSeconds is the measured window's wall time; throughput
 	// divides by it.
 	DurationSeconds float64 `json:"duration_s"`
+	// Interrupted is true when the run was stopped (Ctrl-C) inside the
+	// window: DurationSeconds is then the part measured, and every figure
+	// covers that part only.
+	Interrupted bool `json:"interrupted,omitempty"`
 	WarmupSeconds   float64 `json:"warmup_s"`
 	TimeoutSeconds  float64 `json:"timeout_s"`
 	Connections     int     `json:"connections"`

@@ -40,6 +40,9 @@ type run struct {
 	failure  error
 
 	cpuStart, cpuEnd float64
+	// measured is the measured window's length when the run was stopped
+	// inside it (0: the whole configured Duration was measured).
+	measured time.Duration
 	measStartUnix    int64
 	measEndUnix      int64
 }
@@ -79,7 +82,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("load run stopped: %w", err)
+		return r.stopped(err)
 	}
 	if r.failure != nil {
 		return nil, r.failure
@@ -234,6 +237,42 @@ func (r *run) fail(err error) {
 		r.stop.Store(true)
 	})
 }
+
+// stopped ends a run whose context was cancelled (Ctrl-C). Stopped in the
+// warm-up, nothing was measured: an error. Stopped inside the window, the
+// window is cut where the workers stopped, so that every figure covers the
+// same, shorter span and the result says Interrupted; stopped in the drain,
+// the window is whole. The result comes back with a *StoppedError, so that a
+// caller keeps what was measured and still knows the run did not finish.
+func (r *run) stopped(cause error) (*Result, error) {
+	now := nanotime()
+	if r.measStartUnix == 0 || now < r.warmEnd {
+		return nil, fmt.Errorf("load run stopped during the warm-up, before anything was measured: %w", cause)
+	}
+	if r.cpuEnd == 0 {
+		r.cpuEnd = cpuSeconds()
+		if now < r.measEnd {
+			r.measured = time.Duration(now - r.warmEnd)
+			r.measEndUnix = r.clocks.unixNano(now)
+		} else {
+			r.measEndUnix = r.clocks.unixNano(r.measEnd)
+		}
+	}
+	res, err := r.result()
+	if err != nil {
+		return nil, err
+	}
+	return res, &StoppedError{Err: cause}
+}
+
+// StoppedError is returned with a Result when the run was stopped before
+// its end; Result.Interrupted says whether the measured window was cut.
+type StoppedError struct{ Err error }
+
+func (e *StoppedError) Error() string { return "load run stopped: " + e.Err.Error() }
+
+// Unwrap returns the context's error.
+func (e *StoppedError) Unwrap() error { return e.Err }
 
 // cpuSeconds is this process's user+system CPU time so far.
 func cpuSeconds() float64 {

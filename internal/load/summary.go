@@ -2,6 +2,7 @@ package load
 
 import (
 	"runtime"
+	"time"
 
 	"github.com/stackbench/stackbench/internal/hist"
 )
@@ -13,12 +14,17 @@ const clientBoundShare = 0.85
 // result merges the workers' counts into the Result.
 func (r *run) result() (*Result, error) {
 	cfg := r.cfg
+	window := cfg.Duration
+	if r.measured > 0 {
+		window = r.measured
+	}
 	res := &Result{
 		SchemaVersion:        SchemaVersion,
 		URL:                  r.tgt.url.Redacted(),
 		Method:               cfg.Method,
 		Mode:                 "closed",
-		DurationSeconds:      cfg.Duration.Seconds(),
+		DurationSeconds:      window.Seconds(),
+		Interrupted:          r.measured > 0,
 		WarmupSeconds:        cfg.Warmup.Seconds(),
 		TimeoutSeconds:       cfg.Timeout.Seconds(),
 		Connections:          cfg.Connections,
@@ -29,7 +35,7 @@ func (r *run) result() (*Result, error) {
 		CoresAvailable:       min(runtime.NumCPU(), runtime.GOMAXPROCS(0)),
 		MeasureStartUnixNano: r.measStartUnix,
 		MeasureEndUnixNano:   r.measEndUnix,
-		Timeline:             make([]Second, r.seconds),
+		Timeline:             make([]Second, min(r.seconds, int((window+time.Second-1)/time.Second))),
 	}
 	if r.open {
 		res.Mode = "open"
@@ -80,9 +86,9 @@ func (r *run) result() (*Result, error) {
 			res.Attempts += n
 		}
 	}
-	res.ThroughputRPS = float64(res.Successes) / cfg.Duration.Seconds()
+	res.ThroughputRPS = float64(res.Successes) / window.Seconds()
 	res.GeneratorCPUSeconds = r.cpuEnd - r.cpuStart
-	res.ClientBound = res.GeneratorCPUSeconds >= clientBoundShare*float64(res.CoresAvailable)*cfg.Duration.Seconds()
+	res.ClientBound = res.GeneratorCPUSeconds >= clientBoundShare*float64(res.CoresAvailable)*window.Seconds()
 
 	var err error
 	res.LatencyMicros = summarize(succ)

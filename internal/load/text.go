@@ -21,6 +21,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		method = fmt.Sprintf("pool of %d requests", r.PoolSize)
 	}
 	fmt.Fprintf(&b, "%s %s: %s, %d connections, %s measured", method, r.URL, mode, r.Connections, secs(r.DurationSeconds))
+	if r.Interrupted {
+		b.WriteString(" (interrupted: the window was cut short)")
+	}
 	if r.WarmupSeconds > 0 {
 		fmt.Fprintf(&b, " after %s warm-up", secs(r.WarmupSeconds))
 	}
@@ -107,4 +110,6 @@ func us(v int64) string {
 	return fmt.Sprintf("%.2fs", float64(v)/1e6)
 }
 
-func secs(s float64) string { return time.Duration(s * float64(time.Second)).String() }
+func secs(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
