@@ -23,10 +23,10 @@ type Result struct {
 	// Interrupted is true when the run was stopped (Ctrl-C) inside the
 	// window: DurationSeconds is then the part measured, and every figure
 	// covers that part only.
-	Interrupted bool `json:"interrupted,omitempty"`
-	WarmupSeconds   float64 `json:"warmup_s"`
-	TimeoutSeconds  float64 `json:"timeout_s"`
-	Connections     int     `json:"connections"`
+	Interrupted    bool    `json:"interrupted,omitempty"`
+	WarmupSeconds  float64 `json:"warmup_s"`
+	TimeoutSeconds float64 `json:"timeout_s"`
+	Connections    int     `json:"connections"`
 	// Rate is the open loop's requests per second; 0 in closed loop.
 	Rate float64 `json:"rate"`
 	// Expect lists the success statuses; empty means any 2xx.
@@ -68,6 +68,12 @@ type Result struct {
 
 	// GeneratorCPUSeconds is this process's user+system CPU over the window.
 	GeneratorCPUSeconds float64 `json:"generator_cpu_s"`
+	// GeneratorWaitSeconds is the time the generator's threads spent
+	// runnable but waiting for a CPU over the window, summed over threads
+	// (Linux schedstat): a generator starved by other processes on its
+	// cores shows here even when its own CPU use is low, which
+	// ClientBound cannot see.
+	GeneratorWaitSeconds float64 `json:"generator_wait_s"`
 	// CoresAvailable is the number of cores the generator may run on.
 	CoresAvailable int `json:"cores_available"`
 	// ClientBound is set when the generator used 85 % or more of its cores:

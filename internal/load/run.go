@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,11 +43,14 @@ type run struct {
 	failure  error
 
 	cpuStart, cpuEnd float64
+	// waitStart and waitEnd are the process's threads' summed run delay
+	// (runnable, waiting for a CPU) at the window's boundaries.
+	waitStart, waitEnd float64
 	// measured is the measured window's length when the run was stopped
 	// inside it (0: the whole configured Duration was measured).
-	measured time.Duration
-	measStartUnix    int64
-	measEndUnix      int64
+	measured      time.Duration
+	measStartUnix int64
+	measEndUnix   int64
 }
 
 // Run loads cfg.URL as cfg says and returns what it measured. Invalid input
@@ -160,7 +166,7 @@ func (r *run) schedule() {
 	r.measEnd = r.warmEnd + int64(r.cfg.Duration)
 	r.drainEnd = r.measEnd + int64(min(r.cfg.Timeout, maxDrain))
 	if r.cfg.Warmup == 0 {
-		r.cpuStart = cpuSeconds()
+		r.cpuStart, r.waitStart = cpuSeconds(), runDelaySeconds()
 		r.measStartUnix = r.clocks.unixNano(r.warmEnd)
 		r.emit(Event{Kind: MeasureStart, UnixNano: r.measStartUnix})
 	}
@@ -200,7 +206,7 @@ func (r *run) hookTime(i int) int64 {
 func (r *run) hook(i int, now int64) {
 	if i == 0 {
 		if r.cfg.Warmup > 0 {
-			r.cpuStart = cpuSeconds()
+			r.cpuStart, r.waitStart = cpuSeconds(), runDelaySeconds()
 			r.measStartUnix = r.clocks.unixNano(r.warmEnd)
 			r.emit(Event{Kind: MeasureStart, UnixNano: r.measStartUnix})
 		}
@@ -208,7 +214,7 @@ func (r *run) hook(i int, now int64) {
 	}
 	last := i == r.seconds
 	if last {
-		r.cpuEnd = cpuSeconds()
+		r.cpuEnd, r.waitEnd = cpuSeconds(), runDelaySeconds()
 		r.measEndUnix = r.clocks.unixNano(r.measEnd)
 	}
 	if r.cfg.Progress != nil {
@@ -250,7 +256,7 @@ func (r *run) stopped(cause error) (*Result, error) {
 		return nil, fmt.Errorf("load run stopped during the warm-up, before anything was measured: %w", cause)
 	}
 	if r.cpuEnd == 0 {
-		r.cpuEnd = cpuSeconds()
+		r.cpuEnd, r.waitEnd = cpuSeconds(), runDelaySeconds()
 		if now < r.measEnd {
 			r.measured = time.Duration(now - r.warmEnd)
 			r.measEndUnix = r.clocks.unixNano(now)
@@ -273,6 +279,33 @@ func (e *StoppedError) Error() string { return "load run stopped: " + e.Err.Erro
 
 // Unwrap returns the context's error.
 func (e *StoppedError) Unwrap() error { return e.Err }
+
+// runDelaySeconds is the time this process's threads have spent runnable
+// but waiting for a CPU, summed over its threads (the second field of
+// /proc/self/task/*/schedstat); NaN where the kernel does not say.
+func runDelaySeconds() float64 {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return math.NaN()
+	}
+	var ns int64
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread exited
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			return math.NaN()
+		}
+		v, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return math.NaN()
+		}
+		ns += v
+	}
+	return float64(ns) / 1e9
+}
 
 // cpuSeconds is this process's user+system CPU time so far.
 func cpuSeconds() float64 {

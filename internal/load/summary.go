@@ -88,6 +88,9 @@ func (r *run) result() (*Result, error) {
 	}
 	res.ThroughputRPS = float64(res.Successes) / window.Seconds()
 	res.GeneratorCPUSeconds = r.cpuEnd - r.cpuStart
+	if w := r.waitEnd - r.waitStart; w >= 0 { // NaN (no schedstat) stays 0
+		res.GeneratorWaitSeconds = w
+	}
 	res.ClientBound = res.GeneratorCPUSeconds >= clientBoundShare*float64(res.CoresAvailable)*window.Seconds()
 
 	var err error

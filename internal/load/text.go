@@ -47,6 +47,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  generator     %.2f CPU-s in %s on %d cores (%.0f %%)", r.GeneratorCPUSeconds,
 		secs(r.DurationSeconds), r.CoresAvailable, 100*r.GeneratorCPUSeconds/(r.DurationSeconds*float64(r.CoresAvailable)))
+	if r.GeneratorWaitSeconds > 0 {
+		fmt.Fprintf(&b, ", %.2f s waiting for a CPU", r.GeneratorWaitSeconds)
+	}
 	if r.ClientBound {
 		b.WriteString("  CLIENT-BOUND: the generator was the bottleneck; these figures describe it, not the server")
 	}
