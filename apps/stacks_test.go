@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -118,7 +117,13 @@ func buildAll(t *testing.T) string {
 	return dir
 }
 
-func goTool() string { return filepath.Join(runtime.GOROOT(), "bin", "go") }
+// goTool is the go command the tests run under (go test puts it first on PATH).
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return "go"
+}
 
 func mustAbs(t *testing.T, p string) string {
 	t.Helper()

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +47,10 @@ stacks:
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to read the profile: %v", err)
+	}
 	top, err := exec.CommandContext(ctx, goTool, "tool", "pprof", "-top", "-nodecount=1000", filepath.Join(dir, "default.pgo")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go tool pprof cannot read the profile: %v\n%s", err, top)

@@ -113,11 +113,6 @@ func (p *respParser) feedEOF() bool {
 	return p.state == stDone
 }
 
-// started reports whether any byte of the response has been read.
-func (p *respParser) started() bool {
-	return p.state != stHead || len(p.head) > 0 || p.status != 0
-}
-
 var crlfcrlf = []byte("\r\n\r\n")
 
 // feedHead looks for the end of the head in b (joined to what an earlier

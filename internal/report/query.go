@@ -56,6 +56,3 @@ func (m *Model) groupCases(group string) []string {
 	}
 	return out
 }
-
-// bandOrder lists the bands in the order reports show them.
-var bandOrder = []string{BandReal, BandSmall, BandNoise, BandInvalid}
