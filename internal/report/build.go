@@ -230,6 +230,9 @@ func windowFigures(w *journal.Window) WindowFigures {
 		ServerCores: w.Server.Cores, RSSMeanBytes: w.Server.RSSMeanBytes, RSSPeakBytes: w.Server.RSSPeakBytes,
 		DBCores: w.Database.Cores, GeneratorCores: w.Generator.Cores}
 	if l := w.Load; l != nil {
+		if l.DurationSeconds > 0 {
+			f.GeneratorWaitCores = l.GeneratorWaitSeconds / l.DurationSeconds
+		}
 		f.ThroughputRPS = l.ThroughputRPS
 		// Throughput ÷ cores, each a rate over its own interval (the load's
 		// window, the sampler's), so that req/s ÷ cores = req/CPU-s in every

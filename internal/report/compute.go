@@ -46,6 +46,7 @@ func summarizeCell(c *Cell) {
 		c.CPUMicrosPerRequest = 1e6 / mw.PerCPUSecond
 	}
 	c.ServerCores, c.RSSMeanBytes, c.DBCores, c.GeneratorCores = mw.ServerCores, mw.RSSMeanBytes, mw.DBCores, mw.GeneratorCores
+	c.GeneratorWaitCores = mw.GeneratorWaitCores
 	c.RSSPeakBytes = 0
 	for _, w := range counted {
 		c.RSSPeakBytes = max(c.RSSPeakBytes, w.RSSPeakBytes)

@@ -156,7 +156,7 @@ func flagNotes(m *Model, caseName string) []string {
 }
 
 // cellColumns heads the per-case cell tables of every renderer.
-var cellColumns = []string{"stack", "c", "windows", "req/s", "min–max", "req/CPU-s", "CPU-µs/req", "cores", "p50", "p90", "p99", "p99.9", "max", "RSS mean / peak", "DB / gen. cores", "flags"}
+var cellColumns = []string{"stack", "c", "windows", "req/s", "min–max", "req/CPU-s", "CPU-µs/req", "cores", "p50", "p90", "p99", "p99.9", "max", "RSS mean / peak", "DB / gen. cores (gen. waiting)", "flags"}
 
 // cellRow is a cell's line of the tables under cellColumns; a cell that is
 // not valid shows its state in place of figures.
@@ -171,7 +171,7 @@ func cellRow(c Cell) []string {
 		fmtRate(c.Throughput.Median), fmtRate(c.Throughput.Min) + "–" + fmtRate(c.Throughput.Max),
 		fmtRate(c.PerCPUSecond.Median), fmtRate(c.CPUMicrosPerRequest), fmtCores(c.ServerCores),
 		fmtMicros(c.Latency.P50), fmtMicros(c.Latency.P90), fmtMicros(c.Latency.P99), fmtMicros(c.Latency.P999), fmtMicros(c.Latency.Max),
-		fmtBytes(c.RSSMeanBytes) + " / " + fmtBytes(c.RSSPeakBytes), fmtCores(c.DBCores) + " / " + fmtCores(c.GeneratorCores), flagText(c)}
+		fmtBytes(c.RSSMeanBytes) + " / " + fmtBytes(c.RSSPeakBytes), fmtCores(c.DBCores) + " / " + fmtCores(c.GeneratorCores) + genWait(c.GeneratorWaitCores), flagText(c)}
 }
 
 func mdBoot(b *strings.Builder, m *Model) {
@@ -359,4 +359,13 @@ func titleCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// genWait shows how long the generator waited for a CPU, per second of
+// window, when it did at all.
+func genWait(cores float64) string {
+	if cores < 0.005 {
+		return ""
+	}
+	return " (" + fmtCores(cores) + ")"
 }

@@ -139,6 +139,10 @@ type Cell struct {
 	// database and of the load generator.
 	DBCores        float64 `json:"db_cores"`
 	GeneratorCores float64 `json:"generator_cores"`
+	// GeneratorWaitCores is the median window's time the generator's
+	// threads spent waiting for a CPU, per second of window: a generator
+	// starved by the server and database on a shared host.
+	GeneratorWaitCores float64 `json:"generator_wait_cores"`
 }
 
 // Flag is one validity flag on a cell (journal.FlagInvalid and the
@@ -174,9 +178,11 @@ type WindowFigures struct {
 	RSSMeanBytes  int64    `json:"rss_mean_bytes"`
 	RSSPeakBytes  int64    `json:"rss_peak_bytes"`
 	// DBCores and GeneratorCores are the database's and the load
-	// generator's CPU seconds per second of window.
-	DBCores        float64 `json:"db_cores"`
-	GeneratorCores float64 `json:"generator_cores"`
+	// generator's CPU seconds per second of window; GeneratorWaitCores the
+	// generator's seconds waiting for a CPU per second of window.
+	DBCores            float64 `json:"db_cores"`
+	GeneratorCores     float64 `json:"generator_cores"`
+	GeneratorWaitCores float64 `json:"generator_wait_cores"`
 }
 
 // CountedValues returns one metric of the cell's counted windows, in
