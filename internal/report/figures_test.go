@@ -1,0 +1,161 @@
+package report
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// TestCellFiguresComeFromTheMedianWindow checks a cell against
+// docs/statistics.md by hand: every median figure is the lower-middle
+// window's by throughput, spreads are each metric's own over the counted
+// windows, CPU-µs/req is 10⁶ ÷ that window's req/CPU-s, peak RSS is the
+// highest counted peak, and an uncounted window enters nothing.
+func TestCellFiguresComeFromTheMedianWindow(t *testing.T) {
+	win := func(rps, cores, db, gen, wait float64, rssMean, rssPeak int64, counted bool) WindowFigures {
+		return WindowFigures{Counted: counted, ThroughputRPS: rps, ServerCores: cores, PerCPUSecond: rps / cores,
+			DBCores: db, GeneratorCores: gen, GeneratorWaitCores: wait, RSSMeanBytes: rssMean, RSSPeakBytes: rssPeak}
+	}
+	c := Cell{PerWindow: []WindowFigures{
+		win(1000, 1.0, 0.1, 0.5, 0.01, 10, 20, true),
+		win(4000, 1.6, 0.4, 0.8, 0.04, 40, 50, true),
+		win(3000, 1.5, 0.3, 0.7, 0.03, 30, 40, true), // the lower middle of 1000, 2000, 3000, 4000
+		win(9999, 0.1, 9.9, 9.9, 9.99, 99, 999, false),
+		win(2000, 0.5, 0.2, 0.6, 0.02, 20, 30, true),
+	}}
+	summarizeCell(&c)
+	if c.State != CellValid || c.Windows != 5 || c.Counted != 4 {
+		t.Fatalf("state %s, %d windows, %d counted; want valid, 5, 4", c.State, c.Windows, c.Counted)
+	}
+	mw := c.PerWindow[4] // 2000 rps: rank ⌊(4−1)/2⌋ = 1 of the counted windows
+	if c.Throughput.Median != mw.ThroughputRPS || c.Throughput.Min != 1000 || c.Throughput.Max != 4000 {
+		t.Errorf("throughput %+v; want median 2000 (the lower middle), range 1000–4000 without the uncounted window", c.Throughput)
+	}
+	if want := (4000.0 - 1000) / 2000; c.Throughput.Relative != want {
+		t.Errorf("throughput relative spread %g, want (max−min) ÷ median = %g", c.Throughput.Relative, want)
+	}
+	if c.ServerCores != mw.ServerCores || c.DBCores != mw.DBCores || c.GeneratorCores != mw.GeneratorCores ||
+		c.GeneratorWaitCores != mw.GeneratorWaitCores || c.RSSMeanBytes != mw.RSSMeanBytes {
+		t.Errorf("cell %+v does not take its figures from the median window %+v", c, mw)
+	}
+	if c.PerCPUSecond.Median != mw.PerCPUSecond || c.PerCPUSecond.Median != c.Throughput.Median/c.ServerCores {
+		t.Errorf("req/CPU-s median %g, want the median window's %g = req/s ÷ cores", c.PerCPUSecond.Median, mw.PerCPUSecond)
+	}
+	// req/CPU-s of the counted windows: 1000, 2500, 2000, 4000.
+	if c.PerCPUSecond.Min != 1000 || c.PerCPUSecond.Max != 4000 {
+		t.Errorf("req/CPU-s range %g–%g, want its own 1000–4000", c.PerCPUSecond.Min, c.PerCPUSecond.Max)
+	}
+	if want := (4000.0 - 1000) / mw.PerCPUSecond; math.Abs(c.PerCPUSecond.Relative-want) > 1e-12 {
+		t.Errorf("req/CPU-s relative spread %g, want (max−min) ÷ the median window's = %g", c.PerCPUSecond.Relative, want)
+	}
+	if want := 1e6 / mw.PerCPUSecond; c.CPUMicrosPerRequest != want {
+		t.Errorf("CPU-µs/req %g, want 10⁶ ÷ %g = %g", c.CPUMicrosPerRequest, mw.PerCPUSecond, want)
+	}
+	if c.RSSPeakBytes != 50 {
+		t.Errorf("peak RSS %d, want 50, the highest counted peak (not the uncounted 999)", c.RSSPeakBytes)
+	}
+}
+
+// TestHeaderAndStepsFollowTheirDefinitions re-derives, from the fixture's
+// cells, the noise floors, every step's change, band and U test, the group
+// summaries' counts and the cost model's rps per core, as the docs define
+// them.
+func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
+	m := fixtureModel(t)
+	floors := []struct {
+		name   string
+		got    NoiseFloor
+		metric func(Cell) Spread
+	}{
+		{"throughput", m.Header.Noise, func(c Cell) Spread { return c.Throughput }},
+		{"req/CPU-s", m.Header.NoisePerCPU, func(c Cell) Spread { return c.PerCPUSecond }},
+	}
+	windows := map[string]int{}
+	for _, c := range m.Cells {
+		if c.State == CellValid {
+			windows[c.Stack] += c.Counted
+		}
+	}
+	most := ""
+	for _, s := range m.Header.Stacks {
+		if most == "" || windows[s] > windows[most] {
+			most = s
+		}
+	}
+	for _, f := range floors {
+		want, cells := 0.0, 0
+		for _, c := range m.Cells {
+			if c.Stack == most && c.State == CellValid && c.Counted >= 2 {
+				cells++
+				want = max(want, f.metric(c).Relative)
+			}
+		}
+		if !f.got.Known || f.got.Stack != most || f.got.Cells != cells || f.got.Spread != want {
+			t.Errorf("%s noise floor %+v; want the largest relative spread %g over %d valid cells of %s, the stack measured most", f.name, f.got, want, cells, most)
+		}
+	}
+	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
+	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
+	checked := 0
+	for _, s := range m.Steps {
+		from, _ := m.Cell(s.From, s.Case, s.Concurrency)
+		to, _ := m.Cell(s.To, s.Case, s.Concurrency)
+		for _, k := range []struct {
+			name     string
+			ch       Change
+			from, to float64
+			floor    float64
+			metric   func(WindowFigures) float64
+		}{
+			{"throughput", s.Throughput, from.Throughput.Median, to.Throughput.Median, m.Header.Noise.Spread, tp},
+			{"req/CPU-s", s.PerCPU, from.PerCPUSecond.Median, to.PerCPUSecond.Median, m.Header.NoisePerCPU.Spread, cpu},
+		} {
+			valid := from.State == CellValid && to.State == CellValid
+			if !valid {
+				if k.ch.Defined || k.ch.Band != BandInvalid {
+					t.Errorf("%s %s → %s %s c=%d: %+v, want invalid (a side is %s/%s)", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, from.State, to.State)
+				}
+				continue
+			}
+			checked++
+			change := (k.to - k.from) / k.from
+			if math.Abs(k.ch.Pct-100*change) > 1e-9 || k.ch.Band != string(stats.Classify(change, k.floor)) {
+				t.Errorf("%s %s → %s %s c=%d: %+.4f %% %s; want %+.4f %% %s", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch.Pct, k.ch.Band, 100*change, stats.Classify(change, k.floor))
+			}
+			u := stats.MannWhitney(from.CountedValues(k.metric), to.CountedValues(k.metric), m.Header.Alpha)
+			if k.ch.P != u.P || k.ch.Tested != u.Possible || k.ch.Significant != (u.Possible && u.P < m.Header.Alpha) {
+				t.Errorf("%s %s → %s %s c=%d: p %g tested %v significant %v; the counted windows give p %g, possible %v", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch.P, k.ch.Tested, k.ch.Significant, u.P, u.Possible)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("the fixture has no step between valid cells")
+	}
+	for _, g := range m.Groups {
+		bands := 0
+		for _, n := range g.Bands {
+			bands += n
+		}
+		if bands != g.Cases || g.Defined > g.Cases || g.MinPct > g.MedianPct || g.MedianPct > g.MaxPct {
+			t.Errorf("group %s → %s c=%d %s: %d cases, %d in bands, %d defined, %g ≤ %g ≤ %g", g.From, g.To, g.Concurrency, g.Group, g.Cases, bands, g.Defined, g.MinPct, g.MedianPct, g.MaxPct)
+		}
+	}
+	if m.Cost == nil {
+		t.Fatal("no cost section")
+	}
+	for _, in := range m.Cost.Inputs {
+		if in.Problem != "" {
+			continue
+		}
+		// Equal weights: the harmonic mean of the cells' req/CPU-s.
+		sumInverse := 0.0
+		for _, name := range m.Cost.Cases {
+			c, _ := m.Cell(in.Stack, name, m.Cost.Concurrency)
+			sumInverse += 1 / c.PerCPUSecond.Median
+		}
+		if want := float64(len(m.Cost.Cases)) / sumInverse; math.Abs(in.RPSPerCore-want) > 1e-9*want {
+			t.Errorf("cost input %s: %g rps per core, want the harmonic mean of its cells' req/CPU-s, %g", in.Stack, in.RPSPerCore, want)
+		}
+	}
+}
