@@ -58,6 +58,15 @@ func (r *statReader) read(pid int) (procStat, bool) {
 	return st, true
 }
 
+// StartTicks returns when pid started, in clock ticks since boot (field
+// 22 of /proc/<pid>/stat). With the pid it names one process across pid
+// reuse. ok is false when the process is gone.
+func StartTicks(pid int) (ticks int64, ok bool) {
+	var r statReader
+	st, ok := r.read(pid)
+	return st.startTicks, ok
+}
+
 // readSmall reads a small file into buf with raw syscalls (no *os.File,
 // no allocation beyond the path string).
 func readSmall(path string, buf []byte) (int, error) {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/stackbench/stackbench/internal/proc"
 )
 
 // serversFile lists, in the results directory, the process groups of the
@@ -17,29 +19,9 @@ import (
 // children of a start command with shell syntax do not die with the harness.
 const serversFile = "servers.pids"
 
-// startTime is field 22 of /proc/<pid>/stat: the process's start time in
-// clock ticks since boot. With the pid it identifies a process across pid
-// reuse.
-func startTime(pid int) (string, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return "", false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return "", false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	// After the command come state (field 3) … starttime (field 22).
-	if len(f) < 20 {
-		return "", false
-	}
-	return f[19], true
-}
-
 // rememberServer records a started server's process group.
 func (r *runner) rememberServer(pid int) {
-	st, ok := startTime(pid)
+	st, ok := proc.StartTicks(pid)
 	if !ok {
 		return
 	}
@@ -47,7 +29,7 @@ func (r *runner) rememberServer(pid int) {
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(f, "%d %s\n", pid, st)
+	fmt.Fprintf(f, "%d %d\n", pid, st)
 	f.Close()
 }
 
@@ -69,11 +51,15 @@ func (r *runner) stopLeftovers() {
 		if err != nil || pid <= 1 {
 			continue
 		}
+		started, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			continue
+		}
 		// A live leader with another start time is a new process that
 		// reused the pid: leave it. A dead leader whose group still has
 		// members is ours: a group id cannot be taken by anyone but the
 		// process of that pid, so the group is the one the run made.
-		if st, ok := startTime(pid); ok && st != f[1] {
+		if st, ok := proc.StartTicks(pid); ok && st != started {
 			continue
 		}
 		if syscall.Kill(-pid, syscall.SIGKILL) == nil {

@@ -1,0 +1,94 @@
+package run
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/proc"
+)
+
+// A resume stops the process groups a killed harness left running: a group
+// whose leader still runs with the start time recorded, and a group whose
+// leader is gone but whose members remain (the server under a shell with
+// shell syntax). A live leader with another start time is a process that
+// reused the pid, and is left alone.
+func TestStopLeftovers(t *testing.T) {
+	r := &runner{opt: Options{Dir: t.TempDir()}, progress: newProgress(io.Discard, false, 0)}
+	path := filepath.Join(r.opt.Dir, serversFile)
+
+	leader := exec.Command("sleep", "30")
+	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := leader.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- leader.Wait() }()
+	t.Cleanup(func() { leader.Process.Kill() })
+	pid := leader.Process.Pid
+
+	// The pid with another start time: a reused pid, not ours.
+	ticks, ok := proc.StartTicks(pid)
+	if !ok || ticks <= 0 {
+		t.Fatalf("StartTicks(%d) = %d, %v: want the start time of a live process", pid, ticks, ok)
+	}
+	os.WriteFile(path, fmt.Appendf(nil, "%d %d\n", pid, ticks+1), 0o644)
+	r.stopLeftovers()
+	select {
+	case err := <-waited:
+		t.Fatalf("a live process whose start time differs was killed: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("stopLeftovers left servers.pids behind")
+	}
+
+	r.rememberServer(pid)
+	b, _ := os.ReadFile(path)
+	if want := fmt.Sprintf("%d %d\n", pid, ticks); string(b) != want {
+		t.Fatalf("servers.pids = %q, want %q", b, want)
+	}
+	r.stopLeftovers()
+	select {
+	case <-waited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the recorded server group is still running after stopLeftovers")
+	}
+
+	// A leader that exited, leaving a member of its group running.
+	sh := exec.Command("/bin/sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!")
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	sh.Stdout = &out
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.rememberServer(sh.Process.Pid)
+	if err := sh.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	member, err := strconv.Atoi(strings.TrimSpace(out.String()))
+	if err != nil {
+		t.Fatalf("member pid %q: %v", out.String(), err)
+	}
+	t.Cleanup(func() { syscall.Kill(member, syscall.SIGKILL) })
+	if !running(member) {
+		t.Fatalf("the group's member %d is not running before stopLeftovers", member)
+	}
+	r.stopLeftovers()
+	deadline := time.Now().Add(5 * time.Second)
+	for running(member) {
+		if time.Now().After(deadline) {
+			t.Fatalf("member %d of a group whose leader exited survived stopLeftovers", member)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
