@@ -1,11 +1,14 @@
 package plan
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDocsExamples loads the YAML examples of docs/config.md, so that the
@@ -81,5 +84,77 @@ stacks:
 	me, _ := f.Workload.Case("me")
 	if !strings.Contains(me.Header[0].Value, "Bearer ") || me.Header[0].Value == "Bearer " {
 		t.Errorf("me header %v", me.Header)
+	}
+}
+
+// TestDocsProfileTable checks the profile table of docs/config.md against
+// the profiles themselves, so the manual cannot promise another protocol.
+func TestDocsProfileTable(t *testing.T) {
+	data, err := os.ReadFile("../../docs/config.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := strings.SplitN(string(data), "## Profiles", 2)
+	if len(table) != 2 {
+		t.Fatal("docs/config.md has no Profiles section")
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(table[1], "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			if len(rows) > 0 {
+				break
+			}
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		rows[strings.Trim(cells[0], "`")] = cells[1:]
+	}
+	for i, name := range ProfileNames() {
+		p, _ := Profile(name)
+		concurrency := make([]string, len(p.Concurrency))
+		for j, c := range p.Concurrency {
+			concurrency[j] = strconv.Itoa(c)
+		}
+		want := map[string]string{
+			"concurrency": strings.Join(concurrency, ", "),
+			"rounds":      strconv.Itoa(p.Rounds),
+			"fresh":       p.Fresh,
+			"boot_starts": strconv.Itoa(p.BootStarts),
+			"spread":      strconv.FormatBool(p.Spread),
+		}
+		for key, w := range want {
+			row, ok := rows[key]
+			if !ok || len(row) != len(ProfileNames()) {
+				t.Errorf("docs/config.md's profile table has no full %s row: %q", key, row)
+				continue
+			}
+			if row[i] != w {
+				t.Errorf("docs/config.md: %s %s is %q, the profile says %q", name, key, row[i], w)
+			}
+		}
+		durations := map[string]time.Duration{"warmup": p.Warmup, "window": p.Window, "timeout": p.Timeout}
+		for key, w := range durations {
+			row := rows[key]
+			if len(row) != len(ProfileNames()) {
+				t.Errorf("docs/config.md's profile table has no full %s row: %q", key, row)
+				continue
+			}
+			if d, err := time.ParseDuration(row[i]); err != nil || d != w {
+				t.Errorf("docs/config.md: %s %s is %q, the profile says %s", name, key, row[i], w)
+			}
+		}
+		gate := fmt.Sprintf("%s, %d retr", p.Gate.Mode, p.Gate.Retries)
+		row := rows["gate"]
+		if len(row) != len(ProfileNames()) {
+			t.Errorf("docs/config.md's profile table has no full gate row: %q", row)
+			continue
+		}
+		_, wait, _ := strings.Cut(row[i], "wait ")
+		if d, err := time.ParseDuration(wait); !strings.HasPrefix(row[i], gate) || err != nil || d != p.Gate.Wait {
+			t.Errorf("docs/config.md: %s gate is %q, the profile says %s…, wait %s", name, row[i], gate, p.Gate.Wait)
+		}
 	}
 }
