@@ -7,41 +7,6 @@
 // Build: go build -o bin/server .
 package main
 
-import (
-	"context"
-	"fmt"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
+import "github.com/stackbench/stackbench/apps/internal/saas"
 
-	"github.com/stackbench/stackbench/apps/internal/saas"
-)
-
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "nethttp-pgx:", err)
-		os.Exit(1)
-	}
-}
-
-func run(ctx context.Context) error {
-	cfg, err := saas.ConfigFromEnv(os.Getenv)
-	if err != nil {
-		return err
-	}
-	var h http.Handler
-	if cfg.Workload == saas.WorkloadMicro {
-		h = saas.NetHTTPMicroHandler(saas.NewMicro(saas.StdJSON{}))
-	} else {
-		store, err := saas.OpenPgx(ctx, cfg.DatabaseURL)
-		if err != nil {
-			return err
-		}
-		defer store.Close()
-		h = saas.NetHTTPHandler(saas.New(store, saas.StdJSON{}, cfg.JWTSecret))
-	}
-	return saas.ServeHTTP(ctx, cfg.Addr, h)
-}
+func main() { saas.Main("nethttp-pgx", saas.ServeNetHTTPPgx) }

@@ -29,3 +29,19 @@ func runServer(ctx context.Context, serve func(ctx context.Context, cfg Config) 
 	}
 	return serve(ctx, cfg)
 }
+
+// ServeNetHTTPPgx is nethttp-pgx's serve: net/http's ServeMux, the pgx
+// native pool and encoding/json (the micro workload needs no database).
+// nethttp-pgx-pgo serves with it too, so the two binaries differ only in
+// the profile their build reads.
+func ServeNetHTTPPgx(ctx context.Context, cfg Config) error {
+	if cfg.Workload == WorkloadMicro {
+		return ServeHTTP(ctx, cfg.Addr, NetHTTPMicroHandler(NewMicro(StdJSON{})))
+	}
+	store, err := OpenPgx(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return ServeHTTP(ctx, cfg.Addr, NetHTTPHandler(New(store, StdJSON{}, cfg.JWTSecret)))
+}
