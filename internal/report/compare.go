@@ -95,6 +95,19 @@ func compareWarnings(a, b *Model) []string {
 	if d := only(hb.Stacks, ha.Stacks); len(d) > 0 {
 		w = append(w, "only in B, not compared: stacks "+strings.Join(d, ", "))
 	}
+	casesA, casesB := caseNames(ha.Cases), caseNames(hb.Cases)
+	if d := only(casesA, casesB); len(d) > 0 {
+		w = append(w, "only in A, not compared: cases "+strings.Join(d, ", "))
+	}
+	if d := only(casesB, casesA); len(d) > 0 {
+		w = append(w, "only in B, not compared: cases "+strings.Join(d, ", "))
+	}
+	if d := only(ha.Concurrency, hb.Concurrency); len(d) > 0 {
+		w = append(w, "only in A, not compared: concurrency "+joinInts(d))
+	}
+	if d := only(hb.Concurrency, ha.Concurrency); len(d) > 0 {
+		w = append(w, "only in B, not compared: concurrency "+joinInts(d))
+	}
 	if ha.Host != hb.Host {
 		w = append(w, fmt.Sprintf("the runs measured on different machines (A: %s; B: %s): differences may be the machine's", hostText(ha.Host), hostText(hb.Host)))
 	}
@@ -134,12 +147,20 @@ func common[T comparable](a, b []T) []T {
 }
 
 // only returns the elements of a that b lacks.
-func only(a, b []string) []string {
-	var out []string
+func only[T comparable](a, b []T) []T {
+	var out []T
 	for _, v := range a {
 		if !slices.Contains(b, v) {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+func caseNames(cases []CaseInfo) []string {
+	names := make([]string, len(cases))
+	for i, c := range cases {
+		names[i] = c.Name
+	}
+	return names
 }

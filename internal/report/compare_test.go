@@ -79,3 +79,29 @@ func TestCompareNeedsCommonStacks(t *testing.T) {
 		t.Fatalf("got %v, want an error about stacks", err)
 	}
 }
+
+// TestCompareNamesWhatItLeavesOut: cases and concurrencies found in one run
+// only are not compared, and the warnings name them, as stacks are named.
+func TestCompareNamesWhatItLeavesOut(t *testing.T) {
+	a := fixtureModel(t)
+	b := &Model{Header: Header{Stacks: a.Header.Stacks, Cases: append(a.Header.Cases[1:], CaseInfo{Name: "extra"}), Concurrency: a.Header.Concurrency[:1], Alpha: a.Header.Alpha}}
+	c, err := Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warnings := strings.Join(c.Warnings, "\n")
+	for _, want := range []string{
+		"only in A, not compared: cases " + a.Header.Cases[0].Name,
+		"only in B, not compared: cases extra",
+		"only in A, not compared: concurrency " + joinInts(a.Header.Concurrency[1:]),
+	} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("warnings %q do not say %q", c.Warnings, want)
+		}
+	}
+	for _, s := range c.Steps {
+		if s.Case == a.Header.Cases[0].Name || s.Case == "extra" || s.Concurrency != a.Header.Concurrency[0] {
+			t.Errorf("step %s %s c=%d compared, but one run lacks it", s.From, s.Case, s.Concurrency)
+		}
+	}
+}
