@@ -9,10 +9,12 @@ import "sort"
 // For an odd count that is the middle window. For an even count there is no
 // middle window, and the mean of the two middle ones would be a figure no
 // window produced; the lower of the two is taken instead, which for a
-// higher-is-better metric such as throughput never flatters the stack. All
-// of a cell's median figures (throughput, CPU, latency, RSS) are then read
-// from this one window, so one window's throughput is never mixed with
-// another's CPU. MedianIndex returns -1 for an empty slice.
+// higher-is-better metric such as throughput never flatters the stack. The
+// report reads a cell's median figures (throughput, CPU, mean RSS) from the
+// median window by throughput, so one window's throughput is never mixed
+// with another's CPU; latency is not among them, it comes from the merged
+// histograms of all counted windows. MedianIndex returns -1 for an empty
+// slice.
 func MedianIndex(values []float64) int {
 	if len(values) == 0 {
 		return -1
