@@ -487,9 +487,11 @@ func (w *worker) next(i int, now int64) {
 		return
 	}
 	if t := r.intendedAt(w.index, w.nextK); t <= now {
-		// A send was due and no connection was free: it goes out late.
+		// A send is due: it goes out on this connection. It is late only
+		// when no other connection was free for it; otherwise it merely
+		// fell due while this batch of events was being handled.
 		w.nextK++
-		if now >= r.warmEnd {
+		if now >= r.warmEnd && len(w.free) == 0 {
 			w.meas.lateSends++
 		}
 		w.begin(i, t, now)
