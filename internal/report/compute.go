@@ -196,6 +196,9 @@ func compareMetric(from, to Cell, fs, ts Spread, metric func(WindowFigures) floa
 	if !st.ChangeDefined {
 		c.Band = BandInvalid
 		c.Verdict = "not tested: a side is not valid"
+		if from.State == CellValid && to.State == CellValid {
+			c.Verdict = fmt.Sprintf("not tested: %s's median is %g, so there is no relative change", from.Stack, fs.Median)
+		}
 		return c
 	}
 	c.Pct = st.Change * 100

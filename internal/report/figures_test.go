@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/stats"
@@ -157,5 +158,26 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 		if want := float64(len(m.Cost.Cases)) / sumInverse; math.Abs(in.RPSPerCore-want) > 1e-9*want {
 			t.Errorf("cost input %s: %g rps per core, want the harmonic mean of its cells' req/CPU-s, %g", in.Stack, in.RPSPerCore, want)
 		}
+	}
+}
+
+// TestStepFromAZeroMedian: a valid cell whose req/CPU-s median is 0 (no
+// server CPU measured) has no relative change, and the verdict says so
+// rather than calling a valid side invalid.
+func TestStepFromAZeroMedian(t *testing.T) {
+	cell := func(stack string, perCPU float64) Cell {
+		c := Cell{Stack: stack, Case: "health", Concurrency: 10}
+		for _, rps := range []float64{100, 110, 120, 130} {
+			c.PerWindow = append(c.PerWindow, WindowFigures{Counted: true, ThroughputRPS: rps, PerCPUSecond: perCPU})
+		}
+		summarizeCell(&c)
+		return c
+	}
+	s := newStep(StepAdjacent, cell("a", 0), cell("b", 500), NoiseFloor{}, NoiseFloor{}, stats.DefaultAlpha)
+	if s.PerCPU.Defined || s.PerCPU.Band != BandInvalid || !strings.Contains(s.PerCPU.Verdict, "median is 0") {
+		t.Errorf("req/CPU-s step from a zero median: %+v; want undefined, invalid, and a verdict naming the zero median", s.PerCPU)
+	}
+	if !s.Throughput.Defined || s.Throughput.Pct != 0 {
+		t.Errorf("throughput step between equal cells: %+v", s.Throughput)
 	}
 }
