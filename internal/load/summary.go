@@ -51,7 +51,9 @@ func (r *run) result() (*Result, error) {
 	var classes [numClasses]int64
 	var status [1000]int64
 	for _, w := range r.workers {
-		res.Successes += w.meas.successes
+		for s := 0; s < len(w.timeline); s += 2 {
+			res.Successes += w.timeline[s].Load()
+		}
 		res.Reconnects += w.meas.reconnects
 		res.LateSends += w.meas.lateSends
 		for c, n := range w.meas.errs {

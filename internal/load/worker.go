@@ -21,9 +21,9 @@ const (
 	timerIndex = -1
 )
 
-// tally is what a worker counted in the measured window.
+// tally is what a worker counted in the measured window, besides the
+// timeline (which alone counts the successes).
 type tally struct {
-	successes  int64
 	errs       [numClasses]int64
 	status     [1000]int64 // unexpected statuses by code
 	reconnects int64
@@ -449,7 +449,6 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 	}
 	slot := 2 * int((now-r.warmEnd)/int64(time.Second))
 	if ok {
-		w.meas.successes++
 		w.hSucc.RecordMicros((now - c.intended) / 1000)
 		if w.hUncorr != nil {
 			w.hUncorr.RecordMicros((now - c.sent) / 1000)
