@@ -150,6 +150,10 @@ func TestMicroRoutes(t *testing.T) {
 		{"POST", "/users", `{ "name": "Ada", "n": [1, 2.50] }`, 201, `{"created":{"name":"Ada","n":[1,2.50]}}`},
 		{"POST", "/users", `{"name":`, 400, ""},
 		{"POST", "/users", ``, 400, ""},
+		{"POST", "/users", " \n", 400, ""},
+		{"POST", "/users", `{} {}`, 400, ""},
+		{"POST", "/users", ` {"s":"<x>&"} `, 201, `{"created":{"s":"<x>&"}}`},
+		{"POST", "/users", `null`, 201, `{"created":null}`},
 		{"GET", "/health", "", 200, `{"status":"ok"}`},
 	} {
 		status, body := do(t, h, tc.method, tc.path, "", tc.body)

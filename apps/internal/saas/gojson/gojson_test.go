@@ -37,7 +37,7 @@ func TestBodiesMatchStdJSON(t *testing.T) {
 	for _, id := range []string{"42", "a\"b", "<script>", "\u2028", "\xff"} {
 		same(t, "micro user "+id, std.MicroUser(id), goccy.MicroUser(id))
 	}
-	for _, body := range []string{`{"a":1,"b":[true,null,"<x>"]}`, `{ "z" : 1 , "a" : 2 }`, `nope`} {
+	for _, body := range []string{`{"a":1,"b":[true,null,"<x>"]}`, `{ "z" : 1 , "a" : 2 }`, `nope`, ``, ` `, `{} {}`, "{\"s\":\"\u2028\"}", `{"a":1`} {
 		same(t, "micro create "+body, std.MicroCreate([]byte(body)), goccy.MicroCreate([]byte(body)))
 	}
 	for _, n := range []string{"1", "15000", "0", "x"} {
