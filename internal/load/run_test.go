@@ -64,6 +64,25 @@ func TestCountingIsExactAndStatusesSplit(t *testing.T) {
 	}
 }
 
+// generator_cpu_s covers the window only, not the warm-up before it: a busy
+// second of warm-up and a short window give at most the window's CPU on
+// every core; client_bound is set exactly when it reaches 85 % of that.
+func TestGeneratorCPUCoversTheWindowOnly(t *testing.T) {
+	url := rawServer(t, fixedResponder(okResponse))
+	res := runLoad(t, url, Config{Connections: 8, Warmup: time.Second, Duration: 300 * time.Millisecond})
+	capacity := float64(res.CoresAvailable) * res.DurationSeconds
+	if res.GeneratorCPUSeconds <= 0 || res.GeneratorCPUSeconds > 1.1*capacity+0.02 {
+		t.Errorf("generator CPU %.3f s over a %.1f s window on %d cores; want (0, %.2f]",
+			res.GeneratorCPUSeconds, res.DurationSeconds, res.CoresAvailable, capacity)
+	}
+	if want := res.GeneratorCPUSeconds >= 0.85*capacity; res.ClientBound != want {
+		t.Errorf("client_bound %v with %.3f s of CPU of %.3f available", res.ClientBound, res.GeneratorCPUSeconds, capacity)
+	}
+	if res.GeneratorWaitSeconds < 0 || res.Warmup.Attempts == 0 {
+		t.Errorf("generator wait %.3f s, warm-up attempts %d", res.GeneratorWaitSeconds, res.Warmup.Attempts)
+	}
+}
+
 // A server that resets every connection yields no throughput, only resets.
 func TestResettingServerGivesZeroThroughput(t *testing.T) {
 	url := rawServer(t, func(c net.Conn) {
@@ -100,6 +119,12 @@ func TestSlowServerIsLatencyNotErrorUnderLongTimeout(t *testing.T) {
 		}
 		if res.LatencyMicros.P50 < 3_000_000 {
 			t.Errorf("p50 %d µs, want at least 3 s", res.LatencyMicros.P50)
+		}
+		// The second round was in flight when the window ended and is
+		// answered only after the one-second drain: abandoned, and counted
+		// among the drain's attempts, not the window's.
+		if d := res.Drain; d.Abandoned != 4 || d.Attempts != d.Successes+d.Errors+d.Abandoned || res.Attempts != 4 {
+			t.Errorf("drain %+v, window attempts %d; want the 4 requests in flight abandoned in the drain", d, res.Attempts)
 		}
 	})
 	t.Run("timeout 1s", func(t *testing.T) {
