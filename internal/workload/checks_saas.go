@@ -30,10 +30,6 @@ func get(name, path string, e Expect) Check { return check(name, "GET", path, ni
 
 func post(name, path, body string, e Expect) Check { return check(name, "POST", path, nil, body, e) }
 
-func bearer(token string) []Header {
-	return []Header{{Name: "Authorization", Value: "Bearer " + token}}
-}
-
 // echoJSON is an echo body (and, when valid, its answer) in the contract's
 // key order.
 func echoJSON(name, email, age, tags string) string {
@@ -103,28 +99,32 @@ func meChecks(secret string) []Check {
 	hs256 := func(claims string) string { return SignHS256(`{"alg":"HS256"}`, claims, secret) }
 	harness := HarnessToken(secret)
 	user4242 := seededUserJSON(4242)
+	// me is a GET /me with the Authorization header set to authorization.
+	me := func(name, authorization string, e Expect) Check {
+		return check(name, "GET", "/me", []Header{{Name: "Authorization", Value: authorization}}, "", e)
+	}
 	return []Check{
-		check("me/ok", "GET", "/me", bearer(harness), "", status(200, user4242)),
-		check("me/exp-in-future", "GET", "/me", bearer(hs256(fmt.Sprintf(`{"sub":"4242","exp":%d}`, now+3600))), "", status(200, user4242)),
-		check("me/nbf-in-past", "GET", "/me", bearer(hs256(fmt.Sprintf(`{"sub":"4242","nbf":%d}`, now-3600))), "", status(200, user4242)),
+		me("me/ok", "Bearer "+harness, status(200, user4242)),
+		me("me/exp-in-future", "Bearer "+hs256(fmt.Sprintf(`{"sub":"4242","exp":%d}`, now+3600)), status(200, user4242)),
+		me("me/nbf-in-past", "Bearer "+hs256(fmt.Sprintf(`{"sub":"4242","nbf":%d}`, now-3600)), status(200, user4242)),
 		get("me/no-header", "/me", unauthorized),
-		check("me/scheme-lowercase", "GET", "/me", []Header{{Name: "Authorization", Value: "bearer " + harness}}, "", unauthorized),
-		check("me/scheme-other", "GET", "/me", []Header{{Name: "Authorization", Value: "Token " + harness}}, "", unauthorized),
-		check("me/scheme-two-spaces", "GET", "/me", []Header{{Name: "Authorization", Value: "Bearer  " + harness}}, "", unauthorized),
-		check("me/token-only", "GET", "/me", []Header{{Name: "Authorization", Value: harness}}, "", unauthorized),
-		check("me/malformed", "GET", "/me", bearer("not-a-jwt"), "", unauthorized),
-		check("me/malformed-segments", "GET", "/me", bearer("abc.def.ghi"), "", unauthorized),
-		check("me/bad-signature", "GET", "/me", bearer(SignHS256(`{"alg":"HS256"}`, `{"sub":"4242","iat":0}`, secret+"-wrong")), "", unauthorized),
-		check("me/alg-none", "GET", "/me", bearer(enc.EncodeToString([]byte(`{"alg":"none"}`))+"."+enc.EncodeToString([]byte(`{"sub":"4242","iat":0}`))+"."), "", unauthorized),
-		check("me/alg-hs512", "GET", "/me", bearer(signHS512(`{"alg":"HS512"}`, `{"sub":"4242","iat":0}`, secret)), "", unauthorized),
-		check("me/expired", "GET", "/me", bearer(hs256(fmt.Sprintf(`{"sub":"4242","exp":%d}`, now-3600))), "", unauthorized),
-		check("me/not-yet-valid", "GET", "/me", bearer(hs256(fmt.Sprintf(`{"sub":"4242","nbf":%d}`, now+3600))), "", unauthorized),
-		check("me/sub-not-numeric", "GET", "/me", bearer(hs256(`{"sub":"abc","iat":0}`)), "", unauthorized),
-		check("me/sub-zero", "GET", "/me", bearer(hs256(`{"sub":"0","iat":0}`)), "", unauthorized),
-		check("me/sub-negative", "GET", "/me", bearer(hs256(`{"sub":"-4242","iat":0}`)), "", unauthorized),
-		check("me/sub-missing", "GET", "/me", bearer(hs256(`{"iat":0}`)), "", unauthorized),
-		check("me/sub-beyond-int32", "GET", "/me", bearer(hs256(`{"sub":"2147483648","iat":0}`)), "", Expect{Status: []int{401, 404}}),
-		check("me/unknown-user", "GET", "/me", bearer(hs256(`{"sub":"50001","iat":0}`)), "", notFound),
+		me("me/scheme-lowercase", "bearer "+harness, unauthorized),
+		me("me/scheme-other", "Token "+harness, unauthorized),
+		me("me/scheme-two-spaces", "Bearer  "+harness, unauthorized),
+		me("me/token-only", harness, unauthorized),
+		me("me/malformed", "Bearer not-a-jwt", unauthorized),
+		me("me/malformed-segments", "Bearer abc.def.ghi", unauthorized),
+		me("me/bad-signature", "Bearer "+SignHS256(`{"alg":"HS256"}`, `{"sub":"4242","iat":0}`, secret+"-wrong"), unauthorized),
+		me("me/alg-none", "Bearer "+enc.EncodeToString([]byte(`{"alg":"none"}`))+"."+enc.EncodeToString([]byte(`{"sub":"4242","iat":0}`))+".", unauthorized),
+		me("me/alg-hs512", "Bearer "+signHS512(`{"alg":"HS512"}`, `{"sub":"4242","iat":0}`, secret), unauthorized),
+		me("me/expired", "Bearer "+hs256(fmt.Sprintf(`{"sub":"4242","exp":%d}`, now-3600)), unauthorized),
+		me("me/not-yet-valid", "Bearer "+hs256(fmt.Sprintf(`{"sub":"4242","nbf":%d}`, now+3600)), unauthorized),
+		me("me/sub-not-numeric", "Bearer "+hs256(`{"sub":"abc","iat":0}`), unauthorized),
+		me("me/sub-zero", "Bearer "+hs256(`{"sub":"0","iat":0}`), unauthorized),
+		me("me/sub-negative", "Bearer "+hs256(`{"sub":"-4242","iat":0}`), unauthorized),
+		me("me/sub-missing", "Bearer "+hs256(`{"iat":0}`), unauthorized),
+		me("me/sub-beyond-int32", "Bearer "+hs256(`{"sub":"2147483648","iat":0}`), Expect{Status: []int{401, 404}}),
+		me("me/unknown-user", "Bearer "+hs256(`{"sub":"50001","iat":0}`), notFound),
 	}
 }
 
