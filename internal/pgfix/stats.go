@@ -18,8 +18,12 @@ type Stats struct {
 	// OrdersRows is count(*) of orders: exact, where the tuple statistics
 	// below can lag by a second or more.
 	OrdersRows       int64
-	OrdersLiveTuples int64 // n_live_tup
-	OrdersDeadTuples int64 // n_dead_tup
+	// OrdersLiveTuples and OrdersDeadTuples are n_live_tup and n_dead_tup,
+	// the statistics' counts: they lag like the rest of the view (right after
+	// ResetOrders, the DELETE's counts can land after VACUUM's and show
+	// deleted rows as dead).
+	OrdersLiveTuples int64
+	OrdersDeadTuples int64
 	// OrdersSizeBytes is pg_total_relation_size: table, indexes and TOAST.
 	OrdersSizeBytes        int64
 	OrdersAutovacuumCount  int64
