@@ -17,7 +17,7 @@ type Stats struct {
 	UsersRows            int64 // count(*) of users
 	// OrdersRows is count(*) of orders: exact, where the tuple statistics
 	// below can lag by a second or more.
-	OrdersRows       int64
+	OrdersRows int64
 	// OrdersLiveTuples and OrdersDeadTuples are n_live_tup and n_dead_tup,
 	// the statistics' counts: they lag like the rest of the view (right after
 	// ResetOrders, the DELETE's counts can land after VACUUM's and show
