@@ -107,7 +107,12 @@ func (r *runner) judge(rec *journal.Window, disturbed int) (redo bool) {
 	}
 	v := r.gate.Judge(disturbed, rec.ForeignCores, rec.Suspended)
 	if v.Contended {
-		flagger{rec}.add(journal.FlagContended, "%s", reasonOr(v.Reason, fmt.Sprintf("foreign CPU %.2f cores over the gate's %.2f", rec.ForeignCores, r.gate.ThresholdCores)))
+		// The verdict's reason names the suspension when there was one.
+		reason := fmt.Sprintf("foreign CPU %.2f cores over the gate's %.2f", rec.ForeignCores, r.gate.ThresholdCores)
+		if !v.Suspended {
+			reason = reasonOr(v.Reason, reason)
+		}
+		flagger{rec}.add(journal.FlagContended, "%s", reason)
 	}
 	if v.Suspended {
 		flagger{rec}.add(journal.FlagSuspended, "%s", reasonOr(v.Reason, "the machine slept during the window"))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/host"
+	"github.com/stackbench/stackbench/internal/journal"
 )
 
 // The automatic gate is the idle baseline plus half a core: on a host whose
@@ -26,5 +27,34 @@ func TestUnreachableGateIsAWarning(t *testing.T) {
 	}
 	if w := unreachableGateWarning(0.8, host.Baseline{MeanCores: 0.3}, 0); w != "" {
 		t.Errorf("unknown CPU count: warned %q", w)
+	}
+}
+
+// A window both suspended and contended carries both flags, each with its
+// own reason: the gate's single reason names the suspension only.
+func TestJudgeSuspendedAndContended(t *testing.T) {
+	g, _ := host.NewGate(host.Baseline{}, 0.5, 1, nil)
+	r := &runner{gate: g}
+	rec := &journal.Window{ForeignCores: 1.2, Suspended: true}
+	if !r.judge(rec, 0) {
+		t.Error("first disturbed try: not redone")
+	}
+	if !rec.HasFlag(journal.FlagContended) || !rec.HasFlag(journal.FlagSuspended) {
+		t.Fatalf("flags %v, want contended and suspended", rec.Flags)
+	}
+	for _, reason := range rec.Reasons {
+		if strings.HasPrefix(reason, journal.FlagContended+":") && !strings.Contains(reason, "foreign CPU 1.20") {
+			t.Errorf("contended reason %q does not give the foreign CPU", reason)
+		}
+		if strings.HasPrefix(reason, journal.FlagSuspended+":") && !strings.Contains(reason, "suspended") {
+			t.Errorf("suspended reason %q does not say the machine was suspended", reason)
+		}
+	}
+	rec = &journal.Window{ForeignCores: 1.2}
+	if r.judge(rec, 1) {
+		t.Error("retry budget spent: redone again")
+	}
+	if len(rec.Reasons) != 1 || !strings.Contains(rec.Reasons[0], "kept after 2 attempts") {
+		t.Errorf("kept contended window: reasons %q, want the gate's reason with the retry budget", rec.Reasons)
 	}
 }
