@@ -91,6 +91,7 @@ func (r *runner) readPrevious(path string) error {
 				return err
 			}
 			r.attempts[w.Key] = max(r.attempts[w.Key], w.Attempt)
+			r.seq[w.Stack] = max(r.seq[w.Stack], w.Process.Seq)
 			if w.Final {
 				r.done[w.Key] = true
 			}

@@ -128,6 +128,16 @@ stacks:
 	if strings.Join(want, " ") != strings.Join(got, " ") {
 		t.Fatalf("final windows after resume:\n got %v\nwant %v", got, want)
 	}
+	// Process.Seq counts a stack's processes over the whole run: a resume
+	// goes on from the stopped invocation's count.
+	seqPID := map[string]int{}
+	for _, w := range res.Windows {
+		k := fmt.Sprintf("%s #%d", w.Stack, w.Process.Seq)
+		if pid, ok := seqPID[k]; ok && pid != w.Process.PID {
+			t.Errorf("%s names two processes, pids %d and %d", k, pid, w.Process.PID)
+		}
+		seqPID[k] = w.Process.PID
+	}
 	if len(res.Environments) != 2 {
 		t.Errorf("%d environment records, want one per invocation (2)", len(res.Environments))
 	}

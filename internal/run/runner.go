@@ -31,7 +31,8 @@ type runner struct {
 
 	// gate is nil when the contention gate is off.
 	gate *host.Gate
-	// seq counts the processes started per stack.
+	// seq counts the processes started per stack over the run; a resume
+	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int
 	pools map[string]string
 
