@@ -13,19 +13,22 @@ import (
 const (
 	// FlagInvalid: more than 1 % of attempts failed, or the warm-up failed.
 	FlagInvalid = "invalid"
-	// FlagContended: foreign CPU crossed the gate and the retry budget was spent.
+	// FlagContended: the window's mean foreign CPU crossed the gate. A
+	// final window has it when the retry budget was spent.
 	FlagContended = "contended"
 	// FlagClientBound: the load generator used 85 % or more of its cores.
 	FlagClientBound = "client_bound"
 	// FlagCheckpoint: a database checkpoint happened during the warm-up or
 	// the window.
 	FlagCheckpoint = "checkpoint_in_window"
-	// FlagSuspended: the machine slept during the window (it is redone).
+	// FlagSuspended: the machine slept during the window. It is redone
+	// up to the gate's retries (run.MaxSuspendRedos without a gate), then kept.
 	FlagSuspended = "suspended"
 	// FlagServerDied: the stack's process died or lost its port.
 	FlagServerDied = "server_died"
 	// FlagFailed: no measurement could be made (the server would not start,
-	// or died again after a restart); the cell is failed.
+	// died again after a restart, or the load generator gave no result);
+	// the cell is failed.
 	FlagFailed = "failed"
 )
 
@@ -149,11 +152,13 @@ type Window struct {
 	Harness   Usage `json:"harness"`
 
 	// WallSeconds is the sampler's wall time: Server, Database, Generator
-	// and Harness cores are their CPU seconds ÷ it. The sampler opens and
-	// closes on the generator's measure_start and measure_end events, so
-	// it runs SamplerStartLagSeconds after the load's window starts and
-	// stops SamplerEndLagSeconds after it ends (both from the load's own
-	// boundary timestamps; see docs/methodology.md, "The sampled window").
+	// and Harness cores are their CPU seconds ÷ it. The sampler is opened
+	// and closed at the generator's window boundaries, timed from the
+	// timestamps of its events, so its snapshots come
+	// SamplerStartLagSeconds after the load's window starts and
+	// SamplerEndLagSeconds after it ends (each snapshot's time minus the
+	// load's own boundary timestamp; see docs/methodology.md, "The sampled
+	// window").
 	WallSeconds            float64 `json:"wall_s"`
 	SamplerStartLagSeconds float64 `json:"sampler_start_lag_s"`
 	SamplerEndLagSeconds   float64 `json:"sampler_end_lag_s"`
