@@ -291,6 +291,41 @@ func TestConnectionCloseIsReconnected(t *testing.T) {
 	}
 }
 
+// reconnects counts connections reopened, not attempts to reopen: a server
+// that answers once on each connection and then stops listening gets
+// refused attempts, and no reconnect.
+func TestReconnectsCountOnlyReopenedConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var conns []net.Conn
+		for len(conns) < 2 {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+		ln.Close() // nothing listens any more: every reconnect is refused
+		for _, c := range conns {
+			skipRequestHead(bufio.NewReader(c))
+			c.Write([]byte("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"))
+			c.Close()
+		}
+	}()
+	res := runLoad(t, "http://"+ln.Addr().String()+"/", Config{Connections: 2, Duration: 500 * time.Millisecond})
+	ln.Close()
+	<-done
+	if res.Successes != 2 || res.Errors["refused"] == 0 || res.Reconnects != 0 {
+		t.Errorf("%d successes, errors %v, %d reconnects; want 2 successes, refused attempts, no reconnect",
+			res.Successes, res.Errors, res.Reconnects)
+	}
+}
+
 func TestEventsInOrder(t *testing.T) {
 	url := rawServer(t, fixedResponder(okResponse))
 	var mu sync.Mutex

@@ -251,9 +251,6 @@ func (w *worker) begin(i int, intended, now int64) {
 // dial opens connection i without blocking.
 func (w *worker) dial(i int, now int64) {
 	c := &w.conns[i]
-	if c.openedOnce && now >= w.r.warmEnd && now < w.r.measEnd {
-		w.meas.reconnects++
-	}
 	fd, err := unix.Socket(w.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		w.failOpen(i, classify(err), now)
@@ -323,6 +320,9 @@ func (w *worker) onDialed(i int, now int64) {
 		w.closeConn(c)
 		w.failOpen(i, classify(err), now)
 		return
+	}
+	if c.openedOnce && now >= w.r.warmEnd && now < w.r.measEnd {
+		w.meas.reconnects++
 	}
 	c.openedOnce = true
 	w.setOut(c, false)
