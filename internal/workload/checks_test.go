@@ -1,6 +1,9 @@
 package workload
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -147,5 +150,21 @@ func TestChecksOfACustomWorkload(t *testing.T) {
 	if len(cs) != 2 || cs[0].Name != "ping/load-request" || len(cs[0].Expect.Status) != 2 || cs[0].Expect.Volatile ||
 		!cs[1].Expect.Volatile || string(cs[1].Body) != `{}` {
 		t.Errorf("Checks(custom) = %+v", cs)
+	}
+}
+
+// A custom workload on the database inserts rows of its own: RunChecks runs
+// its cases' checks and does not hold it to the built-in order count.
+func TestRunChecksOfACustomDatabaseWorkload(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+	}))
+	defer srv.Close()
+	w := &Workload{Name: "mine", NeedsDatabase: true, Cases: []Case{
+		{Name: "add", Method: "POST", Path: "/orders", Body: []byte(`{}`), Expect: []int{201}, Inserts: true, Database: true},
+	}}
+	r := RunChecks(context.Background(), w, srv.URL, RunOptions{Stack: "mine"})
+	if !r.OK() || len(r.Checks) != 1 || r.Checks[0].Check != "add/load-request" {
+		t.Errorf("RunChecks(custom) = %+v, want the one load-request check passed", r)
 	}
 }

@@ -98,9 +98,13 @@ func (r *runner) storedOrdersCheck() CheckResult {
 		return cr
 	}
 	cr.Got = fmt.Sprintf("%d more rows", after-r.ordersBefore)
-	if after-r.ordersBefore != r.created {
+	switch grew := after - r.ordersBefore; {
+	case grew > r.created:
 		cr.Problem = fmt.Sprintf("the orders table grew by %d rows, but %d orders were answered 201: a rejected order was stored",
-			after-r.ordersBefore, r.created)
+			grew, r.created)
+	case grew < r.created:
+		cr.Problem = fmt.Sprintf("the orders table grew by %d rows, but %d orders were answered 201: an order answered 201 is not stored",
+			grew, r.created)
 	}
 	return cr
 }

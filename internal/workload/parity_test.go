@@ -73,14 +73,20 @@ func TestAgainstReferenceServer(t *testing.T) {
 					}
 					return
 				}
+				found := false
 				for _, f := range r.Failures() {
+					if f.Check == v.passes {
+						t.Errorf("check %s must pass, but: %s", v.passes, f.Problem)
+					}
 					if f.Check == v.check && strings.Contains(f.Problem, v.problem) {
 						t.Logf("%s", f.line("FAIL"))
-						return
+						found = true
 					}
 				}
-				logFailures(t, r)
-				t.Errorf("no failure of check %s saying %q", v.check, v.problem)
+				if !found {
+					logFailures(t, r)
+					t.Errorf("no failure of check %s saying %q", v.check, v.problem)
+				}
 			})
 		}
 	})
@@ -94,6 +100,8 @@ type wrongServer struct {
 	check, problem string
 	// stackError: the stack-level error the gate must report instead.
 	stackError string
+	// passes: a check that must not fail.
+	passes string
 }
 
 func wrongServers(target *url.URL) []wrongServer {
@@ -161,6 +169,16 @@ func wrongServers(target *url.URL) []wrongServer {
 			}
 			plain.ServeHTTP(w, r)
 		}), check: "order/ok", problem: "order 999999 is not in the orders table"},
+		{name: "answers 201 without storing an order", handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == "POST" && r.URL.Path == "/orders" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusCreated)
+				fmt.Fprintf(w, `{"id":999999,"userId":4242,"amount":"19.99","currency":"USD","createdAt":%q}`,
+					time.Now().UTC().Format(apiTimeLayout))
+				return
+			}
+			plain.ServeHTTP(w, r)
+		}), check: "order/only-created-orders-stored", problem: "an order answered 201 is not stored"},
 		{name: "stores an order it rejects", handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			if r.URL.Path == "/orders" && bytes.Contains(body, []byte(`"currency":"JPY"`)) {
@@ -174,6 +192,16 @@ func wrongServers(target *url.URL) []wrongServer {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			plain.ServeHTTP(w, r)
 		}), check: "order/only-created-orders-stored", problem: "a rejected order was stored"},
+		{name: "accepts an unknown currency", handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if r.URL.Path == "/orders" {
+				body = bytes.Replace(body, []byte("JPY"), []byte("USD"), 1)
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+			plain.ServeHTTP(w, r)
+		}), check: "order/currency-unknown", problem: "status 201, want 400 or 422",
+			// the order it stored was answered 201: no rejected order was stored
+			passes: "order/only-created-orders-stored"},
 		{name: "crashes on a bad n", handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.RawQuery == "n=0" {
 				dead.Store(true)
