@@ -62,6 +62,11 @@ func TestCountingIsExactAndStatusesSplit(t *testing.T) {
 	if timeline != res.Attempts {
 		t.Errorf("timeline sums to %d, attempts %d", timeline, res.Attempts)
 	}
+	if h, err := hist.Decode(res.ErrorLatencyHist); err != nil {
+		t.Error(err)
+	} else if h.Count() != res.ErrorCount() {
+		t.Errorf("error_latency_hist holds %d values, want the window's %d errors", h.Count(), res.ErrorCount())
+	}
 }
 
 // generator_cpu_s covers the window only, not the warm-up before it: a busy
@@ -147,6 +152,11 @@ func TestOpenLoopHoldsTheRate(t *testing.T) {
 	}
 	if res.Mode != "open" || res.LatencyUncorrectedMicros == nil || res.LatencyUncorrectedHist == "" {
 		t.Errorf("open-loop result lacks its mode or uncorrected latency: %q %v", res.Mode, res.LatencyUncorrectedMicros)
+	}
+	if h, err := hist.Decode(res.LatencyUncorrectedHist); err != nil {
+		t.Error(err)
+	} else if h.Count() != res.Successes {
+		t.Errorf("latency_uncorrected_hist holds %d values, want the %d successes", h.Count(), res.Successes)
 	}
 }
 
