@@ -85,9 +85,9 @@ func (r *runner) judgeStored(id int32, want OrderExpect, createdAt time.Time) st
 	return ""
 }
 
-// storedOrdersCheck is the last check of a database workload: the orders
-// table grew by exactly the orders answered 201, so no rejected order was
-// stored.
+// storedOrdersCheck is the last check of a workload with order checks
+// (saas-slice): the orders table grew by exactly the orders answered 201, so
+// no rejected order was stored and none answered 201 is missing.
 func (r *runner) storedOrdersCheck() CheckResult {
 	cr := CheckResult{Check: "order/only-created-orders-stored", Case: "order",
 		Sent:     "SELECT count(*) FROM orders, before and after the checks",
