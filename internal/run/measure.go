@@ -152,9 +152,6 @@ func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workl
 			return cur, err
 		}
 		if !redo {
-			if cur != nil {
-				cur.cases = append(cur.cases, w.Case)
-			}
 			return cur, nil
 		}
 		if cur == nil {
@@ -272,6 +269,9 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	t0 := time.Now()
 	res, lerr := lr.wait(ctx)
 	<-followed
+	// The process served this case, whatever becomes of the try: a redo on
+	// the same process comes after it (trap T9).
+	cur.cases = append(cur.cases, w.Case)
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
 	if lerr != nil && ctx.Err() != nil {
 		return nil, ctx.Err()

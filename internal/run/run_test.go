@@ -229,6 +229,9 @@ func TestCrashingCaseFailsItsCellAndTheRunGoesOn(t *testing.T) {
 	if !fail.HasFlag(journal.FlagInvalid) || fail.HasFlag(journal.FlagFailed) || fail.Load == nil || fail.Load.Errors["status_503"] == 0 {
 		t.Errorf("fail window after the crash: flags %v reasons %v", fail.Flags, fail.Reasons)
 	}
+	if len(fail.Process.CasesBefore) != 0 || fail.Process.PID == crash.Process.PID {
+		t.Errorf("fail window after the crash: process %d served %v before it, want a fresh process", fail.Process.PID, fail.Process.CasesBefore)
+	}
 	if !strings.Contains(strings.Join(fail.Reasons, " "), "status_503") {
 		t.Errorf("invalid reason does not name the error class: %v", fail.Reasons)
 	}
