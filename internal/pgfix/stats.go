@@ -11,6 +11,7 @@ type Stats struct {
 	ServerVersionNum int    // server_version_num, e.g. 150018
 	// Checkpoints is timed plus requested checkpoints since the statistics
 	// were reset; the difference across a window is the checkpoints in it.
+	// The server counts a timed checkpoint it skips (nothing written) too.
 	Checkpoints          int64
 	CheckpointsTimed     int64
 	CheckpointsRequested int64
