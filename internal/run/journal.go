@@ -46,14 +46,13 @@ func (r *runner) openJournal() error {
 		r.stopLeftovers()
 		return nil
 	}
-	r.runID = filepath.Base(r.opt.Dir)
 	var cases []journal.Case
 	for _, c := range r.opt.Plan.Cases {
 		cases = append(cases, journal.Case{Name: c.Name, Method: c.Method, Path: c.Path, Database: c.Database, Inserts: c.Inserts})
 	}
 	return r.jw.Append(journal.KindPlan, journal.Plan{
 		Cases:       cases,
-		RunID:       r.runID,
+		RunID:       filepath.Base(r.opt.Dir),
 		CreatedAt:   time.Now().UTC(),
 		ToolVersion: r.opt.ToolVersion,
 		SkipParity:  r.opt.SkipParity,
@@ -103,8 +102,6 @@ func (r *runner) readPrevious(path string) error {
 	if got, want := r.opt.Plan.Fingerprint, planned.Plan.Fingerprint; got != want {
 		return fmt.Errorf("the plan changed since this run started (fingerprint %s, journal has %s): a resume must use the same file, profile and flags; start a new run with --out instead", short(got), short(want))
 	}
-	r.runID = planned.RunID
-	r.resumed = true
 	r.opt.SkipParity = planned.SkipParity
 	return nil
 }

@@ -34,14 +34,9 @@ type server struct {
 func (r *runner) measure(ctx context.Context) error {
 	var cur *server
 	defer func() { r.stopServer(cur) }()
-	todo := 0
-	for _, w := range r.opt.Plan.Windows {
-		if !r.done[w.Key] {
-			todo++
-		}
-	}
-	r.out.Skipped = len(r.opt.Plan.Windows) - todo
-	r.progress.begin(todo, r.opt.Plan.EstimateWindows(r.remaining()))
+	todo := r.remaining()
+	r.out.Skipped = len(r.opt.Plan.Windows) - len(todo)
+	r.progress.begin(len(todo), r.opt.Plan.EstimateWindows(todo))
 	for _, w := range r.opt.Plan.Windows {
 		if err := ctx.Err(); err != nil {
 			return err

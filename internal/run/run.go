@@ -95,7 +95,7 @@ func (r *runner) run(ctx context.Context) error {
 	defer r.jw.Close()
 	defer r.teardown()
 
-	if r.resumed && len(r.done) == len(r.opt.Plan.Windows) {
+	if r.opt.Resume && len(r.done) == len(r.opt.Plan.Windows) {
 		r.out.Skipped = len(r.done)
 		r.progress.logf("the run is complete: all %d windows are journaled; nothing to measure", len(r.done))
 		return r.finish()

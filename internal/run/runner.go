@@ -13,11 +13,9 @@ type runner struct {
 	out      *Outcome
 	progress *progress
 	jw       *journal.Writer
-	runID    string
 
-	// resumed is true when continuing a journal; done holds the keys of
-	// windows whose final record is journaled, attempts the tries per key.
-	resumed  bool
+	// done holds the keys of windows whose final record is journaled,
+	// attempts the tries per key (both from the journal on a resume).
 	done     map[string]bool
 	attempts map[string]int
 	bootDone bool
