@@ -127,7 +127,7 @@ func dbSeed(ctx context.Context, t dbTarget, env Env) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "seeded %s: %d users, %d orders in %v\n", redactPassword(t.url), rep.Users, rep.Orders, rep.Duration.Round(time.Millisecond))
+		fmt.Fprintf(env.Stdout, "seeded %s: %d users, %d orders in %v\n", pgfix.Redact(t.url), rep.Users, rep.Orders, rep.Duration.Round(time.Millisecond))
 		return nil
 	}
 	c, err := pgfix.Attach(t.dir)
@@ -184,7 +184,7 @@ func dbStatus(ctx context.Context, t dbTarget, env Env) error {
 		fmt.Fprintf(w, "cluster     running, pid %d, 127.0.0.1:%d, %s\n", c.PostmasterPID(), c.Port(), c.Dir())
 		fmt.Fprintf(w, "server log  %s\n", c.LogPath())
 	}
-	fmt.Fprintf(w, "database    %s\n", redactPassword(url))
+	fmt.Fprintf(w, "database    %s\n", pgfix.Redact(url))
 	db, err := pgfix.Open(ctx, url)
 	if err != nil {
 		return err

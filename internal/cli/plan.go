@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
-	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
@@ -166,7 +166,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	db := "none needed"
 	if p.NeedsDatabase {
-		db = redactPassword(p.Database)
+		db = pgfix.Redact(p.Database)
 	}
 	fmt.Fprintf(tw, "workload\t%s (%d cases; database: %s)\n", p.Workload, len(f.Workload.Cases), db)
 	fmt.Fprintf(tw, "profile\t%s\n", pr.Profile)
@@ -260,15 +260,6 @@ func displayDir(file, dir string) string {
 		return dir
 	}
 	return rel
-}
-
-// redactPassword hides the password of a database URL.
-func redactPassword(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	return u.Redacted()
 }
 
 // roundEstimate rounds to the second, or to the minute above ten minutes.

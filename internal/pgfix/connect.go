@@ -20,7 +20,7 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	}
 	cfg, perr := pgx.ParseConfig(url)
 	if perr != nil {
-		return nil, fmt.Errorf("the database URL %s does not parse (%w); write postgres://user:password@host:5432/database", redact(url), perr)
+		return nil, fmt.Errorf("the database URL %s does not parse (%w); write postgres://user:password@host:5432/database", Redact(url), perr)
 	}
 	where := fmt.Sprintf("%s:%d as %s (database %s)", cfg.Host, cfg.Port, cfg.User, cfg.Database)
 	var pgErr *pgconn.PgError

@@ -175,15 +175,15 @@ func dropDatabase(ctx context.Context, conn *pgx.Conn, name string) error {
 func databaseURL(adminURL, name string) (string, error) {
 	u, err := url.Parse(adminURL)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return "", fmt.Errorf("database URL %q: want postgres://user:password@host:port/database", redact(adminURL))
+		return "", fmt.Errorf("database URL %q: want postgres://user:password@host:port/database", Redact(adminURL))
 	}
 	u.Path = "/" + name
 	u.RawPath = ""
 	return u.String(), nil
 }
 
-// redact hides the password of a URL for messages.
-func redact(s string) string {
+// Redact hides the password of a database URL, for messages and output.
+func Redact(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.User == nil {
 		return s
