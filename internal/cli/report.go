@@ -26,6 +26,9 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	if *pricingFile != "" && len(rest) == 2 {
+		return usagef("--pricing prices one run's report; a comparison of two runs has no cost section: drop --pricing, or name one directory")
+	}
 	opt := report.BuildOptions{}
 	if *pricingFile != "" {
 		p, err := loadPricing(absPath(env, *pricingFile))

@@ -87,6 +87,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report", dir, dir, dir}, 2, "too many arguments"},
 		{[]string{"report", t.TempDir()}, 2, "journal"},
 		{[]string{"report", dir, "--pricing", filepath.Join(dir, journal.FileName)}, 2, "--pricing"},
+		{[]string{"report", dir, dir, "--pricing", "prices.yaml"}, 2, "no cost section"},
 	} {
 		code, _, stderr := runMain(t, dir, nil, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
