@@ -207,8 +207,9 @@ type BootStart struct {
 	Order int `json:"order"`
 	// ReadySeconds is spawn → first 200 from the health path.
 	ReadySeconds float64 `json:"ready_s"`
-	// FirstDBRequestSeconds is the latency of the first database-backed
-	// request on the fresh process (0 when the workload has none).
+	// FirstDBRequestSeconds is the latency of the first request on the
+	// fresh process: a database route (the workload's first case when it
+	// has none; see boot.FirstRequestCase).
 	FirstDBRequestSeconds float64 `json:"first_db_request_s,omitempty"`
 	// FirstOK is false when the first request failed or got an unexpected
 	// status (FirstError says which); its latency is then not a figure.

@@ -96,12 +96,25 @@ func (r *runner) bootSuite(ctx context.Context) error {
 		}
 	}
 	for _, s := range res.Stacks {
-		r.progress.logf("boot %s: %.1f ms to first 200, first %s %.1f ms, idle RSS %.1f MiB (medians of %d)",
-			s.Stack, s.Boot.Median/1e6, res.Case, s.FirstRequest.Median/1e6, s.IdleRSS.Median/(1<<20), s.Starts)
+		r.progress.logf("boot %s: %.1f ms to first 200, first %s %s, idle RSS %.1f MiB (medians of %d)",
+			s.Stack, s.Boot.Median/1e6, res.Case, firstRequestText(s), s.IdleRSS.Median/(1<<20), s.Starts)
 	}
 	r.progress.logf("boot: done in %.1fs", time.Since(t0).Seconds())
 	r.bootDone = true
 	return nil
+}
+
+// firstRequestText is the median first request of a stack's cold starts,
+// over the ones that got an expected answer, and how many did not.
+func firstRequestText(s boot.Summary) string {
+	if s.FirstRequest.N == 0 {
+		return fmt.Sprintf("failed in all %d starts", s.Starts)
+	}
+	text := fmt.Sprintf("%.1f ms", s.FirstRequest.Median/1e6)
+	if s.FirstFailed > 0 {
+		text += fmt.Sprintf(" (failed in %d of %d starts)", s.FirstFailed, s.Starts)
+	}
+	return text
 }
 
 // findingText is one parity finding on one line.
