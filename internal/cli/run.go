@@ -175,8 +175,8 @@ func recordedArgs(dir string) ([]string, error) {
 }
 
 // embeddedDBPathFile is the file of a results directory that names the
-// embedded cluster kept for a resume (run's dbPathFile).
-const embeddedDBPathFile = "embedded-db.path"
+// embedded cluster kept for a resume.
+const embeddedDBPathFile = run.DBPathFile
 
 // keptDatabase tells, after a stop, where the embedded cluster kept for the
 // resume is and how much room it takes, so that a user who will not resume

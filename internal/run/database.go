@@ -18,10 +18,10 @@ import (
 // writing to.
 const runDatabase = "stackbench_run"
 
-// dbPathFile names, in the results directory, the file that holds the
+// DBPathFile names, in the results directory, the file that holds the
 // embedded cluster's directory, so that a resumed run finds the cluster
 // again (still running after kill -9, or stopped after Ctrl-C).
-const dbPathFile = "embedded-db.path"
+const DBPathFile = "embedded-db.path"
 
 // setupDatabase brings up the embedded cluster or connects to the user's
 // server, and makes the run's copy of the seed. The embedded cluster lives
@@ -32,7 +32,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 		return nil
 	}
 	t0 := time.Now()
-	pathFile := filepath.Join(r.opt.Dir, dbPathFile)
+	pathFile := filepath.Join(r.opt.Dir, DBPathFile)
 	dir := ""
 	if b, err := os.ReadFile(pathFile); err == nil {
 		if prev := strings.TrimSpace(string(b)); prev != "" {
@@ -111,6 +111,6 @@ func (r *runner) teardownDatabase(completed bool) {
 		r.progress.logf("warning: closing the database: %v", err)
 	}
 	if completed {
-		os.Remove(filepath.Join(r.opt.Dir, dbPathFile))
+		os.Remove(filepath.Join(r.opt.Dir, DBPathFile))
 	}
 }

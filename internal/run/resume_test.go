@@ -67,7 +67,7 @@ stacks:
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	before := countWindows(journalPath)
-	b, _ := os.ReadFile(filepath.Join(dir, dbPathFile))
+	b, _ := os.ReadFile(filepath.Join(dir, DBPathFile))
 	firstDBDir := string(b)
 	if before >= 8 {
 		t.Fatalf("the run finished before it was killed:\n%s", firstLog.String())
@@ -141,7 +141,7 @@ stacks:
 	if len(res.Environments) != 2 {
 		t.Errorf("%d environment records, want one per invocation (2)", len(res.Environments))
 	}
-	if _, err := os.Stat(filepath.Join(dir, dbPathFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, DBPathFile)); !os.IsNotExist(err) {
 		t.Errorf("the embedded cluster's path file is still there after the completed run: %v", err)
 	}
 	if dbDir := strings.TrimSpace(firstDBDir); dbDir == "" {
