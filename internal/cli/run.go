@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -236,8 +238,8 @@ func printOutcome(env Env, o *run.Outcome, err error) {
 	}
 	fmt.Fprintf(env.Stderr, "measured %d windows (%d were already journaled) of %d in %s\n",
 		o.Measured, o.Skipped, o.Planned, o.Elapsed.Round(time.Second))
-	for flag, n := range o.Flagged {
-		fmt.Fprintf(env.Stderr, "  %d windows flagged %s\n", n, flag)
+	for _, flag := range slices.Sorted(maps.Keys(o.Flagged)) {
+		fmt.Fprintf(env.Stderr, "  %d windows flagged %s\n", o.Flagged[flag], flag)
 	}
 	for _, k := range o.FailedCells {
 		fmt.Fprintf(env.Stderr, "  failed: %s\n", k)
