@@ -103,7 +103,8 @@ type ProcessInfo struct {
 	PID int `json:"pid"`
 	// Seq counts the processes started for this stack in the run, from 1.
 	Seq int `json:"seq"`
-	// CasesBefore lists the cases this process served before this window.
+	// CasesBefore lists the cases this process served before this window,
+	// one entry per try: a redone try on the same process is in it.
 	CasesBefore []string `json:"cases_before"`
 	// BootSeconds is spawn → first 200 for this process.
 	BootSeconds float64 `json:"boot_s"`
