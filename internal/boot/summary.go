@@ -56,10 +56,11 @@ func spread(values []float64) Spread {
 	if len(values) == 0 {
 		return s
 	}
-	// The values are finite and non-empty, so Quantile cannot fail.
-	s.Median, _ = stats.Quantile(values, 0.5)
-	s.Q1, _ = stats.Quantile(values, 0.25)
-	s.Q3, _ = stats.Quantile(values, 0.75)
-	s.IQR = s.Q3 - s.Q1
+	// stats.Summarize, as the report uses: the median is one start's
+	// figure (the lower middle for an even count), so `stackbench boot` and
+	// the run's report print the same median for the same starts. The values
+	// are finite and non-empty, so it cannot fail.
+	sum, _ := stats.Summarize(values)
+	s.Median, s.Q1, s.Q3, s.IQR = sum.Median, sum.Q1, sum.Q3, sum.IQR
 	return s
 }
