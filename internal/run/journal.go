@@ -72,6 +72,7 @@ func (r *runner) readPrevious(path string) error {
 		r.progress.logf("journal %s", p)
 	}
 	var planned *journal.Plan
+	booted := map[string]bool{}
 	for _, l := range lines {
 		switch l.Kind {
 		case journal.KindPlan:
@@ -83,7 +84,11 @@ func (r *runner) readPrevious(path string) error {
 		case journal.KindEnvironment:
 			r.envCount++
 		case journal.KindBoot:
-			r.bootDone = true
+			var b journal.Boot
+			if err := l.Decode(&b); err != nil {
+				return err
+			}
+			booted[b.Stack] = true
 		case journal.KindWindow:
 			var w journal.Window
 			if err := l.Decode(&w); err != nil {
@@ -103,6 +108,12 @@ func (r *runner) readPrevious(path string) error {
 		return fmt.Errorf("the plan changed since this run started (fingerprint %s, journal has %s): a resume must use the same file, profile and flags; start a new run with --out instead", short(got), short(want))
 	}
 	r.opt.SkipParity = planned.SkipParity
+	// The suite journals one record per stack; a run killed between them
+	// runs the whole suite again (reports keep each stack's last record).
+	r.bootDone = len(booted) > 0
+	for _, s := range r.opt.Plan.Stacks {
+		r.bootDone = r.bootDone && booted[s.Name]
+	}
 	return nil
 }
 
