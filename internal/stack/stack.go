@@ -66,6 +66,9 @@ func Build(ctx context.Context, s plan.Stack, logPath string) error {
 	if s.Build == "" {
 		return nil
 	}
+	// A fresh log per build, so that a failure quotes this build's output
+	// and not the end of an earlier one (a resumed run builds again).
+	os.Remove(logPath)
 	if err := Shell(ctx, s.Dir, s.Build, logPath, nil); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
