@@ -114,6 +114,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	gateRetries := fs.Int("gate-retries", 0, "redo a contended window at most this many times")
 	fs.DurationVar(&o.GateWait, "gate-wait", 0, "longest wait for a quiet host before a window")
 	spread := fs.Bool("spread", false, "spread ids and pages over all users instead of the fixed requests")
+	minEffect := fs.String("min-effect", "", "smallest shift a step calls a gain or a loss, e.g. 5% or 0.05")
 	return func() (plan.Overrides, error) {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -124,6 +125,13 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 		}
 		if set["rounds"] && o.Rounds < 1 {
 			return o, usagef("--rounds must be at least 1")
+		}
+		if *minEffect != "" {
+			f, err := plan.ParseFraction(*minEffect)
+			if err != nil {
+				return o, usagef("--min-effect %q: %v; write e.g. --min-effect 5%%", *minEffect, err)
+			}
+			o.MinEffect = f
 		}
 		o.Stacks, o.Cases = commaList(*stacks), commaList(*cases)
 		for _, s := range commaList(*conc) {

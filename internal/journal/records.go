@@ -168,6 +168,9 @@ type Window struct {
 	GateCores              float64 `json:"gate_cores"`
 	SamplerCPUSeconds      float64 `json:"sampler_cpu_s"`
 	Suspended              bool    `json:"suspended"`
+	// Probe is the host-speed probe around the window (trap T18): nil in
+	// journals written before it existed.
+	Probe *Probe `json:"probe,omitempty"`
 
 	DBBefore *DBStats `json:"db_before,omitempty"`
 	DBAfter  *DBStats `json:"db_after,omitempty"`
@@ -176,6 +179,25 @@ type Window struct {
 	// EnvironmentRef is the ordinal, from 1, of the environment record the
 	// window ran under: each invocation (the first and every resume) adds one.
 	EnvironmentRef int `json:"environment_ref"`
+}
+
+// Probe is a fixed-work CPU probe timed just before a window's warm-up and
+// just after its drain, against the run's reference (the median of the
+// probes at the start of the invocation). A host that slowed down for a
+// while, with no foreign process to see, takes longer for the same work.
+type Probe struct {
+	BeforeMs    float64 `json:"before_ms"`
+	AfterMs     float64 `json:"after_ms"`
+	ReferenceMs float64 `json:"reference_ms"`
+}
+
+// SlowerShare is how much slower than the reference the slower of the two
+// probes ran, as a fraction (0.2 = 20 % slower); negative when faster.
+func (p Probe) SlowerShare() float64 {
+	if p.ReferenceMs <= 0 {
+		return 0
+	}
+	return max(p.BeforeMs, p.AfterMs)/p.ReferenceMs - 1
 }
 
 // HasFlag reports whether the window carries flag.

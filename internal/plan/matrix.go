@@ -97,18 +97,53 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	return p, nil
 }
 
-// selectStacks keeps the stacks named (all when names is empty) in file order.
+// selectStacks keeps the stacks named (all when names is empty) in file
+// order. A kept stack whose from: was left out steps from that stack's own
+// from, and so on up; with no kept ancestor, from the previous kept stack.
+// The first kept stack has no from.
 func selectStacks(all []Stack, names []string) []Stack {
 	if len(names) == 0 {
 		return append([]Stack(nil), all...)
 	}
+	byName := map[string]Stack{}
+	for _, s := range all {
+		byName[s.Name] = s
+	}
 	var out []Stack
 	for _, s := range all {
-		if contains(names, s.Name) {
-			out = append(out, s)
+		if !contains(names, s.Name) {
+			continue
 		}
+		from := s.From
+		for from != "" && !contains(names, from) {
+			from = byName[from].From
+			if from == "" {
+				// The left-out ancestor stepped from its previous stack:
+				// follow the file order instead.
+				from = previousKept(all, names, s.Name)
+			}
+		}
+		if len(out) == 0 {
+			from = ""
+		}
+		s.From = from
+		out = append(out, s)
 	}
 	return out
+}
+
+// previousKept is the kept stack listed last before name, or "".
+func previousKept(all []Stack, names []string, name string) string {
+	prev := ""
+	for _, s := range all {
+		if s.Name == name {
+			return prev
+		}
+		if contains(names, s.Name) {
+			prev = s.Name
+		}
+	}
+	return prev
 }
 
 // matrix lays out the windows: for round r (from 1), stacks rotated to

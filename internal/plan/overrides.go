@@ -32,6 +32,9 @@ type Overrides struct {
 	GateRetries *int
 	GateWait    time.Duration
 	Spread      *bool
+	// MinEffect is the smallest shift a step calls a gain or a loss, as a
+	// fraction (0.05).
+	MinEffect float64
 }
 
 // Minimums for durations; anything shorter measures start-up noise.
@@ -57,6 +60,7 @@ func (o Overrides) apply(p *Protocol) {
 	setIf(&p.Rounds, o.Rounds)
 	setIf(&p.Fresh, o.Fresh)
 	setIf(&p.Gate.Wait, o.GateWait)
+	setIf(&p.MinEffect, o.MinEffect)
 	if o.BootStarts != nil {
 		p.BootStarts = *o.BootStarts
 	}

@@ -75,6 +75,10 @@ type Stack struct {
 	BootTimeout time.Duration `json:"boot_timeout,omitempty"`
 	// Version is a command whose output is recorded with the results.
 	Version string `json:"version,omitempty"`
+	// From names the stack this one changes one layer of; its step is
+	// From → this stack. Empty means the previous stack in the file. The
+	// steps form a tree from the first stack.
+	From string `json:"from,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }
@@ -122,6 +126,9 @@ type Protocol struct {
 	// the boot suite.
 	BootStarts int  `json:"boot_starts"`
 	Gate       Gate `json:"gate"`
+	// MinEffect is the smallest relative shift a step calls a gain or a
+	// loss (0.05 = 5 %); an interval within ± it is called same.
+	MinEffect float64 `json:"min_effect"`
 	// Spread draws ids, pages and token subjects from a deterministic
 	// sequence over all users instead of the fixed requests.
 	Spread bool `json:"spread"`

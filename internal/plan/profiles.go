@@ -22,6 +22,7 @@ var profiles = map[string]Protocol{
 		Fresh:       FreshRound,
 		BootStarts:  5,
 		Gate:        Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
+		MinEffect:   DefaultMinEffect,
 	},
 	// standard: the default.
 	"standard": {
@@ -34,6 +35,7 @@ var profiles = map[string]Protocol{
 		Fresh:       FreshRound,
 		BootStarts:  10,
 		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 30 * time.Second},
+		MinEffect:   DefaultMinEffect,
 	},
 	// full: the published protocol.
 	"full": {
@@ -46,8 +48,13 @@ var profiles = map[string]Protocol{
 		Fresh:       FreshRound,
 		BootStarts:  30,
 		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 60 * time.Second},
+		MinEffect:   DefaultMinEffect,
 	},
 }
+
+// DefaultMinEffect is every profile's minimum effect: 5 %, the same as
+// stats.DefaultMinEffect (plan does not import stats).
+const DefaultMinEffect = 0.05
 
 // ProfileNames lists the profiles from the shortest to the longest.
 func ProfileNames() []string { return []string{"quick", "standard", "full"} }

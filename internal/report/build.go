@@ -23,8 +23,10 @@ type BuildOptions struct {
 	// Cost holds the cost model's assumptions; the zero value means
 	// cost.DefaultOptions().
 	Cost cost.Options
-	// Alpha is the U test's significance level; 0 means stats.DefaultAlpha.
+	// Alpha is one minus the steps' confidence; 0 means stats.DefaultAlpha.
 	Alpha float64
+	// MinEffect overrides the plan's minimum effect when above 0.
+	MinEffect float64
 }
 
 // Build reads the journal of a results directory (finished, stopped or
@@ -62,6 +64,9 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	m := &Model{ModelVersion: ModelVersion}
 	finals := res.FinalWindows()
 	m.Header = header(res, finals, opt.Alpha)
+	if opt.MinEffect > 0 {
+		m.Header.MinEffect = opt.MinEffect
+	}
 	m.Cells = cells(m, res, finals)
 	m.Boot = bootRows(m.Header.Stacks, res.Boot)
 	m.Footer = footer(res)
@@ -85,11 +90,22 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		WindowsPlanned:  len(pl.Windows),
 		WindowsRecorded: len(finals),
 		Alpha:           alpha,
+		MinEffect:       pl.Protocol.MinEffect,
 		ParitySkipped:   p.SkipParity,
 		JournalNotes:    res.JournalProblems,
 	}
+	if h.MinEffect <= 0 {
+		// A journal written before min_effect existed.
+		h.MinEffect = stats.DefaultMinEffect
+	}
 	for _, s := range pl.Stacks {
 		h.Stacks = append(h.Stacks, s.Name)
+		if s.From != "" {
+			if h.StepFrom == nil {
+				h.StepFrom = map[string]string{}
+			}
+			h.StepFrom[s.Name] = s.From
+		}
 	}
 	h.Cases, h.Warnings = caseInfos(res)
 	h.State = "stopped"
@@ -111,6 +127,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 			h.Warnings = appendNew(h.Warnings, ev.Msg)
 		}
 	}
+	h.HostSpeed = hostSpeed(finals)
 	if len(res.Environments) > 0 {
 		he := res.Environments[0].Host
 		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount}
@@ -336,4 +353,19 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// hostSpeed summarises the probes of the final windows.
+func hostSpeed(finals []journal.Window) HostSpeed {
+	var ms []float64
+	for _, w := range finals {
+		if w.Probe != nil && w.Probe.BeforeMs > 0 && w.Probe.AfterMs > 0 {
+			ms = append(ms, w.Probe.BeforeMs, w.Probe.AfterMs)
+		}
+	}
+	s, err := stats.Summarize(ms)
+	if err != nil {
+		return HostSpeed{}
+	}
+	return HostSpeed{Probes: len(ms), ProbeMedianMs: s.Median, ProbeMinMs: s.Min, ProbeMaxMs: s.Max}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // TestBuildFinishedRun checks the figures Build takes from the fixture
@@ -128,7 +129,7 @@ func TestBuildPlanOnly(t *testing.T) {
 		t.Errorf("%d windows recorded, noise %+v", m.Header.WindowsRecorded, m.Header.Noise)
 	}
 	for _, s := range m.Steps {
-		if s.Throughput.Defined || s.Throughput.Band != BandInvalid {
+		if s.Throughput.Call != stats.CallInvalid || s.Throughput.Bounded() {
 			t.Errorf("step %s %s/c=%d defined without windows: %+v", stepLabel(s), s.Case, s.Concurrency, s.Throughput)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/cost"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // fasterGin is the fixture with gin 20 % faster in every window: run B of
@@ -52,16 +53,16 @@ func TestCompare(t *testing.T) {
 		ch := s.Throughput
 		switch {
 		case s.From == "gin" && s.Case == "order" && s.Concurrency == 100, s.From == "gin" && s.Case == "cpu" && s.Concurrency == 10:
-			if ch.Band != BandInvalid || ch.Defined {
+			if ch.Call != stats.CallInvalid || ch.Bounded() {
 				t.Errorf("%s/%s/c=%d: %+v, want invalid (the cell is invalid or failed in both runs)", s.From, s.Case, s.Concurrency, ch)
 			}
 		case s.From == "gin":
-			if math.Abs(ch.Pct-20) > 1e-6 || ch.Band != BandReal || !ch.Tested || !ch.Significant {
-				t.Errorf("gin/%s/c=%d: %+v, want +20 %% real and significant", s.Case, s.Concurrency, ch)
+			if math.Abs(ch.EstimatePct-20) > 1e-6 || ch.Call != stats.CallGain || !ch.Bounded() || *ch.CILowPct <= 0 {
+				t.Errorf("gin/%s/c=%d: %+v, want a +20 %% gain with an interval above 0", s.Case, s.Concurrency, ch)
 			}
 		default:
-			if ch.Pct != 0 || ch.Band != BandNoise || ch.Significant {
-				t.Errorf("%s/%s/c=%d: %+v, want ±0 noise", s.From, s.Case, s.Concurrency, ch)
+			if ch.EstimatePct != 0 || ch.Call == stats.CallGain || ch.Call == stats.CallLoss {
+				t.Errorf("%s/%s/c=%d: %+v, want ±0 and neither gain nor loss", s.From, s.Case, s.Concurrency, ch)
 			}
 		}
 	}

@@ -103,30 +103,32 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 		from, _ := m.Cell(s.From, s.Case, s.Concurrency)
 		to, _ := m.Cell(s.To, s.Case, s.Concurrency)
 		for _, k := range []struct {
-			name     string
-			ch       Change
-			from, to float64
-			floor    float64
-			metric   func(WindowFigures) float64
+			name   string
+			ch     Change
+			metric func(WindowFigures) float64
 		}{
-			{"throughput", s.Throughput, from.Throughput.Median, to.Throughput.Median, m.Header.Noise.Spread, tp},
-			{"req/CPU-s", s.PerCPU, from.PerCPUSecond.Median, to.PerCPUSecond.Median, m.Header.NoisePerCPU.Spread, cpu},
+			{"throughput", s.Throughput, tp},
+			{"req/CPU-s", s.PerCPU, cpu},
 		} {
 			valid := from.State == CellValid && to.State == CellValid
 			if !valid {
-				if k.ch.Defined || k.ch.Band != BandInvalid {
-					t.Errorf("%s %s → %s %s c=%d: %+v, want invalid (a side is %s/%s)", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, from.State, to.State)
+				if k.ch.Call != stats.CallInvalid || k.ch.Bounded() || k.ch.Reason == "" {
+					t.Errorf("%s %s → %s %s c=%d: %+v, want invalid with a reason (a side is %s/%s)", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, from.State, to.State)
 				}
 				continue
 			}
 			checked++
-			change := (k.to - k.from) / k.from
-			if math.Abs(k.ch.Pct-100*change) > 1e-9 || k.ch.Band != string(stats.Classify(change, k.floor)) {
-				t.Errorf("%s %s → %s %s c=%d: %+.4f %% %s; want %+.4f %% %s", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch.Pct, k.ch.Band, 100*change, stats.Classify(change, k.floor))
+			// The call is the one stats.Decide makes from the counted
+			// windows, and its figures are that decision's.
+			v := stats.Decide(stats.Side{Valid: true, Windows: from.CountedValues(k.metric)}, stats.Side{Valid: true, Windows: to.CountedValues(k.metric)}, m.Header.MinEffect, m.Header.Alpha)
+			if k.ch.Call != v.Call || math.Abs(k.ch.EstimatePct-100*v.Shift.Estimate) > 1e-9 || k.ch.Bounded() != v.Shift.Bounded {
+				t.Errorf("%s %s → %s %s c=%d: %+v; the counted windows give %+v", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, v)
 			}
-			u := stats.MannWhitney(from.CountedValues(k.metric), to.CountedValues(k.metric), m.Header.Alpha)
-			if k.ch.P != u.P || k.ch.Tested != u.Possible || k.ch.Significant != (u.Possible && u.P < m.Header.Alpha) {
-				t.Errorf("%s %s → %s %s c=%d: p %g tested %v significant %v; the counted windows give p %g, possible %v", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch.P, k.ch.Tested, k.ch.Significant, u.P, u.Possible)
+			if k.ch.Bounded() && (math.Abs(*k.ch.CILowPct-100*v.Shift.Lo) > 1e-9 || math.Abs(*k.ch.CIHighPct-100*v.Shift.Hi) > 1e-9) {
+				t.Errorf("%s %s → %s %s c=%d: interval %v … %v, want %v … %v", k.name, s.From, s.To, s.Case, s.Concurrency, *k.ch.CILowPct, *k.ch.CIHighPct, 100*v.Shift.Lo, 100*v.Shift.Hi)
+			}
+			if k.ch.FromWindows != from.Counted || k.ch.ToWindows != to.Counted {
+				t.Errorf("%s %s → %s: windows %d/%d, want %d/%d", k.name, s.From, s.To, k.ch.FromWindows, k.ch.ToWindows, from.Counted, to.Counted)
 			}
 		}
 	}
@@ -134,12 +136,12 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 		t.Fatal("the fixture has no step between valid cells")
 	}
 	for _, g := range m.Groups {
-		bands := 0
-		for _, n := range g.Bands {
-			bands += n
+		calls := 0
+		for _, n := range g.Calls {
+			calls += n
 		}
-		if bands != g.Cases || g.Defined > g.Cases || g.MinPct > g.MedianPct || g.MedianPct > g.MaxPct {
-			t.Errorf("group %s → %s c=%d %s: %d cases, %d in bands, %d defined, %g ≤ %g ≤ %g", g.From, g.To, g.Concurrency, g.Group, g.Cases, bands, g.Defined, g.MinPct, g.MedianPct, g.MaxPct)
+		if calls != g.Cases || g.Defined != g.Cases-g.Calls[stats.CallInvalid] || g.MinPct > g.MedianPct || g.MedianPct > g.MaxPct {
+			t.Errorf("group %s → %s c=%d %s: %d cases, %d calls, %d defined, %g ≤ %g ≤ %g", g.From, g.To, g.Concurrency, g.Group, g.Cases, calls, g.Defined, g.MinPct, g.MedianPct, g.MaxPct)
 		}
 	}
 	if m.Cost == nil {
@@ -161,10 +163,10 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	}
 }
 
-// TestStepFromAZeroMedian: a valid cell whose req/CPU-s median is 0 (no
-// server CPU measured) has no relative change, and the verdict says so
-// rather than calling a valid side invalid.
-func TestStepFromAZeroMedian(t *testing.T) {
+// TestStepFromAZeroFigure: a valid cell whose req/CPU-s is 0 (no server
+// CPU measured) has no ratio to form: the call is invalid and says why,
+// rather than calling a valid side invalid or inventing a change.
+func TestStepFromAZeroFigure(t *testing.T) {
 	cell := func(stack string, perCPU float64) Cell {
 		c := Cell{Stack: stack, Case: "health", Concurrency: 10}
 		for _, rps := range []float64{100, 110, 120, 130} {
@@ -173,11 +175,11 @@ func TestStepFromAZeroMedian(t *testing.T) {
 		summarizeCell(&c)
 		return c
 	}
-	s := newStep(StepAdjacent, cell("a", 0), cell("b", 500), NoiseFloor{}, NoiseFloor{}, stats.DefaultAlpha)
-	if s.PerCPU.Defined || s.PerCPU.Band != BandInvalid || !strings.Contains(s.PerCPU.Verdict, "median is 0") {
-		t.Errorf("req/CPU-s step from a zero median: %+v; want undefined, invalid, and a verdict naming the zero median", s.PerCPU)
+	s := newStep(StepAdjacent, cell("a", 0), cell("b", 500), stats.DefaultMinEffect, stats.DefaultAlpha)
+	if s.PerCPU.Call != stats.CallInvalid || !strings.Contains(s.PerCPU.Reason, "not positive") {
+		t.Errorf("req/CPU-s step from a zero figure: %+v; want invalid, and a reason naming the value", s.PerCPU)
 	}
-	if !s.Throughput.Defined || s.Throughput.Pct != 0 {
+	if s.Throughput.Call == stats.CallInvalid || s.Throughput.EstimatePct != 0 {
 		t.Errorf("throughput step between equal cells: %+v", s.Throughput)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // WriteMarkdown renders the model as Markdown tables (summary.md): the same
@@ -57,17 +59,30 @@ func headerLines(m *Model) []string {
 	return append(lines, noiseSentence(h))
 }
 
-// noiseSentence says what the noise floors are and what follows from them.
+// noiseSentence says how the steps are called, and how noisy the run was.
 func noiseSentence(h Header) string {
+	calls := fmt.Sprintf("Each step is called from the Hodges–Lehmann estimate of its shift and a distribution-free %g %% interval: gain or loss when the interval excludes 0 and the estimate reaches the minimum effect of %s, same when the whole interval lies within ±%s, undecided otherwise.",
+		100*(1-h.Alpha), fmtFraction(h.MinEffect), fmtFraction(h.MinEffect))
 	if !h.Noise.Known {
-		return fmt.Sprintf("Noise floor: unknown (no valid cell had two windows), so no step is called noise. U tests at α=%g.", h.Alpha)
+		return calls + " Noise floor: unknown (no valid cell had two windows)."
 	}
 	perCPU := "unknown"
 	if h.NoisePerCPU.Known {
 		perCPU = fmtFraction(h.NoisePerCPU.Spread)
 	}
-	return fmt.Sprintf("Noise floor: %s in throughput (%s in throughput per CPU-second), the largest spread (max−min)/median among %d valid cells of %s, the stack measured most; a change below it is noise, below 10 %% small, above real. U tests at α=%g.",
-		fmtFraction(h.Noise.Spread), perCPU, h.Noise.Cells, h.Noise.Stack, h.Alpha)
+	return calls + fmt.Sprintf(" Noise floor, a figure of the run's quality: %s in throughput (%s in throughput per CPU-second), the largest spread (max−min)/median among %d valid cells of %s, the stack measured most.",
+		fmtFraction(h.Noise.Spread), perCPU, h.Noise.Cells, h.Noise.Stack)
+}
+
+// groupHead is the head of a group-summary table; groupRow one row.
+var groupHead = []string{"step", "c", "throughput estimate: min / median / max", "gain", "loss", "same", "undecided", "invalid", "flagged"}
+
+func groupRow(r GroupStep) []string {
+	row := []string{r.From + " → " + r.To, fmt.Sprint(r.Concurrency), groupRange(r)}
+	for _, c := range stats.Calls {
+		row = append(row, fmt.Sprint(r.Calls[c]))
+	}
+	return append(row, fmt.Sprint(r.Flagged))
 }
 
 func mdSteps(b *strings.Builder, m *Model) {
@@ -81,27 +96,43 @@ func mdSteps(b *strings.Builder, m *Model) {
 			continue
 		}
 		fmt.Fprintf(b, "### %s routes (%s)\n\n", titleCase(g), strings.Join(m.groupCases(g), ", "))
-		t := mdTable{head: []string{"step", "c", "throughput change: min / median / max", "real", "small", "noise", "invalid", "flagged"}}
+		t := mdTable{head: groupHead}
 		for _, r := range rows {
-			t.add(r.From+" → "+r.To, fmt.Sprint(r.Concurrency), groupRange(r),
-				fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid]), fmt.Sprint(r.Flagged))
+			t.add(groupRow(r)...)
 		}
 		t.write(b)
 	}
 	b.WriteString("### Per case\n\n")
-	t := mdTable{head: []string{"case", "c", "step", "throughput", "band", "U test", "per CPU-second", "band", "U test", "flagged windows"}}
+	t := mdTable{head: []string{"case", "c", "step", "throughput", "estimate (interval)", "per CPU-second", "estimate (interval)", "flagged windows"}}
 	for _, s := range m.Steps {
 		t.add("`"+s.Case+"`", fmt.Sprint(s.Concurrency), stepLabel(s),
-			changeText(s.Throughput), s.Throughput.Band, testText(s.Throughput),
-			changeText(s.PerCPU), s.PerCPU.Band, testText(s.PerCPU), strings.Join(s.Flagged, "; "))
+			callCell(s.Throughput), estimateText(s.Throughput),
+			callCell(s.PerCPU), estimateText(s.PerCPU), strings.Join(s.Flagged, "; "))
 	}
 	t.write(b)
+}
+
+// callCell is a call for a table cell: bold when it is a gain or a loss,
+// with the windows needed when undecided.
+func callCell(c Change) string {
+	switch c.Call {
+	case stats.CallGain, stats.CallLoss:
+		return "**" + string(c.Call) + "**"
+	case stats.CallUndecided:
+		if c.WindowsNeeded > 0 {
+			return "undecided (" + windowsNeededText(c.WindowsNeeded) + ")"
+		}
+	}
+	return string(c.Call)
 }
 
 // groupRange is a group step's min / median / max change, or why there is none.
 func groupRange(g GroupStep) string {
 	if g.Defined == 0 {
 		return "no valid pair"
+	}
+	if g.Defined == 1 {
+		return fmtPct(g.MedianPct) + fmt.Sprintf(" (1 of %d cases)", g.Cases)
 	}
 	s := fmtPct(g.MinPct) + " / " + fmtPct(g.MedianPct) + " / " + fmtPct(g.MaxPct)
 	if g.Defined < g.Cases {
@@ -164,7 +195,11 @@ func cellRow(c Cell) []string {
 	windows := fmt.Sprintf("%d/%d", c.Counted, c.Windows)
 	if c.State != CellValid {
 		row := make([]string, len(cellColumns))
-		row[0], row[1], row[2], row[3], row[len(row)-1] = c.Stack, fmt.Sprint(c.Concurrency), windows, c.State, flagText(c)
+		note := flagText(c)
+		if c.StateReason != "" {
+			note = strings.TrimSuffix(c.StateReason+"; "+note, "; ")
+		}
+		row[0], row[1], row[2], row[3], row[len(row)-1] = c.Stack, fmt.Sprint(c.Concurrency), windows, c.State, note
 		return row
 	}
 	return []string{c.Stack, fmt.Sprint(c.Concurrency), windows,
