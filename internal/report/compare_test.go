@@ -106,3 +106,25 @@ func TestCompareNamesWhatItLeavesOut(t *testing.T) {
 		}
 	}
 }
+
+func TestHostsDifferBySpeed(t *testing.T) {
+	a := fixtureModel(t)
+	b := fasterGin(t, a)
+	if got := hostsDiffer(a, b); len(got) != 1 || !strings.Contains(got[0], "no host-speed probe") {
+		t.Errorf("without probes: %v", got)
+	}
+	a.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.0}
+	b.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.1}
+	if got := hostsDiffer(a, b); len(got) != 0 {
+		t.Errorf("2.5 %% apart is the same speed: %v", got)
+	}
+	b.Header.HostSpeed.ProbeMedianMs = 4.6
+	if got := hostsDiffer(a, b); len(got) != 1 || !strings.Contains(got[0], "+15.0 %") {
+		t.Errorf("15 %% slower: %v", got)
+	}
+	b.Header.HostSpeed.ProbeMedianMs = 4.0
+	b.Header.Host.Cores++
+	if got := hostsDiffer(a, b); len(got) != 1 || !strings.Contains(got[0], "different hosts") {
+		t.Errorf("another core count: %v", got)
+	}
+}
