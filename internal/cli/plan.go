@@ -9,11 +9,13 @@ import (
 	"io"
 	iofs "io/fs"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 )
@@ -189,8 +191,9 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		requests = "spread over all users"
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
+	fmt.Fprintf(tw, "calls\tgain / loss from a shift of %g%% or more with a 95%% interval excluding 0; same within ±%g%%\n", 100*pr.MinEffect, 100*pr.MinEffect)
 	tw.Flush()
-	fmt.Fprintf(w, "\nstacks, in step order:\n")
+	fmt.Fprintf(w, "\nstacks, in file order:\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, s := range p.Stacks {
 		build := s.Build
@@ -200,6 +203,10 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, displayDir(f.Path, s.Dir), build, s.Start)
 	}
 	tw.Flush()
+	if len(p.Stacks) > 1 {
+		fmt.Fprintf(w, "\nsteps, a tree from %s (each step changes one layer; from: in the file):\n", p.Stacks[0].Name)
+		printStepTree(w, p.Stacks)
+	}
 	processes := 0
 	if n := len(p.Windows); n > 0 {
 		processes = p.Windows[n-1].Process + 1
@@ -207,6 +214,38 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s), after builds and the parity gate\n",
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()), roundEstimate(p.EstimateWindows(p.Windows)))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
+}
+
+// printStepTree draws the steps as a tree from the first stack: each
+// stack under the stack it steps from (its From, else the previous one).
+func printStepTree(w io.Writer, stacks []plan.Stack) {
+	children := map[string][]string{}
+	for i, s := range stacks[1:] {
+		from := s.From
+		if from == "" {
+			from = stacks[i].Name
+		}
+		children[from] = append(children[from], s.Name)
+	}
+	var walk func(name, indent string, last bool, root bool)
+	walk = func(name, indent string, last, root bool) {
+		switch {
+		case root:
+			fmt.Fprintf(w, "  %s\n", name)
+			indent = "  "
+		case last:
+			fmt.Fprintf(w, "%s└─ %s\n", indent, name)
+			indent += "   "
+		default:
+			fmt.Fprintf(w, "%s├─ %s\n", indent, name)
+			indent += "│  "
+		}
+		kids := children[name]
+		for i, k := range kids {
+			walk(k, indent, i == len(kids)-1, false)
+		}
+	}
+	walk(stacks[0].Name, "", true, true)
 }
 
 func printWindows(w io.Writer, p *plan.Plan) {
@@ -228,10 +267,8 @@ func printWindows(w io.Writer, p *plan.Plan) {
 // each cell gets one window per round (see docs/config.md, "Rounds").
 func roundsNote(rounds int) string {
 	switch {
-	case rounds == 1:
-		return " (one window per cell: no noise floor, so every change of 10 % or more is called real; measure 4 or more rounds)"
 	case rounds <= 3:
-		return " (no significance test can pass with 3 or fewer; 4 or more can)"
+		return " (with 3 windows a side or fewer no step's 95% interval is finite, so every call is undecided; 4 or more can decide)"
 	}
 	return ""
 }
@@ -243,7 +280,7 @@ func describeGate(g plan.Gate) string {
 	case plan.GateCores:
 		return fmt.Sprintf("%.2f cores of foreign CPU, %d retries, wait up to %s", g.Cores, g.Retries, g.Wait)
 	}
-	return fmt.Sprintf("auto (idle baseline + 0.5 core), %d retries, wait up to %s", g.Retries, g.Wait)
+	return fmt.Sprintf("auto (host at rest + %.2f core, at most %.2f on this host), %d retries, wait up to %s", host.DefaultGateMarginCores, host.BusyCores(runtime.NumCPU()), g.Retries, g.Wait)
 }
 
 func describeBoot(n int) string {

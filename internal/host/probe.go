@@ -45,9 +45,10 @@ func NewProber() *Prober {
 	for i := range p.buf {
 		p.buf[i] = byte(i * 31)
 	}
-	// Grow the work until one run takes about probeTarget.
+	// Grow the work until one run takes about probeTarget, timing each
+	// size by its fastest of three runs so a preemption cannot shrink it.
 	for p.iters < 1<<20 {
-		d := p.once()
+		d := min(p.once(), p.once(), p.once())
 		if d >= probeTarget/2 {
 			p.iters = max(1, int(float64(p.iters)*float64(probeTarget)/float64(d)))
 			break
