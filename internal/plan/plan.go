@@ -48,8 +48,10 @@ type File struct {
 	JWTSecret string
 	// Profile is the profile the file names; "standard" when it names none.
 	Profile string
-	// Stacks in step order.
+	// Stacks in step order. A file with a process suite may have none.
 	Stacks []Stack
+	// Process is the process suite (the process: section), nil when absent.
+	Process *ProcessSuite
 	// Warnings are things that are valid but probably not what was meant.
 	Warnings []Problem
 
@@ -75,6 +77,9 @@ type Stack struct {
 	BootTimeout time.Duration `json:"boot_timeout,omitempty"`
 	// Version is a command whose output is recorded with the results.
 	Version string `json:"version,omitempty"`
+	// DX is what the developer-experience suite measures (the dx: key);
+	// nil when the stack has none.
+	DX *DX `json:"dx,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }
