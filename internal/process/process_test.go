@@ -35,33 +35,41 @@ func helper(name string, env ...string) Command {
 func TestSleepMediansMatch(t *testing.T) {
 	exe, _ := os.Executable()
 	byEnv := Command{Name: "env", Dir: os.TempDir(), Argv: []string{exe, "env"}, Env: []string{"HELPER_SLEEP=1"}}
-	res, err := Run(context.Background(), []Command{helper("arg"), byEnv}, Options{Sizes: []int{20, 60}, Warmup: 1, Rounds: 5})
+	res, err := Run(context.Background(), []Command{helper("arg"), byEnv}, Options{Sizes: []int{0, 20, 60}, Warmup: 1, Rounds: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Cells) != 4 || len(res.Samples) != 20 {
-		t.Fatalf("%d cells, %d samples; want 4 and 20", len(res.Cells), len(res.Samples))
+	if len(res.Cells) != 6 || len(res.Samples) != 42 {
+		t.Fatalf("%d cells, %d samples; want 6 and 42", len(res.Cells), len(res.Samples))
 	}
+	// The program's own start and exit (a test binary: several ms on a busy
+	// host) is the size-0 median; the rest must be the sleep, within 4 ms.
+	base := map[string]float64{}
 	for _, c := range res.Cells {
 		if c.Error != "" {
 			t.Fatalf("%s at %d failed: %s", c.Command, c.Size, c.Error)
 		}
-		want := float64(c.Size) * 1e6
-		// A Go program's start and exit cost a few milliseconds on a busy
-		// host; the sleep dominates.
-		if got := c.Wall.Median; got < want || got > want+8e6 {
-			t.Errorf("%s at size %d: median wall %.2f ms, want %d ms + at most 8 ms", c.Command, c.Size, got/1e6, c.Size)
+		if c.Size == 0 {
+			base[c.Command] = c.Wall.Median
 		}
-		if m := c.Metrics["slept_ms"]; m.Median != float64(c.Size) || m.N != 5 {
+	}
+	for _, c := range res.Cells {
+		got := (c.Wall.Median - base[c.Command]) / 1e6
+		if math.Abs(got-float64(c.Size)) > 4 {
+			t.Errorf("%s at size %d: median wall %.2f ms, %.2f ms above size 0; want %d ms ± 4", c.Command, c.Size, c.Wall.Median/1e6, got, c.Size)
+		}
+		if m := c.Metrics["slept_ms"]; m.Median != float64(c.Size) || m.N != 7 {
 			t.Errorf("%s at size %d: metric slept_ms %+v", c.Command, c.Size, m)
 		}
 	}
-	if len(res.Calls) != 2 {
+	if len(res.Calls) != 3 {
 		t.Fatalf("calls %+v", res.Calls)
 	}
 	for _, c := range res.Calls {
-		if !c.Defined || math.Abs(c.Change) > 0.3 || c.Verdict == "" {
-			t.Errorf("call %+v: want a defined, small change between two equal programs", c)
+		// Two equal programs: the change is defined; its size depends on
+		// the host's load, so it is not bounded here.
+		if !c.Defined || c.From != "arg" || c.To != "env" || c.Verdict == "" || c.Detail == "" {
+			t.Errorf("call %+v: want a defined comparison of env with arg", c)
 		}
 	}
 }
