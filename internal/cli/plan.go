@@ -90,6 +90,9 @@ func loadComparison(env Env, file string) (*plan.File, error) {
 // resolvePlan resolves the file with the overrides; bad overrides are a
 // usage error.
 func resolvePlan(f *plan.File, o plan.Overrides) (*plan.Plan, error) {
+	if len(f.Stacks) == 0 {
+		return nil, usagef("%s has no stacks, only a process suite; run it with: stackbench process -f %s (and stackbench dx -f %s)", f.Name, f.Name, f.Name)
+	}
 	p, err := f.Resolve(o)
 	var ce *plan.ConfigError
 	if errors.As(err, &ce) {

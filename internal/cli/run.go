@@ -149,6 +149,9 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(p.Stacks), "stack"), countNoun(len(p.Windows), "window"), dir)
 	outcome, err := run.Run(ctx, opt)
 	printOutcome(env, outcome, err)
+	if err == nil {
+		err = runSuitePhases(ctx, env, f, dir)
+	}
 	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
 		writeRunReport(env, dir, outcome.Measured+outcome.Skipped < outcome.Planned)
 	}

@@ -48,8 +48,10 @@ type File struct {
 	JWTSecret string
 	// Profile is the profile the file names; "standard" when it names none.
 	Profile string
-	// Stacks in step order.
+	// Stacks in step order. A file with a process suite may have none.
 	Stacks []Stack
+	// Process is the process suite (the process: section), nil when absent.
+	Process *ProcessSuite
 	// Warnings are things that are valid but probably not what was meant.
 	Warnings []Problem
 
@@ -79,6 +81,9 @@ type Stack struct {
 	// From → this stack. Empty means the previous stack in the file. The
 	// steps form a tree from the first stack.
 	From string `json:"from,omitempty"`
+	// DX is what the developer-experience suite measures (the dx: key);
+	// nil when the stack has none.
+	DX *DX `json:"dx,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }

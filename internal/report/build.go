@@ -43,7 +43,14 @@ func BuildWith(dir string, opt BuildOptions) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read results in %s: %w", dir, err)
 	}
-	return FromResults(res, opt)
+	m, err := FromResults(res, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := readSuites(dir, m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // FromResults computes the report model of a journal already read.

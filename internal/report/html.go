@@ -13,7 +13,10 @@ import (
 //go:embed report.html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
+//go:embed suites.html.tmpl
+var suitesSource string
+
+var htmlTemplate = template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource))
 
 // WriteHTML renders the model as one self-contained HTML page (report.html):
 // inline CSS and SVG, no script from anywhere, nothing fetched.
@@ -43,6 +46,7 @@ type htmlView struct {
 	CostHead    []string
 	CostGrid    [][]string
 	CostNotes   []string
+	Suites      suitesView
 }
 
 // bootRowView is a line of the boot table; Failed replaces the figures.
@@ -103,7 +107,7 @@ type cellView struct {
 }
 
 func newHTMLView(m *Model) htmlView {
-	v := htmlView{M: m, HeaderLines: headerLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect)}
+	v := htmlView{M: m, HeaderLines: headerLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
 	colors := map[string]string{}
 	for i, s := range m.Header.Stacks {
 		colors[s] = stackColor(i)

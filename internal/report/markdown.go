@@ -16,6 +16,8 @@ func WriteMarkdown(w io.Writer, m *Model) error {
 	mdSteps(&b, m)
 	mdCells(&b, m)
 	mdBoot(&b, m)
+	mdDX(&b, m)
+	mdProcess(&b, m)
 	mdCost(&b, m)
 	mdFooter(&b, m)
 	_, err := io.WriteString(w, b.String())

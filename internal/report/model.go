@@ -26,6 +26,11 @@ type Model struct {
 	Boot         []BootRow    `json:"boot,omitempty"`
 	Cost         *CostSection `json:"cost,omitempty"`
 	Footer       Footer       `json:"footer"`
+
+	// DX and Process are the developer-experience and process suites,
+	// when the run measured them (dx.go, process.go).
+	DX      *DXSection      `json:"dx,omitempty"`
+	Process *ProcessSection `json:"process,omitempty"`
 }
 
 // Header is what a reader needs before any figure: which run, how it was
