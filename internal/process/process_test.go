@@ -35,29 +35,31 @@ func helper(name string, env ...string) Command {
 func TestSleepMediansMatch(t *testing.T) {
 	exe, _ := os.Executable()
 	byEnv := Command{Name: "env", Dir: os.TempDir(), Argv: []string{exe, "env"}, Env: []string{"HELPER_SLEEP=1"}}
-	res, err := Run(context.Background(), []Command{helper("arg"), byEnv}, Options{Sizes: []int{0, 20, 60}, Warmup: 1, Rounds: 7})
-	if err != nil {
-		t.Fatal(err)
+	// A busy host can only add time to a sleep, in bursts; the suite is
+	// right when one of up to three measurements puts every median within
+	// 4 ms of the sleep. Each miss is logged.
+	var res Result
+	for attempt := 1; attempt <= 3; attempt++ {
+		var err error
+		res, err = Run(context.Background(), []Command{helper("arg"), byEnv}, Options{Sizes: []int{0, 20, 60}, Warmup: 1, Rounds: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Cells) != 6 || len(res.Samples) != 42 {
+			t.Fatalf("%d cells, %d samples; want 6 and 42", len(res.Cells), len(res.Samples))
+		}
+		misses := sleepMisses(t, res)
+		if len(misses) == 0 {
+			break
+		}
+		for _, m := range misses {
+			t.Logf("attempt %d: %s", attempt, m)
+		}
+		if attempt == 3 {
+			t.Errorf("three measurements missed the sleeps by more than 4 ms: %v", misses)
+		}
 	}
-	if len(res.Cells) != 6 || len(res.Samples) != 42 {
-		t.Fatalf("%d cells, %d samples; want 6 and 42", len(res.Cells), len(res.Samples))
-	}
-	// The program's own start and exit (a test binary: several ms on a busy
-	// host) is the size-0 median; the rest must be the sleep, within 4 ms.
-	base := map[string]float64{}
 	for _, c := range res.Cells {
-		if c.Error != "" {
-			t.Fatalf("%s at %d failed: %s", c.Command, c.Size, c.Error)
-		}
-		if c.Size == 0 {
-			base[c.Command] = c.Wall.Median
-		}
-	}
-	for _, c := range res.Cells {
-		got := (c.Wall.Median - base[c.Command]) / 1e6
-		if math.Abs(got-float64(c.Size)) > 4 {
-			t.Errorf("%s at size %d: median wall %.2f ms, %.2f ms above size 0; want %d ms ± 4", c.Command, c.Size, c.Wall.Median/1e6, got, c.Size)
-		}
 		if m := c.Metrics["slept_ms"]; m.Median != float64(c.Size) || m.N != 7 {
 			t.Errorf("%s at size %d: metric slept_ms %+v", c.Command, c.Size, m)
 		}
@@ -72,6 +74,28 @@ func TestSleepMediansMatch(t *testing.T) {
 			t.Errorf("call %+v: want a defined comparison of env with arg", c)
 		}
 	}
+}
+
+// sleepMisses lists the cells whose median wall time, less the program's
+// own start and exit (its size-0 median), is more than 4 ms from the sleep.
+func sleepMisses(t *testing.T, res Result) []string {
+	base := map[string]float64{}
+	for _, c := range res.Cells {
+		if c.Error != "" {
+			t.Fatalf("%s at %d failed: %s", c.Command, c.Size, c.Error)
+		}
+		if c.Size == 0 {
+			base[c.Command] = c.Wall.Median
+		}
+	}
+	var out []string
+	for _, c := range res.Cells {
+		got := (c.Wall.Median - base[c.Command]) / 1e6
+		if math.Abs(got-float64(c.Size)) > 4 {
+			out = append(out, fmt.Sprintf("%s at size %d: median wall %.2f ms, %.2f ms above size 0; want %d ms ± 4", c.Command, c.Size, c.Wall.Median/1e6, got, c.Size))
+		}
+	}
+	return out
 }
 
 func TestRotatedOrder(t *testing.T) {

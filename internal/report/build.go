@@ -374,5 +374,11 @@ func hostSpeed(finals []journal.Window) HostSpeed {
 	if err != nil {
 		return HostSpeed{}
 	}
-	return HostSpeed{Probes: len(ms), ProbeMedianMs: s.Median, ProbeMinMs: s.Min, ProbeMaxMs: s.Max}
+	hs := HostSpeed{Probes: len(ms), ProbeMedianMs: s.Median, ProbeMinMs: s.Min, ProbeMaxMs: s.Max}
+	for _, w := range finals {
+		if w.Probe != nil && w.Probe.ReferenceMs > 0 {
+			hs.Windows = append(hs.Windows, HostSpeedPoint{Key: w.Key, SlowerPct: 100 * w.Probe.SlowerShare(), HostSlow: w.HasFlag(journal.FlagHostSlow)})
+		}
+	}
+	return hs
 }

@@ -127,8 +127,8 @@ func TestBuildPlanOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Header.WindowsRecorded != 0 || m.Header.Noise.Known {
-		t.Errorf("%d windows recorded, noise %+v", m.Header.WindowsRecorded, m.Header.Noise)
+	if m.Header.WindowsRecorded != 0 || m.Header.Dispersion.Known {
+		t.Errorf("%d windows recorded, dispersion %+v", m.Header.WindowsRecorded, m.Header.Dispersion)
 	}
 	for _, s := range m.Steps {
 		if s.Throughput.Call != stats.CallInvalid || s.Throughput.Bounded() {

@@ -18,10 +18,9 @@ type Comparison struct {
 	Alpha        float64 `json:"alpha"`
 	// MinEffect is the larger of the two runs' minimum effects.
 	MinEffect float64 `json:"min_effect"`
-	// Noise and NoisePerCPU are the larger of the two runs' noise floors,
-	// shown as a figure of the runs' quality.
-	Noise       NoiseFloor `json:"noise"`
-	NoisePerCPU NoiseFloor `json:"noise_per_cpu"`
+	// DispersionA and DispersionB are the two runs' quality figures.
+	DispersionA Dispersion `json:"dispersion_a"`
+	DispersionB Dispersion `json:"dispersion_b"`
 	// CannotJudge, when not empty, says why a change between the runs may
 	// be the hosts' rather than the code's: the calls are shown, but a
 	// regression gate must not act on them.
@@ -65,8 +64,7 @@ func Compare(a, b *Model) (*Comparison, error) {
 	}
 	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: a.Header.Alpha,
 		MinEffect: max(a.Header.MinEffect, b.Header.MinEffect), Warnings: compareWarnings(a, b), CannotJudge: hostsDiffer(a, b)}
-	c.Noise = widerFloor(a.Header.Noise, b.Header.Noise)
-	c.NoisePerCPU = widerFloor(a.Header.NoisePerCPU, b.Header.NoisePerCPU)
+	c.DispersionA, c.DispersionB = a.Header.Dispersion, b.Header.Dispersion
 	var pairs []stackPair
 	for _, s := range stacks {
 		pairs = append(pairs, stackPair{StepCompare, s, s})
@@ -106,14 +104,6 @@ func hostsDiffer(a, b *Model) []string {
 func runRef(m *Model) RunRef {
 	h := m.Header
 	return RunRef{RunID: h.RunID, Started: h.Started, ToolVersion: h.ToolVersion, Profile: h.Profile, State: h.State, Host: h.Host, ParitySkipped: h.ParitySkipped}
-}
-
-// widerFloor is the larger known noise floor of two runs.
-func widerFloor(a, b NoiseFloor) NoiseFloor {
-	if !a.Known || (b.Known && b.Spread > a.Spread) {
-		return b
-	}
-	return a
 }
 
 // compareWarnings lists what makes two runs less comparable.

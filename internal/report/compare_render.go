@@ -18,7 +18,7 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	t.add("profile", c.A.Profile, c.B.Profile)
 	t.add("host", hostText(c.A.Host), hostText(c.B.Host))
 	t.write(&b)
-	b.WriteString(strings.Replace(noiseSentence(Header{Noise: c.Noise, NoisePerCPU: c.NoisePerCPU, Alpha: c.Alpha, MinEffect: c.MinEffect}), "Noise floor,", "Noise floor (the larger of the two runs'),", 1) + "\n\n")
+	b.WriteString(callRule(c.Alpha, c.MinEffect) + " " + dispersionText(c.DispersionA, "run A's ") + " " + dispersionText(c.DispersionB, "run B's ") + "\n\n")
 	if len(c.CannotJudge) > 0 {
 		b.WriteString("## Cannot judge\n\nThe calls below compare two hosts as much as two versions, so a regression gate does not act on them:\n\n")
 		for _, w := range c.CannotJudge {

@@ -31,6 +31,7 @@ func summarizeCell(c *Cell) {
 		return
 	}
 	c.State, c.StateReason = majority(c.PerWindow)
+	markOutliers(c)
 	tp := c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS })
 	var medianWindow int
 	c.Throughput, medianWindow = spreadOf(tp)
@@ -50,6 +51,32 @@ func summarizeCell(c *Cell) {
 	c.RSSPeakBytes = 0
 	for _, w := range counted {
 		c.RSSPeakBytes = max(c.RSSPeakBytes, w.RSSPeakBytes)
+	}
+}
+
+// markOutliers sets the cell's robust CV of throughput and marks its
+// counted windows past the outlier fence (with 3 or more of them).
+func markOutliers(c *Cell) {
+	c.ThroughputCV, c.Outliers = 0, 0
+	tp := c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS })
+	if len(tp) < 3 {
+		return
+	}
+	r, err := stats.RobustOf(tp)
+	if err != nil {
+		return
+	}
+	c.ThroughputCV = r.CV
+	j := 0
+	for i := range c.PerWindow {
+		if !c.PerWindow[i].Counted {
+			continue
+		}
+		c.PerWindow[i].Outlier = r.Outliers[j]
+		if r.Outliers[j] {
+			c.Outliers++
+		}
+		j++
 	}
 }
 
@@ -105,38 +132,26 @@ func spreadOf(values []float64) (Spread, int) {
 	return Spread{Median: s.Median, Min: s.Min, Max: s.Max, Q1: s.Q1, Q3: s.Q3, Relative: s.Spread}, s.MedianIndex
 }
 
-// noiseFloor returns the run's noise floor for one metric of the cells.
-// Cells are offered in step order of their stacks, so a tie for "measured
-// most" goes to the first stack.
-func noiseFloor(m *Model, metric func(Cell) Spread) stats.Floor {
-	var cells []stats.CellSpread
-	for _, s := range m.Header.Stacks {
-		for _, c := range m.Cells {
-			if c.Stack != s {
-				continue
-			}
-			sp := metric(c)
-			cells = append(cells, stats.CellSpread{
-				Stack:         c.Stack,
-				Valid:         c.State == CellValid,
-				Windows:       c.Counted,
-				Spread:        sp.Relative,
-				SpreadDefined: c.State == CellValid && sp.Median > 0,
-			})
+// addDispersion sets the run's quality figure from the valid cells'
+// robust CVs of throughput.
+func addDispersion(m *Model) {
+	var d Dispersion
+	var cvs []float64
+	for _, c := range m.Cells {
+		if c.State != CellValid || c.Counted < 3 {
+			continue
+		}
+		d.Outliers += c.Outliers
+		cvs = append(cvs, c.ThroughputCV)
+		if c.ThroughputCV > d.MaxCV || len(cvs) == 1 {
+			d.MaxCV, d.MaxStack, d.MaxCase, d.MaxConcurrency = c.ThroughputCV, c.Stack, c.Case, c.Concurrency
 		}
 	}
-	return stats.NoiseFloor(cells)
-}
-
-func floorOf(f stats.Floor) NoiseFloor {
-	return NoiseFloor{Known: f.Known, Spread: f.Spread, Stack: f.Stack, Cells: f.Cells}
-}
-
-// addNoiseFloors sets the run's noise floors: one for throughput, one for
-// throughput per CPU-second, each from its own metric's spreads.
-func addNoiseFloors(m *Model) {
-	m.Header.Noise = floorOf(noiseFloor(m, func(c Cell) Spread { return c.Throughput }))
-	m.Header.NoisePerCPU = floorOf(noiseFloor(m, func(c Cell) Spread { return c.PerCPUSecond }))
+	if len(cvs) > 0 {
+		d.Known, d.Cells = true, len(cvs)
+		d.MedianCV, _ = stats.Quantile(cvs, 0.5)
+	}
+	m.Header.Dispersion = d
 }
 
 // stackPair is one step between two stacks.
@@ -309,7 +324,7 @@ func (m *Model) compute(pricing *cost.Pricing, opt cost.Options) error {
 	for i := range m.Cells {
 		summarizeCell(&m.Cells[i])
 	}
-	addNoiseFloors(m)
+	addDispersion(m)
 	addSteps(m)
 	addGroups(m)
 	if pricing == nil {

@@ -59,42 +59,36 @@ func TestCellFiguresComeFromTheMedianWindow(t *testing.T) {
 }
 
 // TestHeaderAndStepsFollowTheirDefinitions re-derives, from the fixture's
-// cells, the noise floors, every step's change, band and U test, the group
-// summaries' counts and the cost model's rps per core, as the docs define
-// them.
+// cells, the dispersion, every step's call, the group summaries' counts and
+// the cost model's rps per core, as the docs define them.
 func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	m := fixtureModel(t)
-	floors := []struct {
-		name   string
-		got    NoiseFloor
-		metric func(Cell) Spread
-	}{
-		{"throughput", m.Header.Noise, func(c Cell) Spread { return c.Throughput }},
-		{"req/CPU-s", m.Header.NoisePerCPU, func(c Cell) Spread { return c.PerCPUSecond }},
-	}
-	windows := map[string]int{}
+	// The dispersion: each valid cell's robust CV is 1.4826 × MAD ÷ median
+	// of its counted windows' throughput, computed here the slow way; the
+	// header gives their median and largest.
+	var cvs []float64
+	maxCV, outliers := 0.0, 0
 	for _, c := range m.Cells {
-		if c.State == CellValid {
-			windows[c.Stack] += c.Counted
+		if c.State != CellValid || c.Counted < 3 {
+			continue
 		}
+		tp := insertionSortedCopy(c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS }))
+		med := middleOf(tp)
+		var dev []float64
+		for _, v := range tp {
+			dev = append(dev, math.Abs(v-med))
+		}
+		cv := 1.4826 * middleOf(insertionSortedCopy(dev)) / med
+		if math.Abs(cv-c.ThroughputCV) > 1e-12 {
+			t.Errorf("%s/%s/c=%d: robust CV %v, want %v", c.Stack, c.Case, c.Concurrency, c.ThroughputCV, cv)
+		}
+		cvs = append(cvs, cv)
+		maxCV = max(maxCV, cv)
+		outliers += c.Outliers
 	}
-	most := ""
-	for _, s := range m.Header.Stacks {
-		if most == "" || windows[s] > windows[most] {
-			most = s
-		}
-	}
-	for _, f := range floors {
-		want, cells := 0.0, 0
-		for _, c := range m.Cells {
-			if c.Stack == most && c.State == CellValid && c.Counted >= 2 {
-				cells++
-				want = max(want, f.metric(c).Relative)
-			}
-		}
-		if !f.got.Known || f.got.Stack != most || f.got.Cells != cells || f.got.Spread != want {
-			t.Errorf("%s noise floor %+v; want the largest relative spread %g over %d valid cells of %s, the stack measured most", f.name, f.got, want, cells, most)
-		}
+	d := m.Header.Dispersion
+	if !d.Known || d.Cells != len(cvs) || d.MaxCV != maxCV || math.Abs(d.MedianCV-middleOf(insertionSortedCopy(cvs))) > 1e-12 || d.Outliers != outliers {
+		t.Errorf("dispersion %+v; want %d cells, largest %v", d, len(cvs), maxCV)
 	}
 	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
 	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
@@ -182,4 +176,23 @@ func TestStepFromAZeroFigure(t *testing.T) {
 	if s.Throughput.Call == stats.CallInvalid || s.Throughput.EstimatePct != 0 {
 		t.Errorf("throughput step between equal cells: %+v", s.Throughput)
 	}
+}
+
+func insertionSortedCopy(x []float64) []float64 {
+	out := append([]float64(nil), x...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j-1] > out[j]; j-- {
+			out[j-1], out[j] = out[j], out[j-1]
+		}
+	}
+	return out
+}
+
+// middleOf is the usual median of sorted values.
+func middleOf(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

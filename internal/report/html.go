@@ -39,6 +39,7 @@ type htmlView struct {
 	CellColumns []string
 	GroupHead   []string
 	MinEffect   string
+	HostSpeed   template.HTML
 	BootChart   template.HTML
 	BootRows    []bootRowView
 	CostIntro   []string
@@ -108,6 +109,7 @@ type cellView struct {
 
 func newHTMLView(m *Model) htmlView {
 	v := htmlView{M: m, HeaderLines: headerLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
+	v.HostSpeed = hostSpeedStrip(m.Header.HostSpeed)
 	colors := map[string]string{}
 	for i, s := range m.Header.Stacks {
 		colors[s] = stackColor(i)

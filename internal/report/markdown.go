@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
+	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -58,22 +60,49 @@ func headerLines(m *Model) []string {
 			h.Workload, h.Profile, h.ToolVersion, h.Started.UTC().Format("2006-01-02 15:04 UTC"), state, h.WindowsRecorded, h.WindowsPlanned),
 		fmt.Sprintf("Stacks in step order: %s.", strings.Join(h.Stacks, " → ")),
 	}
-	return append(lines, noiseSentence(h))
+	lines = append(lines, noiseSentence(h))
+	if hs := h.HostSpeed; hs.Probes > 0 {
+		slow := 0
+		for _, p := range hs.Windows {
+			if p.HostSlow {
+				slow++
+			}
+		}
+		lines = append(lines, fmt.Sprintf("Host speed: a fixed-work CPU probe around every window took %.2f ms (median; %.2f–%.2f ms); %d kept window(s) ran over %.0f %% slower than at the start (host_slow, not counted).",
+			hs.ProbeMedianMs, hs.ProbeMinMs, hs.ProbeMaxMs, slow, 100*host.HostSlowShare))
+	}
+	return lines
 }
 
-// noiseSentence says how the steps are called, and how noisy the run was.
+// noiseSentence says how the steps are called, and how much the run's
+// windows varied.
 func noiseSentence(h Header) string {
-	calls := fmt.Sprintf("Each step is called from the Hodges–Lehmann estimate of its shift and a distribution-free %g %% interval: gain or loss when the interval excludes 0 and the estimate reaches the minimum effect of %s, same when the whole interval lies within ±%s, undecided otherwise.",
-		100*(1-h.Alpha), fmtFraction(h.MinEffect), fmtFraction(h.MinEffect))
-	if !h.Noise.Known {
-		return calls + " Noise floor: unknown (no valid cell had two windows)."
+	return callRule(h.Alpha, h.MinEffect) + " " + dispersionText(h.Dispersion, "")
+}
+
+// callRule is the rule the calls follow, in one sentence.
+func callRule(alpha, minEffect float64) string {
+	return fmt.Sprintf("Each step is called from the Hodges–Lehmann estimate of its shift and a distribution-free %s interval: gain or loss when the interval excludes 0 and the estimate reaches the minimum effect of %s, same when the whole interval lies within ±%s, undecided otherwise.",
+		confidenceText(alpha), fmtFraction(minEffect), fmtFraction(minEffect))
+}
+
+// confidenceText is 1 − alpha as a percentage, "95 %".
+func confidenceText(alpha float64) string {
+	return strconv.FormatFloat(100*(1-alpha), 'g', 4, 64) + " %"
+}
+
+// dispersionText is the run's quality figure in one sentence; who names
+// the run ("run A's ") in a comparison.
+func dispersionText(d Dispersion, who string) string {
+	if !d.Known {
+		return "Dispersion of " + who + "windows: unknown (no valid cell had three counted windows)."
 	}
-	perCPU := "unknown"
-	if h.NoisePerCPU.Known {
-		perCPU = fmtFraction(h.NoisePerCPU.Spread)
+	out := ""
+	if d.Outliers > 0 {
+		out = fmt.Sprintf("; %d counted window(s) past the outlier fence (modified z-score over 3.5), shown and kept", d.Outliers)
 	}
-	return calls + fmt.Sprintf(" Noise floor, a figure of the run's quality: %s in throughput (%s in throughput per CPU-second), the largest spread (max−min)/median among %d valid cells of %s, the stack measured most.",
-		fmtFraction(h.Noise.Spread), perCPU, h.Noise.Cells, h.Noise.Stack)
+	return fmt.Sprintf("Dispersion of %swindows (robust CV of throughput, 1.4826 × MAD ÷ median): median %s over %d valid cells, largest %s (%s %s c=%d)%s.",
+		who, fmtFraction(d.MedianCV), d.Cells, fmtFraction(d.MaxCV), d.MaxStack, d.MaxCase, d.MaxConcurrency, out)
 }
 
 // groupHead is the head of a group-summary table; groupRow one row.
@@ -205,10 +234,45 @@ func cellRow(c Cell) []string {
 		return row
 	}
 	return []string{c.Stack, fmt.Sprint(c.Concurrency), windows,
-		fmtRate(c.Throughput.Median), fmtRate(c.Throughput.Min) + "–" + fmtRate(c.Throughput.Max),
+		fmtRate(c.Throughput.Median), fmtRate(c.Throughput.Min) + "–" + fmtRate(c.Throughput.Max) + cvText(c),
 		fmtRate(c.PerCPUSecond.Median), fmtRate(c.CPUMicrosPerRequest), fmtCores(c.ServerCores),
 		fmtMicros(c.Latency.P50), fmtMicros(c.Latency.P90), fmtMicros(c.Latency.P99), fmtMicros(c.Latency.P999), fmtMicros(c.Latency.Max),
-		fmtBytes(c.RSSMeanBytes) + " / " + fmtBytes(c.RSSPeakBytes), fmtCores(c.DBCores) + " / " + fmtCores(c.GeneratorCores) + genWait(c.GeneratorWaitCores), flagText(c)}
+		fmtBytes(c.RSSMeanBytes) + " / " + fmtBytes(c.RSSPeakBytes), fmtCores(c.DBCores) + " / " + fmtCores(c.GeneratorCores) + genWait(c.GeneratorWaitCores), joinNotes(flagText(c), outlierText(c))}
+}
+
+// cvText is a cell's robust CV of throughput, " (CV 1.2 %)", when it has
+// one.
+func cvText(c Cell) string {
+	if c.Counted < 3 {
+		return ""
+	}
+	return " (CV " + fmtFraction(c.ThroughputCV) + ")"
+}
+
+// outlierText names a cell's outlier windows (kept and counted) with their
+// rounds and throughput.
+func outlierText(c Cell) string {
+	var parts []string
+	for _, w := range c.PerWindow {
+		if w.Outlier {
+			parts = append(parts, fmt.Sprintf("round %d: %s req/s", w.Round, fmtRate(w.ThroughputRPS)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "outlier (kept): " + strings.Join(parts, ", ")
+}
+
+// joinNotes joins the non-empty notes with "; ".
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func mdBoot(b *strings.Builder, m *Model) {

@@ -13,7 +13,7 @@ import (
 
 // ModelVersion is the version of the Model's JSON shape (report.json).
 // It changes when a field is removed or changes meaning; added fields keep it.
-const ModelVersion = 1
+const ModelVersion = 2
 
 // Model is everything a report shows, computed once from a journal. The
 // renderers only format it: every figure, band and verdict is decided here.
@@ -56,11 +56,9 @@ type Header struct {
 	Host Host `json:"host"`
 	// HostSpeed summarises the host-speed probes around the windows.
 	HostSpeed HostSpeed `json:"host_speed"`
-	// Noise is the run's noise floor in throughput, a figure of the run's
-	// quality (the calls do not use it). NoisePerCPU is the same for
-	// throughput per CPU-second.
-	Noise       NoiseFloor `json:"noise"`
-	NoisePerCPU NoiseFloor `json:"noise_per_cpu"`
+	// Dispersion is the run's quality figure: how much a cell's windows
+	// vary, robustly (the calls do not use it; they have intervals).
+	Dispersion Dispersion `json:"dispersion"`
 	// Alpha is one minus the confidence of the steps' intervals.
 	Alpha float64 `json:"alpha"`
 	// MinEffect is the smallest shift, as a fraction, that a step calls a
@@ -97,6 +95,18 @@ type HostSpeed struct {
 	ProbeMedianMs float64 `json:"probe_median_ms"`
 	ProbeMinMs    float64 `json:"probe_min_ms"`
 	ProbeMaxMs    float64 `json:"probe_max_ms"`
+	// Windows are every final window's probe, in journal order, for the
+	// strip that shows the host's speed over the run.
+	Windows []HostSpeedPoint `json:"windows,omitempty"`
+}
+
+// HostSpeedPoint is one window's probe, for the host-speed strip.
+type HostSpeedPoint struct {
+	Key string `json:"key"`
+	// SlowerPct is how much slower than the reference the slower of the
+	// window's two probes ran (negative: faster).
+	SlowerPct float64 `json:"slower_pct"`
+	HostSlow  bool    `json:"host_slow,omitempty"`
 }
 
 // HostSpeedTolerance is how far apart two runs' median probes may be for
@@ -110,16 +120,24 @@ type CaseInfo struct {
 	Database bool   `json:"database"`
 }
 
-// NoiseFloor is the run's noise floor: the largest relative spread (max−min)
-// ÷ median among the valid cells of the stack measured most.
-type NoiseFloor struct {
-	// Known is false when no cell had two windows to measure a spread.
+// Dispersion summarises the valid cells' robust coefficients of variation
+// of throughput (stats.Robust: 1.4826 × the median absolute deviation ÷
+// the median). Unlike the range (max − min) ÷ median, one outlier window
+// does not set it.
+type Dispersion struct {
+	// Known is false when no valid cell had three counted windows.
 	Known bool `json:"known"`
-	// Spread is the floor as a fraction (0.04 = 4 %).
-	Spread float64 `json:"spread"`
-	// Stack is the stack whose cells set it, over Cells cells.
-	Stack string `json:"stack,omitempty"`
-	Cells int    `json:"cells"`
+	// MedianCV is the median over the cells; MaxCV the largest, in the
+	// cell named by MaxStack, MaxCase and MaxConcurrency.
+	MedianCV       float64 `json:"median_cv"`
+	MaxCV          float64 `json:"max_cv"`
+	MaxStack       string  `json:"max_stack,omitempty"`
+	MaxCase        string  `json:"max_case,omitempty"`
+	MaxConcurrency int     `json:"max_concurrency,omitempty"`
+	Cells          int     `json:"cells"`
+	// Outliers counts the counted windows past the outlier fence
+	// (stats.OutlierFence), over all valid cells.
+	Outliers int `json:"outliers"`
 }
 
 // The states of a cell.
@@ -163,6 +181,12 @@ type Cell struct {
 	Flags []Flag `json:"flags,omitempty"`
 	// Throughput is successful responses per second of window.
 	Throughput Spread `json:"throughput_rps"`
+	// ThroughputCV is the robust coefficient of variation of the counted
+	// windows' throughput (see Dispersion), 0 with fewer than 3 of them;
+	// Outliers counts those windows past the outlier fence. Outliers are
+	// shown and kept in every figure and call.
+	ThroughputCV float64 `json:"throughput_cv"`
+	Outliers     int     `json:"outliers"`
 	// PerCPUSecond is throughput per second of server CPU time; its median
 	// is the throughput median window's, its spread its own.
 	PerCPUSecond Spread `json:"per_cpu_second"`
@@ -213,6 +237,9 @@ type WindowFigures struct {
 	// validity flags it raised.
 	Counted       bool     `json:"counted"`
 	Flags         []string `json:"flags,omitempty"`
+	// Outlier is true for a counted window whose throughput lies past the
+	// cell's outlier fence; it still counts.
+	Outlier bool `json:"outlier,omitempty"`
 	ThroughputRPS float64  `json:"throughput_rps"`
 	PerCPUSecond  float64  `json:"per_cpu_second"`
 	ServerCores   float64  `json:"server_cores"`

@@ -16,7 +16,7 @@ type Summary struct {
 	Q1, Q3, IQR float64
 	// Spread is the relative spread (Max − Min) ÷ Median. It is defined
 	// (SpreadDefined) only when Median > 0; with one window it is 0 and says
-	// nothing about noise, which NoiseFloor takes into account.
+	// nothing about noise; the calls (Decide) take it into account.
 	Spread        float64
 	SpreadDefined bool
 }
