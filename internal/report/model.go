@@ -235,17 +235,17 @@ type WindowFigures struct {
 	Round int `json:"round"`
 	// Counted is true when the window passed validation; Flags are the
 	// validity flags it raised.
-	Counted       bool     `json:"counted"`
-	Flags         []string `json:"flags,omitempty"`
+	Counted bool     `json:"counted"`
+	Flags   []string `json:"flags,omitempty"`
 	// Outlier is true for a counted window whose throughput lies past the
 	// cell's outlier fence; it still counts.
-	Outlier bool `json:"outlier,omitempty"`
-	ThroughputRPS float64  `json:"throughput_rps"`
-	PerCPUSecond  float64  `json:"per_cpu_second"`
-	ServerCores   float64  `json:"server_cores"`
-	Latency       Latency  `json:"latency_us"`
-	RSSMeanBytes  int64    `json:"rss_mean_bytes"`
-	RSSPeakBytes  int64    `json:"rss_peak_bytes"`
+	Outlier       bool    `json:"outlier,omitempty"`
+	ThroughputRPS float64 `json:"throughput_rps"`
+	PerCPUSecond  float64 `json:"per_cpu_second"`
+	ServerCores   float64 `json:"server_cores"`
+	Latency       Latency `json:"latency_us"`
+	RSSMeanBytes  int64   `json:"rss_mean_bytes"`
+	RSSPeakBytes  int64   `json:"rss_peak_bytes"`
 	// DBCores and GeneratorCores are the database's and the load
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.

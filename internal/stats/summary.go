@@ -44,8 +44,8 @@ func Summarize(values []float64) (Summary, error) {
 }
 
 // RelativeSpread returns (max − min) ÷ median and whether it is defined
-// (median > 0). It is the one definition of a cell's noise used by Summary
-// and NoiseFloor.
+// (median > 0). It is the one definition of a cell's range-based spread,
+// used by Summary and the report's per-metric spreads.
 func RelativeSpread(minValue, maxValue, median float64) (float64, bool) {
 	if !(median > 0) {
 		return 0, false
