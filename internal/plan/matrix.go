@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/workload"
@@ -73,6 +74,18 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	proto, _ := Profile(name)
 	f.protocol.apply(&proto)
 	o.apply(&proto)
+	if proto.Adaptive {
+		if proto.MaxRounds == 0 {
+			proto.MaxRounds = max(proto.Rounds, DefaultMaxRounds)
+		}
+		if proto.MaxRounds < proto.Rounds {
+			return nil, &ConfigError{Problems: []Problem{{Msg: fmt.Sprintf(
+				"rounds: auto runs %d to %d rounds, and %d is fewer than %d: set max_rounds (--max-rounds) to at least min_rounds (--min-rounds)",
+				proto.Rounds, proto.MaxRounds, proto.MaxRounds, proto.Rounds)}}}
+		}
+	} else {
+		proto.MaxRounds, proto.Budget = 0, 0
+	}
 	cases := selectCases(f.Workload, proto.Cases)
 	proto.Cases = make([]string, len(cases))
 	// The stacks open their pools at start and the parity gate checks every
@@ -176,6 +189,53 @@ func matrix(stacks []Stack, cases []workload.Case, p Protocol) []Window {
 						Inserts:     c.Inserts,
 					})
 				}
+			}
+		}
+	}
+	return ws
+}
+
+// CellKey names a cell: one stack, case and concurrency.
+type CellKey struct {
+	Stack, Case string
+	Concurrency int
+}
+
+// ExtraRound lays out adaptive round `round` after the windows the plan
+// already has: only the cells in need, stacks in the rotated order of that
+// round, each stack in a fresh process (one per case with fresh: case),
+// cases and concurrency levels in plan order. Indexes and process numbers
+// continue from the plan's last window. The plan is not changed; the run
+// appends the windows (and journals them) when it decides to measure them.
+func (p *Plan) ExtraRound(round int, need map[CellKey]bool) []Window {
+	index, process := len(p.Windows), 0
+	if index > 0 {
+		process = p.Windows[index-1].Process
+	}
+	var ws []Window
+	n := len(p.Stacks)
+	for slot := 0; slot < n; slot++ {
+		s := p.Stacks[(round-1+slot)%n]
+		first := true
+		for _, c := range p.Cases {
+			if !slices.Contains(p.Protocol.Cases, c.Name) {
+				continue
+			}
+			newCase := true
+			for _, conc := range p.Protocol.Concurrency {
+				if !need[CellKey{s.Name, c.Name, conc}] {
+					continue
+				}
+				start := first || (p.Protocol.Fresh == FreshCase && newCase)
+				if start {
+					process++
+				}
+				ws = append(ws, Window{
+					Key: WindowKey(round, s.Name, c.Name, conc), Index: index + len(ws),
+					Round: round, Slot: slot, Stack: s.Name, Case: c.Name, Concurrency: conc,
+					Process: process, NewProcess: start, Inserts: c.Inserts,
+				})
+				first, newCase = false, false
 			}
 		}
 	}

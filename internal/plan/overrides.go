@@ -25,6 +25,12 @@ type Overrides struct {
 	Window      time.Duration
 	Timeout     time.Duration
 	Rounds      int
+	// Adaptive is rounds: auto (true) or a number of rounds (false); nil
+	// keeps the profile's. MinRounds, MaxRounds and Budget bound it.
+	Adaptive  *bool
+	MinRounds int
+	MaxRounds int
+	Budget    time.Duration
 	Fresh       string
 	BootStarts  *int
 	// Gate is "auto", "off" or a number of cores of foreign CPU ("0.8").
@@ -58,6 +64,12 @@ func (o Overrides) apply(p *Protocol) {
 	setIf(&p.Window, o.Window)
 	setIf(&p.Timeout, o.Timeout)
 	setIf(&p.Rounds, o.Rounds)
+	if o.Adaptive != nil {
+		p.Adaptive = *o.Adaptive
+	}
+	setIf(&p.Rounds, o.MinRounds)
+	setIf(&p.MaxRounds, o.MaxRounds)
+	setIf(&p.Budget, o.Budget)
 	setIf(&p.Fresh, o.Fresh)
 	setIf(&p.Gate.Wait, o.GateWait)
 	setIf(&p.MinEffect, o.MinEffect)

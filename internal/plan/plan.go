@@ -122,7 +122,16 @@ type Protocol struct {
 	Window      time.Duration `json:"window_ns"`
 	// Timeout is the load generator's client timeout.
 	Timeout time.Duration `json:"timeout_ns"`
-	Rounds  int           `json:"rounds"`
+	// Rounds is the number of rounds; with Adaptive, the minimum.
+	Rounds int `json:"rounds"`
+	// Adaptive is rounds: auto. After Rounds rounds the run measures
+	// further rounds, each only of the cells that an undecided step needs,
+	// until every step is decided, MaxRounds is reached or the windows'
+	// estimated time would pass Budget (see docs/statistics.md, "Adaptive
+	// rounds").
+	Adaptive  bool          `json:"adaptive,omitempty"`
+	MaxRounds int           `json:"max_rounds,omitempty"`
+	Budget    time.Duration `json:"budget_ns,omitempty"`
 	// Cases in the order each process serves them; empty in a profile
 	// means every case of the workload.
 	Cases []string `json:"cases"`

@@ -19,6 +19,9 @@ var profiles = map[string]Protocol{
 		Window:      2 * time.Second,
 		Timeout:     60 * time.Second,
 		Rounds:      4,
+		Adaptive:    true,
+		MaxRounds:   10,
+		Budget:      7 * time.Minute,
 		Fresh:       FreshRound,
 		BootStarts:  5,
 		Gate:        Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
@@ -33,6 +36,9 @@ var profiles = map[string]Protocol{
 		Window:      10 * time.Second,
 		Timeout:     60 * time.Second,
 		Rounds:      5,
+		Adaptive:    true,
+		MaxRounds:   10,
+		Budget:      90 * time.Minute,
 		Fresh:       FreshRound,
 		BootStarts:  10,
 		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 30 * time.Second},
@@ -52,6 +58,10 @@ var profiles = map[string]Protocol{
 		MinEffect:   DefaultMinEffect,
 	},
 }
+
+// DefaultMaxRounds is the most rounds of rounds: auto when neither the
+// profile nor the file says.
+const DefaultMaxRounds = 10
 
 // DefaultMinEffect is every profile's minimum effect: 5 %, the same as
 // stats.DefaultMinEffect (plan does not import stats).

@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "boot_starts", "gate", "spread", "min_effect"}
+	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget"}
 	gateKeys     = []string{"threshold", "retries", "wait"}
 )
 
@@ -38,7 +38,22 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 		o.Timeout, _ = p.duration(v, "timeout", minTimeout)
 	}
 	if v := m.get("rounds"); v != nil {
-		o.Rounds, _ = p.atLeast(v, "rounds", 1, "rounds: 3")
+		if deref(v).Kind == yaml.ScalarNode && deref(v).Value == "auto" {
+			yes := true
+			o.Adaptive = &yes
+		} else if r, ok := p.atLeast(v, "rounds", 1, "rounds: 5, or rounds: auto"); ok {
+			no := false
+			o.Rounds, o.Adaptive = r, &no
+		}
+	}
+	if v := m.get("min_rounds"); v != nil {
+		o.MinRounds, _ = p.atLeast(v, "min_rounds", 1, "min_rounds: 4")
+	}
+	if v := m.get("max_rounds"); v != nil {
+		o.MaxRounds, _ = p.atLeast(v, "max_rounds", 1, "max_rounds: 12")
+	}
+	if v := m.get("budget"); v != nil {
+		o.Budget, _ = p.duration(v, "budget", time.Minute)
 	}
 	if v := m.get("cases"); v != nil {
 		o.Cases = p.caseNames(v, w)
