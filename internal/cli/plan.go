@@ -18,6 +18,7 @@ import (
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 func init() {
@@ -112,7 +113,10 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window")
 	fs.DurationVar(&o.Window, "window", 0, "measured window")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "client timeout")
-	fs.IntVar(&o.Rounds, "rounds", 0, "rounds: passes over every stack, in a rotated order")
+	rounds := fs.String("rounds", "", "rounds: passes over every stack, in a rotated order: a number, or auto (measure more rounds of the cells an undecided step needs)")
+	fs.IntVar(&o.MinRounds, "min-rounds", 0, "with --rounds auto: the rounds always measured")
+	fs.IntVar(&o.MaxRounds, "max-rounds", 0, "with --rounds auto: the most rounds")
+	fs.DurationVar(&o.Budget, "budget", 0, "with --rounds auto: the longest the windows may take, extra rounds included (estimated)")
 	fs.StringVar(&o.Fresh, "fresh", "", "fresh server process per round or per case")
 	bootStarts := fs.Int("boot-starts", 0, "cold starts per stack (0: no boot suite)")
 	fs.StringVar(&o.Gate, "gate", "", "contention gate: auto, off, or cores of foreign CPU, e.g. 0.8")
@@ -128,8 +132,26 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 				return o, usagef("--%s must be a positive duration, e.g. --%s 5s", name, name)
 			}
 		}
-		if set["rounds"] && o.Rounds < 1 {
-			return o, usagef("--rounds must be at least 1")
+		switch r := strings.TrimSpace(*rounds); {
+		case !set["rounds"]:
+		case r == "auto":
+			yes := true
+			o.Adaptive = &yes
+		default:
+			n, err := strconv.Atoi(r)
+			if err != nil || n < 1 {
+				return o, usagef("--rounds %q: write a number of rounds, at least 1, or auto", r)
+			}
+			no := false
+			o.Rounds, o.Adaptive = n, &no
+		}
+		for name, v := range map[string]int{"min-rounds": o.MinRounds, "max-rounds": o.MaxRounds} {
+			if set[name] && v < 1 {
+				return o, usagef("--%s must be at least 1", name)
+			}
+		}
+		if set["budget"] && o.Budget < time.Minute {
+			return o, usagef("--budget %s: give at least 1m", o.Budget)
 		}
 		if *minEffect != "" {
 			f, err := plan.ParseFraction(*minEffect)
@@ -186,7 +208,12 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
 	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", pr.Warmup, pr.Window, pr.Timeout)
-	fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s%s\n", pr.Rounds, pr.Fresh, roundsNote(pr.Rounds))
+	if pr.Adaptive {
+		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of undecided steps, within a budget of %s for the windows; each look at α=%.4g (α=0.05 spread over the looks)\n",
+			pr.Rounds, pr.MaxRounds, pr.Fresh, pr.Budget, stats.SequentialAlpha(stats.DefaultAlpha, pr.Rounds, pr.MaxRounds))
+	} else {
+		fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s%s\n", pr.Rounds, pr.Fresh, roundsNote(pr.Rounds))
+	}
 	fmt.Fprintf(tw, "gate\t%s\n", describeGate(pr.Gate))
 	fmt.Fprintf(tw, "boot suite\t%s\n", describeBoot(pr.BootStarts))
 	requests := "fixed (as the published runs)"
@@ -194,7 +221,11 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		requests = "spread over all users"
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
-	fmt.Fprintf(tw, "calls\tgain / loss from a shift of %g%% or more with a 95%% interval excluding 0; same within ±%g%%\n", 100*pr.MinEffect, 100*pr.MinEffect)
+	alpha := stats.DefaultAlpha
+	if pr.Adaptive {
+		alpha = stats.SequentialAlpha(alpha, pr.Rounds, pr.MaxRounds)
+	}
+	fmt.Fprintf(tw, "calls\tgain / loss from a shift of %g%% or more with a %.4g%% interval excluding 0; same within ±%g%%\n", 100*pr.MinEffect, 100*(1-alpha), 100*pr.MinEffect)
 	tw.Flush()
 	fmt.Fprintf(w, "\nstacks, in file order:\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

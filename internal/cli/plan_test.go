@@ -68,7 +68,7 @@ func TestPlanShowsResolvedProtocol(t *testing.T) {
 		"cases        user, health",
 		"concurrency  32",
 		"warm-up 1s, window 2s, timeout 1m0s",
-		"rounds       4, a fresh process per round",
+		"rounds       auto: 4 to 10, a fresh process per round",
 		"database: postgres://bench:xxxxx@127.0.0.1:5432/bench",
 		"1. nethttp-pgx  apps/a  build: go build -o bin/server .  start: ./bin/server",
 		"2. gin          apps/b  build: -",

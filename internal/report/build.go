@@ -101,6 +101,10 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		ParitySkipped:   p.SkipParity,
 		JournalNotes:    res.JournalProblems,
 	}
+	if pl.Protocol.Adaptive {
+		// Every look of an adaptive run spends part of α (docs/statistics.md).
+		h.Alpha = stats.SequentialAlpha(alpha, pl.Protocol.Rounds, pl.Protocol.MaxRounds)
+	}
 	if h.MinEffect <= 0 {
 		// A journal written before min_effect existed.
 		h.MinEffect = stats.DefaultMinEffect
