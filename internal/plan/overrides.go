@@ -27,12 +27,12 @@ type Overrides struct {
 	Rounds      int
 	// Adaptive is rounds: auto (true) or a number of rounds (false); nil
 	// keeps the profile's. MinRounds, MaxRounds and Budget bound it.
-	Adaptive  *bool
-	MinRounds int
-	MaxRounds int
-	Budget    time.Duration
-	Fresh       string
-	BootStarts  *int
+	Adaptive   *bool
+	MinRounds  int
+	MaxRounds  int
+	Budget     time.Duration
+	Fresh      string
+	BootStarts *int
 	// Gate is "auto", "off" or a number of cores of foreign CPU ("0.8").
 	Gate        string
 	GateRetries *int
