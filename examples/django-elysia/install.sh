@@ -1,10 +1,15 @@
 #!/bin/sh
 # Installs Debian's packages of this example, or checks that they are there:
-#   sh install.sh
+#   sh install.sh              install, or check, and print the versions
+#   sh install.sh --packages   print the package names only
 # Root (or sudo) runs apt-get; anyone else gets the command to run. Debian's
 # Python is /usr/bin/python3, whatever python3 comes first on PATH.
 set -eu
 packages="python3-django gunicorn python3-uvicorn python3-uvloop python3-httptools python3-psycopg2 python3-jwt"
+if [ "${1:-}" = --packages ]; then
+	echo "$packages"
+	exit 0
+fi
 
 missing=""
 for p in $packages; do
