@@ -105,7 +105,7 @@ func require(t *testing.T, need string) {
 }
 
 // exampleStacks loads examples/<name>/stackbench.yaml, which must be valid,
-// free of warnings, on one of the example's workloads with the default
+// free of warnings, on the example's first workload with the default
 // secret, and include the example itself (dir: .), and returns its stacks
 // in step order.
 func exampleStacks(t *testing.T, ex example) []plan.Stack {
