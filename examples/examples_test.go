@@ -20,6 +20,7 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -221,15 +222,9 @@ func checkStack(t *testing.T, s plan.Stack, w *workload.Workload, dbURL string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := []string{
-		fmt.Sprintf("PORT=%d", port),
-		"JWT_SECRET=" + testSecret,
-		"NODE_ENV=production",
-		"STACKBENCH_WORKLOAD=" + w.Name,
-	}
-	if dbURL != "" {
-		env = append(env, "DATABASE_URL="+dbURL)
-	}
+	// The harness's own variables, then the stack's env from the file
+	// (DB_DRIVER, NEST_ADAPTER, ...), exactly as stackbench run starts it.
+	env := stack.Env(s, port, stack.Harness{Workload: w.Name, JWTSecret: testSecret, DatabaseURL: dbURL})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	p, err := proc.Start(ctx, proc.Spec{
