@@ -1,7 +1,8 @@
 // Package examples holds stacks written in other languages (see README.md).
-// Its test keeps them correct: each Node.js example's stackbench.yaml must
-// be valid, its stacks must build with the file's own commands, and they
-// must pass the parity gate of both built-in workloads, each stack alone and
+// Its tests keep them correct: each example's stackbench.yaml must be
+// valid, each example must install from a committed lockfile or a named
+// install step, its stacks must build with the file's own commands, and
+// they must pass the parity gate of their workloads, each stack alone and
 // against the others (the Go reference first), on a real, seeded
 // PostgreSQL.
 package examples
@@ -19,84 +20,125 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// nodeExamples are the example directories whose stack runs on Node.js.
-var nodeExamples = []string{"express-pg", "fastify-pg"}
+// example is a directory of this package with its own stackbench.yaml.
+type example struct {
+	name string
+	// needs are the tools its stacks need beyond Go: node (Node.js and npm;
+	// Bun comes from the example's own npm packages) and python (Debian's
+	// Python packages that the example's install.sh names).
+	needs []string
+	// workloads are the built-in workloads whose parity gate it must pass.
+	workloads []string
+}
+
+// examples are every example directory; TestEveryExampleIsChecked keeps the
+// list complete.
+var examples = []example{
+	{name: "express-pg", needs: []string{"node"}, workloads: []string{"saas-slice", "micro"}},
+	{name: "fastify-pg", needs: []string{"node"}, workloads: []string{"saas-slice", "micro"}},
+	{name: "nest-bun-elysia", needs: []string{"node"}, workloads: []string{"saas-slice"}},
+	{name: "django-elysia", needs: []string{"node", "python"}, workloads: []string{"saas-slice"}},
+	{name: "nest-adapters-bun", needs: []string{"node"}, workloads: []string{"micro"}},
+}
 
 // testSecret is deliberately not the default, to prove JWT_SECRET is read.
 const testSecret = "examples-test-secret"
 
-func TestNodeExamplesPassParity(t *testing.T) {
-	requireNode(t)
+func TestExamplesPassParity(t *testing.T) {
 	goBins := goBuilds{dir: t.TempDir(), bins: map[string]string{}}
-	for _, name := range nodeExamples {
-		t.Run(name, func(t *testing.T) {
-			stacks := exampleStacks(t, name)
-			for i := range stacks {
-				stacks[i] = build(t, stacks[i], &goBins)
+	built := map[string]bool{}
+	for _, ex := range examples {
+		t.Run(ex.name, func(t *testing.T) {
+			for _, need := range ex.needs {
+				require(t, need)
 			}
-			for _, wl := range workload.Names() {
+			stacks := exampleStacks(t, ex)
+			for i := range stacks {
+				stacks[i] = build(t, stacks[i], &goBins, built)
+			}
+			for _, wl := range ex.workloads {
 				t.Run(wl, func(t *testing.T) { gate(t, stacks, wl) })
 			}
 		})
 	}
 }
 
-// requireNode skips the test when node or npm is missing, except in CI
-// (CI=true), where the examples must be checked and their absence fails.
-func requireNode(t *testing.T) {
+// require skips the test when a tool the example needs is missing, except in
+// CI (CI set to anything), where the examples must be checked and its
+// absence fails.
+func require(t *testing.T, need string) {
 	t.Helper()
-	var missing []string
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			missing = append(missing, tool)
+	var msg string
+	switch need {
+	case "node":
+		var missing []string
+		for _, tool := range []string{"node", "npm"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				missing = append(missing, tool)
+			}
 		}
+		if len(missing) > 0 {
+			msg = fmt.Sprintf("%s not on PATH: install Node.js 20.11 or later with npm to check the examples", strings.Join(missing, " and "))
+		}
+	case "python":
+		// Debian's python3, whatever python3 comes first on PATH.
+		cmd := exec.Command("/usr/bin/python3", "-c", "import django, gunicorn, uvicorn, uvloop, httptools, psycopg2, jwt")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			msg = fmt.Sprintf("Debian's Python packages are missing (%v: %s): run sh examples/django-elysia/install.sh as root",
+				err, strings.TrimSpace(string(out)))
+		}
+	default:
+		t.Fatalf("unknown need %q", need)
 	}
-	if len(missing) == 0 {
+	if msg == "" {
 		return
 	}
-	msg := fmt.Sprintf("%s not on PATH: install Node.js 20 or later with npm to check the examples", strings.Join(missing, " and "))
-	if os.Getenv("CI") == "true" {
+	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
 }
 
 // exampleStacks loads examples/<name>/stackbench.yaml, which must be valid,
-// free of warnings and include the example itself (dir: .) built with
-// npm ci, and returns its stacks in step order.
-func exampleStacks(t *testing.T, name string) []plan.Stack {
+// free of warnings, on the example's first workload with the default
+// secret, and include the example itself (dir: .), and returns its stacks
+// in step order.
+func exampleStacks(t *testing.T, ex example) []plan.Stack {
 	t.Helper()
-	dir, err := filepath.Abs(name)
+	dir, err := filepath.Abs(ex.name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f, err := plan.Load(filepath.Join(dir, "stackbench.yaml"))
 	if err != nil {
-		t.Fatalf("%s/stackbench.yaml: %v", name, err)
+		t.Fatalf("%s/stackbench.yaml: %v", ex.name, err)
 	}
 	for _, w := range f.Warnings {
-		t.Errorf("%s/stackbench.yaml: warning: %v", name, w)
+		t.Errorf("%s/stackbench.yaml: warning: %v", ex.name, w)
 	}
-	if f.Workload.Name != "saas-slice" {
-		t.Errorf("%s/stackbench.yaml: workload %q, want saas-slice", name, f.Workload.Name)
+	if f.Workload.Name != ex.workloads[0] {
+		t.Errorf("%s/stackbench.yaml: workload %q, want %s", ex.name, f.Workload.Name, ex.workloads[0])
 	}
 	if f.JWTSecret != workload.DefaultJWTSecret {
-		t.Errorf("%s/stackbench.yaml: jwt_secret %q, want the default", name, f.JWTSecret)
+		t.Errorf("%s/stackbench.yaml: jwt_secret %q, want the default", ex.name, f.JWTSecret)
+	}
+	reference := filepath.Join(filepath.Dir(filepath.Dir(dir)), "apps", "nethttp-pgx")
+	if f.Stacks[0].Dir != reference {
+		t.Errorf("%s/stackbench.yaml: the first stack is %s in %s; want the Go reference server in %s, whose bodies parity holds the others to",
+			ex.name, f.Stacks[0].Name, f.Stacks[0].Dir, reference)
 	}
 	for _, s := range f.Stacks {
 		if s.Dir == dir {
-			if !strings.HasPrefix(s.Build, "npm ci") {
-				t.Errorf("stack %s builds with %q; want npm ci, which installs exactly the committed package-lock.json", s.Name, s.Build)
-			}
 			return f.Stacks
 		}
 	}
-	t.Fatalf("%s/stackbench.yaml has no stack with dir: . (the example itself)", name)
+	t.Fatalf("%s/stackbench.yaml has no stack with dir: . (the example itself)", ex.name)
 	return nil
 }
 
@@ -113,7 +155,7 @@ type goBuilds struct {
 // start. A Go stack (the reference server under apps/) is built once into
 // a temporary directory instead of its bin/, so that the test writes
 // nothing into another package's tree.
-func build(t *testing.T, s plan.Stack, gb *goBuilds) plan.Stack {
+func build(t *testing.T, s plan.Stack, gb *goBuilds, built map[string]bool) plan.Stack {
 	t.Helper()
 	command := s.Build
 	if strings.HasPrefix(s.Build, "go build") {
@@ -125,6 +167,12 @@ func build(t *testing.T, s plan.Stack, gb *goBuilds) plan.Stack {
 		command, s.Start = "go build -o '"+bin+"' .", bin
 		gb.bins[s.Dir] = bin
 	}
+	// Stacks of one directory share its build (npm ci and npm run build):
+	// once per directory and command is enough.
+	key := s.Dir + "\x00" + command
+	if built[key] {
+		return s
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
@@ -132,6 +180,7 @@ func build(t *testing.T, s plan.Stack, gb *goBuilds) plan.Stack {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build stack %s: %s in %s: %v\n%s", s.Name, command, s.Dir, err, out)
 	}
+	built[key] = true
 	return s
 }
 
@@ -173,15 +222,9 @@ func checkStack(t *testing.T, s plan.Stack, w *workload.Workload, dbURL string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := []string{
-		fmt.Sprintf("PORT=%d", port),
-		"JWT_SECRET=" + testSecret,
-		"NODE_ENV=production",
-		"STACKBENCH_WORKLOAD=" + w.Name,
-	}
-	if dbURL != "" {
-		env = append(env, "DATABASE_URL="+dbURL)
-	}
+	// The harness's own variables, then the stack's env from the file
+	// (DB_DRIVER, NEST_ADAPTER, ...), exactly as stackbench run starts it.
+	env := stack.Env(s, port, stack.Harness{Workload: w.Name, JWTSecret: testSecret, DatabaseURL: dbURL})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	p, err := proc.Start(ctx, proc.Spec{

@@ -1,0 +1,7 @@
+from . import views_async
+from .urls_common import bad_request, not_found, patterns, server_error
+
+urlpatterns = patterns(views_async)
+handler400 = bad_request
+handler404 = not_found
+handler500 = server_error
