@@ -246,16 +246,16 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		lr.follow(func(ev loadEvent) {
-			switch ev.Event {
-			case "tick":
-				r.progress.tick(ev.ElapsedS, ev.Successes, ev.Errors)
+		lr.follow(func(ev load.Event) {
+			switch ev.Kind {
+			case load.Tick:
+				r.progress.tick(ev.ElapsedSeconds, ev.Successes, ev.Errors)
 				return
-			case "warmup_start":
+			case load.WarmupStart:
 				r.progress.phase("warm-up")
-			case "measure_start":
+			case load.MeasureStart:
 				r.progress.phase("measuring")
-			case "measure_end":
+			case load.MeasureEnd:
 				r.progress.phase("draining")
 			}
 			ws.event(ev)

@@ -83,13 +83,13 @@ func (p *progress) current(w plan.Window, attempt int) {
 }
 
 // tick shows the load generator's per-second progress.
-func (p *progress) tick(elapsedS float64, successes, errors int64) {
+func (p *progress) tick(elapsedS int, successes, errors int64) {
 	if !p.live {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.tickS = fmt.Sprintf("%4.0fs %d ok %d err", elapsedS, successes, errors)
+	p.tickS = fmt.Sprintf("%4ds %d ok %d err", elapsedS, successes, errors)
 	p.clear()
 	p.draw()
 }
