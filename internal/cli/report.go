@@ -59,10 +59,11 @@ func renderReport(dir, output string, opt report.BuildOptions, env Env) error {
 		}
 		formats = []report.Format{f}
 	}
-	if err := checkResultsDir(dir); err != nil {
+	res, err := readResults(dir)
+	if err != nil {
 		return err
 	}
-	m, err := report.BuildWith(dir, opt)
+	m, err := report.FromResults(res, opt)
 	if err != nil {
 		return err
 	}
@@ -81,19 +82,17 @@ func compareReports(a, b, output string, opt report.BuildOptions, env Env) error
 	if output != "" && output != "md" && output != "json" {
 		return usagef("-o %s: a comparison is written as -o md (the default) or -o json", output)
 	}
-	for _, dir := range []string{a, b} {
-		if err := checkResultsDir(dir); err != nil {
+	var models [2]*report.Model
+	for i, dir := range []string{a, b} {
+		res, err := readResults(dir)
+		if err != nil {
+			return err
+		}
+		if models[i], err = report.FromResults(res, opt); err != nil {
 			return err
 		}
 	}
-	ma, err := report.BuildWith(a, opt)
-	if err != nil {
-		return err
-	}
-	mb, err := report.BuildWith(b, opt)
-	if err != nil {
-		return err
-	}
+	ma, mb := models[0], models[1]
 	printNotes(env, ma.Header.JournalNotes)
 	printNotes(env, mb.Header.JournalNotes)
 	c, err := report.Compare(ma, mb)

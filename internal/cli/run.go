@@ -135,8 +135,10 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	} else if dir == "" {
 		dir = filepath.Join(env.Dir, "results", time.Now().Format("20060102-150405"))
 	}
-	if _, err := os.Stat(filepath.Join(dir, journal.FileName)); err == nil && ra.resume == "" {
-		return usagef("%s already holds a run; continue it with: stackbench run --resume %s, or choose another --out", dir, dir)
+	if ra.resume == "" {
+		if err := run.CheckNewDir(dir); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	stopHard := secondInterrupt(env, dir)
 	defer stopHard()
@@ -169,11 +171,11 @@ func runRun(ctx context.Context, args []string, env Env) error {
 
 // recordedArgs reads the arguments a run was started with from its journal.
 func recordedArgs(dir string) ([]string, error) {
-	if err := checkResultsDir(dir); err != nil {
+	res, err := readResults(dir)
+	if err != nil {
 		return nil, usagef("--resume %s", err)
 	}
-	p, err := planRecord(dir)
-	return p.Args, err
+	return res.Plan.Args, nil
 }
 
 // embeddedDBPathFile is the file of a results directory that names the
