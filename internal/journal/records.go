@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"slices"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/host"
@@ -8,29 +9,37 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
-// Window flags: why a window is not a clean measurement. A window carries
-// every flag that applies, each with a human reason in Window.Reasons.
+// Flag is a window flag: why a window is not a clean measurement. A window
+// carries every flag that applies, each with a human reason in
+// Window.Reasons that starts with the flag ("contended: …").
+type Flag string
+
+// The window flags, as written in the journal.
 const (
 	// FlagInvalid: more than 1 % of attempts failed, or the warm-up failed.
-	FlagInvalid = "invalid"
+	FlagInvalid Flag = "invalid"
 	// FlagContended: the window's mean foreign CPU crossed the gate. A
 	// final window has it when the retry budget was spent.
-	FlagContended = "contended"
+	FlagContended Flag = "contended"
 	// FlagClientBound: the load generator used 85 % or more of its cores.
-	FlagClientBound = "client_bound"
+	FlagClientBound Flag = "client_bound"
 	// FlagCheckpoint: a database checkpoint happened during the warm-up or
 	// the window.
-	FlagCheckpoint = "checkpoint_in_window"
+	FlagCheckpoint Flag = "checkpoint_in_window"
 	// FlagSuspended: the machine slept during the window. It is redone
 	// up to the gate's retries (run.MaxSuspendRedos without a gate), then kept.
-	FlagSuspended = "suspended"
+	FlagSuspended Flag = "suspended"
 	// FlagServerDied: the stack's process died or lost its port.
-	FlagServerDied = "server_died"
+	FlagServerDied Flag = "server_died"
 	// FlagFailed: no measurement could be made (the server would not start,
 	// died again after a restart, or the load generator gave no result);
 	// the cell is failed.
-	FlagFailed = "failed"
+	FlagFailed Flag = "failed"
 )
+
+// Reason writes why the flag was raised as Window.Reasons holds it:
+// "flag: why".
+func (f Flag) Reason(why string) string { return string(f) + ": " + why }
 
 // Plan is the first record of a journal: what the run will do.
 type Plan struct {
@@ -134,7 +143,7 @@ type Window struct {
 	Attempt int  `json:"attempt"`
 	Final   bool `json:"final"`
 
-	Flags   []string `json:"flags"`
+	Flags   []Flag   `json:"flags"`
 	Reasons []string `json:"reasons,omitempty"`
 	// Error says why no load result exists (FlagFailed).
 	Error string `json:"error,omitempty"`
@@ -179,14 +188,7 @@ type Window struct {
 }
 
 // HasFlag reports whether the window carries flag.
-func (w *Window) HasFlag(flag string) bool {
-	for _, f := range w.Flags {
-		if f == flag {
-			return true
-		}
-	}
-	return false
-}
+func (w *Window) HasFlag(flag Flag) bool { return slices.Contains(w.Flags, flag) }
 
 // Valid reports whether the window is a measurement reports may use as a
 // number: it has a load result and is neither invalid nor failed.
@@ -236,11 +238,23 @@ type ParityStack struct {
 	Failed int    `json:"failed"`
 }
 
+// Level is how much an Event matters to a reader.
+type Level string
+
+// The levels of events.
+const (
+	// LevelInfo is news: a resume, a restart that worked.
+	LevelInfo Level = "info"
+	// LevelWarning is something a reader of the results must know; reports
+	// list every warning.
+	LevelWarning Level = "warning"
+)
+
 // Event is something that happened during the run that a reader should
 // know: a resume, a stack restart, a failed cell, an interruption.
 type Event struct {
 	Time  time.Time `json:"time"`
-	Level string    `json:"level"` // "info" or "warning"
+	Level Level     `json:"level"`
 	Stack string    `json:"stack,omitempty"`
 	Msg   string    `json:"msg"`
 }

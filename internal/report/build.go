@@ -107,7 +107,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		h.Warnings = appendNew(h.Warnings, env.Warnings...)
 	}
 	for _, ev := range res.Events {
-		if ev.Level == "warning" {
+		if ev.Level == journal.LevelWarning {
 			h.Warnings = appendNew(h.Warnings, ev.Msg)
 		}
 	}
@@ -263,9 +263,9 @@ func addFlags(c *Cell, w *journal.Window) {
 }
 
 // reasonFor finds the reason the run gave for a flag ("flag: reason").
-func reasonFor(w *journal.Window, flag string) string {
+func reasonFor(w *journal.Window, flag journal.Flag) string {
 	for _, r := range w.Reasons {
-		if rest, ok := strings.CutPrefix(r, flag+": "); ok {
+		if rest, ok := strings.CutPrefix(r, string(flag)+": "); ok {
 			return rest
 		}
 	}

@@ -5,7 +5,11 @@
 // any results directory, finished, stopped or resumed.
 package report
 
-import "time"
+import (
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+)
 
 // ModelVersion is the version of the Model's JSON shape (report.json).
 // It changes when a field is removed or changes meaning; added fields keep it.
@@ -149,19 +153,9 @@ type Cell struct {
 // others): how many of its windows raised it, and why (the first reason
 // recorded).
 type Flag struct {
-	Name    string `json:"name"`
-	Windows int    `json:"windows"`
-	Reason  string `json:"reason"`
-}
-
-// HasFlag reports whether the cell carries the named flag.
-func (c Cell) HasFlag(name string) bool {
-	for _, f := range c.Flags {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
+	Name    journal.Flag `json:"name"`
+	Windows int          `json:"windows"`
+	Reason  string       `json:"reason"`
 }
 
 // WindowFigures are one window's own figures, never mixed with another's.
@@ -169,14 +163,14 @@ type WindowFigures struct {
 	Round int `json:"round"`
 	// Counted is true when the window passed validation; Flags are the
 	// validity flags it raised.
-	Counted       bool     `json:"counted"`
-	Flags         []string `json:"flags,omitempty"`
-	ThroughputRPS float64  `json:"throughput_rps"`
-	PerCPUSecond  float64  `json:"per_cpu_second"`
-	ServerCores   float64  `json:"server_cores"`
-	Latency       Latency  `json:"latency_us"`
-	RSSMeanBytes  int64    `json:"rss_mean_bytes"`
-	RSSPeakBytes  int64    `json:"rss_peak_bytes"`
+	Counted       bool           `json:"counted"`
+	Flags         []journal.Flag `json:"flags,omitempty"`
+	ThroughputRPS float64        `json:"throughput_rps"`
+	PerCPUSecond  float64        `json:"per_cpu_second"`
+	ServerCores   float64        `json:"server_cores"`
+	Latency       Latency        `json:"latency_us"`
+	RSSMeanBytes  int64          `json:"rss_mean_bytes"`
+	RSSPeakBytes  int64          `json:"rss_peak_bytes"`
 	// DBCores and GeneratorCores are the database's and the load
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.

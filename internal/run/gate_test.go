@@ -44,10 +44,10 @@ func TestJudgeSuspendedAndContended(t *testing.T) {
 		t.Fatalf("flags %v, want contended and suspended", rec.Flags)
 	}
 	for _, reason := range rec.Reasons {
-		if strings.HasPrefix(reason, journal.FlagContended+":") && !strings.Contains(reason, "foreign CPU 1.20") {
+		if strings.HasPrefix(reason, string(journal.FlagContended)+":") && !strings.Contains(reason, "foreign CPU 1.20") {
 			t.Errorf("contended reason %q does not give the foreign CPU", reason)
 		}
-		if strings.HasPrefix(reason, journal.FlagSuspended+":") && !strings.Contains(reason, "suspended") {
+		if strings.HasPrefix(reason, string(journal.FlagSuspended)+":") && !strings.Contains(reason, "suspended") {
 			t.Errorf("suspended reason %q does not say the machine was suspended", reason)
 		}
 	}

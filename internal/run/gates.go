@@ -22,7 +22,7 @@ const ParityFile = "parity.txt"
 // the gate was skipped, and every report says so first.
 func (r *runner) parityGate(ctx context.Context) error {
 	if r.opt.SkipParity {
-		r.event("warning", "", "the parity gate was skipped (--skip-parity): the stacks were not checked to answer the same contract")
+		r.event(journal.LevelWarning, "", "the parity gate was skipped (--skip-parity): the stacks were not checked to answer the same contract")
 		return r.jw.Append(journal.KindParity, journal.Parity{Skipped: true})
 	}
 	results, err := stack.Parity(ctx, r.opt.Plan.Stacks, stack.ParityOptions{
@@ -77,7 +77,7 @@ func (r *runner) bootSuite(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		r.event("warning", "", "the boot suite failed, so the report will have no cold starts: %v", err)
+		r.event(journal.LevelWarning, "", "the boot suite failed, so the report will have no cold starts: %v", err)
 		return nil
 	}
 	for _, s := range r.opt.Plan.Stacks {

@@ -44,10 +44,10 @@ func (r *runner) openJournal() error {
 	}
 	r.jw = w
 	if torn > 0 {
-		r.event("warning", "", "the journal ended in a torn line (%d bytes, the run was stopped while writing it); it was removed and that window will be measured again", torn)
+		r.event(journal.LevelWarning, "", "the journal ended in a torn line (%d bytes, the run was stopped while writing it); it was removed and that window will be measured again", torn)
 	}
 	if r.opt.Resume {
-		r.event("info", "", "resumed: %d of %d windows already measured", len(r.done), len(r.opt.Plan.Windows))
+		r.event(journal.LevelInfo, "", "resumed: %d of %d windows already measured", len(r.done), len(r.opt.Plan.Windows))
 		r.stopLeftovers()
 		return nil
 	}

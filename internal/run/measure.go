@@ -95,7 +95,7 @@ func (r *runner) stopServer(s *server) {
 		return
 	}
 	if err := s.p.Stop(stack.StopGrace); err != nil {
-		r.event("warning", s.stack.Name, "stopping %s: %v", s.stack.Name, err)
+		r.event(journal.LevelWarning, s.stack.Name, "stopping %s: %v", s.stack.Name, err)
 	}
 }
 
@@ -112,11 +112,10 @@ func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workl
 		redo := false
 		switch {
 		case rec.HasFlag(journal.FlagServerDied):
-			r.event("warning", w.Stack, "%s died during %s: %s", w.Stack, w.Key, rec.Error)
+			r.event(journal.LevelWarning, w.Stack, "%s died during %s: %s", w.Stack, w.Key, rec.Error)
 			r.stopServer(cur)
 			if diedOnce {
-				rec.Flags = append(rec.Flags, journal.FlagFailed)
-				rec.Reasons = append(rec.Reasons, journal.FlagFailed+": the server died again after a restart; the cell is failed and the run goes on")
+				flagger{rec}.add(journal.FlagFailed, "the server died again after a restart; the cell is failed and the run goes on")
 			} else {
 				diedOnce, redo = true, true
 			}
@@ -125,10 +124,9 @@ func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workl
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				r.event("warning", w.Stack, "restarting %s failed: %v", w.Stack, serr)
+				r.event(journal.LevelWarning, w.Stack, "restarting %s failed: %v", w.Stack, serr)
 				if redo {
-					rec.Flags = append(rec.Flags, journal.FlagFailed)
-					rec.Reasons = append(rec.Reasons, journal.FlagFailed+": the server could not be restarted")
+					flagger{rec}.add(journal.FlagFailed, "the server could not be restarted")
 					redo = false
 				}
 				cur = nil
@@ -180,8 +178,7 @@ func (r *runner) journalWindow(rec *journal.Window) error {
 func (r *runner) failWindow(w plan.Window, msg string) {
 	r.attempts[w.Key]++
 	rec := newRecord(w, r.attempts[w.Key], r.envCount)
-	rec.Flags = []string{journal.FlagFailed}
-	rec.Reasons = []string{journal.FlagFailed + ": " + msg}
+	flagger{rec}.add(journal.FlagFailed, "%s", msg)
 	rec.Error = msg
 	rec.EndedAt = rec.StartedAt
 	if err := r.journalWindow(rec); err != nil {
@@ -193,7 +190,7 @@ func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
 	return &journal.Window{
 		Key: w.Key, Index: w.Index, Round: w.Round, Slot: w.Slot,
 		Stack: w.Stack, Case: w.Case, Concurrency: w.Concurrency,
-		Attempt: attempt, Final: true, Flags: []string{},
+		Attempt: attempt, Final: true, Flags: []journal.Flag{},
 		StartedAt:      time.Now().UTC(),
 		EnvironmentRef: envRef,
 	}
@@ -211,8 +208,7 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	r.progress.current(w, rec.Attempt)
 
 	if err := cur.p.Check(); err != nil {
-		rec.Flags = append(rec.Flags, journal.FlagServerDied)
-		rec.Reasons = append(rec.Reasons, journal.FlagServerDied+": "+err.Error())
+		flagger{rec}.add(journal.FlagServerDied, "%v", err)
 		rec.Error = err.Error()
 		rec.EndedAt = time.Now().UTC()
 		return rec, nil
@@ -279,15 +275,13 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 		fillUsage(rec, *stats)
 	}
 	if cerr := cur.p.Check(); cerr != nil {
-		rec.Flags = append(rec.Flags, journal.FlagServerDied)
-		rec.Reasons = append(rec.Reasons, journal.FlagServerDied+": "+cerr.Error())
+		flagger{rec}.add(journal.FlagServerDied, "%v", cerr)
 		rec.Error = cerr.Error()
 	}
 	if lerr != nil {
 		rec.Error = lerr.Error()
 		if !rec.HasFlag(journal.FlagServerDied) {
-			rec.Flags = append(rec.Flags, journal.FlagFailed)
-			rec.Reasons = append(rec.Reasons, journal.FlagFailed+": "+lerr.Error())
+			flagger{rec}.add(journal.FlagFailed, "%v", lerr)
 		}
 		return rec, nil
 	}
