@@ -25,34 +25,23 @@ const bootSynopsis = "[-f FILE] [-n N] [--stacks a,b] [-o text|json]"
 const bootDatabase = "stackbench_boot"
 
 func runBoot(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet("boot", bootSynopsis, env)
-	file := fs.String("f", "stackbench.yaml", "comparison file")
+	pro := newPrologue("boot", bootSynopsis, "comparison file", "output: text or json", env)
+	fs := pro.fs
 	n := fs.Int("n", 0, "measured cold starts per stack (default: the profile's boot_starts, or 10 when that is 0)")
 	stacks := fs.String("stacks", "", "only these stacks, comma-separated (they keep the file's order)")
-	output := fs.String("o", "text", "output: text or json")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := pro.parse(args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q; name the file with -f", rest[0])
-	}
-	if *output != "text" && *output != "json" {
-		return usagef("-o %s: write -o text or -o json", *output)
 	}
 	if flagSet(fs, "n") && (*n < 1 || *n > 1000) {
 		return usagef("-n %d: give between 1 and 1000 cold starts per stack, or leave -n out for the profile's boot_starts", *n)
 	}
-	f, err := loadComparison(env, *file)
+	var p *plan.Plan
+	f, err := pro.comparison(func(f *plan.File) (err error) {
+		p, err = f.Resolve(plan.Overrides{Stacks: commaList(*stacks)})
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	p, err := resolvePlan(f, plan.Overrides{Stacks: commaList(*stacks)})
-	if err != nil {
-		return err
-	}
-	for _, w := range f.Warnings {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
 	starts := *n
 	if starts == 0 {
@@ -101,7 +90,7 @@ func runBoot(ctx context.Context, args []string, env Env) error {
 		keepLogs = true
 		return fmt.Errorf("%w\nthe stacks' logs are in %s", err, logDir)
 	}
-	if *output == "json" {
+	if pro.json() {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {

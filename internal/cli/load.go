@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 
@@ -123,13 +122,6 @@ func loadConfig(f load.Flags, url string, rateSet bool, env Env) (load.Config, e
 		cfg.Requests = pool
 	}
 	return cfg, nil
-}
-
-func resolvePath(env Env, p string) string {
-	if filepath.IsAbs(p) || env.Dir == "" {
-		return p
-	}
-	return filepath.Join(env.Dir, p)
 }
 
 // eventStream writes run events as JSON lines to an inherited descriptor.

@@ -60,7 +60,7 @@ func parsePGOArgs(args []string, env Env) (pgoArgs, error) {
 	case *connections < 1:
 		return pgoArgs{}, usagef("-c %d: want at least 1 connection", *connections)
 	}
-	return pgoArgs{file: *file, stack: *name, out: absPath(env, *out), duration: *duration, connections: *connections}, nil
+	return pgoArgs{file: *file, stack: *name, out: resolvePath(env, *out), duration: *duration, connections: *connections}, nil
 }
 
 func runPGO(ctx context.Context, args []string, env Env) error {
@@ -68,7 +68,7 @@ func runPGO(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	f, err := loadComparison(env, a.file)
+	f, err := readComparison(env, a.file, nil)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	}
 	opt := report.BuildOptions{}
 	if *pricingFile != "" {
-		p, err := loadPricing(absPath(env, *pricingFile))
+		p, err := loadPricing(resolvePath(env, *pricingFile))
 		if err != nil {
 			return err
 		}
@@ -39,9 +39,9 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	}
 	switch len(rest) {
 	case 1:
-		return renderReport(absPath(env, rest[0]), *output, opt, env)
+		return renderReport(resolvePath(env, rest[0]), *output, opt, env)
 	case 2:
-		return compareReports(absPath(env, rest[0]), absPath(env, rest[1]), *output, opt, env)
+		return compareReports(resolvePath(env, rest[0]), resolvePath(env, rest[1]), *output, opt, env)
 	case 0:
 		return usagef("name a results directory (stackbench report results/<run>), or two to compare")
 	default:

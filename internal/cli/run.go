@@ -41,25 +41,21 @@ type runArgs struct {
 }
 
 func parseRunArgs(args []string, env Env) (runArgs, error) {
-	fs := newFlagSet("run", runSynopsis, env)
-	file := fs.String("f", "stackbench.yaml", "comparison file")
+	pro := newPrologue("run", runSynopsis, "comparison file", "", env)
+	fs := pro.fs
 	out := fs.String("out", "", "results directory (default results/<timestamp>)")
 	resume := fs.String("resume", "", "continue the stopped run in this results directory (with the arguments it was started with)")
 	skipParity := fs.Bool("skip-parity", false, "measure without the parity gate (the report says so in its first line)")
 	overrides := overrideFlags(fs)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := pro.parse(args); err != nil {
 		return runArgs{}, err
 	}
-	if len(rest) > 0 {
-		return runArgs{}, usagef("unexpected argument %q; name the file with -f", rest[0])
-	}
-	ra := runArgs{file: absPath(env, *file), skipParity: *skipParity}
+	ra := runArgs{file: resolvePath(env, *pro.file), skipParity: *skipParity}
 	if *out != "" {
-		ra.out = absPath(env, *out)
+		ra.out = resolvePath(env, *out)
 	}
 	if *resume != "" {
-		ra.resume = absPath(env, *resume)
+		ra.resume = resolvePath(env, *resume)
 		var extra []string
 		fs.Visit(func(f *flag.Flag) {
 			switch {
@@ -74,6 +70,7 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 			return ra, usagef("--resume continues a run in its own directory with the arguments it was started with; drop %s (or start a new run with them)", strings.Join(extra, ", "))
 		}
 	}
+	var err error
 	if ra.overrides, err = overrides(); err != nil {
 		return ra, err
 	}
@@ -86,13 +83,6 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 		ra.recorded = append(ra.recorded, "--"+f.Name+"="+f.Value.String())
 	})
 	return ra, nil
-}
-
-func absPath(env Env, p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(env.Dir, p)
 }
 
 func runRun(ctx context.Context, args []string, env Env) error {
@@ -111,16 +101,13 @@ func runRun(ctx context.Context, args []string, env Env) error {
 		}
 		ra.resume = dir
 	}
-	f, err := loadComparison(env, ra.file)
+	var p *plan.Plan
+	f, err := readComparison(env, ra.file, func(f *plan.File) (err error) {
+		p, err = f.Resolve(ra.overrides)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	p, err := resolvePlan(f, ra.overrides)
-	if err != nil {
-		return err
-	}
-	for _, w := range f.Warnings {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
 	if note := roundsNote(p.Protocol.Rounds); p.Protocol.Rounds == 1 {
 		fmt.Fprintf(env.Stderr, "warning: 1 round%s\n", note)
