@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -150,7 +151,7 @@ func (opt Options) progress(format string, a ...any) {
 
 // coldStart starts a fresh process of s, measures it and stops it.
 func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
-	port, err := proc.FreePort()
+	port, err := osutil.FreePort()
 	if err != nil {
 		return Start{}, err
 	}

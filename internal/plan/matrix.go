@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/workload"
+	"slices"
 )
 
 // Plan is a resolved comparison: what to run, how, and in which order.
@@ -104,7 +105,7 @@ func selectStacks(all []Stack, names []string) []Stack {
 	}
 	var out []Stack
 	for _, s := range all {
-		if contains(names, s.Name) {
+		if slices.Contains(names, s.Name) {
 			out = append(out, s)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/workload"
+	"slices"
 )
 
 // Overrides are changes to the protocol from the command line; they take
@@ -139,7 +140,7 @@ func checkNames(flag string, names, known []string, what string) []string {
 	seen := map[string]bool{}
 	for _, n := range names {
 		switch {
-		case !contains(known, n):
+		case !slices.Contains(known, n):
 			msgs = append(msgs, fmt.Sprintf("%s: unknown %s %q; %s", flag, what, n, didYouMean(n, known)))
 		case seen[n]:
 			msgs = append(msgs, fmt.Sprintf("%s: %s %q is listed twice; list it once", flag, what, n))

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -167,8 +168,8 @@ func fixtureBoot(stack string, medianMs float64, idle int64) journal.Boot {
 // final try, preceded by the tries that were redone.
 func fixtureTries(w *workload.Workload, pw plan.Window, clock *time.Time) []*journal.Window {
 	c, _ := w.Case(pw.Case)
-	si := indexOf(fixtureStacks, pw.Stack)
-	ci := indexOf(w.CaseNames(), pw.Case)
+	si := slices.Index(fixtureStacks, pw.Stack)
+	ci := slices.Index(w.CaseNames(), pw.Case)
 	rec := func(attempt int) *journal.Window {
 		r := fixtureWindow(c, pw, si, ci, attempt, *clock)
 		*clock = r.EndedAt.Add(3 * time.Second)
@@ -283,15 +284,6 @@ func fixtureHistogram(medianMicros float64, seed uint64) *hist.Histogram {
 		h.RecordMicros(int64(medianMicros * math.Exp(0.45*rng.NormFloat64())))
 	}
 	return h
-}
-
-func indexOf(list []string, s string) int {
-	for i, v := range list {
-		if v == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // stoppedFixture copies the first part of the fixture journal, ending in a

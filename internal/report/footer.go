@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -66,7 +67,7 @@ func footer(res *journal.Results) Footer {
 	}
 	add(&f.Environment, "go", h.GoVersion)
 	add(&f.Environment, "postgresql", env.PostgresVersion)
-	for _, k := range sortedKeys(env.PostgresSettings) {
+	for _, k := range slices.Sorted(maps.Keys(env.PostgresSettings)) {
 		add(&f.Environment, "pg "+k, env.PostgresSettings[k])
 	}
 	versions := map[string]string{}
@@ -75,7 +76,7 @@ func footer(res *journal.Results) Footer {
 			versions[k] = v
 		}
 	}
-	for _, k := range sortedKeys(versions) {
+	for _, k := range slices.Sorted(maps.Keys(versions)) {
 		add(&f.Environment, "stack "+k, strings.TrimSpace(versions[k]))
 	}
 	return f
@@ -122,13 +123,4 @@ func joinInts(v []int) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

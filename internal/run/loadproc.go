@@ -27,14 +27,11 @@ type loadRun struct {
 // loadArgs builds the command line for one window of a case: the case's
 // request, or the request pool in poolFile when one is given.
 func loadArgs(baseURL string, c workload.Case, poolFile string, conc int, warmup, window, timeout time.Duration) []string {
-	cfg := load.Config{Method: c.Method, Body: c.Body, Expect: c.Expect,
-		Connections: conc, Duration: window, Warmup: warmup, Timeout: timeout}
-	for _, h := range c.Header {
-		cfg.Headers = append(cfg.Headers, load.Header{Name: h.Name, Value: h.Value})
-	}
+	cfg := c.LoadConfig(baseURL)
+	cfg.Connections, cfg.Duration, cfg.Warmup, cfg.Timeout = conc, window, warmup, timeout
 	f := load.FlagsOf(cfg)
 	f.Output, f.EventsFD = "json", loadEventsFD
-	url := baseURL + c.Path
+	url := cfg.URL
 	if poolFile != "" {
 		f.Method, f.Headers, f.Body = "", nil, ""
 		f.Requests, url = poolFile, baseURL

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -362,14 +363,7 @@ func (r *runner) poolFile(c workload.Case) (string, error) {
 	}
 	var buf []byte
 	for _, req := range r.opt.File.Workload.Requests(c, r.opt.Plan.JWTSecret, true) {
-		lr := load.Request{Method: req.Method, Path: req.Path, Body: string(req.Body)}
-		if len(req.Header) > 0 {
-			lr.Headers = map[string]string{}
-			for _, h := range req.Header {
-				lr.Headers[h.Name] = h.Value
-			}
-		}
-		line, err := jsonMarshal(lr)
+		line, err := jsonMarshal(req.LoadRequest())
 		if err != nil {
 			return "", errors.New("encode request pool: " + err.Error())
 		}
@@ -387,9 +381,5 @@ func joinReasons(rec *journal.Window) string {
 	if len(rec.Reasons) == 0 {
 		return "no reason"
 	}
-	s := rec.Reasons[0]
-	for _, x := range rec.Reasons[1:] {
-		s += "; " + x
-	}
-	return s
+	return strings.Join(rec.Reasons, "; ")
 }
