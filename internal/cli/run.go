@@ -133,7 +133,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	opt := run.Options{
 		File: f, Plan: p, Dir: dir, Resume: ra.resume != "", SkipParity: ra.skipParity,
 		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal, Width: terminalWidth(env),
-		ToolVersion: Version, Getenv: env.Getenv,
+		ToolVersion: Version,
 	}
 	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(p.Stacks), "stack"), countNoun(len(p.Windows), "window"), dir)
 	outcome, err := run.Run(ctx, opt)

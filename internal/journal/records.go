@@ -201,7 +201,9 @@ type Boot struct {
 	Stack string `json:"stack"`
 	// Starts are the measured cold starts in the order they ran.
 	Starts []BootStart `json:"starts"`
-	Error  string      `json:"error,omitempty"`
+	// Error says why the stack could not start in the suite, which ended
+	// there (no starts are kept then).
+	Error string `json:"error,omitempty"`
 }
 
 // BootStart is one cold start.

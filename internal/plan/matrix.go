@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/workload"
-	"slices"
 )
 
 // Plan is a resolved comparison: what to run, how, and in which order.

@@ -2,13 +2,12 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"slices"
 )
 
 // parser walks the YAML tree of one file and collects problems instead of

@@ -2,12 +2,12 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/workload"
-	"slices"
 )
 
 // Overrides are changes to the protocol from the command line; they take

@@ -1,12 +1,11 @@
 package plan
 
 import (
+	"slices"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stackbench/stackbench/internal/workload"
-	"slices"
+	"go.yaml.in/yaml/v3"
 )
 
 var (

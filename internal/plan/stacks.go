@@ -4,12 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"slices"
 )
 
 var stackKeys = []string{"name", "dir", "build", "start", "env", "health", "boot_timeout", "version"}

@@ -3,12 +3,11 @@ package plan
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stackbench/stackbench/internal/workload"
-	"slices"
+	"go.yaml.in/yaml/v3"
 )
 
 var (

@@ -98,7 +98,9 @@ const (
 	CellValid = "valid"
 	// CellInvalid: windows were measured, but none passed validation.
 	CellInvalid = "invalid"
-	// CellFailed: the server died, the window was redone and it died again.
+	// CellFailed: no window was counted and at least one was failed
+	// (journal.FlagFailed: the server would not start, died again after a
+	// restart, or the load generator gave no result).
 	CellFailed = "failed"
 	// CellMissing: planned, but not measured (a stopped run).
 	CellMissing = "missing"

@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,10 +74,16 @@ func (r *runner) bootSuite(ctx context.Context) error {
 	t0 := time.Now()
 	r.progress.logf("boot: %d cold starts per stack", n)
 	res, err := boot.Run(ctx, stack.BootStacks(r.opt.Plan.Stacks, r.harness(), r.logsDir()), boot.Options{Starts: n, Request: first, BootTimeout: stack.LongestBootTimeout(r.opt.Plan.Stacks)})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	var failed *boot.StartError
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &failed):
+		// The stack that did not start says why in its record; the others
+		// keep no partial suite: the report shows no cold starts for them.
+		r.event(journal.LevelWarning, "", "the boot suite failed, so the report will have no cold starts: %v", err)
+		return r.jw.Append(journal.KindBoot, journal.Boot{Stack: failed.Stack, Starts: []journal.BootStart{}, Error: err.Error()})
+	case err != nil:
 		r.event(journal.LevelWarning, "", "the boot suite failed, so the report will have no cold starts: %v", err)
 		return nil
 	}

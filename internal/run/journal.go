@@ -95,7 +95,7 @@ func (r *runner) readPrevious() error {
 	// runs the whole suite again (reports keep each stack's last record).
 	booted := map[string]bool{}
 	for _, b := range res.Boot {
-		booted[b.Stack] = true
+		booted[b.Stack] = b.Error == "" // a failed suite runs again
 	}
 	r.bootDone = len(booted) > 0
 	for _, s := range r.opt.Plan.Stacks {

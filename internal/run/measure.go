@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -363,7 +364,7 @@ func (r *runner) poolFile(c workload.Case) (string, error) {
 	}
 	var buf []byte
 	for _, req := range r.opt.File.Workload.Requests(c, r.opt.Plan.JWTSecret, true) {
-		line, err := jsonMarshal(req.LoadRequest())
+		line, err := json.Marshal(req.LoadRequest())
 		if err != nil {
 			return "", errors.New("encode request pool: " + err.Error())
 		}

@@ -20,5 +20,3 @@ func writeResults(dir string) error {
 	}
 	return osutil.WriteFile(filepath.Join(dir, journal.ResultsFile), append(b, '\n'), 0o644)
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -46,8 +46,6 @@ type Options struct {
 	Width int
 	// ToolVersion is recorded in the journal.
 	ToolVersion string
-	// Getenv reads the environment (DATABASE_URL for an external database).
-	Getenv func(string) string
 }
 
 // Outcome is what a run did.

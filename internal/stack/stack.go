@@ -1,6 +1,7 @@
 // Package stack is how the harness builds and starts a stack of a
-// comparison file: the environment it gives every stack, its build command,
-// its start through the supervisor, and its version. Every command that runs
+// comparison file: the environment it gives every stack, its build command
+// and its start through the supervisor (its version is captured by
+// host.CaptureStackVersion). Every command that runs
 // stacks (run, parity, boot, pgo) goes through it, so a stack sees the same
 // thing whichever command starts it.
 package stack
@@ -11,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -133,23 +133,4 @@ func LongestBootTimeout(stacks []plan.Stack) time.Duration {
 		longest = max(longest, BootTimeoutOf(s))
 	}
 	return longest
-}
-
-// Version runs the stack's version command and returns what it printed on
-// stdout and stderr both (`java -version` writes to stderr); a failure is
-// noted in the text, never an error.
-func Version(ctx context.Context, s plan.Stack) string {
-	if s.Version == "" {
-		return ""
-	}
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, "/bin/sh", "-c", s.Version)
-	cmd.Dir = s.Dir
-	b, err := cmd.CombinedOutput()
-	v := strings.TrimSpace(string(b))
-	if err != nil {
-		v = strings.TrimSpace(v + " (" + err.Error() + ")")
-	}
-	return v
 }
