@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -20,29 +19,50 @@ func init() {
 }
 
 func runLoad(ctx context.Context, args []string, env Env) error {
+	f, cfg, err := parseLoadArgs(args, env)
+	if err != nil {
+		return err
+	}
+	res, stopped, err := driveLoad(ctx, f, cfg, env)
+	if err != nil {
+		return err
+	}
+	if f.Output == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else if err := res.WriteText(env.Stdout); err != nil {
+		return err
+	}
+	return loadExit(res, stopped)
+}
+
+// parseLoadArgs parses the command line into its flags and the engine's
+// Config.
+func parseLoadArgs(args []string, env Env) (load.Flags, load.Config, error) {
 	var f load.Flags
 	fs := newFlagSet("load", "[flags] URL", env)
 	f.Register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return err
+		return f, load.Config{}, err
 	}
 	if len(pos) != 1 {
-		return usagef("want exactly one URL, got %d arguments; usage: stackbench load [flags] URL", len(pos))
+		return f, load.Config{}, usagef("want exactly one URL, got %d arguments; usage: stackbench load [flags] URL", len(pos))
 	}
-	rateSet := false
-	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "R" {
-			rateSet = true
-		}
-	})
-	cfg, err := loadConfig(f, pos[0], rateSet, env)
-	if err != nil {
-		return err
-	}
+	cfg, err := loadConfig(f, pos[0], flagSet(fs, "R"), env)
+	return f, cfg, err
+}
+
+// driveLoad runs the engine with the events written to --events-fd and
+// shown on the terminal. A run stopped by a signal returns its result with
+// the *load.StoppedError.
+func driveLoad(ctx context.Context, f load.Flags, cfg load.Config, env Env) (*load.Result, *load.StoppedError, error) {
 	events, err := openEvents(f.EventsFD)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	live := newLiveLine(env, f.Warmup > 0)
 	cfg.Progress = func(e load.Event) {
@@ -59,23 +79,18 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	events.close()
 	var ce *load.ConfigError
 	if errors.As(err, &ce) {
-		return usagef("%v", ce)
+		return nil, nil, usagef("%v", ce)
 	}
 	var stopped *load.StoppedError
 	if err != nil && !(errors.As(err, &stopped) && res != nil) {
-		return err
+		return nil, nil, err
 	}
-	if f.Output == "json" {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	} else {
-		if err := res.WriteText(env.Stdout); err != nil {
-			return err
-		}
-	}
+	return res, stopped, nil
+}
+
+// loadExit is the command's exit status after the result is written: 130
+// when stopped, 1 when nothing succeeded.
+func loadExit(res *load.Result, stopped *load.StoppedError) error {
 	if stopped != nil {
 		what := "after the measured window, in the drain: the window is whole"
 		if res.Interrupted {

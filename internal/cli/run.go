@@ -86,35 +86,61 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 }
 
 func runRun(ctx context.Context, args []string, env Env) error {
-	ra, err := parseRunArgs(args, env)
+	ra, err := resumeArgs(args, env)
 	if err != nil {
 		return err
 	}
-	if ra.resume != "" {
-		prev, err := recordedArgs(ra.resume)
-		if err != nil {
-			return err
-		}
-		dir := ra.resume
-		if ra, err = parseRunArgs(prev, env); err != nil {
-			return fmt.Errorf("the arguments recorded in %s no longer parse: %w", dir, err)
-		}
-		ra.resume = dir
+	opt, err := runOptions(ra, env)
+	if err != nil {
+		return err
 	}
+	stopHard := secondInterrupt(env, opt.Dir)
+	defer stopHard()
+	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(opt.Plan.Stacks), "stack"), countNoun(len(opt.Plan.Windows), "window"), opt.Dir)
+	outcome, err := run.Run(ctx, opt)
+	printOutcome(env, outcome, err)
+	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
+		writeRunReport(env, opt.Dir, outcome.Measured+outcome.Skipped < outcome.Planned)
+	}
+	return runExit(err, opt.Dir, opt.Resume)
+}
+
+// resumeArgs parses the command line; with --resume, the arguments the run
+// was started with, from its journal, take the place of the others.
+func resumeArgs(args []string, env Env) (runArgs, error) {
+	ra, err := parseRunArgs(args, env)
+	if err != nil || ra.resume == "" {
+		return ra, err
+	}
+	prev, err := recordedArgs(ra.resume)
+	if err != nil {
+		return ra, err
+	}
+	dir := ra.resume
+	if ra, err = parseRunArgs(prev, env); err != nil {
+		return ra, fmt.Errorf("the arguments recorded in %s no longer parse: %w", dir, err)
+	}
+	ra.resume = dir
+	return ra, nil
+}
+
+// runOptions loads the comparison file, resolves the plan and chooses the
+// results directory: the run's options.
+func runOptions(ra runArgs, env Env) (run.Options, error) {
 	var p *plan.Plan
 	f, err := readComparison(env, ra.file, func(f *plan.File) (err error) {
 		p, err = f.Resolve(ra.overrides)
 		return err
 	})
 	if err != nil {
-		return err
+		return run.Options{}, err
 	}
 	if note := roundsNote(p.Protocol.Rounds); p.Protocol.Rounds == 1 {
 		fmt.Fprintf(env.Stderr, "warning: 1 round%s\n", note)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("find the stackbench binary for the load generator: %w", err)
+		return run.Options{}, fmt.Errorf("find the stackbench binary for the load generator: %w", err)
 	}
 	dir := ra.out
 	if ra.resume != "" {
@@ -124,29 +150,24 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	}
 	if ra.resume == "" {
 		if err := run.CheckNewDir(dir); err != nil {
-			return usagef("%v", err)
+			return run.Options{}, usagef("%v", err)
 		}
 	}
-	stopHard := secondInterrupt(env, dir)
-	defer stopHard()
-
-	opt := run.Options{
+	return run.Options{
 		File: f, Plan: p, Dir: dir, Resume: ra.resume != "", SkipParity: ra.skipParity,
 		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal, Width: terminalWidth(env),
 		ToolVersion: Version,
-	}
-	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(p.Stacks), "stack"), countNoun(len(p.Windows), "window"), dir)
-	outcome, err := run.Run(ctx, opt)
-	printOutcome(env, outcome, err)
-	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
-		writeRunReport(env, dir, outcome.Measured+outcome.Skipped < outcome.Planned)
-	}
+	}, nil
+}
+
+// runExit turns the run's error into the command's, saying how to go on.
+func runExit(err error, dir string, resumed bool) error {
 	switch {
 	case errors.Is(err, run.ErrParity):
 		return &ExitError{Code: 1, Msg: err.Error()}
 	case errors.Is(err, context.Canceled):
 		return &ExitError{Code: 130, Msg: fmt.Sprintf("stopped; every window measured so far is in %s; continue with: stackbench run --resume %s%s", dir, dir, keptDatabase(dir))}
-	case err != nil && ra.resume == "":
+	case err != nil && !resumed:
 		// The directory now holds a run: a second try with the same --out
 		// would be refused. (One who resumed knows about --resume.)
 		if _, serr := os.Stat(filepath.Join(dir, journal.FileName)); serr == nil {

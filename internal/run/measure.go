@@ -215,32 +215,68 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 		rec.EndedAt = time.Now().UTC()
 		return rec, nil
 	}
-	if err := r.prepareDatabase(ctx, w, rec); err != nil {
+	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
 		return nil, err
+	}
+	lr, ws, err := r.launch(ctx, cur, w, c)
+	if err != nil {
+		return nil, err
+	}
+	d := r.collect(ctx, lr, ws, rec)
+	// The process served this case, whatever becomes of the try: a redo on
+	// the same process comes after it (trap T9).
+	cur.cases = append(cur.cases, w.Case)
+	if d.err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	rec.DBAfter = r.dbStats(ctx)
+	rec.EndedAt = time.Now().UTC()
+	judgeTry(rec, cur, d)
+	return rec, nil
+}
+
+// prepareTry readies the database and waits for a quiet host.
+func (r *runner) prepareTry(ctx context.Context, cur *server, w plan.Window, rec *journal.Window) error {
+	if err := r.prepareDatabase(ctx, w, rec); err != nil {
+		return err
 	}
 	rec.DBBefore = r.dbStats(ctx)
-	if err := r.gateWait(ctx, cur, rec); err != nil {
-		return nil, err
-	}
+	return r.gateWait(ctx, cur, rec)
+}
 
+// launch starts the load generator on the case and a sampler of every
+// process tree, to be opened on the generator's window.
+func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*loadRun, *windowSampler, error) {
 	pool := ""
 	if r.opt.Plan.Protocol.Spread {
 		var err error
 		if pool, err = r.poolFile(c); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	p := r.opt.Plan.Protocol
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
 	lr, err := startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	groups := []proc.Group{proc.TreeGroup("server", cur.p.PID()), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	ws := newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window)
+	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window), nil
+}
+
+// driven is what one try's generator and sampler gave.
+type driven struct {
+	res   *load.Result
+	stats *proc.WindowStats // nil when the window never opened
+	err   error             // the generator gave no result: data, not a harness error
+}
+
+// collect follows the generator's events (progress, the sampler's window)
+// until it exits, and returns its result and the sampler's.
+func (r *runner) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window) driven {
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
@@ -260,40 +296,35 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 		})
 	}()
 	t0 := time.Now()
-	res, lerr := lr.wait(ctx)
+	res, err := lr.wait(ctx)
 	<-followed
-	// The process served this case, whatever becomes of the try: a redo on
-	// the same process comes after it (trap T9).
-	cur.cases = append(cur.cases, w.Case)
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
-	if lerr != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	stats := ws.result() // closes it if the generator died mid-window
+	return driven{res: res, stats: ws.result(), err: err} // result closes the sampler if the generator died mid-window
+}
 
-	rec.DBAfter = r.dbStats(ctx)
-	rec.EndedAt = time.Now().UTC()
-	if stats != nil {
-		fillUsage(rec, *stats)
+// judgeTry records what a try measured and raises its flags: a server that
+// died, a generator that failed, then the load's and the database's checks.
+func judgeTry(rec *journal.Window, cur *server, d driven) {
+	if d.stats != nil {
+		fillUsage(rec, *d.stats)
 	}
-	if cerr := cur.p.Check(); cerr != nil {
-		flagger{rec}.add(journal.FlagServerDied, "%v", cerr)
-		rec.Error = cerr.Error()
+	if err := cur.p.Check(); err != nil {
+		flagger{rec}.add(journal.FlagServerDied, "%v", err)
+		rec.Error = err.Error()
 	}
-	if lerr != nil {
-		rec.Error = lerr.Error()
+	if d.err != nil {
+		rec.Error = d.err.Error()
 		if !rec.HasFlag(journal.FlagServerDied) {
-			flagger{rec}.add(journal.FlagFailed, "%v", lerr)
+			flagger{rec}.add(journal.FlagFailed, "%v", d.err)
 		}
-		return rec, nil
+		return
 	}
-	rec.Load = res
-	if stats != nil {
-		alignSampler(rec, *stats, res)
+	rec.Load = d.res
+	if d.stats != nil {
+		alignSampler(rec, *d.stats, d.res)
 	}
-	judgeLoad(rec, res)
+	judgeLoad(rec, d.res)
 	judgeDB(rec)
-	return rec, nil
 }
 
 // fillUsage copies the sampler's figures into the record.
