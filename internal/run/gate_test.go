@@ -67,7 +67,7 @@ func TestFirstRequestText(t *testing.T) {
 	if got := firstRequestText(s); strings.Contains(got, "ms") || !strings.Contains(got, "all 3") {
 		t.Errorf("every first request failed: %q", got)
 	}
-	s = boot.Summary{Starts: 3, FirstFailed: 1, FirstRequest: boot.Spread{N: 2, Median: 4.2e6}}
+	s = boot.Summary{Starts: 3, FirstFailed: 1, FirstRequest: boot.Spread[boot.Nanoseconds]{N: 2, Median: 4.2e6}}
 	if got := firstRequestText(s); !strings.Contains(got, "4.2 ms") || !strings.Contains(got, "1 of 3") {
 		t.Errorf("one of three failed: %q", got)
 	}

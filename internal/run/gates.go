@@ -104,7 +104,7 @@ func (r *runner) bootSuite(ctx context.Context) error {
 	}
 	for _, s := range res.Stacks {
 		r.progress.logf("boot %s: %.1f ms to first 200, first %s %s, idle RSS %.1f MiB (medians of %d)",
-			s.Stack, s.Boot.Median/1e6, res.Case, firstRequestText(s), s.IdleRSS.Median/(1<<20), s.Starts)
+			s.Stack, s.Boot.Median.Milliseconds(), res.Case, firstRequestText(s), s.IdleRSS.Median.MiB(), s.Starts)
 	}
 	r.progress.logf("boot: done in %.1fs", time.Since(t0).Seconds())
 	r.bootDone = true
@@ -117,7 +117,7 @@ func firstRequestText(s boot.Summary) string {
 	if s.FirstRequest.N == 0 {
 		return fmt.Sprintf("failed in all %d starts", s.Starts)
 	}
-	text := fmt.Sprintf("%.1f ms", s.FirstRequest.Median/1e6)
+	text := fmt.Sprintf("%.1f ms", s.FirstRequest.Median.Milliseconds())
 	if s.FirstFailed > 0 {
 		text += fmt.Sprintf(" (failed in %d of %d starts)", s.FirstFailed, s.Starts)
 	}
