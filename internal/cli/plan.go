@@ -125,7 +125,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	if p.NeedsDatabase {
 		db = pgfix.Redact(p.Database)
 	}
-	fmt.Fprintf(tw, "workload\t%s (%d cases; database: %s)\n", p.Workload, len(f.Workload.Cases), db)
+	fmt.Fprintf(tw, "workload\t%s (%d cases; database: %s)\n", p.WorkloadName, len(f.Workload.Cases), db)
 	fmt.Fprintf(tw, "profile\t%s\n", pr.Profile)
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))

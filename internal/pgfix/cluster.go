@@ -65,9 +65,12 @@ type Cluster struct {
 type clusterState struct {
 	Port     int               `json:"port"`
 	Password string            `json:"password"`
-	BinDir   string            `json:"binDir"`
+	BinDir   string            `json:"bin_dir"`
 	Version  string            `json:"version"`
 	Settings map[string]string `json:"settings"`
+	// OldBinDir is BinDir as clusters made before JSON keys were snake_case
+	// recorded it; readState moves it to BinDir.
+	OldBinDir string `json:"binDir,omitempty"`
 }
 
 // Start makes a cluster in opt.Dir (initdb when the directory has none),
@@ -444,6 +447,9 @@ func readState(dir string) (clusterState, error) {
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, fmt.Errorf("read %s: %w", filepath.Join(dir, stateFile), err)
+	}
+	if st.BinDir == "" {
+		st.BinDir, st.OldBinDir = st.OldBinDir, ""
 	}
 	return st, nil
 }

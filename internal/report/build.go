@@ -79,7 +79,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		RunID:           p.RunID,
 		Started:         p.CreatedAt,
 		ToolVersion:     p.ToolVersion,
-		Workload:        pl.Workload,
+		Workload:        pl.WorkloadName,
 		Profile:         pl.Protocol.Profile,
 		Concurrency:     pl.Protocol.Concurrency,
 		WindowsPlanned:  len(pl.Windows),
@@ -132,7 +132,7 @@ func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
 		}
 		inserts[w.Case] = inserts[w.Case] || w.Inserts
 	}
-	builtin, _ := workload.Builtin(pl.Workload, workload.DefaultJWTSecret)
+	builtin, _ := workload.Builtin(pl.WorkloadName, workload.DefaultJWTSecret)
 	var out []CaseInfo
 	var warnings []string
 	journaled := map[string]journal.Case{}

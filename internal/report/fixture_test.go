@@ -106,8 +106,8 @@ func writeFixtureJournal(t *testing.T, dir string) {
 
 func fixturePlan(w *workload.Workload) plan.Plan {
 	pl := plan.Plan{
-		File:     "stackbench.yaml",
-		Workload: w.Name,
+		File:         "stackbench.yaml",
+		WorkloadName: w.Name,
 		Protocol: plan.Protocol{Profile: "standard", Concurrency: fixtureConc, Warmup: 5 * time.Second, Window: 10 * time.Second,
 			Timeout: 30 * time.Second, Rounds: fixtureRounds, Cases: w.CaseNames(), Fresh: plan.FreshRound, BootStarts: 10,
 			Gate: plan.Gate{Mode: plan.GateAuto, Retries: 2, Wait: 30 * time.Second}},

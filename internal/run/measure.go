@@ -46,14 +46,14 @@ func (r *runner) measure(ctx context.Context) error {
 		if r.done[w.Key] {
 			continue
 		}
-		stack, _ := r.opt.File.Stack(w.Stack)
+		st, _ := r.opt.File.Stack(w.Stack)
 		c, _ := r.opt.File.Workload.Case(w.Case)
 		// A fresh process at each process boundary of the plan; a resumed
 		// run also starts one for the first window it measures.
 		if cur == nil || w.NewProcess || cur.stack.Name != w.Stack || cur.planProcess != w.Process {
 			r.stopServer(cur)
 			cur = nil
-			s, err := r.newServer(ctx, stack, w.Process)
+			s, err := r.newServer(ctx, st, w.Process)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -83,13 +83,13 @@ func (r *runner) remaining() []plan.Window {
 	return ws
 }
 
-func (r *runner) newServer(ctx context.Context, stack plan.Stack, planProcess int) (*server, error) {
-	p, err := r.startStack(ctx, stack)
+func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
+	p, err := r.startStack(ctx, st)
 	if err != nil {
 		return nil, err
 	}
 	r.rememberServer(p.PID())
-	return &server{stack: stack, p: p, seq: r.seq[stack.Name], planProcess: planProcess}, nil
+	return &server{stack: st, p: p, seq: r.seq[st.Name], planProcess: planProcess}, nil
 }
 
 func (r *runner) stopServer(s *server) {

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/boot"
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
 )
@@ -57,18 +56,5 @@ func TestJudgeSuspendedAndContended(t *testing.T) {
 	}
 	if len(rec.Reasons) != 1 || !strings.Contains(rec.Reasons[0], "kept after 2 attempts") {
 		t.Errorf("kept contended window: reasons %q, want the gate's reason with the retry budget", rec.Reasons)
-	}
-}
-
-// The run's boot line never prints the median of no first requests as a
-// latency.
-func TestFirstRequestText(t *testing.T) {
-	s := boot.Summary{Starts: 3, FirstFailed: 3}
-	if got := firstRequestText(s); strings.Contains(got, "ms") || !strings.Contains(got, "all 3") {
-		t.Errorf("every first request failed: %q", got)
-	}
-	s = boot.Summary{Starts: 3, FirstFailed: 1, FirstRequest: boot.Spread[boot.Nanoseconds]{N: 2, Median: 4.2e6}}
-	if got := firstRequestText(s); !strings.Contains(got, "4.2 ms") || !strings.Contains(got, "1 of 3") {
-		t.Errorf("one of three failed: %q", got)
 	}
 }
