@@ -3,13 +3,16 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -326,8 +329,44 @@ func TestContendedWindowIsRedoneThenFlagged(t *testing.T) {
 	if len(res.Windows) != 2 || res.Windows[0].Final {
 		t.Errorf("want one redone try and one final: %d records, first final=%v", len(res.Windows), res.Windows[0].Final)
 	}
-	if env := res.Environments[0]; env.GateThresholdCores != 0.05 || len(env.Warnings) == 0 {
-		t.Errorf("environment: gate %.2f, warnings %v (want the baseline-above-gate warning)", env.GateThresholdCores, env.Warnings)
+	belowIdle := func(w string) bool {
+		return strings.Contains(w, "the contention gate of 0.05 cores is below the machine's idle foreign CPU")
+	}
+	if env := res.Environments[0]; env.GateThresholdCores != 0.05 || !slices.ContainsFunc(env.Warnings, belowIdle) {
+		t.Errorf("environment: gate %.2f, warnings %q (want the gate-below-idle warning, trap T6)", env.GateThresholdCores, env.Warnings)
+	}
+}
+
+// The run warns when its highest concurrency exceeds the host's somaxconn
+// (trap T12), and not when it equals it: the backlog holds that many.
+func TestRunWarnsAboveSomaxconn(t *testing.T) {
+	captured := captureHost
+	t.Cleanup(func() { captureHost = captured })
+	for _, c := range []struct {
+		somaxconn int
+		warned    bool
+	}{{4, false}, {3, true}} {
+		captureHost = func() host.Environment {
+			e := captured()
+			e.Somaxconn, e.OpenFileLimit, e.Governor = c.somaxconn, 1<<20, ""
+			return e
+		}
+		// The flaky stack fails parity: the run stops after journaling its
+		// environment, before any load.
+		path := writeFile(t, flakyFile("[ok, fail]", "  gate: off"))
+		dir := filepath.Join(t.TempDir(), "results")
+		if _, err := runFileOpts(t, context.Background(), path, dir, plan.Overrides{}, false, false); !errors.Is(err, ErrParity) {
+			t.Fatalf("run error = %v, want ErrParity", err)
+		}
+		_, res := finals(t, dir)
+		if len(res.Environments) != 1 {
+			t.Fatalf("%d environment records, want 1", len(res.Environments))
+		}
+		want := fmt.Sprintf("concurrency 4 exceeds net.core.somaxconn (%d)", c.somaxconn)
+		warnings := res.Environments[0].Warnings
+		if warned := slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, want) }); warned != c.warned {
+			t.Errorf("concurrency 4, somaxconn %d: warnings %q; want the somaxconn warning: %v", c.somaxconn, warnings, c.warned)
+		}
 	}
 }
 
