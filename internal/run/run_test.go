@@ -14,6 +14,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 )
@@ -247,7 +248,7 @@ func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 	path := writeFile(t, flakyFile("[ok, fail]", "  gate: off"))
 	dir := filepath.Join(t.TempDir(), "results")
 	// Cancel (as Ctrl-C does) once the second window is journaled, in the
-	// middle of the third.
+	// middle of the third: while its load generator runs.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -255,7 +256,9 @@ func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 		for countWindows(filepath.Join(dir, journal.FileName)) < 2 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(300 * time.Millisecond)
+		for !loadRunning(os.Getpid()) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
 		cancel()
 	}()
 	_, err := runFile(t, ctx, path, dir, plan.Overrides{Rounds: 3}, false)
@@ -263,8 +266,8 @@ func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 		t.Fatal("a cancelled run returned no error")
 	}
 	byKey, _ := finals(t, dir)
-	if len(byKey) == 0 || len(byKey) >= 6 {
-		t.Fatalf("%d windows journaled before the cancel; want some but not all", len(byKey))
+	if len(byKey) != 2 {
+		t.Fatalf("%d windows journaled before the cancel in the third window's load; want 2", len(byKey))
 	}
 	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: 3}, true)
 	if err != nil {
@@ -367,6 +370,60 @@ func TestRunWarnsAboveSomaxconn(t *testing.T) {
 		if warned := slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, want) }); warned != c.warned {
 			t.Errorf("concurrency 4, somaxconn %d: warnings %q; want the somaxconn warning: %v", c.somaxconn, warnings, c.warned)
 		}
+	}
+}
+
+// TestCheckpointInWindowIsFlagged takes a real checkpoint while the first
+// window's load runs (trap T4): that window is flagged with the count, and
+// the next one, after the run's own checkpoint, is not.
+func TestCheckpointInWindowIsFlagged(t *testing.T) {
+	admin := pgtest.Cluster(t).AdminURL()
+	path := writeFile(t, `
+workload: saas-slice
+database: `+admin+`
+profile: quick
+protocol:
+  concurrency: [4]
+  warmup: 300ms
+  window: 1s
+  rounds: 1
+  cases: [user, health]
+  boot_starts: 0
+  gate: off
+stacks:
+  - name: first
+    dir: `+refServerDir+`
+    start: `+refServerBin+`
+`)
+	dir := filepath.Join(t.TempDir(), "results")
+	checkpointed := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !loadRunning(os.Getpid()); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				checkpointed <- errors.New("no window's load within 2 minutes")
+				return
+			}
+		}
+		db, err := pgfix.Open(context.Background(), admin)
+		if err == nil {
+			err = db.Checkpoint(context.Background())
+			db.Close()
+		}
+		checkpointed <- err
+	}()
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if err := <-checkpointed; err != nil {
+		t.Fatalf("checkpoint during the first window: %v", err)
+	}
+	byKey, _ := finals(t, dir)
+	first, second := byKey["r1/first/user/c4"], byKey["r1/first/health/c4"]
+	if !first.HasFlag(journal.FlagCheckpoint) || !slices.Contains(first.Reasons, journal.FlagCheckpoint.Reason("1 checkpoint(s) happened during the warm-up or the window")) {
+		t.Errorf("the window with a checkpoint: flags %v, reasons %q", first.Flags, first.Reasons)
+	}
+	if second.Load == nil || second.HasFlag(journal.FlagCheckpoint) {
+		t.Errorf("the window after it: flags %v, reasons %q; want no checkpoint", second.Flags, second.Reasons)
 	}
 }
 
