@@ -28,25 +28,15 @@ func countWindows(path string) int {
 // it: the final windows are exactly the plan's, none measured twice, and
 // nothing is left running.
 func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
-	path := writeFile(t, `
-workload: saas-slice
-database: embedded
-protocol:
-  concurrency: [4]
+	path := writeFile(t, saasFile("database: embedded\n", `  concurrency: [4]
   warmup: 200ms
   window: 1s
   rounds: 2
   cases: [health, user]
-  boot_starts: 0
-  gate: off
-stacks:
-  - name: first
-    dir: `+refServerDir+`
-    start: `+refServerBin+`
-  - name: second            # shell syntax: sh stays the server's parent
+`, refStack("first")+`  - name: second            # shell syntax: sh stays the server's parent
     dir: `+refServerDir+`
     start: `+refServerBin+`; true
-`)
+`))
 	dir := filepath.Join(t.TempDir(), "results")
 	var firstLog bytes.Buffer
 	cmd := exec.Command(stackbenchBin, "run", "-f", path, "--out", dir)

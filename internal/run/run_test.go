@@ -77,6 +77,18 @@ func finals(t *testing.T, dir string) (map[string]journal.Window, *journal.Resul
 	return out, res
 }
 
+// saasFile is a saas-slice comparison file: top-level lines (database,
+// profile), the protocol's own lines (indented; no boot suite, gate off),
+// then the stacks.
+func saasFile(top, protocol, stacks string) string {
+	return "workload: saas-slice\n" + top + "protocol:\n" + protocol + "  boot_starts: 0\n  gate: off\n" + stacks
+}
+
+// refStack lists one reference server.
+func refStack(name string) string {
+	return "stacks:\n  - name: " + name + "\n    dir: " + refServerDir + "\n    start: " + refServerBin + "\n"
+}
+
 func refStacks() string {
 	return `
 stacks:
@@ -92,19 +104,12 @@ stacks:
 
 func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
-	path := writeFile(t, `
-workload: saas-slice
-database: `+admin+`
-profile: quick
-protocol:
-  concurrency: [8]
+	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
   warmup: 300ms
   window: 700ms
   rounds: 2
   cases: [health, user, order]
-  boot_starts: 0
-  gate: off
-`+refStacks())
+`, refStacks()))
 	dir := filepath.Join(t.TempDir(), "results")
 	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
 	if err != nil {
@@ -378,23 +383,12 @@ func TestRunWarnsAboveSomaxconn(t *testing.T) {
 // the next one, after the run's own checkpoint, is not.
 func TestCheckpointInWindowIsFlagged(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
-	path := writeFile(t, `
-workload: saas-slice
-database: `+admin+`
-profile: quick
-protocol:
-  concurrency: [4]
+	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [4]
   warmup: 300ms
   window: 1s
   rounds: 1
   cases: [user, health]
-  boot_starts: 0
-  gate: off
-stacks:
-  - name: first
-    dir: `+refServerDir+`
-    start: `+refServerBin+`
-`)
+`, refStack("first")))
 	dir := filepath.Join(t.TempDir(), "results")
 	checkpointed := make(chan error, 1)
 	go func() {
@@ -429,23 +423,13 @@ stacks:
 
 func TestSpreadModeSendsTheRequestPool(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
-	path := writeFile(t, `
-workload: saas-slice
-database: `+admin+`
-protocol:
-  concurrency: [4]
+	path := writeFile(t, saasFile("database: "+admin+"\n", `  concurrency: [4]
   warmup: 200ms
   window: 500ms
   rounds: 1
   cases: [me, order]
-  boot_starts: 0
-  gate: off
   spread: true
-stacks:
-  - name: ref
-    dir: `+refServerDir+`
-    start: `+refServerBin+`
-`)
+`, refStack("ref")))
 	dir := filepath.Join(t.TempDir(), "results")
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
