@@ -68,7 +68,7 @@ func parseBootArgs(args []string, env Env) (bootArgs, error) {
 	a := bootArgs{starts: *n, json: pro.json()}
 	var err error
 	a.file, err = pro.comparison(func(f *plan.File) (err error) {
-		a.plan, err = f.Resolve(plan.Overrides{Stacks: commaList(*stacks)})
+		a.plan, err = resolvePlan(f, plan.Overrides{Stacks: commaList(*stacks)})
 		return err
 	})
 	if err != nil {

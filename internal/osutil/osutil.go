@@ -47,16 +47,17 @@ func Tail(path string, offset int64) string {
 }
 
 // WriteFile replaces the file at path with data, whole: it is written to a
-// temporary file in the same directory and renamed over path, so a reader
-// (or a crash) never sees half of it.
+// temporary file in the same directory, synced, and renamed over path, so a
+// reader (or a crash) never sees half of it.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	_, werr := tmp.Write(data)
+	serr := tmp.Sync()
 	cerr := tmp.Close()
-	err = errors.Join(werr, cerr)
+	err = errors.Join(werr, serr, cerr)
 	if err == nil {
 		err = os.Chmod(tmp.Name(), perm)
 	}

@@ -218,11 +218,11 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
 		return nil, err
 	}
-	lr, ws, err := r.launch(ctx, cur, w, c)
+	lr, ws, probeBefore, err := r.launch(ctx, cur, w, c)
 	if err != nil {
 		return nil, err
 	}
-	d := r.collect(ctx, lr, ws, rec)
+	d := r.collect(ctx, lr, ws, rec, probeBefore)
 	// The process served this case, whatever becomes of the try: a redo on
 	// the same process comes after it (trap T9).
 	cur.cases = append(cur.cases, w.Case)
@@ -246,25 +246,25 @@ func (r *runner) prepareTry(ctx context.Context, cur *server, w plan.Window, rec
 
 // launch starts the load generator on the case and a sampler of every
 // process tree, to be opened on the generator's window.
-func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*loadRun, *windowSampler, error) {
+func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workload.Case) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	pool := ""
 	if r.opt.Plan.Protocol.Spread {
-		var err error
 		if pool, err = r.poolFile(c); err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
 	}
 	p := r.opt.Plan.Protocol
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
-	lr, err := startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout))
+	probeBefore = r.probe()
+	lr, err = startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	groups := []proc.Group{proc.TreeGroup("server", cur.p.PID()), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window), nil
+	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window), probeBefore, nil
 }
 
 // driven is what one try's generator and sampler gave.
@@ -275,8 +275,10 @@ type driven struct {
 }
 
 // collect follows the generator's events (progress, the sampler's window)
-// until it exits, and returns its result and the sampler's.
-func (r *runner) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window) driven {
+// until it exits, probes the host's speed again when it was probed before
+// (probeBefore above 0), and returns the generator's result and the
+// sampler's.
+func (r *runner) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window, probeBefore float64) driven {
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
@@ -298,6 +300,9 @@ func (r *runner) collect(ctx context.Context, lr *loadRun, ws *windowSampler, re
 	t0 := time.Now()
 	res, err := lr.wait(ctx)
 	<-followed
+	if probeBefore > 0 {
+		rec.Probe = &journal.Probe{BeforeMs: probeBefore, AfterMs: r.probe(), ReferenceMs: r.prober.ReferenceMs}
+	}
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
 	return driven{res: res, stats: ws.result(), err: err} // result closes the sampler if the generator died mid-window
 }
