@@ -23,6 +23,13 @@ func countWindows(path string) int {
 	return bytes.Count(b, []byte(`{"kind":"window"`))
 }
 
+// countFinalWindows counts the final window records in a journal file as it
+// grows (a redone try is journaled too, not final).
+func countFinalWindows(path string) int {
+	b, _ := os.ReadFile(path)
+	return bytes.Count(b, []byte(`"final":true`))
+}
+
 // TestKilledRunResumesToThePlannedWindows kills `stackbench run` with
 // SIGKILL in the middle of a window, on the embedded database, and resumes
 // it: the final windows are exactly the plan's, none measured twice, and
