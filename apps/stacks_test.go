@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -146,7 +147,7 @@ func parity(t *testing.T, binary, name, workloadName string) workload.StackResul
 	if w.NeedsDatabase {
 		databaseURL = pgtest.FreshDB(t)
 	}
-	port, err := proc.FreePort()
+	port, err := osutil.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func parity(t *testing.T, binary, name, workloadName string) workload.StackResul
 	}
 	// A reference server logs nothing per request (no logger middleware, no
 	// debug mode): anything it printed is a failure.
-	switch out := p.LogTail(4096); {
+	switch out := p.LogTail(); {
 	case strings.TrimSpace(logBody(out)) != "":
 		t.Errorf("%s wrote to its output:\n%s", name, out)
 	case t.Failed():

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -218,7 +219,7 @@ func gate(t *testing.T, stacks []plan.Stack, workloadName string) {
 // stops it; a stack that does not start or crashes is a failed result.
 func checkStack(t *testing.T, s plan.Stack, w *workload.Workload, dbURL string) workload.StackResult {
 	t.Helper()
-	port, err := proc.FreePort()
+	port, err := osutil.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,9 +248,9 @@ func checkStack(t *testing.T, s plan.Stack, w *workload.Workload, dbURL string) 
 		r.Error = fmt.Sprintf("crashed during the checks: %v", err)
 	}
 	if r.Error != "" {
-		r.StderrTail = p.LogTail(4096)
+		r.StderrTail = p.LogTail()
 	} else if !r.OK() {
-		t.Logf("%s's output:\n%s", s.Name, p.LogTail(4096))
+		t.Logf("%s's output:\n%s", s.Name, p.LogTail())
 	}
 	return r
 }

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -98,14 +99,26 @@ func Order(stacks, rounds int) [][]int {
 	return order
 }
 
-// Run runs the suite. A stack that cannot start is an error that ends the
-// suite; a first request that fails is data (FirstOK false).
+// StartError is the error of Run when a stack could not start: it ends the
+// suite, and the Result holds the starts measured before it.
+type StartError struct {
+	Stack string
+	Err   error
+}
+
+func (e *StartError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the start's own error.
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Run runs the suite. A stack that cannot start is a *StartError that ends
+// the suite; a first request that fails is data (FirstOK false).
 func Run(ctx context.Context, stacks []Stack, opt Options) (Result, error) {
 	opt = withDefaults(opt)
 	res := Result{Case: opt.Request.Name}
 	for _, s := range stacks {
 		if _, err := coldStart(ctx, s, opt); err != nil {
-			return res, fmt.Errorf("unmeasured first start of %q: %w", s.Name, err)
+			return res, &StartError{Stack: s.Name, Err: fmt.Errorf("unmeasured first start of %q: %w", s.Name, err)}
 		}
 		opt.progress("%s: warm-up start done", s.Name)
 	}
@@ -113,7 +126,7 @@ func Run(ctx context.Context, stacks []Stack, opt Options) (Result, error) {
 		for _, i := range round {
 			st, err := coldStart(ctx, stacks[i], opt)
 			if err != nil {
-				return res, fmt.Errorf("cold start %d of %q: %w", r+1, stacks[i].Name, err)
+				return res, &StartError{Stack: stacks[i].Name, Err: fmt.Errorf("cold start %d of %q: %w", r+1, stacks[i].Name, err)}
 			}
 			st.Seq, st.Round = len(res.Starts), r
 			res.Starts = append(res.Starts, st)
@@ -150,7 +163,7 @@ func (opt Options) progress(format string, a ...any) {
 
 // coldStart starts a fresh process of s, measures it and stops it.
 func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
-	port, err := proc.FreePort()
+	port, err := osutil.FreePort()
 	if err != nil {
 		return Start{}, err
 	}

@@ -123,12 +123,12 @@ func TestRunMeasuresColdStarts(t *testing.T) {
 	}
 	// Two starts: the median is the lower one (one start's figure, as the
 	// report takes it), the IQR half their distance.
-	b0, b1 := float64(res.Starts[1].Boot), float64(res.Starts[2].Boot)
+	b0, b1 := Nanoseconds(res.Starts[1].Boot), Nanoseconds(res.Starts[2].Boot)
 	if big.Boot.Median != min(b0, b1) || big.Boot.IQR != abs(b1-b0)/2 {
 		t.Errorf("big boot spread %+v from %v and %v", big.Boot, b0, b1)
 	}
 	if big.IdleRSS.Median < small.IdleRSS.Median+30<<20 || small.IdleRSS.Median < 8<<20 {
-		t.Errorf("idle RSS median small %.0f MiB, big %.0f MiB; they touch 8 and 48 MiB", small.IdleRSS.Median/(1<<20), big.IdleRSS.Median/(1<<20))
+		t.Errorf("idle RSS median small %.0f MiB, big %.0f MiB; they touch 8 and 48 MiB", small.IdleRSS.Median.MiB(), big.IdleRSS.Median.MiB())
 	}
 	if len(lines) != 6 || !strings.Contains(lines[0], "warm-up") {
 		t.Errorf("progress lines %q", lines)
@@ -169,4 +169,4 @@ func TestFirstRequestCase(t *testing.T) {
 	}
 }
 
-func abs(x float64) float64 { return max(x, -x) }
+func abs(x Nanoseconds) Nanoseconds { return max(x, -x) }

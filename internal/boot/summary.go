@@ -2,26 +2,38 @@ package boot
 
 import "github.com/stackbench/stackbench/internal/stats"
 
-// Spread is the median and interquartile range of a set of figures, in
-// the figure's unit (nanoseconds for durations, bytes for memory).
-type Spread struct {
-	Median float64 `json:"median"`
-	Q1     float64 `json:"q1"`
-	Q3     float64 `json:"q3"`
+// Nanoseconds is a duration figure of the suite, in nanoseconds (a float:
+// quartiles fall between starts).
+type Nanoseconds float64
+
+// Milliseconds returns n in milliseconds.
+func (n Nanoseconds) Milliseconds() float64 { return float64(n) / 1e6 }
+
+// Bytes is a memory figure of the suite, in bytes.
+type Bytes float64
+
+// MiB returns b in mebibytes.
+func (b Bytes) MiB() float64 { return float64(b) / (1 << 20) }
+
+// Spread is the median and interquartile range of a set of figures, in the
+// unit T.
+type Spread[T Nanoseconds | Bytes] struct {
+	Median T `json:"median"`
+	Q1     T `json:"q1"`
+	Q3     T `json:"q3"`
 	// IQR is Q3 − Q1.
-	IQR float64 `json:"iqr"`
-	N   int     `json:"n"`
+	IQR T   `json:"iqr"`
+	N   int `json:"n"`
 }
 
 // Summary is one stack's cold starts.
 type Summary struct {
 	Stack  string `json:"stack"`
 	Starts int    `json:"starts"`
-	// Boot and FirstRequest are in nanoseconds, IdleRSS in bytes.
 	// FirstRequest counts only first requests that got an expected status.
-	Boot         Spread `json:"boot_ns"`
-	FirstRequest Spread `json:"first_request_ns"`
-	IdleRSS      Spread `json:"idle_rss_bytes"`
+	Boot         Spread[Nanoseconds] `json:"boot_ns"`
+	FirstRequest Spread[Nanoseconds] `json:"first_request_ns"`
+	IdleRSS      Spread[Bytes]       `json:"idle_rss_bytes"`
 	// FirstFailed counts first requests that failed or got an unexpected status.
 	FirstFailed int `json:"first_failed"`
 }
@@ -45,14 +57,14 @@ func Summarize(stacks []Stack, starts []Start) []Summary {
 				sum.FirstFailed++
 			}
 		}
-		sum.Boot, sum.FirstRequest, sum.IdleRSS = spread(boot), spread(first), spread(rss)
+		sum.Boot, sum.FirstRequest, sum.IdleRSS = spread[Nanoseconds](boot), spread[Nanoseconds](first), spread[Bytes](rss)
 		out = append(out, sum)
 	}
 	return out
 }
 
-func spread(values []float64) Spread {
-	s := Spread{N: len(values)}
+func spread[T Nanoseconds | Bytes](values []float64) Spread[T] {
+	s := Spread[T]{N: len(values)}
 	if len(values) == 0 {
 		return s
 	}
@@ -61,6 +73,6 @@ func spread(values []float64) Spread {
 	// the run's report print the same median for the same starts. The values
 	// are finite and non-empty, so it cannot fail.
 	sum, _ := stats.Summarize(values)
-	s.Median, s.Q1, s.Q3, s.IQR = sum.Median, sum.Q1, sum.Q3, sum.IQR
+	s.Median, s.Q1, s.Q3, s.IQR = T(sum.Median), T(sum.Q1), T(sum.Q3), T(sum.IQR)
 	return s
 }

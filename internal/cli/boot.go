@@ -12,6 +12,7 @@ import (
 	"github.com/stackbench/stackbench/internal/boot"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
+	"github.com/stackbench/stackbench/internal/workload"
 )
 
 func init() {
@@ -25,92 +26,109 @@ const bootSynopsis = "[-f FILE] [-n N] [--stacks a,b] [-o text|json]"
 const bootDatabase = "stackbench_boot"
 
 func runBoot(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet("boot", bootSynopsis, env)
-	file := fs.String("f", "stackbench.yaml", "comparison file")
-	n := fs.Int("n", 0, "measured cold starts per stack (default: the profile's boot_starts, or 10 when that is 0)")
-	stacks := fs.String("stacks", "", "only these stacks, comma-separated (they keep the file's order)")
-	output := fs.String("o", "text", "output: text or json")
-	rest, err := parseFlags(fs, args)
+	a, err := parseBootArgs(args, env)
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q; name the file with -f", rest[0])
-	}
-	if *output != "text" && *output != "json" {
-		return usagef("-o %s: write -o text or -o json", *output)
-	}
-	if flagSet(fs, "n") && (*n < 1 || *n > 1000) {
-		return usagef("-n %d: give between 1 and 1000 cold starts per stack, or leave -n out for the profile's boot_starts", *n)
-	}
-	f, err := loadComparison(env, *file)
+	res, err := bootSuite(ctx, a, env)
 	if err != nil {
 		return err
 	}
-	p, err := resolvePlan(f, plan.Overrides{Stacks: commaList(*stacks)})
-	if err != nil {
-		return err
-	}
-	for _, w := range f.Warnings {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
-	}
-	starts := *n
-	if starts == 0 {
-		starts = p.Protocol.BootStarts
-	}
-	if starts == 0 {
-		starts = boot.DefaultStarts
-	}
-	first, ok := boot.FirstRequestCase(f.Workload)
-	if !ok {
-		return usagef("workload %q has no cases, so there is no first request to time", f.Workload.Name)
-	}
-	logDir, err := os.MkdirTemp("", "stackbench-boot-")
-	if err != nil {
-		return err
-	}
-	progress := func(line string) { fmt.Fprintln(env.Stderr, line) }
-	keepLogs := false // kept only when a start failed, for its logs
-	defer func() {
-		if !keepLogs {
-			os.RemoveAll(logDir)
-		}
-	}()
-	if err := stack.BuildAll(ctx, p.Stacks, logDir, progress); err != nil {
-		return err // it quotes the build's output
-	}
-	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
-	var db *stack.Database
-	if f.Workload.NeedsDatabase {
-		if db, err = stack.OpenDatabase(ctx, f.Database, "", progress); err != nil {
-			return err
-		}
-		if h.DatabaseURL, err = db.Fresh(ctx, bootDatabase); err != nil {
-			db.Close(true)
-			return err
-		}
-	}
-	res, err := boot.Run(ctx, stack.BootStacks(p.Stacks, h, logDir), boot.Options{Starts: starts, Request: first, Progress: progress, BootTimeout: stack.LongestBootTimeout(p.Stacks)})
-	if cerr := db.Close(true); cerr != nil {
-		progress("warning: removing the boot database: " + cerr.Error())
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil {
-		keepLogs = true
-		return fmt.Errorf("%w\nthe stacks' logs are in %s", err, logDir)
-	}
-	if *output == "json" {
+	if a.json {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
 			return err
 		}
 	} else {
-		printBoot(env.Stdout, res, first.Method+" "+first.Path, starts)
+		printBoot(env.Stdout, res, a.first.Method+" "+a.first.Path, a.starts)
 	}
 	return firstFailures(res)
+}
+
+// bootArgs is a checked `stackbench boot` command line, its file loaded.
+type bootArgs struct {
+	file   *plan.File
+	plan   *plan.Plan
+	starts int           // measured cold starts per stack
+	first  workload.Case // the first request's case
+	json   bool
+}
+
+func parseBootArgs(args []string, env Env) (bootArgs, error) {
+	pro := newPrologue("boot", bootSynopsis, "comparison file", "output: text or json", env)
+	n := pro.fs.Int("n", 0, "measured cold starts per stack (default: the profile's boot_starts, or 10 when that is 0)")
+	stacks := pro.fs.String("stacks", "", "only these stacks, comma-separated (they keep the file's order)")
+	if err := pro.parse(args); err != nil {
+		return bootArgs{}, err
+	}
+	if flagSet(pro.fs, "n") && (*n < 1 || *n > 1000) {
+		return bootArgs{}, usagef("-n %d: give between 1 and 1000 cold starts per stack, or leave -n out for the profile's boot_starts", *n)
+	}
+	a := bootArgs{starts: *n, json: pro.json()}
+	var err error
+	a.file, err = pro.comparison(func(f *plan.File) (err error) {
+		a.plan, err = resolvePlan(f, plan.Overrides{Stacks: commaList(*stacks)})
+		return err
+	})
+	if err != nil {
+		return bootArgs{}, err
+	}
+	if a.starts == 0 {
+		a.starts = a.plan.Protocol.BootStarts
+	}
+	if a.starts == 0 {
+		a.starts = boot.DefaultStarts
+	}
+	var ok bool
+	if a.first, ok = boot.FirstRequestCase(a.file.Workload); !ok {
+		return bootArgs{}, usagef("workload %q has no cases, so there is no first request to time", a.file.Workload.Name)
+	}
+	return a, nil
+}
+
+// bootSuite builds the stacks, gives them a fresh database when the
+// workload needs one, and runs the cold starts. The stacks' logs are kept
+// only when a start failed.
+func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
+	logDir, err := os.MkdirTemp("", "stackbench-boot-")
+	if err != nil {
+		return boot.Result{}, err
+	}
+	progress := func(line string) { fmt.Fprintln(env.Stderr, line) }
+	keepLogs := false
+	defer func() {
+		if !keepLogs {
+			os.RemoveAll(logDir)
+		}
+	}()
+	p, f := a.plan, a.file
+	if err := stack.BuildAll(ctx, p.Stacks, logDir, progress); err != nil {
+		return boot.Result{}, err // it quotes the build's output
+	}
+	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
+	var db *stack.Database
+	if f.Workload.NeedsDatabase {
+		if db, err = stack.OpenDatabase(ctx, f.Database, "", progress); err != nil {
+			return boot.Result{}, err
+		}
+		if h.DatabaseURL, err = db.Fresh(ctx, bootDatabase); err != nil {
+			db.Close(true)
+			return boot.Result{}, err
+		}
+	}
+	res, err := boot.Run(ctx, stack.BootStacks(p.Stacks, h, logDir), boot.Options{Starts: a.starts, Request: a.first, Progress: progress, BootTimeout: stack.LongestBootTimeout(p.Stacks)})
+	if cerr := db.Close(true); cerr != nil {
+		progress("warning: removing the boot database: " + cerr.Error())
+	}
+	if ctx.Err() != nil {
+		return boot.Result{}, ctx.Err()
+	}
+	if err != nil {
+		keepLogs = true
+		return boot.Result{}, fmt.Errorf("%w\nthe stacks' logs are in %s", err, logDir)
+	}
+	return res, nil
 }
 
 func printBoot(w io.Writer, res boot.Result, request string, starts int) {
@@ -121,20 +139,20 @@ func printBoot(w io.Writer, res boot.Result, request string, starts int) {
 	fmt.Fprintln(tw, "stack\tboot\tfirst\tidle RSS\tfirst failed")
 	for _, s := range res.Stacks {
 		fmt.Fprintf(tw, "%s\t%s (%s)\t%s\t%.1f MiB (%.1f)\t%d of %d\n", s.Stack,
-			ms(s.Boot.Median), ms(s.Boot.IQR), firstCell(s.FirstRequest), s.IdleRSS.Median/(1<<20), s.IdleRSS.IQR/(1<<20), s.FirstFailed, s.Starts)
+			ms(s.Boot.Median), ms(s.Boot.IQR), firstCell(s.FirstRequest), s.IdleRSS.Median.MiB(), s.IdleRSS.IQR.MiB(), s.FirstFailed, s.Starts)
 	}
 	tw.Flush()
 }
 
-func firstCell(s boot.Spread) string {
+func firstCell(s boot.Spread[boot.Nanoseconds]) string {
 	if s.N == 0 {
 		return "—"
 	}
 	return ms(s.Median) + " (" + ms(s.IQR) + ")"
 }
 
-// ms formats nanoseconds as milliseconds.
-func ms(ns float64) string { return fmt.Sprintf("%.2f ms", ns/1e6) }
+// ms formats a duration in milliseconds.
+func ms(ns boot.Nanoseconds) string { return fmt.Sprintf("%.2f ms", ns.Milliseconds()) }
 
 // firstFailures turns failed first requests into exit status 1.
 func firstFailures(res boot.Result) error {

@@ -73,8 +73,8 @@ func processesRunning(path string) []string {
 
 func TestBootText(t *testing.T) {
 	res := boot.Result{Case: "user", Stacks: []boot.Summary{
-		{Stack: "gin", Starts: 3, Boot: boot.Spread{Median: 12.5e6, IQR: 1e6, N: 3}, FirstRequest: boot.Spread{Median: 3e6, IQR: 0.5e6, N: 3}, IdleRSS: boot.Spread{Median: 20 << 20, N: 3}},
-		{Stack: "broken", Starts: 3, FirstFailed: 3, Boot: boot.Spread{Median: 1e6, N: 3}},
+		{Stack: "gin", Starts: 3, Boot: boot.Spread[boot.Nanoseconds]{Median: 12.5e6, IQR: 1e6, N: 3}, FirstRequest: boot.Spread[boot.Nanoseconds]{Median: 3e6, IQR: 0.5e6, N: 3}, IdleRSS: boot.Spread[boot.Bytes]{Median: 20 << 20, N: 3}},
+		{Stack: "broken", Starts: 3, FirstFailed: 3, Boot: boot.Spread[boot.Nanoseconds]{Median: 1e6, N: 3}},
 	}}
 	var b bytes.Buffer
 	printBoot(&b, res, "GET /users/4242", 3)

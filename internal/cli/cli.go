@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -114,11 +116,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		names := make([]string, 0, len(commands))
-		for name := range commands {
-			names = append(names, name)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(commands))
 		hint := ""
 		if s := plan.Suggest(args[0], names); s != "" {
 			hint = fmt.Sprintf("did you mean %q? ", s)

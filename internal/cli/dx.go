@@ -20,20 +20,11 @@ func init() {
 const dxSynopsis = "[-f FILE] [-o text|json]"
 
 func runDXCommand(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet("dx", dxSynopsis, env)
-	file := fs.String("f", "stackbench.yaml", "comparison file")
-	output := fs.String("o", "text", "output: text or json")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	pro := newPrologue("dx", dxSynopsis, "comparison file", "output: text or json", env)
+	if err := pro.parse(args); err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q; name the file with -f", rest[0])
-	}
-	if *output != "text" && *output != "json" {
-		return usagef("-o %s: write -o text or -o json", *output)
-	}
-	f, err := loadComparison(env, *file)
+	f, err := pro.comparison(nil)
 	if err != nil {
 		return err
 	}
@@ -49,7 +40,7 @@ func runDXCommand(ctx context.Context, args []string, env Env) error {
 		return fmt.Errorf("%w\nthe logs are in %s", err, logDir)
 	}
 	os.RemoveAll(logDir)
-	if *output == "json" {
+	if pro.json() {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {

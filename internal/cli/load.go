@@ -4,17 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/stackbench/stackbench/internal/load"
 )
@@ -23,63 +18,53 @@ func init() {
 	register(Command{Name: "load", Short: "load one URL (closed or open loop) and report throughput, errors and latency", Order: 10, Run: runLoad})
 }
 
-// loadFlags are the flags of stackbench load.
-type loadFlags struct {
-	connections int
-	rate        float64
-	duration    time.Duration
-	warmup      time.Duration
-	method      string
-	headers     stringList
-	body        string
-	bodyFile    string
-	requests    string
-	expect      string
-	timeout     time.Duration
-	output      string
-	allowRemote bool
-	eventsFD    int
+func runLoad(ctx context.Context, args []string, env Env) error {
+	f, cfg, err := parseLoadArgs(args, env)
+	if err != nil {
+		return err
+	}
+	res, stopped, err := driveLoad(ctx, f, cfg, env)
+	if err != nil {
+		return err
+	}
+	if f.Output == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else if err := res.WriteText(env.Stdout); err != nil {
+		return err
+	}
+	return loadExit(res, stopped)
 }
 
-func runLoad(ctx context.Context, args []string, env Env) error {
-	var f loadFlags
+// parseLoadArgs parses the command line into its flags and the engine's
+// Config.
+func parseLoadArgs(args []string, env Env) (load.Flags, load.Config, error) {
+	var f load.Flags
 	fs := newFlagSet("load", "[flags] URL", env)
-	fs.IntVar(&f.connections, "c", load.DefaultConnections, "connections, kept alive (open loop: the most in flight)")
-	fs.Float64Var(&f.rate, "R", 0, "open loop: requests per second in total (default: closed loop)")
-	fs.DurationVar(&f.duration, "d", load.DefaultDuration, "measured duration")
-	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up before the measured window, on the same connections, reported apart")
-	fs.StringVar(&f.method, "m", "GET", "request method")
-	fs.Var(&f.headers, "H", "request header 'Name: value' (repeatable)")
-	fs.StringVar(&f.body, "b", "", "request body")
-	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from a file")
-	fs.StringVar(&f.requests, "requests", "", "JSON-lines pool of requests {method,path,headers,body}, used round-robin")
-	fs.StringVar(&f.expect, "expect", "", "statuses that count as success, e.g. 201 or 200,204 (default any 2xx)")
-	fs.DurationVar(&f.timeout, "t", load.DefaultTimeout, "request timeout")
-	fs.StringVar(&f.output, "o", "text", "output: text or json")
-	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not a loopback address")
-	fs.IntVar(&f.eventsFD, "events-fd", -1, "write run events as JSON lines to this inherited file descriptor")
+	f.Register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return err
+		return f, load.Config{}, err
 	}
 	if len(pos) != 1 {
-		return usagef("want exactly one URL, got %d arguments; usage: stackbench load [flags] URL", len(pos))
+		return f, load.Config{}, usagef("want exactly one URL, got %d arguments; usage: stackbench load [flags] URL", len(pos))
 	}
-	rateSet := false
-	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "R" {
-			rateSet = true
-		}
-	})
-	cfg, err := f.config(pos[0], rateSet, env)
+	cfg, err := loadConfig(f, pos[0], flagSet(fs, "R"), env)
+	return f, cfg, err
+}
+
+// driveLoad runs the engine with the events written to --events-fd and
+// shown on the terminal. A run stopped by a signal returns its result with
+// the *load.StoppedError.
+func driveLoad(ctx context.Context, f load.Flags, cfg load.Config, env Env) (*load.Result, *load.StoppedError, error) {
+	events, err := openEvents(f.EventsFD)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	events, err := openEvents(f.eventsFD)
-	if err != nil {
-		return err
-	}
-	live := newLiveLine(env, f.warmup > 0)
+	live := newLiveLine(env, f.Warmup > 0)
 	cfg.Progress = func(e load.Event) {
 		events.write(e)
 		live.show(e)
@@ -94,23 +79,18 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	events.close()
 	var ce *load.ConfigError
 	if errors.As(err, &ce) {
-		return usagef("%v", ce)
+		return nil, nil, usagef("%v", ce)
 	}
 	var stopped *load.StoppedError
 	if err != nil && !(errors.As(err, &stopped) && res != nil) {
-		return err
+		return nil, nil, err
 	}
-	if f.output == "json" {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	} else {
-		if err := res.WriteText(env.Stdout); err != nil {
-			return err
-		}
-	}
+	return res, stopped, nil
+}
+
+// loadExit is the command's exit status after the result is written: 130
+// when stopped, 1 when nothing succeeded.
+func loadExit(res *load.Result, stopped *load.StoppedError) error {
 	if stopped != nil {
 		what := "after the measured window, in the drain: the window is whole"
 		if res.Interrupted {
@@ -124,70 +104,39 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 	return nil
 }
 
-// config checks the flags and builds the engine's Config.
-func (f *loadFlags) config(url string, rateSet bool, env Env) (load.Config, error) {
-	cfg := load.Config{
-		URL: url, Method: f.method, Connections: f.connections, Rate: f.rate,
-		Duration: f.duration, Warmup: f.warmup, Timeout: f.timeout, AllowRemote: f.allowRemote,
-		Body: []byte(f.body),
-	}
+// loadConfig checks the flags and builds the engine's Config, reading the
+// files they name.
+func loadConfig(f load.Flags, url string, rateSet bool, env Env) (load.Config, error) {
 	switch {
-	case f.output != "text" && f.output != "json":
-		return cfg, usagef("-o %q: want text or json", f.output)
-	case rateSet && !(f.rate > 0 && f.rate < math.Inf(1)):
-		return cfg, usagef("-R %v: the rate must be above 0 requests per second", f.rate)
-	case f.connections < 1:
-		return cfg, usagef("-c %d: want at least 1 connection", f.connections)
-	case f.duration <= 0:
-		return cfg, usagef("-d %v: want a positive duration", f.duration)
-	case f.timeout < time.Millisecond:
-		return cfg, usagef("-t %v: want a timeout of at least 1ms", f.timeout)
-	case f.body != "" && f.bodyFile != "":
-		return cfg, usagef("-b and --body-file both given; choose one")
+	case f.Output != "text" && f.Output != "json":
+		return load.Config{}, usagef("-o %q: want text or json", f.Output)
+	case rateSet && !(f.Rate > 0 && f.Rate < math.Inf(1)):
+		return load.Config{}, usagef("-R %v: the rate must be above 0 requests per second", f.Rate)
 	}
-	for _, h := range f.headers {
-		hd, err := load.ParseHeader(h)
-		if err != nil {
-			return cfg, usagef("-H: %v", err)
-		}
-		cfg.Headers = append(cfg.Headers, hd)
+	cfg, err := f.Config(url)
+	if err != nil {
+		return cfg, usagef("%v", err)
 	}
-	if f.bodyFile != "" {
-		b, err := os.ReadFile(resolvePath(env, f.bodyFile))
+	if f.BodyFile != "" {
+		b, err := os.ReadFile(resolvePath(env, f.BodyFile))
 		if err != nil {
 			return cfg, usagef("--body-file: %v", err)
 		}
 		cfg.Body = b
 	}
-	if f.requests != "" {
-		file, err := os.Open(resolvePath(env, f.requests))
+	if f.Requests != "" {
+		file, err := os.Open(resolvePath(env, f.Requests))
 		if err != nil {
 			return cfg, usagef("--requests: %v", err)
 		}
 		defer file.Close()
 		pool, err := load.ReadRequests(file)
 		if err != nil {
-			return cfg, usagef("--requests %s: %v", f.requests, err)
+			return cfg, usagef("--requests %s: %v", f.Requests, err)
 		}
 		cfg.Requests = pool
 	}
-	if f.expect != "" {
-		for _, s := range strings.Split(f.expect, ",") {
-			code, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || code < 100 || code > 999 {
-				return cfg, usagef("--expect %q: want HTTP statuses like 201 or 200,204", f.expect)
-			}
-			cfg.Expect = append(cfg.Expect, code)
-		}
-	}
 	return cfg, nil
-}
-
-func resolvePath(env Env, p string) string {
-	if filepath.IsAbs(p) || env.Dir == "" {
-		return p
-	}
-	return filepath.Join(env.Dir, p)
 }
 
 // eventStream writes run events as JSON lines to an inherited descriptor.

@@ -21,40 +21,29 @@ func init() {
 const paritySynopsis = "[-f FILE] [--stacks a,b | --stack NAME...] [-o text|json] [--logs DIR]"
 
 func runParity(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet("parity", paritySynopsis, env)
-	file := fs.String("f", "stackbench.yaml", "comparison file; its stacks are checked in step order")
+	pro := newPrologue("parity", paritySynopsis, "comparison file; its stacks are checked in step order", "output: text or json", env)
+	fs := pro.fs
 	var only stringList
 	fs.Var(&only, "stack", "check only this stack (repeatable)")
 	fs.Func("stacks", "check only these stacks, comma-separated, as run and boot take them", func(v string) error {
 		only = append(only, commaList(v)...)
 		return nil
 	})
-	output := fs.String("o", "text", "output: text or json")
 	logs := fs.String("logs", "", "keep build and server logs in this directory (default: a temporary one, kept only when a check fails)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := pro.parse(args); err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q; name the file with -f", rest[0])
-	}
-	if *output != "text" && *output != "json" {
-		return usagef("-o %s: write -o text or -o json", *output)
-	}
-	f, err := loadComparison(env, *file)
+	var stacks []plan.Stack
+	f, err := pro.comparison(func(f *plan.File) (err error) {
+		stacks, err = selectStacks(f, only)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	stacks, err := selectStacks(f, only)
-	if err != nil {
-		return err
-	}
-	for _, w := range f.Warnings {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
 	logDir, keepLogs := *logs, *logs != ""
 	if keepLogs {
-		logDir = absPath(env, logDir)
+		logDir = resolvePath(env, logDir)
 		err = os.MkdirAll(logDir, 0o755)
 	} else {
 		logDir, err = os.MkdirTemp("", "stackbench-parity-")
@@ -70,7 +59,7 @@ func runParity(ctx context.Context, args []string, env Env) error {
 		}
 		return err
 	}
-	if *output == "json" {
+	if pro.json() {
 		err = rep.WriteJSON(env.Stdout)
 	} else {
 		err = rep.WriteText(env.Stdout)

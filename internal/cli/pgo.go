@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -60,7 +61,7 @@ func parsePGOArgs(args []string, env Env) (pgoArgs, error) {
 	case *connections < 1:
 		return pgoArgs{}, usagef("-c %d: want at least 1 connection", *connections)
 	}
-	return pgoArgs{file: *file, stack: *name, out: absPath(env, *out), duration: *duration, connections: *connections}, nil
+	return pgoArgs{file: *file, stack: *name, out: resolvePath(env, *out), duration: *duration, connections: *connections}, nil
 }
 
 func runPGO(ctx context.Context, args []string, env Env) error {
@@ -68,7 +69,7 @@ func runPGO(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	f, err := loadComparison(env, a.file)
+	f, err := readComparison(env, a.file, nil)
 	if err != nil {
 		return err
 	}
@@ -137,10 +138,10 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 	data, err := readProfile(profile)
 	if err != nil {
 		return 0, fmt.Errorf("stack %s: %w; it must honour %s (write a runtime/pprof CPU profile to that file and stop it on SIGTERM before exiting; the Go reference servers do it in saas.ServeHTTP)\n%s",
-			s.Name, err, pgoProfileEnv, stack.Tail(filepath.Join(logDir, s.Name+".log"), stack.LogTailBytes))
+			s.Name, err, pgoProfileEnv, osutil.Tail(filepath.Join(logDir, s.Name+".log"), 0))
 	}
-	if err := writeFileAtomic(a.out, data); err != nil {
-		return 0, err
+	if err := osutil.WriteFile(a.out, data, 0o644); err != nil {
+		return 0, fmt.Errorf("%w (does the directory of -o exist?)", err)
 	}
 	return len(data), nil
 }
@@ -164,17 +165,8 @@ func withEnv(s plan.Stack, key, value string) plan.Stack {
 func driveCases(ctx context.Context, w *workload.Workload, port int, a pgoArgs, say func(string)) error {
 	share := (a.duration / time.Duration(len(w.Cases))).Round(time.Millisecond)
 	for _, c := range w.Cases {
-		cfg := load.Config{
-			URL:         fmt.Sprintf("http://127.0.0.1:%d%s", port, c.Path),
-			Method:      c.Method,
-			Body:        c.Body,
-			Expect:      c.Expect,
-			Connections: a.connections,
-			Duration:    share,
-		}
-		for _, hd := range c.Header {
-			cfg.Headers = append(cfg.Headers, load.Header{Name: hd.Name, Value: hd.Value})
-		}
+		cfg := c.LoadConfig(fmt.Sprintf("http://127.0.0.1:%d", port))
+		cfg.Connections, cfg.Duration = a.connections, share
 		res, err := load.Run(ctx, cfg)
 		if err != nil {
 			return fmt.Errorf("load case %s: %w", c.Name, err)
@@ -206,28 +198,4 @@ func readProfile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("its CPU profile %s is truncated or empty (%d bytes decompressed, %v)", path, n, err)
 	}
 	return data, nil
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same
-// directory, so a failed write never leaves half a profile behind.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".pgo-*")
-	if err != nil {
-		return fmt.Errorf("write the profile: %w (does the directory of -o exist?)", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write the profile: %w", err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write the profile: %w", err)
-	}
-	return nil
 }

@@ -3,11 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -28,37 +26,25 @@ func init() {
 const planSynopsis = "[-f FILE] [--profile P] [--stacks a,b] [--cases c,d] [protocol flags] [--windows] [-o text|json]"
 
 func runPlan(_ context.Context, args []string, env Env) error {
-	fs := newFlagSet("plan", planSynopsis, env)
-	file := fs.String("f", "stackbench.yaml", "comparison file")
-	overrides := overrideFlags(fs)
-	listWindows := fs.Bool("windows", false, "list every window in run order")
-	output := fs.String("o", "text", "output: text or json (the resolved plan)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	pro := newPrologue("plan", planSynopsis, "comparison file", "output: text or json (the resolved plan)", env)
+	overrides := overrideFlags(pro.fs)
+	listWindows := pro.fs.Bool("windows", false, "list every window in run order")
+	if err := pro.parse(args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q; name the file with -f", rest[0])
-	}
-	if *output != "text" && *output != "json" {
-		return usagef("-o %s: write -o text or -o json", *output)
 	}
 	o, err := overrides()
 	if err != nil {
 		return err
 	}
-	f, err := loadComparison(env, *file)
+	var p *plan.Plan
+	f, err := pro.comparison(func(f *plan.File) (err error) {
+		p, err = resolvePlan(f, o)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	p, err := resolvePlan(f, o)
-	if err != nil {
-		return err
-	}
-	for _, w := range f.Warnings {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
-	}
-	if *output == "json" {
+	if pro.json() {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(p)
@@ -70,36 +56,14 @@ func runPlan(_ context.Context, args []string, env Env) error {
 	return nil
 }
 
-// loadComparison loads the comparison file named by -f (relative to
-// env.Dir). A missing or invalid file is a usage error whose message lists
-// every problem.
-func loadComparison(env Env, file string) (*plan.File, error) {
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(env.Dir, file)
-	}
-	f, err := plan.LoadEnv(file, env.Getenv)
-	var ce *plan.ConfigError
-	switch {
-	case errors.As(err, &ce):
-		return nil, &UsageError{Msg: ce.Error()}
-	case errors.Is(err, iofs.ErrNotExist):
-		return nil, &UsageError{Msg: err.Error()}
-	}
-	return f, err
-}
-
-// resolvePlan resolves the file with the overrides; bad overrides are a
+// resolvePlan resolves the file with the overrides (a ConfigError is the
+// caller's to report, see readComparison); a file without stacks is a
 // usage error.
 func resolvePlan(f *plan.File, o plan.Overrides) (*plan.Plan, error) {
 	if len(f.Stacks) == 0 {
 		return nil, usagef("%s has no stacks, only a process suite; run it with: stackbench process -f %s (and stackbench dx -f %s)", f.Name, f.Name, f.Name)
 	}
-	p, err := f.Resolve(o)
-	var ce *plan.ConfigError
-	if errors.As(err, &ce) {
-		return nil, &UsageError{Msg: ce.Error()}
-	}
-	return p, err
+	return f.Resolve(o)
 }
 
 // overrideFlags registers the flags that change the protocol (shared by
@@ -203,7 +167,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	if p.NeedsDatabase {
 		db = pgfix.Redact(p.Database)
 	}
-	fmt.Fprintf(tw, "workload\t%s (%d cases; database: %s)\n", p.Workload, len(f.Workload.Cases), db)
+	fmt.Fprintf(tw, "workload\t%s (%d cases; database: %s)\n", p.WorkloadName, len(f.Workload.Cases), db)
 	fmt.Fprintf(tw, "profile\t%s\n", pr.Profile)
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))

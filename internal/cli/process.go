@@ -19,20 +19,11 @@ func init() {
 const processSynopsis = "[-f FILE] [-o text|json]"
 
 func runProcessCommand(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet("process", processSynopsis, env)
-	file := fs.String("f", "stackbench.yaml", "comparison file with a process: section")
-	output := fs.String("o", "text", "output: text or json")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	pro := newPrologue("process", processSynopsis, "comparison file with a process: section", "output: text or json", env)
+	if err := pro.parse(args); err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return usagef("unexpected argument %q; name the file with -f", rest[0])
-	}
-	if *output != "text" && *output != "json" {
-		return usagef("-o %s: write -o text or -o json", *output)
-	}
-	f, err := loadComparison(env, *file)
+	f, err := pro.comparison(nil)
 	if err != nil {
 		return err
 	}
@@ -48,7 +39,7 @@ func runProcessCommand(ctx context.Context, args []string, env Env) error {
 		return fmt.Errorf("%w\nthe logs are in %s", err, logDir)
 	}
 	os.RemoveAll(logDir)
-	if *output == "json" {
+	if pro.json() {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {

@@ -50,7 +50,7 @@ func runReport(ctx context.Context, args []string, env Env) error {
 		opt.MinEffect = f
 	}
 	if *pricingFile != "" {
-		p, err := loadPricing(absPath(env, *pricingFile))
+		p, err := loadPricing(resolvePath(env, *pricingFile))
 		if err != nil {
 			return err
 		}
@@ -58,9 +58,9 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	}
 	switch len(rest) {
 	case 1:
-		return renderReport(absPath(env, rest[0]), *output, opt, env)
+		return renderReport(resolvePath(env, rest[0]), *output, opt, env)
 	case 2:
-		return compareReports(absPath(env, rest[0]), absPath(env, rest[1]), *output, calls, opt, env)
+		return compareReports(resolvePath(env, rest[0]), resolvePath(env, rest[1]), *output, calls, opt, env)
 	case 0:
 		return usagef("name a results directory (stackbench report results/<run>), or two to compare")
 	default:
@@ -78,10 +78,11 @@ func renderReport(dir, output string, opt report.BuildOptions, env Env) error {
 		}
 		formats = []report.Format{f}
 	}
-	if err := checkResultsDir(dir); err != nil {
+	res, err := readResults(dir)
+	if err != nil {
 		return err
 	}
-	m, err := report.BuildWith(dir, opt)
+	m, err := report.FromResults(res, opt)
 	if err != nil {
 		return err
 	}
@@ -101,19 +102,17 @@ func compareReports(a, b, output string, failOn []stats.Call, opt report.BuildOp
 	if output != "" && output != "md" && output != "json" {
 		return usagef("-o %s: a comparison is written as -o md (the default) or -o json", output)
 	}
-	for _, dir := range []string{a, b} {
-		if err := checkResultsDir(dir); err != nil {
+	var models [2]*report.Model
+	for i, dir := range []string{a, b} {
+		res, err := readResults(dir)
+		if err != nil {
+			return err
+		}
+		if models[i], err = report.FromResults(res, opt); err != nil {
 			return err
 		}
 	}
-	ma, err := report.BuildWith(a, opt)
-	if err != nil {
-		return err
-	}
-	mb, err := report.BuildWith(b, opt)
-	if err != nil {
-		return err
-	}
+	ma, mb := models[0], models[1]
 	printNotes(env, ma.Header.JournalNotes)
 	printNotes(env, mb.Header.JournalNotes)
 	c, err := report.Compare(ma, mb)

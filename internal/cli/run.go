@@ -41,25 +41,21 @@ type runArgs struct {
 }
 
 func parseRunArgs(args []string, env Env) (runArgs, error) {
-	fs := newFlagSet("run", runSynopsis, env)
-	file := fs.String("f", "stackbench.yaml", "comparison file")
+	pro := newPrologue("run", runSynopsis, "comparison file", "", env)
+	fs := pro.fs
 	out := fs.String("out", "", "results directory (default results/<timestamp>)")
 	resume := fs.String("resume", "", "continue the stopped run in this results directory (with the arguments it was started with)")
 	skipParity := fs.Bool("skip-parity", false, "measure without the parity gate (the report says so in its first line)")
 	overrides := overrideFlags(fs)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := pro.parse(args); err != nil {
 		return runArgs{}, err
 	}
-	if len(rest) > 0 {
-		return runArgs{}, usagef("unexpected argument %q; name the file with -f", rest[0])
-	}
-	ra := runArgs{file: absPath(env, *file), skipParity: *skipParity}
+	ra := runArgs{file: resolvePath(env, *pro.file), skipParity: *skipParity}
 	if *out != "" {
-		ra.out = absPath(env, *out)
+		ra.out = resolvePath(env, *out)
 	}
 	if *resume != "" {
-		ra.resume = absPath(env, *resume)
+		ra.resume = resolvePath(env, *resume)
 		var extra []string
 		fs.Visit(func(f *flag.Flag) {
 			switch {
@@ -74,6 +70,7 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 			return ra, usagef("--resume continues a run in its own directory with the arguments it was started with; drop %s (or start a new run with them)", strings.Join(extra, ", "))
 		}
 	}
+	var err error
 	if ra.overrides, err = overrides(); err != nil {
 		return ra, err
 	}
@@ -88,46 +85,65 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 	return ra, nil
 }
 
-func absPath(env Env, p string) string {
-	if filepath.IsAbs(p) {
-		return p
+func runRun(ctx context.Context, args []string, env Env) error {
+	ra, err := resumeArgs(args, env)
+	if err != nil {
+		return err
 	}
-	return filepath.Join(env.Dir, p)
+	opt, err := runOptions(ra, env)
+	if err != nil {
+		return err
+	}
+	stopHard := secondInterrupt(env, opt.Dir)
+	defer stopHard()
+	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(opt.Plan.Stacks), "stack"), countNoun(len(opt.Plan.Windows), "window"), opt.Dir)
+	outcome, err := run.Run(ctx, opt)
+	printOutcome(env, outcome, err)
+	if err == nil {
+		err = runSuitePhases(ctx, env, opt.File, opt.Dir)
+	}
+	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
+		writeRunReport(env, opt.Dir, outcome.Measured+outcome.Skipped < outcome.Planned)
+	}
+	return runExit(err, opt.Dir, opt.Resume)
 }
 
-func runRun(ctx context.Context, args []string, env Env) error {
+// resumeArgs parses the command line; with --resume, the arguments the run
+// was started with, from its journal, take the place of the others.
+func resumeArgs(args []string, env Env) (runArgs, error) {
 	ra, err := parseRunArgs(args, env)
+	if err != nil || ra.resume == "" {
+		return ra, err
+	}
+	prev, err := recordedArgs(ra.resume)
 	if err != nil {
+		return ra, err
+	}
+	dir := ra.resume
+	if ra, err = parseRunArgs(prev, env); err != nil {
+		return ra, fmt.Errorf("the arguments recorded in %s no longer parse: %w", dir, err)
+	}
+	ra.resume = dir
+	return ra, nil
+}
+
+// runOptions loads the comparison file, resolves the plan and chooses the
+// results directory: the run's options.
+func runOptions(ra runArgs, env Env) (run.Options, error) {
+	var p *plan.Plan
+	f, err := readComparison(env, ra.file, func(f *plan.File) (err error) {
+		p, err = resolvePlan(f, ra.overrides)
 		return err
-	}
-	if ra.resume != "" {
-		prev, err := recordedArgs(ra.resume)
-		if err != nil {
-			return err
-		}
-		dir := ra.resume
-		if ra, err = parseRunArgs(prev, env); err != nil {
-			return fmt.Errorf("the arguments recorded in %s no longer parse: %w", dir, err)
-		}
-		ra.resume = dir
-	}
-	f, err := loadComparison(env, ra.file)
+	})
 	if err != nil {
-		return err
-	}
-	p, err := resolvePlan(f, ra.overrides)
-	if err != nil {
-		return err
-	}
-	for _, w := range f.Warnings {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+		return run.Options{}, err
 	}
 	if note := roundsNote(p.Protocol.Rounds); p.Protocol.Rounds == 1 {
 		fmt.Fprintf(env.Stderr, "warning: 1 round%s\n", note)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("find the stackbench binary for the load generator: %w", err)
+		return run.Options{}, fmt.Errorf("find the stackbench binary for the load generator: %w", err)
 	}
 	dir := ra.out
 	if ra.resume != "" {
@@ -135,32 +151,26 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	} else if dir == "" {
 		dir = filepath.Join(env.Dir, "results", time.Now().Format("20060102-150405"))
 	}
-	if _, err := os.Stat(filepath.Join(dir, journal.FileName)); err == nil && ra.resume == "" {
-		return usagef("%s already holds a run; continue it with: stackbench run --resume %s, or choose another --out", dir, dir)
+	if ra.resume == "" {
+		if err := run.CheckNewDir(dir); err != nil {
+			return run.Options{}, usagef("%v", err)
+		}
 	}
-	stopHard := secondInterrupt(env, dir)
-	defer stopHard()
-
-	opt := run.Options{
+	return run.Options{
 		File: f, Plan: p, Dir: dir, Resume: ra.resume != "", SkipParity: ra.skipParity,
 		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal, Width: terminalWidth(env),
-		ToolVersion: Version, Getenv: env.Getenv,
-	}
-	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(p.Stacks), "stack"), countNoun(len(p.Windows), "window"), dir)
-	outcome, err := run.Run(ctx, opt)
-	printOutcome(env, outcome, err)
-	if err == nil {
-		err = runSuitePhases(ctx, env, f, dir)
-	}
-	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
-		writeRunReport(env, dir, outcome.Measured+outcome.Skipped < outcome.Planned)
-	}
+		ToolVersion: Version,
+	}, nil
+}
+
+// runExit turns the run's error into the command's, saying how to go on.
+func runExit(err error, dir string, resumed bool) error {
 	switch {
 	case errors.Is(err, run.ErrParity):
 		return &ExitError{Code: 1, Msg: err.Error()}
 	case errors.Is(err, context.Canceled):
 		return &ExitError{Code: 130, Msg: fmt.Sprintf("stopped; every window measured so far is in %s; continue with: stackbench run --resume %s%s", dir, dir, keptDatabase(dir))}
-	case err != nil && ra.resume == "":
+	case err != nil && !resumed:
 		// The directory now holds a run: a second try with the same --out
 		// would be refused. (One who resumed knows about --resume.)
 		if _, serr := os.Stat(filepath.Join(dir, journal.FileName)); serr == nil {
@@ -172,11 +182,11 @@ func runRun(ctx context.Context, args []string, env Env) error {
 
 // recordedArgs reads the arguments a run was started with from its journal.
 func recordedArgs(dir string) ([]string, error) {
-	if err := checkResultsDir(dir); err != nil {
+	res, err := readResults(dir)
+	if err != nil {
 		return nil, usagef("--resume %s", err)
 	}
-	p, err := planRecord(dir)
-	return p.Args, err
+	return res.Plan.Args, nil
 }
 
 // embeddedDBPathFile is the file of a results directory that names the

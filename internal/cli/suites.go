@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/dx"
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/process"
 	"github.com/stackbench/stackbench/internal/stack"
@@ -137,7 +138,7 @@ func prepareProcess(ctx context.Context, ps *plan.ProcessSuite, logDir string, p
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
-					return fmt.Errorf("%s of command %q at size %d (%s, in %s): %v\n%s", step.name, c.Name, size, command, c.Dir, err, stack.Tail(log, 2000))
+					return fmt.Errorf("%s of command %q at size %d (%s, in %s): %v\n%s", step.name, c.Name, size, command, c.Dir, err, osutil.Tail(log, 0))
 				}
 			}
 		}
@@ -203,9 +204,5 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return osutil.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/stackbench/stackbench/internal/stats"
@@ -114,19 +115,10 @@ func mixCases(s StackMeasure, mix map[string]float64) []string {
 			out = append(out, m.Case)
 		}
 	}
-	for _, name := range sortedKeys(mix) {
+	for _, name := range slices.Sorted(maps.Keys(mix)) {
 		if !seen[name] {
 			out = append(out, name)
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string]float64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,6 +2,8 @@ package cost
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -97,7 +99,7 @@ func caveats(t Table) []string {
 	mix := "equal weights over each stack's cases"
 	if o.Mix != nil {
 		var parts []string
-		for _, name := range sortedKeys(o.Mix) {
+		for _, name := range slices.Sorted(maps.Keys(o.Mix)) {
 			parts = append(parts, fmt.Sprintf("%s %g", name, o.Mix[name]))
 		}
 		mix = "weights " + strings.Join(parts, ", ")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/stackbench/stackbench/internal/osutil"
 )
 
 // Edit is a one-line change applied to a file, and the means to undo it.
@@ -58,22 +60,8 @@ func (e *Edit) Restore() error {
 	if e == nil {
 		return nil
 	}
-	dir := filepath.Dir(e.path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(e.path)+".stackbench-*")
-	if err != nil {
-		return fmt.Errorf("restore %s: %w", e.path, err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(e.original)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := firstErr(werr, serr, cerr, os.Chmod(name, e.mode)); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("restore %s: %w", e.path, err)
-	}
-	if err := os.Rename(name, e.path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("restore %s: %w", e.path, err)
+	if err := osutil.WriteFile(e.path, e.original, e.mode); err != nil {
+		return fmt.Errorf("restore: %w", err)
 	}
 	return nil
 }

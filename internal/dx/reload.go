@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -26,7 +27,7 @@ const stopGrace = 5 * time.Second
 // (cancellation and panics included), and the server is stopped.
 func MeasureReload(ctx context.Context, t Target, logPath string) (d time.Duration, err error) {
 	r := t.Reload
-	port, err := proc.FreePort()
+	port, err := osutil.FreePort()
 	if err != nil {
 		return 0, err
 	}
@@ -61,7 +62,7 @@ func MeasureReload(ctx context.Context, t Target, logPath string) (d time.Durati
 	}()
 	d, err = waitChange(ctx, client, url, before, start, r.Timeout)
 	if err != nil {
-		return 0, fmt.Errorf("%w\n%s", err, p.LogTail(2000))
+		return 0, fmt.Errorf("%w\n%s", err, p.LogTail())
 	}
 	return d, nil
 }

@@ -31,6 +31,13 @@ func TestWarnings(t *testing.T) {
 	if w := e.Warnings(100); len(w) != 0 {
 		t.Errorf("Warnings(100) = %q", w)
 	}
+	// The backlog holds somaxconn connections: concurrency up to it is fine.
+	if w := e.Warnings(128); len(w) != 0 {
+		t.Errorf("Warnings(128) with somaxconn 128 = %q", w)
+	}
+	if w := e.Warnings(129); len(w) != 1 || !strings.Contains(w[0], "concurrency 129 exceeds net.core.somaxconn (128)") {
+		t.Errorf("Warnings(129) with somaxconn 128 = %q", w)
+	}
 	w := e.Warnings(1000)
 	if len(w) != 2 || !strings.Contains(w[0], "somaxconn") || !strings.Contains(w[1], "open-file limit") {
 		t.Errorf("Warnings(1000) = %q", w)

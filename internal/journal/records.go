@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"slices"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/host"
@@ -8,38 +9,46 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
-// Window flags: why a window is not a clean measurement. A window carries
-// every flag that applies, each with a human reason in Window.Reasons.
+// Flag is a window flag: why a window is not a clean measurement. A window
+// carries every flag that applies, each with a human reason in
+// Window.Reasons that starts with the flag ("contended: …").
+type Flag string
+
+// The window flags, as written in the journal.
 const (
 	// FlagInvalid: more than 1 % of attempts failed, or the warm-up failed.
-	FlagInvalid = "invalid"
+	FlagInvalid Flag = "invalid"
 	// FlagContended: the window's mean foreign CPU crossed the gate. A
 	// final window has it when the retry budget was spent.
-	FlagContended = "contended"
+	FlagContended Flag = "contended"
 	// FlagClientBound: the load generator used 85 % or more of its cores.
-	FlagClientBound = "client_bound"
+	FlagClientBound Flag = "client_bound"
 	// FlagClientStarved: the load generator waited for a CPU longer than
 	// run.MaxGeneratorWaitShare of its own CPU time: it shared its cores
 	// with the server and the database and could not send as it meant to.
-	FlagClientStarved = "client_starved"
+	FlagClientStarved Flag = "client_starved"
 	// FlagHostSlow: the host-speed probe around the window ran more than
 	// run.HostSlowShare slower than the run's reference: the machine
 	// itself was slow (trap T18). Redone like a contended window, then
 	// kept.
-	FlagHostSlow = "host_slow"
+	FlagHostSlow Flag = "host_slow"
 	// FlagCheckpoint: a database checkpoint happened during the warm-up or
 	// the window.
-	FlagCheckpoint = "checkpoint_in_window"
+	FlagCheckpoint Flag = "checkpoint_in_window"
 	// FlagSuspended: the machine slept during the window. It is redone
 	// up to the gate's retries (run.MaxSuspendRedos without a gate), then kept.
-	FlagSuspended = "suspended"
+	FlagSuspended Flag = "suspended"
 	// FlagServerDied: the stack's process died or lost its port.
-	FlagServerDied = "server_died"
+	FlagServerDied Flag = "server_died"
 	// FlagFailed: no measurement could be made (the server would not start,
 	// died again after a restart, or the load generator gave no result);
 	// the cell is failed.
-	FlagFailed = "failed"
+	FlagFailed Flag = "failed"
 )
+
+// Reason writes why the flag was raised as Window.Reasons holds it:
+// "flag: why".
+func (f Flag) Reason(why string) string { return string(f) + ": " + why }
 
 // Plan is the first record of a journal: what the run will do.
 type Plan struct {
@@ -151,7 +160,7 @@ type Window struct {
 	Attempt int  `json:"attempt"`
 	Final   bool `json:"final"`
 
-	Flags   []string `json:"flags"`
+	Flags   []Flag   `json:"flags"`
 	Reasons []string `json:"reasons,omitempty"`
 	// Error says why no load result exists (FlagFailed).
 	Error string `json:"error,omitempty"`
@@ -218,14 +227,7 @@ func (p Probe) SlowerShare() float64 {
 }
 
 // HasFlag reports whether the window carries flag.
-func (w *Window) HasFlag(flag string) bool {
-	for _, f := range w.Flags {
-		if f == flag {
-			return true
-		}
-	}
-	return false
-}
+func (w *Window) HasFlag(flag Flag) bool { return slices.Contains(w.Flags, flag) }
 
 // Valid reports whether the window is a measurement reports may use as a
 // number: it has a load result, is neither invalid nor failed, and was
@@ -238,7 +240,7 @@ func (w *Window) Valid() bool {
 	if w.Load == nil {
 		return false
 	}
-	for _, f := range []string{FlagInvalid, FlagFailed, FlagContended, FlagSuspended, FlagHostSlow} {
+	for _, f := range []Flag{FlagInvalid, FlagFailed, FlagContended, FlagSuspended, FlagHostSlow} {
 		if w.HasFlag(f) {
 			return false
 		}
@@ -251,7 +253,9 @@ type Boot struct {
 	Stack string `json:"stack"`
 	// Starts are the measured cold starts in the order they ran.
 	Starts []BootStart `json:"starts"`
-	Error  string      `json:"error,omitempty"`
+	// Error says why the stack could not start in the suite, which ended
+	// there (no starts are kept then).
+	Error string `json:"error,omitempty"`
 }
 
 // BootStart is one cold start.
@@ -288,11 +292,23 @@ type ParityStack struct {
 	Failed int    `json:"failed"`
 }
 
+// Level is how much an Event matters to a reader.
+type Level string
+
+// The levels of events.
+const (
+	// LevelInfo is news: a resume, a restart that worked.
+	LevelInfo Level = "info"
+	// LevelWarning is something a reader of the results must know; reports
+	// list every warning.
+	LevelWarning Level = "warning"
+)
+
 // Event is something that happened during the run that a reader should
 // know: a resume, a stack restart, a failed cell, an interruption.
 type Event struct {
 	Time  time.Time `json:"time"`
-	Level string    `json:"level"` // "info" or "warning"
+	Level Level     `json:"level"`
 	Stack string    `json:"stack,omitempty"`
 	Msg   string    `json:"msg"`
 }

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -25,7 +26,14 @@ type Results struct {
 	JournalProblems []string `json:"journal_problems,omitempty"`
 }
 
-// ReadDir gathers a results directory's journal into Results.
+// ErrNoPlan is the error of ReadDir for a journal without a plan record:
+// stackbench run did not write it, or was stopped before it began.
+var ErrNoPlan = errors.New("the journal has no plan record")
+
+// ReadDir gathers a results directory's journal into Results: the one
+// reader of journals, for reports and for a resume alike. It is tolerant:
+// a line that does not read (a torn last line, a record that does not
+// decode) is skipped and listed in JournalProblems.
 func ReadDir(dir string) (*Results, error) {
 	lines, problems, err := ReadFile(filepath.Join(dir, FileName))
 	if err != nil {
@@ -69,7 +77,7 @@ func ReadDir(dir string) (*Results, error) {
 		}
 	}
 	if res.Plan == nil {
-		return nil, fmt.Errorf("%s: the journal has no plan record; is this a stackbench results directory?", dir)
+		return nil, fmt.Errorf("%s: %w; is this a stackbench results directory?", dir, ErrNoPlan)
 	}
 	return res, nil
 }

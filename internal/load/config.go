@@ -3,7 +3,9 @@
 // request when the previous answer is complete) or an open loop (a fixed
 // schedule of sends, latency measured from the intended send time). It is a
 // library: Run takes a Config and returns a Result; it reads no flags or
-// files and prints nothing.
+// files and prints nothing. Flags (argv.go) is the command line of
+// `stackbench load`, kept here so that the command and the harness that
+// starts it per window share it.
 package load
 
 import (

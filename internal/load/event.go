@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/json"
 	"strconv"
 )
 
@@ -66,7 +67,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		Successes int64     `json:"successes"`
 		Errors    int64     `json:"errors"`
 	}
-	if err := jsonUnmarshal(data, &w); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
 	*e = Event{Kind: w.Event, UnixNano: w.UnixNano, ElapsedSeconds: w.ElapsedS, Successes: w.Successes, Errors: w.Errors}

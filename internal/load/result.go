@@ -1,9 +1,5 @@
 package load
 
-import (
-	"encoding/json"
-)
-
 // SchemaVersion is the version of Result's JSON form. It changes when a
 // key changes meaning or disappears; new keys may be added within a version.
 const SchemaVersion = 1
@@ -134,5 +130,3 @@ func (r *Result) ErrorCount() int64 {
 	}
 	return n
 }
-
-func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }

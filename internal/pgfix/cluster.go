@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/osutil"
 )
 
 // Superuser is the role initdb creates; it owns every database of the cluster.
@@ -63,9 +65,12 @@ type Cluster struct {
 type clusterState struct {
 	Port     int               `json:"port"`
 	Password string            `json:"password"`
-	BinDir   string            `json:"binDir"`
+	BinDir   string            `json:"bin_dir"`
 	Version  string            `json:"version"`
 	Settings map[string]string `json:"settings"`
+	// OldBinDir is BinDir as clusters made before JSON keys were snake_case
+	// recorded it; readState moves it to BinDir.
+	OldBinDir string `json:"binDir,omitempty"`
 }
 
 // Start makes a cluster in opt.Dir (initdb when the directory has none),
@@ -235,7 +240,7 @@ func (c *Cluster) startOnPort(ctx context.Context, port int, logPath string, log
 	c.launched = true
 	out, err := c.run(ctx, "pg_ctl", "start", "-w", "-t", "120", "-D", c.dataDir(), "-l", logPath)
 	if err != nil {
-		tail := logTail(logPath, logStart)
+		tail := osutil.Tail(logPath, logStart)
 		if strings.Contains(tail, "could not bind") || strings.Contains(tail, "already in use") {
 			return fmt.Errorf("start PostgreSQL on port %d: %w by another process; choose another port, "+
 				"or none for a free one\n%s", port, errPortInUse, tail)
@@ -443,6 +448,9 @@ func readState(dir string) (clusterState, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, fmt.Errorf("read %s: %w", filepath.Join(dir, stateFile), err)
 	}
+	if st.BinDir == "" {
+		st.BinDir, st.OldBinDir = st.OldBinDir, ""
+	}
 	return st, nil
 }
 
@@ -451,34 +459,16 @@ func writeState(dir string, st clusterState) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, stateFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
+	return osutil.WriteFile(filepath.Join(dir, stateFile), append(b, '\n'), 0o600)
 }
 
 // pickPort returns preferred when it is free, else a free loopback port.
 func pickPort(preferred int) int {
-	if preferred != 0 && portFree(preferred) {
+	if preferred != 0 && osutil.PortFree(preferred) {
 		return preferred
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func portFree(port int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
+	port, _ := osutil.FreePort()
+	return port
 }
 
 func randomHex(n int) string {
@@ -493,17 +483,4 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
-}
-
-// logTail returns the server log written since offset, at most its last 4 KiB.
-func logTail(path string, offset int64) string {
-	b, err := os.ReadFile(path)
-	if err != nil || int64(len(b)) < offset {
-		return ""
-	}
-	b = b[offset:]
-	if len(b) > 4096 {
-		b = b[len(b)-4096:]
-	}
-	return strings.TrimSpace(string(b))
 }

@@ -29,8 +29,8 @@
 //	pgfix.Seed(ctx, url)                          // schema + data into an empty database
 //	pgfix.Reseed(ctx, url)                        // drop users and orders, then Seed
 //
-// SeedUser and SeedOrder return single seeded rows without a database (for
-// expected values in checks).
+// SeedUser returns a single seeded row without a database (for expected
+// values in checks).
 //
 // The seed is the contract's: mulberry32 seeded 20260905, 50,000 users
 // then 200,000 orders, loaded with COPY and verified against the

@@ -102,20 +102,33 @@ func TestSeedRowsMatchJavaScript(t *testing.T) {
 		u.CreatedAt.Format("2006-01-02T15:04:05.000Z") != CheckUserCreatedAt {
 		t.Errorf("SeedUser(4242) = %+v, %v", u, ok)
 	}
-	o, ok := SeedOrder(1)
+	o, ok := seedOrder(1)
 	want := Order{ID: 1, UserID: 9703, AmountHundredths: 11111, Currency: "GBP",
 		CreatedAt: time.Date(2024, 3, 17, 0, 42, 58, 869e6, time.UTC)}
 	if !ok || o != want {
-		t.Errorf("SeedOrder(1) = %+v, want %+v", o, want)
+		t.Errorf("seedOrder(1) = %+v, want %+v", o, want)
 	}
-	o, _ = SeedOrder(SeedOrders)
-	if o.UserID != 23414 || FormatAmount(o.AmountHundredths) != "55.26" || o.Currency != "GBP" {
+	o, _ = seedOrder(SeedOrders)
+	if o.UserID != 23414 || formatHundredths(o.AmountHundredths) != "55.26" || o.Currency != "GBP" {
 		t.Errorf("SeedOrder(200000) = %+v", o)
 	}
 	if _, ok := SeedUser(0); ok {
 		t.Error("SeedUser(0) ok")
 	}
-	if _, ok := SeedOrder(SeedOrders + 1); ok {
+	if _, ok := seedOrder(SeedOrders + 1); ok {
 		t.Error("SeedOrder(200001) ok")
 	}
+}
+
+// seedOrder returns the seeded order with the given id; ok is false
+// outside 1…SeedOrders.
+func seedOrder(id int) (o Order, ok bool) {
+	if id < 1 || id > SeedOrders {
+		return Order{}, false
+	}
+	g := newSeedGen()
+	for range SeedUsers + 4*(id-1) {
+		g.rng.next()
+	}
+	return g.order(id), true
 }

@@ -92,22 +92,6 @@ func SeedUser(id int) (u User, ok bool) {
 	return g.user(id), true
 }
 
-// SeedOrder returns the seeded order with the given id; ok is false
-// outside 1…SeedOrders.
-func SeedOrder(id int) (o Order, ok bool) {
-	if id < 1 || id > SeedOrders {
-		return Order{}, false
-	}
-	g := newSeedGen()
-	for range SeedUsers + 4*(id-1) {
-		g.rng.next()
-	}
-	return g.order(id), true
-}
-
-// FormatAmount formats an amount in hundredths as the API does: "19.99".
-func FormatAmount(hundredths int64) string { return formatHundredths(hundredths) }
-
 // seedSums are aggregates of the generated rows, compared with the
 // database's after loading.
 type seedSums struct {

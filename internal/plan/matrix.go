@@ -15,12 +15,13 @@ import (
 // Plan is a resolved comparison: what to run, how, and in which order.
 type Plan struct {
 	// File is the comparison file the plan comes from.
-	File     string          `json:"file"`
-	Workload string          `json:"workload"`
-	Database string          `json:"-"` // may hold a password; never journaled
-	Protocol Protocol        `json:"protocol"`
-	Stacks   []Stack         `json:"stacks"`
-	Cases    []workload.Case `json:"-"`
+	File string `json:"file"`
+	// WorkloadName names the workload (File.Workload is the workload).
+	WorkloadName string          `json:"workload"`
+	Database     string          `json:"-"` // may hold a password; never journaled
+	Protocol     Protocol        `json:"protocol"`
+	Stacks       []Stack         `json:"stacks"`
+	Cases        []workload.Case `json:"-"`
 	// NeedsDatabase is true when the workload uses the fixture (some of its
 	// cases do, selected or not).
 	NeedsDatabase bool     `json:"needs_database"`
@@ -97,7 +98,7 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	}
 	p := &Plan{
 		File:          f.Path,
-		Workload:      f.Workload.Name,
+		WorkloadName:  f.Workload.Name,
 		Database:      f.Database,
 		Protocol:      proto,
 		Stacks:        selectStacks(f.Stacks, o.Stacks),
@@ -124,11 +125,11 @@ func selectStacks(all []Stack, names []string) []Stack {
 	}
 	var out []Stack
 	for _, s := range all {
-		if !contains(names, s.Name) {
+		if !slices.Contains(names, s.Name) {
 			continue
 		}
 		from := s.From
-		for from != "" && !contains(names, from) {
+		for from != "" && !slices.Contains(names, from) {
 			from = byName[from].From
 			if from == "" {
 				// The left-out ancestor stepped from its previous stack:
@@ -152,7 +153,7 @@ func previousKept(all []Stack, names []string, name string) string {
 		if s.Name == name {
 			return prev
 		}
-		if contains(names, s.Name) {
+		if slices.Contains(names, s.Name) {
 			prev = s.Name
 		}
 	}
@@ -264,7 +265,7 @@ func fingerprint(p *Plan, base string) string {
 		Protocol Protocol
 		Stacks   []stackID
 		Cases    []caseID
-	}{Version: 1, Workload: p.Workload, Protocol: p.Protocol}
+	}{Version: 1, Workload: p.WorkloadName, Protocol: p.Protocol}
 	for _, s := range p.Stacks {
 		dir, err := filepath.Rel(base, s.Dir)
 		if err != nil {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,7 +77,7 @@ func (p *parser) fields(n *yaml.Node, what string, known []string, example strin
 			p.addf(k, "a key in %s must be a plain word, not %s; write key: value", what, describe(k))
 			continue
 		}
-		if !contains(known, key) {
+		if !slices.Contains(known, key) {
 			p.addf(k, "unknown key %q in %s; %s", key, what, didYouMean(key, known))
 			continue
 		}
@@ -225,13 +226,4 @@ func (p *parser) items(n *yaml.Node, field, example string) ([]*yaml.Node, bool)
 	}
 	p.addf(n, "%s must be a list, not %s; write %s", field, describe(n), example)
 	return nil, false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

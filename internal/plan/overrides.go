@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,7 +156,7 @@ func checkNames(flag string, names, known []string, what string) []string {
 	seen := map[string]bool{}
 	for _, n := range names {
 		switch {
-		case !contains(known, n):
+		case !slices.Contains(known, n):
 			msgs = append(msgs, fmt.Sprintf("%s: unknown %s %q; %s", flag, what, n, didYouMean(n, known)))
 		case seen[n]:
 			msgs = append(msgs, fmt.Sprintf("%s: %s %q is listed twice; list it once", flag, what, n))

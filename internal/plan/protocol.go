@@ -3,13 +3,13 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stackbench/stackbench/internal/workload"
+	"go.yaml.in/yaml/v3"
 )
 
 var (
@@ -129,9 +129,9 @@ func (p *parser) caseNames(n *yaml.Node, w *workload.Workload) []string {
 			continue
 		}
 		switch {
-		case contains(out, name):
+		case slices.Contains(out, name):
 			p.addf(it, "case %q is listed twice; list each case once", name)
-		case w != nil && !contains(w.CaseNames(), name):
+		case w != nil && !slices.Contains(w.CaseNames(), name):
 			p.addf(it, "%s", unknownCase(name, w))
 		default:
 			out = append(out, name)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -156,9 +157,9 @@ func (p *parser) env(n *yaml.Node) (map[string]string, []string) {
 		switch {
 		case k.Kind != yaml.ScalarNode || !envName.MatchString(k.Value):
 			p.addf(k, "%s is not a valid environment variable name; use letters, digits and '_', e.g. GOMAXPROCS", describe(k))
-		case contains(harnessEnv, k.Value):
+		case slices.Contains(harnessEnv, k.Value):
 			p.addf(k, "%s is set by the harness for every stack; remove it from env", k.Value)
-		case contains(order, k.Value):
+		case slices.Contains(order, k.Value):
 			p.addf(k, "%s appears twice in env; keep one", k.Value)
 		default:
 			if v.Kind != yaml.ScalarNode {

@@ -3,11 +3,11 @@ package plan
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/stackbench/stackbench/internal/workload"
+	"go.yaml.in/yaml/v3"
 )
 
 var (
@@ -42,7 +42,7 @@ func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, s
 	w := &workload.Workload{}
 	if v := m.get("name"); v != nil {
 		if name, ok := p.ident(v, "workload", "my-workload"); ok {
-			if contains(workload.Names(), name) {
+			if slices.Contains(workload.Names(), name) {
 				p.addf(v, "%q is a built-in workload; give your own workload another name, or write workload: %s to use the built-in one", name, name)
 			}
 			w.Name = name
@@ -114,7 +114,7 @@ func (p *parser) customCase(n *yaml.Node) (workload.Case, bool) {
 	if v := m.get("method"); v != nil {
 		if method, ok := p.str(v, "method", "method: POST"); ok {
 			c.Method = strings.ToUpper(method)
-			if !contains(httpMethods, c.Method) {
+			if !slices.Contains(httpMethods, c.Method) {
 				p.addf(v, "unknown method %q; write one of: %s", method, strings.Join(httpMethods, ", "))
 			}
 		}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/osutil"
 )
 
 // The test binary doubles as the child programs of these tests: with
@@ -166,7 +168,7 @@ func helperCommand() string {
 // serverSpec is a Spec for the helper server on a free port.
 func serverSpec(t *testing.T, env ...string) Spec {
 	t.Helper()
-	port, err := FreePort()
+	port, err := osutil.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

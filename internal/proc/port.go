@@ -2,24 +2,12 @@ package proc
 
 import (
 	"bufio"
-	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
-)
 
-// FreePort asks the kernel for a free TCP port on 127.0.0.1. The port is
-// released before returning, so another process could take it before the
-// caller does; Start checks again.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+	"github.com/stackbench/stackbench/internal/osutil"
+)
 
 // PortHolder names the process that listens on TCP port (any address,
 // IPv4 or IPv6), from /proc/net/tcp{,6} and a scan of the sockets in
@@ -108,11 +96,4 @@ func readCmdline(pid int) string {
 // portInUse reports whether something accepts or binds the port even when
 // PortHolder cannot see who: a listener of another user, or another network
 // namespace sharing the loopback.
-func portInUse(port int) bool {
-	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-	if err != nil {
-		return true
-	}
-	l.Close()
-	return false
-}
+func portInUse(port int) bool { return !osutil.PortFree(port) }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/osutil"
 )
 
 // Spec says how to start one stack.
@@ -83,7 +85,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	go p.wait()
 	ready, err := pollHealth(ctx, s, p.done, spawned)
 	if err != nil {
-		tail := p.LogTail(2048)
+		tail := p.LogTail()
 		p.Stop(2 * time.Second)
 		return nil, fmt.Errorf("start stack %q: %w%s", s.Name, err, formatTail(s.LogPath, tail))
 	}
@@ -175,11 +177,11 @@ func (p *Process) exited() bool {
 // process answering on the port, is an error.
 func (p *Process) Check() error {
 	if p.exited() {
-		return fmt.Errorf("stack %q died: %s%s", p.spec.Name, exitStatus(p.waitErr), formatTail(p.spec.LogPath, p.LogTail(2048)))
+		return fmt.Errorf("stack %q died: %s%s", p.spec.Name, exitStatus(p.waitErr), formatTail(p.spec.LogPath, p.LogTail()))
 	}
 	inodes := listeningInodes(p.spec.Port)
 	if len(inodes) == 0 {
-		return fmt.Errorf("stack %q (pid %d) no longer listens on port %d%s", p.spec.Name, p.PID(), p.spec.Port, formatTail(p.spec.LogPath, p.LogTail(2048)))
+		return fmt.Errorf("stack %q (pid %d) no longer listens on port %d%s", p.spec.Name, p.PID(), p.spec.Port, formatTail(p.spec.LogPath, p.LogTail()))
 	}
 	for _, pid := range TreePIDs(p.PID()) {
 		if ownsAnyInode(pid, inodes) {
@@ -206,29 +208,11 @@ func exitStatus(err error) string {
 	return "exit status 0"
 }
 
-// LogTail returns up to the last maxBytes of what this run of the stack
-// wrote to its log.
-func (p *Process) LogTail(maxBytes int) string {
-	f, err := os.Open(p.spec.LogPath)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	end, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		return ""
-	}
-	start := max(end-int64(maxBytes), p.logOffset)
-	if start >= end {
-		return ""
-	}
-	b := make([]byte, end-start)
-	n, _ := f.ReadAt(b, start)
-	return string(b[:n])
-}
+// LogTail returns the end of what this run of the stack wrote to its log
+// (osutil.Tail).
+func (p *Process) LogTail() string { return osutil.Tail(p.spec.LogPath, p.logOffset) }
 
 func formatTail(path, tail string) string {
-	tail = strings.TrimRight(tail, "\n")
 	if tail == "" {
 		return " (its log " + path + " is empty)"
 	}

@@ -35,10 +35,10 @@ func TestStopKillsForkedChildren(t *testing.T) {
 	p := startServer(t, serverSpec(t, "FORK=1"))
 	tree := TreePIDs(p.PID())
 	if len(tree) != 3 {
-		t.Fatalf("TreePIDs(%d) = %v, want the server and its two children; log:\n%s", p.PID(), tree, p.LogTail(1000))
+		t.Fatalf("TreePIDs(%d) = %v, want the server and its two children; log:\n%s", p.PID(), tree, p.LogTail())
 	}
 	var children []int
-	for _, line := range strings.Split(p.LogTail(4096), "\n") {
+	for _, line := range strings.Split(p.LogTail(), "\n") {
 		if pid, ok := strings.CutPrefix(line, "child "); ok {
 			children = append(children, mustAtoi(pid))
 		}

@@ -44,7 +44,7 @@ func SelfGroup(name string) Group {
 // GroupStats is one group's share of a window.
 type GroupStats struct {
 	Name       string  `json:"name"`
-	CPUSeconds float64 `json:"cpu_seconds"`
+	CPUSeconds float64 `json:"cpu_s"`
 	// Cores is CPUSeconds ÷ the window's wall time.
 	Cores        float64 `json:"cores"`
 	RSSMeanBytes int64   `json:"rss_mean_bytes"`
@@ -72,7 +72,7 @@ type WindowStats struct {
 	SuspendedFor time.Duration `json:"suspended_for_ns"`
 	// SamplerCPUSeconds is the CPU the sampler itself used: its thread's
 	// CPU time from the opening to the closing snapshot.
-	SamplerCPUSeconds float64 `json:"sampler_cpu_seconds"`
+	SamplerCPUSeconds float64 `json:"sampler_cpu_s"`
 	// Samples is how many times the groups were read, both snapshots included.
 	Samples int `json:"samples"`
 }

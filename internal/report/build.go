@@ -91,7 +91,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		RunID:           p.RunID,
 		Started:         p.CreatedAt,
 		ToolVersion:     p.ToolVersion,
-		Workload:        pl.Workload,
+		Workload:        pl.WorkloadName,
 		Profile:         pl.Protocol.Profile,
 		Concurrency:     pl.Protocol.Concurrency,
 		WindowsPlanned:  len(pl.Windows),
@@ -134,7 +134,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		h.Warnings = appendNew(h.Warnings, env.Warnings...)
 	}
 	for _, ev := range res.Events {
-		if ev.Level == "warning" {
+		if ev.Level == journal.LevelWarning {
 			h.Warnings = appendNew(h.Warnings, ev.Msg)
 		}
 	}
@@ -160,7 +160,7 @@ func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
 		}
 		inserts[w.Case] = inserts[w.Case] || w.Inserts
 	}
-	builtin, _ := workload.Builtin(pl.Workload, workload.DefaultJWTSecret)
+	builtin, _ := workload.Builtin(pl.WorkloadName, workload.DefaultJWTSecret)
 	var out []CaseInfo
 	var warnings []string
 	journaled := map[string]journal.Case{}
@@ -291,9 +291,9 @@ func addFlags(c *Cell, w *journal.Window) {
 }
 
 // reasonFor finds the reason the run gave for a flag ("flag: reason").
-func reasonFor(w *journal.Window, flag string) string {
+func reasonFor(w *journal.Window, flag journal.Flag) string {
 	for _, r := range w.Reasons {
-		if rest, ok := strings.CutPrefix(r, flag+": "); ok {
+		if rest, ok := strings.CutPrefix(r, string(flag)+": "); ok {
 			return rest
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/stackbench/stackbench/internal/cost"
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -213,8 +214,8 @@ func newStep(kind string, from, to Cell, minEffect, alpha float64) Step {
 // countedFlags lists the flags of a cell's counted windows as
 // "stack: flag ×windows", in the order they first appear.
 func countedFlags(c Cell) []string {
-	var names []string
-	n := map[string]int{}
+	var names []journal.Flag
+	n := map[journal.Flag]int{}
 	for _, w := range c.PerWindow {
 		if !w.Counted {
 			continue

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -91,12 +92,12 @@ func writeFixtureJournal(t *testing.T, dir string) {
 			// The run was stopped here and resumed.
 			clock = clock.Add(5 * time.Minute)
 			add(journal.KindEnvironment, fixtureEnvironment(clock))
-			add(journal.KindEvent, journal.Event{Time: clock, Level: "info", Msg: fmt.Sprintf("resumed: %d of %d windows already measured", pw.Index, len(pl.Windows))})
+			add(journal.KindEvent, journal.Event{Time: clock, Level: journal.LevelInfo, Msg: fmt.Sprintf("resumed: %d of %d windows already measured", pw.Index, len(pl.Windows))})
 		}
 		for _, rec := range fixtureTries(w, pw, &clock) {
 			add(journal.KindWindow, rec)
 			if rec.HasFlag(journal.FlagServerDied) {
-				add(journal.KindEvent, journal.Event{Time: rec.EndedAt, Level: "warning", Stack: rec.Stack,
+				add(journal.KindEvent, journal.Event{Time: rec.EndedAt, Level: journal.LevelWarning, Stack: rec.Stack,
 					Msg: rec.Stack + " died during " + rec.Key + ": " + rec.Error})
 			}
 		}
@@ -105,8 +106,8 @@ func writeFixtureJournal(t *testing.T, dir string) {
 
 func fixturePlan(w *workload.Workload) plan.Plan {
 	pl := plan.Plan{
-		File:     "stackbench.yaml",
-		Workload: w.Name,
+		File:         "stackbench.yaml",
+		WorkloadName: w.Name,
 		Protocol: plan.Protocol{Profile: "standard", Concurrency: fixtureConc, Warmup: 5 * time.Second, Window: 10 * time.Second,
 			Timeout: 30 * time.Second, Rounds: fixtureRounds, Cases: w.CaseNames(), Fresh: plan.FreshRound, BootStarts: 10,
 			Gate: plan.Gate{Mode: plan.GateAuto, Retries: 2, Wait: 30 * time.Second}},
@@ -167,8 +168,8 @@ func fixtureBoot(stack string, medianMs float64, idle int64) journal.Boot {
 // final try, preceded by the tries that were redone.
 func fixtureTries(w *workload.Workload, pw plan.Window, clock *time.Time) []*journal.Window {
 	c, _ := w.Case(pw.Case)
-	si := indexOf(fixtureStacks, pw.Stack)
-	ci := indexOf(w.CaseNames(), pw.Case)
+	si := slices.Index(fixtureStacks, pw.Stack)
+	ci := slices.Index(w.CaseNames(), pw.Case)
 	rec := func(attempt int) *journal.Window {
 		r := fixtureWindow(c, pw, si, ci, attempt, *clock)
 		*clock = r.EndedAt.Add(3 * time.Second)
@@ -180,11 +181,11 @@ func fixtureTries(w *workload.Workload, pw plan.Window, clock *time.Time) []*jou
 		died := func(attempt int, final bool) *journal.Window {
 			r := &journal.Window{Key: pw.Key, Index: pw.Index, Round: pw.Round, Slot: pw.Slot, Stack: pw.Stack, Case: pw.Case,
 				Concurrency: pw.Concurrency, Attempt: attempt, Final: final, StartedAt: *clock, EndedAt: clock.Add(4 * time.Second),
-				Flags: []string{journal.FlagServerDied}, Reasons: []string{journal.FlagServerDied + ": exited with signal: killed (out of memory?)"},
+				Flags: []journal.Flag{journal.FlagServerDied}, Reasons: []string{journal.FlagServerDied.Reason("exited with signal: killed (out of memory?)")},
 				Error: "exited with signal: killed (out of memory?)", EnvironmentRef: 1}
 			if final {
 				r.Flags = append(r.Flags, journal.FlagFailed)
-				r.Reasons = append(r.Reasons, journal.FlagFailed+": the server died again after a restart; the cell is failed and the run goes on")
+				r.Reasons = append(r.Reasons, journal.FlagFailed.Reason("the server died again after a restart; the cell is failed and the run goes on"))
 			}
 			*clock = r.EndedAt.Add(3 * time.Second)
 			return r
@@ -196,7 +197,7 @@ func fixtureTries(w *workload.Workload, pw plan.Window, clock *time.Time) []*jou
 		for a := 1; a <= 3; a++ {
 			r := rec(a)
 			r.Flags = append(r.Flags, journal.FlagContended)
-			r.Reasons = append(r.Reasons, journal.FlagContended+": foreign CPU averaged 0.71 cores, above the gate's 0.30 (retry budget of 2 spent)")
+			r.Reasons = append(r.Reasons, journal.FlagContended.Reason("foreign CPU averaged 0.71 cores, above the gate's 0.30 (retry budget of 2 spent)"))
 			r.ForeignCores = 0.71
 			r.Final = a == 3
 			out = append(out, r)
@@ -206,7 +207,7 @@ func fixtureTries(w *workload.Workload, pw plan.Window, clock *time.Time) []*jou
 		s := rec(1)
 		s.Final, s.Suspended = false, true
 		s.Flags = append(s.Flags, journal.FlagSuspended)
-		s.Reasons = append(s.Reasons, journal.FlagSuspended+": the boot-time clock ran 41.2 s ahead of the monotonic clock: the machine slept")
+		s.Reasons = append(s.Reasons, journal.FlagSuspended.Reason("the boot-time clock ran 41.2 s ahead of the monotonic clock: the machine slept"))
 		return []*journal.Window{s, rec(2)}
 	}
 	return []*journal.Window{rec(1)}
@@ -230,7 +231,7 @@ func fixtureWindow(c workload.Case, pw plan.Window, si, ci, attempt int, start t
 	cores := []float64{1.55, 1.58, 1.50}[si] * (0.98 + 0.02*float64(pw.Round%3))
 	successes := int64(math.Round(rps * seconds))
 	r := &journal.Window{Key: pw.Key, Index: pw.Index, Round: pw.Round, Slot: pw.Slot, Stack: pw.Stack, Case: pw.Case,
-		Concurrency: pw.Concurrency, Attempt: attempt, Final: true, Flags: []string{},
+		Concurrency: pw.Concurrency, Attempt: attempt, Final: true, Flags: []journal.Flag{},
 		StartedAt: start, EndedAt: start.Add(15 * time.Second), WallSeconds: seconds, EnvironmentRef: 1 + pw.Index*2/(fixtureRounds*len(fixtureStacks)*7*len(fixtureConc)),
 		Process: journal.ProcessInfo{PID: 4000 + pw.Index, Seq: pw.Round, BootSeconds: 0.004}}
 	res := &load.Result{SchemaVersion: load.SchemaVersion, URL: "http://127.0.0.1:18080" + c.Path, Method: c.Method, Mode: "closed",
@@ -261,11 +262,11 @@ func fixtureWindow(c workload.Case, pw plan.Window, si, ci, attempt int, start t
 		res.ClientBound, res.GeneratorCPUSeconds = true, 18
 		r.Generator = journal.Usage{CPUSeconds: 18, Cores: 1.8}
 		r.Flags = append(r.Flags, journal.FlagClientBound)
-		r.Reasons = append(r.Reasons, journal.FlagClientBound+": the load generator used 18.00 CPU-s in 10.00 s on 2 cores (≥ 85 %): the figure describes the generator more than the server")
+		r.Reasons = append(r.Reasons, journal.FlagClientBound.Reason("the load generator used 18.00 CPU-s in 10.00 s on 2 cores (≥ 85 %): the figure describes the generator more than the server"))
 	case pw.Stack == "nethttp" && pw.Case == "order" && pw.Concurrency == 10 && pw.Round == 3:
 		r.DBAfter.Checkpoints++
 		r.Flags = append(r.Flags, journal.FlagCheckpoint)
-		r.Reasons = append(r.Reasons, journal.FlagCheckpoint+": 1 checkpoint(s) happened during the window")
+		r.Reasons = append(r.Reasons, journal.FlagCheckpoint.Reason("1 checkpoint(s) happened during the window"))
 	}
 	h := fixtureHistogram(float64(pw.Concurrency)*1e6/rps, uint64(pw.Index*10+attempt))
 	res.LatencyHist, _ = h.Encode()
@@ -283,15 +284,6 @@ func fixtureHistogram(medianMicros float64, seed uint64) *hist.Histogram {
 		h.RecordMicros(int64(medianMicros * math.Exp(0.45*rng.NormFloat64())))
 	}
 	return h
-}
-
-func indexOf(list []string, s string) int {
-	for i, v := range list {
-		if v == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // stoppedFixture copies the first part of the fixture journal, ending in a

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -10,73 +11,87 @@ import (
 
 // footer lists how the run was measured: its protocol and its environment.
 func footer(res *journal.Results) Footer {
-	var f Footer
+	return Footer{Protocol: protocolFields(res), Environment: environmentFields(res)}
+}
+
+// fields is a list of footer fields; empty values are left out.
+type fields []Field
+
+func (l *fields) add(name, value string) {
+	if value != "" {
+		*l = append(*l, Field{name, value})
+	}
+}
+
+// protocolFields are the plan's protocol and how the run went through it.
+func protocolFields(res *journal.Results) []Field {
+	var f fields
 	p := res.Plan
 	pr := p.Plan.Protocol
-	add := func(list *[]Field, name, value string) {
-		if value != "" {
-			*list = append(*list, Field{name, value})
-		}
-	}
-	add(&f.Protocol, "profile", pr.Profile)
-	add(&f.Protocol, "concurrency", joinInts(pr.Concurrency))
-	add(&f.Protocol, "warm-up / window", pr.Warmup.String()+" / "+pr.Window.String())
-	add(&f.Protocol, "rounds", fmt.Sprint(pr.Rounds))
-	add(&f.Protocol, "cases", strings.Join(pr.Cases, ", "))
-	add(&f.Protocol, "fresh process per", pr.Fresh)
-	add(&f.Protocol, "client timeout", pr.Timeout.String())
+	f.add("profile", pr.Profile)
+	f.add("concurrency", joinInts(pr.Concurrency))
+	f.add("warm-up / window", pr.Warmup.String()+" / "+pr.Window.String())
+	f.add("rounds", fmt.Sprint(pr.Rounds))
+	f.add("cases", strings.Join(pr.Cases, ", "))
+	f.add("fresh process per", pr.Fresh)
+	f.add("client timeout", pr.Timeout.String())
 	if pr.Spread {
-		add(&f.Protocol, "requests", "spread over all users")
+		f.add("requests", "spread over all users")
 	} else {
-		add(&f.Protocol, "requests", "fixed (as the published runs)")
+		f.add("requests", "fixed (as the published runs)")
 	}
-	add(&f.Protocol, "contention gate", gateText(res))
-	add(&f.Protocol, "boot starts per stack", fmt.Sprint(pr.BootStarts))
-	add(&f.Protocol, "database", p.Database)
-	add(&f.Protocol, "parity gate", parityText(res))
-	add(&f.Protocol, "plan fingerprint", p.Plan.Fingerprint)
-	add(&f.Protocol, "command", strings.Join(p.Args, " "))
+	f.add("contention gate", gateText(res))
+	f.add("boot starts per stack", fmt.Sprint(pr.BootStarts))
+	f.add("database", p.Database)
+	f.add("parity gate", parityText(res))
+	f.add("plan fingerprint", p.Plan.Fingerprint)
+	f.add("command", strings.Join(p.Args, " "))
 	if n := len(res.Environments); n > 1 {
-		add(&f.Protocol, "invocations", fmt.Sprintf("%d (resumed %d times)", n, n-1))
+		f.add("invocations", fmt.Sprintf("%d (resumed %d times)", n, n-1))
 	}
+	return f
+}
+
+// environmentFields describe the machine of the run's first invocation,
+// and every stack's version.
+func environmentFields(res *journal.Results) []Field {
 	if len(res.Environments) == 0 {
-		return f
+		return nil
 	}
+	var f fields
 	env := res.Environments[0]
 	h := env.Host
-	add(&f.Environment, "os / arch", strings.Trim(h.OS+" / "+h.Arch, " /"))
-	add(&f.Environment, "cpu", h.CPUModel)
+	f.add("os / arch", strings.Trim(h.OS+" / "+h.Arch, " /"))
+	f.add("cpu", h.CPUModel)
 	if h.CPUCount > 0 {
-		add(&f.Environment, "cpus", fmt.Sprintf("%d (%g available to stackbench)", h.CPUCount, h.CPUsAvailable))
+		f.add("cpus", fmt.Sprintf("%d (%g available to stackbench)", h.CPUCount, h.CPUsAvailable))
 	}
-	add(&f.Environment, "governor", h.Governor)
+	f.add("governor", h.Governor)
 	if h.MemoryBytes > 0 {
 		mem := fmtBytes(h.MemoryBytes)
 		if h.MemoryLimitBytes > 0 {
 			mem += ", cgroup limit " + fmtBytes(h.MemoryLimitBytes)
 		}
-		add(&f.Environment, "memory", mem)
+		f.add("memory", mem)
 	}
-	add(&f.Environment, "kernel", h.Kernel)
+	f.add("kernel", h.Kernel)
 	if h.Somaxconn > 0 {
-		add(&f.Environment, "somaxconn", fmt.Sprint(h.Somaxconn))
+		f.add("somaxconn", fmt.Sprint(h.Somaxconn))
 	}
 	if h.OpenFileLimit > 0 {
-		add(&f.Environment, "open files", fmt.Sprintf("%d (hard %d)", h.OpenFileLimit, h.OpenFileLimitHard))
+		f.add("open files", fmt.Sprintf("%d (hard %d)", h.OpenFileLimit, h.OpenFileLimitHard))
 	}
-	add(&f.Environment, "go", h.GoVersion)
-	add(&f.Environment, "postgresql", env.PostgresVersion)
-	for _, k := range sortedKeys(env.PostgresSettings) {
-		add(&f.Environment, "pg "+k, env.PostgresSettings[k])
+	f.add("go", h.GoVersion)
+	f.add("postgresql", env.PostgresVersion)
+	for _, k := range slices.Sorted(maps.Keys(env.PostgresSettings)) {
+		f.add("pg "+k, env.PostgresSettings[k])
 	}
 	versions := map[string]string{}
 	for _, e := range res.Environments {
-		for k, v := range e.StackVersions {
-			versions[k] = v
-		}
+		maps.Copy(versions, e.StackVersions)
 	}
-	for _, k := range sortedKeys(versions) {
-		add(&f.Environment, "stack "+k, strings.TrimSpace(versions[k]))
+	for _, k := range slices.Sorted(maps.Keys(versions)) {
+		f.add("stack "+k, strings.TrimSpace(versions[k]))
 	}
 	return f
 }
@@ -122,13 +137,4 @@ func joinInts(v []int) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -8,6 +8,7 @@ package report
 import (
 	"time"
 
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -151,7 +152,9 @@ const (
 	CellInsufficient = "insufficient"
 	// CellInvalid: windows were measured, but none passed validation.
 	CellInvalid = "invalid"
-	// CellFailed: the server died, the window was redone and it died again.
+	// CellFailed: no window was counted and at least one was failed
+	// (journal.FlagFailed: the server would not start, died again after a
+	// restart, or the load generator gave no result).
 	CellFailed = "failed"
 	// CellMissing: planned, but not measured (a stopped run).
 	CellMissing = "missing"
@@ -215,19 +218,9 @@ type Cell struct {
 // others): how many of its windows raised it, and why (the first reason
 // recorded).
 type Flag struct {
-	Name    string `json:"name"`
-	Windows int    `json:"windows"`
-	Reason  string `json:"reason"`
-}
-
-// HasFlag reports whether the cell carries the named flag.
-func (c Cell) HasFlag(name string) bool {
-	for _, f := range c.Flags {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
+	Name    journal.Flag `json:"name"`
+	Windows int          `json:"windows"`
+	Reason  string       `json:"reason"`
 }
 
 // WindowFigures are one window's own figures, never mixed with another's.
@@ -235,8 +228,8 @@ type WindowFigures struct {
 	Round int `json:"round"`
 	// Counted is true when the window passed validation; Flags are the
 	// validity flags it raised.
-	Counted bool     `json:"counted"`
-	Flags   []string `json:"flags,omitempty"`
+	Counted bool           `json:"counted"`
+	Flags   []journal.Flag `json:"flags,omitempty"`
 	// Outlier is true for a counted window whose throughput lies past the
 	// cell's outlier fence; it still counts.
 	Outlier       bool    `json:"outlier,omitempty"`

@@ -2,10 +2,10 @@ package report
 
 import (
 	"bytes"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+
+	"github.com/stackbench/stackbench/internal/osutil"
 )
 
 // The files a report writes into a results directory.
@@ -59,14 +59,5 @@ func WriteFile(dir string, m *Model, f Format) error {
 	if err := f.Write(&b, m); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, f.File)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return osutil.WriteFile(filepath.Join(dir, f.File), b.Bytes(), 0o644)
 }

@@ -68,7 +68,7 @@ func (r *runner) dbStats(ctx context.Context) *journal.DBStats {
 	}
 	s, err := r.db.Stats(ctx)
 	if err != nil {
-		r.event("warning", "", "database statistics: %v", err)
+		r.event(journal.LevelWarning, "", "database statistics: %v", err)
 		return nil
 	}
 	return &journal.DBStats{

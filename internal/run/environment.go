@@ -10,12 +10,15 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 )
 
+// captureHost captures the machine; tests give it other limits.
+var captureHost = host.Capture
+
 // recordEnvironment captures the machine, the database server and the
 // stacks' versions, calibrates the contention gate, and journals it all. It
 // runs at the start of every invocation (a resume may be on another boot of
 // the machine); windows refer to the newest record.
 func (r *runner) recordEnvironment(ctx context.Context) error {
-	env := journal.Environment{CapturedAt: time.Now().UTC(), Host: host.Capture(), StackVersions: map[string]string{}}
+	env := journal.Environment{CapturedAt: time.Now().UTC(), Host: captureHost(), StackVersions: map[string]string{}}
 	for _, s := range r.opt.Plan.Stacks {
 		if s.Version == "" {
 			continue

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -63,7 +64,7 @@ func (r *runner) stopLeftovers() {
 			continue
 		}
 		if syscall.Kill(-pid, syscall.SIGKILL) == nil {
-			r.event("warning", "", "stopped server process group %d, left running by the stopped run", pid)
+			r.event(journal.LevelWarning, "", "stopped server process group %d, left running by the stopped run", pid)
 		}
 	}
 	os.Remove(path)

@@ -9,22 +9,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/workload"
 )
-
-// loadEvent is one line of `stackbench load --events-fd`.
-type loadEvent struct {
-	Event     string  `json:"event"`
-	UnixNano  int64   `json:"unix_ns"`
-	ElapsedS  float64 `json:"elapsed_s"`
-	Successes int64   `json:"successes"`
-	Errors    int64   `json:"errors"`
-}
 
 // loadRun is one `stackbench load` child process.
 type loadRun struct {
@@ -34,32 +24,24 @@ type loadRun struct {
 	stderr bytes.Buffer
 }
 
-// loadArgs builds the command line for one window of a case.
+// loadArgs builds the command line for one window of a case: the case's
+// request, or the request pool in poolFile when one is given.
 func loadArgs(baseURL string, c workload.Case, poolFile string, conc int, warmup, window, timeout time.Duration) []string {
-	args := []string{"load",
-		"-c", strconv.Itoa(conc),
-		"-d", window.String(),
-		"--warmup", warmup.String(),
-		"-t", timeout.String(),
-		"-o", "json",
-		"--events-fd", "3",
-	}
-	for _, s := range c.Expect {
-		args = append(args, "--expect", strconv.Itoa(s))
-	}
+	cfg := c.LoadConfig(baseURL)
+	cfg.Connections, cfg.Duration, cfg.Warmup, cfg.Timeout = conc, window, warmup, timeout
+	f := load.FlagsOf(cfg)
+	f.Output, f.EventsFD = "json", loadEventsFD
+	url := cfg.URL
 	if poolFile != "" {
-		args = append(args, "--requests", poolFile)
-		return append(args, baseURL)
+		f.Method, f.Headers, f.Body = "", nil, ""
+		f.Requests, url = poolFile, baseURL
 	}
-	args = append(args, "-m", c.Method)
-	for _, h := range c.Header {
-		args = append(args, "-H", h.Name+": "+h.Value)
-	}
-	if len(c.Body) > 0 {
-		args = append(args, "-b", string(c.Body))
-	}
-	return append(args, baseURL+c.Path)
+	return append([]string{"load"}, f.Args(url)...)
 }
+
+// loadEventsFD is the generator's descriptor for its events: the first of
+// cmd.ExtraFiles.
+const loadEventsFD = 3
 
 // startLoad starts the generator as its own process (in its own process
 // group, killed if the harness dies) so the OS accounts for its CPU apart
@@ -85,11 +67,11 @@ func startLoad(exe string, args []string) (*loadRun, error) {
 }
 
 // follow reads events until the child closes the pipe, calling on for each.
-func (lr *loadRun) follow(on func(loadEvent)) {
+func (lr *loadRun) follow(on func(load.Event)) {
 	sc := bufio.NewScanner(lr.events)
 	for sc.Scan() {
-		var ev loadEvent
-		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Event != "" {
+		var ev load.Event
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Kind != "" {
 			on(ev)
 		}
 	}

@@ -2,10 +2,12 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -44,14 +46,14 @@ func (r *runner) measure(ctx context.Context) error {
 		if r.done[w.Key] {
 			continue
 		}
-		stack, _ := r.opt.File.Stack(w.Stack)
+		st, _ := r.opt.File.Stack(w.Stack)
 		c, _ := r.opt.File.Workload.Case(w.Case)
 		// A fresh process at each process boundary of the plan; a resumed
 		// run also starts one for the first window it measures.
 		if cur == nil || w.NewProcess || cur.stack.Name != w.Stack || cur.planProcess != w.Process {
 			r.stopServer(cur)
 			cur = nil
-			s, err := r.newServer(ctx, stack, w.Process)
+			s, err := r.newServer(ctx, st, w.Process)
 			if err != nil {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -81,13 +83,13 @@ func (r *runner) remaining() []plan.Window {
 	return ws
 }
 
-func (r *runner) newServer(ctx context.Context, stack plan.Stack, planProcess int) (*server, error) {
-	p, err := r.startStack(ctx, stack)
+func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
+	p, err := r.startStack(ctx, st)
 	if err != nil {
 		return nil, err
 	}
 	r.rememberServer(p.PID())
-	return &server{stack: stack, p: p, seq: r.seq[stack.Name], planProcess: planProcess}, nil
+	return &server{stack: st, p: p, seq: r.seq[st.Name], planProcess: planProcess}, nil
 }
 
 func (r *runner) stopServer(s *server) {
@@ -95,7 +97,7 @@ func (r *runner) stopServer(s *server) {
 		return
 	}
 	if err := s.p.Stop(stack.StopGrace); err != nil {
-		r.event("warning", s.stack.Name, "stopping %s: %v", s.stack.Name, err)
+		r.event(journal.LevelWarning, s.stack.Name, "stopping %s: %v", s.stack.Name, err)
 	}
 }
 
@@ -112,11 +114,10 @@ func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workl
 		redo := false
 		switch {
 		case rec.HasFlag(journal.FlagServerDied):
-			r.event("warning", w.Stack, "%s died during %s: %s", w.Stack, w.Key, rec.Error)
+			r.event(journal.LevelWarning, w.Stack, "%s died during %s: %s", w.Stack, w.Key, rec.Error)
 			r.stopServer(cur)
 			if diedOnce {
-				rec.Flags = append(rec.Flags, journal.FlagFailed)
-				rec.Reasons = append(rec.Reasons, journal.FlagFailed+": the server died again after a restart; the cell is failed and the run goes on")
+				flagger{rec}.add(journal.FlagFailed, "the server died again after a restart; the cell is failed and the run goes on")
 			} else {
 				diedOnce, redo = true, true
 			}
@@ -125,10 +126,9 @@ func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workl
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				r.event("warning", w.Stack, "restarting %s failed: %v", w.Stack, serr)
+				r.event(journal.LevelWarning, w.Stack, "restarting %s failed: %v", w.Stack, serr)
 				if redo {
-					rec.Flags = append(rec.Flags, journal.FlagFailed)
-					rec.Reasons = append(rec.Reasons, journal.FlagFailed+": the server could not be restarted")
+					flagger{rec}.add(journal.FlagFailed, "the server could not be restarted")
 					redo = false
 				}
 				cur = nil
@@ -180,8 +180,7 @@ func (r *runner) journalWindow(rec *journal.Window) error {
 func (r *runner) failWindow(w plan.Window, msg string) {
 	r.attempts[w.Key]++
 	rec := newRecord(w, r.attempts[w.Key], r.envCount)
-	rec.Flags = []string{journal.FlagFailed}
-	rec.Reasons = []string{journal.FlagFailed + ": " + msg}
+	flagger{rec}.add(journal.FlagFailed, "%s", msg)
 	rec.Error = msg
 	rec.EndedAt = rec.StartedAt
 	if err := r.journalWindow(rec); err != nil {
@@ -193,7 +192,7 @@ func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
 	return &journal.Window{
 		Key: w.Key, Index: w.Index, Round: w.Round, Slot: w.Slot,
 		Stack: w.Stack, Case: w.Case, Concurrency: w.Concurrency,
-		Attempt: attempt, Final: true, Flags: []string{},
+		Attempt: attempt, Final: true, Flags: []journal.Flag{},
 		StartedAt:      time.Now().UTC(),
 		EnvironmentRef: envRef,
 	}
@@ -211,97 +210,126 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	r.progress.current(w, rec.Attempt)
 
 	if err := cur.p.Check(); err != nil {
-		rec.Flags = append(rec.Flags, journal.FlagServerDied)
-		rec.Reasons = append(rec.Reasons, journal.FlagServerDied+": "+err.Error())
+		flagger{rec}.add(journal.FlagServerDied, "%v", err)
 		rec.Error = err.Error()
 		rec.EndedAt = time.Now().UTC()
 		return rec, nil
 	}
-	if err := r.prepareDatabase(ctx, w, rec); err != nil {
+	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
 		return nil, err
+	}
+	lr, ws, probeBefore, err := r.launch(ctx, cur, w, c)
+	if err != nil {
+		return nil, err
+	}
+	d := r.collect(ctx, lr, ws, rec, probeBefore)
+	// The process served this case, whatever becomes of the try: a redo on
+	// the same process comes after it (trap T9).
+	cur.cases = append(cur.cases, w.Case)
+	if d.err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	rec.DBAfter = r.dbStats(ctx)
+	rec.EndedAt = time.Now().UTC()
+	judgeTry(rec, cur, d)
+	return rec, nil
+}
+
+// prepareTry readies the database and waits for a quiet host.
+func (r *runner) prepareTry(ctx context.Context, cur *server, w plan.Window, rec *journal.Window) error {
+	if err := r.prepareDatabase(ctx, w, rec); err != nil {
+		return err
 	}
 	rec.DBBefore = r.dbStats(ctx)
-	if err := r.gateWait(ctx, cur, rec); err != nil {
-		return nil, err
-	}
+	return r.gateWait(ctx, cur, rec)
+}
 
+// launch starts the load generator on the case and a sampler of every
+// process tree, to be opened on the generator's window.
+func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workload.Case) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	pool := ""
 	if r.opt.Plan.Protocol.Spread {
-		var err error
 		if pool, err = r.poolFile(c); err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 	}
 	p := r.opt.Plan.Protocol
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
-	probeBefore := r.probe()
-	lr, err := startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout))
+	probeBefore = r.probe()
+	lr, err = startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout))
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	groups := []proc.Group{proc.TreeGroup("server", cur.p.PID()), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	ws := newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window)
+	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window), probeBefore, nil
+}
+
+// driven is what one try's generator and sampler gave.
+type driven struct {
+	res   *load.Result
+	stats *proc.WindowStats // nil when the window never opened
+	err   error             // the generator gave no result: data, not a harness error
+}
+
+// collect follows the generator's events (progress, the sampler's window)
+// until it exits, probes the host's speed again when it was probed before
+// (probeBefore above 0), and returns the generator's result and the
+// sampler's.
+func (r *runner) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window, probeBefore float64) driven {
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		lr.follow(func(ev loadEvent) {
-			switch ev.Event {
-			case "tick":
-				r.progress.tick(ev.ElapsedS, ev.Successes, ev.Errors)
+		lr.follow(func(ev load.Event) {
+			switch ev.Kind {
+			case load.Tick:
+				r.progress.tick(ev.ElapsedSeconds, ev.Successes, ev.Errors)
 				return
-			case "warmup_start":
+			case load.WarmupStart:
 				r.progress.phase("warm-up")
-			case "measure_start":
+			case load.MeasureStart:
 				r.progress.phase("measuring")
-			case "measure_end":
+			case load.MeasureEnd:
 				r.progress.phase("draining")
 			}
 			ws.event(ev)
 		})
 	}()
 	t0 := time.Now()
-	res, lerr := lr.wait(ctx)
+	res, err := lr.wait(ctx)
 	<-followed
 	if probeBefore > 0 {
 		rec.Probe = &journal.Probe{BeforeMs: probeBefore, AfterMs: r.probe(), ReferenceMs: r.prober.ReferenceMs}
 	}
-	// The process served this case, whatever becomes of the try: a redo on
-	// the same process comes after it (trap T9).
-	cur.cases = append(cur.cases, w.Case)
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
-	if lerr != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	stats := ws.result() // closes it if the generator died mid-window
+	return driven{res: res, stats: ws.result(), err: err} // result closes the sampler if the generator died mid-window
+}
 
-	rec.DBAfter = r.dbStats(ctx)
-	rec.EndedAt = time.Now().UTC()
-	if stats != nil {
-		fillUsage(rec, *stats)
+// judgeTry records what a try measured and raises its flags: a server that
+// died, a generator that failed, then the load's and the database's checks.
+func judgeTry(rec *journal.Window, cur *server, d driven) {
+	if d.stats != nil {
+		fillUsage(rec, *d.stats)
 	}
-	if cerr := cur.p.Check(); cerr != nil {
-		rec.Flags = append(rec.Flags, journal.FlagServerDied)
-		rec.Reasons = append(rec.Reasons, journal.FlagServerDied+": "+cerr.Error())
-		rec.Error = cerr.Error()
+	if err := cur.p.Check(); err != nil {
+		flagger{rec}.add(journal.FlagServerDied, "%v", err)
+		rec.Error = err.Error()
 	}
-	if lerr != nil {
-		rec.Error = lerr.Error()
+	if d.err != nil {
+		rec.Error = d.err.Error()
 		if !rec.HasFlag(journal.FlagServerDied) {
-			rec.Flags = append(rec.Flags, journal.FlagFailed)
-			rec.Reasons = append(rec.Reasons, journal.FlagFailed+": "+lerr.Error())
+			flagger{rec}.add(journal.FlagFailed, "%v", d.err)
 		}
-		return rec, nil
+		return
 	}
-	rec.Load = res
-	if stats != nil {
-		alignSampler(rec, *stats, res)
+	rec.Load = d.res
+	if d.stats != nil {
+		alignSampler(rec, *d.stats, d.res)
 	}
-	judgeLoad(rec, res)
+	judgeLoad(rec, d.res)
 	judgeDB(rec)
-	return rec, nil
 }
 
 // fillUsage copies the sampler's figures into the record.
@@ -372,14 +400,7 @@ func (r *runner) poolFile(c workload.Case) (string, error) {
 	}
 	var buf []byte
 	for _, req := range r.opt.File.Workload.Requests(c, r.opt.Plan.JWTSecret, true) {
-		lr := load.Request{Method: req.Method, Path: req.Path, Body: string(req.Body)}
-		if len(req.Header) > 0 {
-			lr.Headers = map[string]string{}
-			for _, h := range req.Header {
-				lr.Headers[h.Name] = h.Value
-			}
-		}
-		line, err := jsonMarshal(lr)
+		line, err := json.Marshal(req.LoadRequest())
 		if err != nil {
 			return "", errors.New("encode request pool: " + err.Error())
 		}
@@ -397,9 +418,5 @@ func joinReasons(rec *journal.Window) string {
 	if len(rec.Reasons) == 0 {
 		return "no reason"
 	}
-	s := rec.Reasons[0]
-	for _, x := range rec.Reasons[1:] {
-		s += "; " + x
-	}
-	return s
+	return strings.Join(rec.Reasons, "; ")
 }

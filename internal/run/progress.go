@@ -3,7 +3,6 @@ package run
 import (
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -83,13 +82,13 @@ func (p *progress) current(w plan.Window, attempt int) {
 }
 
 // tick shows the load generator's per-second progress.
-func (p *progress) tick(elapsedS float64, successes, errors int64) {
+func (p *progress) tick(elapsedS int, successes, errors int64) {
 	if !p.live {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.tickS = fmt.Sprintf("%4.0fs %d ok %d err", elapsedS, successes, errors)
+	p.tickS = fmt.Sprintf("%4ds %d ok %d err", elapsedS, successes, errors)
 	p.clear()
 	p.draw()
 }
@@ -103,8 +102,13 @@ func (p *progress) window(rec *journal.Window) {
 		rps = fmt.Sprintf("%.0f rps, %.2f cores, p99 %s", rec.Load.ThroughputRPS, rec.Server.Cores, micros(rec.Load.LatencyMicros.P99))
 	}
 	flags := "ok"
-	if len(rec.Flags) > 0 {
-		flags = strings.Join(rec.Flags, ",")
+	for i, f := range rec.Flags {
+		if i == 0 {
+			flags = ""
+		} else {
+			flags += ","
+		}
+		flags += string(f)
 	}
 	p.last = fmt.Sprintf("%s: %s [%s]", rec.Key, rps, flags)
 	line := fmt.Sprintf("[%d/%d] %s", p.doneN, p.total, p.last)

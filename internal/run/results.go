@@ -2,10 +2,10 @@ package run
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/osutil"
 )
 
 // writeResults writes results.json from the journal.
@@ -18,11 +18,5 @@ func writeResults(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, journal.ResultsFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, journal.ResultsFile))
+	return osutil.WriteFile(filepath.Join(dir, journal.ResultsFile), append(b, '\n'), 0o644)
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/proc"
 )
 
 // countWindows counts the window records in a journal file as it grows.
@@ -22,30 +23,27 @@ func countWindows(path string) int {
 	return bytes.Count(b, []byte(`{"kind":"window"`))
 }
 
+// countFinalWindows counts the final window records in a journal file as it
+// grows (a redone try is journaled too, not final).
+func countFinalWindows(path string) int {
+	b, _ := os.ReadFile(path)
+	return bytes.Count(b, []byte(`"final":true`))
+}
+
 // TestKilledRunResumesToThePlannedWindows kills `stackbench run` with
 // SIGKILL in the middle of a window, on the embedded database, and resumes
 // it: the final windows are exactly the plan's, none measured twice, and
 // nothing is left running.
 func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
-	path := writeFile(t, `
-workload: saas-slice
-database: embedded
-protocol:
-  concurrency: [4]
+	path := writeFile(t, saasFile("database: embedded\n", `  concurrency: [4]
   warmup: 200ms
   window: 1s
   rounds: 2
   cases: [health, user]
-  boot_starts: 0
-  gate: off
-stacks:
-  - name: first
-    dir: `+refServerDir+`
-    start: `+refServerBin+`
-  - name: second            # shell syntax: sh stays the server's parent
+`, refStack("first")+`  - name: second            # shell syntax: sh stays the server's parent
     dir: `+refServerDir+`
     start: `+refServerBin+`; true
-`)
+`))
 	dir := filepath.Join(t.TempDir(), "results")
 	var firstLog bytes.Buffer
 	cmd := exec.Command(stackbenchBin, "run", "-f", path, "--out", dir)
@@ -63,10 +61,21 @@ stacks:
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(500 * time.Millisecond) // inside the fourth window's load
+	// Kill it inside the fourth window: once its load generator runs.
+	for !loadRunning(cmd.Process.Pid) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no fourth window's load within 3 minutes:\n%s", firstLog.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	before := countWindows(journalPath)
+	if before != 3 {
+		t.Fatalf("%d window records when the harness was killed in the fourth window's load, want 3", before)
+	}
 	b, _ := os.ReadFile(filepath.Join(dir, DBPathFile))
 	firstDBDir := string(b)
 	if before >= 8 {
@@ -80,11 +89,15 @@ stacks:
 	for _, w := range res.Windows {
 		killedPIDs = append(killedPIDs, w.Process.PID)
 	}
-	time.Sleep(200 * time.Millisecond) // the kernel delivers the death signals
 	orphans := 0
 	for _, pid := range killedPIDs {
+		// The kernel delivers the death signal as the harness dies; give
+		// the server a moment to go.
+		for end := time.Now().Add(5 * time.Second); running(pid) && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		if running(pid) {
-			t.Errorf("server pid %d outlived the killed harness", pid)
+			t.Errorf("server pid %d outlived the killed harness by 5 s", pid)
 		}
 		if groupAlive(pid) {
 			orphans++ // the second stack's server, under its killed shell
@@ -156,6 +169,18 @@ stacks:
 
 // running reports whether pid is a live process (a zombie waiting for a
 // reaper is dead).
+// loadRunning reports whether a `stackbench load` process runs in the
+// process tree of root.
+func loadRunning(root int) bool {
+	for _, pid := range proc.TreePIDs(root) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if args := strings.Split(string(b), "\x00"); len(args) > 1 && args[1] == "load" {
+			return true
+		}
+	}
+	return false
+}
+
 func running(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

@@ -46,8 +46,6 @@ type Options struct {
 	Width int
 	// ToolVersion is recorded in the journal.
 	ToolVersion string
-	// Getenv reads the environment (DATABASE_URL for an external database).
-	Getenv func(string) string
 }
 
 // Outcome is what a run did.
@@ -59,7 +57,7 @@ type Outcome struct {
 	// FailedCells lists the windows that could not be measured.
 	FailedCells []string
 	// Flagged counts final windows per flag.
-	Flagged map[string]int
+	Flagged map[journal.Flag]int
 	Elapsed time.Duration
 }
 
@@ -77,7 +75,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
-	r := &runner{opt: o, seq: map[string]int{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[string]int{}}}
+	r := &runner{opt: o, seq: map[string]int{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
 	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
 	err := r.run(ctx)
@@ -129,7 +127,7 @@ func (r *runner) run(ctx context.Context) error {
 func (r *runner) logsDir() string { return filepath.Join(r.opt.Dir, "logs") }
 
 // event journals an event and shows it.
-func (r *runner) event(level, stack, format string, a ...any) {
+func (r *runner) event(level journal.Level, stack, format string, a ...any) {
 	ev := journal.Event{Time: time.Now().UTC(), Level: level, Stack: stack, Msg: fmt.Sprintf(format, a...)}
 	if r.jw != nil {
 		r.jw.Append(journal.KindEvent, ev)
@@ -137,8 +135,8 @@ func (r *runner) event(level, stack, format string, a ...any) {
 	r.progress.logf("%s%s", levelPrefix(level), ev.Msg)
 }
 
-func levelPrefix(level string) string {
-	if level == "warning" {
+func levelPrefix(level journal.Level) string {
+	if level == journal.LevelWarning {
 		return "warning: "
 	}
 	return ""

@@ -3,14 +3,18 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 )
@@ -73,6 +77,18 @@ func finals(t *testing.T, dir string) (map[string]journal.Window, *journal.Resul
 	return out, res
 }
 
+// saasFile is a saas-slice comparison file: top-level lines (database,
+// profile), the protocol's own lines (indented; no boot suite, gate off),
+// then the stacks.
+func saasFile(top, protocol, stacks string) string {
+	return "workload: saas-slice\n" + top + "protocol:\n" + protocol + "  boot_starts: 0\n  gate: off\n" + stacks
+}
+
+// refStack lists one reference server.
+func refStack(name string) string {
+	return "stacks:\n  - name: " + name + "\n    dir: " + refServerDir + "\n    start: " + refServerBin + "\n"
+}
+
 func refStacks() string {
 	return `
 stacks:
@@ -88,19 +104,12 @@ stacks:
 
 func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
-	path := writeFile(t, `
-workload: saas-slice
-database: `+admin+`
-profile: quick
-protocol:
-  concurrency: [8]
+	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
   warmup: 300ms
   window: 700ms
   rounds: 2
   cases: [health, user, order]
-  boot_starts: 0
-  gate: off
-`+refStacks())
+`, refStacks()))
 	dir := filepath.Join(t.TempDir(), "results")
 	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
 	if err != nil {
@@ -243,16 +252,18 @@ func TestCrashingCaseFailsItsCellAndTheRunGoesOn(t *testing.T) {
 func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 	path := writeFile(t, flakyFile("[ok, fail]", "  gate: off"))
 	dir := filepath.Join(t.TempDir(), "results")
-	// Cancel (as Ctrl-C does) once the second window is journaled, in the
-	// middle of the third.
+	// Cancel (as Ctrl-C does) once the second window is journaled final, in
+	// the middle of the third: while its load generator runs.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		deadline := time.Now().Add(2 * time.Minute)
-		for countWindows(filepath.Join(dir, journal.FileName)) < 2 && time.Now().Before(deadline) {
+		for countFinalWindows(filepath.Join(dir, journal.FileName)) < 2 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(300 * time.Millisecond)
+		for !loadRunning(os.Getpid()) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
 		cancel()
 	}()
 	_, err := runFile(t, ctx, path, dir, plan.Overrides{Rounds: 3}, false)
@@ -260,8 +271,8 @@ func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 		t.Fatal("a cancelled run returned no error")
 	}
 	byKey, _ := finals(t, dir)
-	if len(byKey) == 0 || len(byKey) >= 6 {
-		t.Fatalf("%d windows journaled before the cancel; want some but not all", len(byKey))
+	if len(byKey) != 2 {
+		t.Fatalf("%d windows journaled before the cancel in the third window's load; want 2", len(byKey))
 	}
 	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: 3}, true)
 	if err != nil {
@@ -326,30 +337,103 @@ func TestContendedWindowIsRedoneThenFlagged(t *testing.T) {
 	if len(res.Windows) != 2 || res.Windows[0].Final {
 		t.Errorf("want one redone try and one final: %d records, first final=%v", len(res.Windows), res.Windows[0].Final)
 	}
-	if env := res.Environments[0]; env.GateThresholdCores != 0.05 || len(env.Warnings) == 0 {
-		t.Errorf("environment: gate %.2f, warnings %v (want the baseline-above-gate warning)", env.GateThresholdCores, env.Warnings)
+	belowIdle := func(w string) bool {
+		return strings.Contains(w, "the contention gate of 0.05 cores is below the machine's idle foreign CPU")
+	}
+	if env := res.Environments[0]; env.GateThresholdCores != 0.05 || !slices.ContainsFunc(env.Warnings, belowIdle) {
+		t.Errorf("environment: gate %.2f, warnings %q (want the gate-below-idle warning, trap T6)", env.GateThresholdCores, env.Warnings)
+	}
+}
+
+// The run warns when its highest concurrency exceeds the host's somaxconn
+// (trap T12), and not when it equals it: the backlog holds that many.
+func TestRunWarnsAboveSomaxconn(t *testing.T) {
+	captured := captureHost
+	t.Cleanup(func() { captureHost = captured })
+	for _, c := range []struct {
+		somaxconn int
+		warned    bool
+	}{{4, false}, {3, true}} {
+		captureHost = func() host.Environment {
+			e := captured()
+			e.Somaxconn, e.OpenFileLimit, e.Governor = c.somaxconn, 1<<20, ""
+			return e
+		}
+		// The flaky stack fails parity: the run stops after journaling its
+		// environment, before any load.
+		path := writeFile(t, flakyFile("[ok, fail]", "  gate: off"))
+		dir := filepath.Join(t.TempDir(), "results")
+		if _, err := runFileOpts(t, context.Background(), path, dir, plan.Overrides{}, false, false); !errors.Is(err, ErrParity) {
+			t.Fatalf("run error = %v, want ErrParity", err)
+		}
+		_, res := finals(t, dir)
+		if len(res.Environments) != 1 {
+			t.Fatalf("%d environment records, want 1", len(res.Environments))
+		}
+		want := fmt.Sprintf("concurrency 4 exceeds net.core.somaxconn (%d)", c.somaxconn)
+		warnings := res.Environments[0].Warnings
+		if warned := slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, want) }); warned != c.warned {
+			t.Errorf("concurrency 4, somaxconn %d: warnings %q; want the somaxconn warning: %v", c.somaxconn, warnings, c.warned)
+		}
+	}
+}
+
+// TestCheckpointInWindowIsFlagged takes a real checkpoint while the first
+// window's load runs (trap T4): that window is flagged with the count, and
+// the next one, after the run's own checkpoint, is not.
+func TestCheckpointInWindowIsFlagged(t *testing.T) {
+	admin := pgtest.Cluster(t).AdminURL()
+	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [4]
+  warmup: 300ms
+  window: 1s
+  rounds: 1
+  cases: [user, health]
+`, refStack("first")))
+	dir := filepath.Join(t.TempDir(), "results")
+	checkpointed := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !loadRunning(os.Getpid()); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				checkpointed <- errors.New("no window's load within 2 minutes")
+				return
+			}
+		}
+		db, err := pgfix.Open(context.Background(), admin)
+		if err == nil {
+			err = db.Checkpoint(context.Background())
+			db.Close()
+		}
+		checkpointed <- err
+	}()
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if err := <-checkpointed; err != nil {
+		t.Fatalf("checkpoint during the first window: %v", err)
+	}
+	// The checkpoint landed in the first try of the first window (a busy
+	// host may have it redone; the redone try is journaled too); the last
+	// try of the run, after the run's own checkpoints, has none.
+	_, res := finals(t, dir)
+	first, last := res.Windows[0], res.Windows[len(res.Windows)-1]
+	if first.Key != "r1/first/user/c4" || !first.HasFlag(journal.FlagCheckpoint) ||
+		!slices.Contains(first.Reasons, journal.FlagCheckpoint.Reason("1 checkpoint(s) happened during the warm-up or the window")) {
+		t.Errorf("the try with a checkpoint, %s: flags %v, reasons %q", first.Key, first.Flags, first.Reasons)
+	}
+	if last.Key != "r1/first/health/c4" || last.Load == nil || last.HasFlag(journal.FlagCheckpoint) {
+		t.Errorf("the last try, %s: flags %v, reasons %q; want no checkpoint", last.Key, last.Flags, last.Reasons)
 	}
 }
 
 func TestSpreadModeSendsTheRequestPool(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
-	path := writeFile(t, `
-workload: saas-slice
-database: `+admin+`
-protocol:
-  concurrency: [4]
+	path := writeFile(t, saasFile("database: "+admin+"\n", `  concurrency: [4]
   warmup: 200ms
   window: 500ms
   rounds: 1
   cases: [me, order]
-  boot_starts: 0
-  gate: off
   spread: true
-stacks:
-  - name: ref
-    dir: `+refServerDir+`
-    start: `+refServerBin+`
-`)
+`, refStack("ref")))
 	dir := filepath.Join(t.TempDir(), "results")
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)

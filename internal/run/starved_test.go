@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"sync"
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/load"
@@ -34,9 +35,13 @@ func TestStarvedGeneratorShowsItsWait(t *testing.T) {
 	if err := hog.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The hog goes whatever happens to the test: left running, pinned, it
+	// would distort every later measurement on the machine.
+	var stopHog sync.Once
+	stop := func() { stopHog.Do(func() { hog.Process.Kill(); hog.Wait() }) }
+	t.Cleanup(stop)
 	starved := run()
-	hog.Process.Kill()
-	hog.Wait()
+	stop()
 	if starved.GeneratorWaitSeconds < 0.2 {
 		t.Errorf("a generator sharing its only CPU with a hog waited %.3f s for it in a 1 s window", starved.GeneratorWaitSeconds)
 	}

@@ -20,11 +20,12 @@ const MaxFailureRatio = 0.01
 // flagger collects a window's flags and their reasons.
 type flagger struct{ w *journal.Window }
 
-func (f flagger) add(flag, format string, a ...any) {
+// add raises flag on the window (once) and records why.
+func (f flagger) add(flag journal.Flag, format string, a ...any) {
 	if !f.w.HasFlag(flag) {
 		f.w.Flags = append(f.w.Flags, flag)
 	}
-	f.w.Reasons = append(f.w.Reasons, flag+": "+fmt.Sprintf(format, a...))
+	f.w.Reasons = append(f.w.Reasons, flag.Reason(fmt.Sprintf(format, a...)))
 }
 
 // judgeLoad applies the checks that depend only on the load result: failures

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,28 +14,28 @@ func TestJudgeLoad(t *testing.T) {
 	cases := []struct {
 		name  string
 		res   load.Result
-		flags []string
+		flags []journal.Flag
 		want  string // in the reasons
 	}{
 		{"clean", load.Result{Attempts: 1000, Successes: 1000, WarmupSeconds: 1, Warmup: ok}, nil, ""},
 		{"exactly 1 % failed is valid", load.Result{Attempts: 1000, Successes: 990, Errors: map[string]int64{"timeout": 10}, WarmupSeconds: 1, Warmup: ok}, nil, ""},
 		{"just over 1 %", load.Result{Attempts: 1000, Successes: 989, Errors: map[string]int64{"reset": 7, "status_503": 4}, WarmupSeconds: 1, Warmup: ok},
-			[]string{journal.FlagInvalid}, "reset 7, status_503 4"},
-		{"nothing completed", load.Result{}, []string{journal.FlagInvalid}, "no request completed"},
+			[]journal.Flag{journal.FlagInvalid}, "reset 7, status_503 4"},
+		{"nothing completed", load.Result{}, []journal.Flag{journal.FlagInvalid}, "no request completed"},
 		{"warm-up failed", load.Result{Attempts: 10, Successes: 10, WarmupSeconds: 1, Warmup: load.Phase{Attempts: 50, Successes: 0, Errors: 50}},
-			[]string{journal.FlagInvalid}, "warm-up failed"},
+			[]journal.Flag{journal.FlagInvalid}, "warm-up failed"},
 		{"no warm-up asked", load.Result{Attempts: 10, Successes: 10}, nil, ""},
 		{"client bound", load.Result{Attempts: 10, Successes: 10, ClientBound: true, GeneratorCPUSeconds: 1.8, DurationSeconds: 1, CoresAvailable: 2},
-			[]string{journal.FlagClientBound}, "generator used 1.80 CPU-s"},
+			[]journal.Flag{journal.FlagClientBound}, "generator used 1.80 CPU-s"},
 		{"waited as long as it ran: not starved", load.Result{Attempts: 10, Successes: 10, GeneratorCPUSeconds: 0.8, GeneratorWaitSeconds: 0.8}, nil, ""},
 		{"waited longer than it ran: starved", load.Result{Attempts: 10, Successes: 10, GeneratorCPUSeconds: 0.8, GeneratorWaitSeconds: 0.81},
-			[]string{journal.FlagClientStarved}, "waited 0.81 s for a CPU while it ran 0.80 CPU-s"},
+			[]journal.Flag{journal.FlagClientStarved}, "waited 0.81 s for a CPU while it ran 0.80 CPU-s"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w := &journal.Window{Flags: []string{}}
+			w := &journal.Window{Flags: []journal.Flag{}}
 			judgeLoad(w, &c.res)
-			if strings.Join(w.Flags, ",") != strings.Join(c.flags, ",") {
+			if !slices.Equal(w.Flags, c.flags) {
 				t.Fatalf("flags %v, want %v (reasons %v)", w.Flags, c.flags, w.Reasons)
 			}
 			if c.want != "" && !strings.Contains(strings.Join(w.Reasons, "; "), c.want) {

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -32,14 +33,14 @@ func newWindowSampler(s *proc.Sampler, warmup, window time.Duration) *windowSamp
 }
 
 // event handles one of the generator's events.
-func (ws *windowSampler) event(ev loadEvent) {
-	switch ev.Event {
-	case "warmup_start":
+func (ws *windowSampler) event(ev load.Event) {
+	switch ev.Kind {
+	case load.WarmupStart:
 		ws.at(time.Unix(0, ev.UnixNano).Add(ws.warmup), ws.open)
-	case "measure_start":
+	case load.MeasureStart:
 		ws.open()
 		ws.at(time.Unix(0, ev.UnixNano).Add(ws.span), ws.close)
-	case "measure_end":
+	case load.MeasureEnd:
 		ws.close()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -20,11 +21,11 @@ func TestWindowSamplerFollowsTheLoadsBoundariesNotItsEvents(t *testing.T) {
 	ws := newWindowSampler(proc.NewSampler(20*time.Millisecond, proc.SelfGroup("harness")), warmup, window)
 	t0 := time.Now()
 	start, end := t0.Add(warmup), t0.Add(warmup+window)
-	ws.event(loadEvent{Event: "warmup_start", UnixNano: t0.UnixNano()})
+	ws.event(load.Event{Kind: load.WarmupStart, UnixNano: t0.UnixNano()})
 	time.Sleep(time.Until(start.Add(late)))
-	ws.event(loadEvent{Event: "measure_start", UnixNano: start.UnixNano()})
+	ws.event(load.Event{Kind: load.MeasureStart, UnixNano: start.UnixNano()})
 	time.Sleep(time.Until(end.Add(late)))
-	ws.event(loadEvent{Event: "measure_end", UnixNano: end.UnixNano()})
+	ws.event(load.Event{Kind: load.MeasureEnd, UnixNano: end.UnixNano()})
 	s := ws.result()
 	if s == nil {
 		t.Fatal("the sampler never opened")
@@ -42,7 +43,7 @@ func TestWindowSamplerFollowsTheLoadsBoundariesNotItsEvents(t *testing.T) {
 // stats, and the start timer must not open a sampler nobody stops.
 func TestWindowSamplerClosedBeforeItsStart(t *testing.T) {
 	ws := newWindowSampler(proc.NewSampler(0, proc.SelfGroup("harness")), 50*time.Millisecond, time.Second)
-	ws.event(loadEvent{Event: "warmup_start", UnixNano: time.Now().UnixNano()})
+	ws.event(load.Event{Kind: load.WarmupStart, UnixNano: time.Now().UnixNano()})
 	if s := ws.result(); s != nil {
 		t.Errorf("stats %+v for a window that never started", s)
 	}

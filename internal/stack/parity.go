@@ -73,7 +73,7 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 		r.Error = fmt.Sprintf("crashed during the checks: %v", err)
 	}
 	if r.Error != "" {
-		r.StderrTail = p.LogTail(LogTailBytes)
+		r.StderrTail = p.LogTail()
 	}
 	if err := p.Stop(StopGrace); err != nil {
 		o.Progress(fmt.Sprintf("warning: stopping %s: %v", s.Name, err))

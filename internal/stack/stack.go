@@ -1,6 +1,7 @@
 // Package stack is how the harness builds and starts a stack of a
-// comparison file: the environment it gives every stack, its build command,
-// its start through the supervisor, and its version. Every command that runs
+// comparison file: the environment it gives every stack, its build command
+// and its start through the supervisor (its version is captured by
+// host.CaptureStackVersion). Every command that runs
 // stacks (run, parity, boot, pgo) goes through it, so a stack sees the same
 // thing whichever command starts it.
 package stack
@@ -11,10 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 )
@@ -26,8 +27,6 @@ const (
 	BootTimeout = 60 * time.Second
 	// StopGrace is how long a stack gets after SIGTERM before SIGKILL.
 	StopGrace = 5 * time.Second
-	// LogTailBytes is how much of a stack's output an error quotes.
-	LogTailBytes = 4000
 )
 
 // Harness is what the harness passes every stack.
@@ -74,7 +73,7 @@ func Build(ctx context.Context, s plan.Stack, logPath string) error {
 			return ctx.Err()
 		}
 		return fmt.Errorf("build stack %q (%s, in %s): %v\n%s\nfix the build, or run it by hand in that directory to see why",
-			s.Name, s.Build, s.Dir, err, Tail(logPath, 2000))
+			s.Name, s.Build, s.Dir, err, osutil.Tail(logPath, 0))
 	}
 	return nil
 }
@@ -102,7 +101,7 @@ func Shell(ctx context.Context, dir, command, logPath string, env []string) erro
 // output appended to logDir/<name>.log, and waits for the first 200 on its
 // health path.
 func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.Process, error) {
-	port, err := proc.FreePort()
+	port, err := osutil.FreePort()
 	if err != nil {
 		return nil, fmt.Errorf("find a free port for %s: %w", s.Name, err)
 	}
@@ -134,38 +133,4 @@ func LongestBootTimeout(stacks []plan.Stack) time.Duration {
 		longest = max(longest, BootTimeoutOf(s))
 	}
 	return longest
-}
-
-// Version runs the stack's version command and returns what it printed on
-// stdout and stderr both (`java -version` writes to stderr); a failure is
-// noted in the text, never an error.
-func Version(ctx context.Context, s plan.Stack) string {
-	if s.Version == "" {
-		return ""
-	}
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(cctx, "/bin/sh", "-c", s.Version)
-	cmd.Dir = s.Dir
-	b, err := cmd.CombinedOutput()
-	v := strings.TrimSpace(string(b))
-	if err != nil {
-		v = strings.TrimSpace(v + " (" + err.Error() + ")")
-	}
-	return v
-}
-
-// Tail returns about the last maxBytes of a file, from a line start.
-func Tail(path string, maxBytes int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	if len(b) > maxBytes {
-		b = b[len(b)-maxBytes:]
-		if i := strings.IndexByte(string(b), '\n'); i >= 0 {
-			b = b[i+1:]
-		}
-	}
-	return strings.TrimRight(string(b), "\n")
 }

@@ -33,7 +33,7 @@ func TestAgainstReferenceServer(t *testing.T) {
 			base := startReference(t, bin, "saas-slice", db)
 			r := runAgainst(t, saas, base, stack, db)
 			logFailures(t, r)
-			if !r.OK() || len(r.Checks) < 40 {
+			if !r.OK() || len(r.Checks) != documentedSaaSChecks {
 				t.Fatalf("%s: %d/%d checks passed, error %q", stack, r.Passed(), len(r.Checks), r.Error)
 			}
 			results = append(results, r)

@@ -20,7 +20,7 @@ type StackSummary struct {
 	Stack  string `json:"stack"`
 	Checks int    `json:"checks"`
 	Passed int    `json:"passed"`
-	NotRun int    `json:"notRun"`
+	NotRun int    `json:"not_run"`
 	Error  string `json:"error,omitempty"`
 }
 

@@ -10,7 +10,7 @@ type CheckResult struct {
 	Expected string `json:"expected"`
 	// Status is the status the stack answered; 0 when it did not answer.
 	Status      int    `json:"status"`
-	ContentType string `json:"contentType,omitempty"`
+	ContentType string `json:"content_type,omitempty"`
 	// Got describes the answer in one line: status and body, cut.
 	Got string `json:"got"`
 	// Problem says what is wrong; empty when the check passed.
@@ -46,13 +46,13 @@ type StackResult struct {
 	Checks   []CheckResult `json:"checks"`
 	// NotRun counts the checks skipped because the stack stopped answering
 	// or the run was cancelled.
-	NotRun int `json:"notRun,omitempty"`
+	NotRun int `json:"not_run,omitempty"`
 	// Error is a failure of the stack as a whole: it did not build, did not
 	// start, stopped answering or crashed.
 	Error string `json:"error,omitempty"`
 	// StderrTail is the end of the stack's stderr, set by the caller when
 	// Error is.
-	StderrTail string `json:"stderrTail,omitempty"`
+	StderrTail string `json:"stderr_tail,omitempty"`
 }
 
 // StackFailure is the result of a stack that could not be checked at all,
@@ -88,7 +88,7 @@ type Finding struct {
 	Expected string `json:"expected,omitempty"`
 	Got      string `json:"got,omitempty"`
 	// StderrTail is the end of the stack's stderr, for stack failures.
-	StderrTail string `json:"stderrTail,omitempty"`
+	StderrTail string `json:"stderr_tail,omitempty"`
 }
 
 // findingBodyBytes is how much of a body a finding quotes.

@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ const ParityFile = "parity.txt"
 // the gate was skipped, and every report says so first.
 func (r *runner) parityGate(ctx context.Context) error {
 	if r.opt.SkipParity {
-		r.event("warning", "", "the parity gate was skipped (--skip-parity): the stacks were not checked to answer the same contract")
+		r.event(journal.LevelWarning, "", "the parity gate was skipped (--skip-parity): the stacks were not checked to answer the same contract")
 		return r.jw.Append(journal.KindParity, journal.Parity{Skipped: true})
 	}
 	results, err := stack.Parity(ctx, r.opt.Plan.Stacks, stack.ParityOptions{
@@ -73,11 +74,17 @@ func (r *runner) bootSuite(ctx context.Context) error {
 	t0 := time.Now()
 	r.progress.logf("boot: %d cold starts per stack", n)
 	res, err := boot.Run(ctx, stack.BootStacks(r.opt.Plan.Stacks, r.harness(), r.logsDir()), boot.Options{Starts: n, Request: first, BootTimeout: stack.LongestBootTimeout(r.opt.Plan.Stacks)})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		r.event("warning", "", "the boot suite failed, so the report will have no cold starts: %v", err)
+	var failed *boot.StartError
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &failed):
+		// The stack that did not start says why in its record; the others
+		// keep no partial suite: the report shows no cold starts for them.
+		r.event(journal.LevelWarning, "", "the boot suite failed, so the report will have no cold starts: %v", err)
+		return r.jw.Append(journal.KindBoot, journal.Boot{Stack: failed.Stack, Starts: []journal.BootStart{}, Error: err.Error()})
+	case err != nil:
+		r.event(journal.LevelWarning, "", "the boot suite failed, so the report will have no cold starts: %v", err)
 		return nil
 	}
 	for _, s := range r.opt.Plan.Stacks {
@@ -97,7 +104,7 @@ func (r *runner) bootSuite(ctx context.Context) error {
 	}
 	for _, s := range res.Stacks {
 		r.progress.logf("boot %s: %.1f ms to first 200, first %s %s, idle RSS %.1f MiB (medians of %d)",
-			s.Stack, s.Boot.Median/1e6, res.Case, firstRequestText(s), s.IdleRSS.Median/(1<<20), s.Starts)
+			s.Stack, s.Boot.Median.Milliseconds(), res.Case, firstRequestText(s), s.IdleRSS.Median.MiB(), s.Starts)
 	}
 	r.progress.logf("boot: done in %.1fs", time.Since(t0).Seconds())
 	r.bootDone = true
@@ -110,7 +117,7 @@ func firstRequestText(s boot.Summary) string {
 	if s.FirstRequest.N == 0 {
 		return fmt.Sprintf("failed in all %d starts", s.Starts)
 	}
-	text := fmt.Sprintf("%.1f ms", s.FirstRequest.Median/1e6)
+	text := fmt.Sprintf("%.1f ms", s.FirstRequest.Median.Milliseconds())
 	if s.FirstFailed > 0 {
 		text += fmt.Sprintf(" (failed in %d of %d starts)", s.FirstFailed, s.Starts)
 	}

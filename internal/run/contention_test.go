@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/boot"
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
 )
@@ -44,10 +43,10 @@ func TestJudgeSuspendedAndContended(t *testing.T) {
 		t.Fatalf("flags %v, want contended and suspended", rec.Flags)
 	}
 	for _, reason := range rec.Reasons {
-		if strings.HasPrefix(reason, journal.FlagContended+":") && !strings.Contains(reason, "foreign CPU 1.20") {
+		if strings.HasPrefix(reason, string(journal.FlagContended)+":") && !strings.Contains(reason, "foreign CPU 1.20") {
 			t.Errorf("contended reason %q does not give the foreign CPU", reason)
 		}
-		if strings.HasPrefix(reason, journal.FlagSuspended+":") && !strings.Contains(reason, "suspended") {
+		if strings.HasPrefix(reason, string(journal.FlagSuspended)+":") && !strings.Contains(reason, "suspended") {
 			t.Errorf("suspended reason %q does not say the machine was suspended", reason)
 		}
 	}
@@ -84,18 +83,5 @@ func TestJudgeHostSlow(t *testing.T) {
 		if r.judge(rec, 0) || len(rec.Flags) != 0 {
 			t.Errorf("gate %v: 15 %% slower is within the share: flags %v", r.gate != nil, rec.Flags)
 		}
-	}
-}
-
-// The run's boot line never prints the median of no first requests as a
-// latency.
-func TestFirstRequestText(t *testing.T) {
-	s := boot.Summary{Starts: 3, FirstFailed: 3}
-	if got := firstRequestText(s); strings.Contains(got, "ms") || !strings.Contains(got, "all 3") {
-		t.Errorf("every first request failed: %q", got)
-	}
-	s = boot.Summary{Starts: 3, FirstFailed: 1, FirstRequest: boot.Spread{N: 2, Median: 4.2e6}}
-	if got := firstRequestText(s); !strings.Contains(got, "4.2 ms") || !strings.Contains(got, "1 of 3") {
-		t.Errorf("one of three failed: %q", got)
 	}
 }

@@ -1,0 +1,165 @@
+package load
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Flags is the command line of `stackbench load`, kept beside Config so that
+// the command that parses it (internal/cli) and the harness that writes it
+// for each window (internal/run) share one list of flag names: Register
+// binds the flags to a FlagSet, Args writes them back, and Config turns them
+// into the engine's Config. Run itself reads no flags.
+type Flags struct {
+	Connections int
+	Rate        float64
+	Duration    time.Duration
+	Warmup      time.Duration
+	Timeout     time.Duration
+	Method      string
+	// Headers are "Name: value", in order.
+	Headers []string
+	Body    string
+	// BodyFile and Requests name files the command reads (relative to its
+	// directory): the request body, and a JSON-lines pool of requests.
+	BodyFile string
+	Requests string
+	// Expect is a comma-separated list of statuses, e.g. "200,204".
+	Expect      string
+	AllowRemote bool
+	// Output is "text" or "json".
+	Output string
+	// EventsFD is an inherited descriptor for the run's events as JSON
+	// lines (-1: none).
+	EventsFD int
+}
+
+// Register binds f's fields to their flags on fs, with their defaults.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.IntVar(&f.Connections, "c", DefaultConnections, "connections, kept alive (open loop: the most in flight)")
+	fs.Float64Var(&f.Rate, "R", 0, "open loop: requests per second in total (default: closed loop)")
+	fs.DurationVar(&f.Duration, "d", DefaultDuration, "measured duration")
+	fs.DurationVar(&f.Warmup, "warmup", 0, "warm-up before the measured window, on the same connections, reported apart")
+	fs.StringVar(&f.Method, "m", "GET", "request method")
+	fs.Var((*repeated)(&f.Headers), "H", "request header 'Name: value' (repeatable)")
+	fs.StringVar(&f.Body, "b", "", "request body")
+	fs.StringVar(&f.BodyFile, "body-file", "", "read the request body from a file")
+	fs.StringVar(&f.Requests, "requests", "", "JSON-lines pool of requests {method,path,headers,body}, used round-robin")
+	fs.StringVar(&f.Expect, "expect", "", "statuses that count as success, e.g. 201 or 200,204 (default any 2xx)")
+	fs.DurationVar(&f.Timeout, "t", DefaultTimeout, "request timeout")
+	fs.StringVar(&f.Output, "o", "text", "output: text or json")
+	fs.BoolVar(&f.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
+	fs.IntVar(&f.EventsFD, "events-fd", -1, "write run events as JSON lines to this inherited file descriptor")
+}
+
+// Args writes f as the arguments of `stackbench load`, url last; parsing
+// them with Register gives f back. Flags at their zero value are left out.
+func (f Flags) Args(url string) []string {
+	var args []string
+	add := func(name, value string) { args = append(args, name, value) }
+	add("-c", strconv.Itoa(f.Connections))
+	if f.Rate != 0 {
+		add("-R", strconv.FormatFloat(f.Rate, 'g', -1, 64))
+	}
+	add("-d", f.Duration.String())
+	if f.Warmup != 0 {
+		add("--warmup", f.Warmup.String())
+	}
+	add("-t", f.Timeout.String())
+	if f.Method != "" {
+		add("-m", f.Method)
+	}
+	for _, h := range f.Headers {
+		add("-H", h)
+	}
+	if f.Body != "" {
+		add("-b", f.Body)
+	}
+	if f.BodyFile != "" {
+		add("--body-file", f.BodyFile)
+	}
+	if f.Requests != "" {
+		add("--requests", f.Requests)
+	}
+	if f.Expect != "" {
+		add("--expect", f.Expect)
+	}
+	if f.AllowRemote {
+		args = append(args, "--allow-remote")
+	}
+	if f.Output != "" {
+		add("-o", f.Output)
+	}
+	if f.EventsFD >= 0 {
+		add("--events-fd", strconv.Itoa(f.EventsFD))
+	}
+	return append(args, url)
+}
+
+// Config checks the flags and returns the engine's Config for url, with
+// the headers, body and statuses parsed. The files named by BodyFile and
+// Requests are the caller's to read. Errors name the flag at fault.
+func (f Flags) Config(url string) (Config, error) {
+	cfg := Config{
+		URL: url, Method: f.Method, Connections: f.Connections, Rate: f.Rate,
+		Duration: f.Duration, Warmup: f.Warmup, Timeout: f.Timeout, AllowRemote: f.AllowRemote,
+		Body: []byte(f.Body),
+	}
+	switch {
+	case f.Connections < 1:
+		return cfg, fmt.Errorf("-c %d: want at least 1 connection", f.Connections)
+	case f.Duration <= 0:
+		return cfg, fmt.Errorf("-d %v: want a positive duration", f.Duration)
+	case f.Timeout < time.Millisecond:
+		return cfg, fmt.Errorf("-t %v: want a timeout of at least 1ms", f.Timeout)
+	case f.Body != "" && f.BodyFile != "":
+		return cfg, errors.New("-b and --body-file both given; choose one")
+	}
+	for _, h := range f.Headers {
+		hd, err := ParseHeader(h)
+		if err != nil {
+			return cfg, fmt.Errorf("-H: %v", err)
+		}
+		cfg.Headers = append(cfg.Headers, hd)
+	}
+	if f.Expect != "" {
+		for _, s := range strings.Split(f.Expect, ",") {
+			code, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || code < 100 || code > 999 {
+				return cfg, fmt.Errorf("--expect %q: want HTTP statuses like 201 or 200,204", f.Expect)
+			}
+			cfg.Expect = append(cfg.Expect, code)
+		}
+	}
+	return cfg, nil
+}
+
+// FlagsOf returns the flags whose Config is cfg (for cfg.URL), with text
+// output and no events descriptor. cfg.Requests and cfg.Progress have no
+// flag: a pool is passed as a file, in Flags.Requests.
+func FlagsOf(cfg Config) Flags {
+	f := Flags{
+		Connections: cfg.Connections, Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup,
+		Timeout: cfg.Timeout, Method: cfg.Method, Body: string(cfg.Body), AllowRemote: cfg.AllowRemote,
+		Output: "text", EventsFD: -1,
+	}
+	for _, h := range cfg.Headers {
+		f.Headers = append(f.Headers, h.Name+": "+h.Value)
+	}
+	s := make([]string, len(cfg.Expect))
+	for i, code := range cfg.Expect {
+		s[i] = strconv.Itoa(code)
+	}
+	f.Expect = strings.Join(s, ",")
+	return f
+}
+
+// repeated is a string flag that may be given more than once.
+type repeated []string
+
+func (s *repeated) String() string     { return strings.Join(*s, ", ") }
+func (s *repeated) Set(v string) error { *s = append(*s, v); return nil }

@@ -1,0 +1,109 @@
+package stack
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+func testStack() plan.Stack {
+	return plan.Stack{Name: "api", Dir: "/srv/api", Start: "./api", Health: "/health",
+		Env: map[string]string{"NODE_ENV": "development", "GOGC": "200"}, EnvOrder: []string{"NODE_ENV", "GOGC"}}
+}
+
+// Every stack gets the harness's variables, then its own in file order, so
+// its own win (exec keeps the last of a repeated key); DATABASE_URL only
+// when there is a database.
+func TestEnv(t *testing.T) {
+	h := Harness{Workload: "saas-slice", JWTSecret: "k", DatabaseURL: "postgres://x"}
+	want := []string{"PORT=8123", "JWT_SECRET=k", "NODE_ENV=production", "STACKBENCH_WORKLOAD=saas-slice",
+		"DATABASE_URL=postgres://x", "NODE_ENV=development", "GOGC=200"}
+	if got := Env(testStack(), 8123, h); !slices.Equal(got, want) {
+		t.Errorf("Env = %q\nwant %q", got, want)
+	}
+	h.DatabaseURL = ""
+	if got := Env(testStack(), 8123, h); slices.ContainsFunc(got, func(kv string) bool { return strings.HasPrefix(kv, "DATABASE_URL=") }) {
+		t.Errorf("no database, yet Env = %q", got)
+	}
+}
+
+// What a stack's process sees: its own NODE_ENV, not the harness's.
+func TestEnvSeenByTheStack(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "env.log")
+	env := Env(testStack(), 8123, Harness{Workload: "micro", JWTSecret: "k"})
+	if err := Shell(context.Background(), t.TempDir(), `printf '%s %s %s' "$NODE_ENV" "$PORT" "$STACKBENCH_WORKLOAD"`, log, env); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(log); string(b) != "development 8123 micro" {
+		t.Errorf("the stack saw %q, want its own NODE_ENV, the port and the workload", b)
+	}
+}
+
+// The boot suite's stacks carry the same environment without a PORT: the
+// boot engine gives each start its own.
+func TestBootStacks(t *testing.T) {
+	h := Harness{Workload: "micro", JWTSecret: "k"}
+	got := BootStacks([]plan.Stack{testStack()}, h, "/logs")
+	if len(got) != 1 {
+		t.Fatalf("BootStacks gave %d stacks", len(got))
+	}
+	b := got[0]
+	if want := Env(testStack(), 0, h)[1:]; !slices.Equal(b.Env, want) {
+		t.Errorf("env %q, want %q", b.Env, want)
+	}
+	if b.Name != "api" || b.Dir != "/srv/api" || b.Command != "./api" || b.HealthPath != "/health" || b.LogPath != "/logs/api.log" {
+		t.Errorf("boot stack %+v", b)
+	}
+}
+
+func TestBootTimeouts(t *testing.T) {
+	quick, slow := testStack(), testStack()
+	quick.BootTimeout, slow.BootTimeout = 5*time.Second, 3*time.Minute
+	if got := BootTimeoutOf(testStack()); got != BootTimeout {
+		t.Errorf("no boot_timeout: %v, want the default %v", got, BootTimeout)
+	}
+	if got := BootTimeoutOf(quick); got != 5*time.Second {
+		t.Errorf("boot_timeout 5s: %v", got)
+	}
+	if got := LongestBootTimeout([]plan.Stack{quick}); got != BootTimeout {
+		t.Errorf("longest of a 5s stack: %v, want no less than the default %v", got, BootTimeout)
+	}
+	if got := LongestBootTimeout([]plan.Stack{quick, slow, testStack()}); got != 3*time.Minute {
+		t.Errorf("longest: %v, want 3m", got)
+	}
+}
+
+// A failed build quotes its own output, not an earlier build's, and says
+// what to do; a stack without a build command builds nothing.
+func TestBuild(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "api.build.log")
+	s := testStack()
+	s.Dir = dir
+	if err := Build(context.Background(), s, log); err != nil {
+		t.Fatalf("no build command: %v", err)
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Error("no build command, yet a build log")
+	}
+	s.Build = "echo first build output; exit 3"
+	if err := Build(context.Background(), s, log); err == nil || !strings.Contains(err.Error(), "first build output") {
+		t.Fatalf("failed build: %v", err)
+	}
+	s.Build = "echo second build output >&2; exit 4"
+	err := Build(context.Background(), s, log)
+	if err == nil || !strings.Contains(err.Error(), "second build output") || strings.Contains(err.Error(), "first build output") ||
+		!strings.Contains(err.Error(), "exit status 4") || !strings.Contains(err.Error(), "fix the build") {
+		t.Errorf("second failed build: %v", err)
+	}
+	s.Build = "true"
+	if err := Build(context.Background(), s, log); err != nil {
+		t.Errorf("a build that succeeds: %v", err)
+	}
+}
