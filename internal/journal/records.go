@@ -11,7 +11,8 @@ import (
 // Window flags: why a window is not a clean measurement. A window carries
 // every flag that applies, each with a human reason in Window.Reasons.
 const (
-	// FlagInvalid: more than 1 % of attempts failed, or the warm-up failed.
+	// FlagInvalid: more than 1 % of requests failed (load.Result's
+	// FailureShare: unfinished and unsent included), or the warm-up failed.
 	FlagInvalid = "invalid"
 	// FlagContended: the window's mean foreign CPU crossed the gate. A
 	// final window has it when the retry budget was spent.

@@ -58,7 +58,7 @@ type worker struct {
 	timerArmed int64
 
 	warm, drain Phase
-	abandoned   int64 // requests still in flight when the drain ended
+	abandoned   int64 // requests in flight when a stop cut the run short
 	meas        tally
 	hSucc       *hist.Histogram
 	hErr        *hist.Histogram
@@ -77,8 +77,8 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 		free:     make([]int32, 0, conns),
 		buf:      make([]byte, readBufBytes),
 		evs:      make([]unix.EpollEvent, 256),
-		hSucc:    hist.New(r.cfg.Timeout),
-		hErr:     hist.New(r.cfg.Timeout),
+		hSucc:    hist.New(r.histMax),
+		hErr:     hist.New(r.histMax),
 		timeline: make([]atomic.Int64, 2*r.seconds),
 		nextHook: -1,
 	}
@@ -88,7 +88,7 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 		w.conns[i].id = int32(i)
 	}
 	if r.open {
-		w.hUncorr = hist.New(r.cfg.Timeout)
+		w.hUncorr = hist.New(r.histMax)
 		w.timer, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 		if err == nil {
 			err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, w.timer,
@@ -201,7 +201,26 @@ func (w *worker) loop() {
 			w.nextScan = now + r.scanEveryNs
 		}
 	}
-	w.abandoned = int64(w.inflight)
+	if r.stop.Load() {
+		// Stopped (Ctrl-C or an engine error): the stop, not the server,
+		// cut these requests short.
+		w.abandoned = int64(w.inflight)
+		return
+	}
+	w.countUnfinished(nanotime())
+}
+
+// countUnfinished counts the requests still unanswered when the drain
+// ended as failures of the window (class unfinished), each with its age
+// then as a lower bound of its latency in the error histogram.
+func (w *worker) countUnfinished(now int64) {
+	for i := range w.conns {
+		c := &w.conns[i]
+		if c.state == connBusy || c.state == connDialing && c.pending {
+			w.meas.errs[classUnfinished]++
+			w.hErr.RecordMicros((now - c.intended) / 1000)
+		}
+	}
 }
 
 // waitMillis is how long epoll may sleep: until the next scan, boundary,
