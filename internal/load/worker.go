@@ -176,11 +176,14 @@ func (w *worker) loop() {
 		if w.nextHook >= 0 && now >= w.nextHook {
 			w.runHooks(now)
 		}
-		if now >= r.measEnd && (w.inflight == 0 || now >= r.drainEnd) || r.stop.Load() {
+		if r.stop.Load() {
 			break
 		}
 		if r.open {
 			w.dispatch(now)
+		}
+		if now >= r.measEnd && (w.inflight == 0 || now >= r.drainEnd) {
+			break
 		}
 		n, errno := epollWait(w.epfd, w.evs, w.waitMillis(now), r.rawWait)
 		if errno != 0 && errno != unix.EINTR {
@@ -527,12 +530,16 @@ func (w *worker) markFree(i int32) {
 }
 
 // dispatch sends the open loop's due requests on free connections and
-// arms the timer for the next one.
+// arms the timer for the next one. A request due before the window's end
+// still goes out when the worker notices it a moment after the end (a late
+// wake-up, not the server, kept it): once, on the connections free then,
+// since next parks no connection after the end. Its answer falls in the
+// drain; a request that finds no free connection is unsent.
 func (w *worker) dispatch(now int64) {
 	r := w.r
-	for len(w.free) > 0 && now < r.measEnd {
+	for len(w.free) > 0 {
 		t := r.intendedAt(w.index, w.nextK)
-		if t > now {
+		if t > now || t >= r.measEnd {
 			break
 		}
 		i := w.free[len(w.free)-1]
