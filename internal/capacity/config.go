@@ -21,7 +21,7 @@ type Config struct {
 	// (default 0.1 %).
 	MaxUnsentShare float64
 	// MaxShortfall is the most by which a probe's throughput may fall
-	// short of its offered rate (default 1 %): a server that answers
+	// short of its offered rate (default 2 %): a server that answers
 	// fewer requests than arrive is building a queue, whatever a short
 	// probe's percentiles say.
 	MaxShortfall float64
@@ -51,6 +51,11 @@ type Config struct {
 	// Confirmations is the number of windows the found rate must pass in a
 	// row to be the capacity (default 3).
 	Confirmations int
+	// Retries is how many times a failed probe is repeated at the same
+	// rate before its failure is believed (default 1; -1 for none): a
+	// shared host's stall fails a probe the server would pass, and a
+	// search believes its first failure at every step.
+	Retries int
 	// MinRPS is the lowest rate tried (default 1 req/s): a search that
 	// fails there finds no capacity.
 	MinRPS float64
@@ -76,12 +81,13 @@ const (
 	DefaultMaxErrorShare         = 0.001
 	DefaultMaxUnfinishedShare    = 0.001
 	DefaultMaxUnsentShare        = 0.001
-	DefaultMaxShortfall          = 0.01
+	DefaultMaxShortfall          = 0.02
 	DefaultMaxGeneratorWaitShare = 0.5
 	DefaultStartFraction         = 0.5
 	DefaultGrowth                = 2
 	DefaultResolution            = 0.02
 	DefaultConfirmations         = 3
+	DefaultRetries               = 1
 	DefaultMinRPS                = 1
 	DefaultProbe                 = 2 * time.Second
 	DefaultWarmup                = 500 * time.Millisecond
@@ -113,6 +119,12 @@ func withDefaults(cfg Config) (Config, error) {
 	zero(&cfg.MinRPS, DefaultMinRPS)
 	if cfg.Confirmations == 0 {
 		cfg.Confirmations = DefaultConfirmations
+	}
+	switch {
+	case cfg.Retries == 0:
+		cfg.Retries = DefaultRetries
+	case cfg.Retries < 0:
+		cfg.Retries = 0
 	}
 	if cfg.Probe == 0 {
 		cfg.Probe = DefaultProbe

@@ -27,6 +27,8 @@ type Probe struct {
 	// Index counts the search's probes from 1.
 	Index int    `json:"index"`
 	Phase string `json:"phase"`
+	// Repeat is set on a probe that repeats a failed one at the same rate.
+	Repeat bool `json:"repeat,omitempty"`
 	// RateRPS is the offered rate (open loop); 0 for the closed-loop
 	// estimate.
 	RateRPS         float64 `json:"rate_rps"`
@@ -124,7 +126,7 @@ func judge(p *Probe, cfg Config) {
 	if p.UnsentShare > cfg.MaxUnsentShare {
 		add("unsent %s > %s (no free connection: the server fell behind, or raise -c)", pct(p.UnsentShare), pct(cfg.MaxUnsentShare))
 	}
-	if p.Successes > 0 && p.ThroughputRPS < (1-cfg.MaxShortfall)*p.RateRPS {
+	if p.Successes > 0 && shortfall(p) > cfg.MaxShortfall*p.RateRPS*p.DurationSeconds+shortfallSlack {
 		add("served %.1f of %.1f req/s offered (short by more than %s: a queue is growing)",
 			p.ThroughputRPS, p.RateRPS, pct(cfg.MaxShortfall))
 	}
@@ -135,6 +137,17 @@ func judge(p *Probe, cfg Config) {
 		add("generator starved: it waited %.2f s for a CPU in a %.2f s window", p.GeneratorWaitSeconds, p.DurationSeconds)
 	}
 	p.Pass, p.Reasons = len(why) == 0, why
+}
+
+// shortfallSlack is the number of requests a window may fall short of
+// its rate besides MaxShortfall: a window's count is whole, and the
+// requests in flight at its two edges differ by one or two.
+const shortfallSlack = 2
+
+// shortfall is the number of requests the window's successes fell short
+// of its offered rate by.
+func shortfall(p *Probe) float64 {
+	return (p.RateRPS - p.ThroughputRPS) * p.DurationSeconds
 }
 
 func pct(share float64) string { return fmt.Sprintf("%.2f %%", 100*share) }

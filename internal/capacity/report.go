@@ -59,6 +59,7 @@ type Report struct {
 	StartRPS       float64 `json:"start_rps"`
 	Resolution     float64 `json:"resolution"`
 	Confirmations  int     `json:"confirmations"`
+	Retries        int     `json:"retries"`
 	ProbeSeconds   float64 `json:"probe_s"`
 	WarmupSeconds  float64 `json:"warmup_s"`
 	BudgetSeconds  float64 `json:"budget_s"`
@@ -85,30 +86,36 @@ func newReport(cfg Config) *Report {
 	return &Report{SchemaVersion: SchemaVersion, SLO: cfg.SLO,
 		MaxErrorShare: cfg.MaxErrorShare, MaxUnfinishedShare: cfg.MaxUnfinishedShare,
 		MaxUnsentShare: cfg.MaxUnsentShare, MaxShortfall: cfg.MaxShortfall,
-		Resolution: cfg.Resolution, Confirmations: cfg.Confirmations,
+		Resolution: cfg.Resolution, Confirmations: cfg.Confirmations, Retries: cfg.Retries,
 		ProbeSeconds: cfg.Probe.Seconds(), WarmupSeconds: cfg.Warmup.Seconds(), BudgetSeconds: cfg.Budget.Seconds(),
 		IgnoreStarvation: cfg.IgnoreStarvation, Probes: []Probe{}}
 }
 
 // finish sets the bracket and, for a confirmed search, the capacity and
-// its figures from the last Confirmations probes (the passes in a row at
-// the confirmed rate).
-func (r *Report) finish(cfg Config, elapsed time.Duration) {
+// its figures over its confirmation windows: every window at the
+// confirmed rate since its confirmation began, a failed one that its
+// repeat overturned included.
+func (r *Report) finish(elapsed time.Duration) {
 	r.ElapsedSeconds = elapsed.Seconds()
 	r.LastPassRPS, r.FirstFailRPS = bracket(r.Probes)
-	if r.Status != StatusConfirmed || len(r.Probes) < cfg.Confirmations {
+	if r.Status != StatusConfirmed || len(r.Probes) == 0 {
 		return
 	}
-	last := r.Probes[len(r.Probes)-cfg.Confirmations:]
-	r.CapacityRPS = last[0].RateRPS
-	r.AtCapacity = merge(last, cfg.SLO)
+	r.CapacityRPS = r.Probes[len(r.Probes)-1].RateRPS
+	first := len(r.Probes)
+	for first > 0 && r.Probes[first-1].Phase == PhaseConfirm && r.Probes[first-1].RateRPS == r.CapacityRPS {
+		first--
+	}
+	r.AtCapacity = merge(r.Probes[first:], r.SLO)
 }
 
 // bracket is the lowest failing open-loop rate and the highest passing
-// one below it (0 when there is none).
+// one below it (0 when there is none). A failure that a repeat followed
+// was not believed, and does not count.
 func bracket(probes []Probe) (lastPass, firstFail float64) {
-	for _, p := range probes {
-		if p.Phase != PhaseEstimate && !p.Pass && (firstFail == 0 || p.RateRPS < firstFail) {
+	for i, p := range probes {
+		overturned := i+1 < len(probes) && probes[i+1].Repeat
+		if p.Phase != PhaseEstimate && !p.Pass && !overturned && (firstFail == 0 || p.RateRPS < firstFail) {
 			firstFail = p.RateRPS
 		}
 	}

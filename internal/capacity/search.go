@@ -31,7 +31,7 @@ func Search(ctx context.Context, cfg Config, p Prober) (*Report, error) {
 	}
 	s := &search{cfg: cfg, prober: p, start: cfg.Now(), rep: newReport(cfg)}
 	err = s.run(ctx)
-	s.rep.finish(cfg, cfg.Now().Sub(s.start))
+	s.rep.finish(cfg.Now().Sub(s.start))
 	return s.rep, err
 }
 
@@ -56,7 +56,7 @@ func (s *search) run(ctx context.Context) error {
 			s.rep.Status = StatusBudget
 			return nil
 		}
-		p, err := s.probe(ctx, PhaseEstimate, 0)
+		p, err := s.probe(ctx, PhaseEstimate, 0, false)
 		if err != nil {
 			return err
 		}
@@ -79,7 +79,8 @@ func (s *search) run(ctx context.Context) error {
 			s.rep.Status = StatusBudget
 			return nil
 		}
-		p, err := s.probe(ctx, phase, rate)
+		repeat := sr.retried > 0
+		p, err := s.probe(ctx, phase, rate, repeat)
 		if err != nil {
 			return err
 		}
@@ -95,7 +96,7 @@ func (s *search) fits() bool {
 }
 
 // probe runs, judges and records one probe.
-func (s *search) probe(ctx context.Context, phase string, rate float64) (Probe, error) {
+func (s *search) probe(ctx context.Context, phase string, rate float64, repeat bool) (Probe, error) {
 	t0 := s.cfg.Now()
 	var res *load.Result
 	var err error
@@ -119,6 +120,7 @@ func (s *search) probe(ctx context.Context, phase string, rate float64) (Probe, 
 	s.overhead = max(wall-s.cfg.Warmup-s.cfg.Probe, 0)
 	p := newProbe(res, phase, rate, s.cfg.SLO)
 	p.Index = len(s.rep.Probes) + 1
+	p.Repeat = repeat
 	p.WallSeconds = wall.Seconds()
 	if phase == PhaseEstimate {
 		p.Pass = true // not judged: it only measures a start
@@ -144,7 +146,9 @@ type searcher struct {
 	phase               string
 	// confirmed counts the passes in a row at rate, in PhaseConfirm.
 	confirmed int
-	status    string // set when the search is over
+	// retried counts the repeats of a failed probe at rate.
+	retried int
+	status  string // set when the search is over
 }
 
 func newSearcher(cfg Config, start float64) *searcher {
@@ -160,8 +164,15 @@ func (s *searcher) next() (rate float64, phase string, ok bool) {
 	return s.rate, s.phase, true
 }
 
-// record takes the verdict of the probe next asked for.
+// record takes the verdict of the probe next asked for. A failure is
+// believed only once it has repeated Retries times at the same rate; a
+// pass is believed at once.
 func (s *searcher) record(pass bool) {
+	if !pass && s.retried < s.cfg.Retries {
+		s.retried++
+		return
+	}
+	s.retried = 0
 	switch s.phase {
 	case PhaseClimb:
 		if pass {

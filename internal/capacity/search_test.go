@@ -91,7 +91,7 @@ func rateList(rs []float64) string {
 // fail, bisect to within 2 %, confirm three times.
 func TestSearchSequence(t *testing.T) {
 	f := &fakeProber{outcome: cliff(300)}
-	rep := fakeSearch(t, Config{StartRPS: 200}, f)
+	rep := fakeSearch(t, Config{StartRPS: 200, Retries: -1}, f)
 	want := "100 200 400 300 350 325 312.5 306.25 303.125 300 300 300"
 	if got := rateList(f.rates); got != want {
 		t.Errorf("rates %s\nwant  %s", got, want)
@@ -147,7 +147,7 @@ func TestFailedConfirmationStepsDown(t *testing.T) {
 		}
 		return cliff(300)(rate, n)
 	}
-	rep := fakeSearch(t, Config{StartRPS: 200}, f)
+	rep := fakeSearch(t, Config{StartRPS: 200, Retries: -1}, f)
 	want := "100 200 400 300 350 325 312.5 306.25 303.125 300 300 294 294 294"
 	if got := rateList(f.rates); got != want {
 		t.Errorf("rates %s\nwant  %s", got, want)
@@ -164,7 +164,7 @@ func TestFailedConfirmationStepsDown(t *testing.T) {
 // until one passes; none passing down to the floor is no capacity.
 func TestSearchGoesDownWhenTheStartFails(t *testing.T) {
 	f := &fakeProber{outcome: cliff(150)}
-	rep := fakeSearch(t, Config{StartRPS: 2000}, f)
+	rep := fakeSearch(t, Config{StartRPS: 2000, Retries: -1}, f)
 	if got := rateList(f.rates[:4]); got != "1000 500 250 125" {
 		t.Errorf("first rates %s, want 1000 500 250 125", got)
 	}
@@ -173,7 +173,7 @@ func TestSearchGoesDownWhenTheStartFails(t *testing.T) {
 	}
 
 	f = &fakeProber{outcome: func(float64, int) (time.Duration, float64) { return time.Second, 0 }}
-	rep = fakeSearch(t, Config{StartRPS: 20}, f)
+	rep = fakeSearch(t, Config{StartRPS: 20, Retries: -1}, f)
 	if rep.Status != StatusNoPass || rep.CapacityRPS != 0 || rep.LastPassRPS != 0 || rep.FirstFailRPS != 1.25 {
 		t.Errorf("status %s, capacity %v, bracket %v–%v, rates %s; want no_pass after 10 5 2.5 1.25",
 			rep.Status, rep.CapacityRPS, rep.LastPassRPS, rep.FirstFailRPS, rateList(f.rates))
@@ -202,7 +202,7 @@ func TestErrorsStopTheClimb(t *testing.T) {
 func TestBudgetEndsTheSearchWithABracket(t *testing.T) {
 	f := &fakeProber{outcome: cliff(300), overhead: 100 * time.Millisecond}
 	// Each probe takes 0.5 + 2 + 0.1 s: 5 fit in 14 s, a sixth would end at 15.6 s.
-	rep := fakeSearch(t, Config{StartRPS: 200, Budget: 14 * time.Second}, f)
+	rep := fakeSearch(t, Config{StartRPS: 200, Budget: 14 * time.Second, Retries: -1}, f)
 	if rep.Status != StatusBudget || len(rep.Probes) != 5 || rep.CapacityRPS != 0 || rep.AtCapacity != nil {
 		t.Fatalf("status %s after %d probes, capacity %v; want budget after 5, no capacity", rep.Status, len(rep.Probes), rep.CapacityRPS)
 	}
@@ -211,6 +211,34 @@ func TestBudgetEndsTheSearchWithABracket(t *testing.T) {
 	}
 	if rep.ElapsedSeconds > 14 {
 		t.Errorf("elapsed %.1f s, over the 14 s budget", rep.ElapsedSeconds)
+	}
+}
+
+// With the default retry, a failure is believed only when its repeat
+// fails too: a lone failed window (a stall of the host) is overturned, in
+// the climb as in the confirmation, and still counts in the figures at
+// capacity; a failure that repeats is believed.
+func TestAFailureIsBelievedWhenItRepeats(t *testing.T) {
+	f := &fakeProber{}
+	f.outcome = func(rate float64, n int) (time.Duration, float64) {
+		if n == 2 || n == 18 { // the climb's 200, and a confirmation window at 300
+			return time.Second, 0
+		}
+		return cliff(300)(rate, n)
+	}
+	rep := fakeSearch(t, Config{StartRPS: 200}, f)
+	want := "100 200 200 400 400 300 350 350 325 325 312.5 312.5 306.25 306.25 303.125 303.125 300 300 300 300"
+	if got := rateList(f.rates); got != want {
+		t.Errorf("rates %s\nwant  %s", got, want)
+	}
+	if rep.Status != StatusConfirmed || rep.CapacityRPS != 300 || rep.LastPassRPS != 300 || rep.FirstFailRPS != 303.125 {
+		t.Errorf("status %s, capacity %v, bracket %v–%v; want 300 confirmed, bracket 300–303.125", rep.Status, rep.CapacityRPS, rep.LastPassRPS, rep.FirstFailRPS)
+	}
+	if a := rep.AtCapacity; a == nil || a.Windows != 4 || a.LatencyMicros.Max < 900_000 {
+		t.Errorf("at capacity %+v; want the 4 confirmation windows, the overturned one's latency included", a)
+	}
+	if !rep.Probes[2].Repeat || rep.Probes[3].Repeat {
+		t.Errorf("repeat marks: probe 3 %v, probe 4 %v; want the repeat of the failed 200 only", rep.Probes[2].Repeat, rep.Probes[3].Repeat)
 	}
 }
 
