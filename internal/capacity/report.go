@@ -73,7 +73,10 @@ type Report struct {
 
 // Figures are a rate's measurements over one or more windows merged.
 type Figures struct {
-	Windows         int         `json:"windows"`
+	Windows int `json:"windows"`
+	// Overturned counts the failed windows at this rate that a repeat
+	// overturned; they are not in these figures.
+	Overturned      int         `json:"overturned,omitempty"`
 	DurationSeconds float64     `json:"duration_s"`
 	ThroughputRPS   float64     `json:"throughput_rps"`
 	LatencyMicros   Percentiles `json:"latency_us"`
@@ -92,9 +95,9 @@ func newReport(cfg Config) *Report {
 }
 
 // finish sets the bracket and, for a confirmed search, the capacity and
-// its figures over its confirmation windows: every window at the
-// confirmed rate since its confirmation began, a failed one that its
-// repeat overturned included.
+// its figures over its passing confirmation windows; a failed one that
+// its repeat overturned is counted apart (Figures.Overturned), and shown
+// among the probes.
 func (r *Report) finish(elapsed time.Duration) {
 	r.ElapsedSeconds = elapsed.Seconds()
 	r.LastPassRPS, r.FirstFailRPS = bracket(r.Probes)
@@ -102,11 +105,17 @@ func (r *Report) finish(elapsed time.Duration) {
 		return
 	}
 	r.CapacityRPS = r.Probes[len(r.Probes)-1].RateRPS
-	first := len(r.Probes)
-	for first > 0 && r.Probes[first-1].Phase == PhaseConfirm && r.Probes[first-1].RateRPS == r.CapacityRPS {
-		first--
+	var passed []Probe
+	overturned := 0
+	for i := len(r.Probes) - 1; i >= 0 && r.Probes[i].Phase == PhaseConfirm && r.Probes[i].RateRPS == r.CapacityRPS; i-- {
+		if r.Probes[i].Pass {
+			passed = append(passed, r.Probes[i])
+		} else {
+			overturned++
+		}
 	}
-	r.AtCapacity = merge(r.Probes[first:], r.SLO)
+	r.AtCapacity = merge(passed, r.SLO)
+	r.AtCapacity.Overturned = overturned
 }
 
 // bracket is the lowest failing open-loop rate and the highest passing

@@ -29,8 +29,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		l := f.LatencyMicros
 		fmt.Fprintf(&b, "  at capacity   p50 %s  p99 %s  p99.9 %s  max %s  throughput %.1f req/s\n",
 			fmtMicros(l.P50), fmtMicros(l.P99), fmtMicros(l.P999), fmtMicros(l.Max), f.ThroughputRPS)
-		fmt.Fprintf(&b, "                errors %s  unfinished %s  unsent %s  (%d windows merged)\n",
+		fmt.Fprintf(&b, "                errors %s  unfinished %s  unsent %s  (%d passing windows merged",
 			pct(f.ErrorShare), pct(f.UnfinishedShare), pct(f.UnsentShare), f.Windows)
+		if f.Overturned > 0 {
+			fmt.Fprintf(&b, "; %d failed window(s) overturned by a repeat, not merged", f.Overturned)
+		}
+		b.WriteString(")\n")
 	}
 	fmt.Fprintf(&b, "  bracket       %s (resolution %s)\n", r.bracketText(), pct(r.Resolution))
 	if r.ClosedLoopRPS > 0 {
@@ -87,6 +91,9 @@ func (r *Report) writeProbes(b *strings.Builder) {
 			verdict = "(start estimate, not judged)"
 		case !p.Pass:
 			verdict = "FAIL: " + strings.Join(p.Reasons, "; ")
+		}
+		if p.Repeat {
+			verdict = "(repeat) " + verdict
 		}
 		fmt.Fprintf(b, "  %7s  %10s  %7s  %s\n", pct(p.ErrorShare), pct(p.UnfinishedShare), pct(p.UnsentShare), verdict)
 	}

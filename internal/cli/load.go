@@ -44,19 +44,10 @@ type loadFlags struct {
 func runLoad(ctx context.Context, args []string, env Env) error {
 	var f loadFlags
 	fs := newFlagSet("load", "[flags] URL", env)
-	fs.IntVar(&f.connections, "c", load.DefaultConnections, "connections, kept alive (open loop: the most in flight)")
+	f.registerTarget(fs, load.DefaultConnections)
 	fs.Float64Var(&f.rate, "R", 0, "open loop: requests per second in total (default: closed loop)")
 	fs.DurationVar(&f.duration, "d", load.DefaultDuration, "measured duration")
 	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up before the measured window, on the same connections, reported apart")
-	fs.StringVar(&f.method, "m", "GET", "request method")
-	fs.Var(&f.headers, "H", "request header 'Name: value' (repeatable)")
-	fs.StringVar(&f.body, "b", "", "request body")
-	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from a file")
-	fs.StringVar(&f.requests, "requests", "", "JSON-lines pool of requests {method,path,headers,body}, used round-robin")
-	fs.StringVar(&f.expect, "expect", "", "statuses that count as success, e.g. 201 or 200,204 (default any 2xx)")
-	fs.DurationVar(&f.timeout, "t", load.DefaultTimeout, "request timeout")
-	fs.StringVar(&f.output, "o", "text", "output: text or json")
-	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not a loopback address")
 	fs.IntVar(&f.eventsFD, "events-fd", -1, "write run events as JSON lines to this inherited file descriptor")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -84,11 +75,7 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 		events.write(e)
 		live.show(e)
 	}
-	// One P more than the cores, so the engine's workers (one per core) can
-	// keep theirs while they wait (see internal/load/rawsys.go).
-	if procs := runtime.NumCPU() + 1; runtime.GOMAXPROCS(0) < procs {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	}
+	defer spareP()()
 	res, err := load.Run(ctx, cfg)
 	live.clear()
 	events.close()
@@ -122,6 +109,22 @@ func runLoad(ctx context.Context, args []string, env Env) error {
 		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded in %d attempts; the error split is above", res.Attempts)}
 	}
 	return nil
+}
+
+// registerTarget defines the flags that say what to send where, shared by
+// stackbench load and stackbench capacity: connections, the request, the
+// success statuses, the timeout, the output format and --allow-remote.
+func (f *loadFlags) registerTarget(fs *flag.FlagSet, connections int) {
+	fs.IntVar(&f.connections, "c", connections, "connections, kept alive (open loop: the most in flight)")
+	fs.StringVar(&f.method, "m", "GET", "request method")
+	fs.Var(&f.headers, "H", "request header 'Name: value' (repeatable)")
+	fs.StringVar(&f.body, "b", "", "request body")
+	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from a file")
+	fs.StringVar(&f.requests, "requests", "", "JSON-lines pool of requests {method,path,headers,body}, used round-robin")
+	fs.StringVar(&f.expect, "expect", "", "statuses that count as success, e.g. 201 or 200,204 (default any 2xx)")
+	fs.DurationVar(&f.timeout, "t", load.DefaultTimeout, "request timeout")
+	fs.StringVar(&f.output, "o", "text", "output: text or json")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a target that is not a loopback address")
 }
 
 // config checks the flags and builds the engine's Config.
@@ -181,6 +184,17 @@ func (f *loadFlags) config(url string, rateSet bool, env Env) (load.Config, erro
 		}
 	}
 	return cfg, nil
+}
+
+// spareP gives the program one P more than the cores, so the engine's
+// workers (one per core) can keep theirs while they wait (see
+// internal/load/rawsys.go); the returned function restores the setting.
+func spareP() (restore func()) {
+	if procs := runtime.NumCPU() + 1; runtime.GOMAXPROCS(0) < procs {
+		old := runtime.GOMAXPROCS(procs)
+		return func() { runtime.GOMAXPROCS(old) }
+	}
+	return func() {}
 }
 
 func resolvePath(env Env, p string) string {
