@@ -24,7 +24,7 @@ const capacityDefaultConnections = 256
 // load's (loadFlags.registerTarget).
 type capacityFlags struct {
 	slo, errors, unfinished, unsent, resolution string
-	startRPS, startFraction                     float64
+	startRPS, startFraction, generatorWait      float64
 	confirm, retries                            int
 	probe, warmup, budget                       time.Duration
 }
@@ -41,6 +41,8 @@ func runCapacity(ctx context.Context, args []string, env Env) error {
 	fs.Float64Var(&f.startRPS, "start-rps", 0, "a known closed-loop throughput to start from (default: measure it with a closed-loop probe)")
 	fs.Float64Var(&f.startFraction, "start-fraction", capacity.DefaultStartFraction, "the share of the closed-loop throughput the climb starts at")
 	fs.StringVar(&f.resolution, "resolution", "2%", "bisect until the bracket is this narrow; the step down after a failed confirmation")
+	fs.Float64Var(&f.generatorWait, "generator-wait", capacity.DefaultMaxGeneratorWaitShare,
+		"the most the generator may wait for a CPU, in seconds per second of window, before a probe fails as starved (0: not judged)")
 	fs.IntVar(&f.confirm, "confirm", capacity.DefaultConfirmations, "windows the rate found must pass in a row")
 	fs.IntVar(&f.retries, "retries", capacity.DefaultRetries, "repeats of a failed probe before its failure is believed (0: none)")
 	fs.DurationVar(&f.probe, "probe", capacity.DefaultProbe, "each probe's measured window")
@@ -122,6 +124,9 @@ func (f *capacityFlags) config() (capacity.Config, error) {
 	if f.retries == 0 {
 		cfg.Retries = -1
 	}
+	if cfg.MaxGeneratorWaitShare = f.generatorWait; f.generatorWait == 0 {
+		cfg.IgnoreStarvation = true
+	}
 	for _, s := range []struct {
 		name, value string
 		dst         *float64
@@ -134,6 +139,8 @@ func (f *capacityFlags) config() (capacity.Config, error) {
 		*s.dst = v
 	}
 	switch {
+	case f.generatorWait < 0:
+		return cfg, usagef("--generator-wait %v: want 0 (not judged) or more", f.generatorWait)
 	case f.retries < 0:
 		return cfg, usagef("--retries %d: want 0 or more", f.retries)
 	case f.confirm < 1:
