@@ -21,7 +21,7 @@ type Config struct {
 	// (default 0.1 %).
 	MaxUnsentShare float64
 	// MaxShortfall is the most by which a probe's throughput may fall
-	// short of its offered rate (default 2 %): a server that answers
+	// short of its offered rate (default 1 %): a server that answers
 	// fewer requests than arrive is building a queue, whatever a short
 	// probe's percentiles say.
 	MaxShortfall float64
@@ -81,7 +81,7 @@ const (
 	DefaultMaxErrorShare         = 0.001
 	DefaultMaxUnfinishedShare    = 0.001
 	DefaultMaxUnsentShare        = 0.001
-	DefaultMaxShortfall          = 0.02
+	DefaultMaxShortfall          = 0.01
 	DefaultMaxGeneratorWaitShare = 0.5
 	DefaultStartFraction         = 0.5
 	DefaultGrowth                = 2

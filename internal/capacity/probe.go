@@ -140,9 +140,9 @@ func judge(p *Probe, cfg Config) {
 }
 
 // shortfallSlack is the number of requests a window may fall short of
-// its rate besides MaxShortfall: a window's count is whole, and the
-// requests in flight at its two edges differ by one or two.
-const shortfallSlack = 2
+// its rate besides MaxShortfall: a window's count is whole, its rate ×
+// duration is not.
+const shortfallSlack = 1
 
 // shortfall is the number of requests the window's successes fell short
 // of its offered rate by.

@@ -76,7 +76,7 @@ func TestKnownCapacityIsFound(t *testing.T) {
 	}))
 	defer srv.Close()
 	slo, _ := ParseSLO("p99=500ms")
-	rep := realSearch(t, srv.URL, Config{SLO: slo, Probe: time.Second, Warmup: 500 * time.Millisecond}, nil)
+	rep := realSearch(t, srv.URL, Config{SLO: slo, Probe: 700 * time.Millisecond, Warmup: 300 * time.Millisecond}, nil)
 	if rep.Status != StatusConfirmed || rep.CapacityRPS < 0.7*trueMax || rep.CapacityRPS > 1.02*trueMax {
 		t.Fatalf("status %s, capacity %.1f req/s; want confirmed within 70–102 %% of %.0f", rep.Status, rep.CapacityRPS, trueMax)
 	}
@@ -137,7 +137,7 @@ func thresholdServer(t *testing.T, limitRPS float64, over func(w http.ResponseWr
 // thresholdProbe is the probes for the threshold servers. The SLOs below
 // are wide because this shared 2-core host stalls for tens of
 // milliseconds at times; what they test is where the search stops.
-var thresholdProbe = Config{Probe: time.Second, Warmup: 500 * time.Millisecond, StartRPS: 700, Retries: 2}
+var thresholdProbe = Config{Probe: 700 * time.Millisecond, Warmup: 300 * time.Millisecond, StartRPS: 700, Retries: 2}
 
 // Latency jumps from 1 ms to 400 ms above 600 req/s: with a p99 ≤ 200 ms
 // SLO the search finds 600 within its resolution (allowing, below, one
