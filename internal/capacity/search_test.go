@@ -298,3 +298,27 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A cancelled search (Ctrl-C) says so and keeps the probes it finished.
+func TestCancelledSearchIsInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &cancelProber{fakeProber: fakeProber{outcome: cliff(300)}, cancel: cancel, at: 3}
+	rep, err := Search(ctx, Config{SLO: slo20ms, StartRPS: 200, Now: f.clock}, f)
+	if !errors.Is(err, context.Canceled) || rep == nil || rep.Status != StatusInterrupted || len(rep.Probes) != 2 || rep.LastPassRPS != 200 {
+		t.Fatalf("err %v, report %+v; want interrupted with the 2 probes before", err, rep)
+	}
+}
+
+type cancelProber struct {
+	fakeProber
+	cancel func()
+	at     int
+}
+
+func (c *cancelProber) Open(ctx context.Context, rate float64, warmup, window time.Duration) (*load.Result, error) {
+	if len(c.rates)+1 == c.at {
+		c.cancel()
+		return nil, ctx.Err()
+	}
+	return c.fakeProber.Open(ctx, rate, warmup, window)
+}
