@@ -37,14 +37,17 @@ type Report struct {
 	MaxUnfinishedShare float64 `json:"max_unfinished_share"`
 	MaxUnsentShare     float64 `json:"max_unsent_share"`
 	MaxShortfall       float64 `json:"max_shortfall"`
+	// MaxGeneratorWaitShare is the starvation limit, in seconds of CPU
+	// wait per second of window.
+	MaxGeneratorWaitShare float64 `json:"max_generator_wait_share"`
 
 	Status string `json:"status"`
 	// CapacityRPS is the confirmed rate: the highest rate found that met
 	// the SLO and every limit in each of its confirmation windows. 0
 	// unless Status is confirmed.
 	CapacityRPS float64 `json:"capacity_rps"`
-	// AtCapacity is measured at CapacityRPS, over its confirmation
-	// windows merged; absent unless Status is confirmed.
+	// AtCapacity is measured at CapacityRPS, over its passing
+	// confirmation windows merged; absent unless Status is confirmed.
 	AtCapacity *Figures `json:"at_capacity,omitempty"`
 	// LastPassRPS is the highest rate that passed below every failing
 	// rate, FirstFailRPS the lowest that failed (0: none did).
@@ -88,7 +91,7 @@ type Figures struct {
 func newReport(cfg Config) *Report {
 	return &Report{SchemaVersion: SchemaVersion, SLO: cfg.SLO,
 		MaxErrorShare: cfg.MaxErrorShare, MaxUnfinishedShare: cfg.MaxUnfinishedShare,
-		MaxUnsentShare: cfg.MaxUnsentShare, MaxShortfall: cfg.MaxShortfall,
+		MaxUnsentShare: cfg.MaxUnsentShare, MaxShortfall: cfg.MaxShortfall, MaxGeneratorWaitShare: cfg.MaxGeneratorWaitShare,
 		Resolution: cfg.Resolution, Confirmations: cfg.Confirmations, Retries: cfg.Retries,
 		ProbeSeconds: cfg.Probe.Seconds(), WarmupSeconds: cfg.Warmup.Seconds(), BudgetSeconds: cfg.Budget.Seconds(),
 		IgnoreStarvation: cfg.IgnoreStarvation, Probes: []Probe{}}
