@@ -138,6 +138,7 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	cfg.SLO.LatencyMicros = cfg.SLO.Latency.Microseconds()
 	bad := func(field, format string, a ...any) (Config, error) {
 		return cfg, &ConfigError{Field: field, Msg: fmt.Sprintf(format, a...)}
 	}

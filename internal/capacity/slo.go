@@ -13,7 +13,8 @@ import (
 type SLO struct {
 	Percentile float64       `json:"percentile"`
 	Latency    time.Duration `json:"-"`
-	// LatencyMicros is Latency in microseconds, for the JSON form.
+	// LatencyMicros is Latency in microseconds, for the JSON form (Search
+	// sets it from Latency).
 	LatencyMicros int64 `json:"latency_us"`
 }
 
