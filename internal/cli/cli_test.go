@@ -37,7 +37,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 // A bad flag is one line that names it, not the whole usage first.
 func TestBadFlagIsOneLine(t *testing.T) {
 	for _, args := range [][]string{
-		{"plan", "--bogus"}, {"run", "--rounds", "x"}, {"parity", "-o"}, {"init", "--forse"}, {"report", "-x", "dir"},
+		{"plan", "--bogus"}, {"run", "--min-rounds", "x"}, {"parity", "-o"}, {"init", "--forse"}, {"report", "-x", "dir"},
 	} {
 		code, out, errOut := runMain(t, t.TempDir(), nil, args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
@@ -69,7 +69,8 @@ func TestBadFlagValueSaysWhatToWrite(t *testing.T) {
 		want string
 	}{
 		{[]string{"plan", "--window", "10"}, `--window "10": write a duration with a unit, e.g. --window 5s (units: ms, s, m, h); run with -h for the flags`},
-		{[]string{"run", "--rounds", "three"}, `--rounds "three": write a whole number`},
+		{[]string{"run", "--rounds", "three"}, `--rounds "three": write a number of rounds, at least 1, or auto`},
+		{[]string{"run", "--max-rounds", "three"}, `--max-rounds "three": write a whole number`},
 		{[]string{"boot", "-n", "99999999999999999999"}, `-n "99999999999999999999": write a smaller whole number`},
 		{[]string{"plan", "--spread=maybe"}, `--spread "maybe": write true or false`},
 		{[]string{"plan", "--nope"}, "flag provided but not defined: -nope"},

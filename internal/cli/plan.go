@@ -9,13 +9,16 @@ import (
 	"io"
 	iofs "io/fs"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 func init() {
@@ -88,6 +91,9 @@ func loadComparison(env Env, file string) (*plan.File, error) {
 // resolvePlan resolves the file with the overrides; bad overrides are a
 // usage error.
 func resolvePlan(f *plan.File, o plan.Overrides) (*plan.Plan, error) {
+	if len(f.Stacks) == 0 {
+		return nil, usagef("%s has no stacks, only a process suite; run it with: stackbench process -f %s (and stackbench dx -f %s)", f.Name, f.Name, f.Name)
+	}
 	p, err := f.Resolve(o)
 	var ce *plan.ConfigError
 	if errors.As(err, &ce) {
@@ -107,13 +113,17 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window")
 	fs.DurationVar(&o.Window, "window", 0, "measured window")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "client timeout")
-	fs.IntVar(&o.Rounds, "rounds", 0, "rounds: passes over every stack, in a rotated order")
+	rounds := fs.String("rounds", "", "rounds: passes over every stack, in a rotated order: a number, or auto (measure more rounds of the cells an undecided step needs)")
+	fs.IntVar(&o.MinRounds, "min-rounds", 0, "with --rounds auto: the rounds always measured")
+	fs.IntVar(&o.MaxRounds, "max-rounds", 0, "with --rounds auto: the most rounds")
+	fs.DurationVar(&o.Budget, "budget", 0, "with --rounds auto: the longest the windows may take, extra rounds included (estimated)")
 	fs.StringVar(&o.Fresh, "fresh", "", "fresh server process per round or per case")
 	bootStarts := fs.Int("boot-starts", 0, "cold starts per stack (0: no boot suite)")
 	fs.StringVar(&o.Gate, "gate", "", "contention gate: auto, off, or cores of foreign CPU, e.g. 0.8")
 	gateRetries := fs.Int("gate-retries", 0, "redo a contended window at most this many times")
 	fs.DurationVar(&o.GateWait, "gate-wait", 0, "longest wait for a quiet host before a window")
 	spread := fs.Bool("spread", false, "spread ids and pages over all users instead of the fixed requests")
+	minEffect := fs.String("min-effect", "", "smallest shift a step calls a gain or a loss, e.g. 5% or 0.05")
 	return func() (plan.Overrides, error) {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -122,8 +132,33 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 				return o, usagef("--%s must be a positive duration, e.g. --%s 5s", name, name)
 			}
 		}
-		if set["rounds"] && o.Rounds < 1 {
-			return o, usagef("--rounds must be at least 1")
+		switch r := strings.TrimSpace(*rounds); {
+		case !set["rounds"]:
+		case r == "auto":
+			yes := true
+			o.Adaptive = &yes
+		default:
+			n, err := strconv.Atoi(r)
+			if err != nil || n < 1 {
+				return o, usagef("--rounds %q: write a number of rounds, at least 1, or auto", r)
+			}
+			no := false
+			o.Rounds, o.Adaptive = n, &no
+		}
+		for name, v := range map[string]int{"min-rounds": o.MinRounds, "max-rounds": o.MaxRounds} {
+			if set[name] && v < 1 {
+				return o, usagef("--%s must be at least 1", name)
+			}
+		}
+		if set["budget"] && o.Budget < time.Minute {
+			return o, usagef("--budget %s: give at least 1m", o.Budget)
+		}
+		if *minEffect != "" {
+			f, err := plan.ParseFraction(*minEffect)
+			if err != nil {
+				return o, usagef("--min-effect %q: %v; write e.g. --min-effect 5%%", *minEffect, err)
+			}
+			o.MinEffect = f
 		}
 		o.Stacks, o.Cases = commaList(*stacks), commaList(*cases)
 		for _, s := range commaList(*conc) {
@@ -173,7 +208,12 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
 	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", pr.Warmup, pr.Window, pr.Timeout)
-	fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s%s\n", pr.Rounds, pr.Fresh, roundsNote(pr.Rounds))
+	if pr.Adaptive {
+		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of undecided steps, within a budget of %s for the windows; each look at α=%.4g (α=0.05 spread over the looks)\n",
+			pr.Rounds, pr.MaxRounds, pr.Fresh, pr.Budget, stats.SequentialAlpha(stats.DefaultAlpha, pr.Rounds, pr.MaxRounds))
+	} else {
+		fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s%s\n", pr.Rounds, pr.Fresh, roundsNote(pr.Rounds))
+	}
 	fmt.Fprintf(tw, "gate\t%s\n", describeGate(pr.Gate))
 	fmt.Fprintf(tw, "boot suite\t%s\n", describeBoot(pr.BootStarts))
 	requests := "fixed (as the published runs)"
@@ -181,8 +221,13 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		requests = "spread over all users"
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
+	alpha := stats.DefaultAlpha
+	if pr.Adaptive {
+		alpha = stats.SequentialAlpha(alpha, pr.Rounds, pr.MaxRounds)
+	}
+	fmt.Fprintf(tw, "calls\tgain / loss from a shift of %g%% or more with a %.4g%% interval excluding 0; same within ±%g%%\n", 100*pr.MinEffect, 100*(1-alpha), 100*pr.MinEffect)
 	tw.Flush()
-	fmt.Fprintf(w, "\nstacks, in step order:\n")
+	fmt.Fprintf(w, "\nstacks, in file order:\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, s := range p.Stacks {
 		build := s.Build
@@ -192,6 +237,10 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, displayDir(f.Path, s.Dir), build, s.Start)
 	}
 	tw.Flush()
+	if len(p.Stacks) > 1 {
+		fmt.Fprintf(w, "\nsteps, a tree from %s (each step changes one layer; from: in the file):\n", p.Stacks[0].Name)
+		printStepTree(w, p.Stacks)
+	}
 	processes := 0
 	if n := len(p.Windows); n > 0 {
 		processes = p.Windows[n-1].Process + 1
@@ -199,6 +248,38 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s), after builds and the parity gate\n",
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()), roundEstimate(p.EstimateWindows(p.Windows)))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
+}
+
+// printStepTree draws the steps as a tree from the first stack: each
+// stack under the stack it steps from (its From, else the previous one).
+func printStepTree(w io.Writer, stacks []plan.Stack) {
+	children := map[string][]string{}
+	for i, s := range stacks[1:] {
+		from := s.From
+		if from == "" {
+			from = stacks[i].Name
+		}
+		children[from] = append(children[from], s.Name)
+	}
+	var walk func(name, indent string, last bool, root bool)
+	walk = func(name, indent string, last, root bool) {
+		switch {
+		case root:
+			fmt.Fprintf(w, "  %s\n", name)
+			indent = "  "
+		case last:
+			fmt.Fprintf(w, "%s└─ %s\n", indent, name)
+			indent += "   "
+		default:
+			fmt.Fprintf(w, "%s├─ %s\n", indent, name)
+			indent += "│  "
+		}
+		kids := children[name]
+		for i, k := range kids {
+			walk(k, indent, i == len(kids)-1, false)
+		}
+	}
+	walk(stacks[0].Name, "", true, true)
 }
 
 func printWindows(w io.Writer, p *plan.Plan) {
@@ -220,10 +301,8 @@ func printWindows(w io.Writer, p *plan.Plan) {
 // each cell gets one window per round (see docs/config.md, "Rounds").
 func roundsNote(rounds int) string {
 	switch {
-	case rounds == 1:
-		return " (one window per cell: no noise floor, so every change of 10 % or more is called real; measure 4 or more rounds)"
 	case rounds <= 3:
-		return " (no significance test can pass with 3 or fewer; 4 or more can)"
+		return " (with 3 windows a side or fewer no step's 95% interval is finite, so every call is undecided; 4 or more can decide)"
 	}
 	return ""
 }
@@ -235,7 +314,7 @@ func describeGate(g plan.Gate) string {
 	case plan.GateCores:
 		return fmt.Sprintf("%.2f cores of foreign CPU, %d retries, wait up to %s", g.Cores, g.Retries, g.Wait)
 	}
-	return fmt.Sprintf("auto (idle baseline + 0.5 core), %d retries, wait up to %s", g.Retries, g.Wait)
+	return fmt.Sprintf("auto (host at rest + %.2f core, at most %.2f on this host), %d retries, wait up to %s", host.DefaultGateMarginCores, host.BusyCores(runtime.NumCPU()), g.Retries, g.Wait)
 }
 
 func describeBoot(n int) string {

@@ -68,7 +68,7 @@ func TestPlanShowsResolvedProtocol(t *testing.T) {
 		"cases        user, health",
 		"concurrency  32",
 		"warm-up 1s, window 2s, timeout 1m0s",
-		"rounds       4, a fresh process per round",
+		"rounds       auto: 4 to 10, a fresh process per round",
 		"database: postgres://bench:xxxxx@127.0.0.1:5432/bench",
 		"1. nethttp-pgx  apps/a  build: go build -o bin/server .  start: ./bin/server",
 		"2. gin          apps/b  build: -",
@@ -108,7 +108,7 @@ func TestPlanWindowsAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
-	if len(p.Protocol.Concurrency) != 3 || p.Protocol.BootStarts != 30 || len(p.Windows) != 3*2*7*3 || p.Fingerprint == "" {
+	if len(p.Protocol.Concurrency) != 3 || p.Protocol.BootStarts != 30 || len(p.Windows) != 3*2*7*5 || p.Fingerprint == "" {
 		t.Errorf("json plan: %+v", p.Protocol)
 	}
 	if strings.Contains(out, "hunter2") {
@@ -177,13 +177,22 @@ func TestPlanWarnings(t *testing.T) {
 func TestPlanSaysWhatFewRoundsCannotTell(t *testing.T) {
 	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n")
 	for rounds, want := range map[string]string{
-		"1": "rounds       1, a fresh process per round (one window per cell: no noise floor",
-		"3": "rounds       3, a fresh process per round (no significance test can pass with 3 or fewer; 4 or more can)\n",
+		"1": "rounds       1, a fresh process per round (with 3 windows a side or fewer no step's 95% interval is finite",
+		"3": "rounds       3, a fresh process per round (with 3 windows a side or fewer no step's 95% interval is finite, so every call is undecided; 4 or more can decide)\n",
 		"4": "rounds       4, a fresh process per round\n",
 	} {
 		code, out, errOut := runMain(t, dir, nil, "plan", "--rounds", rounds)
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("--rounds %s: code %d, stderr %q, output lacks %q:\n%s", rounds, code, errOut, want, out)
 		}
+	}
+}
+
+func TestPlanDrawsTheStepTree(t *testing.T) {
+	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/a, start: ./server}\n  - {name: c, from: a, dir: apps/a, start: ./server}\n")
+	code, out, errOut := runMain(t, dir, nil, "plan")
+	want := "  a\n  ├─ b\n  └─ c\n"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("code %d, stderr %q; the tree %q is not in:\n%s", code, errOut, want, out)
 	}
 }

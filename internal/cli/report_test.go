@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // resultsDir copies the report package's synthetic journal into a fresh
@@ -93,5 +96,61 @@ func TestReportErrors(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args[1:], code, stderr, c.code, c.want)
 		}
+	}
+}
+
+func TestReportFailOnWithoutProbesCannotJudge(t *testing.T) {
+	a, b := resultsDir(t), resultsDir(t)
+	code, stdout, stderr := runMain(t, a, nil, "report", a, b, "--fail-on", "loss")
+	if code != 2 || !strings.Contains(stderr, "cannot judge") || !strings.Contains(stderr, "no host-speed probe") {
+		t.Errorf("exit %d, stderr %q; want 2, cannot judge for want of a probe", code, stderr)
+	}
+	if !strings.Contains(stdout, "## Cannot judge") {
+		t.Errorf("the comparison itself should say it cannot judge:\n%.800s", stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", a, "--fail-on", "loss"}, "name two results directories"},
+		{[]string{"report", a, b, "--fail-on", "worse"}, "--fail-on worse"},
+		{[]string{"report", a, b, "--fail-on", "invalid"}, "--fail-on invalid"},
+		{[]string{"report", a, b, "--min-effect", "200%"}, "--min-effect"},
+	} {
+		if code, _, stderr := runMain(t, a, nil, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q", c.args[1:], code, stderr)
+		}
+	}
+}
+
+func TestJudgeComparison(t *testing.T) {
+	lo, hi := -12.0, -4.0
+	loss := report.Change{Call: stats.CallLoss, EstimatePct: -8, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
+	same := report.Change{Call: stats.CallSame, EstimatePct: 0.5}
+	undecided := report.Change{Call: stats.CallUndecided, EstimatePct: 3}
+	step := func(cs string, tp, cpu report.Change) report.Step {
+		return report.Step{Kind: report.StepCompare, From: "api", To: "api", Case: cs, Concurrency: 32, Throughput: tp, PerCPU: cpu}
+	}
+	c := &report.Comparison{Steps: []report.Step{step("user", loss, same), step("health", same, undecided)}}
+
+	err := judgeComparison(c, []stats.Call{stats.CallLoss})
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(ee.Msg, "api user c=32 throughput: loss -8.0 % (-12.0 … -4.0 %)") || strings.Contains(ee.Msg, "health") {
+		t.Errorf("a loss: %v", err)
+	}
+	if err := judgeComparison(c, []stats.Call{stats.CallGain}); err != nil {
+		t.Errorf("no gain anywhere, yet %v", err)
+	}
+	if err := judgeComparison(c, []stats.Call{stats.CallLoss, stats.CallUndecided}); !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(ee.Msg, "2 step(s)") {
+		t.Errorf("loss or undecided: %v", err)
+	}
+	c.CannotJudge = []string{"the host ran at a different speed"}
+	if err := judgeComparison(c, []stats.Call{stats.CallLoss}); !errors.As(err, &ee) || ee.Code != 2 || !strings.Contains(ee.Msg, "cannot judge") {
+		t.Errorf("hosts differ: %v", err)
+	}
+	c.CannotJudge = nil
+	c.Steps = append(c.Steps, step("order", report.Change{Call: stats.CallInvalid, Reason: "api is insufficient"}, same))
+	if err := judgeComparison(c, []stats.Call{stats.CallGain}); !errors.As(err, &ee) || ee.Code != 2 || !strings.Contains(ee.Msg, "api is insufficient") {
+		t.Errorf("an invalid step: %v", err)
 	}
 }

@@ -149,6 +149,9 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(p.Stacks), "stack"), countNoun(len(p.Windows), "window"), dir)
 	outcome, err := run.Run(ctx, opt)
 	printOutcome(env, outcome, err)
+	if err == nil {
+		err = runSuitePhases(ctx, env, f, dir)
+	}
 	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
 		writeRunReport(env, dir, outcome.Measured+outcome.Skipped < outcome.Planned)
 	}
@@ -268,8 +271,9 @@ func writeRunReport(env Env, dir string, partial bool) {
 	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
 }
 
-// printSteps prints one line per step and route group: the median change in
-// throughput over the group's cases and how many cases fell in each band.
+// printSteps prints, per step and route group, how many cases got each
+// call and the median estimate, then each case's call with its estimate
+// and interval: the terminal never shows a call without what it rests on.
 func printSteps(w io.Writer, m *report.Model) {
 	if m.Header.ParitySkipped {
 		fmt.Fprintln(w, "WARNING: the parity gate was skipped; these stacks were not shown to answer the same contract.")
@@ -277,14 +281,8 @@ func printSteps(w io.Writer, m *report.Model) {
 	if len(m.Groups) == 0 {
 		return
 	}
-	noise := "unknown"
-	if m.Header.Noise.Known {
-		noise = fmt.Sprintf("%.1f%%", 100*m.Header.Noise.Spread)
-	}
-	fmt.Fprintf(w, "\nWhat each step bought (throughput, median change over the cases of each route group; noise floor %s):\n", noise)
-	if !m.Header.Noise.Known {
-		fmt.Fprintln(w, "  (with the noise floor unknown, nothing is called noise: a band says how large a change is, not that it is more than noise; measure more rounds)")
-	}
+	fmt.Fprintf(w, "\nWhat each step bought (throughput; each call from the Hodges–Lehmann estimate and its %g%% interval, minimum effect %g%%):\n",
+		100*(1-m.Header.Alpha), 100*m.Header.MinEffect)
 	for _, g := range m.Groups {
 		label := "  " + g.From + " → " + g.To
 		if g.Kind != "adjacent" {
@@ -294,24 +292,14 @@ func printSteps(w io.Writer, m *report.Model) {
 			fmt.Fprintf(w, "%s, %s routes, c=%d: no valid comparison\n", label, g.Group, g.Concurrency)
 			continue
 		}
-		if g.Defined == 1 {
-			fmt.Fprintf(w, "%s, %s routes, c=%d: %+.1f%% (1 case; %s)\n",
-				label, g.Group, g.Concurrency, g.MedianPct, bandCounts(g.Bands))
-			continue
-		}
-		fmt.Fprintf(w, "%s, %s routes, c=%d: %+.1f%% (from %+.1f%% to %+.1f%% over %d cases; %s)\n",
-			label, g.Group, g.Concurrency, g.MedianPct, g.MinPct, g.MaxPct, g.Defined, bandCounts(g.Bands))
-	}
-}
-
-func bandCounts(b map[string]int) string {
-	var parts []string
-	for _, band := range []string{"real", "small", "noise", "invalid"} {
-		if n := b[band]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, band))
+		fmt.Fprintf(w, "%s, %s routes, c=%d: %s (median estimate %+.1f%%)\n", label, g.Group, g.Concurrency, report.CallCounts(g.Calls), g.MedianPct)
+		for _, s := range m.Steps {
+			if s.Kind != g.Kind || s.From != g.From || s.To != g.To || s.Concurrency != g.Concurrency || s.Database != (g.Group == report.GroupDatabase) {
+				continue
+			}
+			fmt.Fprintf(w, "      %-8s %s\n", s.Case, report.CallText(s.Throughput))
 		}
 	}
-	return strings.Join(parts, ", ")
 }
 
 // terminalWidth is the width of the terminal on stderr, 0 when it is not one.

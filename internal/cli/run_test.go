@@ -11,6 +11,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/run"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // A flag given with --resume would be silently replaced by the recorded
@@ -31,16 +32,29 @@ func TestResumeRefusesOtherFlags(t *testing.T) {
 	}
 }
 
-func TestPrintStepsCountsCases(t *testing.T) {
-	m := &report.Model{Groups: []report.GroupStep{
-		{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Defined: 1, MedianPct: 7.6, MinPct: 7.6, MaxPct: 7.6, Bands: map[string]int{"small": 1}},
-		{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "framework-only", Defined: 3, MedianPct: 2, MinPct: -1, MaxPct: 5, Bands: map[string]int{"noise": 2, "real": 1}},
-	}}
+func TestPrintStepsShowsEachCallWithItsInterval(t *testing.T) {
+	lo, hi := 3.1, 12.4
+	m := &report.Model{
+		Header: report.Header{Alpha: 0.05, MinEffect: 0.05},
+		Groups: []report.GroupStep{
+			{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Cases: 1, Defined: 1, MedianPct: 7.6, MinPct: 7.6, MaxPct: 7.6, Calls: map[stats.Call]int{stats.CallGain: 1}},
+			{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "framework-only", Cases: 1, Defined: 1, MedianPct: 2, MinPct: 2, MaxPct: 2, Calls: map[stats.Call]int{stats.CallUndecided: 1}},
+		},
+		Steps: []report.Step{
+			{Kind: "adjacent", From: "a", To: "b", Case: "user", Concurrency: 32, Database: true,
+				Throughput: report.Change{Call: stats.CallGain, EstimatePct: 7.6, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}},
+			{Kind: "adjacent", From: "a", To: "b", Case: "health", Concurrency: 32,
+				Throughput: report.Change{Call: stats.CallUndecided, EstimatePct: 2, FromWindows: 3, ToWindows: 3, WindowsNeeded: 4}},
+		},
+	}
 	var b strings.Builder
 	printSteps(&b, m)
 	for _, want := range []string{
-		"a → b, database routes, c=32: +7.6% (1 case; 1 small)\n",
-		"a → b, framework-only routes, c=32: +2.0% (from -1.0% to +5.0% over 3 cases; 1 real, 2 noise)\n",
+		"95% interval, minimum effect 5%",
+		"a → b, database routes, c=32: 1 gain (median estimate +7.6%)\n",
+		"user     gain +7.6 % (+3.1 … +12.4 %)\n",
+		"a → b, framework-only routes, c=32: 1 undecided (median estimate +2.0%)\n",
+		"health   undecided +2.0 % (no finite interval with 3 and 3 windows); ~4 windows a side would likely decide it\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("steps lack %q:\n%s", want, b.String())
@@ -127,20 +141,5 @@ func TestFailedRunSaysHowToContinue(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, want) {
 			t.Errorf("code %d, stderr lacks %q:\n%s", code, want, errOut)
 		}
-	}
-}
-
-func TestPrintStepsSaysWhatAnUnknownNoiseFloorMeans(t *testing.T) {
-	m := &report.Model{Groups: []report.GroupStep{{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Defined: 1, MedianPct: 30, Bands: map[string]int{"real": 1}}}}
-	var b strings.Builder
-	printSteps(&b, m)
-	if !strings.Contains(b.String(), "noise floor unknown):\n  (with the noise floor unknown, nothing is called noise") {
-		t.Errorf("unknown floor not explained:\n%s", b.String())
-	}
-	m.Header.Noise = report.NoiseFloor{Known: true, Spread: 0.04}
-	b.Reset()
-	printSteps(&b, m)
-	if !strings.Contains(b.String(), "noise floor 4.0%):\n  a → b") {
-		t.Errorf("known floor:\n%s", b.String())
 	}
 }

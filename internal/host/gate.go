@@ -4,11 +4,27 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
-// DefaultGateMarginCores is added to the idle baseline to make the default
-// gate threshold: half a core above what the machine does at rest (T6).
-const DefaultGateMarginCores = 0.5
+// DefaultGateMarginCores is added to the idle baseline to make the
+// automatic gate's threshold: a quarter core above what the machine does at
+// rest (T6), and never above BusyCores (T15).
+const DefaultGateMarginCores = 0.25
+
+// BusyCores is the foreign CPU above which a host counts as busy, and the
+// highest threshold the automatic gate takes: a quarter core, or 10 % of
+// the host's CPUs when that is more. A gate above it could let through
+// windows that shared the machine with a sizeable foreign load, and on a
+// small host one the window's own load can never leave room to cross (the
+// 1.46-core gate of a busy 2-core start, docs/traps.md T15).
+func BusyCores(hostCPUs int) float64 { return max(0.25, 0.1*float64(hostCPUs)) }
+
+// BaselineQuantile is the quantile of the baseline's short steps that
+// stands for the host at rest: a low one, so that a burst of a daemon
+// during calibration does not raise the gate.
+const BaselineQuantile = 0.25
 
 // DefaultGateRetries is how many times a contended window is redone before
 // it is kept and flagged contended.
@@ -24,18 +40,40 @@ const DefaultGateStep = 250 * time.Millisecond
 type ForeignMeter func(ctx context.Context, d time.Duration) (cores float64, err error)
 
 // Baseline is the foreign CPU of the machine at rest, measured at the
-// start of a run.
+// start of a run in short steps.
 type Baseline struct {
-	MeanCores float64       `json:"mean_cores"`
-	MaxCores  float64       `json:"max_cores"` // the busiest step
-	Duration  time.Duration `json:"duration_ns"`
-	Steps     int           `json:"steps"`
+	MeanCores float64 `json:"mean_cores"`
+	MaxCores  float64 `json:"max_cores"` // the busiest step
+	// LowCores is the BaselineQuantile of the steps: the figure the
+	// automatic gate is set from (0 in journals from before it existed;
+	// MeanCores is used then).
+	LowCores float64       `json:"low_cores"`
+	Duration time.Duration `json:"duration_ns"`
+	Steps    int           `json:"steps"`
+	// Waited is how long the run waited for a quiet host before this
+	// baseline, when the first one found the host busy.
+	Waited time.Duration `json:"waited_ns,omitempty"`
 }
+
+// Rest is the baseline's figure for the host at rest: LowCores, or
+// MeanCores for a baseline given without steps (a test's, or one built by
+// hand).
+func (b Baseline) Rest() float64 {
+	if b.Steps == 0 {
+		return b.MeanCores
+	}
+	return b.LowCores
+}
+
+// Busy reports whether the host was busy at rest: its low quantile of
+// foreign CPU above BusyCores.
+func (b Baseline) Busy(hostCPUs int) bool { return b.Rest() > BusyCores(hostCPUs) }
 
 // MeasureBaseline measures foreign CPU for d in steps of DefaultGateStep.
 func MeasureBaseline(ctx context.Context, d time.Duration, m ForeignMeter) (Baseline, error) {
 	var b Baseline
 	var sum float64
+	var steps []float64
 	for b.Duration < d || b.Steps == 0 {
 		step := min(DefaultGateStep, max(d-b.Duration, time.Millisecond))
 		cores, err := m(ctx, step)
@@ -46,9 +84,28 @@ func MeasureBaseline(ctx context.Context, d time.Duration, m ForeignMeter) (Base
 		b.MaxCores = max(b.MaxCores, cores)
 		b.Duration += step
 		b.Steps++
+		steps = append(steps, cores)
 	}
 	b.MeanCores = sum / b.Duration.Seconds()
+	b.LowCores, _ = stats.Quantile(steps, BaselineQuantile)
 	return b, nil
+}
+
+// MeasureQuietBaseline measures the baseline for d; while the host is busy
+// (Baseline.Busy), it measures again, for at most maxWait in all, and
+// returns the last baseline with Waited set. The caller warns when the
+// result is still busy.
+func MeasureQuietBaseline(ctx context.Context, d, maxWait time.Duration, hostCPUs int, m ForeignMeter) (Baseline, error) {
+	start := time.Now()
+	for {
+		b, err := MeasureBaseline(ctx, d, m)
+		if err != nil || !b.Busy(hostCPUs) || time.Since(start) >= maxWait {
+			if b.Steps > 0 && time.Since(start) > d+d/2 {
+				b.Waited = time.Since(start) - b.Duration
+			}
+			return b, err
+		}
+	}
 }
 
 // Gate keeps measured windows away from a busy machine (trap T5): the run
@@ -68,10 +125,10 @@ type Gate struct {
 }
 
 // NewGate returns a gate whose threshold is explicitCores when it is
-// above 0, else the baseline's mean plus DefaultGateMarginCores. The
-// warnings say when the machine is already busier at rest than the gate
-// allows; they are to be printed and recorded, never waited on.
-func NewGate(b Baseline, explicitCores float64, retries int, m ForeignMeter) (*Gate, []string) {
+// above 0, else AutoThreshold. The warnings say when the machine is
+// already busier at rest than the gate allows; they are to be printed and
+// recorded, never waited on.
+func NewGate(b Baseline, explicitCores float64, retries int, hostCPUs int, m ForeignMeter) (*Gate, []string) {
 	g := &Gate{Baseline: b, Retries: max(retries, 0), Step: DefaultGateStep, meter: m}
 	var warnings []string
 	if explicitCores > 0 {
@@ -82,9 +139,30 @@ func NewGate(b Baseline, explicitCores float64, retries int, m ForeignMeter) (*G
 				explicitCores, b.MeanCores, b.Duration.Round(time.Millisecond), g.Retries))
 		}
 	} else {
-		g.ThresholdCores = b.MeanCores + DefaultGateMarginCores
+		g.ThresholdCores = AutoThreshold(b, hostCPUs)
+		if b.Busy(hostCPUs) {
+			warnings = append(warnings, fmt.Sprintf(
+				"the host was busy when the contention gate calibrated: other processes used %.2f cores at rest (the %.0fth percentile of %d steps over %s%s), more than %.2f; the gate is the absolute %.2f cores instead of rest + %.2f, so windows will wait, be redone and be kept flagged contended while the host stays busy: quiet the machine for figures that describe the stacks",
+				b.Rest(), 100*BaselineQuantile, b.Steps, b.Duration.Round(time.Millisecond), waitedText(b.Waited), BusyCores(hostCPUs), g.ThresholdCores, DefaultGateMarginCores))
+		}
 	}
 	return g, warnings
+}
+
+func waitedText(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", after waiting %s for quiet", d.Round(time.Second))
+}
+
+// AutoThreshold is the automatic gate's threshold: the baseline at rest
+// plus DefaultGateMarginCores, capped at BusyCores. A busy host at
+// calibration therefore gets the absolute BusyCores, never a gate widened
+// by the load that happened to be running (trap T15). hostCPUs of 0 (not
+// known) caps at a quarter core.
+func AutoThreshold(b Baseline, hostCPUs int) float64 {
+	return min(b.Rest()+DefaultGateMarginCores, BusyCores(hostCPUs))
 }
 
 // Quiet is what WaitQuiet saw.
@@ -112,7 +190,7 @@ func (g *Gate) WaitQuiet(ctx context.Context, maxWait time.Duration) (Quiet, err
 		q.Steps++
 		q.ForeignCores = cores
 		q.Waited = time.Since(start)
-		if cores <= g.ThresholdCores {
+		if cores < g.ThresholdCores {
 			q.Quiet = true
 			return q, nil
 		}
@@ -173,12 +251,12 @@ type Verdict struct {
 // machine was suspended during it (trap T7). attempt counts from 0: the
 // window is redone while attempt < Retries, then kept and flagged.
 func (g *Gate) Judge(attempt int, foreignCores float64, suspended bool) Verdict {
-	v := Verdict{Contended: foreignCores > g.ThresholdCores, Suspended: suspended}
+	v := Verdict{Contended: foreignCores >= g.ThresholdCores, Suspended: suspended}
 	switch {
 	case suspended:
 		v.Reason = "the machine was suspended during the window"
 	case v.Contended:
-		v.Reason = fmt.Sprintf("foreign CPU %.2f cores crossed the gate of %.2f cores", foreignCores, g.ThresholdCores)
+		v.Reason = fmt.Sprintf("foreign CPU %.2f cores reached the gate of %.2f cores", foreignCores, g.ThresholdCores)
 	default:
 		v.Action = Accept
 		return v

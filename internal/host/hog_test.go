@@ -54,7 +54,7 @@ func TestGateFlagsHog(t *testing.T) {
 
 	const retries = 2
 	meter := proc.ForeignMeter(proc.SelfGroup("harness"))
-	gate, _ := host.NewGate(host.Baseline{}, 0.1, retries, meter)
+	gate, _ := host.NewGate(host.Baseline{}, 0.1, retries, 2, meter)
 	start := time.Now()
 	q, err := gate.WaitQuiet(ctx, 600*time.Millisecond)
 	if err != nil {
@@ -97,7 +97,7 @@ func TestGateWaitsForHogToStop(t *testing.T) {
 		g, _ := s.Stop().Group("hog")
 		return g.Cores, nil
 	}
-	gate, _ := host.NewGate(host.Baseline{}, 0.05, 1, hogOnly)
+	gate, _ := host.NewGate(host.Baseline{}, 0.05, 1, 2, hogOnly)
 	gate.Step = 200 * time.Millisecond // ≥ 1 clock tick of a starved hog
 	const hogFor = 600 * time.Millisecond
 	go func() { time.Sleep(hogFor); hog.Process.Kill() }()

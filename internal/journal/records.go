@@ -19,6 +19,15 @@ const (
 	FlagContended = "contended"
 	// FlagClientBound: the load generator used 85 % or more of its cores.
 	FlagClientBound = "client_bound"
+	// FlagClientStarved: the load generator waited for a CPU longer than
+	// run.MaxGeneratorWaitShare of its own CPU time: it shared its cores
+	// with the server and the database and could not send as it meant to.
+	FlagClientStarved = "client_starved"
+	// FlagHostSlow: the host-speed probe around the window ran more than
+	// run.HostSlowShare slower than the run's reference: the machine
+	// itself was slow (trap T18). Redone like a contended window, then
+	// kept.
+	FlagHostSlow = "host_slow"
 	// FlagCheckpoint: a database checkpoint happened during the warm-up or
 	// the window.
 	FlagCheckpoint = "checkpoint_in_window"
@@ -72,11 +81,19 @@ type Environment struct {
 	PostgresSettings map[string]string `json:"postgres_settings,omitempty"`
 	// StackVersions holds each stack's `version` command output.
 	StackVersions map[string]string `json:"stack_versions,omitempty"`
-	// GateBaselineCores is the idle foreign CPU measured at start, and
-	// GateThresholdCores the threshold windows were held to (0: no gate).
-	GateBaselineCores  float64  `json:"gate_baseline_cores"`
-	GateThresholdCores float64  `json:"gate_threshold_cores"`
-	Warnings           []string `json:"warnings,omitempty"`
+	// GateBaselineCores is the foreign CPU of the host at rest measured at
+	// start (a low quantile of short steps; GateBaselineMeanCores is their
+	// mean), and GateThresholdCores the threshold windows were held to
+	// (0: no gate). GateBusyAtStart is true when the host was still busy
+	// after the wait for quiet, so the gate is the absolute one (T15).
+	GateBaselineCores     float64 `json:"gate_baseline_cores"`
+	GateBaselineMeanCores float64 `json:"gate_baseline_mean_cores,omitempty"`
+	GateThresholdCores    float64 `json:"gate_threshold_cores"`
+	GateBusyAtStart       bool    `json:"gate_busy_at_start,omitempty"`
+	// ProbeReferenceMs is the host-speed probe's reference at start: the
+	// median time of its fixed work (journal.Probe).
+	ProbeReferenceMs float64  `json:"probe_reference_ms,omitempty"`
+	Warnings         []string `json:"warnings,omitempty"`
 }
 
 // Usage is one process tree's share of a window.
@@ -169,6 +186,9 @@ type Window struct {
 	GateCores              float64 `json:"gate_cores"`
 	SamplerCPUSeconds      float64 `json:"sampler_cpu_s"`
 	Suspended              bool    `json:"suspended"`
+	// Probe is the host-speed probe around the window (trap T18): nil in
+	// journals written before it existed.
+	Probe *Probe `json:"probe,omitempty"`
 
 	DBBefore *DBStats `json:"db_before,omitempty"`
 	DBAfter  *DBStats `json:"db_after,omitempty"`
@@ -177,6 +197,25 @@ type Window struct {
 	// EnvironmentRef is the ordinal, from 1, of the environment record the
 	// window ran under: each invocation (the first and every resume) adds one.
 	EnvironmentRef int `json:"environment_ref"`
+}
+
+// Probe is a fixed-work CPU probe timed just before a window's warm-up and
+// just after its drain, against the run's reference (the median of the
+// probes at the start of the invocation). A host that slowed down for a
+// while, with no foreign process to see, takes longer for the same work.
+type Probe struct {
+	BeforeMs    float64 `json:"before_ms"`
+	AfterMs     float64 `json:"after_ms"`
+	ReferenceMs float64 `json:"reference_ms"`
+}
+
+// SlowerShare is how much slower than the reference the slower of the two
+// probes ran, as a fraction (0.2 = 20 % slower); negative when faster.
+func (p Probe) SlowerShare() float64 {
+	if p.ReferenceMs <= 0 {
+		return 0
+	}
+	return max(p.BeforeMs, p.AfterMs)/p.ReferenceMs - 1
 }
 
 // HasFlag reports whether the window carries flag.
@@ -190,9 +229,22 @@ func (w *Window) HasFlag(flag string) bool {
 }
 
 // Valid reports whether the window is a measurement reports may use as a
-// number: it has a load result and is neither invalid nor failed.
+// number: it has a load result, is neither invalid nor failed, and was
+// not disturbed by the host (contended, suspended or host_slow, kept after
+// the retry budget: such a window measures the host as much as the stack,
+// trap T5, T7 and T18). Flags that describe the measurement itself
+// (client_bound, client_starved, checkpoint_in_window) leave it counted;
+// the report's cell-majority rule weighs them.
 func (w *Window) Valid() bool {
-	return w.Load != nil && !w.HasFlag(FlagInvalid) && !w.HasFlag(FlagFailed)
+	if w.Load == nil {
+		return false
+	}
+	for _, f := range []string{FlagInvalid, FlagFailed, FlagContended, FlagSuspended, FlagHostSlow} {
+		if w.HasFlag(f) {
+			return false
+		}
+	}
+	return true
 }
 
 // Boot is one stack's cold starts from the boot suite.

@@ -118,9 +118,13 @@ func TestDocsProfileTable(t *testing.T) {
 		for j, c := range p.Concurrency {
 			concurrency[j] = strconv.Itoa(c)
 		}
+		rounds := strconv.Itoa(p.Rounds)
+		if p.Adaptive {
+			rounds = fmt.Sprintf("auto: %d to %d, budget %s", p.Rounds, p.MaxRounds, strings.TrimSuffix(strings.TrimSuffix(p.Budget.String(), "0s"), "0s"))
+		}
 		want := map[string]string{
 			"concurrency": strings.Join(concurrency, ", "),
-			"rounds":      strconv.Itoa(p.Rounds),
+			"rounds":      rounds,
 			"fresh":       p.Fresh,
 			"boot_starts": strconv.Itoa(p.BootStarts),
 			"spread":      strconv.FormatBool(p.Spread),

@@ -16,7 +16,7 @@ import (
 )
 
 // topKeys are the keys of a comparison file.
-var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks"}
+var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks", "process"}
 
 // Load reads and validates the comparison file at path, with environment
 // variables (${NAME} in database and jwt_secret) read from the process. A
@@ -107,9 +107,12 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	if n := m.get("protocol"); n != nil {
 		f.protocol = p.protocol(n, f.Workload)
 	}
+	if n := m.get("process"); n != nil {
+		f.Process = p.process(n)
+	}
 	if n := m.get("stacks"); n != nil {
 		f.Stacks = p.stacks(n, health)
-	} else {
+	} else if f.Process == nil {
 		p.addf(root, "the file has no stacks; add a stacks: list, e.g.\n    stacks:\n      - name: my-api\n        dir: .\n        start: ./bin/server")
 	}
 }

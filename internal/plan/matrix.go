@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/workload"
@@ -73,6 +74,18 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	proto, _ := Profile(name)
 	f.protocol.apply(&proto)
 	o.apply(&proto)
+	if proto.Adaptive {
+		if proto.MaxRounds == 0 {
+			proto.MaxRounds = max(proto.Rounds, DefaultMaxRounds)
+		}
+		if proto.MaxRounds < proto.Rounds {
+			return nil, &ConfigError{Problems: []Problem{{Msg: fmt.Sprintf(
+				"rounds: auto runs %d to %d rounds, and %d is fewer than %d: set max_rounds (--max-rounds) to at least min_rounds (--min-rounds)",
+				proto.Rounds, proto.MaxRounds, proto.MaxRounds, proto.Rounds)}}}
+		}
+	} else {
+		proto.MaxRounds, proto.Budget = 0, 0
+	}
 	cases := selectCases(f.Workload, proto.Cases)
 	proto.Cases = make([]string, len(cases))
 	// The stacks open their pools at start and the parity gate checks every
@@ -97,18 +110,53 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	return p, nil
 }
 
-// selectStacks keeps the stacks named (all when names is empty) in file order.
+// selectStacks keeps the stacks named (all when names is empty) in file
+// order. A kept stack whose from: was left out steps from that stack's own
+// from, and so on up; with no kept ancestor, from the previous kept stack.
+// The first kept stack has no from.
 func selectStacks(all []Stack, names []string) []Stack {
 	if len(names) == 0 {
 		return append([]Stack(nil), all...)
 	}
+	byName := map[string]Stack{}
+	for _, s := range all {
+		byName[s.Name] = s
+	}
 	var out []Stack
 	for _, s := range all {
-		if contains(names, s.Name) {
-			out = append(out, s)
+		if !contains(names, s.Name) {
+			continue
 		}
+		from := s.From
+		for from != "" && !contains(names, from) {
+			from = byName[from].From
+			if from == "" {
+				// The left-out ancestor stepped from its previous stack:
+				// follow the file order instead.
+				from = previousKept(all, names, s.Name)
+			}
+		}
+		if len(out) == 0 {
+			from = ""
+		}
+		s.From = from
+		out = append(out, s)
 	}
 	return out
+}
+
+// previousKept is the kept stack listed last before name, or "".
+func previousKept(all []Stack, names []string, name string) string {
+	prev := ""
+	for _, s := range all {
+		if s.Name == name {
+			return prev
+		}
+		if contains(names, s.Name) {
+			prev = s.Name
+		}
+	}
+	return prev
 }
 
 // matrix lays out the windows: for round r (from 1), stacks rotated to
@@ -141,6 +189,53 @@ func matrix(stacks []Stack, cases []workload.Case, p Protocol) []Window {
 						Inserts:     c.Inserts,
 					})
 				}
+			}
+		}
+	}
+	return ws
+}
+
+// CellKey names a cell: one stack, case and concurrency.
+type CellKey struct {
+	Stack, Case string
+	Concurrency int
+}
+
+// ExtraRound lays out adaptive round `round` after the windows the plan
+// already has: only the cells in need, stacks in the rotated order of that
+// round, each stack in a fresh process (one per case with fresh: case),
+// cases and concurrency levels in plan order. Indexes and process numbers
+// continue from the plan's last window. The plan is not changed; the run
+// appends the windows (and journals them) when it decides to measure them.
+func (p *Plan) ExtraRound(round int, need map[CellKey]bool) []Window {
+	index, process := len(p.Windows), 0
+	if index > 0 {
+		process = p.Windows[index-1].Process
+	}
+	var ws []Window
+	n := len(p.Stacks)
+	for slot := 0; slot < n; slot++ {
+		s := p.Stacks[(round-1+slot)%n]
+		first := true
+		for _, c := range p.Cases {
+			if !slices.Contains(p.Protocol.Cases, c.Name) {
+				continue
+			}
+			newCase := true
+			for _, conc := range p.Protocol.Concurrency {
+				if !need[CellKey{s.Name, c.Name, conc}] {
+					continue
+				}
+				start := first || (p.Protocol.Fresh == FreshCase && newCase)
+				if start {
+					process++
+				}
+				ws = append(ws, Window{
+					Key: WindowKey(round, s.Name, c.Name, conc), Index: index + len(ws),
+					Round: round, Slot: slot, Stack: s.Name, Case: c.Name, Concurrency: conc,
+					Process: process, NewProcess: start, Inserts: c.Inserts,
+				})
+				first, newCase = false, false
 			}
 		}
 	}

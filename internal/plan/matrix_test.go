@@ -37,7 +37,7 @@ func keys(ws []Window) []string {
 }
 
 func TestMatrixRotatesStacks(t *testing.T) {
-	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  cases: [health, order]\n"+threeStacks, Overrides{})
+	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  rounds: 3\n  cases: [health, order]\n"+threeStacks, Overrides{})
 	if len(p.Windows) != 3*3*2*2 {
 		t.Fatalf("%d windows, want 36", len(p.Windows))
 	}

@@ -25,13 +25,22 @@ type Overrides struct {
 	Window      time.Duration
 	Timeout     time.Duration
 	Rounds      int
-	Fresh       string
-	BootStarts  *int
+	// Adaptive is rounds: auto (true) or a number of rounds (false); nil
+	// keeps the profile's. MinRounds, MaxRounds and Budget bound it.
+	Adaptive   *bool
+	MinRounds  int
+	MaxRounds  int
+	Budget     time.Duration
+	Fresh      string
+	BootStarts *int
 	// Gate is "auto", "off" or a number of cores of foreign CPU ("0.8").
 	Gate        string
 	GateRetries *int
 	GateWait    time.Duration
 	Spread      *bool
+	// MinEffect is the smallest shift a step calls a gain or a loss, as a
+	// fraction (0.05).
+	MinEffect float64
 }
 
 // Minimums for durations; anything shorter measures start-up noise.
@@ -55,8 +64,15 @@ func (o Overrides) apply(p *Protocol) {
 	setIf(&p.Window, o.Window)
 	setIf(&p.Timeout, o.Timeout)
 	setIf(&p.Rounds, o.Rounds)
+	if o.Adaptive != nil {
+		p.Adaptive = *o.Adaptive
+	}
+	setIf(&p.Rounds, o.MinRounds)
+	setIf(&p.MaxRounds, o.MaxRounds)
+	setIf(&p.Budget, o.Budget)
 	setIf(&p.Fresh, o.Fresh)
 	setIf(&p.Gate.Wait, o.GateWait)
+	setIf(&p.MinEffect, o.MinEffect)
 	if o.BootStarts != nil {
 		p.BootStarts = *o.BootStarts
 	}

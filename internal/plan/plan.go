@@ -48,8 +48,10 @@ type File struct {
 	JWTSecret string
 	// Profile is the profile the file names; "standard" when it names none.
 	Profile string
-	// Stacks in step order.
+	// Stacks in step order. A file with a process suite may have none.
 	Stacks []Stack
+	// Process is the process suite (the process: section), nil when absent.
+	Process *ProcessSuite
 	// Warnings are things that are valid but probably not what was meant.
 	Warnings []Problem
 
@@ -75,6 +77,13 @@ type Stack struct {
 	BootTimeout time.Duration `json:"boot_timeout,omitempty"`
 	// Version is a command whose output is recorded with the results.
 	Version string `json:"version,omitempty"`
+	// From names the stack this one changes one layer of; its step is
+	// From → this stack. Empty means the previous stack in the file. The
+	// steps form a tree from the first stack.
+	From string `json:"from,omitempty"`
+	// DX is what the developer-experience suite measures (the dx: key);
+	// nil when the stack has none.
+	DX *DX `json:"dx,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }
@@ -113,7 +122,16 @@ type Protocol struct {
 	Window      time.Duration `json:"window_ns"`
 	// Timeout is the load generator's client timeout.
 	Timeout time.Duration `json:"timeout_ns"`
-	Rounds  int           `json:"rounds"`
+	// Rounds is the number of rounds; with Adaptive, the minimum.
+	Rounds int `json:"rounds"`
+	// Adaptive is rounds: auto. After Rounds rounds the run measures
+	// further rounds, each only of the cells that an undecided step needs,
+	// until every step is decided, MaxRounds is reached or the windows'
+	// estimated time would pass Budget (see docs/statistics.md, "Adaptive
+	// rounds").
+	Adaptive  bool          `json:"adaptive,omitempty"`
+	MaxRounds int           `json:"max_rounds,omitempty"`
+	Budget    time.Duration `json:"budget_ns,omitempty"`
 	// Cases in the order each process serves them; empty in a profile
 	// means every case of the workload.
 	Cases []string `json:"cases"`
@@ -122,6 +140,9 @@ type Protocol struct {
 	// the boot suite.
 	BootStarts int  `json:"boot_starts"`
 	Gate       Gate `json:"gate"`
+	// MinEffect is the smallest relative shift a step calls a gain or a
+	// loss (0.05 = 5 %); an interval within ± it is called same.
+	MinEffect float64 `json:"min_effect"`
 	// Spread draws ids, pages and token subjects from a deterministic
 	// sequence over all users instead of the fixed requests.
 	Spread bool `json:"spread"`

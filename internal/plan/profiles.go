@@ -10,8 +10,8 @@ import (
 var profiles = map[string]Protocol{
 	// quick: a first look and the README's demo; a few stacks × seven
 	// cases finish in minutes on a 2-core machine. Four rounds, because
-	// with three windows a side no Mann-Whitney U test can reach p < 0.05
-	// (its smallest p is 2/C(6,3) = 0.1); four give 2/C(8,4) ≈ 0.029.
+	// with three windows a side no step's 95 % interval is finite (2/C(6,3)
+	// = 0.1 > 0.05); four give the widest one, 2/C(8,4) ≈ 0.029.
 	"quick": {
 		Profile:     "quick",
 		Concurrency: []int{32},
@@ -19,21 +19,30 @@ var profiles = map[string]Protocol{
 		Window:      2 * time.Second,
 		Timeout:     60 * time.Second,
 		Rounds:      4,
+		Adaptive:    true,
+		MaxRounds:   10,
+		Budget:      7 * time.Minute,
 		Fresh:       FreshRound,
 		BootStarts:  5,
 		Gate:        Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
+		MinEffect:   DefaultMinEffect,
 	},
-	// standard: the default.
+	// standard: the default. Five rounds, so a step's interval is narrower
+	// than smallest-to-largest (k = 3 of 25 ratios).
 	"standard": {
 		Profile:     "standard",
 		Concurrency: []int{10, 100},
 		Warmup:      5 * time.Second,
 		Window:      10 * time.Second,
 		Timeout:     60 * time.Second,
-		Rounds:      3,
+		Rounds:      5,
+		Adaptive:    true,
+		MaxRounds:   10,
+		Budget:      90 * time.Minute,
 		Fresh:       FreshRound,
 		BootStarts:  10,
 		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 30 * time.Second},
+		MinEffect:   DefaultMinEffect,
 	},
 	// full: the published protocol.
 	"full": {
@@ -42,12 +51,21 @@ var profiles = map[string]Protocol{
 		Warmup:      5 * time.Second,
 		Window:      30 * time.Second,
 		Timeout:     60 * time.Second,
-		Rounds:      3,
+		Rounds:      5,
 		Fresh:       FreshRound,
 		BootStarts:  30,
 		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 60 * time.Second},
+		MinEffect:   DefaultMinEffect,
 	},
 }
+
+// DefaultMaxRounds is the most rounds of rounds: auto when neither the
+// profile nor the file says.
+const DefaultMaxRounds = 10
+
+// DefaultMinEffect is every profile's minimum effect: 5 %, the same as
+// stats.DefaultMinEffect (plan does not import stats).
+const DefaultMinEffect = 0.05
 
 // ProfileNames lists the profiles from the shortest to the longest.
 func ProfileNames() []string { return []string{"quick", "standard", "full"} }

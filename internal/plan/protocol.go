@@ -1,6 +1,10 @@
 package plan
 
 import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -9,7 +13,7 @@ import (
 )
 
 var (
-	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "boot_starts", "gate", "spread"}
+	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget"}
 	gateKeys     = []string{"threshold", "retries", "wait"}
 )
 
@@ -34,7 +38,22 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 		o.Timeout, _ = p.duration(v, "timeout", minTimeout)
 	}
 	if v := m.get("rounds"); v != nil {
-		o.Rounds, _ = p.atLeast(v, "rounds", 1, "rounds: 3")
+		if deref(v).Kind == yaml.ScalarNode && deref(v).Value == "auto" {
+			yes := true
+			o.Adaptive = &yes
+		} else if r, ok := p.atLeast(v, "rounds", 1, "rounds: 5, or rounds: auto"); ok {
+			no := false
+			o.Rounds, o.Adaptive = r, &no
+		}
+	}
+	if v := m.get("min_rounds"); v != nil {
+		o.MinRounds, _ = p.atLeast(v, "min_rounds", 1, "min_rounds: 4")
+	}
+	if v := m.get("max_rounds"); v != nil {
+		o.MaxRounds, _ = p.atLeast(v, "max_rounds", 1, "max_rounds: 12")
+	}
+	if v := m.get("budget"); v != nil {
+		o.Budget, _ = p.duration(v, "budget", time.Minute)
 	}
 	if v := m.get("cases"); v != nil {
 		o.Cases = p.caseNames(v, w)
@@ -60,6 +79,9 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 	}
 	if v := m.get("gate"); v != nil {
 		p.gate(v, &o)
+	}
+	if v := m.get("min_effect"); v != nil {
+		o.MinEffect, _ = p.fraction(v, "min_effect", "min_effect: 5%")
 	}
 	return o
 }
@@ -152,4 +174,38 @@ func (p *parser) gateThreshold(n *yaml.Node, o *Overrides) {
 		return
 	}
 	o.Gate = s
+}
+
+// fraction reads a share written as a percentage ("5%") or a fraction
+// (0.05), strictly between 0 and 1.
+func (p *parser) fraction(n *yaml.Node, field, example string) (float64, bool) {
+	s, ok := p.str(n, field, example)
+	if !ok {
+		return 0, false
+	}
+	f, err := ParseFraction(s)
+	if err != nil {
+		p.addf(n, "%s %q: %v; write %s", field, s, err, example)
+		return 0, false
+	}
+	return f, true
+}
+
+// ParseFraction reads "5%", "5 %" or "0.05" as 0.05. The value must be
+// strictly between 0 and 1 (0 % and 100 % are not shares anyone means).
+func ParseFraction(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if rest, ok := strings.CutSuffix(t, "%"); ok {
+		t, scale = strings.TrimSpace(rest), 100
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("not a number or a percentage")
+	}
+	f /= scale
+	if f <= 0 || f >= 1 {
+		return 0, fmt.Errorf("must be above 0 %% and below 100 %%")
+	}
+	return f, nil
 }

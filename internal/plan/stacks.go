@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "dir", "build", "start", "env", "health", "boot_timeout", "version"}
+var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "dx"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
@@ -39,11 +39,36 @@ func (p *parser) stacks(n *yaml.Node, health string) []Stack {
 			continue
 		}
 		seen[s.Name] = s.Line
+		if s.From != "" {
+			_, earlier := seen[s.From]
+			switch {
+			case s.From == s.Name:
+				p.addf(fromNode(item), "stack %q has from: %s, itself; name the earlier stack it changes one layer of", s.Name, s.From)
+				ok = false
+			case !earlier:
+				p.addf(fromNode(item), "stack %q has from: %s, which is not a stack listed before it; name an earlier stack (steps run from the first stack outwards)", s.Name, s.From)
+				ok = false
+			}
+		}
 		if ok {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// fromNode is the from: value of a stack's mapping, for a message's line;
+// the stack's own node when it has none.
+func fromNode(n *yaml.Node) *yaml.Node {
+	n = deref(n)
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "from" {
+				return n.Content[i+1]
+			}
+		}
+	}
+	return n
 }
 
 // stack reads one stack; ok is false when it has a problem.
@@ -78,6 +103,9 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	if v := m.get("build"); v != nil {
 		s.Build, _ = p.str(v, "build", "build: go build -o bin/server .")
 	}
+	if v := m.get("from"); v != nil {
+		s.From, _ = p.str(v, "from", "from: nethttp-pgx (the stack this one changes one layer of)")
+	}
 	if v := m.get("version"); v != nil {
 		s.Version, _ = p.str(v, "version", "version: go version")
 	}
@@ -91,6 +119,9 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	}
 	if v := m.get("env"); v != nil {
 		s.Env, s.EnvOrder = p.env(v)
+	}
+	if v := m.get("dx"); v != nil && s.Dir != "" {
+		s.DX = p.dx(v, s.Dir, what)
 	}
 	return s, len(p.problems) == before
 }

@@ -23,8 +23,10 @@ type BuildOptions struct {
 	// Cost holds the cost model's assumptions; the zero value means
 	// cost.DefaultOptions().
 	Cost cost.Options
-	// Alpha is the U test's significance level; 0 means stats.DefaultAlpha.
+	// Alpha is one minus the steps' confidence; 0 means stats.DefaultAlpha.
 	Alpha float64
+	// MinEffect overrides the plan's minimum effect when above 0.
+	MinEffect float64
 }
 
 // Build reads the journal of a results directory (finished, stopped or
@@ -41,7 +43,14 @@ func BuildWith(dir string, opt BuildOptions) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read results in %s: %w", dir, err)
 	}
-	return FromResults(res, opt)
+	m, err := FromResults(res, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := readSuites(dir, m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // FromResults computes the report model of a journal already read.
@@ -62,6 +71,9 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	m := &Model{ModelVersion: ModelVersion}
 	finals := res.FinalWindows()
 	m.Header = header(res, finals, opt.Alpha)
+	if opt.MinEffect > 0 {
+		m.Header.MinEffect = opt.MinEffect
+	}
 	m.Cells = cells(m, res, finals)
 	m.Boot = bootRows(m.Header.Stacks, res.Boot)
 	m.Footer = footer(res)
@@ -85,11 +97,26 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		WindowsPlanned:  len(pl.Windows),
 		WindowsRecorded: len(finals),
 		Alpha:           alpha,
+		MinEffect:       pl.Protocol.MinEffect,
 		ParitySkipped:   p.SkipParity,
 		JournalNotes:    res.JournalProblems,
 	}
+	if pl.Protocol.Adaptive {
+		// Every look of an adaptive run spends part of α (docs/statistics.md).
+		h.Alpha = stats.SequentialAlpha(alpha, pl.Protocol.Rounds, pl.Protocol.MaxRounds)
+	}
+	if h.MinEffect <= 0 {
+		// A journal written before min_effect existed.
+		h.MinEffect = stats.DefaultMinEffect
+	}
 	for _, s := range pl.Stacks {
 		h.Stacks = append(h.Stacks, s.Name)
+		if s.From != "" {
+			if h.StepFrom == nil {
+				h.StepFrom = map[string]string{}
+			}
+			h.StepFrom[s.Name] = s.From
+		}
 	}
 	h.Cases, h.Warnings = caseInfos(res)
 	h.State = "stopped"
@@ -111,6 +138,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 			h.Warnings = appendNew(h.Warnings, ev.Msg)
 		}
 	}
+	h.HostSpeed = hostSpeed(finals)
 	if len(res.Environments) > 0 {
 		he := res.Environments[0].Host
 		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount}
@@ -336,4 +364,25 @@ func later(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// hostSpeed summarises the probes of the final windows.
+func hostSpeed(finals []journal.Window) HostSpeed {
+	var ms []float64
+	for _, w := range finals {
+		if w.Probe != nil && w.Probe.BeforeMs > 0 && w.Probe.AfterMs > 0 {
+			ms = append(ms, w.Probe.BeforeMs, w.Probe.AfterMs)
+		}
+	}
+	s, err := stats.Summarize(ms)
+	if err != nil {
+		return HostSpeed{}
+	}
+	hs := HostSpeed{Probes: len(ms), ProbeMedianMs: s.Median, ProbeMinMs: s.Min, ProbeMaxMs: s.Max}
+	for _, w := range finals {
+		if w.Probe != nil && w.Probe.ReferenceMs > 0 {
+			hs.Windows = append(hs.Windows, HostSpeedPoint{Key: w.Key, SlowerPct: 100 * w.Probe.SlowerShare(), HostSlow: w.HasFlag(journal.FlagHostSlow)})
+		}
+	}
+	return hs
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -15,10 +16,15 @@ type Comparison struct {
 	A            RunRef  `json:"a"`
 	B            RunRef  `json:"b"`
 	Alpha        float64 `json:"alpha"`
-	// Noise and NoisePerCPU are the larger of the two runs' noise floors:
-	// a change has to clear the noise of both runs.
-	Noise       NoiseFloor `json:"noise"`
-	NoisePerCPU NoiseFloor `json:"noise_per_cpu"`
+	// MinEffect is the larger of the two runs' minimum effects.
+	MinEffect float64 `json:"min_effect"`
+	// DispersionA and DispersionB are the two runs' quality figures.
+	DispersionA Dispersion `json:"dispersion_a"`
+	DispersionB Dispersion `json:"dispersion_b"`
+	// CannotJudge, when not empty, says why a change between the runs may
+	// be the hosts' rather than the code's: the calls are shown, but a
+	// regression gate must not act on them.
+	CannotJudge []string `json:"cannot_judge,omitempty"`
 	// Steps go from A's cell to B's (Kind StepCompare, From = To = stack).
 	Steps  []Step      `json:"steps"`
 	Groups []GroupStep `json:"groups"`
@@ -56,15 +62,15 @@ func Compare(a, b *Model) (*Comparison, error) {
 	if len(cases) == 0 || len(levels) == 0 {
 		return nil, fmt.Errorf("the runs have no case and concurrency in common: compare two runs of the same workload and protocol")
 	}
-	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: a.Header.Alpha, Warnings: compareWarnings(a, b)}
-	c.Noise = widerFloor(a.Header.Noise, b.Header.Noise)
-	c.NoisePerCPU = widerFloor(a.Header.NoisePerCPU, b.Header.NoisePerCPU)
+	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: a.Header.Alpha,
+		MinEffect: max(a.Header.MinEffect, b.Header.MinEffect), Warnings: compareWarnings(a, b), CannotJudge: hostsDiffer(a, b)}
+	c.DispersionA, c.DispersionB = a.Header.Dispersion, b.Header.Dispersion
 	var pairs []stackPair
 	for _, s := range stacks {
 		pairs = append(pairs, stackPair{StepCompare, s, s})
 		for _, ci := range cases {
 			for _, conc := range levels {
-				c.Steps = append(c.Steps, newStep(StepCompare, a.cellOrMissing(s, ci, conc), b.cellOrMissing(s, ci, conc), c.Noise, c.NoisePerCPU, c.Alpha))
+				c.Steps = append(c.Steps, newStep(StepCompare, a.cellOrMissing(s, ci, conc), b.cellOrMissing(s, ci, conc), c.MinEffect, c.Alpha))
 			}
 		}
 	}
@@ -72,17 +78,32 @@ func Compare(a, b *Model) (*Comparison, error) {
 	return c, nil
 }
 
+// hostsDiffer says why two runs' hosts may have run at different speeds:
+// another machine, or another CPU count. (Two runs on one machine can
+// still differ in speed; only a fixed-work probe measured in both runs
+// can tell, and the message says so when either run lacks one.)
+func hostsDiffer(a, b *Model) []string {
+	var out []string
+	ha, hb := a.Header.Host, b.Header.Host
+	if ha != hb {
+		out = append(out, fmt.Sprintf("the runs measured on different hosts (A: %s; B: %s)", hostText(ha), hostText(hb)))
+	}
+	pa, pb := a.Header.HostSpeed, b.Header.HostSpeed
+	switch {
+	case pa.ProbeMedianMs <= 0 || pb.ProbeMedianMs <= 0:
+		out = append(out, "a run has no host-speed probe, so a change of the host's own speed between the runs cannot be told from a change of the code")
+	default:
+		if r := pb.ProbeMedianMs/pa.ProbeMedianMs - 1; math.Abs(r) > HostSpeedTolerance {
+			out = append(out, fmt.Sprintf("the host ran at a different speed: its fixed-work probe took %.2f ms in A and %.2f ms in B (%+.1f %%, more than ±%.0f %%)",
+				pa.ProbeMedianMs, pb.ProbeMedianMs, 100*r, 100*HostSpeedTolerance))
+		}
+	}
+	return out
+}
+
 func runRef(m *Model) RunRef {
 	h := m.Header
 	return RunRef{RunID: h.RunID, Started: h.Started, ToolVersion: h.ToolVersion, Profile: h.Profile, State: h.State, Host: h.Host, ParitySkipped: h.ParitySkipped}
-}
-
-// widerFloor is the larger known noise floor of two runs.
-func widerFloor(a, b NoiseFloor) NoiseFloor {
-	if !a.Known || (b.Known && b.Spread > a.Spread) {
-		return b
-	}
-	return a
 }
 
 // compareWarnings lists what makes two runs less comparable.

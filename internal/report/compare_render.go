@@ -18,7 +18,14 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	t.add("profile", c.A.Profile, c.B.Profile)
 	t.add("host", hostText(c.A.Host), hostText(c.B.Host))
 	t.write(&b)
-	b.WriteString(strings.Replace(noiseSentence(Header{Noise: c.Noise, NoisePerCPU: c.NoisePerCPU, Alpha: c.Alpha}), "Noise floor:", "Noise floor (the larger of the two runs'):", 1) + "\n\n")
+	b.WriteString(callRule(c.Alpha, c.MinEffect) + " " + dispersionText(c.DispersionA, "run A's ") + " " + dispersionText(c.DispersionB, "run B's ") + "\n\n")
+	if len(c.CannotJudge) > 0 {
+		b.WriteString("## Cannot judge\n\nThe calls below compare two hosts as much as two versions, so a regression gate does not act on them:\n\n")
+		for _, w := range c.CannotJudge {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+		b.WriteString("\nPut both versions in one run as neighbouring stacks instead: their windows interleave, so the host's drift lands on both.\n\n")
+	}
 	if len(c.Warnings) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range c.Warnings {
@@ -38,19 +45,19 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 			continue
 		}
 		fmt.Fprintf(&b, "### %s routes\n\n", titleCase(g))
-		t := mdTable{head: []string{"stack", "c", "throughput change: min / median / max", "real", "small", "noise", "invalid"}}
+		t := mdTable{head: append([]string{"stack"}, groupHead[1:len(groupHead)-1]...)}
 		for _, r := range rows {
-			t.add(r.From, fmt.Sprint(r.Concurrency), groupRange(r),
-				fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid]))
+			row := groupRow(r)
+			t.add(append([]string{r.From}, row[1:len(row)-1]...)...)
 		}
 		t.write(&b)
 	}
 	b.WriteString("### Per case\n\n")
-	pc := mdTable{head: []string{"stack", "case", "c", "throughput", "band", "U test", "per CPU-second", "band", "U test"}}
+	pc := mdTable{head: []string{"stack", "case", "c", "throughput", "estimate (interval)", "per CPU-second", "estimate (interval)"}}
 	for _, s := range c.Steps {
 		pc.add(s.From, "`"+s.Case+"`", fmt.Sprint(s.Concurrency),
-			changeText(s.Throughput), s.Throughput.Band, testText(s.Throughput),
-			changeText(s.PerCPU), s.PerCPU.Band, testText(s.PerCPU))
+			callCell(s.Throughput), estimateText(s.Throughput),
+			callCell(s.PerCPU), estimateText(s.PerCPU))
 	}
 	pc.write(&b)
 	_, err := io.WriteString(w, b.String())

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/cost"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // fasterGin is the fixture with gin 20 % faster in every window: run B of
@@ -52,16 +53,16 @@ func TestCompare(t *testing.T) {
 		ch := s.Throughput
 		switch {
 		case s.From == "gin" && s.Case == "order" && s.Concurrency == 100, s.From == "gin" && s.Case == "cpu" && s.Concurrency == 10:
-			if ch.Band != BandInvalid || ch.Defined {
+			if ch.Call != stats.CallInvalid || ch.Bounded() {
 				t.Errorf("%s/%s/c=%d: %+v, want invalid (the cell is invalid or failed in both runs)", s.From, s.Case, s.Concurrency, ch)
 			}
 		case s.From == "gin":
-			if math.Abs(ch.Pct-20) > 1e-6 || ch.Band != BandReal || !ch.Tested || !ch.Significant {
-				t.Errorf("gin/%s/c=%d: %+v, want +20 %% real and significant", s.Case, s.Concurrency, ch)
+			if math.Abs(ch.EstimatePct-20) > 1e-6 || ch.Call != stats.CallGain || !ch.Bounded() || *ch.CILowPct <= 0 {
+				t.Errorf("gin/%s/c=%d: %+v, want a +20 %% gain with an interval above 0", s.Case, s.Concurrency, ch)
 			}
 		default:
-			if ch.Pct != 0 || ch.Band != BandNoise || ch.Significant {
-				t.Errorf("%s/%s/c=%d: %+v, want ±0 noise", s.From, s.Case, s.Concurrency, ch)
+			if ch.EstimatePct != 0 || ch.Call == stats.CallGain || ch.Call == stats.CallLoss {
+				t.Errorf("%s/%s/c=%d: %+v, want ±0 and neither gain nor loss", s.From, s.Case, s.Concurrency, ch)
 			}
 		}
 	}
@@ -103,5 +104,27 @@ func TestCompareNamesWhatItLeavesOut(t *testing.T) {
 		if s.Case == a.Header.Cases[0].Name || s.Case == "extra" || s.Concurrency != a.Header.Concurrency[0] {
 			t.Errorf("step %s %s c=%d compared, but one run lacks it", s.From, s.Case, s.Concurrency)
 		}
+	}
+}
+
+func TestHostsDifferBySpeed(t *testing.T) {
+	a := fixtureModel(t)
+	b := fasterGin(t, a)
+	if got := hostsDiffer(a, b); len(got) != 1 || !strings.Contains(got[0], "no host-speed probe") {
+		t.Errorf("without probes: %v", got)
+	}
+	a.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.0}
+	b.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.1}
+	if got := hostsDiffer(a, b); len(got) != 0 {
+		t.Errorf("2.5 %% apart is the same speed: %v", got)
+	}
+	b.Header.HostSpeed.ProbeMedianMs = 4.6
+	if got := hostsDiffer(a, b); len(got) != 1 || !strings.Contains(got[0], "+15.0 %") {
+		t.Errorf("15 %% slower: %v", got)
+	}
+	b.Header.HostSpeed.ProbeMedianMs = 4.0
+	b.Header.Host.Cores++
+	if got := hostsDiffer(a, b); len(got) != 1 || !strings.Contains(got[0], "different hosts") {
+		t.Errorf("another core count: %v", got)
 	}
 }

@@ -30,7 +30,8 @@ func summarizeCell(c *Cell) {
 		c.State = CellInvalid
 		return
 	}
-	c.State = CellValid
+	c.State, c.StateReason = majority(c.PerWindow)
+	markOutliers(c)
 	tp := c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS })
 	var medianWindow int
 	c.Throughput, medianWindow = spreadOf(tp)
@@ -51,6 +52,62 @@ func summarizeCell(c *Cell) {
 	for _, w := range counted {
 		c.RSSPeakBytes = max(c.RSSPeakBytes, w.RSSPeakBytes)
 	}
+}
+
+// markOutliers sets the cell's robust CV of throughput and marks its
+// counted windows past the outlier fence (with 3 or more of them).
+func markOutliers(c *Cell) {
+	c.ThroughputCV, c.Outliers = 0, 0
+	tp := c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS })
+	if len(tp) < 3 {
+		return
+	}
+	r, err := stats.RobustOf(tp)
+	if err != nil {
+		return
+	}
+	c.ThroughputCV = r.CV
+	j := 0
+	for i := range c.PerWindow {
+		if !c.PerWindow[i].Counted {
+			continue
+		}
+		c.PerWindow[i].Outlier = r.Outliers[j]
+		if r.Outliers[j] {
+			c.Outliers++
+		}
+		j++
+	}
+}
+
+// MinCountedWindows is the fewest counted windows a valid cell has.
+const MinCountedWindows = 3
+
+// MaxBadShare is the largest share of a cell's windows that may be invalid
+// or flagged for the cell to stay valid: a quarter.
+const MaxBadShare = 0.25
+
+// majority decides whether a cell with counted windows is valid: it needs
+// at least MinCountedWindows of them, and no more than MaxBadShare of all
+// its windows invalid or flagged (trap T17: one surviving window does not
+// speak for a stack).
+func majority(ws []WindowFigures) (state, reason string) {
+	counted, bad := 0, 0
+	for _, w := range ws {
+		if w.Counted {
+			counted++
+		}
+		if !w.Counted || len(w.Flags) > 0 {
+			bad++
+		}
+	}
+	switch {
+	case counted < MinCountedWindows:
+		return CellInsufficient, fmt.Sprintf("%d counted windows, fewer than %d", counted, MinCountedWindows)
+	case float64(bad) > MaxBadShare*float64(len(ws)):
+		return CellInsufficient, fmt.Sprintf("%d of %d windows invalid or flagged, more than a quarter", bad, len(ws))
+	}
+	return CellValid, ""
 }
 
 // countedWindows returns the counted windows in journal order.
@@ -75,53 +132,42 @@ func spreadOf(values []float64) (Spread, int) {
 	return Spread{Median: s.Median, Min: s.Min, Max: s.Max, Q1: s.Q1, Q3: s.Q3, Relative: s.Spread}, s.MedianIndex
 }
 
-// noiseFloor returns the run's noise floor for one metric of the cells.
-// Cells are offered in step order of their stacks, so a tie for "measured
-// most" goes to the first stack.
-func noiseFloor(m *Model, metric func(Cell) Spread) stats.Floor {
-	var cells []stats.CellSpread
-	for _, s := range m.Header.Stacks {
-		for _, c := range m.Cells {
-			if c.Stack != s {
-				continue
-			}
-			sp := metric(c)
-			cells = append(cells, stats.CellSpread{
-				Stack:         c.Stack,
-				Valid:         c.State == CellValid,
-				Windows:       c.Counted,
-				Spread:        sp.Relative,
-				SpreadDefined: c.State == CellValid && sp.Median > 0,
-			})
+// addDispersion sets the run's quality figure from the valid cells'
+// robust CVs of throughput.
+func addDispersion(m *Model) {
+	var d Dispersion
+	var cvs []float64
+	for _, c := range m.Cells {
+		if c.State != CellValid || c.Counted < 3 {
+			continue
+		}
+		d.Outliers += c.Outliers
+		cvs = append(cvs, c.ThroughputCV)
+		if c.ThroughputCV > d.MaxCV || len(cvs) == 1 {
+			d.MaxCV, d.MaxStack, d.MaxCase, d.MaxConcurrency = c.ThroughputCV, c.Stack, c.Case, c.Concurrency
 		}
 	}
-	return stats.NoiseFloor(cells)
-}
-
-func floorOf(f stats.Floor) NoiseFloor {
-	return NoiseFloor{Known: f.Known, Spread: f.Spread, Stack: f.Stack, Cells: f.Cells}
-}
-
-func statsFloor(f NoiseFloor) stats.Floor {
-	return stats.Floor{Spread: f.Spread, Stack: f.Stack, Cells: f.Cells, Known: f.Known}
-}
-
-// addNoiseFloors sets the run's noise floors: one for throughput, one for
-// throughput per CPU-second, each from its own metric's spreads.
-func addNoiseFloors(m *Model) {
-	m.Header.Noise = floorOf(noiseFloor(m, func(c Cell) Spread { return c.Throughput }))
-	m.Header.NoisePerCPU = floorOf(noiseFloor(m, func(c Cell) Spread { return c.PerCPUSecond }))
+	if len(cvs) > 0 {
+		d.Known, d.Cells = true, len(cvs)
+		d.MedianCV, _ = stats.Quantile(cvs, 0.5)
+	}
+	m.Header.Dispersion = d
 }
 
 // stackPair is one step between two stacks.
 type stackPair struct{ kind, from, to string }
 
-// stepPairs lists each adjacent pair of stacks and, with three or more
-// stacks, first → last.
-func stepPairs(stacks []string) []stackPair {
+// stepPairs lists each stack's step from the stack it changes one layer of
+// (from, by default the previous stack), in the stacks' order, and, with
+// three or more stacks, first → last.
+func stepPairs(stacks []string, from map[string]string) []stackPair {
 	var out []stackPair
 	for i := 1; i < len(stacks); i++ {
-		out = append(out, stackPair{StepAdjacent, stacks[i-1], stacks[i]})
+		f := stacks[i-1]
+		if p, ok := from[stacks[i]]; ok && p != "" {
+			f = p
+		}
+		out = append(out, stackPair{StepAdjacent, f, stacks[i]})
 	}
 	if len(stacks) > 2 {
 		out = append(out, stackPair{StepOverall, stacks[0], stacks[len(stacks)-1]})
@@ -134,10 +180,10 @@ func addSteps(m *Model) {
 	m.Steps = nil
 	for _, ci := range m.Header.Cases {
 		for _, conc := range m.Header.Concurrency {
-			for _, p := range stepPairs(m.Header.Stacks) {
+			for _, p := range stepPairs(m.Header.Stacks, m.Header.StepFrom) {
 				from := m.cellOrMissing(p.from, ci, conc)
 				to := m.cellOrMissing(p.to, ci, conc)
-				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.Noise, m.Header.NoisePerCPU, m.Header.Alpha))
+				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.MinEffect, m.Header.Alpha))
 			}
 		}
 	}
@@ -151,14 +197,15 @@ func (m *Model) cellOrMissing(stack string, ci CaseInfo, conc int) Cell {
 	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
 }
 
-// newStep compares two cells in throughput and in throughput per CPU-second.
-func newStep(kind string, from, to Cell, floor, floorPerCPU NoiseFloor, alpha float64) Step {
+// newStep calls the step from one cell to another in throughput and in
+// throughput per CPU-second.
+func newStep(kind string, from, to Cell, minEffect, alpha float64) Step {
 	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
 	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
 	return Step{
 		Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
-		Throughput: compareMetric(from, to, from.Throughput, to.Throughput, tp, statsFloor(floor), alpha),
-		PerCPU:     compareMetric(from, to, from.PerCPUSecond, to.PerCPUSecond, cpu, statsFloor(floorPerCPU), alpha),
+		Throughput: callMetric(from, to, tp, minEffect, alpha),
+		PerCPU:     callMetric(from, to, cpu, minEffect, alpha),
 		Flagged:    append(countedFlags(from), countedFlags(to)...),
 	}
 }
@@ -186,31 +233,45 @@ func countedFlags(c Cell) []string {
 	return out
 }
 
-// compareMetric runs stats.Compare on one metric of two cells.
-func compareMetric(from, to Cell, fs, ts Spread, metric func(WindowFigures) float64, floor stats.Floor, alpha float64) Change {
-	st := stats.Compare(
-		stats.Side{Valid: from.State == CellValid, Median: fs.Median, Windows: from.CountedValues(metric)},
-		stats.Side{Valid: to.State == CellValid, Median: ts.Median, Windows: to.CountedValues(metric)},
-		floor, alpha)
-	c := Change{Defined: st.ChangeDefined, Band: string(st.Band)}
-	if !st.ChangeDefined {
-		c.Band = BandInvalid
-		c.Verdict = "not tested: a side is not valid"
-		if from.State == CellValid && to.State == CellValid {
-			c.Verdict = fmt.Sprintf("not tested: %s's median is %g, so there is no relative change", from.Stack, fs.Median)
-		}
+// callMetric runs stats.Decide on one metric of two cells.
+func callMetric(from, to Cell, metric func(WindowFigures) float64, minEffect, alpha float64) Change {
+	v := stats.Decide(
+		stats.Side{Valid: from.State == CellValid, Windows: from.CountedValues(metric)},
+		stats.Side{Valid: to.State == CellValid, Windows: to.CountedValues(metric)},
+		minEffect, alpha)
+	c := Change{Call: v.Call, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted}
+	if v.Call == stats.CallInvalid {
+		c.Reason = invalidReason(from, to, v.Reason)
 		return c
 	}
-	c.Pct = st.Change * 100
-	c.Tested, c.P, c.Significant, c.Verdict = st.Test.Possible, st.Test.P, st.Test.Significant, st.Test.Verdict()
+	c.EstimatePct = 100 * v.Shift.Estimate
+	if v.Shift.Bounded {
+		lo, hi := 100*v.Shift.Lo, 100*v.Shift.Hi
+		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, v.Shift.Confidence
+	}
+	c.WindowsNeeded = v.WindowsNeeded
 	return c
+}
+
+// invalidReason names the side that made a call invalid.
+func invalidReason(from, to Cell, fallback string) string {
+	for _, c := range []Cell{from, to} {
+		if c.State != CellValid {
+			r := fmt.Sprintf("%s is %s", c.Stack, c.State)
+			if c.StateReason != "" {
+				r += " (" + c.StateReason + ")"
+			}
+			return r
+		}
+	}
+	return fallback
 }
 
 // addGroups summarises the throughput steps over database routes and over
 // framework-only routes, separately, for each pair of stacks and
 // concurrency.
 func addGroups(m *Model) {
-	m.Groups = groupSteps(m.Steps, stepPairs(m.Header.Stacks), m.Header.Concurrency)
+	m.Groups = groupSteps(m.Steps, stepPairs(m.Header.Stacks, m.Header.StepFrom), m.Header.Concurrency)
 }
 
 // groupSteps summarises steps per pair, concurrency and route group.
@@ -229,19 +290,19 @@ func groupSteps(steps []Step, pairs []stackPair, levels []int) []GroupStep {
 }
 
 func groupStep(steps []Step, p stackPair, conc int, group string) (GroupStep, bool) {
-	gs := GroupStep{Kind: p.kind, From: p.from, To: p.to, Concurrency: conc, Group: group, Bands: map[string]int{}}
+	gs := GroupStep{Kind: p.kind, From: p.from, To: p.to, Concurrency: conc, Group: group, Calls: map[stats.Call]int{}}
 	var pcts []float64
 	for _, s := range steps {
 		if s.From != p.from || s.To != p.to || s.Kind != p.kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
 			continue
 		}
 		gs.Cases++
-		gs.Bands[s.Throughput.Band]++
+		gs.Calls[s.Throughput.Call]++
 		if len(s.Flagged) > 0 {
 			gs.Flagged++
 		}
-		if s.Throughput.Defined {
-			pcts = append(pcts, s.Throughput.Pct)
+		if s.Throughput.Call != stats.CallInvalid {
+			pcts = append(pcts, s.Throughput.EstimatePct)
 		}
 	}
 	if gs.Cases == 0 {
@@ -263,7 +324,7 @@ func (m *Model) compute(pricing *cost.Pricing, opt cost.Options) error {
 	for i := range m.Cells {
 		summarizeCell(&m.Cells[i])
 	}
-	addNoiseFloors(m)
+	addDispersion(m)
 	addSteps(m)
 	addGroups(m)
 	if pricing == nil {

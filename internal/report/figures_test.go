@@ -59,42 +59,36 @@ func TestCellFiguresComeFromTheMedianWindow(t *testing.T) {
 }
 
 // TestHeaderAndStepsFollowTheirDefinitions re-derives, from the fixture's
-// cells, the noise floors, every step's change, band and U test, the group
-// summaries' counts and the cost model's rps per core, as the docs define
-// them.
+// cells, the dispersion, every step's call, the group summaries' counts and
+// the cost model's rps per core, as the docs define them.
 func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	m := fixtureModel(t)
-	floors := []struct {
-		name   string
-		got    NoiseFloor
-		metric func(Cell) Spread
-	}{
-		{"throughput", m.Header.Noise, func(c Cell) Spread { return c.Throughput }},
-		{"req/CPU-s", m.Header.NoisePerCPU, func(c Cell) Spread { return c.PerCPUSecond }},
-	}
-	windows := map[string]int{}
+	// The dispersion: each valid cell's robust CV is 1.4826 × MAD ÷ median
+	// of its counted windows' throughput, computed here the slow way; the
+	// header gives their median and largest.
+	var cvs []float64
+	maxCV, outliers := 0.0, 0
 	for _, c := range m.Cells {
-		if c.State == CellValid {
-			windows[c.Stack] += c.Counted
+		if c.State != CellValid || c.Counted < 3 {
+			continue
 		}
+		tp := insertionSortedCopy(c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS }))
+		med := middleOf(tp)
+		var dev []float64
+		for _, v := range tp {
+			dev = append(dev, math.Abs(v-med))
+		}
+		cv := 1.4826 * middleOf(insertionSortedCopy(dev)) / med
+		if math.Abs(cv-c.ThroughputCV) > 1e-12 {
+			t.Errorf("%s/%s/c=%d: robust CV %v, want %v", c.Stack, c.Case, c.Concurrency, c.ThroughputCV, cv)
+		}
+		cvs = append(cvs, cv)
+		maxCV = max(maxCV, cv)
+		outliers += c.Outliers
 	}
-	most := ""
-	for _, s := range m.Header.Stacks {
-		if most == "" || windows[s] > windows[most] {
-			most = s
-		}
-	}
-	for _, f := range floors {
-		want, cells := 0.0, 0
-		for _, c := range m.Cells {
-			if c.Stack == most && c.State == CellValid && c.Counted >= 2 {
-				cells++
-				want = max(want, f.metric(c).Relative)
-			}
-		}
-		if !f.got.Known || f.got.Stack != most || f.got.Cells != cells || f.got.Spread != want {
-			t.Errorf("%s noise floor %+v; want the largest relative spread %g over %d valid cells of %s, the stack measured most", f.name, f.got, want, cells, most)
-		}
+	d := m.Header.Dispersion
+	if !d.Known || d.Cells != len(cvs) || d.MaxCV != maxCV || math.Abs(d.MedianCV-middleOf(insertionSortedCopy(cvs))) > 1e-12 || d.Outliers != outliers {
+		t.Errorf("dispersion %+v; want %d cells, largest %v", d, len(cvs), maxCV)
 	}
 	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
 	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
@@ -103,30 +97,32 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 		from, _ := m.Cell(s.From, s.Case, s.Concurrency)
 		to, _ := m.Cell(s.To, s.Case, s.Concurrency)
 		for _, k := range []struct {
-			name     string
-			ch       Change
-			from, to float64
-			floor    float64
-			metric   func(WindowFigures) float64
+			name   string
+			ch     Change
+			metric func(WindowFigures) float64
 		}{
-			{"throughput", s.Throughput, from.Throughput.Median, to.Throughput.Median, m.Header.Noise.Spread, tp},
-			{"req/CPU-s", s.PerCPU, from.PerCPUSecond.Median, to.PerCPUSecond.Median, m.Header.NoisePerCPU.Spread, cpu},
+			{"throughput", s.Throughput, tp},
+			{"req/CPU-s", s.PerCPU, cpu},
 		} {
 			valid := from.State == CellValid && to.State == CellValid
 			if !valid {
-				if k.ch.Defined || k.ch.Band != BandInvalid {
-					t.Errorf("%s %s → %s %s c=%d: %+v, want invalid (a side is %s/%s)", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, from.State, to.State)
+				if k.ch.Call != stats.CallInvalid || k.ch.Bounded() || k.ch.Reason == "" {
+					t.Errorf("%s %s → %s %s c=%d: %+v, want invalid with a reason (a side is %s/%s)", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, from.State, to.State)
 				}
 				continue
 			}
 			checked++
-			change := (k.to - k.from) / k.from
-			if math.Abs(k.ch.Pct-100*change) > 1e-9 || k.ch.Band != string(stats.Classify(change, k.floor)) {
-				t.Errorf("%s %s → %s %s c=%d: %+.4f %% %s; want %+.4f %% %s", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch.Pct, k.ch.Band, 100*change, stats.Classify(change, k.floor))
+			// The call is the one stats.Decide makes from the counted
+			// windows, and its figures are that decision's.
+			v := stats.Decide(stats.Side{Valid: true, Windows: from.CountedValues(k.metric)}, stats.Side{Valid: true, Windows: to.CountedValues(k.metric)}, m.Header.MinEffect, m.Header.Alpha)
+			if k.ch.Call != v.Call || math.Abs(k.ch.EstimatePct-100*v.Shift.Estimate) > 1e-9 || k.ch.Bounded() != v.Shift.Bounded {
+				t.Errorf("%s %s → %s %s c=%d: %+v; the counted windows give %+v", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, v)
 			}
-			u := stats.MannWhitney(from.CountedValues(k.metric), to.CountedValues(k.metric), m.Header.Alpha)
-			if k.ch.P != u.P || k.ch.Tested != u.Possible || k.ch.Significant != (u.Possible && u.P < m.Header.Alpha) {
-				t.Errorf("%s %s → %s %s c=%d: p %g tested %v significant %v; the counted windows give p %g, possible %v", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch.P, k.ch.Tested, k.ch.Significant, u.P, u.Possible)
+			if k.ch.Bounded() && (math.Abs(*k.ch.CILowPct-100*v.Shift.Lo) > 1e-9 || math.Abs(*k.ch.CIHighPct-100*v.Shift.Hi) > 1e-9) {
+				t.Errorf("%s %s → %s %s c=%d: interval %v … %v, want %v … %v", k.name, s.From, s.To, s.Case, s.Concurrency, *k.ch.CILowPct, *k.ch.CIHighPct, 100*v.Shift.Lo, 100*v.Shift.Hi)
+			}
+			if k.ch.FromWindows != from.Counted || k.ch.ToWindows != to.Counted {
+				t.Errorf("%s %s → %s: windows %d/%d, want %d/%d", k.name, s.From, s.To, k.ch.FromWindows, k.ch.ToWindows, from.Counted, to.Counted)
 			}
 		}
 	}
@@ -134,12 +130,12 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 		t.Fatal("the fixture has no step between valid cells")
 	}
 	for _, g := range m.Groups {
-		bands := 0
-		for _, n := range g.Bands {
-			bands += n
+		calls := 0
+		for _, n := range g.Calls {
+			calls += n
 		}
-		if bands != g.Cases || g.Defined > g.Cases || g.MinPct > g.MedianPct || g.MedianPct > g.MaxPct {
-			t.Errorf("group %s → %s c=%d %s: %d cases, %d in bands, %d defined, %g ≤ %g ≤ %g", g.From, g.To, g.Concurrency, g.Group, g.Cases, bands, g.Defined, g.MinPct, g.MedianPct, g.MaxPct)
+		if calls != g.Cases || g.Defined != g.Cases-g.Calls[stats.CallInvalid] || g.MinPct > g.MedianPct || g.MedianPct > g.MaxPct {
+			t.Errorf("group %s → %s c=%d %s: %d cases, %d calls, %d defined, %g ≤ %g ≤ %g", g.From, g.To, g.Concurrency, g.Group, g.Cases, calls, g.Defined, g.MinPct, g.MedianPct, g.MaxPct)
 		}
 	}
 	if m.Cost == nil {
@@ -161,10 +157,10 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	}
 }
 
-// TestStepFromAZeroMedian: a valid cell whose req/CPU-s median is 0 (no
-// server CPU measured) has no relative change, and the verdict says so
-// rather than calling a valid side invalid.
-func TestStepFromAZeroMedian(t *testing.T) {
+// TestStepFromAZeroFigure: a valid cell whose req/CPU-s is 0 (no server
+// CPU measured) has no ratio to form: the call is invalid and says why,
+// rather than calling a valid side invalid or inventing a change.
+func TestStepFromAZeroFigure(t *testing.T) {
 	cell := func(stack string, perCPU float64) Cell {
 		c := Cell{Stack: stack, Case: "health", Concurrency: 10}
 		for _, rps := range []float64{100, 110, 120, 130} {
@@ -173,11 +169,30 @@ func TestStepFromAZeroMedian(t *testing.T) {
 		summarizeCell(&c)
 		return c
 	}
-	s := newStep(StepAdjacent, cell("a", 0), cell("b", 500), NoiseFloor{}, NoiseFloor{}, stats.DefaultAlpha)
-	if s.PerCPU.Defined || s.PerCPU.Band != BandInvalid || !strings.Contains(s.PerCPU.Verdict, "median is 0") {
-		t.Errorf("req/CPU-s step from a zero median: %+v; want undefined, invalid, and a verdict naming the zero median", s.PerCPU)
+	s := newStep(StepAdjacent, cell("a", 0), cell("b", 500), stats.DefaultMinEffect, stats.DefaultAlpha)
+	if s.PerCPU.Call != stats.CallInvalid || !strings.Contains(s.PerCPU.Reason, "not positive") {
+		t.Errorf("req/CPU-s step from a zero figure: %+v; want invalid, and a reason naming the value", s.PerCPU)
 	}
-	if !s.Throughput.Defined || s.Throughput.Pct != 0 {
+	if s.Throughput.Call == stats.CallInvalid || s.Throughput.EstimatePct != 0 {
 		t.Errorf("throughput step between equal cells: %+v", s.Throughput)
 	}
+}
+
+func insertionSortedCopy(x []float64) []float64 {
+	out := append([]float64(nil), x...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j-1] > out[j]; j-- {
+			out[j-1], out[j] = out[j], out[j-1]
+		}
+	}
+	return out
+}
+
+// middleOf is the usual median of sorted values.
+func middleOf(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

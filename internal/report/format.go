@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // The number formats every text renderer shares, so the Markdown tables and
@@ -115,27 +117,63 @@ func fmtUSD(v float64) string {
 	return fmt.Sprintf("$%s.%02d", groupThousands(whole), cents)
 }
 
-// changeText is a step's change in one metric in words: the percentage, or
+// intervalText is a change's confidence interval, "(−12.0 … −2.9 %)", or
 // why there is none.
-func changeText(c Change) string {
-	if !c.Defined {
-		return "invalid"
+func intervalText(c Change) string {
+	if !c.Bounded() {
+		return fmt.Sprintf("(no finite interval with %d and %d windows)", c.FromWindows, c.ToWindows)
 	}
-	return fmtPct(c.Pct)
+	return fmt.Sprintf("(%s … %s %%)", signed(*c.CILowPct), signed(*c.CIHighPct))
 }
 
-// testText is a change's U test in a few words.
-func testText(c Change) string {
-	switch {
-	case !c.Defined:
-		return "–"
-	case !c.Tested:
-		return "too few windows"
-	case c.Significant:
-		return fmt.Sprintf("p=%.3g, significant", c.P)
-	default:
-		return fmt.Sprintf("p=%.3g, not significant", c.P)
+// signed formats a percentage with its sign and one decimal, no unit.
+func signed(pct float64) string {
+	if math.Abs(pct) < 0.05 {
+		return "±0.0"
 	}
+	return fmt.Sprintf("%+.1f", pct)
+}
+
+// estimateText is a change's estimate and interval, "−7.4 % (−12.0 …
+// −2.9 %)", or "invalid: why".
+func estimateText(c Change) string {
+	if c.Call == stats.CallInvalid {
+		return "invalid: " + c.Reason
+	}
+	return fmtPct(c.EstimatePct) + " " + intervalText(c)
+}
+
+// CallText is the call with what it rests on: "loss −7.4 % (−12.0 …
+// −2.9 %)", and for an undecided call how many windows would likely
+// decide it.
+func CallText(c Change) string {
+	if c.Call == stats.CallInvalid {
+		return estimateText(c)
+	}
+	s := string(c.Call) + " " + estimateText(c)
+	if c.Call == stats.CallUndecided && c.WindowsNeeded > 0 {
+		s += "; " + windowsNeededText(c.WindowsNeeded)
+	}
+	return s
+}
+
+// windowsNeededText says how many windows a side would likely decide a call.
+func windowsNeededText(n int) string {
+	if n >= stats.MaxWindowsNeeded {
+		return fmt.Sprintf("more than %d windows a side would be needed", stats.MaxWindowsNeeded)
+	}
+	return fmt.Sprintf("~%d windows a side would likely decide it", n)
+}
+
+// CallCounts lists a group's calls that occurred, "1 loss, 3 same".
+func CallCounts(calls map[stats.Call]int) string {
+	var parts []string
+	for _, c := range stats.Calls {
+		if n := calls[c]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, c))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // flagText lists a cell's flags with their window counts.

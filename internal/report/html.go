@@ -6,12 +6,17 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 //go:embed report.html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
+//go:embed suites.html.tmpl
+var suitesSource string
+
+var htmlTemplate = template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource))
 
 // WriteHTML renders the model as one self-contained HTML page (report.html):
 // inline CSS and SVG, no script from anywhere, nothing fetched.
@@ -32,6 +37,9 @@ type htmlView struct {
 	Groups      []groupTable
 	Cases       []caseView
 	CellColumns []string
+	GroupHead   []string
+	MinEffect   string
+	HostSpeed   template.HTML
 	BootChart   template.HTML
 	BootRows    []bootRowView
 	CostIntro   []string
@@ -39,6 +47,7 @@ type htmlView struct {
 	CostHead    []string
 	CostGrid    [][]string
 	CostNotes   []string
+	Suites      suitesView
 }
 
 // bootRowView is a line of the boot table; Failed replaces the figures.
@@ -63,8 +72,12 @@ type chip struct {
 	TP, CPU chipMetric
 }
 
+// chipMetric is one metric's pill: the call and its estimate, the
+// interval beside them, the reason in the title. Every field comes from
+// one Change, so a pill cannot show a call its interval does not support.
 type chipMetric struct {
-	Text, Band, Dir, Title string
+	Call                  stats.Call
+	Text, Interval, Title string
 }
 
 type groupTable struct {
@@ -95,7 +108,8 @@ type cellView struct {
 }
 
 func newHTMLView(m *Model) htmlView {
-	v := htmlView{M: m, HeaderLines: headerLines(m), CellColumns: cellColumns}
+	v := htmlView{M: m, HeaderLines: headerLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
+	v.HostSpeed = hostSpeedStrip(m.Header.HostSpeed)
 	colors := map[string]string{}
 	for i, s := range m.Header.Stacks {
 		colors[s] = stackColor(i)
@@ -106,8 +120,7 @@ func newHTMLView(m *Model) htmlView {
 		if rows := m.GroupSteps(g); len(rows) > 0 {
 			gt := groupTable{Title: fmt.Sprintf("%s routes (%s)", titleCase(g), strings.Join(m.groupCases(g), ", "))}
 			for _, r := range rows {
-				gt.Rows = append(gt.Rows, []string{r.From + " → " + r.To, fmt.Sprint(r.Concurrency), groupRange(r),
-					fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid]), fmt.Sprint(r.Flagged)})
+				gt.Rows = append(gt.Rows, groupRow(r))
 			}
 			v.Groups = append(v.Groups, gt)
 		}
@@ -151,14 +164,12 @@ func chipRows(m *Model) []chipRow {
 }
 
 func newChipMetric(s Step, c Change, metric string) chipMetric {
-	cm := chipMetric{Text: changeText(c), Band: c.Band}
-	switch {
-	case c.Defined && c.Pct > 0:
-		cm.Dir = "up"
-	case c.Defined && c.Pct < 0:
-		cm.Dir = "down"
+	cm := chipMetric{Call: c.Call, Text: string(c.Call)}
+	if c.Call != stats.CallInvalid {
+		cm.Text += " " + fmtPct(c.EstimatePct)
+		cm.Interval = intervalText(c)
 	}
-	cm.Title = fmt.Sprintf("%s, %s c=%d, %s: %s, band %s; U test: %s", stepLabel(s), s.Case, s.Concurrency, metric, changeText(c), c.Band, c.Verdict)
+	cm.Title = fmt.Sprintf("%s, %s c=%d, %s: %s — %s", stepLabel(s), s.Case, s.Concurrency, metric, CallText(c), c.Reason)
 	if len(s.Flagged) > 0 {
 		cm.Text = "⚠ " + cm.Text
 		cm.Title += "; flagged windows counted: " + strings.Join(s.Flagged, "; ")

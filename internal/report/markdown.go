@@ -3,7 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"github.com/stackbench/stackbench/internal/host"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // WriteMarkdown renders the model as Markdown tables (summary.md): the same
@@ -14,6 +18,8 @@ func WriteMarkdown(w io.Writer, m *Model) error {
 	mdSteps(&b, m)
 	mdCells(&b, m)
 	mdBoot(&b, m)
+	mdDX(&b, m)
+	mdProcess(&b, m)
 	mdCost(&b, m)
 	mdFooter(&b, m)
 	_, err := io.WriteString(w, b.String())
@@ -54,20 +60,60 @@ func headerLines(m *Model) []string {
 			h.Workload, h.Profile, h.ToolVersion, h.Started.UTC().Format("2006-01-02 15:04 UTC"), state, h.WindowsRecorded, h.WindowsPlanned),
 		fmt.Sprintf("Stacks in step order: %s.", strings.Join(h.Stacks, " → ")),
 	}
-	return append(lines, noiseSentence(h))
+	lines = append(lines, noiseSentence(h))
+	if hs := h.HostSpeed; hs.Probes > 0 {
+		slow := 0
+		for _, p := range hs.Windows {
+			if p.HostSlow {
+				slow++
+			}
+		}
+		lines = append(lines, fmt.Sprintf("Host speed: a fixed-work CPU probe around every window took %.2f ms (median; %.2f–%.2f ms); %d kept window(s) ran over %.0f %% slower than at the start (host_slow, not counted).",
+			hs.ProbeMedianMs, hs.ProbeMinMs, hs.ProbeMaxMs, slow, 100*host.HostSlowShare))
+	}
+	return lines
 }
 
-// noiseSentence says what the noise floors are and what follows from them.
+// noiseSentence says how the steps are called, and how much the run's
+// windows varied.
 func noiseSentence(h Header) string {
-	if !h.Noise.Known {
-		return fmt.Sprintf("Noise floor: unknown (no valid cell had two windows), so no step is called noise. U tests at α=%g.", h.Alpha)
+	return callRule(h.Alpha, h.MinEffect) + " " + dispersionText(h.Dispersion, "")
+}
+
+// callRule is the rule the calls follow, in one sentence.
+func callRule(alpha, minEffect float64) string {
+	return fmt.Sprintf("Each step is called from the Hodges–Lehmann estimate of its shift and a distribution-free %s interval: gain or loss when the interval excludes 0 and the estimate reaches the minimum effect of %s, same when the whole interval lies within ±%s, undecided otherwise.",
+		confidenceText(alpha), fmtFraction(minEffect), fmtFraction(minEffect))
+}
+
+// confidenceText is 1 − alpha as a percentage, "95 %".
+func confidenceText(alpha float64) string {
+	return strconv.FormatFloat(100*(1-alpha), 'g', 4, 64) + " %"
+}
+
+// dispersionText is the run's quality figure in one sentence; who names
+// the run ("run A's ") in a comparison.
+func dispersionText(d Dispersion, who string) string {
+	if !d.Known {
+		return "Dispersion of " + who + "windows: unknown (no valid cell had three counted windows)."
 	}
-	perCPU := "unknown"
-	if h.NoisePerCPU.Known {
-		perCPU = fmtFraction(h.NoisePerCPU.Spread)
+	out := ""
+	if d.Outliers > 0 {
+		out = fmt.Sprintf("; %d counted window(s) past the outlier fence (modified z-score over 3.5), shown and kept", d.Outliers)
 	}
-	return fmt.Sprintf("Noise floor: %s in throughput (%s in throughput per CPU-second), the largest spread (max−min)/median among %d valid cells of %s, the stack measured most; a change below it is noise, below 10 %% small, above real. U tests at α=%g.",
-		fmtFraction(h.Noise.Spread), perCPU, h.Noise.Cells, h.Noise.Stack, h.Alpha)
+	return fmt.Sprintf("Dispersion of %swindows (robust CV of throughput, 1.4826 × MAD ÷ median): median %s over %d valid cells, largest %s (%s %s c=%d)%s.",
+		who, fmtFraction(d.MedianCV), d.Cells, fmtFraction(d.MaxCV), d.MaxStack, d.MaxCase, d.MaxConcurrency, out)
+}
+
+// groupHead is the head of a group-summary table; groupRow one row.
+var groupHead = []string{"step", "c", "throughput estimate: min / median / max", "gain", "loss", "same", "undecided", "invalid", "flagged"}
+
+func groupRow(r GroupStep) []string {
+	row := []string{r.From + " → " + r.To, fmt.Sprint(r.Concurrency), groupRange(r)}
+	for _, c := range stats.Calls {
+		row = append(row, fmt.Sprint(r.Calls[c]))
+	}
+	return append(row, fmt.Sprint(r.Flagged))
 }
 
 func mdSteps(b *strings.Builder, m *Model) {
@@ -81,27 +127,43 @@ func mdSteps(b *strings.Builder, m *Model) {
 			continue
 		}
 		fmt.Fprintf(b, "### %s routes (%s)\n\n", titleCase(g), strings.Join(m.groupCases(g), ", "))
-		t := mdTable{head: []string{"step", "c", "throughput change: min / median / max", "real", "small", "noise", "invalid", "flagged"}}
+		t := mdTable{head: groupHead}
 		for _, r := range rows {
-			t.add(r.From+" → "+r.To, fmt.Sprint(r.Concurrency), groupRange(r),
-				fmt.Sprint(r.Bands[BandReal]), fmt.Sprint(r.Bands[BandSmall]), fmt.Sprint(r.Bands[BandNoise]), fmt.Sprint(r.Bands[BandInvalid]), fmt.Sprint(r.Flagged))
+			t.add(groupRow(r)...)
 		}
 		t.write(b)
 	}
 	b.WriteString("### Per case\n\n")
-	t := mdTable{head: []string{"case", "c", "step", "throughput", "band", "U test", "per CPU-second", "band", "U test", "flagged windows"}}
+	t := mdTable{head: []string{"case", "c", "step", "throughput", "estimate (interval)", "per CPU-second", "estimate (interval)", "flagged windows"}}
 	for _, s := range m.Steps {
 		t.add("`"+s.Case+"`", fmt.Sprint(s.Concurrency), stepLabel(s),
-			changeText(s.Throughput), s.Throughput.Band, testText(s.Throughput),
-			changeText(s.PerCPU), s.PerCPU.Band, testText(s.PerCPU), strings.Join(s.Flagged, "; "))
+			callCell(s.Throughput), estimateText(s.Throughput),
+			callCell(s.PerCPU), estimateText(s.PerCPU), strings.Join(s.Flagged, "; "))
 	}
 	t.write(b)
+}
+
+// callCell is a call for a table cell: bold when it is a gain or a loss,
+// with the windows needed when undecided.
+func callCell(c Change) string {
+	switch c.Call {
+	case stats.CallGain, stats.CallLoss:
+		return "**" + string(c.Call) + "**"
+	case stats.CallUndecided:
+		if c.WindowsNeeded > 0 {
+			return "undecided (" + windowsNeededText(c.WindowsNeeded) + ")"
+		}
+	}
+	return string(c.Call)
 }
 
 // groupRange is a group step's min / median / max change, or why there is none.
 func groupRange(g GroupStep) string {
 	if g.Defined == 0 {
 		return "no valid pair"
+	}
+	if g.Defined == 1 {
+		return fmtPct(g.MedianPct) + fmt.Sprintf(" (1 of %d cases)", g.Cases)
 	}
 	s := fmtPct(g.MinPct) + " / " + fmtPct(g.MedianPct) + " / " + fmtPct(g.MaxPct)
 	if g.Defined < g.Cases {
@@ -164,14 +226,53 @@ func cellRow(c Cell) []string {
 	windows := fmt.Sprintf("%d/%d", c.Counted, c.Windows)
 	if c.State != CellValid {
 		row := make([]string, len(cellColumns))
-		row[0], row[1], row[2], row[3], row[len(row)-1] = c.Stack, fmt.Sprint(c.Concurrency), windows, c.State, flagText(c)
+		note := flagText(c)
+		if c.StateReason != "" {
+			note = strings.TrimSuffix(c.StateReason+"; "+note, "; ")
+		}
+		row[0], row[1], row[2], row[3], row[len(row)-1] = c.Stack, fmt.Sprint(c.Concurrency), windows, c.State, note
 		return row
 	}
 	return []string{c.Stack, fmt.Sprint(c.Concurrency), windows,
-		fmtRate(c.Throughput.Median), fmtRate(c.Throughput.Min) + "–" + fmtRate(c.Throughput.Max),
+		fmtRate(c.Throughput.Median), fmtRate(c.Throughput.Min) + "–" + fmtRate(c.Throughput.Max) + cvText(c),
 		fmtRate(c.PerCPUSecond.Median), fmtRate(c.CPUMicrosPerRequest), fmtCores(c.ServerCores),
 		fmtMicros(c.Latency.P50), fmtMicros(c.Latency.P90), fmtMicros(c.Latency.P99), fmtMicros(c.Latency.P999), fmtMicros(c.Latency.Max),
-		fmtBytes(c.RSSMeanBytes) + " / " + fmtBytes(c.RSSPeakBytes), fmtCores(c.DBCores) + " / " + fmtCores(c.GeneratorCores) + genWait(c.GeneratorWaitCores), flagText(c)}
+		fmtBytes(c.RSSMeanBytes) + " / " + fmtBytes(c.RSSPeakBytes), fmtCores(c.DBCores) + " / " + fmtCores(c.GeneratorCores) + genWait(c.GeneratorWaitCores), joinNotes(flagText(c), outlierText(c))}
+}
+
+// cvText is a cell's robust CV of throughput, " (CV 1.2 %)", when it has
+// one.
+func cvText(c Cell) string {
+	if c.Counted < 3 {
+		return ""
+	}
+	return " (CV " + fmtFraction(c.ThroughputCV) + ")"
+}
+
+// outlierText names a cell's outlier windows (kept and counted) with their
+// rounds and throughput.
+func outlierText(c Cell) string {
+	var parts []string
+	for _, w := range c.PerWindow {
+		if w.Outlier {
+			parts = append(parts, fmt.Sprintf("round %d: %s req/s", w.Round, fmtRate(w.ThroughputRPS)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "outlier (kept): " + strings.Join(parts, ", ")
+}
+
+// joinNotes joins the non-empty notes with "; ".
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func mdBoot(b *strings.Builder, m *Model) {

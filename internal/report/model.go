@@ -5,11 +5,15 @@
 // any results directory, finished, stopped or resumed.
 package report
 
-import "time"
+import (
+	"time"
+
+	"github.com/stackbench/stackbench/internal/stats"
+)
 
 // ModelVersion is the version of the Model's JSON shape (report.json).
 // It changes when a field is removed or changes meaning; added fields keep it.
-const ModelVersion = 1
+const ModelVersion = 2
 
 // Model is everything a report shows, computed once from a journal. The
 // renderers only format it: every figure, band and verdict is decided here.
@@ -22,6 +26,11 @@ type Model struct {
 	Boot         []BootRow    `json:"boot,omitempty"`
 	Cost         *CostSection `json:"cost,omitempty"`
 	Footer       Footer       `json:"footer"`
+
+	// DX and Process are the developer-experience and process suites,
+	// when the run measured them (dx.go, process.go).
+	DX      *DXSection      `json:"dx,omitempty"`
+	Process *ProcessSection `json:"process,omitempty"`
 }
 
 // Header is what a reader needs before any figure: which run, how it was
@@ -45,12 +54,19 @@ type Header struct {
 	WindowsRecorded int `json:"windows_recorded"`
 	// Host is the machine the run measured on.
 	Host Host `json:"host"`
-	// Noise is the run's noise floor in throughput: throughput steps below
-	// it are noise. NoisePerCPU is the same for throughput per CPU-second.
-	Noise       NoiseFloor `json:"noise"`
-	NoisePerCPU NoiseFloor `json:"noise_per_cpu"`
-	// Alpha is the significance level of the U tests.
+	// HostSpeed summarises the host-speed probes around the windows.
+	HostSpeed HostSpeed `json:"host_speed"`
+	// Dispersion is the run's quality figure: how much a cell's windows
+	// vary, robustly (the calls do not use it; they have intervals).
+	Dispersion Dispersion `json:"dispersion"`
+	// Alpha is one minus the confidence of the steps' intervals.
 	Alpha float64 `json:"alpha"`
+	// MinEffect is the smallest shift, as a fraction, that a step calls a
+	// gain or a loss; an interval within ± it is called same.
+	MinEffect float64 `json:"min_effect"`
+	// StepFrom maps each stack but the baseline to the stack it changes
+	// one layer of: the steps form a tree from the first stack.
+	StepFrom map[string]string `json:"step_from,omitempty"`
 	// ParitySkipped is true when the run was made with --skip-parity: the
 	// stacks were never shown to answer the same thing.
 	ParitySkipped bool `json:"parity_skipped"`
@@ -69,29 +85,70 @@ type Host struct {
 	Cores int    `json:"cores"`
 }
 
+// HostSpeed is the fixed-work CPU probe timed around every window: how
+// fast the host itself ran over the run (trap T18).
+type HostSpeed struct {
+	// Probes is the number of probe figures (two per window that has one);
+	// 0 for a journal without probes.
+	Probes int `json:"probes"`
+	// ProbeMedianMs, ProbeMinMs and ProbeMaxMs summarise them.
+	ProbeMedianMs float64 `json:"probe_median_ms"`
+	ProbeMinMs    float64 `json:"probe_min_ms"`
+	ProbeMaxMs    float64 `json:"probe_max_ms"`
+	// Windows are every final window's probe, in journal order, for the
+	// strip that shows the host's speed over the run.
+	Windows []HostSpeedPoint `json:"windows,omitempty"`
+}
+
+// HostSpeedPoint is one window's probe, for the host-speed strip.
+type HostSpeedPoint struct {
+	Key string `json:"key"`
+	// SlowerPct is how much slower than the reference the slower of the
+	// window's two probes ran (negative: faster).
+	SlowerPct float64 `json:"slower_pct"`
+	HostSlow  bool    `json:"host_slow,omitempty"`
+}
+
+// HostSpeedTolerance is how far apart two runs' median probes may be for
+// their hosts to count as equally fast: 5 %. Past it, report A B cannot
+// judge a change between the runs.
+const HostSpeedTolerance = 0.05
+
 // CaseInfo names a case and says whether its route uses the database.
 type CaseInfo struct {
 	Name     string `json:"name"`
 	Database bool   `json:"database"`
 }
 
-// NoiseFloor is the run's noise floor: the largest relative spread (max−min)
-// ÷ median among the valid cells of the stack measured most.
-type NoiseFloor struct {
-	// Known is false when no cell had two windows to measure a spread;
-	// then nothing is called noise.
+// Dispersion summarises the valid cells' robust coefficients of variation
+// of throughput (stats.Robust: 1.4826 × the median absolute deviation ÷
+// the median). Unlike the range (max − min) ÷ median, one outlier window
+// does not set it.
+type Dispersion struct {
+	// Known is false when no valid cell had three counted windows.
 	Known bool `json:"known"`
-	// Spread is the floor as a fraction (0.04 = 4 %).
-	Spread float64 `json:"spread"`
-	// Stack is the stack whose cells set it, over Cells cells.
-	Stack string `json:"stack,omitempty"`
-	Cells int    `json:"cells"`
+	// MedianCV is the median over the cells; MaxCV the largest, in the
+	// cell named by MaxStack, MaxCase and MaxConcurrency.
+	MedianCV       float64 `json:"median_cv"`
+	MaxCV          float64 `json:"max_cv"`
+	MaxStack       string  `json:"max_stack,omitempty"`
+	MaxCase        string  `json:"max_case,omitempty"`
+	MaxConcurrency int     `json:"max_concurrency,omitempty"`
+	Cells          int     `json:"cells"`
+	// Outliers counts the counted windows past the outlier fence
+	// (stats.OutlierFence), over all valid cells.
+	Outliers int `json:"outliers"`
 }
 
 // The states of a cell.
 const (
-	// CellValid: at least one window passed validation.
+	// CellValid: at least MinCountedWindows windows passed validation,
+	// and no more than a quarter were invalid or flagged.
 	CellValid = "valid"
+	// CellInsufficient: some windows passed, but too few or too small a
+	// majority for the cell to stand for its stack: its steps are invalid
+	// and the cost model leaves it out.
+	CellInsufficient = "insufficient"
 	// CellInvalid: windows were measured, but none passed validation.
 	CellInvalid = "invalid"
 	// CellFailed: the server died, the window was redone and it died again.
@@ -109,8 +166,11 @@ type Cell struct {
 	Case        string `json:"case"`
 	Concurrency int    `json:"concurrency"`
 	Database    bool   `json:"database"`
-	// State is one of CellValid, CellInvalid, CellFailed, CellMissing.
+	// State is one of CellValid, CellInsufficient, CellInvalid,
+	// CellFailed, CellMissing.
 	State string `json:"state"`
+	// StateReason says why a cell is not valid.
+	StateReason string `json:"state_reason,omitempty"`
 	// Windows is the number of windows recorded; Counted of them passed
 	// validation and enter the figures.
 	Windows int `json:"windows"`
@@ -121,6 +181,12 @@ type Cell struct {
 	Flags []Flag `json:"flags,omitempty"`
 	// Throughput is successful responses per second of window.
 	Throughput Spread `json:"throughput_rps"`
+	// ThroughputCV is the robust coefficient of variation of the counted
+	// windows' throughput (see Dispersion), 0 with fewer than 3 of them;
+	// Outliers counts those windows past the outlier fence. Outliers are
+	// shown and kept in every figure and call.
+	ThroughputCV float64 `json:"throughput_cv"`
+	Outliers     int     `json:"outliers"`
 	// PerCPUSecond is throughput per second of server CPU time; its median
 	// is the throughput median window's, its spread its own.
 	PerCPUSecond Spread `json:"per_cpu_second"`
@@ -169,14 +235,17 @@ type WindowFigures struct {
 	Round int `json:"round"`
 	// Counted is true when the window passed validation; Flags are the
 	// validity flags it raised.
-	Counted       bool     `json:"counted"`
-	Flags         []string `json:"flags,omitempty"`
-	ThroughputRPS float64  `json:"throughput_rps"`
-	PerCPUSecond  float64  `json:"per_cpu_second"`
-	ServerCores   float64  `json:"server_cores"`
-	Latency       Latency  `json:"latency_us"`
-	RSSMeanBytes  int64    `json:"rss_mean_bytes"`
-	RSSPeakBytes  int64    `json:"rss_peak_bytes"`
+	Counted bool     `json:"counted"`
+	Flags   []string `json:"flags,omitempty"`
+	// Outlier is true for a counted window whose throughput lies past the
+	// cell's outlier fence; it still counts.
+	Outlier       bool    `json:"outlier,omitempty"`
+	ThroughputRPS float64 `json:"throughput_rps"`
+	PerCPUSecond  float64 `json:"per_cpu_second"`
+	ServerCores   float64 `json:"server_cores"`
+	Latency       Latency `json:"latency_us"`
+	RSSMeanBytes  int64   `json:"rss_mean_bytes"`
+	RSSPeakBytes  int64   `json:"rss_peak_bytes"`
 	// DBCores and GeneratorCores are the database's and the load
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.
@@ -245,30 +314,36 @@ type Step struct {
 	Flagged []string `json:"flagged,omitempty"`
 }
 
-// The bands of a change (the same words as stats.Band).
-const (
-	BandNoise   = "noise"
-	BandSmall   = "small"
-	BandReal    = "real"
-	BandInvalid = "invalid"
-)
-
-// Change is one metric's step: the relative change of the medians, its band,
-// and the U test over the windows.
+// Change is one metric's step: the call, from the Hodges–Lehmann estimate
+// of the relative shift between the two cells' counted windows and its
+// distribution-free confidence interval (docs/statistics.md). A call is
+// never shown without its interval.
 type Change struct {
-	// Defined is false when either side is not valid; Pct is then 0.
-	Defined bool `json:"defined"`
-	// Pct is the change in percent (+12.5 = 12.5 % more).
-	Pct  float64 `json:"pct"`
-	Band string  `json:"band"`
-	// Tested is true when the windows were enough for the U test to reach
-	// the significance level at all; P and Significant are then meaningful.
-	Tested      bool    `json:"tested"`
-	P           float64 `json:"p"`
-	Significant bool    `json:"significant"`
-	// Verdict is the test's outcome in words ("too few windows …").
-	Verdict string `json:"verdict"`
+	// Call is gain, loss, same, undecided or invalid.
+	Call stats.Call `json:"call"`
+	// EstimatePct is the estimated shift in percent (+12.5 = 12.5 % more);
+	// 0 when the call is invalid.
+	EstimatePct float64 `json:"estimate_pct"`
+	// CILowPct and CIHighPct bound the interval in percent; null when
+	// there are too few windows for a finite interval (or the call is
+	// invalid).
+	CILowPct  *float64 `json:"ci_low_pct"`
+	CIHighPct *float64 `json:"ci_high_pct"`
+	// Confidence is the interval's actual coverage (≥ 1 − α).
+	Confidence float64 `json:"confidence,omitempty"`
+	// FromWindows and ToWindows are the counted windows the call used.
+	FromWindows int `json:"from_windows"`
+	ToWindows   int `json:"to_windows"`
+	// WindowsNeeded, for an undecided call, is the number of windows per
+	// side that would likely decide it (stats.MaxWindowsNeeded means more
+	// than that); 0 otherwise or when it cannot be said.
+	WindowsNeeded int `json:"windows_needed,omitempty"`
+	// Reason says why the call is what it is.
+	Reason string `json:"reason"`
 }
+
+// Bounded reports whether the change has a finite interval.
+func (c Change) Bounded() bool { return c.CILowPct != nil && c.CIHighPct != nil }
 
 // The route groups steps are summarised over.
 const (
@@ -286,15 +361,16 @@ type GroupStep struct {
 	Concurrency int    `json:"concurrency"`
 	Group       string `json:"group"`
 	// Cases is how many cases the group has; Defined how many of their
-	// throughput changes are defined.
+	// throughput calls are not invalid.
 	Cases   int `json:"cases"`
 	Defined int `json:"defined"`
-	// MinPct, MedianPct and MaxPct describe the defined throughput changes.
+	// MinPct, MedianPct and MaxPct describe the throughput estimates of
+	// the defined calls.
 	MinPct    float64 `json:"min_pct"`
 	MedianPct float64 `json:"median_pct"`
 	MaxPct    float64 `json:"max_pct"`
-	// Bands counts the throughput steps per band.
-	Bands map[string]int `json:"bands"`
+	// Calls counts the throughput calls of the group's cases.
+	Calls map[stats.Call]int `json:"calls"`
 	// Flagged counts the cases whose step has flagged counted windows
 	// (Step.Flagged).
 	Flagged int `json:"flagged"`

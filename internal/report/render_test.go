@@ -101,7 +101,7 @@ func TestFixtureHasEveryState(t *testing.T) {
 			t.Errorf("fixture has no %s cell: %v", s, seen)
 		}
 	}
-	if !m.Header.Noise.Known {
-		t.Errorf("noise floor unknown: %+v", m.Header.Noise)
+	if !m.Header.Dispersion.Known {
+		t.Errorf("dispersion unknown: %+v", m.Header.Dispersion)
 	}
 }

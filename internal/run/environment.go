@@ -39,8 +39,12 @@ func (r *runner) recordEnvironment(ctx context.Context) error {
 	}
 	env.Warnings = append(env.Warnings, gateWarnings...)
 	if r.gate != nil {
-		env.GateBaselineCores, env.GateThresholdCores = r.gate.Baseline.MeanCores, r.gate.ThresholdCores
+		env.GateBaselineCores, env.GateThresholdCores = r.gate.Baseline.Rest(), r.gate.ThresholdCores
+		env.GateBaselineMeanCores, env.GateBusyAtStart = r.gate.Baseline.MeanCores, r.gate.Baseline.Busy(env.Host.CPUCount)
 	}
+	r.prober = host.NewProber()
+	env.ProbeReferenceMs = r.prober.ReferenceMs
+	r.progress.logf("host-speed probe: %.2f ms for its fixed work (windows whose probe runs over %.0f%% slower are redone)", r.prober.ReferenceMs, 100*host.HostSlowShare)
 	for _, w := range env.Warnings {
 		r.progress.logf("warning: %s", w)
 	}

@@ -38,20 +38,28 @@ func (r *runner) setupGate(ctx context.Context, hostCPUs int) (warnings []string
 	if g.Mode == plan.GateOff {
 		return nil, nil
 	}
-	b, err := host.MeasureBaseline(ctx, BaselineDuration, proc.ForeignMeter(r.ownGroups(ctx, nil)...))
-	if err != nil {
-		return nil, err
-	}
+	meter := proc.ForeignMeter(r.ownGroups(ctx, nil)...)
 	explicit := 0.0
 	if g.Mode == plan.GateCores {
 		explicit = g.Cores
 	}
-	r.gate, warnings = host.NewGate(b, explicit, g.Retries, proc.ForeignMeter(r.ownGroups(ctx, nil)...))
+	var b host.Baseline
+	if explicit > 0 {
+		b, err = host.MeasureBaseline(ctx, BaselineDuration, meter)
+	} else {
+		// A busy host at calibration is waited for (within the gate's
+		// wait), so the automatic gate is set from a host at rest.
+		b, err = host.MeasureQuietBaseline(ctx, BaselineDuration, g.Wait, hostCPUs, meter)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.gate, warnings = host.NewGate(b, explicit, g.Retries, hostCPUs, meter)
 	if w := unreachableGateWarning(r.gate.ThresholdCores, b, hostCPUs); w != "" {
 		warnings = append(warnings, w)
 	}
-	r.progress.logf("contention gate: foreign CPU under %.2f cores (idle baseline %.2f cores over %s)",
-		r.gate.ThresholdCores, b.MeanCores, b.Duration.Round(time.Millisecond))
+	r.progress.logf("contention gate: foreign CPU under %.2f cores (host at rest %.2f cores, mean %.2f, over %s)",
+		r.gate.ThresholdCores, b.Rest(), b.MeanCores, b.Duration.Round(time.Millisecond))
 	return warnings, nil
 }
 
@@ -76,7 +84,7 @@ func (r *runner) gateWait(ctx context.Context, cur *server, rec *journal.Window)
 	if r.gate == nil {
 		return nil
 	}
-	g, _ := host.NewGate(r.gate.Baseline, r.gate.ThresholdCores, r.gate.Retries, proc.ForeignMeter(r.ownGroups(ctx, cur)...))
+	g, _ := host.NewGate(r.gate.Baseline, r.gate.ThresholdCores, r.gate.Retries, 0, proc.ForeignMeter(r.ownGroups(ctx, cur)...))
 	q, err := g.WaitQuiet(ctx, r.opt.Plan.Protocol.Gate.Wait)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -93,17 +101,36 @@ func (r *runner) gateWait(ctx context.Context, cur *server, rec *journal.Window)
 	return nil
 }
 
+// probe times the host-speed probe; 0 without a prober (a runner built
+// by a test without an environment).
+func (r *runner) probe() float64 {
+	if r.prober == nil {
+		return 0
+	}
+	return r.prober.Probe()
+}
+
 // judge decides whether a measured try is redone because of the host: the
-// gate judges foreign CPU and suspension; without a gate, a suspended window
-// is still redone (MaxSuspendRedos times). disturbed counts this window's
-// earlier tries that were redone for the host.
+// gate judges foreign CPU and suspension, the probe the host's own speed;
+// without a gate, a suspended or slow window is still redone
+// (MaxSuspendRedos times). disturbed counts this window's earlier tries
+// that were redone for the host.
 func (r *runner) judge(rec *journal.Window, disturbed int) (redo bool) {
+	slow := false
+	if p := rec.Probe; p != nil && p.SlowerShare() > host.HostSlowShare {
+		slow = true
+		flagger{rec}.add(journal.FlagHostSlow, "the host-speed probe took %.2f ms before and %.2f ms after the window against %.2f ms at the start (%.0f%% slower, over %.0f%%): the machine itself ran slow",
+			p.BeforeMs, p.AfterMs, p.ReferenceMs, 100*p.SlowerShare(), 100*host.HostSlowShare)
+	}
 	if r.gate == nil {
 		if rec.Suspended {
 			flagger{rec}.add(journal.FlagSuspended, "the machine slept during the window")
-			return disturbed < MaxSuspendRedos
 		}
-		return false
+		return (rec.Suspended || slow) && disturbed < MaxSuspendRedos
+	}
+	if slow && !rec.Suspended && rec.ForeignCores < r.gate.ThresholdCores {
+		// Slow with nothing else to blame: redo within the gate's budget.
+		return disturbed < r.gate.Retries
 	}
 	v := r.gate.Judge(disturbed, rec.ForeignCores, rec.Suspended)
 	if v.Contended {

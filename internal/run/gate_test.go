@@ -34,7 +34,7 @@ func TestUnreachableGateIsAWarning(t *testing.T) {
 // A window both suspended and contended carries both flags, each with its
 // own reason: the gate's single reason names the suspension only.
 func TestJudgeSuspendedAndContended(t *testing.T) {
-	g, _ := host.NewGate(host.Baseline{}, 0.5, 1, nil)
+	g, _ := host.NewGate(host.Baseline{}, 0.5, 1, 2, nil)
 	r := &runner{gate: g}
 	rec := &journal.Window{ForeignCores: 1.2, Suspended: true}
 	if !r.judge(rec, 0) {
@@ -57,6 +57,33 @@ func TestJudgeSuspendedAndContended(t *testing.T) {
 	}
 	if len(rec.Reasons) != 1 || !strings.Contains(rec.Reasons[0], "kept after 2 attempts") {
 		t.Errorf("kept contended window: reasons %q, want the gate's reason with the retry budget", rec.Reasons)
+	}
+}
+
+// A window whose host-speed probe ran slow is flagged host_slow and redone
+// within the budget, with or without a gate (trap T18); a probe within the
+// share is not.
+func TestJudgeHostSlow(t *testing.T) {
+	g, _ := host.NewGate(host.Baseline{}, 0.5, 1, 2, nil)
+	slow := &journal.Probe{BeforeMs: 2.0, AfterMs: 2.5, ReferenceMs: 2.0} // 25 % slower after
+	fine := &journal.Probe{BeforeMs: 2.1, AfterMs: 2.3, ReferenceMs: 2.0} // 15 %
+	for _, r := range []*runner{{gate: g}, {}} {
+		rec := &journal.Window{ForeignCores: 0.1, Probe: slow}
+		if !r.judge(rec, 0) || !rec.HasFlag(journal.FlagHostSlow) || !strings.Contains(strings.Join(rec.Reasons, ";"), "25% slower") {
+			t.Errorf("gate %v: a slow host: flags %v, reasons %v", r.gate != nil, rec.Flags, rec.Reasons)
+		}
+		budget := MaxSuspendRedos
+		if r.gate != nil {
+			budget = r.gate.Retries
+		}
+		rec = &journal.Window{ForeignCores: 0.1, Probe: slow}
+		if r.judge(rec, budget) || !rec.HasFlag(journal.FlagHostSlow) {
+			t.Errorf("gate %v: budget spent, yet redone (or not flagged: %v)", r.gate != nil, rec.Flags)
+		}
+		rec = &journal.Window{ForeignCores: 0.1, Probe: fine}
+		if r.judge(rec, 0) || len(rec.Flags) != 0 {
+			t.Errorf("gate %v: 15 %% slower is within the share: flags %v", r.gate != nil, rec.Flags)
+		}
 	}
 }
 

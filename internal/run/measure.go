@@ -234,6 +234,7 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	}
 	p := r.opt.Plan.Protocol
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
+	probeBefore := r.probe()
 	lr, err := startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout))
 	if err != nil {
 		return nil, err
@@ -264,6 +265,9 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	t0 := time.Now()
 	res, lerr := lr.wait(ctx)
 	<-followed
+	if probeBefore > 0 {
+		rec.Probe = &journal.Probe{BeforeMs: probeBefore, AfterMs: r.probe(), ReferenceMs: r.prober.ReferenceMs}
+	}
 	// The process served this case, whatever becomes of the try: a redo on
 	// the same process comes after it (trap T9).
 	cur.cases = append(cur.cases, w.Case)

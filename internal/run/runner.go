@@ -29,6 +29,8 @@ type runner struct {
 
 	// gate is nil when the contention gate is off.
 	gate *host.Gate
+	// prober times the host-speed probe around each window (trap T18).
+	prober *host.Prober
 	// seq counts the processes started per stack over the run; a resume
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int

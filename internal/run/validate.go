@@ -7,6 +7,12 @@ import (
 	"github.com/stackbench/stackbench/internal/load"
 )
 
+// MaxGeneratorWaitShare is the longest the load generator may wait for a
+// CPU, as a share of the CPU time it used in the window, before the window
+// is flagged client_starved: 100 %, it waited as long as it ran. See
+// docs/traps.md (T10) for the measurements it was chosen from.
+const MaxGeneratorWaitShare = 1.0
+
 // MaxFailureRatio is the share of failed attempts above which a window is
 // invalid (trap T2): 1 %.
 const MaxFailureRatio = 0.01
@@ -41,6 +47,10 @@ func judgeLoad(w *journal.Window, res *load.Result) {
 		case float64(wu.Attempts-wu.Successes) > MaxFailureRatio*float64(wu.Attempts):
 			f.add(journal.FlagInvalid, "the warm-up failed: %d of %d attempts failed", wu.Attempts-wu.Successes, wu.Attempts)
 		}
+	}
+	if res.GeneratorCPUSeconds > 0 && res.GeneratorWaitSeconds > MaxGeneratorWaitShare*res.GeneratorCPUSeconds {
+		f.add(journal.FlagClientStarved, "the load generator waited %.2f s for a CPU while it ran %.2f CPU-s (more than %.0f %% of it): it shared its cores with the server and could not send as meant",
+			res.GeneratorWaitSeconds, res.GeneratorCPUSeconds, 100*MaxGeneratorWaitShare)
 	}
 	if res.ClientBound {
 		f.add(journal.FlagClientBound, "the load generator used %.2f CPU-s in %.2f s on %d cores (≥ 85 %%): the figure describes the generator more than the server",

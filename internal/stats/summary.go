@@ -16,7 +16,7 @@ type Summary struct {
 	Q1, Q3, IQR float64
 	// Spread is the relative spread (Max − Min) ÷ Median. It is defined
 	// (SpreadDefined) only when Median > 0; with one window it is 0 and says
-	// nothing about noise, which NoiseFloor takes into account.
+	// nothing about noise; the calls (Decide) take it into account.
 	Spread        float64
 	SpreadDefined bool
 }
@@ -44,8 +44,8 @@ func Summarize(values []float64) (Summary, error) {
 }
 
 // RelativeSpread returns (max − min) ÷ median and whether it is defined
-// (median > 0). It is the one definition of a cell's noise used by Summary
-// and NoiseFloor.
+// (median > 0). It is the one definition of a cell's range-based spread,
+// used by Summary and the report's per-metric spreads.
 func RelativeSpread(minValue, maxValue, median float64) (float64, bool) {
 	if !(median > 0) {
 		return 0, false

@@ -91,8 +91,14 @@ const shutdownTimeout = 5 * time.Second
 // ServeHTTP serves h on addr until ctx is cancelled (SIGTERM), then shuts
 // down gracefully: it stops accepting, lets requests in flight finish for up
 // to 5 s, and returns nil. When STACKBENCH_CPUPROFILE names a file, the
-// server's CPU profile is written to it (see WithCPUProfile).
+// server's CPU profile is written to it (see WithCPUProfile). With
+// SAAS_BURN_US set, each request first burns that much CPU (see BurnEnv).
 func ServeHTTP(ctx context.Context, addr string, h http.Handler) error {
+	burn, err := burnFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	h = withBurn(h, burn)
 	return WithCPUProfile(os.Getenv(CPUProfileEnv), func() error { return serveHTTP(ctx, addr, h) })
 }
 

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/dx"
+)
+
+func init() {
+	register(Command{Name: "dx", Short: "developer experience: install, build, artifact, dependencies, reload", Order: 45, Run: runDXCommand})
+}
+
+const dxSynopsis = "[-f FILE] [-o text|json]"
+
+func runDXCommand(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet("dx", dxSynopsis, env)
+	file := fs.String("f", "stackbench.yaml", "comparison file")
+	output := fs.String("o", "text", "output: text or json")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q; name the file with -f", rest[0])
+	}
+	if *output != "text" && *output != "json" {
+		return usagef("-o %s: write -o text or -o json", *output)
+	}
+	f, err := loadComparison(env, *file)
+	if err != nil {
+		return err
+	}
+	if !f.HasDX() {
+		return usagef("%s asks for no DX measurement; add a dx: key to a stack or a process command (see docs/dx.md)", f.Name)
+	}
+	logDir, err := os.MkdirTemp("", "stackbench-dx-")
+	if err != nil {
+		return err
+	}
+	res, err := runDX(ctx, f, logDir, func(line string) { fmt.Fprintln(env.Stderr, line) })
+	if err != nil {
+		return fmt.Errorf("%w\nthe logs are in %s", err, logDir)
+	}
+	os.RemoveAll(logDir)
+	if *output == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		printDX(env.Stdout, res)
+	}
+	if res.Failed() {
+		return &ExitError{Code: 1, Msg: "a DX measurement failed; see its error above"}
+	}
+	return nil
+}
+
+// printDX prints the DX suite as a table, medians with their range.
+func printDX(w io.Writer, res dx.Result) {
+	fmt.Fprintln(w, "Developer experience: medians (min–max) over the rounds; cold = after emptying the cold: directories.")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "target\tinstall cold\tinstall warm\tgenerate cold\tgenerate warm\tbuild cold\tbuild warm\tartifact\tdeps\treload")
+	for _, t := range res.Targets {
+		name := t.Name
+		if t.Size != 0 {
+			name += fmt.Sprintf(" @%d", t.Size)
+		}
+		cells := []string{name}
+		for _, tm := range []*dx.Timing{t.Install, t.Generate, t.Build} {
+			if tm == nil {
+				cells = append(cells, "—", "—")
+				continue
+			}
+			cells = append(cells, spreadText(tm.Cold), spreadText(tm.Warm))
+		}
+		art := "—"
+		if t.ArtifactBytes > 0 {
+			art = fmtBytes(t.ArtifactBytes)
+		}
+		deps := "—"
+		if t.Deps != nil {
+			deps = fmt.Sprintf("%s in %d %s packages", fmtBytes(t.Deps.Bytes), t.Deps.Packages, t.Deps.Ecosystem)
+		}
+		cells = append(cells, art, deps, spreadText(t.Reload))
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	for _, t := range res.Targets {
+		if t.Error != "" {
+			fmt.Fprintf(w, "\n%s failed: %s\n", t.Name, t.Error)
+		}
+	}
+}
+
+func spreadText(s *dx.Spread) string {
+	if s == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%s (%s–%s)", fmtDuration(s.Median), fmtDuration(s.Min), fmtDuration(s.Max))
+}
+
+// fmtDuration shows a duration in ms below 10 s, else in s.
+func fmtDuration(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1f ms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+// fmtBytes shows a size in KiB or MiB.
+func fmtBytes(b int64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%.1f KiB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/dx"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/process"
+	"github.com/stackbench/stackbench/internal/stack"
+)
+
+// File names of the suites' results in a results directory; the report
+// reads them beside the journal.
+const (
+	dxResultFile      = "dx.json"
+	processResultFile = "process.json"
+)
+
+// dxDatabase is the database a reload's server uses, a fresh copy of the
+// seeded template.
+const dxDatabase = "stackbench_dx"
+
+// sized substitutes the size for {size}.
+func sized(s string, size int) string {
+	return strings.ReplaceAll(s, plan.SizePlaceholder, strconv.Itoa(size))
+}
+
+// commandEnv is a process-suite command's environment at one size.
+func commandEnv(c plan.Command, size int) []string {
+	env := []string{plan.SizeEnv + "=" + strconv.Itoa(size)}
+	for _, k := range c.EnvOrder {
+		env = append(env, k+"="+c.Env[k])
+	}
+	return env
+}
+
+// dxTargets lists what the DX suite measures: each stack with a dx: key,
+// then each process-suite command with one, at every size. h is the
+// harness passed to a reload's server.
+func dxTargets(f *plan.File, h stack.Harness) []dx.Target {
+	var out []dx.Target
+	for _, s := range f.Stacks {
+		d := s.DX
+		if d == nil {
+			continue
+		}
+		var env []string
+		for _, kv := range stack.Env(s, 0, h) {
+			if !strings.HasPrefix(kv, "PORT=") {
+				env = append(env, kv)
+			}
+		}
+		t := dx.Target{Name: s.Name, Dir: s.Dir, Env: env, Install: d.Install, Build: s.Build, Cold: d.Cold,
+			Artifact: d.Artifact, DepsDir: d.DepsDir, DepsCommand: d.DepsCommand, Rounds: d.Rounds}
+		if r := d.Reload; r != nil {
+			t.Reload = &dx.Reload{Start: r.Start, HealthPath: s.Health, Path: r.Path, BootTimeout: stack.BootTimeoutOf(s),
+				File: r.File, Find: r.Find, Replace: r.Replace, Timeout: r.Timeout}
+		}
+		out = append(out, t)
+	}
+	if f.Process == nil {
+		return out
+	}
+	for _, size := range f.Process.Sizes {
+		for _, c := range f.Process.Commands {
+			d := c.DX
+			if d == nil {
+				continue
+			}
+			t := dx.Target{Name: c.Name, Size: size, Dir: c.Dir, Env: commandEnv(c, size), Install: sized(d.Install, size),
+				Generate: sized(c.Generate, size), Build: sized(c.Build, size), Artifact: sized(d.Artifact, size),
+				DepsDir: sized(d.DepsDir, size), DepsCommand: d.DepsCommand, Rounds: d.Rounds}
+			for _, dir := range d.Cold {
+				t.Cold = append(t.Cold, sized(dir, size))
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// needsDatabase reports whether a reload starts a server of a workload
+// that reads the database.
+func needsDatabase(f *plan.File) bool {
+	if !f.Workload.NeedsDatabase {
+		return false
+	}
+	for _, s := range f.Stacks {
+		if s.DX != nil && s.DX.Reload != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// runDX runs the DX suite of a file, with a database for the reloads when
+// they need one.
+func runDX(ctx context.Context, f *plan.File, logDir string, progress func(string)) (dx.Result, error) {
+	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
+	if needsDatabase(f) {
+		db, err := stack.OpenDatabase(ctx, f.Database, "", progress)
+		if err != nil {
+			return dx.Result{}, err
+		}
+		defer func() {
+			if cerr := db.Close(true); cerr != nil {
+				progress("warning: removing the DX database: " + cerr.Error())
+			}
+		}()
+		if h.DatabaseURL, err = db.Fresh(ctx, dxDatabase); err != nil {
+			return dx.Result{}, err
+		}
+	}
+	return dx.Run(ctx, dxTargets(f, h), dx.Options{LogDir: logDir, Progress: progress})
+}
+
+// prepareProcess runs every command's generate and build at every size,
+// untimed, before the process suite measures anything.
+func prepareProcess(ctx context.Context, ps *plan.ProcessSuite, logDir string, progress func(string)) error {
+	for _, size := range ps.Sizes {
+		for _, c := range ps.Commands {
+			for _, step := range []struct{ name, command string }{{"generate", c.Generate}, {"build", c.Build}} {
+				if step.command == "" {
+					continue
+				}
+				command := sized(step.command, size)
+				log := filepath.Join(logDir, fmt.Sprintf("%s-%d-%s.log", c.Name, size, step.name))
+				os.Remove(log)
+				progress(fmt.Sprintf("%s (size %d): %s", c.Name, size, step.name))
+				if err := stack.Shell(ctx, c.Dir, command, log, commandEnv(c, size)); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return fmt.Errorf("%s of command %q at size %d (%s, in %s): %v\n%s", step.name, c.Name, size, command, c.Dir, err, stack.Tail(log, 2000))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// runProcess prepares and runs the process suite of a file.
+func runProcess(ctx context.Context, ps *plan.ProcessSuite, logDir string, progress func(string)) (process.Result, error) {
+	if err := prepareProcess(ctx, ps, logDir, progress); err != nil {
+		return process.Result{}, err
+	}
+	var cmds []process.Command
+	for _, c := range ps.Commands {
+		// One environment for all sizes: the suite adds STACKBENCH_SIZE itself.
+		cmds = append(cmds, process.Command{Name: c.Name, Dir: c.Dir, Argv: c.Run, Env: commandEnv(c, 0)[1:]})
+	}
+	return process.Run(ctx, cmds, process.Options{Sizes: ps.Sizes, Warmup: ps.Warmup, Rounds: ps.Rounds, Timeout: ps.Timeout, Progress: progress})
+}
+
+// runSuitePhases is the dx and process phases of `stackbench run`, after
+// the windows: each runs when the file asks for it and its results file is
+// not in dir yet (a resumed run keeps what it has). A failure is reported
+// and does not lose the run's windows.
+func runSuitePhases(ctx context.Context, env Env, f *plan.File, dir string) error {
+	progress := func(line string) { fmt.Fprintln(env.Stderr, line) }
+	logDir := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return err
+	}
+	if f.HasDX() && !exists(filepath.Join(dir, dxResultFile)) {
+		progress("dx phase: install, build, artifact, dependencies, reload")
+		res, err := runDX(ctx, f, logDir, progress)
+		if err != nil {
+			return fmt.Errorf("dx phase: %w", err)
+		}
+		if err := writeJSONFile(filepath.Join(dir, dxResultFile), res); err != nil {
+			return err
+		}
+	}
+	if f.Process != nil && !exists(filepath.Join(dir, processResultFile)) {
+		progress("process phase: commands timed spawn → exit")
+		res, err := runProcess(ctx, f.Process, logDir, progress)
+		if err != nil {
+			return fmt.Errorf("process phase: %w", err)
+		}
+		if err := writeJSONFile(filepath.Join(dir, processResultFile), res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// writeJSONFile writes v as indented JSON, through a temporary file renamed
+// into place so that a reader never sees half of it.
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,163 @@
+package process
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestMain makes the test binary double as the measured program: with
+// HELPER_SLEEP set it sleeps STACKBENCH_SIZE milliseconds (or its first
+// argument), prints a metric and exits with HELPER_EXIT.
+func TestMain(m *testing.M) {
+	if os.Getenv("HELPER_SLEEP") != "" {
+		size, _ := strconv.Atoi(os.Getenv(SizeEnv))
+		if len(os.Args) > 1 && os.Args[1] != "env" {
+			size, _ = strconv.Atoi(os.Args[1])
+		}
+		time.Sleep(time.Duration(size) * time.Millisecond)
+		fmt.Printf("some output\n%s slept_ms=%d size=%d\n", MetricPrefix, size, size)
+		code, _ := strconv.Atoi(os.Getenv("HELPER_EXIT"))
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+func helper(name string, env ...string) Command {
+	exe, _ := os.Executable()
+	return Command{Name: name, Dir: os.TempDir(), Argv: []string{exe, "{size}"}, Env: append([]string{"HELPER_SLEEP=1"}, env...)}
+}
+
+func TestSleepMediansMatch(t *testing.T) {
+	exe, _ := os.Executable()
+	byEnv := Command{Name: "env", Dir: os.TempDir(), Argv: []string{exe, "env"}, Env: []string{"HELPER_SLEEP=1"}}
+	// A busy host can only add time to a sleep, in bursts; the suite is
+	// right when one of up to three measurements puts every median within
+	// 4 ms of the sleep. Each miss is logged.
+	var res Result
+	for attempt := 1; attempt <= 3; attempt++ {
+		var err error
+		res, err = Run(context.Background(), []Command{helper("arg"), byEnv}, Options{Sizes: []int{0, 20, 60}, Warmup: 1, Rounds: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Cells) != 6 || len(res.Samples) != 42 {
+			t.Fatalf("%d cells, %d samples; want 6 and 42", len(res.Cells), len(res.Samples))
+		}
+		misses := sleepMisses(t, res)
+		if len(misses) == 0 {
+			break
+		}
+		for _, m := range misses {
+			t.Logf("attempt %d: %s", attempt, m)
+		}
+		if attempt == 3 {
+			t.Errorf("three measurements missed the sleeps by more than 4 ms: %v", misses)
+		}
+	}
+	for _, c := range res.Cells {
+		if m := c.Metrics["slept_ms"]; m.Median != float64(c.Size) || m.N != 7 {
+			t.Errorf("%s at size %d: metric slept_ms %+v", c.Command, c.Size, m)
+		}
+	}
+	if len(res.Calls) != 3 {
+		t.Fatalf("calls %+v", res.Calls)
+	}
+	for _, c := range res.Calls {
+		// Two equal programs: the change is defined; its size depends on
+		// the host's load, so it is not bounded here.
+		if !c.Defined || c.From != "arg" || c.To != "env" || c.Verdict == "" || c.Detail == "" {
+			t.Errorf("call %+v: want a defined comparison of env with arg", c)
+		}
+	}
+}
+
+// sleepMisses lists the cells whose median wall time, less the program's
+// own start and exit (its size-0 median), is more than 4 ms from the sleep.
+func sleepMisses(t *testing.T, res Result) []string {
+	base := map[string]float64{}
+	for _, c := range res.Cells {
+		if c.Error != "" {
+			t.Fatalf("%s at %d failed: %s", c.Command, c.Size, c.Error)
+		}
+		if c.Size == 0 {
+			base[c.Command] = c.Wall.Median
+		}
+	}
+	var out []string
+	for _, c := range res.Cells {
+		got := (c.Wall.Median - base[c.Command]) / 1e6
+		if math.Abs(got-float64(c.Size)) > 4 {
+			out = append(out, fmt.Sprintf("%s at size %d: median wall %.2f ms, %.2f ms above size 0; want %d ms ± 4", c.Command, c.Size, c.Wall.Median/1e6, got, c.Size))
+		}
+	}
+	return out
+}
+
+func TestRotatedOrder(t *testing.T) {
+	res, err := Run(context.Background(), []Command{helper("a"), helper("b"), helper("c")}, Options{Sizes: []int{0}, Rounds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	for _, s := range res.Samples {
+		got += s.Command
+	}
+	if got != "abcbcacab" {
+		t.Errorf("run order %q, want abcbcacab (rotated by one per round)", got)
+	}
+}
+
+func TestFailingExitFailsTheCell(t *testing.T) {
+	res, err := Run(context.Background(), []Command{helper("ok"), helper("bad", "HELPER_EXIT=3")}, Options{Sizes: []int{1}, Rounds: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Failed() {
+		t.Fatal("a command exiting with status 3 did not fail the suite")
+	}
+	for _, c := range res.Cells {
+		switch c.Command {
+		case "ok":
+			if c.Error != "" || c.Wall.N != 3 {
+				t.Errorf("ok cell %+v", c)
+			}
+		case "bad":
+			if c.Error == "" || c.Wall.N != 0 {
+				t.Errorf("bad cell %+v: want an error and no figures", c)
+			}
+		}
+	}
+	if len(res.Calls) != 1 || res.Calls[0].Defined || res.Calls[0].Verdict != "invalid" {
+		t.Errorf("call against a failed cell: %+v", res.Calls)
+	}
+}
+
+func TestMissingProgramFailsTheCell(t *testing.T) {
+	res, err := Run(context.Background(), []Command{{Name: "x", Dir: t.TempDir(), Argv: []string{"bin/none"}}}, Options{Sizes: []int{1}, Rounds: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Failed() {
+		t.Errorf("cells %+v", res.Cells)
+	}
+}
+
+func TestParseMetrics(t *testing.T) {
+	m, err := ParseMetrics([]byte("hello\n  stackbench-metric: container_ms=1.5 n=1000\nstackbench-metric: heap_bytes=2e6\n"))
+	if err != nil || m["container_ms"] != 1.5 || m["n"] != 1000 || m["heap_bytes"] != 2e6 || len(m) != 3 {
+		t.Errorf("got %v, %v", m, err)
+	}
+	for _, bad := range []string{"stackbench-metric: x=abc", "stackbench-metric: x", "stackbench-metric: 1x=2", "stackbench-metric: a=1 a=2", "stackbench-metric: a=NaN"} {
+		if _, err := ParseMetrics([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if m, err := ParseMetrics([]byte("nothing here\n")); err != nil || m != nil {
+		t.Errorf("no metric lines: %v, %v", m, err)
+	}
+}

@@ -1,0 +1,27 @@
+package stats
+
+// SequentialAlpha is the significance level of each look of an adaptive
+// run, so that all its looks together call a false gain or loss with
+// probability at most alpha (a Bonferroni split of alpha over the looks,
+// an α-spending rule that needs no assumption about how the looks depend
+// on each other).
+//
+// An adaptive run looks after every round from minRounds to maxRounds, with
+// (at most) one window per cell and round, so look n compares n windows a
+// side. A look whose smallest attainable level, 2 ÷ C(2n, n), is above its
+// share cannot call anything, and so spends nothing; the share goes to the
+// looks that can: alpha ÷ L, where L counts the looks from the first
+// decidable one to maxRounds. With a single look (minRounds == maxRounds)
+// it is alpha itself.
+func SequentialAlpha(alpha float64, minRounds, maxRounds int) float64 {
+	if maxRounds <= minRounds {
+		return alpha
+	}
+	for n := minRounds; n <= maxRounds; n++ {
+		share := alpha / float64(maxRounds-n+1)
+		if MinP(n, n) <= share {
+			return share
+		}
+	}
+	return alpha / float64(maxRounds-minRounds+1)
+}
