@@ -28,7 +28,10 @@ type Config struct {
 	// MaxGeneratorWaitShare is the most the generator's threads may have
 	// waited for a CPU, as a share of the probe's window (default 0.5):
 	// more, and the generator was starved, so the probe judged it rather
-	// than the server.
+	// than the server. The run's client_starved rule compares the wait
+	// with the generator's own CPU time instead; an open loop at a
+	// moderate rate uses so little CPU (0.01 CPU-s a second at 200 req/s)
+	// that a few milliseconds of wait would exceed it on any busy host.
 	MaxGeneratorWaitShare float64
 	// IgnoreStarvation skips that check: for a generator that shares its
 	// process with the server (tests), whose wait includes the server's.
