@@ -173,10 +173,14 @@ func printUsage(w io.Writer) {
 		}
 		return list[i].Name < list[j].Name
 	})
+	width := 0
+	for _, c := range list {
+		width = max(width, len(c.Name))
+	}
 	var b strings.Builder
 	b.WriteString("stackbench: what does each layer of your API stack buy?\n\nUsage: stackbench <command> [flags]\n\nCommands:\n")
 	for _, c := range list {
-		fmt.Fprintf(&b, "  %-8s %s\n", c.Name, c.Short)
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.Name, c.Short)
 	}
 	b.WriteString("\nRun 'stackbench <command> -h' for a command's flags. The manual is in docs/.\n")
 	b.WriteString("Exit status: 0 done, 1 failed (a check, a build, the database), 2 bad input, 130 interrupted.\n")

@@ -69,11 +69,7 @@ func driveLoad(ctx context.Context, f load.Flags, cfg load.Config, env Env) (*lo
 		events.write(e)
 		live.show(e)
 	}
-	// One P more than the cores, so the engine's workers (one per core) can
-	// keep theirs while they wait (see internal/load/rawsys.go).
-	if procs := runtime.NumCPU() + 1; runtime.GOMAXPROCS(0) < procs {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	}
+	defer spareP()()
 	res, err := load.Run(ctx, cfg)
 	live.clear()
 	events.close()
@@ -206,4 +202,15 @@ func (l *liveLine) clear() {
 		fmt.Fprint(l.w, "\r\033[K")
 		l.shown = false
 	}
+}
+
+// spareP gives the program one P more than the cores, so the engine's
+// workers (one per core) can keep theirs while they wait (see
+// internal/load/rawsys.go); the returned function restores the setting.
+func spareP() (restore func()) {
+	if procs := runtime.NumCPU() + 1; runtime.GOMAXPROCS(0) < procs {
+		old := runtime.GOMAXPROCS(procs)
+		return func() { runtime.GOMAXPROCS(old) }
+	}
+	return func() {}
 }

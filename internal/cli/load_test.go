@@ -126,13 +126,46 @@ func TestLoadJSONAndRequestFlags(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.SchemaVersion != 1 || res.Successes == 0 || res.ErrorCount() != 0 || res.Warmup.Successes == 0 {
+	if res.SchemaVersion != load.SchemaVersion || res.Successes == 0 || res.ErrorCount() != 0 || res.Warmup.Successes == 0 {
 		t.Errorf("result %+v", res)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) == 0 || got[0] != `POST yes {"name":"x"}` || got[len(got)-1] != got[0] {
 		t.Errorf("server saw %q", got[:min(len(got), 3)])
+	}
+}
+
+// An open loop far above a slow server's capacity: the text says how many
+// requests were never sent and what share failed; the JSON carries unsent
+// and errors.unfinished.
+func TestLoadOverloadedOpenLoopShowsUnsent(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(50 * time.Millisecond)
+	}))
+	defer srv.Close()
+	code, out, errOut := loadMain(t, "", srv.URL, "-c", "1", "-R", "200", "-d", "500ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"unsent ", "due by the window's end and never sent", "failures "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = loadMain(t, "", srv.URL, "-c", "1", "-R", "200", "-d", "500ms", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var keys struct {
+		Unsent *int64           `json:"unsent"`
+		Errors map[string]int64 `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(out), &keys); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := keys.Errors["unfinished"]; !ok || keys.Unsent == nil || *keys.Unsent < 50 {
+		t.Errorf("JSON unsent %v, errors %v; want unsent (most of the 100 due) and errors.unfinished", keys.Unsent, keys.Errors)
 	}
 }
 

@@ -16,7 +16,8 @@ type Flag string
 
 // The window flags, as written in the journal.
 const (
-	// FlagInvalid: more than 1 % of attempts failed, or the warm-up failed.
+	// FlagInvalid: more than 1 % of requests failed (load.Result's
+	// FailureShare: unfinished and unsent included), or the warm-up failed.
 	FlagInvalid Flag = "invalid"
 	// FlagContended: the window's mean foreign CPU crossed the gate. A
 	// final window has it when the retry budget was spent.

@@ -40,10 +40,21 @@ type Flags struct {
 
 // Register binds f's fields to their flags on fs, with their defaults.
 func (f *Flags) Register(fs *flag.FlagSet) {
-	fs.IntVar(&f.Connections, "c", DefaultConnections, "connections, kept alive (open loop: the most in flight)")
+	f.RegisterTarget(fs, DefaultConnections)
 	fs.Float64Var(&f.Rate, "R", 0, "open loop: requests per second in total (default: closed loop)")
 	fs.DurationVar(&f.Duration, "d", DefaultDuration, "measured duration")
 	fs.DurationVar(&f.Warmup, "warmup", 0, "warm-up before the measured window, on the same connections, reported apart")
+	fs.IntVar(&f.EventsFD, "events-fd", -1, "write run events as JSON lines to this inherited file descriptor")
+}
+
+// RegisterTarget binds only the flags that say what to send where —
+// connections (default connections), the request, the success statuses,
+// the timeout, the output format and --allow-remote — for a command that
+// sets the rate and the durations itself (stackbench capacity). The
+// fields it leaves alone keep their values.
+func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
+	f.EventsFD = -1
+	fs.IntVar(&f.Connections, "c", connections, "connections, kept alive (open loop: the most in flight)")
 	fs.StringVar(&f.Method, "m", "GET", "request method")
 	fs.Var((*repeated)(&f.Headers), "H", "request header 'Name: value' (repeatable)")
 	fs.StringVar(&f.Body, "b", "", "request body")
@@ -53,7 +64,6 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.Timeout, "t", DefaultTimeout, "request timeout")
 	fs.StringVar(&f.Output, "o", "text", "output: text or json")
 	fs.BoolVar(&f.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
-	fs.IntVar(&f.EventsFD, "events-fd", -1, "write run events as JSON lines to this inherited file descriptor")
 }
 
 // Args writes f as the arguments of `stackbench load`, url last; parsing

@@ -10,17 +10,20 @@ import (
 // errorClass is a kind of failed request other than an unexpected status.
 type errorClass uint8
 
-// The transport error classes, in the order they are reported.
+// The error classes, in the order they are reported: the transport
+// classes, then unfinished (sent, and still unanswered when the drain
+// ended), which classify never returns.
 const (
 	classTimeout errorClass = iota
 	classReset
 	classRefused
 	classClosed
 	classOther
+	classUnfinished
 	numClasses
 )
 
-var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other"}
+var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished"}
 
 // classify maps a socket error to its class.
 func classify(err error) errorClass {

@@ -2,7 +2,11 @@ package load
 
 // SchemaVersion is the version of Result's JSON form. It changes when a
 // key changes meaning or disappears; new keys may be added within a version.
-const SchemaVersion = 1
+//
+// Version 2: the requests still unanswered when the drain ends are failures
+// of the window (errors.unfinished, in attempts), no longer drain.abandoned;
+// unsent (open loop) is new; the histograms' range covers the schedule.
+const SchemaVersion = 2
 
 // Result is the outcome of a run, and with its json tags the versioned
 // JSON output of `stackbench load -o json`. Counts cover the measured
@@ -31,17 +35,27 @@ type Result struct {
 	PoolSize int `json:"pool_size"`
 
 	// Attempts = Successes + every error count: each request whose outcome
-	// fell in the window.
+	// fell in the window, the unfinished ones included.
 	Attempts      int64   `json:"attempts"`
 	Successes     int64   `json:"successes"`
 	ThroughputRPS float64 `json:"throughput_rps"`
 	// Errors counts failures by class: timeout, reset, refused, closed,
-	// other, and status_<code> for each unexpected status. The five
-	// transport classes are always present.
+	// other, unfinished, and status_<code> for each unexpected status. The
+	// first six are always present. unfinished counts the requests sent
+	// (in the warm-up or the window) and still unanswered when the drain
+	// ended; their age then is recorded in the error latency, a lower bound
+	// of their latency. They are not in the timeline, which counts
+	// completions.
 	Errors map[string]int64 `json:"errors"`
+	// Unsent (open loop) counts requests due before the window's end that
+	// were never sent: no connection came free for them in time. They are
+	// failures of the window (see FailureShare) but not attempts.
+	Unsent int64 `json:"unsent"`
 
 	// LatencyMicros is the latency of successes; in open loop, measured from
-	// the intended send time (corrected for coordinated omission).
+	// the intended send time (corrected for coordinated omission) and never
+	// clamped at the timeout: the histograms range over the timeout plus
+	// the whole schedule (warm-up, window, drain).
 	LatencyMicros Latency `json:"latency_us"`
 	// LatencyUncorrectedMicros (open loop only) measures from the actual send.
 	LatencyUncorrectedMicros *Latency `json:"latency_uncorrected_us,omitempty"`
@@ -77,8 +91,10 @@ type Result struct {
 	ClientBound bool `json:"client_bound"`
 
 	Warmup Phase `json:"warmup"`
-	// Drain is the requests in flight at the end of the window, waited for
-	// (up to a second, or the timeout if shorter) but not counted in it.
+	// Drain is the requests in flight at the end of the window that were
+	// answered, or failed, while they were waited for (up to a second, or
+	// the timeout if shorter); not counted in the window. Those still
+	// unanswered then are the window's errors.unfinished.
 	Drain DrainPhase `json:"drain"`
 	// Timeline has one entry per second of the window.
 	Timeline []Second `json:"timeline"`
@@ -107,8 +123,10 @@ type Phase struct {
 	Errors    int64 `json:"errors"`
 }
 
-// DrainPhase is the tail after the window: Abandoned requests were still
-// in flight when the drain gave up.
+// DrainPhase is the tail after the window. Abandoned requests were in
+// flight when a stop (Ctrl-C) cut the run short: the stop, not the server,
+// ended them, so they are not failures; it is 0 in a run that ends by
+// itself. Attempts includes them.
 type DrainPhase struct {
 	Phase
 	Abandoned int64 `json:"abandoned"`
@@ -130,3 +148,18 @@ func (r *Result) ErrorCount() int64 {
 	}
 	return n
 }
+
+// Failures is the number of the window's requests that failed: every error
+// class (unfinished included) and, in open loop, the unsent requests.
+func (r *Result) Failures() int64 { return r.ErrorCount() + r.Unsent }
+
+// FailureShare is Failures over the window's requests (attempts and
+// unsent), from 0 to 1; 0 when there were none.
+func (r *Result) FailureShare() float64 {
+	total := r.Attempts + r.Unsent
+	if total == 0 {
+		return 0
+	}
+	return float64(r.Failures()) / float64(total)
+}
+

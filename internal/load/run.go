@@ -34,8 +34,13 @@ type run struct {
 	// Monotonic times (nanotime) of the run's boundaries.
 	t0, warmEnd, measEnd, drainEnd int64
 	scanEveryNs                    int64
-	nsPerRequest                   float64 // open loop: schedule spacing, all workers together
-	clocks                         clockPair
+	// histMax is the histograms' range: the timeout plus the whole
+	// schedule, so that neither a corrected latency (open loop: from a
+	// due time that may lie far back) nor an unfinished request's age is
+	// clamped.
+	histMax      time.Duration
+	nsPerRequest float64 // open loop: schedule spacing, all workers together
+	clocks       clockPair
 
 	poolNext atomic.Uint64
 	stop     atomic.Bool
@@ -122,6 +127,7 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 		r.success[s] = true
 	}
 	r.scanEveryNs = int64(min(max(cfg.Timeout/20, time.Millisecond), retryBackoff))
+	r.histMax = cfg.Timeout + cfg.Warmup + cfg.Duration + maxDrain
 	// One worker per core, but leave the program a spare P: then workers
 	// wait in epoll through RawSyscall (see rawsys.go).
 	procs := runtime.GOMAXPROCS(0)
@@ -177,6 +183,20 @@ func (r *run) schedule() {
 func (r *run) intendedAt(w int, k int64) int64 {
 	n := int64(len(r.workers))
 	return r.t0 + int64(math.Round(float64(k*n+int64(w))*r.nsPerRequest))
+}
+
+// dueBefore is the number of worker w's open-loop requests due before the
+// monotonic time end: the smallest k with intendedAt(w, k) >= end.
+func (r *run) dueBefore(w int, end int64) int64 {
+	n := float64(len(r.workers))
+	k := max(int64(math.Ceil((float64(end-r.t0)/r.nsPerRequest-float64(w))/n)), 0)
+	for k > 0 && r.intendedAt(w, k-1) >= end {
+		k--
+	}
+	for r.intendedAt(w, k) < end {
+		k++
+	}
+	return k
 }
 
 // nextRequest returns the next request of the pool, in order across all

@@ -43,10 +43,10 @@ func (r *run) result() (*Result, error) {
 	if len(cfg.Requests) > 0 {
 		res.Method = ""
 	}
-	succ, errs := hist.New(cfg.Timeout), hist.New(cfg.Timeout)
+	succ, errs := hist.New(r.histMax), hist.New(r.histMax)
 	var uncorr *hist.Histogram
 	if r.open {
-		uncorr = hist.New(cfg.Timeout)
+		uncorr = hist.New(r.histMax)
 	}
 	var classes [numClasses]int64
 	var status [1000]int64
@@ -66,6 +66,12 @@ func (r *run) result() (*Result, error) {
 		res.Drain.add(w.drain)
 		res.Drain.Attempts += w.abandoned
 		res.Drain.Abandoned += w.abandoned
+		if r.open {
+			// Due before the window's end (or the cut) and never sent:
+			// the schedule's index of the worker's next send says how many
+			// it sent.
+			res.Unsent += max(r.dueBefore(w.index, r.warmEnd+int64(window))-w.nextK, 0)
+		}
 		succ.Merge(w.hSucc)
 		errs.Merge(w.hErr)
 		if uncorr != nil {

@@ -32,6 +32,15 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "  throughput    %.1f req/s (successes ÷ window)\n", r.ThroughputRPS)
 	fmt.Fprintf(&b, "  attempts      %d: %d succeeded, %d failed\n", r.Attempts, r.Successes, r.ErrorCount())
 	fmt.Fprintf(&b, "  errors        %s\n", ErrorSplit(r.Errors))
+	if n := r.Errors["unfinished"]; n > 0 {
+		fmt.Fprintf(&b, "  unfinished    %d sent and still unanswered when the drain ended (failures; their age is in the error time)\n", n)
+	}
+	if r.Mode == "open" {
+		fmt.Fprintf(&b, "  unsent        %d due by the window's end and never sent (failures)\n", r.Unsent)
+	}
+	if f := r.Failures(); f > 0 {
+		fmt.Fprintf(&b, "  failures      %.2f %% of %d requests (errors, unfinished and unsent)\n", 100*r.FailureShare(), r.Attempts+r.Unsent)
+	}
 	fmt.Fprintf(&b, "  latency       %s\n", latencyLine(r.LatencyMicros, r.Successes))
 	if r.LatencyUncorrectedMicros != nil {
 		fmt.Fprintf(&b, "  uncorrected   %s  (from the actual send; the line above counts from the schedule)\n",
@@ -58,8 +67,12 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  warm-up       %d attempts, %d succeeded, %d failed (not counted above)\n",
 			r.Warmup.Attempts, r.Warmup.Successes, r.Warmup.Errors)
 	}
-	fmt.Fprintf(&b, "  drain         %d in flight at the end: %d succeeded, %d failed, %d abandoned (not counted above)\n",
-		r.Drain.Attempts, r.Drain.Successes, r.Drain.Errors, r.Drain.Abandoned)
+	fmt.Fprintf(&b, "  drain         %d answered after the window: %d succeeded, %d failed (not counted above)",
+		r.Drain.Attempts-r.Drain.Abandoned, r.Drain.Successes, r.Drain.Errors)
+	if r.Drain.Abandoned > 0 {
+		fmt.Fprintf(&b, "; %d cut short by the stop", r.Drain.Abandoned)
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

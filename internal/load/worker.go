@@ -58,7 +58,7 @@ type worker struct {
 	timerArmed int64
 
 	warm, drain Phase
-	abandoned   int64 // requests still in flight when the drain ended
+	abandoned   int64 // requests in flight when a stop cut the run short
 	meas        tally
 	hSucc       *hist.Histogram
 	hErr        *hist.Histogram
@@ -77,8 +77,8 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 		free:     make([]int32, 0, conns),
 		buf:      make([]byte, readBufBytes),
 		evs:      make([]unix.EpollEvent, 256),
-		hSucc:    hist.New(r.cfg.Timeout),
-		hErr:     hist.New(r.cfg.Timeout),
+		hSucc:    hist.New(r.histMax),
+		hErr:     hist.New(r.histMax),
 		timeline: make([]atomic.Int64, 2*r.seconds),
 		nextHook: -1,
 	}
@@ -88,7 +88,7 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 		w.conns[i].id = int32(i)
 	}
 	if r.open {
-		w.hUncorr = hist.New(r.cfg.Timeout)
+		w.hUncorr = hist.New(r.histMax)
 		w.timer, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 		if err == nil {
 			err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, w.timer,
@@ -176,11 +176,14 @@ func (w *worker) loop() {
 		if w.nextHook >= 0 && now >= w.nextHook {
 			w.runHooks(now)
 		}
-		if now >= r.measEnd && (w.inflight == 0 || now >= r.drainEnd) || r.stop.Load() {
+		if r.stop.Load() {
 			break
 		}
 		if r.open {
 			w.dispatch(now)
+		}
+		if now >= r.measEnd && (w.inflight == 0 || now >= r.drainEnd) {
+			break
 		}
 		n, errno := epollWait(w.epfd, w.evs, w.waitMillis(now), r.rawWait)
 		if errno != 0 && errno != unix.EINTR {
@@ -201,7 +204,26 @@ func (w *worker) loop() {
 			w.nextScan = now + r.scanEveryNs
 		}
 	}
-	w.abandoned = int64(w.inflight)
+	if r.stop.Load() {
+		// Stopped (Ctrl-C or an engine error): the stop, not the server,
+		// cut these requests short.
+		w.abandoned = int64(w.inflight)
+		return
+	}
+	w.countUnfinished(nanotime())
+}
+
+// countUnfinished counts the requests still unanswered when the drain
+// ended as failures of the window (class unfinished), each with its age
+// then as a lower bound of its latency in the error histogram.
+func (w *worker) countUnfinished(now int64) {
+	for i := range w.conns {
+		c := &w.conns[i]
+		if c.state == connBusy || c.state == connDialing && c.pending {
+			w.meas.errs[classUnfinished]++
+			w.hErr.RecordMicros((now - c.intended) / 1000)
+		}
+	}
 }
 
 // waitMillis is how long epoll may sleep: until the next scan, boundary,
@@ -508,12 +530,16 @@ func (w *worker) markFree(i int32) {
 }
 
 // dispatch sends the open loop's due requests on free connections and
-// arms the timer for the next one.
+// arms the timer for the next one. A request due before the window's end
+// still goes out when the worker notices it a moment after the end (a late
+// wake-up, not the server, kept it): once, on the connections free then,
+// since next parks no connection after the end. Its answer falls in the
+// drain; a request that finds no free connection is unsent.
 func (w *worker) dispatch(now int64) {
 	r := w.r
-	for len(w.free) > 0 && now < r.measEnd {
+	for len(w.free) > 0 {
 		t := r.intendedAt(w.index, w.nextK)
-		if t > now {
+		if t > now || t >= r.measEnd {
 			break
 		}
 		i := w.free[len(w.free)-1]

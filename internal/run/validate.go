@@ -32,13 +32,14 @@ func (f flagger) add(flag journal.Flag, format string, a ...any) {
 // in the window or the warm-up, and a client-bound generator.
 func judgeLoad(w *journal.Window, res *load.Result) {
 	f := flagger{w}
-	failed := res.Attempts - res.Successes
 	switch {
 	case res.Attempts == 0:
 		f.add(journal.FlagInvalid, "no request completed in the window")
-	case float64(failed) > MaxFailureRatio*float64(res.Attempts):
-		f.add(journal.FlagInvalid, "%.2f%% of %d attempts failed (%s)",
-			100*float64(failed)/float64(res.Attempts), res.Attempts, load.ErrorSplit(res.Errors))
+	case res.FailureShare() > MaxFailureRatio:
+		// Failures count every error class, the requests unfinished at the
+		// drain's end included (trap T16), and unsent ones in open loop.
+		f.add(journal.FlagInvalid, "%.2f%% of %d requests failed (%s)",
+			100*res.FailureShare(), res.Attempts+res.Unsent, failureSplit(res))
 	}
 	if wu := res.Warmup; res.WarmupSeconds > 0 {
 		switch {
@@ -66,4 +67,13 @@ func judgeDB(w *journal.Window) {
 	if n := w.DBAfter.Checkpoints - w.DBBefore.Checkpoints; n > 0 {
 		flagger{w}.add(journal.FlagCheckpoint, "%d checkpoint(s) happened during the warm-up or the window", n)
 	}
+}
+
+// failureSplit is the error split, with the unsent requests when any.
+func failureSplit(res *load.Result) string {
+	s := load.ErrorSplit(res.Errors)
+	if res.Unsent > 0 {
+		s += fmt.Sprintf("; unsent %d", res.Unsent)
+	}
+	return s
 }
