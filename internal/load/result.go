@@ -162,4 +162,3 @@ func (r *Result) FailureShare() float64 {
 	}
 	return float64(r.Failures()) / float64(total)
 }
-

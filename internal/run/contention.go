@@ -112,12 +112,14 @@ func (r *runner) probe() float64 {
 
 // judge decides whether a measured try is redone because of the host: the
 // gate judges foreign CPU and suspension, the probe the host's own speed;
-// without a gate, a suspended or slow window is still redone
-// (MaxSuspendRedos times). disturbed counts this window's earlier tries
-// that were redone for the host.
+// without a gate only a suspended window is still redone (MaxSuspendRedos
+// times). disturbed counts this window's earlier tries that were redone
+// for the host.
 func (r *runner) judge(rec *journal.Window, disturbed int) (redo bool) {
 	slow := false
-	if p := rec.Probe; p != nil && p.SlowerShare() > host.HostSlowShare {
+	// gate: off checks no window for a busy host; the probe is still
+	// journaled, for the report's strip.
+	if p := rec.Probe; p != nil && r.gate != nil && p.SlowerShare() > host.HostSlowShare {
 		slow = true
 		flagger{rec}.add(journal.FlagHostSlow, "the host-speed probe took %.2f ms before and %.2f ms after the window against %.2f ms at the start (%.0f%% slower, over %.0f%%): the machine itself ran slow",
 			p.BeforeMs, p.AfterMs, p.ReferenceMs, 100*p.SlowerShare(), 100*host.HostSlowShare)
@@ -126,7 +128,7 @@ func (r *runner) judge(rec *journal.Window, disturbed int) (redo bool) {
 		if rec.Suspended {
 			flagger{rec}.add(journal.FlagSuspended, "the machine slept during the window")
 		}
-		return (rec.Suspended || slow) && disturbed < MaxSuspendRedos
+		return rec.Suspended && disturbed < MaxSuspendRedos
 	}
 	if slow && !rec.Suspended && rec.ForeignCores < r.gate.ThresholdCores {
 		// Slow with nothing else to blame: redo within the gate's budget.

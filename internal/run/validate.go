@@ -9,9 +9,14 @@ import (
 
 // MaxGeneratorWaitShare is the longest the load generator may wait for a
 // CPU, as a share of the CPU time it used in the window, before the window
-// is flagged client_starved: 100 %, it waited as long as it ran. See
-// docs/traps.md (T10) for the measurements it was chosen from.
+// is flagged client_starved: 100 %, it waited as long as it ran. A light
+// generator (a slow route) uses little CPU, so its wait must also pass
+// MinStarvedWaitShare of the window to count. See docs/traps.md (T10).
 const MaxGeneratorWaitShare = 1.0
+
+// MinStarvedWaitShare is the least wait, as a share of the window's wall
+// time, that can make a window client_starved: 10 %.
+const MinStarvedWaitShare = 0.10
 
 // MaxFailureRatio is the share of failed attempts above which a window is
 // invalid (trap T2): 1 %.
@@ -49,7 +54,8 @@ func judgeLoad(w *journal.Window, res *load.Result) {
 			f.add(journal.FlagInvalid, "the warm-up failed: %d of %d attempts failed", wu.Attempts-wu.Successes, wu.Attempts)
 		}
 	}
-	if res.GeneratorCPUSeconds > 0 && res.GeneratorWaitSeconds > MaxGeneratorWaitShare*res.GeneratorCPUSeconds {
+	if res.GeneratorCPUSeconds > 0 && res.GeneratorWaitSeconds > MaxGeneratorWaitShare*res.GeneratorCPUSeconds &&
+		res.GeneratorWaitSeconds > MinStarvedWaitShare*res.DurationSeconds {
 		f.add(journal.FlagClientStarved, "the load generator waited %.2f s for a CPU while it ran %.2f CPU-s (more than %.0f %% of it): it shared its cores with the server and could not send as meant",
 			res.GeneratorWaitSeconds, res.GeneratorCPUSeconds, 100*MaxGeneratorWaitShare)
 	}

@@ -31,8 +31,9 @@ func TestJudgeLoad(t *testing.T) {
 		{"no warm-up asked", load.Result{Attempts: 10, Successes: 10}, nil, ""},
 		{"client bound", load.Result{Attempts: 10, Successes: 10, ClientBound: true, GeneratorCPUSeconds: 1.8, DurationSeconds: 1, CoresAvailable: 2},
 			[]journal.Flag{journal.FlagClientBound}, "generator used 1.80 CPU-s"},
-		{"waited as long as it ran: not starved", load.Result{Attempts: 10, Successes: 10, GeneratorCPUSeconds: 0.8, GeneratorWaitSeconds: 0.8}, nil, ""},
-		{"waited longer than it ran: starved", load.Result{Attempts: 10, Successes: 10, GeneratorCPUSeconds: 0.8, GeneratorWaitSeconds: 0.81},
+		{"waited as long as it ran: not starved", load.Result{Attempts: 10, Successes: 10, DurationSeconds: 2, GeneratorCPUSeconds: 0.8, GeneratorWaitSeconds: 0.8}, nil, ""},
+		{"a light generator's short wait: not starved", load.Result{Attempts: 10, Successes: 10, DurationSeconds: 2, GeneratorCPUSeconds: 0.02, GeneratorWaitSeconds: 0.19}, nil, ""},
+		{"waited longer than it ran: starved", load.Result{Attempts: 10, Successes: 10, DurationSeconds: 2, GeneratorCPUSeconds: 0.8, GeneratorWaitSeconds: 0.81},
 			[]journal.Flag{journal.FlagClientStarved}, "waited 0.81 s for a CPU while it ran 0.80 CPU-s"},
 	}
 	for _, c := range cases {
