@@ -38,6 +38,7 @@ const (
 	KindBoot        Kind = "boot"
 	KindWindow      Kind = "window"
 	KindEvent       Kind = "event"
+	KindRound       Kind = "round"
 )
 
 // envelope is the shape every line shares.

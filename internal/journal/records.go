@@ -313,3 +313,24 @@ type Event struct {
 	Stack string    `json:"stack,omitempty"`
 	Msg   string    `json:"msg"`
 }
+
+// Round is an adaptive run's decision after a look (rounds: auto): either
+// an extra round of windows, journaled before any of them is measured,
+// with the steps that were undecided; or, with Stop set, the end of the
+// adaptive rounds and why. A resumed run appends Windows to its plan and
+// continues the same rule; a report counts them as planned.
+type Round struct {
+	Time time.Time `json:"time"`
+	// Round is the round the windows belong to, or the last round measured
+	// when Stop is set.
+	Round int `json:"round"`
+	// Undecided names the steps whose throughput call was undecided at
+	// the look ("a → b user c=32"); Alpha is the level each look used.
+	Undecided []string `json:"undecided,omitempty"`
+	Alpha     float64  `json:"alpha"`
+	// Windows are the extra round's windows, in run order.
+	Windows []plan.Window `json:"windows,omitempty"`
+	// Stop says why the adaptive rounds ended: every step decided, the
+	// most rounds, or the budget.
+	Stop string `json:"stop,omitempty"`
+}

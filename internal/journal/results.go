@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // ResultsFile is the name of the whole-run JSON document in a results
@@ -22,6 +24,8 @@ type Results struct {
 	Boot          []Boot        `json:"boot"`
 	Windows       []Window      `json:"windows"`
 	Events        []Event       `json:"events"`
+	// Rounds are an adaptive run's decisions, in journal order.
+	Rounds []Round `json:"rounds,omitempty"`
 	// JournalProblems lists journal lines that could not be read.
 	JournalProblems []string `json:"journal_problems,omitempty"`
 }
@@ -67,6 +71,10 @@ func ReadDir(dir string) (*Results, error) {
 			var w Window
 			err = l.Decode(&w)
 			res.Windows = append(res.Windows, w)
+		case KindRound:
+			var r Round
+			err = l.Decode(&r)
+			res.Rounds = append(res.Rounds, r)
 		case KindEvent:
 			var e Event
 			err = l.Decode(&e)
@@ -80,6 +88,30 @@ func ReadDir(dir string) (*Results, error) {
 		return nil, fmt.Errorf("%s: %w; is this a stackbench results directory?", dir, ErrNoPlan)
 	}
 	return res, nil
+}
+
+// PlannedWindows are the plan's windows followed by every extra round's
+// (an adaptive run's Round records), in run order.
+func (r *Results) PlannedWindows() []plan.Window {
+	var out []plan.Window
+	if r.Plan != nil {
+		out = append(out, r.Plan.Plan.Windows...)
+	}
+	for _, rd := range r.Rounds {
+		out = append(out, rd.Windows...)
+	}
+	return out
+}
+
+// Stopped returns the Round record that ended an adaptive run's extra
+// rounds, if the journal has one.
+func (r *Results) Stopped() (Round, bool) {
+	for _, rd := range r.Rounds {
+		if rd.Stop != "" {
+			return rd, true
+		}
+	}
+	return Round{}, false
 }
 
 // FinalWindows returns, in plan order, the final try of every window key:

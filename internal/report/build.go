@@ -94,7 +94,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		Workload:        pl.WorkloadName,
 		Profile:         pl.Protocol.Profile,
 		Concurrency:     pl.Protocol.Concurrency,
-		WindowsPlanned:  len(pl.Windows),
+		WindowsPlanned:  len(res.PlannedWindows()),
 		WindowsRecorded: len(finals),
 		Alpha:           alpha,
 		MinEffect:       pl.Protocol.MinEffect,
@@ -104,6 +104,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	if pl.Protocol.Adaptive {
 		// Every look of an adaptive run spends part of α (docs/statistics.md).
 		h.Alpha = stats.SequentialAlpha(alpha, pl.Protocol.Rounds, pl.Protocol.MaxRounds)
+		h.Rounds = roundsInfo(res)
 	}
 	if h.MinEffect <= 0 {
 		// A journal written before min_effect existed.
@@ -120,7 +121,8 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	}
 	h.Cases, h.Warnings = caseInfos(res)
 	h.State = "stopped"
-	if len(finals) >= len(pl.Windows) {
+	_, adaptiveDone := res.Stopped()
+	if len(finals) >= h.WindowsPlanned && (!pl.Protocol.Adaptive || adaptiveDone) {
 		h.State = "finished"
 		for _, w := range finals {
 			h.Finished = later(h.Finished, w.EndedAt)
@@ -385,4 +387,19 @@ func hostSpeed(finals []journal.Window) HostSpeed {
 		}
 	}
 	return hs
+}
+
+// roundsInfo summarises an adaptive run's rounds from its journal.
+func roundsInfo(res *journal.Results) *RoundsInfo {
+	pr := res.Plan.Plan.Protocol
+	ri := &RoundsInfo{MinRounds: pr.Rounds, MaxRounds: pr.MaxRounds, Budget: pr.Budget.String(), Measured: pr.Rounds}
+	for _, rd := range res.Rounds {
+		if rd.Stop != "" {
+			ri.Stop = rd.Stop
+			continue
+		}
+		ri.Measured = max(ri.Measured, rd.Round)
+		ri.Extra = append(ri.Extra, ExtraRound{Round: rd.Round, Windows: len(rd.Windows), Undecided: rd.Undecided})
+	}
+	return ri
 }

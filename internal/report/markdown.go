@@ -60,6 +60,16 @@ func headerLines(m *Model) []string {
 			h.Workload, h.Profile, h.ToolVersion, h.Started.UTC().Format("2006-01-02 15:04 UTC"), state, h.WindowsRecorded, h.WindowsPlanned),
 		fmt.Sprintf("Stacks in step order: %s.", strings.Join(h.Stacks, " → ")),
 	}
+	if ri := h.Rounds; ri != nil {
+		line := fmt.Sprintf("Rounds: auto, %d to %d within %s; %d measured", ri.MinRounds, ri.MaxRounds, ri.Budget, ri.Measured)
+		for _, x := range ri.Extra {
+			line += fmt.Sprintf("; round %d (%d windows) for %d open step(s)", x.Round, x.Windows, len(x.Undecided))
+		}
+		if ri.Stop != "" {
+			line += "; stopped: " + ri.Stop
+		}
+		lines = append(lines, line+".")
+	}
 	lines = append(lines, noiseSentence(h))
 	if hs := h.HostSpeed; hs.Probes > 0 {
 		slow := 0

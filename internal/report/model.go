@@ -65,6 +65,9 @@ type Header struct {
 	// MinEffect is the smallest shift, as a fraction, that a step calls a
 	// gain or a loss; an interval within ± it is called same.
 	MinEffect float64 `json:"min_effect"`
+	// Rounds describes an adaptive run's rounds (rounds: auto); nil for a
+	// fixed number of rounds.
+	Rounds *RoundsInfo `json:"rounds,omitempty"`
 	// StepFrom maps each stack but the baseline to the stack it changes
 	// one layer of: the steps form a tree from the first stack.
 	StepFrom map[string]string `json:"step_from,omitempty"`
@@ -99,6 +102,28 @@ type HostSpeed struct {
 	// Windows are every final window's probe, in journal order, for the
 	// strip that shows the host's speed over the run.
 	Windows []HostSpeedPoint `json:"windows,omitempty"`
+}
+
+// RoundsInfo is what an adaptive run did with its rounds.
+type RoundsInfo struct {
+	MinRounds int    `json:"min_rounds"`
+	MaxRounds int    `json:"max_rounds"`
+	Budget    string `json:"budget"`
+	// Measured is the last round with windows; Extra lists the rounds
+	// past MinRounds and why each ran.
+	Measured int          `json:"measured"`
+	Extra    []ExtraRound `json:"extra,omitempty"`
+	// Stop is why the extra rounds ended; empty while the run goes on (or
+	// was stopped before it decided).
+	Stop string `json:"stop,omitempty"`
+}
+
+// ExtraRound is one adaptive round: how many windows it measured, for the
+// steps that were still open.
+type ExtraRound struct {
+	Round     int      `json:"round"`
+	Windows   int      `json:"windows"`
+	Undecided []string `json:"undecided"`
 }
 
 // HostSpeedPoint is one window's probe, for the host-speed strip.

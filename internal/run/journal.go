@@ -84,6 +84,12 @@ func (r *runner) readPrevious() error {
 	}
 	r.opt.SkipParity = res.Plan.SkipParity
 	r.envCount = len(res.Environments)
+	// An adaptive run's extra rounds are part of its plan from the moment
+	// they were journaled; the rule goes on from where it stopped.
+	for _, rd := range res.Rounds {
+		r.extend(rd.Windows)
+	}
+	_, r.adaptiveStopped = res.Stopped()
 	for _, w := range res.Windows {
 		r.attempts[w.Key] = max(r.attempts[w.Key], w.Attempt)
 		r.seq[w.Stack] = max(r.seq[w.Stack], w.Process.Seq)

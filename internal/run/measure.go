@@ -37,7 +37,11 @@ func (r *runner) measure(ctx context.Context) error {
 	var cur *server
 	defer func() { r.stopServer(cur) }()
 	todo := r.remaining()
-	r.out.Skipped = len(r.opt.Plan.Windows) - len(todo)
+	if r.out.Measured == 0 {
+		// Windows journaled before this invocation (a resume); an adaptive
+		// run's later calls come after windows this invocation measured.
+		r.out.Skipped = len(r.opt.Plan.Windows) - len(todo)
+	}
 	r.progress.begin(len(todo), r.opt.Plan.EstimateWindows(todo))
 	for _, w := range r.opt.Plan.Windows {
 		if err := ctx.Err(); err != nil {

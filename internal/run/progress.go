@@ -59,7 +59,7 @@ func (p *progress) logf(format string, a ...any) {
 // begin starts the window phase: n windows to measure, estimated to take est.
 func (p *progress) begin(n int, est time.Duration) {
 	p.mu.Lock()
-	p.total, p.start, p.est = n, time.Now(), est
+	p.total, p.doneN, p.start, p.est = n, 0, time.Now(), est
 	p.mu.Unlock()
 	p.logf("measuring %d windows (estimated %s)", n, est.Round(time.Second))
 }

@@ -218,7 +218,7 @@ func TestCrashingCaseFailsItsCellAndTheRunGoesOn(t *testing.T) {
 	if len(byKey) != 3 || out.Measured != 3 {
 		t.Fatalf("%d final windows, measured %d; want 3", len(byKey), out.Measured)
 	}
-	if w := byKey["r1/flaky/ok/c4"]; !w.Valid() || len(w.Flags) != 0 {
+	if w := byKey["r1/flaky/ok/c4"]; !w.Valid() || len(measureFlags(w)) != 0 {
 		t.Errorf("ok window: flags %v reasons %v", w.Flags, w.Reasons)
 	}
 	crash := byKey["r1/flaky/crash/c4"]
@@ -441,7 +441,7 @@ func TestSpreadModeSendsTheRequestPool(t *testing.T) {
 	byKey, _ := finals(t, dir)
 	for _, k := range []string{"r1/ref/me/c4", "r1/ref/order/c4"} {
 		w := byKey[k]
-		if !w.Valid() || len(w.Flags) != 0 || w.Load.PoolSize != 1000 {
+		if !w.Valid() || len(measureFlags(w)) != 0 || w.Load.PoolSize != 1000 {
 			t.Errorf("%s: flags %v reasons %v pool %d", k, w.Flags, w.Reasons, w.Load.PoolSize)
 		}
 	}
@@ -472,4 +472,17 @@ func TestFreshProcessPerCase(t *testing.T) {
 	if len(byKey) != 4 || len(pids) != 4 {
 		t.Errorf("%d windows in %d processes, want 4 in 4", len(byKey), len(pids))
 	}
+}
+
+// measureFlags are a window's flags less client_starved, which says how
+// busy the host was (a test suite's parallel packages starve the generator
+// on two cores), not what the server did.
+func measureFlags(w journal.Window) []journal.Flag {
+	var out []journal.Flag
+	for _, f := range w.Flags {
+		if f != journal.FlagClientStarved {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -31,6 +31,9 @@ type runner struct {
 	gate *host.Gate
 	// prober times the host-speed probe around each window (trap T18).
 	prober *host.Prober
+	// adaptiveStopped is true once an adaptive run journaled why its extra
+	// rounds ended (a journal.Round with Stop).
+	adaptiveStopped bool
 	// seq counts the processes started per stack over the run; a resume
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int

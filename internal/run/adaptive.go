@@ -1,0 +1,158 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// adapt carries out rounds: auto once the planned windows are measured:
+// it looks at every step's throughput call, as the report makes it from
+// the journal, and while some step is undecided it journals and measures
+// one more round of only the cells those steps need, until every step is
+// decided, the plan's MaxRounds is reached, or the next round would take
+// the windows past the Budget. Each decision is a journal.Round record, so
+// a resumed run goes on under the same rule (docs/statistics.md).
+func (r *runner) adapt(ctx context.Context) error {
+	pr := r.opt.Plan.Protocol
+	if !pr.Adaptive || r.adaptiveStopped {
+		return nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		look, err := r.look()
+		if err != nil {
+			return err
+		}
+		last := lastRound(r.opt.Plan.Windows)
+		next := r.opt.Plan.ExtraRound(last+1, look.need)
+		spent := look.windowsTime
+		stop := ""
+		switch {
+		case len(look.undecided) == 0:
+			stop = "every step is decided (or invalid for a reason more windows cannot mend)"
+		case last >= pr.MaxRounds:
+			stop = fmt.Sprintf("max_rounds (%d) reached with %d step(s) undecided", pr.MaxRounds, len(look.undecided))
+		case spent+r.opt.Plan.EstimateWindows(next) > pr.Budget:
+			stop = fmt.Sprintf("the budget: the windows took %s, and round %d (%d windows, about %s) would pass %s; %d step(s) undecided",
+				spent.Round(time.Second), last+1, len(next), r.opt.Plan.EstimateWindows(next).Round(time.Second), pr.Budget, len(look.undecided))
+		}
+		rec := journal.Round{Time: time.Now().UTC(), Alpha: look.alpha, Undecided: look.undecided}
+		if stop != "" {
+			rec.Round, rec.Stop = last, stop
+			if err := r.jw.Append(journal.KindRound, rec); err != nil {
+				return err
+			}
+			r.adaptiveStopped = true
+			r.progress.logf("adaptive rounds: stopped after round %d: %s", last, stop)
+			return nil
+		}
+		rec.Round, rec.Windows = last+1, next
+		if err := r.jw.Append(journal.KindRound, rec); err != nil {
+			return err
+		}
+		r.extend(next)
+		r.progress.logf("adaptive round %d: %d step(s) still open (%s); measuring %d windows of %d cells",
+			last+1, len(look.undecided), abbreviate(look.undecided, 3), len(next), len(look.need))
+		if err := r.measure(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// extend appends an extra round's windows to the plan the run measures.
+func (r *runner) extend(ws []plan.Window) {
+	r.opt.Plan.Windows = append(r.opt.Plan.Windows, ws...)
+	r.out.Planned += len(ws)
+}
+
+// lookResult is what one look at the journal found.
+type lookResult struct {
+	// undecided names the steps that more windows could decide (open);
+	// need holds both cells of each.
+	undecided []string
+	need      map[plan.CellKey]bool
+	alpha     float64
+	// windowsTime is the wall time of every window journaled so far, redone
+	// tries included: what the budget is held against.
+	windowsTime time.Duration
+}
+
+// look reads the journal and decides, as the report does, which steps are
+// still open. Only the layer steps count (each stack against the stack
+// it changes one layer of), not first → last.
+func (r *runner) look() (lookResult, error) {
+	res, err := journal.ReadDir(r.opt.Dir)
+	if err != nil {
+		return lookResult{}, fmt.Errorf("adaptive rounds: read the journal: %w", err)
+	}
+	m, err := report.FromResults(res, report.BuildOptions{})
+	if err != nil {
+		return lookResult{}, fmt.Errorf("adaptive rounds: %w", err)
+	}
+	out := lookResult{need: map[plan.CellKey]bool{}, alpha: m.Header.Alpha}
+	for _, w := range res.Windows {
+		out.windowsTime += w.EndedAt.Sub(w.StartedAt)
+	}
+	for _, s := range m.Steps {
+		if s.Kind != report.StepAdjacent || !open(m, s) {
+			continue
+		}
+		out.undecided = append(out.undecided, fmt.Sprintf("%s → %s %s c=%d", s.From, s.To, s.Case, s.Concurrency))
+		out.need[plan.CellKey{Stack: s.From, Case: s.Case, Concurrency: s.Concurrency}] = true
+		out.need[plan.CellKey{Stack: s.To, Case: s.Case, Concurrency: s.Concurrency}] = true
+	}
+	return out, nil
+}
+
+// open reports whether more windows could decide a step: its throughput
+// call is undecided, or it is invalid only because a side is insufficient
+// (too few counted windows, or too many flagged ones) while neither side
+// failed, is missing or has no valid window at all.
+func open(m *report.Model, s report.Step) bool {
+	switch s.Throughput.Call {
+	case stats.CallUndecided:
+		return true
+	case stats.CallInvalid:
+		insufficient := false
+		for _, stack := range []string{s.From, s.To} {
+			c, ok := m.Cell(stack, s.Case, s.Concurrency)
+			switch {
+			case !ok:
+				return false
+			case c.State == report.CellInsufficient:
+				insufficient = true
+			case c.State != report.CellValid:
+				return false
+			}
+		}
+		return insufficient
+	}
+	return false
+}
+
+// lastRound is the highest round among the windows.
+func lastRound(ws []plan.Window) int {
+	last := 0
+	for _, w := range ws {
+		last = max(last, w.Round)
+	}
+	return last
+}
+
+// abbreviate joins the first n items and says how many more there are.
+func abbreviate(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, "; ")
+	}
+	return strings.Join(slices.Clip(items[:n]), "; ") + fmt.Sprintf("; and %d more", len(items)-n)
+}
