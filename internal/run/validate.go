@@ -7,16 +7,15 @@ import (
 	"github.com/stackbench/stackbench/internal/load"
 )
 
-// MaxGeneratorWaitShare is the longest the load generator may wait for a
-// CPU, as a share of the CPU time it used in the window, before the window
-// is flagged client_starved: 100 %, it waited as long as it ran. A light
-// generator (a slow route) uses little CPU, so its wait must also pass
-// MinStarvedWaitShare of the window to count. See docs/traps.md (T10).
-const MaxGeneratorWaitShare = 1.0
-
-// MinStarvedWaitShare is the least wait, as a share of the window's wall
-// time, that can make a window client_starved: 10 %.
-const MinStarvedWaitShare = 0.10
+// MaxGeneratorWaitShare is the longest the load generator's threads may
+// wait for a CPU, as a share of the window's wall time, before the window
+// is flagged client_starved: 80 %, a generator that barely ran. On this
+// project's 2-core host, with the server and PostgreSQL beside it, every
+// window of a quiet run has the generator waiting 50–70 % of the window
+// (1.0–1.4 s of 2 s), at 0.8 to 4.5 times its own CPU time, so neither the
+// wait/CPU ratio nor a lower share tells a starved window from a normal
+// one there (docs/traps.md, T10).
+const MaxGeneratorWaitShare = 0.80
 
 // MaxFailureRatio is the share of failed attempts above which a window is
 // invalid (trap T2): 1 %.
@@ -54,10 +53,9 @@ func judgeLoad(w *journal.Window, res *load.Result) {
 			f.add(journal.FlagInvalid, "the warm-up failed: %d of %d attempts failed", wu.Attempts-wu.Successes, wu.Attempts)
 		}
 	}
-	if res.GeneratorCPUSeconds > 0 && res.GeneratorWaitSeconds > MaxGeneratorWaitShare*res.GeneratorCPUSeconds &&
-		res.GeneratorWaitSeconds > MinStarvedWaitShare*res.DurationSeconds {
-		f.add(journal.FlagClientStarved, "the load generator waited %.2f s for a CPU while it ran %.2f CPU-s (more than %.0f %% of it): it shared its cores with the server and could not send as meant",
-			res.GeneratorWaitSeconds, res.GeneratorCPUSeconds, 100*MaxGeneratorWaitShare)
+	if res.DurationSeconds > 0 && res.GeneratorWaitSeconds > MaxGeneratorWaitShare*res.DurationSeconds {
+		f.add(journal.FlagClientStarved, "the load generator waited %.2f s for a CPU in a %.2f s window (more than %.0f %% of it; it ran %.2f CPU-s): it could not send as meant",
+			res.GeneratorWaitSeconds, res.DurationSeconds, 100*MaxGeneratorWaitShare, res.GeneratorCPUSeconds)
 	}
 	if res.ClientBound {
 		f.add(journal.FlagClientBound, "the load generator used %.2f CPU-s in %.2f s on %d cores (≥ 85 %%): the figure describes the generator more than the server",

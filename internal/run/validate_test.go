@@ -31,10 +31,10 @@ func TestJudgeLoad(t *testing.T) {
 		{"no warm-up asked", load.Result{Attempts: 10, Successes: 10}, nil, ""},
 		{"client bound", load.Result{Attempts: 10, Successes: 10, ClientBound: true, GeneratorCPUSeconds: 1.8, DurationSeconds: 1, CoresAvailable: 2},
 			[]journal.Flag{journal.FlagClientBound}, "generator used 1.80 CPU-s"},
-		{"waited as long as it ran: not starved", load.Result{Attempts: 10, Successes: 10, DurationSeconds: 2, GeneratorCPUSeconds: 0.8, GeneratorWaitSeconds: 0.8}, nil, ""},
-		{"a light generator's short wait: not starved", load.Result{Attempts: 10, Successes: 10, DurationSeconds: 2, GeneratorCPUSeconds: 0.02, GeneratorWaitSeconds: 0.19}, nil, ""},
-		{"waited longer than it ran: starved", load.Result{Attempts: 10, Successes: 10, DurationSeconds: 2, GeneratorCPUSeconds: 0.8, GeneratorWaitSeconds: 0.81},
-			[]journal.Flag{journal.FlagClientStarved}, "waited 0.81 s for a CPU while it ran 0.80 CPU-s"},
+		{"a shared host's usual wait: not starved", load.Result{Attempts: 10, Successes: 10, DurationSeconds: 2, GeneratorCPUSeconds: 0.31, GeneratorWaitSeconds: 1.40}, nil, ""},
+		{"waited 80 % of the window: not yet starved", load.Result{Attempts: 10, Successes: 10, DurationSeconds: 2, GeneratorCPUSeconds: 0.3, GeneratorWaitSeconds: 1.6}, nil, ""},
+		{"waited past 80 % of the window: starved", load.Result{Attempts: 10, Successes: 10, DurationSeconds: 2, GeneratorCPUSeconds: 0.2, GeneratorWaitSeconds: 1.7},
+			[]journal.Flag{journal.FlagClientStarved}, "waited 1.70 s for a CPU in a 2.00 s window"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
