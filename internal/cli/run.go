@@ -291,7 +291,7 @@ func printSteps(w io.Writer, m *report.Model) {
 	if len(m.Groups) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nWhat each step bought (throughput; each call from the Hodges–Lehmann estimate and its %g%% interval, minimum effect %g%%):\n",
+	fmt.Fprintf(w, "\nWhat each step bought (throughput; each call from the Hodges–Lehmann estimate and its %.4g%% interval, minimum effect %g%%):\n",
 		100*(1-m.Header.Alpha), 100*m.Header.MinEffect)
 	for _, g := range m.Groups {
 		label := "  " + g.From + " → " + g.To

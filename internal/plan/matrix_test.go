@@ -105,7 +105,7 @@ func TestPrecedence(t *testing.T) {
 	p = resolve(t, file, Overrides{Profile: "quick", Window: 2 * time.Second, Concurrency: []int{5}, BootStarts: &zero,
 		Cases: []string{"cpu", "health"}, Stacks: []string{"b", "a"}, Gate: "off", Spread: &yes, Fresh: FreshCase})
 	pr = p.Protocol
-	if pr.Profile != "quick" || pr.Window != 2*time.Second || pr.Rounds != 2 || pr.Warmup != time.Second ||
+	if pr.Profile != "quick" || pr.Window != 2*time.Second || pr.Rounds != 2 || pr.Warmup != 500*time.Millisecond ||
 		pr.Concurrency[0] != 5 || pr.BootStarts != 0 || pr.Gate.Mode != GateOff || !pr.Spread || pr.Fresh != FreshCase {
 		t.Errorf("file < command line: %+v", pr)
 	}
@@ -183,8 +183,10 @@ func TestQuickProfileFitsInMinutes(t *testing.T) {
 	if len(p.Windows) != 4*3*7 {
 		t.Fatalf("%d windows", len(p.Windows))
 	}
+	// Each window costs at least its warm-up and window (1.5 s); the planned
+	// rounds leave room in 10 minutes for the adaptive budget.
 	est := p.Estimate()
-	if est > 10*time.Minute || est < time.Duration(len(p.Windows))*3*time.Second {
+	if est > 10*time.Minute || est < time.Duration(len(p.Windows))*1500*time.Millisecond || p.Protocol.Budget > 8*time.Minute {
 		t.Errorf("quick estimate %s for %d windows", est, len(p.Windows))
 	}
 	if rest := p.EstimateWindows(p.Windows[60:]); rest <= 0 || rest >= p.EstimateWindows(p.Windows) {

@@ -9,18 +9,20 @@ import (
 // command line override them field by field.
 var profiles = map[string]Protocol{
 	// quick: a first look and the README's demo; a few stacks × seven
-	// cases finish in minutes on a 2-core machine. Four rounds, because
-	// with three windows a side no step's 95 % interval is finite (2/C(6,3)
-	// = 0.1 > 0.05); four give the widest one, 2/C(8,4) ≈ 0.029.
+	// cases finish in minutes on a 2-core machine. Short windows and many
+	// rounds: on that machine a window's figure varies 1–2 % within one
+	// process and 5–15 % between fresh processes, so a second of window is
+	// enough and precision comes from more processes. At least four rounds,
+	// because with three windows a side no step's interval is finite.
 	"quick": {
 		Profile:     "quick",
 		Concurrency: []int{32},
-		Warmup:      1 * time.Second,
-		Window:      2 * time.Second,
+		Warmup:      500 * time.Millisecond,
+		Window:      1 * time.Second,
 		Timeout:     60 * time.Second,
 		Rounds:      4,
 		Adaptive:    true,
-		MaxRounds:   10,
+		MaxRounds:   16,
 		Budget:      7 * time.Minute,
 		Fresh:       FreshRound,
 		BootStarts:  5,
