@@ -23,7 +23,7 @@ var profiles = map[string]Protocol{
 		Rounds:      4,
 		Adaptive:    true,
 		MaxRounds:   16,
-		Budget:      7 * time.Minute,
+		Budget:      8 * time.Minute,
 		Fresh:       FreshRound,
 		BootStarts:  5,
 		Gate:        Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
