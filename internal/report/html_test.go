@@ -147,7 +147,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if i, j := strings.Index(dom, `id="parity-skipped"`), strings.Index(dom, "<h1"); i < 0 || j < i {
 		t.Error("the parity banner does not come before the title")
 	}
-	for _, want := range []string{`class="chip overall m-tp band-`, `band-invalid`, `band-real up`, `id="footer"`, "Protocol", "Environment", "client_bound ×4", "died during", "resumed 1 times"} {
+	for _, want := range []string{`class="chip overall m-tp call-`, `call-invalid`, `call-gain`, `call-undecided`, `class="ci"`, `id="footer"`, "Protocol", "Environment", "client_bound ×4", "died during", "resumed 1 times"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("page lacks %q", want)
 		}
