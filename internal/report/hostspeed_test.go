@@ -35,3 +35,20 @@ func TestHostSpeedStripShowsASlowMinute(t *testing.T) {
 		t.Error("a run without probes draws a strip")
 	}
 }
+
+// The group tables' header row is groupHead, once: the cells of each row
+// line up under it.
+func TestHTMLGroupTableHeader(t *testing.T) {
+	m := fixtureModel(t)
+	var page bytes.Buffer
+	if err := WriteHTML(&page, m); err != nil {
+		t.Fatal(err)
+	}
+	want := "<tr><th>" + strings.Join(groupHead, "</th><th>") + "</th></tr>"
+	if n := strings.Count(page.String(), want); n != 2 {
+		t.Errorf("%d group tables with the header %q, want 2 (database and framework-only routes)", n, want)
+	}
+	if len(groupRow(m.Groups[0])) != len(groupHead) {
+		t.Errorf("a group row has %d cells, the header %d", len(groupRow(m.Groups[0])), len(groupHead))
+	}
+}
