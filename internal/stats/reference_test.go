@@ -55,69 +55,14 @@ func naiveMedianIndex(values []float64) int {
 	return -1
 }
 
-// bruteForceUTest enumerates every way to pick len(a) of the pooled values
-// as the first sample and returns the two-sided p-value of the observed U1:
-// 2·min(P(U ≤ U1), P(U ≥ U1)), capped at 1. A tie between the samples
-// counts one half, as with midranks.
-func bruteForceUTest(a, b []float64) float64 {
-	pooled := append(append([]float64(nil), a...), b...)
-	u := func(first []bool) float64 {
-		count := 0.0
-		for i := range pooled {
-			for j := range pooled {
-				if first[i] && !first[j] {
-					switch {
-					case pooled[i] > pooled[j]:
-						count++
-					case pooled[i] == pooled[j]:
-						count += 0.5
-					}
-				}
-			}
-		}
-		return count
-	}
-	observed := make([]bool, len(pooled))
-	for i := range a {
-		observed[i] = true
-	}
-	u1 := u(observed)
-	total, atMost, atLeast := 0, 0, 0
-	first := make([]bool, len(pooled))
-	var walk func(i, left int)
-	walk = func(i, left int) {
-		if i == len(pooled) {
-			if left == 0 {
-				total++
-				v := u(first)
-				if v <= u1 {
-					atMost++
-				}
-				if v >= u1 {
-					atLeast++
-				}
-			}
-			return
-		}
-		if left > 0 {
-			first[i] = true
-			walk(i+1, left-1)
-			first[i] = false
-		}
-		walk(i+1, left)
-	}
-	walk(0, len(a))
-	return min(1, 2*float64(min(atMost, atLeast))/float64(total))
-}
-
-// bruteForceMinP enumerates every split of n+m distinct ranks and returns
-// 2 × (the share of splits with the most extreme U), capped at 1.
+// bruteForceMinP enumerates every split of n+m distinct ranks
+// (bruteForceUCounts) and returns 2 × the share of splits with the most
+// extreme U, capped at 1.
 func bruteForceMinP(n, m int) float64 {
-	ranks := make([]float64, n+m)
-	for i := range ranks {
-		ranks[i] = float64(i)
+	counts := bruteForceUCounts(n, m)
+	total := 0.0
+	for _, c := range counts {
+		total += c
 	}
-	// The most extreme split puts the n smallest ranks first; its two-sided
-	// p-value is the smallest any split can reach.
-	return bruteForceUTest(ranks[:n], ranks[n:])
+	return min(1, 2*counts[0]/total)
 }
