@@ -42,6 +42,10 @@ func (r *runner) adapt(ctx context.Context) error {
 			stop = "every step is decided (or invalid for a reason more windows cannot mend)"
 		case last >= pr.MaxRounds:
 			stop = fmt.Sprintf("max_rounds (%d) reached with %d step(s) undecided", pr.MaxRounds, len(look.undecided))
+		case len(next) == 0:
+			// The open steps' cells are not in the plan (cannot happen with
+			// a journal this plan wrote); never loop on an empty round.
+			stop = fmt.Sprintf("no window of the plan can decide the %d open step(s)", len(look.undecided))
 		case spent+r.opt.Plan.EstimateWindows(next) > pr.Budget:
 			stop = fmt.Sprintf("the budget: the windows took %s, and round %d (%d windows, about %s) would pass %s; %d step(s) undecided",
 				spent.Round(time.Second), last+1, len(next), r.opt.Plan.EstimateWindows(next).Round(time.Second), pr.Budget, len(look.undecided))
