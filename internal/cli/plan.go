@@ -88,6 +88,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	fs.DurationVar(&o.GateWait, "gate-wait", 0, "longest wait for a quiet host before a window")
 	spread := fs.Bool("spread", false, "spread ids and pages over all users instead of the fixed requests")
 	minEffect := fs.String("min-effect", "", "smallest shift a step calls a gain or a loss, e.g. 5% or 0.05")
+	placement := fs.String("placement", "", "where the generator, the server and the database run: shared, lanes (CPUs of their own), auto (lanes with 8 CPUs or more), or lanes:server=0-3:database=4-5:generator=6-7")
 	return func() (plan.Overrides, error) {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -144,6 +145,13 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 		if set["spread"] {
 			o.Spread = spread
 		}
+		if set["placement"] {
+			spec, err := plan.ParsePlacementFlag(*placement)
+			if err != nil {
+				return o, usagef("%v", err)
+			}
+			o.Placement = spec
+		}
 		return o, nil
 	}
 }
@@ -185,6 +193,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		requests = "spread over all users"
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
+	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
 	alpha := stats.DefaultAlpha
 	if pr.Adaptive {
 		alpha = stats.SequentialAlpha(alpha, pr.Rounds, pr.MaxRounds)
@@ -212,6 +221,18 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s), after builds and the parity gate\n",
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()), roundEstimate(p.EstimateWindows(p.Windows)))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
+}
+
+// describePlacement is the plan's placement line, with what it cannot do.
+func describePlacement(pl plan.Placement, externalDatabase bool) string {
+	text := pl.String()
+	if !pl.IsLanes() {
+		text += fmt.Sprintf(": every process on every CPU (lanes, with CPUs of their own for the generator, the server and the database, are the default from %d CPUs; --placement lanes)", plan.LanesFromCPUs)
+	}
+	for _, n := range pl.Notes(externalDatabase) {
+		text += "; " + strings.TrimPrefix(n, "placement lanes: ")
+	}
+	return text
 }
 
 // printStepTree draws the steps as a tree from the first stack: each

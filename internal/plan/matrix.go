@@ -87,6 +87,9 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	} else {
 		proto.MaxRounds, proto.Budget = 0, 0
 	}
+	if err := f.resolvePlacement(o, &proto); err != nil {
+		return nil, err
+	}
 	cases := selectCases(f.Workload, proto.Cases)
 	proto.Cases = make([]string, len(cases))
 	// The stacks open their pools at start and the parity gate checks every

@@ -42,6 +42,9 @@ type Overrides struct {
 	// MinEffect is the smallest shift a step calls a gain or a loss, as a
 	// fraction (0.05).
 	MinEffect float64
+	// Placement is the placement as written; nil keeps the file's, and
+	// with neither the plan resolves auto (docs/placement.md).
+	Placement *PlacementSpec
 }
 
 // Minimums for durations; anything shorter measures start-up noise.

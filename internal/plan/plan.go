@@ -146,6 +146,10 @@ type Protocol struct {
 	// Spread draws ids, pages and token subjects from a deterministic
 	// sequence over all users instead of the fixed requests.
 	Spread bool `json:"spread"`
+	// Placement is where the generator, the server and the database run:
+	// shared CPUs or lanes of their own, resolved on the host that
+	// resolved the plan.
+	Placement Placement `json:"placement"`
 }
 
 // Gate modes: threshold from the idle baseline measured at start, an

@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget"}
+	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget", "placement"}
 	gateKeys     = []string{"threshold", "retries", "wait"}
 )
 
@@ -82,6 +82,9 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 	}
 	if v := m.get("min_effect"); v != nil {
 		o.MinEffect, _ = p.fraction(v, "min_effect", "min_effect: 5%")
+	}
+	if v := m.get("placement"); v != nil {
+		o.Placement = p.placement(v)
 	}
 	return o
 }
