@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -42,6 +43,9 @@ type Stack struct {
 	Env        []string
 	HealthPath string
 	LogPath    string
+	// CPUs is the stack's lane under placement: lanes; empty leaves the
+	// harness's mask (proc.Spec.CPUs).
+	CPUs cpuset.Set
 }
 
 // Options configures Run.
@@ -176,6 +180,7 @@ func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
 		HealthPath:  s.HealthPath,
 		LogPath:     s.LogPath,
 		BootTimeout: opt.BootTimeout,
+		CPUs:        s.CPUs,
 	})
 	if err != nil {
 		return Start{}, err

@@ -155,3 +155,27 @@ func statusAllowed(path string) (Set, error) {
 	}
 	return nil, fmt.Errorf("%s has no Cpus_allowed_list", path)
 }
+
+// Pin sets the affinity of every thread of the running processes pids to
+// s: for a tree that was started before its lane was known (a database
+// cluster left running by an earlier harness). Children forked later
+// inherit it; a process that exits meanwhile is skipped.
+func Pin(pids []int, s Set) error {
+	want := s.mask()
+	for _, pid := range pids {
+		tids, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+		if err != nil {
+			continue // exited
+		}
+		for _, t := range tids {
+			tid, err := strconv.Atoi(t.Name())
+			if err != nil {
+				continue
+			}
+			if err := unix.SchedSetaffinity(tid, &want); err != nil && err != unix.ESRCH {
+				return fmt.Errorf("set the CPU affinity of pid %d to %s: %w", pid, s, err)
+			}
+		}
+	}
+	return nil
+}

@@ -101,8 +101,23 @@ type Environment struct {
 	GateBusyAtStart       bool    `json:"gate_busy_at_start,omitempty"`
 	// ProbeReferenceMs is the host-speed probe's reference at start: the
 	// median time of its fixed work (journal.Probe).
-	ProbeReferenceMs float64  `json:"probe_reference_ms,omitempty"`
-	Warnings         []string `json:"warnings,omitempty"`
+	ProbeReferenceMs float64 `json:"probe_reference_ms,omitempty"`
+	// AffinityCPUs is the harness's CPU affinity mask ("0-7"), from which
+	// placement: lanes draws its lanes; the plan's protocol holds the
+	// lanes themselves, each window what its processes read back (CPUs).
+	AffinityCPUs string   `json:"affinity_cpus,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+}
+
+// CPUs are the CPU lists ("0-3") the processes of a window were allowed
+// to run on, read back from /proc (Cpus_allowed_list, the union over
+// every thread of every process of the party's tree): what placement:
+// lanes actually did. Database is empty when the server is not on this
+// host or its tree could not be found.
+type CPUs struct {
+	Server    string `json:"server"`
+	Database  string `json:"database,omitempty"`
+	Generator string `json:"generator"`
 }
 
 // Usage is one process tree's share of a window.
@@ -198,6 +213,9 @@ type Window struct {
 	// Probe is the host-speed probe around the window (trap T18): nil in
 	// journals written before it existed.
 	Probe *Probe `json:"probe,omitempty"`
+	// CPUs are the CPUs each party ran on, read back from /proc when the
+	// generator had started, under placement: lanes; nil with shared.
+	CPUs *CPUs `json:"cpus,omitempty"`
 
 	DBBefore *DBStats `json:"db_before,omitempty"`
 	DBAfter  *DBStats `json:"db_after,omitempty"`

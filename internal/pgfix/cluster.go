@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/osutil"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	Port int
 	// Log receives progress messages; nil discards them.
 	Log io.Writer
+	// CPUs is the database's lane under placement: lanes: pg_ctl starts
+	// with this affinity, so the postmaster and every backend it forks
+	// inherit it. Empty leaves the caller's mask.
+	CPUs cpuset.Set
 }
 
 // Cluster is a PostgreSQL cluster run from the machine's own binaries,
@@ -58,6 +63,8 @@ type Cluster struct {
 	// launched is set when Start ran pg_ctl start, so that a failed Start
 	// stops only a server it launched itself.
 	launched bool
+	// cpus is the affinity pg_ctl start gets (Options.CPUs).
+	cpus cpuset.Set
 }
 
 // clusterState is cluster.json: what a later Attach needs to find and use
@@ -85,7 +92,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{acct: acct}
+	c := &Cluster{acct: acct, cpus: opt.CPUs}
 	if err := c.prepareDir(opt.Dir); err != nil {
 		return nil, err
 	}
@@ -238,7 +245,7 @@ func (c *Cluster) startOnPort(ctx context.Context, port int, logPath string, log
 	logStart := fileSize(logPath)
 	fmt.Fprintf(logw, "pgfix: starting PostgreSQL in %s on 127.0.0.1:%d\n", c.dir, port)
 	c.launched = true
-	out, err := c.run(ctx, "pg_ctl", "start", "-w", "-t", "120", "-D", c.dataDir(), "-l", logPath)
+	out, err := c.runOn(ctx, c.cpus, "pg_ctl", "start", "-w", "-t", "120", "-D", c.dataDir(), "-l", logPath)
 	if err != nil {
 		tail := osutil.Tail(logPath, logStart)
 		if strings.Contains(tail, "could not bind") || strings.Contains(tail, "already in use") {
@@ -331,12 +338,32 @@ func (c *Cluster) prepareLog(path string) error {
 
 // run runs one of the server binaries as the server account.
 func (c *Cluster) run(ctx context.Context, name string, args ...string) (string, error) {
+	return c.runOn(ctx, nil, name, args...)
+}
+
+// runOn is run with the process's CPU affinity set to cpus at spawn (empty:
+// the harness's own).
+func (c *Cluster) runOn(ctx context.Context, cpus cpuset.Set, name string, args ...string) (string, error) {
 	cmd := c.acct.command(ctx, filepath.Join(c.state.BinDir, name), args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	if err := cpuset.Start(cmd, cpus); err != nil {
+		return "", err
+	}
+	err := cmd.Wait()
 	return strings.TrimSpace(out.String()), err
+}
+
+// Pin moves the running server (the postmaster and every process it has
+// forked) to cpus, for a cluster that was started before its lane was
+// known (Attach); the backends it forks later inherit them.
+func (c *Cluster) Pin(cpus cpuset.Set) error {
+	parents, err := parentMap()
+	if err != nil {
+		return err
+	}
+	return cpuset.Pin(append([]int{c.postPID}, descendants(parents, c.postPID)...), cpus)
 }
 
 // Attach returns the cluster already running in dir, as left by

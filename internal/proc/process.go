@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/osutil"
 )
 
@@ -32,6 +33,10 @@ type Spec struct {
 	LogPath string
 	// BootTimeout bounds the wait for the first 200.
 	BootTimeout time.Duration
+	// CPUs is the stack's lane under placement: lanes, set as the shell's
+	// affinity at spawn so that the server and everything it starts
+	// inherit it; empty leaves the harness's mask.
+	CPUs cpuset.Set
 }
 
 // Process is a running stack started by Start.
@@ -78,7 +83,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	p := &Process{spec: s, cmd: cmd, log: log, logOffset: offset, done: make(chan struct{})}
 	spawned := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := cpuset.Start(cmd, s.CPUs); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start stack %q: run %q in %s: %w", s.Name, s.Command, s.Dir, err)
 	}

@@ -41,7 +41,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 			}
 		}
 	}
-	d, err := stack.OpenDatabase(ctx, r.opt.Plan.Database, dir, func(s string) { r.progress.logf("%s", s) })
+	d, err := stack.OpenDatabaseOn(ctx, r.opt.Plan.Database, dir, r.opt.Plan.Protocol.Placement.Lanes().Database, func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,7 @@ func (r *runner) recordEnvironment(ctx context.Context) error {
 		env.GateBaselineCores, env.GateThresholdCores = r.gate.Baseline.Rest(), r.gate.ThresholdCores
 		env.GateBaselineMeanCores, env.GateBusyAtStart = r.gate.Baseline.MeanCores, r.gate.Baseline.Busy(env.Host.CPUCount)
 	}
+	r.placementEnvironment(&env)
 	r.prober = host.NewProber()
 	env.ProbeReferenceMs = r.prober.ReferenceMs
 	r.progress.logf("host-speed probe: %.2f ms for its fixed work (windows whose probe runs over %.0f%% slower are redone)", r.prober.ReferenceMs, 100*host.HostSlowShare)

@@ -80,7 +80,8 @@ func (r *runner) readPrevious() error {
 		r.progress.logf("journal %s", p)
 	}
 	if got, want := r.opt.Plan.Fingerprint, res.Plan.Plan.Fingerprint; got != want {
-		return fmt.Errorf("the plan changed since this run started (fingerprint %s, journal has %s): a resume must use the same file, profile and flags; start a new run with --out instead", short(got), short(want))
+		return fmt.Errorf("the plan changed since this run started (fingerprint %s, journal has %s): a resume must use the same file, profile and flags; start a new run with --out instead%s",
+			short(got), short(want), placementChanged(r.opt.Plan.Protocol.Placement, res.Plan.Plan.Protocol.Placement))
 	}
 	r.opt.SkipParity = res.Plan.SkipParity
 	r.envCount = len(res.Environments)

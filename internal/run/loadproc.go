@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -45,8 +46,9 @@ const loadEventsFD = 3
 
 // startLoad starts the generator as its own process (in its own process
 // group, killed if the harness dies) so the OS accounts for its CPU apart
-// from the harness's, and it could later run on another machine.
-func startLoad(exe string, args []string) (*loadRun, error) {
+// from the harness's, and it could later run on another machine. cpus is
+// its lane under placement: lanes, set at spawn (empty: the harness's mask).
+func startLoad(exe string, args []string, cpus cpuset.Set) (*loadRun, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("events pipe: %w", err)
@@ -57,7 +59,7 @@ func startLoad(exe string, args []string) (*loadRun, error) {
 	lr.cmd.Stderr = &lr.stderr
 	lr.cmd.ExtraFiles = []*os.File{w}
 	lr.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := lr.cmd.Start(); err != nil {
+	if err := cpuset.Start(lr.cmd, cpus); err != nil {
 		r.Close()
 		w.Close()
 		return nil, fmt.Errorf("start load generator %s: %w", exe, err)

@@ -226,6 +226,7 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	if err != nil {
 		return nil, err
 	}
+	rec.CPUs = r.readPlacement(cur, lr)
 	d := r.collect(ctx, lr, ws, rec, probeBefore)
 	// The process served this case, whatever becomes of the try: a redo on
 	// the same process comes after it (trap T9).
@@ -260,7 +261,7 @@ func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workl
 	p := r.opt.Plan.Protocol
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
 	probeBefore = r.probe()
-	lr, err = startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout))
+	lr, err = startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout), p.Placement.Lanes().Generator)
 	if err != nil {
 		return nil, nil, 0, err
 	}

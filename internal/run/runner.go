@@ -38,6 +38,8 @@ type runner struct {
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int
 	pools map[string]string
+	// laneWarned holds the placement read-backs already warned about.
+	laneWarned map[string]bool
 
 	completed bool
 }

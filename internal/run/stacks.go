@@ -16,7 +16,8 @@ func (r *runner) buildStacks(ctx context.Context) error {
 
 // harness is what every stack of the run is given.
 func (r *runner) harness() stack.Harness {
-	return stack.Harness{Workload: r.opt.Plan.WorkloadName, JWTSecret: r.opt.Plan.JWTSecret, DatabaseURL: r.dbURL}
+	return stack.Harness{Workload: r.opt.Plan.WorkloadName, JWTSecret: r.opt.Plan.JWTSecret, DatabaseURL: r.dbURL,
+		CPUs: r.opt.Plan.Protocol.Placement.Lanes().Server}
 }
 
 // startStack starts a fresh process of a stack on a free port.

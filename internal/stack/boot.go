@@ -21,7 +21,7 @@ func BootStacks(stacks []plan.Stack, h Harness, logDir string) []boot.Stack {
 		}
 		out = append(out, boot.Stack{
 			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health,
-			LogPath: filepath.Join(logDir, s.Name+".log"),
+			LogPath: filepath.Join(logDir, s.Name+".log"), CPUs: h.CPUs,
 		})
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 )
@@ -26,6 +27,14 @@ type Database struct {
 // by a harness that was killed; otherwise the server at the URL. The seeded
 // template is made if missing.
 func OpenDatabase(ctx context.Context, database, dir string, progress func(string)) (*Database, error) {
+	return OpenDatabaseOn(ctx, database, dir, nil, progress)
+}
+
+// OpenDatabaseOn is OpenDatabase with the embedded cluster's server on
+// cpus (placement: lanes): started with that affinity, or moved to it when
+// an earlier harness left it running. A server of the user's is not
+// touched.
+func OpenDatabaseOn(ctx context.Context, database, dir string, cpus cpuset.Set, progress func(string)) (*Database, error) {
 	d := &Database{AdminURL: database}
 	if database == plan.Embedded || database == "" {
 		var c *pgfix.Cluster
@@ -33,11 +42,16 @@ func OpenDatabase(ctx context.Context, database, dir string, progress func(strin
 		if dir != "" {
 			if c, err = pgfix.Attach(dir); err == nil {
 				progress("database: using the embedded cluster left running in " + dir)
+				if len(cpus) > 0 {
+					if err := c.Pin(cpus); err != nil {
+						return nil, fmt.Errorf("embedded database: move the running cluster to its lane: %w", err)
+					}
+				}
 			}
 		}
 		if c == nil {
 			progress("database: starting an embedded PostgreSQL cluster")
-			if c, err = pgfix.Start(ctx, pgfix.Options{Dir: dir}); err != nil {
+			if c, err = pgfix.Start(ctx, pgfix.Options{Dir: dir, CPUs: cpus}); err != nil {
 				return nil, fmt.Errorf("embedded database: %w", err)
 			}
 		}

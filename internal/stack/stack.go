@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -37,6 +38,9 @@ type Harness struct {
 	JWTSecret string
 	// DatabaseURL is passed as DATABASE_URL when not empty.
 	DatabaseURL string
+	// CPUs is the servers' lane under placement: lanes (every process a
+	// stack starts inherits it); empty for shared.
+	CPUs cpuset.Set
 }
 
 // Env is the environment a stack gets on top of the harness's own: PORT,
@@ -114,6 +118,7 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 		HealthPath:  s.Health,
 		LogPath:     filepath.Join(logDir, s.Name+".log"),
 		BootTimeout: BootTimeoutOf(s),
+		CPUs:        h.CPUs,
 	})
 }
 

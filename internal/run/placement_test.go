@@ -1,0 +1,78 @@
+package run
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/cpuset"
+	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// TestLanesRunRecordsItsCPUs runs the reference server with placement:
+// lanes (the default split of this host's CPUs) and checks that the
+// journal holds the lanes in the plan, the harness's mask and the
+// placement's warnings in the environment, and in every window the CPUs
+// its server and generator were read back on: their lanes. The database is
+// this test's shared server given by URL, which a run cannot place: the
+// warning says so and no window claims a database lane.
+func TestLanesRunRecordsItsCPUs(t *testing.T) {
+	avail, err := cpuset.Affinity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(avail) < 2 {
+		t.Skipf("this process may use only %s; lanes need 2", avail.Describe())
+	}
+	admin := pgtest.Cluster(t).AdminURL()
+	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [4]
+  warmup: 200ms
+  window: 500ms
+  rounds: 2
+  cases: [health, user]
+`, refStack("ref")))
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Placement: &plan.PlacementSpec{Mode: plan.PlacementLanes}}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, res := finals(t, dir)
+	pl := res.Plan.Plan.Protocol.Placement
+	lanes := cpuset.Split(cpuset.Cores(avail))
+	if !pl.IsLanes() || pl.Server != lanes.Server.String() || pl.Generator != lanes.Generator.String() || pl.Database != lanes.Database.String() {
+		t.Errorf("journaled placement %+v, want the default split %+v", pl, lanes)
+	}
+	env := res.Environments[len(res.Environments)-1]
+	if env.AffinityCPUs != avail.String() {
+		t.Errorf("environment affinity %q, want %q", env.AffinityCPUs, avail)
+	}
+	external := slices.ContainsFunc(env.Warnings, func(w string) bool { return strings.Contains(w, "the database is a server of yours") })
+	if !external {
+		t.Errorf("no warning that the external database is not placed: %q", env.Warnings)
+	}
+	if len(avail) == 2 && !slices.Contains(env.Warnings, "placement lanes: the server and the database share "+lanes.Server.Describe()+" (too few CPUs for three disjoint lanes, or the lists say so)") {
+		t.Errorf("on 2 CPUs, no warning that the server and the database share a CPU: %q", env.Warnings)
+	}
+	if len(byKey) != 4 {
+		t.Fatalf("%d windows, want 4", len(byKey))
+	}
+	for k, w := range byKey {
+		if w.CPUs == nil {
+			t.Errorf("%s: no CPUs read back", k)
+			continue
+		}
+		if w.CPUs.Server != pl.Server || w.CPUs.Generator != pl.Generator || w.CPUs.Database != "" {
+			t.Errorf("%s: read back server %q, generator %q, database %q; want %q, %q and none (not placed)", k, w.CPUs.Server, w.CPUs.Generator, w.CPUs.Database, pl.Server, pl.Generator)
+		}
+		if w.Load == nil || w.Load.Successes == 0 {
+			t.Errorf("%s: no successes", k)
+		}
+	}
+	for _, ev := range res.Events {
+		if strings.Contains(ev.Msg, "not only on its lane") {
+			t.Errorf("a party left its lane: %s", ev.Msg)
+		}
+	}
+}
