@@ -70,6 +70,9 @@ func headerLines(m *Model) []string {
 		}
 		lines = append(lines, line+".")
 	}
+	if line := placementLine(h.Placement); line != "" {
+		lines = append(lines, line)
+	}
 	lines = append(lines, noiseSentence(h))
 	if hs := h.HostSpeed; hs.Probes > 0 {
 		slow := 0

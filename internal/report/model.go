@@ -57,6 +57,9 @@ type Header struct {
 	Host Host `json:"host"`
 	// HostSpeed summarises the host-speed probes around the windows.
 	HostSpeed HostSpeed `json:"host_speed"`
+	// Placement is where the processes ran (shared or lanes); nil for a
+	// journal written before it was recorded.
+	Placement *Placement `json:"placement,omitempty"`
 	// Dispersion is the run's quality figure: how much a cell's windows
 	// vary, robustly (the calls do not use it; they have intervals).
 	Dispersion Dispersion `json:"dispersion"`
