@@ -34,6 +34,8 @@ profile: standard
 #   boot_starts: 10          # measured cold starts per stack; 0 skips them
 #   gate: auto               # wait for a quiet host: auto, off, or cores, e.g. 0.8
 #   spread: false            # true: ids and pages spread over all 50,000 users
+#   placement: auto          # lanes (the generator, the server and the database on
+#                            # CPUs of their own) from 8 CPUs, else shared; or say which
 
 # The stacks, in step order: the report attributes each difference to the step
 # between neighbours (first -> second, second -> third, ...). Each stack gets

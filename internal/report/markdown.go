@@ -70,9 +70,6 @@ func headerLines(m *Model) []string {
 		}
 		lines = append(lines, line+".")
 	}
-	if line := placementLine(h.Placement); line != "" {
-		lines = append(lines, line)
-	}
 	lines = append(lines, noiseSentence(h))
 	if hs := h.HostSpeed; hs.Probes > 0 {
 		slow := 0
@@ -83,6 +80,9 @@ func headerLines(m *Model) []string {
 		}
 		lines = append(lines, fmt.Sprintf("Host speed: a fixed-work CPU probe around every window took %.2f ms (median; %.2f–%.2f ms); %d kept window(s) ran over %.0f %% slower than at the start (host_slow, not counted).",
 			hs.ProbeMedianMs, hs.ProbeMinMs, hs.ProbeMaxMs, slow, 100*host.HostSlowShare))
+	}
+	if line := placementLine(h.Placement); line != "" {
+		lines = append(lines, line)
 	}
 	return lines
 }
