@@ -17,8 +17,13 @@ import (
 // Affinity returns the CPUs this process may run on: its affinity mask (a
 // cgroup cpuset is already part of it), not the host's CPU count.
 func Affinity() (Set, error) {
+	// This goroutine's own thread: never one that Start has narrowed to a
+	// lane, since Start keeps such a thread locked to its own goroutine
+	// (the main thread, os.Getpid(), could be that one for a moment).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	var mask unix.CPUSet
-	if err := unix.SchedGetaffinity(os.Getpid(), &mask); err != nil {
+	if err := unix.SchedGetaffinity(0, &mask); err != nil {
 		return nil, fmt.Errorf("read this process's CPU affinity: %w", err)
 	}
 	return fromMask(&mask), nil
