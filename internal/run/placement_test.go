@@ -76,3 +76,26 @@ func TestLanesRunRecordsItsCPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeRefusesAnotherPlacement: a run resumed under a placement that
+// resolves otherwise (as on a host with other CPUs) is refused, and the
+// message says which placement each side has.
+func TestResumeRefusesAnotherPlacement(t *testing.T) {
+	avail, err := cpuset.Affinity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(avail) < 2 {
+		t.Skipf("this process may use only %s; lanes need 2", avail.Describe())
+	}
+	path := writeFile(t, flakyFile("[ok]", "  gate: off"))
+	dir := filepath.Join(t.TempDir(), "results")
+	shared := plan.Overrides{Placement: &plan.PlacementSpec{Mode: plan.PlacementShared}}
+	if _, err := runFile(t, context.Background(), path, dir, shared, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	_, err = runFile(t, context.Background(), path, dir, plan.Overrides{Placement: &plan.PlacementSpec{Mode: plan.PlacementLanes}}, true)
+	if err == nil || !strings.Contains(err.Error(), "the placement resolves to lanes: server") || !strings.Contains(err.Error(), "but the run was started with shared") {
+		t.Errorf("resume under lanes of a shared run: %v", err)
+	}
+}
