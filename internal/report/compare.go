@@ -138,6 +138,9 @@ func compareWarnings(a, b *Model) []string {
 	if ha.Workload != hb.Workload {
 		w = append(w, fmt.Sprintf("different workloads (A: %s; B: %s)", ha.Workload, hb.Workload))
 	}
+	if pa, pb := placementKey(ha.Placement), placementKey(hb.Placement); pa != pb {
+		w = append(w, fmt.Sprintf("different placements (A: %s; B: %s): the processes had other CPUs to run on", pa, pb))
+	}
 	for _, side := range []struct {
 		name string
 		h    Header

@@ -95,3 +95,15 @@ func placementLine(p *Placement) string {
 	return fmt.Sprintf("Placement: %s%s; read back from /proc at every window: server %s, database %s, generator %s.",
 		p.Placement, mask, p.ReadBack["server"], p.ReadBack["database"], p.ReadBack["generator"])
 }
+
+// placementKey is what two runs must share to have placed their processes
+// alike: the mode and the lanes, not whether auto chose them. A journal
+// from before placement was recorded ran shared.
+func placementKey(p *Placement) string {
+	if p == nil || !p.IsLanes() {
+		return plan.PlacementShared
+	}
+	pl := p.Placement
+	pl.Auto = false
+	return pl.String()
+}

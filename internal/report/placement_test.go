@@ -43,3 +43,26 @@ func TestPlacementInTheHeader(t *testing.T) {
 		t.Errorf("a journal from before placement: %+v, %q; want no line", p, placementLine(p))
 	}
 }
+
+func TestCompareWarnsOfAnotherPlacement(t *testing.T) {
+	lanes := &Placement{Placement: plan.Placement{Mode: plan.PlacementLanes, Server: "0", Database: "0", Generator: "1"}}
+	autoLanes := &Placement{Placement: lanes.Placement}
+	autoLanes.Auto = true
+	shared := &Placement{Placement: plan.Placement{Mode: plan.PlacementShared, Auto: true}}
+	warns := func(a, b *Placement) []string {
+		ma, mb := &Model{}, &Model{}
+		ma.Header.State, mb.Header.State = "finished", "finished"
+		ma.Header.Placement, mb.Header.Placement = a, b
+		return compareWarnings(ma, mb)
+	}
+	if w := warns(nil, shared); len(w) != 0 {
+		t.Errorf("a journal from before placement and a shared run: %q", w)
+	}
+	if w := warns(lanes, autoLanes); len(w) != 0 {
+		t.Errorf("the same lanes, once chosen by auto: %q", w)
+	}
+	want := "different placements (A: shared; B: lanes: server CPU 0, database CPU 0, generator CPU 1): the processes had other CPUs to run on"
+	if w := warns(shared, lanes); len(w) != 1 || w[0] != want {
+		t.Errorf("shared against lanes: %q, want %q", w, want)
+	}
+}
