@@ -42,6 +42,9 @@ func protocolFields(res *journal.Results) []Field {
 	}
 	f.add("contention gate", gateText(res))
 	f.add("boot starts per stack", fmt.Sprint(pr.BootStarts))
+	if pr.Placement.Mode != "" {
+		f.add("placement", pr.Placement.String())
+	}
 	f.add("database", p.Database)
 	f.add("parity gate", parityText(res))
 	f.add("plan fingerprint", p.Plan.Fingerprint)
@@ -66,6 +69,7 @@ func environmentFields(res *journal.Results) []Field {
 	if h.CPUCount > 0 {
 		f.add("cpus", fmt.Sprintf("%d (%g available to stackbench)", h.CPUCount, h.CPUsAvailable))
 	}
+	f.add("affinity mask", env.AffinityCPUs)
 	f.add("governor", h.Governor)
 	if h.MemoryBytes > 0 {
 		mem := fmtBytes(h.MemoryBytes)

@@ -66,3 +66,14 @@ func TestCompareWarnsOfAnotherPlacement(t *testing.T) {
 		t.Errorf("shared against lanes: %q, want %q", w, want)
 	}
 }
+
+func TestPlacementInTheFooter(t *testing.T) {
+	res, _ := placementResults(plan.Placement{Mode: plan.PlacementLanes, Server: "0-3", Database: "4-5", Generator: "6-7"})
+	got := map[string]string{}
+	for _, f := range append(protocolFields(res), environmentFields(res)...) {
+		got[f.Name] = f.Value
+	}
+	if got["placement"] != "lanes: server CPUs 0-3, database CPUs 4-5, generator CPUs 6-7" || got["affinity mask"] != "0-7" {
+		t.Errorf("footer placement %q, affinity mask %q", got["placement"], got["affinity mask"])
+	}
+}
