@@ -11,6 +11,7 @@ import (
 	"github.com/stackbench/stackbench/internal/cost"
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -101,9 +102,10 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		ParitySkipped:   p.SkipParity,
 		JournalNotes:    res.JournalProblems,
 	}
+	h.Layout, h.Design = LayoutOf(pl.Protocol)
 	if pl.Protocol.Adaptive {
 		// Every look of an adaptive run spends part of α (docs/statistics.md).
-		h.Alpha = stats.SequentialAlpha(alpha, pl.Protocol.Rounds, pl.Protocol.MaxRounds)
+		h.Alpha = stats.SequentialAlpha(h.Design, alpha, pl.Protocol.Rounds, pl.Protocol.LastRound())
 		h.Rounds = roundsInfo(res)
 	}
 	if h.MinEffect <= 0 {
@@ -389,10 +391,21 @@ func hostSpeed(finals []journal.Window) HostSpeed {
 	return hs
 }
 
+// LayoutOf is a protocol's layout and the design its steps are compared
+// under: interleaved rounds pair their windows by round; grouped ones (and
+// journals from before layouts) compare independent samples.
+func LayoutOf(pr plan.Protocol) (string, stats.Design) {
+	if pr.Interleaved() {
+		return plan.LayoutInterleaved, stats.Paired
+	}
+	return plan.LayoutGrouped, stats.Independent
+}
+
 // roundsInfo summarises an adaptive run's rounds from its journal.
 func roundsInfo(res *journal.Results) *RoundsInfo {
 	pr := res.Plan.Plan.Protocol
-	ri := &RoundsInfo{MinRounds: pr.Rounds, MaxRounds: pr.MaxRounds, Budget: pr.Budget.String(), Measured: pr.Rounds}
+	ri := &RoundsInfo{MinRounds: pr.Rounds, MaxRounds: pr.MaxRounds, BudgetRounds: pr.BudgetRounds, LastRound: pr.LastRound(),
+		Budget: pr.Budget.String(), Measured: pr.Rounds}
 	for _, rd := range res.Rounds {
 		if rd.Stop != "" {
 			ri.Stop = rd.Stop

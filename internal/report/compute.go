@@ -184,7 +184,7 @@ func addSteps(m *Model) {
 			for _, p := range stepPairs(m.Header.Stacks, m.Header.StepFrom) {
 				from := m.cellOrMissing(p.from, ci, conc)
 				to := m.cellOrMissing(p.to, ci, conc)
-				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.MinEffect, m.Header.Alpha))
+				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.Design, m.Header.MinEffect, m.Header.Alpha))
 			}
 		}
 	}
@@ -200,13 +200,13 @@ func (m *Model) cellOrMissing(stack string, ci CaseInfo, conc int) Cell {
 
 // newStep calls the step from one cell to another in throughput and in
 // throughput per CPU-second.
-func newStep(kind string, from, to Cell, minEffect, alpha float64) Step {
+func newStep(kind string, from, to Cell, d stats.Design, minEffect, alpha float64) Step {
 	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
 	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
 	return Step{
 		Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
-		Throughput: callMetric(from, to, tp, minEffect, alpha),
-		PerCPU:     callMetric(from, to, cpu, minEffect, alpha),
+		Throughput: callMetric(d, from, to, tp, minEffect, alpha),
+		PerCPU:     callMetric(d, from, to, cpu, minEffect, alpha),
 		Flagged:    append(countedFlags(from), countedFlags(to)...),
 	}
 }
@@ -234,13 +234,14 @@ func countedFlags(c Cell) []string {
 	return out
 }
 
-// callMetric runs stats.Decide on one metric of two cells.
-func callMetric(from, to Cell, metric func(WindowFigures) float64, minEffect, alpha float64) Change {
-	v := stats.Decide(
-		stats.Side{Valid: from.State == CellValid, Windows: from.CountedValues(metric)},
-		stats.Side{Valid: to.State == CellValid, Windows: to.CountedValues(metric)},
+// callMetric decides one metric of two cells under design d
+// (stats.DecideBy).
+func callMetric(d stats.Design, from, to Cell, metric func(WindowFigures) float64, minEffect, alpha float64) Change {
+	v := stats.DecideBy(d,
+		stats.Side{Valid: from.State == CellValid, Windows: from.CountedValues(metric), Rounds: from.CountedRounds()},
+		stats.Side{Valid: to.State == CellValid, Windows: to.CountedValues(metric), Rounds: to.CountedRounds()},
 		minEffect, alpha)
-	c := Change{Call: v.Call, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted}
+	c := Change{Call: v.Call, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted, Pairs: v.Shift.Pairs}
 	if v.Call == stats.CallInvalid {
 		c.Reason = invalidReason(from, to, v.Reason)
 		return c

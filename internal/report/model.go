@@ -62,6 +62,12 @@ type Header struct {
 	Dispersion Dispersion `json:"dispersion"`
 	// Alpha is one minus the confidence of the steps' intervals.
 	Alpha float64 `json:"alpha"`
+	// Layout is how rounds ordered the windows (plan.LayoutInterleaved or
+	// plan.LayoutGrouped), and Design how steps compare their two sides:
+	// stats.Paired (by round) for an interleaved run, else
+	// stats.Independent.
+	Layout string       `json:"layout"`
+	Design stats.Design `json:"design"`
 	// MinEffect is the smallest shift, as a fraction, that a step calls a
 	// gain or a loss; an interval within ± it is called same.
 	MinEffect float64 `json:"min_effect"`
@@ -109,6 +115,11 @@ type RoundsInfo struct {
 	MinRounds int    `json:"min_rounds"`
 	MaxRounds int    `json:"max_rounds"`
 	Budget    string `json:"budget"`
+	// BudgetRounds is how many whole rounds the budget affords by the
+	// plan's estimate; the run stops at the lower of it and MaxRounds
+	// (LastRound), and α is split over the looks up to there.
+	BudgetRounds int `json:"budget_rounds,omitempty"`
+	LastRound    int `json:"last_round"`
 	// Measured is the last round with windows; Extra lists the rounds
 	// past MinRounds and why each ran.
 	Measured int          `json:"measured"`
@@ -272,6 +283,18 @@ type WindowFigures struct {
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`
 }
 
+// CountedRounds returns the rounds of the cell's counted windows, in the
+// order of CountedValues.
+func (c Cell) CountedRounds() []int {
+	var out []int
+	for _, w := range c.PerWindow {
+		if w.Counted {
+			out = append(out, w.Round)
+		}
+	}
+	return out
+}
+
 // CountedValues returns one metric of the cell's counted windows, in
 // journal order.
 func (c Cell) CountedValues(metric func(WindowFigures) float64) []float64 {
@@ -349,9 +372,12 @@ type Change struct {
 	CIHighPct *float64 `json:"ci_high_pct"`
 	// Confidence is the interval's actual coverage (≥ 1 − α).
 	Confidence float64 `json:"confidence,omitempty"`
-	// FromWindows and ToWindows are the counted windows the call used.
+	// FromWindows and ToWindows are the two cells' counted windows.
 	FromWindows int `json:"from_windows"`
 	ToWindows   int `json:"to_windows"`
+	// Pairs, for a paired design, is the number of rounds in which both
+	// sides have a counted window: what the call used.
+	Pairs int `json:"pairs,omitempty"`
 	// WindowsNeeded, for an undecided call, is the number of windows per
 	// side that would likely decide it (stats.MaxWindowsNeeded means more
 	// than that); 0 otherwise or when it cannot be said.
