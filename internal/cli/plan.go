@@ -83,6 +83,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	fs.IntVar(&o.MaxRounds, "max-rounds", 0, "with --rounds auto: the most rounds")
 	fs.DurationVar(&o.Budget, "budget", 0, "with --rounds auto: the longest the windows may take, extra rounds included (estimated)")
 	fs.StringVar(&o.Fresh, "fresh", "", "fresh server process per round or per case")
+	fs.IntVar(&o.Repeat, "repeat", 0, "windows each process serves of each cell in a round (2 or more: the report tells within-process from between-process spread)")
 	fs.StringVar(&o.Layout, "layout", "", "round layout: interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)")
 	bootStarts := fs.Int("boot-starts", 0, "cold starts per stack (0: no boot suite)")
 	fs.StringVar(&o.Gate, "gate", "", "contention gate: auto, off, or cores of foreign CPU, e.g. 0.8")

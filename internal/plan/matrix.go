@@ -41,7 +41,10 @@ type Window struct {
 	Index int    `json:"index"` // position in Plan.Windows
 	// Round is 1-based; Slot is the stack's 0-based position in the
 	// round's rotated order.
-	Round       int    `json:"round"`
+	Round int `json:"round"`
+	// Repeat numbers the windows of one cell in a round from 1 (protocol
+	// repeat); 0 or 1 when there is one.
+	Repeat      int    `json:"repeat,omitempty"`
 	Slot        int    `json:"slot"`
 	Stack       string `json:"stack"`
 	Case        string `json:"case"`
@@ -59,6 +62,16 @@ type Window struct {
 // WindowKey is the stable key of a window.
 func WindowKey(round int, stack, cas string, concurrency int) string {
 	return fmt.Sprintf("r%d/%s/%s/c%d", round, stack, cas, concurrency)
+}
+
+// RepeatKey is the key of a cell's repeat-th window of a round: the
+// WindowKey for the first, "r1/gin/user/c10/w2" for the second.
+func RepeatKey(round int, stack, cas string, concurrency, repeat int) string {
+	k := WindowKey(round, stack, cas, concurrency)
+	if repeat > 1 {
+		k += fmt.Sprintf("/w%d", repeat)
+	}
+	return k
 }
 
 // Resolve applies the profile, the file's protocol section and o, in that
@@ -199,6 +212,15 @@ func (p *Plan) ExtraRound(round int, need map[CellKey]bool) []Window {
 	return layRound(round, p.Stacks, cases, p.Protocol, need, len(p.Windows), process)
 }
 
+// repeatField is a window's Repeat: 0 when the protocol has no repeats,
+// so that plans without them journal as before.
+func repeatField(rep int, p Protocol) int {
+	if p.Repeats() == 1 {
+		return 0
+	}
+	return rep
+}
+
 // lastProcess is the highest process number among ws, −1 when empty.
 func lastProcess(ws []Window) int {
 	last := -1
@@ -210,6 +232,8 @@ func lastProcess(ws []Window) int {
 
 // layRound lays out round r (from 1), numbering windows from index and
 // processes after lastProcess; with need non-nil, only the cells in it.
+// With protocol repeat R, each cell gets R windows of the round in a row
+// (grouped) or R turns (interleaved, each turn reversing the last).
 // The stacks are rotated to start at stack (r−1) mod n. Grouped: each
 // stack in turn serves its cases in order, each case at every
 // concurrency level. Interleaved: for each case and level in order, every
@@ -228,31 +252,37 @@ func layRound(r int, stacks []Stack, cases []workload.Case, p Protocol, need map
 		slot[order[i].Name] = i
 	}
 	type unit struct {
-		s  Stack
-		c  workload.Case
-		cc int
+		s   Stack
+		c   workload.Case
+		cc  int
+		rep int
 	}
 	var units []unit
+	reverse := slices.Clone(order)
+	slices.Reverse(reverse)
 	if p.Layout == LayoutInterleaved {
 		j := 0
 		for _, c := range cases {
 			for _, cc := range p.Concurrency {
-				turn := order
-				if j%2 == 1 {
-					turn = slices.Clone(order)
-					slices.Reverse(turn)
+				for rep := 1; rep <= p.Repeats(); rep++ {
+					turn := order
+					if j%2 == 1 {
+						turn = reverse
+					}
+					for _, s := range turn {
+						units = append(units, unit{s, c, cc, rep})
+					}
+					j++
 				}
-				for _, s := range turn {
-					units = append(units, unit{s, c, cc})
-				}
-				j++
 			}
 		}
 	} else {
 		for _, s := range order {
 			for _, c := range cases {
 				for _, cc := range p.Concurrency {
-					units = append(units, unit{s, c, cc})
+					for rep := 1; rep <= p.Repeats(); rep++ {
+						units = append(units, unit{s, c, cc, rep})
+					}
 				}
 			}
 		}
@@ -275,8 +305,8 @@ func layRound(r int, stacks []Stack, cases []workload.Case, p Protocol, need map
 			proc, procOf[key] = lastProcess, lastProcess
 		}
 		ws = append(ws, Window{
-			Key: WindowKey(r, u.s.Name, u.c.Name, u.cc), Index: index + len(ws),
-			Round: r, Slot: slot[u.s.Name], Stack: u.s.Name, Case: u.c.Name, Concurrency: u.cc,
+			Key: RepeatKey(r, u.s.Name, u.c.Name, u.cc, u.rep), Index: index + len(ws),
+			Round: r, Repeat: repeatField(u.rep, p), Slot: slot[u.s.Name], Stack: u.s.Name, Case: u.c.Name, Concurrency: u.cc,
 			Process: proc, NewProcess: !seen, Inserts: u.c.Inserts,
 		})
 	}

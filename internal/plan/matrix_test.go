@@ -113,6 +113,29 @@ func TestMatrixInterleaved(t *testing.T) {
 	}
 }
 
+// TestMatrixRepeat: with repeat 2 each process serves each of its cells
+// twice a round; interleaved, the second turn reverses the first (a b b a).
+func TestMatrixRepeat(t *testing.T) {
+	p := resolve(t, "protocol:\n  concurrency: [10]\n  rounds: 1\n  layout: interleaved\n  repeat: 2\n  cases: [health, user]\n"+threeStacks, Overrides{Stacks: []string{"a", "b"}})
+	want := "r1/a/health/c10 r1/b/health/c10 r1/b/health/c10/w2 r1/a/health/c10/w2 r1/a/user/c10 r1/b/user/c10 r1/b/user/c10/w2 r1/a/user/c10/w2"
+	if got := strings.Join(keys(p.Windows), " "); got != want {
+		t.Errorf("interleaved repeat:\n got %s\nwant %s", got, want)
+	}
+	if w := p.Windows[3]; w.Repeat != 2 || w.Process != 0 || w.NewProcess {
+		t.Errorf("window 3: %+v", w)
+	}
+	p = resolve(t, "protocol:\n  concurrency: [10]\n  rounds: 1\n  layout: grouped\n  repeat: 2\n  cases: [health]\n"+threeStacks, Overrides{Stacks: []string{"a", "b"}})
+	if got := strings.Join(keys(p.Windows), " "); got != "r1/a/health/c10 r1/a/health/c10/w2 r1/b/health/c10 r1/b/health/c10/w2" {
+		t.Errorf("grouped repeat: %s", got)
+	}
+	if p.Windows[0].Repeat != 1 {
+		t.Errorf("first repeat numbered %d", p.Windows[0].Repeat)
+	}
+	if ps := loadProblems(t, "protocol:\n  repeat: 9\n"+threeStacks); len(ps) != 1 || !strings.HasPrefix(ps[0], "2:11: repeat 9 is more than 5") {
+		t.Errorf("repeat 9: %v", ps)
+	}
+}
+
 func TestMatrixFreshCase(t *testing.T) {
 	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  cases: [health, user, order]\n  rounds: 1\n  fresh: case\n"+threeStacks, Overrides{})
 	procs := map[int][]string{}

@@ -34,7 +34,9 @@ type Overrides struct {
 	Budget    time.Duration
 	Fresh     string
 	// Layout is LayoutInterleaved or LayoutGrouped.
-	Layout     string
+	Layout string
+	// Repeat is the windows per cell, process and round.
+	Repeat     int
 	BootStarts *int
 	// Gate is "auto", "off" or a number of cores of foreign CPU ("0.8").
 	Gate        string
@@ -45,6 +47,10 @@ type Overrides struct {
 	// fraction (0.05).
 	MinEffect float64
 }
+
+// MaxRepeat bounds protocol repeat: past a few windows a process adds
+// nothing the report can use.
+const MaxRepeat = 5
 
 // Minimums for durations; anything shorter measures start-up noise.
 const (
@@ -75,6 +81,7 @@ func (o Overrides) apply(p *Protocol) {
 	setIf(&p.Budget, o.Budget)
 	setIf(&p.Fresh, o.Fresh)
 	setIf(&p.Layout, o.Layout)
+	setIf(&p.Repeat, o.Repeat)
 	setIf(&p.Gate.Wait, o.GateWait)
 	setIf(&p.MinEffect, o.MinEffect)
 	if o.BootStarts != nil {
@@ -141,6 +148,9 @@ func (o Overrides) check(f *File) []Problem {
 	}
 	if o.Layout != "" && o.Layout != LayoutInterleaved && o.Layout != LayoutGrouped {
 		bad("--layout %s: write interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)", o.Layout)
+	}
+	if o.Repeat < 0 || o.Repeat > MaxRepeat {
+		bad("--repeat %d: give 1 to %d windows per cell, process and round", o.Repeat, MaxRepeat)
 	}
 	if o.BootStarts != nil && *o.BootStarts < 0 {
 		bad("--boot-starts %d: give 0 (no boot suite) or more", *o.BootStarts)

@@ -154,6 +154,11 @@ type Protocol struct {
 	// Layout is how a round orders its windows: LayoutInterleaved or
 	// LayoutGrouped (also when empty, as in journals written before it).
 	Layout string `json:"layout,omitempty"`
+	// Repeat is how many windows each process serves of each of its cells
+	// in a round (1 when 0): with 2 or more the report can tell the
+	// spread within a process from the spread between processes.
+	// Interleaved, the repeats alternate direction (A B B A).
+	Repeat int `json:"repeat,omitempty"`
 	// Cases in the order each process serves them; empty in a profile
 	// means every case of the workload.
 	Cases []string `json:"cases"`
@@ -169,6 +174,9 @@ type Protocol struct {
 	// sequence over all users instead of the fixed requests.
 	Spread bool `json:"spread"`
 }
+
+// Repeats is Repeat, at least 1.
+func (p Protocol) Repeats() int { return max(1, p.Repeat) }
 
 // Interleaved reports whether rounds interleave the stacks (and steps are
 // compared in pairs by round).

@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "layout", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget"}
+	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "layout", "repeat", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget"}
 	gateKeys     = []string{"threshold", "retries", "wait"}
 )
 
@@ -73,6 +73,15 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 				o.Layout = s
 			} else {
 				p.addf(v, "layout %q is not known; write layout: interleaved (stacks take turns case by case, steps paired by round) or layout: grouped (each stack serves its cases in a row)", s)
+			}
+		}
+	}
+	if v := m.get("repeat"); v != nil {
+		if r, ok := p.atLeast(v, "repeat", 1, "repeat: 2"); ok {
+			if r > MaxRepeat {
+				p.addf(v, "repeat %d is more than %d; a process's windows of a cell vary little, so give 2 to see that spread, or 1", r, MaxRepeat)
+			} else {
+				o.Repeat = r
 			}
 		}
 	}

@@ -258,7 +258,7 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 
 // windowFigures takes one window's own figures from its record.
 func windowFigures(w *journal.Window) WindowFigures {
-	f := WindowFigures{Round: w.Round, Counted: w.Valid(), Flags: w.Flags,
+	f := WindowFigures{Round: w.Round, Process: w.Process.Seq, Counted: w.Valid(), Flags: w.Flags,
 		ServerCores: w.Server.Cores, RSSMeanBytes: w.Server.RSSMeanBytes, RSSPeakBytes: w.Server.RSSPeakBytes,
 		DBCores: w.Database.Cores, GeneratorCores: w.Generator.Cores}
 	if l := w.Load; l != nil {

@@ -232,3 +232,49 @@ func TestStepsPairedByRound(t *testing.T) {
 		t.Errorf("pairs with a window missing: %d, want %d", s.Throughput.Pairs, len(drift)-1)
 	}
 }
+
+// TestProcessSpreadAndRepeats: with two windows per process (protocol
+// repeat), the cell reports its within-process spread from the pairs and
+// its between-process spread from the processes' geometric means, and a
+// step compares one value per process, not per window.
+func TestProcessSpreadAndRepeats(t *testing.T) {
+	// Processes 1–6 (one a round) at 1000·f, each serving two windows
+	// 1 % above and below its own figure.
+	f := []float64{1.00, 1.10, 0.90, 1.05, 0.95, 1.20}
+	cell := func(stack string, factor float64) Cell {
+		c := Cell{Stack: stack, Case: "user", Concurrency: 32}
+		for i, x := range f {
+			for _, j := range []float64{1.01, 1 / 1.01} {
+				c.PerWindow = append(c.PerWindow, WindowFigures{Round: i + 1, Process: i + 1, Counted: true, ThroughputRPS: 1000 * x * factor * j, PerCPUSecond: 100})
+			}
+		}
+		summarizeCell(&c)
+		c.State = CellValid
+		return c
+	}
+	a := cell("a", 1)
+	if a.WithinProcessCV == nil || math.Abs(*a.WithinProcessCV-1.4826*2*math.Log(1.01)/math.Sqrt2) > 1e-9 {
+		t.Errorf("within-process CV %v, want 1.4826 × ln(1.01²) ÷ √2 = %.5f", a.WithinProcessCV, 1.4826*2*math.Log(1.01)/math.Sqrt2)
+	}
+	r, _ := stats.RobustOf([]float64{1000, 1100, 900, 1050, 950, 1200})
+	if a.BetweenProcessCV == nil || math.Abs(*a.BetweenProcessCV-r.CV) > 1e-9 {
+		t.Errorf("between-process CV %v, want %v", a.BetweenProcessCV, r.CV)
+	}
+	s := newStep(StepAdjacent, a, cell("b", 1.3), stats.Paired, stats.DefaultMinEffect, stats.DefaultAlpha)
+	if s.Throughput.Pairs != len(f) || s.Throughput.Call != stats.CallGain || math.Abs(s.Throughput.EstimatePct-30) > 0.01 {
+		t.Errorf("step over processes: %+v; want a +30 %% gain from %d pairs", s.Throughput, len(f))
+	}
+	ind := newStep(StepAdjacent, a, cell("b", 1.3), stats.Independent, stats.DefaultMinEffect, stats.DefaultAlpha)
+	if ind.Throughput.Pairs != 0 || !ind.Throughput.Bounded() || *ind.Throughput.CIHighPct-*ind.Throughput.CILowPct < 10 {
+		t.Errorf("independent step over 6 processes a side: %+v; want an interval as wide as 6 draws give, not 12", ind.Throughput)
+	}
+	// One window per process: no within-process spread.
+	one := Cell{Stack: "c", Case: "user", Concurrency: 32}
+	for i, x := range f {
+		one.PerWindow = append(one.PerWindow, WindowFigures{Round: i + 1, Process: i + 1, Counted: true, ThroughputRPS: 1000 * x, PerCPUSecond: 100})
+	}
+	summarizeCell(&one)
+	if one.WithinProcessCV != nil || one.BetweenProcessCV == nil {
+		t.Errorf("single windows: within %v, between %v", one.WithinProcessCV, one.BetweenProcessCV)
+	}
+}

@@ -175,6 +175,13 @@ type Dispersion struct {
 	// Outliers counts the counted windows past the outlier fence
 	// (stats.OutlierFence), over all valid cells.
 	Outliers int `json:"outliers"`
+	// MedianWithinCV and MedianBetweenCV are the medians of the valid
+	// cells' WithinProcessCV and BetweenProcessCV, over the cells that
+	// have one (WithinCells, BetweenCells).
+	MedianWithinCV  float64 `json:"median_within_process_cv,omitempty"`
+	WithinCells     int     `json:"within_cells,omitempty"`
+	MedianBetweenCV float64 `json:"median_between_process_cv,omitempty"`
+	BetweenCells    int     `json:"between_cells,omitempty"`
 }
 
 // The states of a cell.
@@ -226,6 +233,15 @@ type Cell struct {
 	// shown and kept in every figure and call.
 	ThroughputCV float64 `json:"throughput_cv"`
 	Outliers     int     `json:"outliers"`
+	// WithinProcessCV is the robust spread of throughput between windows
+	// of one process (1.4826 × the median |log ratio| of two windows of a
+	// process, ÷ √2: one window's own spread); nil unless some process
+	// served two or more counted windows of the cell (protocol repeat).
+	// BetweenProcessCV is the robust CV of the processes' own throughput
+	// (the geometric mean of each process's counted windows), over the
+	// cell's processes; nil with fewer than three.
+	WithinProcessCV  *float64 `json:"within_process_cv,omitempty"`
+	BetweenProcessCV *float64 `json:"between_process_cv,omitempty"`
 	// PerCPUSecond is throughput per second of server CPU time; its median
 	// is the throughput median window's, its spread its own.
 	PerCPUSecond Spread `json:"per_cpu_second"`
@@ -262,6 +278,9 @@ type Flag struct {
 // WindowFigures are one window's own figures, never mixed with another's.
 type WindowFigures struct {
 	Round int `json:"round"`
+	// Process is the stack's process that served the window, numbered
+	// from 1 over the run (journal.ProcessInfo.Seq).
+	Process int `json:"process"`
 	// Counted is true when the window passed validation; Flags are the
 	// validity flags it raised.
 	Counted bool           `json:"counted"`
