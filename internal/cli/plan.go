@@ -51,6 +51,9 @@ func runPlan(_ context.Context, args []string, env Env) error {
 		return enc.Encode(p)
 	}
 	printPlan(env.Stdout, f, p)
+	if w := undecidableWarning(p); w != "" {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
 	if *listWindows {
 		printWindows(env.Stdout, p)
 	}
@@ -181,9 +184,12 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		alpha = stats.SequentialAlpha(design, alpha, pr.Rounds, pr.LastRound())
 		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of undecided steps%s\n",
 			pr.Rounds, pr.LastRound(), pr.Fresh, budgetNote(pr))
-		first := stats.FirstDecidableRound(design, alpha, pr.Rounds, pr.LastRound())
-		fmt.Fprintf(tw, "looks\tafter each round, each at α=%.4g (α=0.05 spread over the looks that can decide: rounds %d to %d)\n",
-			alpha, first, pr.LastRound())
+		if first := stats.FirstDecidableRound(design, alpha, pr.Rounds, pr.LastRound()); first <= pr.LastRound() {
+			fmt.Fprintf(tw, "looks\tafter each round, each at α=%.4g (α=0.05 spread over the looks that can decide: rounds %d to %d)\n",
+				alpha, first, pr.LastRound())
+		} else {
+			fmt.Fprintf(tw, "looks\tnone can decide a step (see the warning)\n")
+		}
 	} else {
 		fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s%s\n", pr.Rounds, pr.Fresh, roundsNote(design, pr.Rounds))
 	}
@@ -284,6 +290,37 @@ func roundsNote(d stats.Design, rounds int) string {
 		what = countNoun(rounds, "pair") + " of windows (interleaved rounds compare round by round)"
 	}
 	return fmt.Sprintf(" (with %s no step's 95%% interval is finite, so every call is undecided; %d or more can decide)", what, need)
+}
+
+// undecidableWarning says when an adaptive run would stop before any look
+// could decide a step (its budget affords too few rounds for the design),
+// and what budget would let it; "" otherwise.
+func undecidableWarning(p *plan.Plan) string {
+	pr := p.Protocol
+	if !pr.Adaptive {
+		return ""
+	}
+	_, d := report.LayoutOf(pr)
+	decidable := func(last int) bool {
+		a := stats.SequentialAlpha(d, stats.DefaultAlpha, pr.Rounds, last)
+		return stats.FirstDecidableRound(d, a, pr.Rounds, last) <= last
+	}
+	if decidable(pr.LastRound()) {
+		return ""
+	}
+	need := 0
+	for r := pr.LastRound() + 1; r <= max(pr.MaxRounds, 64); r++ {
+		if decidable(r) {
+			need = r
+			break
+		}
+	}
+	if need == 0 || need > pr.MaxRounds {
+		return fmt.Sprintf("rounds: auto from %d to %d can decide no step (%s): every call would be undecided; raise max_rounds", pr.Rounds, pr.LastRound(), d)
+	}
+	budget := (time.Duration(need) * p.RoundEstimate()).Round(time.Minute) + time.Minute
+	return fmt.Sprintf("the budget of %s affords %d rounds by the plan's estimate, and no step can be decided before round %d (%s steps, α split over the looks): every call would be undecided; give --budget %s or more (budget: in the protocol; more rounds narrow the intervals), or run fewer stacks or cases",
+		pr.Budget, pr.LastRound(), need, d, budget)
 }
 
 // budgetNote says what bounds an adaptive run's rounds.

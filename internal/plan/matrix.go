@@ -355,20 +355,25 @@ func fingerprint(p *Plan, base string) string {
 }
 
 // budgetRounds is how many whole rounds of every cell the budget affords by
-// EstimateWindows (at least 1); extra rounds measure only open cells, so
+// RoundEstimate (at least 1); extra rounds measure only open cells, so
 // this undercounts rather than overcounts.
 func (p *Plan) budgetRounds() int {
+	per := p.RoundEstimate()
+	if per <= 0 {
+		return 0
+	}
+	return max(1, int(p.Protocol.Budget/per))
+}
+
+// RoundEstimate is EstimateWindows of one whole round (round 1's windows).
+func (p *Plan) RoundEstimate() time.Duration {
 	var first []Window
 	for _, w := range p.Windows {
 		if w.Round == 1 {
 			first = append(first, w)
 		}
 	}
-	per := p.EstimateWindows(first)
-	if per <= 0 {
-		return 0
-	}
-	return max(1, int(p.Protocol.Budget/per))
+	return p.EstimateWindows(first)
 }
 
 // Rough costs for Estimate, measured on a 2-core machine with the Go
