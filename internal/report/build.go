@@ -28,6 +28,10 @@ type BuildOptions struct {
 	Alpha float64
 	// MinEffect overrides the plan's minimum effect when above 0.
 	MinEffect float64
+	// Design, when set, overrides the design the run's layout implies
+	// (LayoutOf): for re-analysing a run under the other design, as
+	// bench/precision does. The α stays the run's.
+	Design stats.Design
 }
 
 // Build reads the journal of a results directory (finished, stopped or
@@ -74,6 +78,9 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	m.Header = header(res, finals, opt.Alpha)
 	if opt.MinEffect > 0 {
 		m.Header.MinEffect = opt.MinEffect
+	}
+	if opt.Design != "" {
+		m.Header.Design = opt.Design
 	}
 	m.Cells = cells(m, res, finals)
 	m.Boot = bootRows(m.Header.Stacks, res.Boot)
