@@ -16,6 +16,7 @@ import (
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -50,6 +51,9 @@ func runPlan(_ context.Context, args []string, env Env) error {
 		return enc.Encode(p)
 	}
 	printPlan(env.Stdout, f, p)
+	if w := undecidableWarning(p); w != "" {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
 	if *listWindows {
 		printWindows(env.Stdout, p)
 	}
@@ -82,6 +86,8 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	fs.IntVar(&o.MaxRounds, "max-rounds", 0, "with --rounds auto: the most rounds")
 	fs.DurationVar(&o.Budget, "budget", 0, "with --rounds auto: the longest the windows may take, extra rounds included (estimated)")
 	fs.StringVar(&o.Fresh, "fresh", "", "fresh server process per round or per case")
+	fs.IntVar(&o.Repeat, "repeat", 0, "windows each process serves of each cell in a round (2 or more: the report tells within-process from between-process spread)")
+	fs.StringVar(&o.Layout, "layout", "", "round layout: interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)")
 	bootStarts := fs.Int("boot-starts", 0, "cold starts per stack (0: no boot suite)")
 	fs.StringVar(&o.Gate, "gate", "", "contention gate: auto, off, or cores of foreign CPU, e.g. 0.8")
 	gateRetries := fs.Int("gate-retries", 0, "redo a contended window at most this many times")
@@ -180,12 +186,22 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
 	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", pr.Warmup, pr.Window, pr.Timeout)
+	layout, design := report.LayoutOf(pr)
+	alpha := stats.DefaultAlpha
 	if pr.Adaptive {
-		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of undecided steps, within a budget of %s for the windows; each look at α=%.4g (α=0.05 spread over the looks)\n",
-			pr.Rounds, pr.MaxRounds, pr.Fresh, pr.Budget, stats.SequentialAlpha(stats.DefaultAlpha, pr.Rounds, pr.MaxRounds))
+		alpha = stats.SequentialAlpha(design, alpha, pr.Rounds, pr.LastRound())
+		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of undecided steps%s\n",
+			pr.Rounds, pr.LastRound(), pr.Fresh, budgetNote(pr))
+		if first := stats.FirstDecidableRound(design, alpha, pr.Rounds, pr.LastRound()); first <= pr.LastRound() {
+			fmt.Fprintf(tw, "looks\tafter each round, each at α=%.4g (α=0.05 spread over the looks that can decide: rounds %d to %d)\n",
+				alpha, first, pr.LastRound())
+		} else {
+			fmt.Fprintf(tw, "looks\tnone can decide a step (see the warning)\n")
+		}
 	} else {
-		fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s%s\n", pr.Rounds, pr.Fresh, roundsNote(pr.Rounds))
+		fmt.Fprintf(tw, "rounds\t%d, a fresh process per %s%s\n", pr.Rounds, pr.Fresh, roundsNote(design, pr.Rounds))
 	}
+	fmt.Fprintf(tw, "layout\t%s\n", describeLayout(layout))
 	fmt.Fprintf(tw, "gate\t%s\n", describeGate(pr.Gate))
 	fmt.Fprintf(tw, "boot suite\t%s\n", describeBoot(pr.BootStarts))
 	requests := "fixed (as the published runs)"
@@ -194,10 +210,6 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
 	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
-	alpha := stats.DefaultAlpha
-	if pr.Adaptive {
-		alpha = stats.SequentialAlpha(alpha, pr.Rounds, pr.MaxRounds)
-	}
 	fmt.Fprintf(tw, "calls\tgain / loss from a shift of %g%% or more with a %.4g%% interval excluding 0; same within ±%g%%\n", 100*pr.MinEffect, 100*(1-alpha), 100*pr.MinEffect)
 	tw.Flush()
 	fmt.Fprintf(w, "\nstacks, in file order:\n")
@@ -215,8 +227,8 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		printStepTree(w, p.Stacks)
 	}
 	processes := 0
-	if n := len(p.Windows); n > 0 {
-		processes = p.Windows[n-1].Process + 1
+	for _, w := range p.Windows {
+		processes = max(processes, w.Process+1)
 	}
 	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s), after builds and the parity gate\n",
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()), roundEstimate(p.EstimateWindows(p.Windows)))
@@ -284,12 +296,69 @@ func printWindows(w io.Writer, p *plan.Plan) {
 
 // roundsNote says what a number of rounds keeps the report from saying:
 // each cell gets one window per round (see docs/config.md, "Rounds").
-func roundsNote(rounds int) string {
-	switch {
-	case rounds <= 3:
-		return " (with 3 windows a side or fewer no step's 95% interval is finite, so every call is undecided; 4 or more can decide)"
+// roundsNote warns when fixed rounds are too few for any finite interval
+// at α = 0.05 under the design.
+func roundsNote(d stats.Design, rounds int) string {
+	if d.MinLevel(rounds) <= stats.DefaultAlpha {
+		return ""
 	}
-	return ""
+	need := rounds + 1
+	for d.MinLevel(need) > stats.DefaultAlpha {
+		need++
+	}
+	what := countNoun(rounds, "window") + " a side"
+	if d == stats.Paired {
+		what = countNoun(rounds, "pair") + " of windows (interleaved rounds compare round by round)"
+	}
+	return fmt.Sprintf(" (with %s no step's 95%% interval is finite, so every call is undecided; %d or more can decide)", what, need)
+}
+
+// undecidableWarning says when an adaptive run would stop before any look
+// could decide a step (its budget affords too few rounds for the design),
+// and what budget would let it; "" otherwise.
+func undecidableWarning(p *plan.Plan) string {
+	pr := p.Protocol
+	if !pr.Adaptive {
+		return ""
+	}
+	_, d := report.LayoutOf(pr)
+	decidable := func(last int) bool {
+		a := stats.SequentialAlpha(d, stats.DefaultAlpha, pr.Rounds, last)
+		return stats.FirstDecidableRound(d, a, pr.Rounds, last) <= last
+	}
+	if decidable(pr.LastRound()) {
+		return ""
+	}
+	need := 0
+	for r := pr.LastRound() + 1; r <= max(pr.MaxRounds, 64); r++ {
+		if decidable(r) {
+			need = r
+			break
+		}
+	}
+	if need == 0 || need > pr.MaxRounds {
+		return fmt.Sprintf("rounds: auto from %d to %d can decide no step (%s): every call would be undecided; raise max_rounds", pr.Rounds, pr.LastRound(), d)
+	}
+	budget := (time.Duration(need) * p.RoundEstimate()).Round(time.Minute) + time.Minute
+	return fmt.Sprintf("the budget of %s affords %d rounds by the plan's estimate, and no step can be decided before round %d (%s steps, α split over the looks): every call would be undecided; give --budget %s or more (budget: in the protocol; more rounds narrow the intervals), or run fewer stacks or cases",
+		pr.Budget, pr.LastRound(), need, d, budget)
+}
+
+// budgetNote says what bounds an adaptive run's rounds.
+func budgetNote(pr plan.Protocol) string {
+	if pr.BudgetRounds > 0 && pr.BudgetRounds < pr.MaxRounds {
+		return fmt.Sprintf("; the budget of %s for the windows affords %d whole rounds by the estimate below, so the run stops there (max_rounds %d)", pr.Budget, pr.LastRound(), pr.MaxRounds)
+	}
+	return fmt.Sprintf(", within a budget of %s for the windows", pr.Budget)
+}
+
+// describeLayout says how a round orders its windows and what that means
+// for the calls.
+func describeLayout(layout string) string {
+	if layout == plan.LayoutInterleaved {
+		return "interleaved: in each round the stacks take turns case by case (A B C, then C B A), each stack's process of the round up from its first window to its last; steps compare the two stacks round by round (paired)"
+	}
+	return "grouped: each stack serves all its cases in a row; steps compare the two stacks' windows as independent samples"
 }
 
 func describeGate(g plan.Gate) string {

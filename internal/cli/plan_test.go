@@ -176,14 +176,16 @@ func TestPlanWarnings(t *testing.T) {
 
 func TestPlanSaysWhatFewRoundsCannotTell(t *testing.T) {
 	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n")
-	for rounds, want := range map[string]string{
-		"1": "rounds       1, a fresh process per round (with 3 windows a side or fewer no step's 95% interval is finite",
-		"3": "rounds       3, a fresh process per round (with 3 windows a side or fewer no step's 95% interval is finite, so every call is undecided; 4 or more can decide)\n",
-		"4": "rounds       4, a fresh process per round\n",
+	for _, c := range []struct{ layout, rounds, want string }{
+		{"grouped", "1", "rounds       1, a fresh process per round (with 1 window a side no step's 95% interval is finite"},
+		{"grouped", "3", "rounds       3, a fresh process per round (with 3 windows a side no step's 95% interval is finite, so every call is undecided; 4 or more can decide)\n"},
+		{"grouped", "4", "rounds       4, a fresh process per round\n"},
+		{"interleaved", "5", "rounds       5, a fresh process per round (with 5 pairs of windows (interleaved rounds compare round by round) no step's 95% interval is finite, so every call is undecided; 6 or more can decide)\n"},
+		{"interleaved", "6", "rounds       6, a fresh process per round\n"},
 	} {
-		code, out, errOut := runMain(t, dir, nil, "plan", "--rounds", rounds)
-		if code != 0 || !strings.Contains(out, want) {
-			t.Errorf("--rounds %s: code %d, stderr %q, output lacks %q:\n%s", rounds, code, errOut, want, out)
+		code, out, errOut := runMain(t, dir, nil, "plan", "--rounds", c.rounds, "--layout", c.layout)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("--rounds %s --layout %s: code %d, stderr %q, output lacks %q:\n%s", c.rounds, c.layout, code, errOut, c.want, out)
 		}
 	}
 }
@@ -194,5 +196,21 @@ func TestPlanDrawsTheStepTree(t *testing.T) {
 	want := "  a\n  ├─ b\n  └─ c\n"
 	if code != 0 || !strings.Contains(out, want) {
 		t.Errorf("code %d, stderr %q; the tree %q is not in:\n%s", code, errOut, want, out)
+	}
+}
+
+// TestPlanWarnsWhenTheBudgetCannotDecide: an adaptive plan whose budget
+// affords fewer rounds than its first decidable look says so, and what
+// budget would do.
+func TestPlanWarnsWhenTheBudgetCannotDecide(t *testing.T) {
+	dir := writeComparison(t, "workload: micro\nprofile: quick\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/a, start: ./server}\n")
+	code, out, errOut := runMain(t, dir, nil, "plan", "--budget", "1m", "--window", "10s")
+	if code != 0 || !strings.Contains(errOut, "warning: the budget of 1m0s affords") || !strings.Contains(errOut, "every call would be undecided; give --budget") ||
+		!strings.Contains(out, "looks        none can decide a step") {
+		t.Errorf("code %d, stderr %q:\n%s", code, errOut, out)
+	}
+	code, out, errOut = runMain(t, dir, nil, "plan")
+	if code != 0 || strings.Contains(errOut, "undecided") || !strings.Contains(out, "looks        after each round, each at α=") {
+		t.Errorf("quick's own budget: code %d, stderr %q:\n%s", code, errOut, out)
 	}
 }

@@ -138,8 +138,13 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 	if err != nil {
 		return run.Options{}, err
 	}
-	if note := roundsNote(p.Protocol.Rounds); p.Protocol.Rounds == 1 {
-		fmt.Fprintf(env.Stderr, "warning: 1 round%s\n", note)
+	if w := undecidableWarning(p); w != "" {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
+	if _, design := report.LayoutOf(p.Protocol); !p.Protocol.Adaptive {
+		if note := roundsNote(design, p.Protocol.Rounds); note != "" {
+			fmt.Fprintf(env.Stderr, "warning: %s%s\n", countNoun(p.Protocol.Rounds, "round"), note)
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {

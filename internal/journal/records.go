@@ -193,6 +193,11 @@ type Window struct {
 	Database  Usage `json:"database"`
 	Generator Usage `json:"generator"`
 	Harness   Usage `json:"harness"`
+	// IdleServers sums the other stacks' processes that were up and idle
+	// during the window (an interleaved round keeps each stack's process
+	// up between its windows); nil when there were none. Theirs is not
+	// foreign CPU.
+	IdleServers *Usage `json:"idle_servers,omitempty"`
 
 	// WallSeconds is the sampler's wall time: Server, Database, Generator
 	// and Harness cores are their CPU seconds ÷ it. The sampler is opened

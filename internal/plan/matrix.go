@@ -41,7 +41,10 @@ type Window struct {
 	Index int    `json:"index"` // position in Plan.Windows
 	// Round is 1-based; Slot is the stack's 0-based position in the
 	// round's rotated order.
-	Round       int    `json:"round"`
+	Round int `json:"round"`
+	// Repeat numbers the windows of one cell in a round from 1 (protocol
+	// repeat); 0 or 1 when there is one.
+	Repeat      int    `json:"repeat,omitempty"`
 	Slot        int    `json:"slot"`
 	Stack       string `json:"stack"`
 	Case        string `json:"case"`
@@ -59,6 +62,16 @@ type Window struct {
 // WindowKey is the stable key of a window.
 func WindowKey(round int, stack, cas string, concurrency int) string {
 	return fmt.Sprintf("r%d/%s/%s/c%d", round, stack, cas, concurrency)
+}
+
+// RepeatKey is the key of a cell's repeat-th window of a round: the
+// WindowKey for the first, "r1/gin/user/c10/w2" for the second.
+func RepeatKey(round int, stack, cas string, concurrency, repeat int) string {
+	k := WindowKey(round, stack, cas, concurrency)
+	if repeat > 1 {
+		k += fmt.Sprintf("/w%d", repeat)
+	}
+	return k
 }
 
 // Resolve applies the profile, the file's protocol section and o, in that
@@ -110,6 +123,9 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		JWTSecret:     f.JWTSecret,
 	}
 	p.Windows = matrix(p.Stacks, cases, proto)
+	if proto.Adaptive && proto.Budget > 0 {
+		p.Protocol.BudgetRounds = p.budgetRounds()
+	}
 	p.Fingerprint = fingerprint(p, filepath.Dir(f.Path))
 	return p, nil
 }
@@ -163,38 +179,13 @@ func previousKept(all []Stack, names []string, name string) string {
 	return prev
 }
 
-// matrix lays out the windows: for round r (from 1), stacks rotated to
-// start at stack (r-1) mod n; each stack serves its cases in order, each
-// case at every concurrency; a fresh process per stack and round, or per
-// case with fresh: case.
+// matrix lays out the windows of rounds 1 … p.Rounds (layRound).
 func matrix(stacks []Stack, cases []workload.Case, p Protocol) []Window {
 	var ws []Window
 	process := -1
-	n := len(stacks)
 	for r := 1; r <= p.Rounds; r++ {
-		for slot := 0; slot < n; slot++ {
-			s := stacks[(r-1+slot)%n]
-			process++
-			for ci, c := range cases {
-				if p.Fresh == FreshCase && ci > 0 {
-					process++
-				}
-				for li, conc := range p.Concurrency {
-					ws = append(ws, Window{
-						Key:         WindowKey(r, s.Name, c.Name, conc),
-						Index:       len(ws),
-						Round:       r,
-						Slot:        slot,
-						Stack:       s.Name,
-						Case:        c.Name,
-						Concurrency: conc,
-						Process:     process,
-						NewProcess:  li == 0 && (ci == 0 || p.Fresh == FreshCase),
-						Inserts:     c.Inserts,
-					})
-				}
-			}
-		}
+		ws = append(ws, layRound(r, stacks, cases, p, nil, len(ws), process)...)
+		process = lastProcess(ws)
 	}
 	return ws
 }
@@ -206,42 +197,121 @@ type CellKey struct {
 }
 
 // ExtraRound lays out adaptive round `round` after the windows the plan
-// already has: only the cells in need, stacks in the rotated order of that
-// round, each stack in a fresh process (one per case with fresh: case),
-// cases and concurrency levels in plan order. Indexes and process numbers
-// continue from the plan's last window. The plan is not changed; the run
-// appends the windows (and journals them) when it decides to measure them.
+// already has: only the cells in need, laid out as a planned round is
+// (layRound). Indexes and process numbers continue from the plan's last
+// window. The plan is not changed; the run appends the windows (and
+// journals them) when it decides to measure them.
 func (p *Plan) ExtraRound(round int, need map[CellKey]bool) []Window {
-	index, process := len(p.Windows), 0
-	if index > 0 {
-		process = p.Windows[index-1].Process
+	process := lastProcess(p.Windows)
+	var cases []workload.Case
+	for _, c := range p.Cases {
+		if slices.Contains(p.Protocol.Cases, c.Name) {
+			cases = append(cases, c)
+		}
 	}
-	var ws []Window
-	n := len(p.Stacks)
-	for slot := 0; slot < n; slot++ {
-		s := p.Stacks[(round-1+slot)%n]
-		first := true
-		for _, c := range p.Cases {
-			if !slices.Contains(p.Protocol.Cases, c.Name) {
-				continue
-			}
-			newCase := true
-			for _, conc := range p.Protocol.Concurrency {
-				if !need[CellKey{s.Name, c.Name, conc}] {
-					continue
+	if need == nil {
+		need = map[CellKey]bool{}
+	}
+	return layRound(round, p.Stacks, cases, p.Protocol, need, len(p.Windows), process)
+}
+
+// repeatField is a window's Repeat: 0 when the protocol has no repeats,
+// so that plans without them journal as before.
+func repeatField(rep int, p Protocol) int {
+	if p.Repeats() == 1 {
+		return 0
+	}
+	return rep
+}
+
+// lastProcess is the highest process number among ws, −1 when empty.
+func lastProcess(ws []Window) int {
+	last := -1
+	for _, w := range ws {
+		last = max(last, w.Process)
+	}
+	return last
+}
+
+// layRound lays out round r (from 1), numbering windows from index and
+// processes after lastProcess; with need non-nil, only the cells in it.
+// With protocol repeat R, each cell gets R windows of the round in a row
+// (grouped) or R turns (interleaved, each turn reversing the last).
+// The stacks are rotated to start at stack (r−1) mod n. Grouped: each
+// stack in turn serves its cases in order, each case at every
+// concurrency level. Interleaved: for each case and level in order, every
+// stack serves it, in the rotated order for the first (case, level) and
+// reversed for the next, alternately (A B C, C B A, A B C …), so the two
+// windows of a step are neighbours in time and either comes first as
+// often. A process serves one stack's windows of a round (fresh: round)
+// or of one case (fresh: case); interleaved, a stack's process of the
+// round stays up between its windows.
+func layRound(r int, stacks []Stack, cases []workload.Case, p Protocol, need map[CellKey]bool, index, lastProcess int) []Window {
+	n := len(stacks)
+	order := make([]Stack, n)
+	slot := map[string]int{}
+	for i := range n {
+		order[i] = stacks[(r-1+i)%n]
+		slot[order[i].Name] = i
+	}
+	type unit struct {
+		s   Stack
+		c   workload.Case
+		cc  int
+		rep int
+	}
+	var units []unit
+	reverse := slices.Clone(order)
+	slices.Reverse(reverse)
+	if p.Layout == LayoutInterleaved {
+		j := 0
+		for _, c := range cases {
+			for _, cc := range p.Concurrency {
+				for rep := 1; rep <= p.Repeats(); rep++ {
+					turn := order
+					if j%2 == 1 {
+						turn = reverse
+					}
+					for _, s := range turn {
+						units = append(units, unit{s, c, cc, rep})
+					}
+					j++
 				}
-				start := first || (p.Protocol.Fresh == FreshCase && newCase)
-				if start {
-					process++
-				}
-				ws = append(ws, Window{
-					Key: WindowKey(round, s.Name, c.Name, conc), Index: index + len(ws),
-					Round: round, Slot: slot, Stack: s.Name, Case: c.Name, Concurrency: conc,
-					Process: process, NewProcess: start, Inserts: c.Inserts,
-				})
-				first, newCase = false, false
 			}
 		}
+	} else {
+		for _, s := range order {
+			for _, c := range cases {
+				for _, cc := range p.Concurrency {
+					for rep := 1; rep <= p.Repeats(); rep++ {
+						units = append(units, unit{s, c, cc, rep})
+					}
+				}
+			}
+		}
+	}
+	// One process per stack (fresh: round) or per stack and case (fresh:
+	// case), numbered in order of first use.
+	procOf := map[string]int{}
+	var ws []Window
+	for _, u := range units {
+		if need != nil && !need[CellKey{u.s.Name, u.c.Name, u.cc}] {
+			continue
+		}
+		key := u.s.Name
+		if p.Fresh == FreshCase {
+			key += "\x00" + u.c.Name
+		}
+		proc, seen := procOf[key]
+		if !seen {
+			lastProcess++
+			proc, procOf[key] = lastProcess, lastProcess
+		}
+		ws = append(ws, Window{
+			Key: RepeatKey(r, u.s.Name, u.c.Name, u.cc, u.rep), Index: index + len(ws),
+			Round: r, Repeat: repeatField(u.rep, p), Slot: slot[u.s.Name], Stack: u.s.Name, Case: u.c.Name, Concurrency: u.cc,
+			Process: proc, NewProcess: !seen, Inserts: u.c.Inserts,
+		})
 	}
 	return ws
 }
@@ -287,12 +357,37 @@ func fingerprint(p *Plan, base string) string {
 	return "sha256:" + hex.EncodeToString(sum[:16])
 }
 
+// budgetRounds is how many whole rounds of every cell the budget affords by
+// RoundEstimate (at least 1); extra rounds measure only open cells, so
+// this undercounts rather than overcounts.
+func (p *Plan) budgetRounds() int {
+	per := p.RoundEstimate()
+	if per <= 0 {
+		return 0
+	}
+	return max(1, int(p.Protocol.Budget/per))
+}
+
+// RoundEstimate is EstimateWindows of one whole round (round 1's windows).
+func (p *Plan) RoundEstimate() time.Duration {
+	var first []Window
+	for _, w := range p.Windows {
+		if w.Round == 1 {
+			first = append(first, w)
+		}
+	}
+	return p.EstimateWindows(first)
+}
+
 // Rough costs for Estimate, measured on a 2-core machine with the Go
-// reference server; a gate that waits for a busy host adds to them.
+// reference server (journals of the README demo, December 2026: 1.89 s a
+// window of 1.5 s warm-up and load, the reset 0.18 s, a start 0.01–0.14
+// s); a gate that waits for a busy host adds to them, and slower-starting
+// stacks (Node, Python) to processStart.
 const (
-	windowOverhead = 500 * time.Millisecond // checkpoint, gate check, journal
-	processStart   = 1 * time.Second        // spawn, health, stop
-	resetOrders    = 2 * time.Second        // reset and VACUUM (FULL, ANALYZE)
+	windowOverhead = 350 * time.Millisecond // checkpoint, gate check, probe, journal
+	processStart   = 300 * time.Millisecond // spawn, health, stop
+	resetOrders    = 300 * time.Millisecond // reset and VACUUM (FULL, ANALYZE)
 	bootStart      = 1500 * time.Millisecond
 )
 

@@ -37,7 +37,7 @@ func keys(ws []Window) []string {
 }
 
 func TestMatrixRotatesStacks(t *testing.T) {
-	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  rounds: 3\n  cases: [health, order]\n"+threeStacks, Overrides{})
+	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  rounds: 3\n  layout: grouped\n  cases: [health, order]\n"+threeStacks, Overrides{})
 	if len(p.Windows) != 3*3*2*2 {
 		t.Fatalf("%d windows, want 36", len(p.Windows))
 	}
@@ -65,6 +65,74 @@ func TestMatrixRotatesStacks(t *testing.T) {
 			t.Errorf("window %d: key %s repeated or index %d wrong", i, w.Key, w.Index)
 		}
 		seen[w.Key] = true
+	}
+}
+
+// TestMatrixInterleaved: stacks take turns case by case, in the rotated
+// order then reversed, alternately; one process per stack and round,
+// started at its first window.
+func TestMatrixInterleaved(t *testing.T) {
+	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  rounds: 2\n  layout: interleaved\n  cases: [health, order]\n"+threeStacks, Overrides{})
+	if len(p.Windows) != 2*3*2*2 {
+		t.Fatalf("%d windows, want 24", len(p.Windows))
+	}
+	got := strings.Join(keys(p.Windows[:12]), " ")
+	want := "r1/a/health/c10 r1/b/health/c10 r1/c/health/c10 " +
+		"r1/c/health/c100 r1/b/health/c100 r1/a/health/c100 " +
+		"r1/a/order/c10 r1/b/order/c10 r1/c/order/c10 " +
+		"r1/c/order/c100 r1/b/order/c100 r1/a/order/c100"
+	if got != want {
+		t.Errorf("round 1:\n got %s\nwant %s", got, want)
+	}
+	if got := strings.Join(keys(p.Windows[12:15]), " "); got != "r2/b/health/c10 r2/c/health/c10 r2/a/health/c10" {
+		t.Errorf("round 2 starts %s, want the rotation b c a", got)
+	}
+	procs := map[int]string{}
+	for _, w := range p.Windows {
+		if prev, ok := procs[w.Process]; ok && prev != w.Stack {
+			t.Errorf("process %d serves %s and %s", w.Process, prev, w.Stack)
+		}
+		if _, ok := procs[w.Process]; ok == w.NewProcess {
+			t.Errorf("%s: new process %v", w.Key, w.NewProcess)
+		}
+		procs[w.Process] = w.Stack
+	}
+	if len(procs) != 6 {
+		t.Errorf("%d processes, want one per stack and round (6)", len(procs))
+	}
+	if w := p.Windows[13]; w.Slot != 1 || w.Stack != "c" || w.Process != 4 {
+		t.Errorf("window 13: %+v", w)
+	}
+	// An extra round of two cells keeps the alternation of their levels.
+	extra := p.ExtraRound(3, map[CellKey]bool{{"a", "order", 100}: true, {"b", "order", 100}: true, {"b", "health", 10}: true})
+	if got := strings.Join(keys(extra), " "); got != "r3/b/health/c10 r3/b/order/c100 r3/a/order/c100" {
+		t.Errorf("extra round %s", got)
+	}
+	if extra[0].Index != 24 || extra[0].Process != 6 || !extra[0].NewProcess || extra[1].NewProcess || extra[2].Process != 7 {
+		t.Errorf("extra round numbering %+v", extra)
+	}
+}
+
+// TestMatrixRepeat: with repeat 2 each process serves each of its cells
+// twice a round; interleaved, the second turn reverses the first (a b b a).
+func TestMatrixRepeat(t *testing.T) {
+	p := resolve(t, "protocol:\n  concurrency: [10]\n  rounds: 1\n  layout: interleaved\n  repeat: 2\n  cases: [health, user]\n"+threeStacks, Overrides{Stacks: []string{"a", "b"}})
+	want := "r1/a/health/c10 r1/b/health/c10 r1/b/health/c10/w2 r1/a/health/c10/w2 r1/a/user/c10 r1/b/user/c10 r1/b/user/c10/w2 r1/a/user/c10/w2"
+	if got := strings.Join(keys(p.Windows), " "); got != want {
+		t.Errorf("interleaved repeat:\n got %s\nwant %s", got, want)
+	}
+	if w := p.Windows[3]; w.Repeat != 2 || w.Process != 0 || w.NewProcess {
+		t.Errorf("window 3: %+v", w)
+	}
+	p = resolve(t, "protocol:\n  concurrency: [10]\n  rounds: 1\n  layout: grouped\n  repeat: 2\n  cases: [health]\n"+threeStacks, Overrides{Stacks: []string{"a", "b"}})
+	if got := strings.Join(keys(p.Windows), " "); got != "r1/a/health/c10 r1/a/health/c10/w2 r1/b/health/c10 r1/b/health/c10/w2" {
+		t.Errorf("grouped repeat: %s", got)
+	}
+	if p.Windows[0].Repeat != 1 {
+		t.Errorf("first repeat numbered %d", p.Windows[0].Repeat)
+	}
+	if ps := loadProblems(t, "protocol:\n  repeat: 9\n"+threeStacks); len(ps) != 1 || !strings.HasPrefix(ps[0], "2:11: repeat 9 is more than 5") {
+		t.Errorf("repeat 9: %v", ps)
 	}
 }
 
@@ -221,7 +289,7 @@ func TestStackDirAbsolute(t *testing.T) {
 }
 
 func TestRemainingAndLookups(t *testing.T) {
-	p := resolve(t, "protocol:\n  cases: [user, order]\n  rounds: 1\n"+validStacks, Overrides{})
+	p := resolve(t, "protocol:\n  cases: [user, order]\n  rounds: 1\n  layout: grouped\n"+validStacks, Overrides{})
 	done := map[string]bool{"r1/a/user/c10": true, "r1/a/user/c100": true, "r1/b/order/c10": true, "not/a/key": true}
 	rest := p.Remaining(done)
 	if got := strings.Join(keys(rest), " "); got != "r1/a/order/c10 r1/a/order/c100 r1/b/user/c10 r1/b/user/c100 r1/b/order/c100" {

@@ -28,11 +28,15 @@ type Overrides struct {
 	Rounds      int
 	// Adaptive is rounds: auto (true) or a number of rounds (false); nil
 	// keeps the profile's. MinRounds, MaxRounds and Budget bound it.
-	Adaptive   *bool
-	MinRounds  int
-	MaxRounds  int
-	Budget     time.Duration
-	Fresh      string
+	Adaptive  *bool
+	MinRounds int
+	MaxRounds int
+	Budget    time.Duration
+	Fresh     string
+	// Layout is LayoutInterleaved or LayoutGrouped.
+	Layout string
+	// Repeat is the windows per cell, process and round.
+	Repeat     int
 	BootStarts *int
 	// Gate is "auto", "off" or a number of cores of foreign CPU ("0.8").
 	Gate        string
@@ -46,6 +50,10 @@ type Overrides struct {
 	// with neither the plan resolves auto (docs/placement.md).
 	Placement *PlacementSpec
 }
+
+// MaxRepeat bounds protocol repeat: past a few windows a process adds
+// nothing the report can use.
+const MaxRepeat = 5
 
 // Minimums for durations; anything shorter measures start-up noise.
 const (
@@ -75,6 +83,8 @@ func (o Overrides) apply(p *Protocol) {
 	setIf(&p.MaxRounds, o.MaxRounds)
 	setIf(&p.Budget, o.Budget)
 	setIf(&p.Fresh, o.Fresh)
+	setIf(&p.Layout, o.Layout)
+	setIf(&p.Repeat, o.Repeat)
 	setIf(&p.Gate.Wait, o.GateWait)
 	setIf(&p.MinEffect, o.MinEffect)
 	if o.BootStarts != nil {
@@ -138,6 +148,12 @@ func (o Overrides) check(f *File) []Problem {
 	}
 	if o.Fresh != "" && o.Fresh != FreshRound && o.Fresh != FreshCase {
 		bad("--fresh %s: write round (a fresh process per round) or case (per case)", o.Fresh)
+	}
+	if o.Layout != "" && o.Layout != LayoutInterleaved && o.Layout != LayoutGrouped {
+		bad("--layout %s: write interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)", o.Layout)
+	}
+	if o.Repeat < 0 || o.Repeat > MaxRepeat {
+		bad("--repeat %d: give 1 to %d windows per cell, process and round", o.Repeat, MaxRepeat)
 	}
 	if o.BootStarts != nil && *o.BootStarts < 0 {
 		bad("--boot-starts %d: give 0 (no boot suite) or more", *o.BootStarts)

@@ -114,6 +114,20 @@ const (
 	FreshCase  = "case"
 )
 
+// Layouts of a round.
+const (
+	// LayoutInterleaved: the stacks take turns case by case within a round
+	// (A B C, then C B A for the next case, and so on), each stack's
+	// process of the round alive from its first window to its last, so
+	// that the two windows of a step in a round are close in time; steps
+	// are then compared round by round (a paired design).
+	LayoutInterleaved = "interleaved"
+	// LayoutGrouped: each stack serves all its cases in a row, one stack
+	// after the other (the published protocol); steps are compared as two
+	// independent samples.
+	LayoutGrouped = "grouped"
+)
+
 // Protocol is how every stack is measured.
 type Protocol struct {
 	Profile     string        `json:"profile"`
@@ -132,6 +146,19 @@ type Protocol struct {
 	Adaptive  bool          `json:"adaptive,omitempty"`
 	MaxRounds int           `json:"max_rounds,omitempty"`
 	Budget    time.Duration `json:"budget_ns,omitempty"`
+	// BudgetRounds, with Adaptive, is how many whole rounds the Budget
+	// affords by the plan's own estimate (EstimateWindows), worked out when
+	// the plan is made: the run stops there even when max_rounds is
+	// higher, and α is split over the looks up to it (LastRound).
+	BudgetRounds int `json:"budget_rounds,omitempty"`
+	// Layout is how a round orders its windows: LayoutInterleaved or
+	// LayoutGrouped (also when empty, as in journals written before it).
+	Layout string `json:"layout,omitempty"`
+	// Repeat is how many windows each process serves of each of its cells
+	// in a round (1 when 0): with 2 or more the report can tell the
+	// spread within a process from the spread between processes.
+	// Interleaved, the repeats alternate direction (A B B A).
+	Repeat int `json:"repeat,omitempty"`
 	// Cases in the order each process serves them; empty in a profile
 	// means every case of the workload.
 	Cases []string `json:"cases"`
@@ -150,6 +177,26 @@ type Protocol struct {
 	// shared CPUs or lanes of their own, resolved on the host that
 	// resolved the plan.
 	Placement Placement `json:"placement"`
+}
+
+// Repeats is Repeat, at least 1.
+func (p Protocol) Repeats() int { return max(1, p.Repeat) }
+
+// Interleaved reports whether rounds interleave the stacks (and steps are
+// compared in pairs by round).
+func (p Protocol) Interleaved() bool { return p.Layout == LayoutInterleaved }
+
+// LastRound is the last round an adaptive run may measure: MaxRounds, or
+// fewer when the budget affords fewer (BudgetRounds). For fixed rounds it
+// is Rounds.
+func (p Protocol) LastRound() int {
+	if !p.Adaptive {
+		return p.Rounds
+	}
+	if p.BudgetRounds > 0 && p.BudgetRounds < p.MaxRounds {
+		return max(p.Rounds, p.BudgetRounds)
+	}
+	return p.MaxRounds
 }
 
 // Gate modes: threshold from the idle baseline measured at start, an

@@ -12,8 +12,9 @@ var profiles = map[string]Protocol{
 	// cases finish in minutes on a 2-core machine. Short windows and many
 	// rounds: on that machine a window's figure varies 1–2 % within one
 	// process and 5–15 % between fresh processes, so a second of window is
-	// enough and precision comes from more processes. At least four rounds,
-	// because with three windows a side no step's interval is finite.
+	// enough and precision comes from more processes. Interleaved, so
+	// steps are paired by round; as many rounds as the 8-minute budget
+	// affords, up to 16, while some step is undecided.
 	"quick": {
 		Profile:     "quick",
 		Concurrency: []int{32},
@@ -24,23 +25,29 @@ var profiles = map[string]Protocol{
 		Adaptive:    true,
 		MaxRounds:   16,
 		Budget:      8 * time.Minute,
+		Layout:      LayoutInterleaved,
 		Fresh:       FreshRound,
 		BootStarts:  5,
 		Gate:        Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
 		MinEffect:   DefaultMinEffect,
 	},
-	// standard: the default. Five rounds, so a step's interval is narrower
-	// than smallest-to-largest (k = 3 of 25 ratios).
+	// standard: the default. Like quick, precision comes from processes,
+	// not long windows: 3 s of warm-up (room for a JIT to settle) and 5 s
+	// windows, at least 6 rounds and as many more, up to 12, as undecided
+	// steps need and the 1 h 30 min budget affords; interleaved, so steps
+	// are paired by round (8 pairs are the first that can decide at the
+	// per-look α of 6 to 12 rounds).
 	"standard": {
 		Profile:     "standard",
 		Concurrency: []int{10, 100},
-		Warmup:      5 * time.Second,
-		Window:      10 * time.Second,
+		Warmup:      3 * time.Second,
+		Window:      5 * time.Second,
 		Timeout:     60 * time.Second,
-		Rounds:      5,
+		Rounds:      6,
 		Adaptive:    true,
-		MaxRounds:   10,
+		MaxRounds:   12,
 		Budget:      90 * time.Minute,
+		Layout:      LayoutInterleaved,
 		Fresh:       FreshRound,
 		BootStarts:  10,
 		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 30 * time.Second},
@@ -54,6 +61,7 @@ var profiles = map[string]Protocol{
 		Window:      30 * time.Second,
 		Timeout:     60 * time.Second,
 		Rounds:      5,
+		Layout:      LayoutGrouped,
 		Fresh:       FreshRound,
 		BootStarts:  30,
 		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 60 * time.Second},

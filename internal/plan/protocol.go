@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget", "placement"}
+	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "layout", "repeat", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget", "placement"}
 	gateKeys     = []string{"threshold", "retries", "wait"}
 )
 
@@ -64,6 +64,24 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 				o.Fresh = s
 			} else {
 				p.addf(v, "fresh %q is not known; write fresh: round (one process serves all cases of a round) or fresh: case (a fresh process per case)", s)
+			}
+		}
+	}
+	if v := m.get("layout"); v != nil {
+		if s, ok := p.str(v, "layout", "layout: interleaved"); ok {
+			if s == LayoutInterleaved || s == LayoutGrouped {
+				o.Layout = s
+			} else {
+				p.addf(v, "layout %q is not known; write layout: interleaved (stacks take turns case by case, steps paired by round) or layout: grouped (each stack serves its cases in a row)", s)
+			}
+		}
+	}
+	if v := m.get("repeat"); v != nil {
+		if r, ok := p.atLeast(v, "repeat", 1, "repeat: 2"); ok {
+			if r > MaxRepeat {
+				p.addf(v, "repeat %d is more than %d; a process's windows of a cell vary little, so give 2 to see that spread, or 1", r, MaxRepeat)
+			} else {
+				o.Repeat = r
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stackbench/stackbench/internal/cost"
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -27,6 +28,10 @@ type BuildOptions struct {
 	Alpha float64
 	// MinEffect overrides the plan's minimum effect when above 0.
 	MinEffect float64
+	// Design, when set, overrides the design the run's layout implies
+	// (LayoutOf): for re-analysing a run under the other design, as
+	// bench/precision does. The α stays the run's.
+	Design stats.Design
 }
 
 // Build reads the journal of a results directory (finished, stopped or
@@ -74,6 +79,9 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if opt.MinEffect > 0 {
 		m.Header.MinEffect = opt.MinEffect
 	}
+	if opt.Design != "" {
+		m.Header.Design = opt.Design
+	}
 	m.Cells = cells(m, res, finals)
 	m.Boot = bootRows(m.Header.Stacks, res.Boot)
 	m.Footer = footer(res)
@@ -101,9 +109,10 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		ParitySkipped:   p.SkipParity,
 		JournalNotes:    res.JournalProblems,
 	}
+	h.Layout, h.Design = LayoutOf(pl.Protocol)
 	if pl.Protocol.Adaptive {
 		// Every look of an adaptive run spends part of α (docs/statistics.md).
-		h.Alpha = stats.SequentialAlpha(alpha, pl.Protocol.Rounds, pl.Protocol.MaxRounds)
+		h.Alpha = stats.SequentialAlpha(h.Design, alpha, pl.Protocol.Rounds, pl.Protocol.LastRound())
 		h.Rounds = roundsInfo(res)
 	}
 	if h.MinEffect <= 0 {
@@ -257,7 +266,7 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 
 // windowFigures takes one window's own figures from its record.
 func windowFigures(w *journal.Window) WindowFigures {
-	f := WindowFigures{Round: w.Round, Counted: w.Valid(), Flags: w.Flags,
+	f := WindowFigures{Round: w.Round, Process: w.Process.Seq, Counted: w.Valid(), Flags: w.Flags,
 		ServerCores: w.Server.Cores, RSSMeanBytes: w.Server.RSSMeanBytes, RSSPeakBytes: w.Server.RSSPeakBytes,
 		DBCores: w.Database.Cores, GeneratorCores: w.Generator.Cores}
 	if l := w.Load; l != nil {
@@ -390,10 +399,21 @@ func hostSpeed(finals []journal.Window) HostSpeed {
 	return hs
 }
 
+// LayoutOf is a protocol's layout and the design its steps are compared
+// under: interleaved rounds pair their windows by round; grouped ones (and
+// journals from before layouts) compare independent samples.
+func LayoutOf(pr plan.Protocol) (string, stats.Design) {
+	if pr.Interleaved() {
+		return plan.LayoutInterleaved, stats.Paired
+	}
+	return plan.LayoutGrouped, stats.Independent
+}
+
 // roundsInfo summarises an adaptive run's rounds from its journal.
 func roundsInfo(res *journal.Results) *RoundsInfo {
 	pr := res.Plan.Plan.Protocol
-	ri := &RoundsInfo{MinRounds: pr.Rounds, MaxRounds: pr.MaxRounds, Budget: pr.Budget.String(), Measured: pr.Rounds}
+	ri := &RoundsInfo{MinRounds: pr.Rounds, MaxRounds: pr.MaxRounds, BudgetRounds: pr.BudgetRounds, LastRound: pr.LastRound(),
+		Budget: pr.Budget.String(), Measured: pr.Rounds}
 	for _, rd := range res.Rounds {
 		if rd.Stop != "" {
 			ri.Stop = rd.Stop

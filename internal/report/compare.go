@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // Comparison is two runs of the same stacks and cases measured against each
@@ -70,7 +72,7 @@ func Compare(a, b *Model) (*Comparison, error) {
 		pairs = append(pairs, stackPair{StepCompare, s, s})
 		for _, ci := range cases {
 			for _, conc := range levels {
-				c.Steps = append(c.Steps, newStep(StepCompare, a.cellOrMissing(s, ci, conc), b.cellOrMissing(s, ci, conc), c.MinEffect, c.Alpha))
+				c.Steps = append(c.Steps, newStep(StepCompare, a.cellOrMissing(s, ci, conc), b.cellOrMissing(s, ci, conc), stats.Independent, c.MinEffect, c.Alpha))
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/stackbench/stackbench/internal/cost"
@@ -33,6 +34,7 @@ func summarizeCell(c *Cell) {
 	}
 	c.State, c.StateReason = majority(c.PerWindow)
 	markOutliers(c)
+	processSpread(c)
 	tp := c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS })
 	var medianWindow int
 	c.Throughput, medianWindow = spreadOf(tp)
@@ -78,6 +80,71 @@ func markOutliers(c *Cell) {
 			c.Outliers++
 		}
 		j++
+	}
+}
+
+// processGroups gathers a cell's counted windows by the process that served
+// them (and its round), in journal order, as the log of one metric.
+func processGroups(c Cell, metric func(WindowFigures) float64) (logs [][]float64, rounds []int) {
+	type key struct{ round, process int }
+	at := map[key]int{}
+	for _, w := range c.PerWindow {
+		v := metric(w)
+		if !w.Counted || !(v > 0) {
+			continue
+		}
+		k := key{w.Round, w.Process}
+		i, ok := at[k]
+		if !ok {
+			i = len(logs)
+			at[k] = i
+			logs, rounds = append(logs, nil), append(rounds, w.Round)
+		}
+		logs[i] = append(logs[i], math.Log(v))
+	}
+	return logs, rounds
+}
+
+// processValues are one metric per process of the cell: the geometric mean
+// of its counted windows (the window itself when it served one), with the
+// process's round. Steps compare these, so that two windows of one process
+// never count as two independent draws.
+func processValues(c Cell, metric func(WindowFigures) float64) (vals []float64, rounds []int) {
+	logs, rounds := processGroups(c, metric)
+	for _, g := range logs {
+		sum := 0.0
+		for _, l := range g {
+			sum += l
+		}
+		vals = append(vals, math.Exp(sum/float64(len(g))))
+	}
+	return vals, rounds
+}
+
+// processSpread sets the cell's within- and between-process spreads of
+// throughput (see Cell.WithinProcessCV).
+func processSpread(c *Cell) {
+	c.WithinProcessCV, c.BetweenProcessCV = nil, nil
+	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
+	logs, _ := processGroups(*c, tp)
+	var diffs []float64
+	for _, g := range logs {
+		for i := range g {
+			for j := i + 1; j < len(g); j++ {
+				diffs = append(diffs, math.Abs(g[i]-g[j]))
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		med, _ := stats.Quantile(diffs, 0.5)
+		w := 1.4826 * med / math.Sqrt2
+		c.WithinProcessCV = &w
+	}
+	if vals, _ := processValues(*c, tp); len(vals) >= 3 {
+		if r, err := stats.RobustOf(vals); err == nil {
+			b := r.CV
+			c.BetweenProcessCV = &b
+		}
 	}
 }
 
@@ -152,6 +219,26 @@ func addDispersion(m *Model) {
 		d.Known, d.Cells = true, len(cvs)
 		d.MedianCV, _ = stats.Quantile(cvs, 0.5)
 	}
+	var within, between []float64
+	for _, c := range m.Cells {
+		if c.State != CellValid {
+			continue
+		}
+		if c.WithinProcessCV != nil {
+			within = append(within, *c.WithinProcessCV)
+		}
+		if c.BetweenProcessCV != nil {
+			between = append(between, *c.BetweenProcessCV)
+		}
+	}
+	if len(within) > 0 {
+		d.MedianWithinCV, _ = stats.Quantile(within, 0.5)
+		d.WithinCells = len(within)
+	}
+	if len(between) > 0 {
+		d.MedianBetweenCV, _ = stats.Quantile(between, 0.5)
+		d.BetweenCells = len(between)
+	}
 	m.Header.Dispersion = d
 }
 
@@ -184,7 +271,7 @@ func addSteps(m *Model) {
 			for _, p := range stepPairs(m.Header.Stacks, m.Header.StepFrom) {
 				from := m.cellOrMissing(p.from, ci, conc)
 				to := m.cellOrMissing(p.to, ci, conc)
-				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.MinEffect, m.Header.Alpha))
+				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.Design, m.Header.MinEffect, m.Header.Alpha))
 			}
 		}
 	}
@@ -200,13 +287,13 @@ func (m *Model) cellOrMissing(stack string, ci CaseInfo, conc int) Cell {
 
 // newStep calls the step from one cell to another in throughput and in
 // throughput per CPU-second.
-func newStep(kind string, from, to Cell, minEffect, alpha float64) Step {
+func newStep(kind string, from, to Cell, d stats.Design, minEffect, alpha float64) Step {
 	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
 	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
 	return Step{
 		Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
-		Throughput: callMetric(from, to, tp, minEffect, alpha),
-		PerCPU:     callMetric(from, to, cpu, minEffect, alpha),
+		Throughput: callMetric(d, from, to, tp, minEffect, alpha),
+		PerCPU:     callMetric(d, from, to, cpu, minEffect, alpha),
 		Flagged:    append(countedFlags(from), countedFlags(to)...),
 	}
 }
@@ -234,13 +321,22 @@ func countedFlags(c Cell) []string {
 	return out
 }
 
-// callMetric runs stats.Decide on one metric of two cells.
-func callMetric(from, to Cell, metric func(WindowFigures) float64, minEffect, alpha float64) Change {
-	v := stats.Decide(
-		stats.Side{Valid: from.State == CellValid, Windows: from.CountedValues(metric)},
-		stats.Side{Valid: to.State == CellValid, Windows: to.CountedValues(metric)},
+// callMetric decides one metric of two cells under design d
+// (stats.DecideBy).
+func callMetric(d stats.Design, from, to Cell, metric func(WindowFigures) float64, minEffect, alpha float64) Change {
+	fv, fr := processValues(from, metric)
+	tv, tr := processValues(to, metric)
+	if len(fv) < from.Counted || len(tv) < to.Counted {
+		// A value that is not positive was left out of processValues;
+		// let Decide see it and say so (the call is invalid).
+		fv, fr = from.CountedValues(metric), from.CountedRounds()
+		tv, tr = to.CountedValues(metric), to.CountedRounds()
+	}
+	v := stats.DecideBy(d,
+		stats.Side{Valid: from.State == CellValid, Windows: fv, Rounds: fr},
+		stats.Side{Valid: to.State == CellValid, Windows: tv, Rounds: tr},
 		minEffect, alpha)
-	c := Change{Call: v.Call, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted}
+	c := Change{Call: v.Call, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted, Pairs: v.Shift.Pairs}
 	if v.Call == stats.CallInvalid {
 		c.Reason = invalidReason(from, to, v.Reason)
 		return c

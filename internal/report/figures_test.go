@@ -169,7 +169,7 @@ func TestStepFromAZeroFigure(t *testing.T) {
 		summarizeCell(&c)
 		return c
 	}
-	s := newStep(StepAdjacent, cell("a", 0), cell("b", 500), stats.DefaultMinEffect, stats.DefaultAlpha)
+	s := newStep(StepAdjacent, cell("a", 0), cell("b", 500), stats.Independent, stats.DefaultMinEffect, stats.DefaultAlpha)
 	if s.PerCPU.Call != stats.CallInvalid || !strings.Contains(s.PerCPU.Reason, "not positive") {
 		t.Errorf("req/CPU-s step from a zero figure: %+v; want invalid, and a reason naming the value", s.PerCPU)
 	}
@@ -195,4 +195,86 @@ func middleOf(sorted []float64) float64 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// TestStepsPairedByRound: under the paired design a step compares its two
+// cells round by round, so a host drift that moves both cells of a round
+// together cancels: the same windows compared as independent samples stay
+// undecided, paired they call the 8 % loss, with the pairs it used.
+func TestStepsPairedByRound(t *testing.T) {
+	drift := []float64{1.00, 0.80, 1.15, 0.90, 1.05, 0.85, 1.10, 0.95, 1.20, 0.88, 1.02, 0.93}
+	cell := func(stack string, factor float64) Cell {
+		c := Cell{Stack: stack, Case: "health", Concurrency: 10, State: CellValid}
+		for i, d := range drift {
+			jitter := 1 + 0.01*float64(i%3-1)
+			c.PerWindow = append(c.PerWindow, WindowFigures{Round: i + 1, Counted: true, ThroughputRPS: 1000 * d * factor * jitter, PerCPUSecond: 500 * factor})
+		}
+		summarizeCell(&c)
+		c.State = CellValid
+		return c
+	}
+	from, to := cell("a", 1), cell("b", 0.92)
+	alpha := stats.SequentialAlpha(stats.Paired, stats.DefaultAlpha, 4, 12)
+	paired := newStep(StepAdjacent, from, to, stats.Paired, stats.DefaultMinEffect, alpha)
+	if paired.Throughput.Call != stats.CallLoss || paired.Throughput.Pairs != len(drift) {
+		t.Errorf("paired: %+v; want a loss over %d pairs", paired.Throughput, len(drift))
+	}
+	if e := paired.Throughput.EstimatePct; e > -7 || e < -9 {
+		t.Errorf("paired estimate %.2f %%, want about −8 %%", e)
+	}
+	indep := newStep(StepAdjacent, from, to, stats.Independent, stats.DefaultMinEffect, alpha)
+	if indep.Throughput.Call != stats.CallUndecided || indep.Throughput.Pairs != 0 {
+		t.Errorf("independent: %+v; want undecided (the drift swamps 8 %%)", indep.Throughput)
+	}
+	// A window missing on one side drops that round's pair only.
+	to.PerWindow[3].Counted = false
+	if s := newStep(StepAdjacent, from, to, stats.Paired, stats.DefaultMinEffect, alpha); s.Throughput.Pairs != len(drift)-1 {
+		t.Errorf("pairs with a window missing: %d, want %d", s.Throughput.Pairs, len(drift)-1)
+	}
+}
+
+// TestProcessSpreadAndRepeats: with two windows per process (protocol
+// repeat), the cell reports its within-process spread from the pairs and
+// its between-process spread from the processes' geometric means, and a
+// step compares one value per process, not per window.
+func TestProcessSpreadAndRepeats(t *testing.T) {
+	// Processes 1–6 (one a round) at 1000·f, each serving two windows
+	// 1 % above and below its own figure.
+	f := []float64{1.00, 1.10, 0.90, 1.05, 0.95, 1.20}
+	cell := func(stack string, factor float64) Cell {
+		c := Cell{Stack: stack, Case: "user", Concurrency: 32}
+		for i, x := range f {
+			for _, j := range []float64{1.01, 1 / 1.01} {
+				c.PerWindow = append(c.PerWindow, WindowFigures{Round: i + 1, Process: i + 1, Counted: true, ThroughputRPS: 1000 * x * factor * j, PerCPUSecond: 100})
+			}
+		}
+		summarizeCell(&c)
+		c.State = CellValid
+		return c
+	}
+	a := cell("a", 1)
+	if a.WithinProcessCV == nil || math.Abs(*a.WithinProcessCV-1.4826*2*math.Log(1.01)/math.Sqrt2) > 1e-9 {
+		t.Errorf("within-process CV %v, want 1.4826 × ln(1.01²) ÷ √2 = %.5f", a.WithinProcessCV, 1.4826*2*math.Log(1.01)/math.Sqrt2)
+	}
+	r, _ := stats.RobustOf([]float64{1000, 1100, 900, 1050, 950, 1200})
+	if a.BetweenProcessCV == nil || math.Abs(*a.BetweenProcessCV-r.CV) > 1e-9 {
+		t.Errorf("between-process CV %v, want %v", a.BetweenProcessCV, r.CV)
+	}
+	s := newStep(StepAdjacent, a, cell("b", 1.3), stats.Paired, stats.DefaultMinEffect, stats.DefaultAlpha)
+	if s.Throughput.Pairs != len(f) || s.Throughput.Call != stats.CallGain || math.Abs(s.Throughput.EstimatePct-30) > 0.01 {
+		t.Errorf("step over processes: %+v; want a +30 %% gain from %d pairs", s.Throughput, len(f))
+	}
+	ind := newStep(StepAdjacent, a, cell("b", 1.3), stats.Independent, stats.DefaultMinEffect, stats.DefaultAlpha)
+	if ind.Throughput.Pairs != 0 || !ind.Throughput.Bounded() || *ind.Throughput.CIHighPct-*ind.Throughput.CILowPct < 10 {
+		t.Errorf("independent step over 6 processes a side: %+v; want an interval as wide as 6 draws give, not 12", ind.Throughput)
+	}
+	// One window per process: no within-process spread.
+	one := Cell{Stack: "c", Case: "user", Concurrency: 32}
+	for i, x := range f {
+		one.PerWindow = append(one.PerWindow, WindowFigures{Round: i + 1, Process: i + 1, Counted: true, ThroughputRPS: 1000 * x, PerCPUSecond: 100})
+	}
+	summarizeCell(&one)
+	if one.WithinProcessCV != nil || one.BetweenProcessCV == nil {
+		t.Errorf("single windows: within %v, between %v", one.WithinProcessCV, one.BetweenProcessCV)
+	}
 }

@@ -121,6 +121,9 @@ func fmtUSD(v float64) string {
 // why there is none.
 func intervalText(c Change) string {
 	if !c.Bounded() {
+		if c.Pairs > 0 {
+			return fmt.Sprintf("(no finite interval with %d pairs)", c.Pairs)
+		}
 		return fmt.Sprintf("(no finite interval with %d and %d windows)", c.FromWindows, c.ToWindows)
 	}
 	return fmt.Sprintf("(%s … %s %%)", signed(*c.CILowPct), signed(*c.CIHighPct))
@@ -152,17 +155,22 @@ func CallText(c Change) string {
 	}
 	s := string(c.Call) + " " + estimateText(c)
 	if c.Call == stats.CallUndecided && c.WindowsNeeded > 0 {
-		s += "; " + windowsNeededText(c.WindowsNeeded)
+		s += "; " + windowsNeededText(c)
 	}
 	return s
 }
 
-// windowsNeededText says how many windows a side would likely decide a call.
-func windowsNeededText(n int) string {
-	if n >= stats.MaxWindowsNeeded {
-		return fmt.Sprintf("more than %d windows a side would be needed", stats.MaxWindowsNeeded)
+// windowsNeededText says how many windows a side (pairs, for a paired
+// call) would likely decide an undecided call.
+func windowsNeededText(c Change) string {
+	unit := "windows a side"
+	if c.Pairs > 0 {
+		unit = "pairs"
 	}
-	return fmt.Sprintf("~%d windows a side would likely decide it", n)
+	if c.WindowsNeeded >= stats.MaxWindowsNeeded {
+		return fmt.Sprintf("more than %d %s would be needed", stats.MaxWindowsNeeded, unit)
+	}
+	return fmt.Sprintf("~%d %s would likely decide it", c.WindowsNeeded, unit)
 }
 
 // CallCounts lists a group's calls that occurred, "1 loss, 3 same".

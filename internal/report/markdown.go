@@ -61,7 +61,11 @@ func headerLines(m *Model) []string {
 		fmt.Sprintf("Stacks in step order: %s.", strings.Join(h.Stacks, " → ")),
 	}
 	if ri := h.Rounds; ri != nil {
-		line := fmt.Sprintf("Rounds: auto, %d to %d within %s; %d measured", ri.MinRounds, ri.MaxRounds, ri.Budget, ri.Measured)
+		upTo := fmt.Sprintf("%d to %d within %s", ri.MinRounds, ri.MaxRounds, ri.Budget)
+		if ri.LastRound > 0 && ri.LastRound < ri.MaxRounds {
+			upTo = fmt.Sprintf("%d to %d (the rounds a budget of %s affords by the plan's estimate; max_rounds %d)", ri.MinRounds, ri.LastRound, ri.Budget, ri.MaxRounds)
+		}
+		line := fmt.Sprintf("Rounds: auto, %s; %d measured", upTo, ri.Measured)
 		for _, x := range ri.Extra {
 			line += fmt.Sprintf("; round %d (%d windows) for %d open step(s)", x.Round, x.Windows, len(x.Undecided))
 		}
@@ -69,6 +73,11 @@ func headerLines(m *Model) []string {
 			line += "; stopped: " + ri.Stop
 		}
 		lines = append(lines, line+".")
+	}
+	if h.Design == stats.Paired {
+		lines = append(lines, "Layout: interleaved; in each round the stacks took turns case by case, so each step compares its two stacks round by round (paired: the Hodges–Lehmann shift of the rounds' log-ratios, with its Wilcoxon signed-rank interval).")
+	} else {
+		lines = append(lines, "Layout: grouped; each stack served its cases in a row, so each step compares its two stacks' windows as independent samples (the two-sample Hodges–Lehmann shift, with its Mann–Whitney interval).")
 	}
 	lines = append(lines, noiseSentence(h))
 	if hs := h.HostSpeed; hs.Probes > 0 {
@@ -113,6 +122,12 @@ func dispersionText(d Dispersion, who string) string {
 	out := ""
 	if d.Outliers > 0 {
 		out = fmt.Sprintf("; %d counted window(s) past the outlier fence (modified z-score over 3.5), shown and kept", d.Outliers)
+	}
+	if d.BetweenCells > 0 {
+		out += fmt.Sprintf("; between processes (each process's own throughput): median %s over %d cells", fmtFraction(d.MedianBetweenCV), d.BetweenCells)
+	}
+	if d.WithinCells > 0 {
+		out += fmt.Sprintf("; within a process (its repeated windows of a cell): median %s over %d cells", fmtFraction(d.MedianWithinCV), d.WithinCells)
 	}
 	return fmt.Sprintf("Dispersion of %swindows (robust CV of throughput, 1.4826 × MAD ÷ median): median %s over %d valid cells, largest %s (%s %s c=%d)%s.",
 		who, fmtFraction(d.MedianCV), d.Cells, fmtFraction(d.MaxCV), d.MaxStack, d.MaxCase, d.MaxConcurrency, out)
@@ -164,7 +179,7 @@ func callCell(c Change) string {
 		return "**" + string(c.Call) + "**"
 	case stats.CallUndecided:
 		if c.WindowsNeeded > 0 {
-			return "undecided (" + windowsNeededText(c.WindowsNeeded) + ")"
+			return "undecided (" + windowsNeededText(c) + ")"
 		}
 	}
 	return string(c.Call)

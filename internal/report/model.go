@@ -65,6 +65,12 @@ type Header struct {
 	Dispersion Dispersion `json:"dispersion"`
 	// Alpha is one minus the confidence of the steps' intervals.
 	Alpha float64 `json:"alpha"`
+	// Layout is how rounds ordered the windows (plan.LayoutInterleaved or
+	// plan.LayoutGrouped), and Design how steps compare their two sides:
+	// stats.Paired (by round) for an interleaved run, else
+	// stats.Independent.
+	Layout string       `json:"layout"`
+	Design stats.Design `json:"design"`
 	// MinEffect is the smallest shift, as a fraction, that a step calls a
 	// gain or a loss; an interval within ± it is called same.
 	MinEffect float64 `json:"min_effect"`
@@ -112,6 +118,11 @@ type RoundsInfo struct {
 	MinRounds int    `json:"min_rounds"`
 	MaxRounds int    `json:"max_rounds"`
 	Budget    string `json:"budget"`
+	// BudgetRounds is how many whole rounds the budget affords by the
+	// plan's estimate; the run stops at the lower of it and MaxRounds
+	// (LastRound), and α is split over the looks up to there.
+	BudgetRounds int `json:"budget_rounds,omitempty"`
+	LastRound    int `json:"last_round"`
 	// Measured is the last round with windows; Extra lists the rounds
 	// past MinRounds and why each ran.
 	Measured int          `json:"measured"`
@@ -167,6 +178,13 @@ type Dispersion struct {
 	// Outliers counts the counted windows past the outlier fence
 	// (stats.OutlierFence), over all valid cells.
 	Outliers int `json:"outliers"`
+	// MedianWithinCV and MedianBetweenCV are the medians of the valid
+	// cells' WithinProcessCV and BetweenProcessCV, over the cells that
+	// have one (WithinCells, BetweenCells).
+	MedianWithinCV  float64 `json:"median_within_process_cv,omitempty"`
+	WithinCells     int     `json:"within_cells,omitempty"`
+	MedianBetweenCV float64 `json:"median_between_process_cv,omitempty"`
+	BetweenCells    int     `json:"between_cells,omitempty"`
 }
 
 // The states of a cell.
@@ -218,6 +236,15 @@ type Cell struct {
 	// shown and kept in every figure and call.
 	ThroughputCV float64 `json:"throughput_cv"`
 	Outliers     int     `json:"outliers"`
+	// WithinProcessCV is the robust spread of throughput between windows
+	// of one process (1.4826 × the median |log ratio| of two windows of a
+	// process, ÷ √2: one window's own spread); nil unless some process
+	// served two or more counted windows of the cell (protocol repeat).
+	// BetweenProcessCV is the robust CV of the processes' own throughput
+	// (the geometric mean of each process's counted windows), over the
+	// cell's processes; nil with fewer than three.
+	WithinProcessCV  *float64 `json:"within_process_cv,omitempty"`
+	BetweenProcessCV *float64 `json:"between_process_cv,omitempty"`
 	// PerCPUSecond is throughput per second of server CPU time; its median
 	// is the throughput median window's, its spread its own.
 	PerCPUSecond Spread `json:"per_cpu_second"`
@@ -254,6 +281,9 @@ type Flag struct {
 // WindowFigures are one window's own figures, never mixed with another's.
 type WindowFigures struct {
 	Round int `json:"round"`
+	// Process is the stack's process that served the window, numbered
+	// from 1 over the run (journal.ProcessInfo.Seq).
+	Process int `json:"process"`
 	// Counted is true when the window passed validation; Flags are the
 	// validity flags it raised.
 	Counted bool           `json:"counted"`
@@ -273,6 +303,18 @@ type WindowFigures struct {
 	DBCores            float64 `json:"db_cores"`
 	GeneratorCores     float64 `json:"generator_cores"`
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`
+}
+
+// CountedRounds returns the rounds of the cell's counted windows, in the
+// order of CountedValues.
+func (c Cell) CountedRounds() []int {
+	var out []int
+	for _, w := range c.PerWindow {
+		if w.Counted {
+			out = append(out, w.Round)
+		}
+	}
+	return out
 }
 
 // CountedValues returns one metric of the cell's counted windows, in
@@ -352,9 +394,12 @@ type Change struct {
 	CIHighPct *float64 `json:"ci_high_pct"`
 	// Confidence is the interval's actual coverage (≥ 1 − α).
 	Confidence float64 `json:"confidence,omitempty"`
-	// FromWindows and ToWindows are the counted windows the call used.
+	// FromWindows and ToWindows are the two cells' counted windows.
 	FromWindows int `json:"from_windows"`
 	ToWindows   int `json:"to_windows"`
+	// Pairs, for a paired design, is the number of rounds in which both
+	// sides have a counted window: what the call used.
+	Pairs int `json:"pairs,omitempty"`
 	// WindowsNeeded, for an undecided call, is the number of windows per
 	// side that would likely decide it (stats.MaxWindowsNeeded means more
 	// than that); 0 otherwise or when it cannot be said.

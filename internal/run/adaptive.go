@@ -17,8 +17,9 @@ import (
 // it looks at every step's throughput call, as the report makes it from
 // the journal, and while some step is undecided it journals and measures
 // one more round of only the cells those steps need, until every step is
-// decided, the plan's MaxRounds is reached, or the next round would take
-// the windows past the Budget. Each decision is a journal.Round record, so
+// decided, the plan's last round is reached (MaxRounds, or fewer when the
+// Budget affords fewer by the plan's estimate: Protocol.LastRound), or the
+// next round would take the windows past the Budget. Each decision is a journal.Round record, so
 // a resumed run goes on under the same rule (docs/statistics.md).
 func (r *runner) adapt(ctx context.Context) error {
 	pr := r.opt.Plan.Protocol
@@ -42,6 +43,9 @@ func (r *runner) adapt(ctx context.Context) error {
 			stop = "every step is decided (or invalid for a reason more windows cannot mend)"
 		case last >= pr.MaxRounds:
 			stop = fmt.Sprintf("max_rounds (%d) reached with %d step(s) undecided", pr.MaxRounds, len(look.undecided))
+		case last >= pr.LastRound():
+			stop = fmt.Sprintf("round %d, the last the budget of %s affords by the plan's estimate (α was split over the looks up to it), reached with %d step(s) undecided",
+				pr.LastRound(), pr.Budget, len(look.undecided))
 		case len(next) == 0:
 			// The open steps' cells are not in the plan (cannot happen with
 			// a journal this plan wrote); never loop on an empty round.

@@ -49,9 +49,9 @@ func TestAdaptiveRoundsMeasureOnlyWhatIsUndecided(t *testing.T) {
 	}
 	for i, want := range []int{3, 4} {
 		rd := res.Rounds[i]
-		// With 2 to 4 rounds only the 4th look can decide (4 + 4 windows),
-		// so it gets the whole α.
-		if rd.Round != want || len(rd.Windows) != 2 || len(rd.Undecided) != 1 || !strings.Contains(rd.Undecided[0], "flaky → flaky-b ok c=4") || rd.Alpha != stats.SequentialAlpha(0.05, 2, 4) {
+		// Interleaved (quick's layout), so paired: no look of 2 to 4 pairs
+		// can decide (2/2⁴ > 0.05), and α is split over all three.
+		if rd.Round != want || len(rd.Windows) != 2 || len(rd.Undecided) != 1 || !strings.Contains(rd.Undecided[0], "flaky → flaky-b ok c=4") || rd.Alpha != stats.SequentialAlpha(stats.Paired, 0.05, 2, 4) {
 			t.Errorf("round record %d: %+v", i, rd)
 		}
 	}

@@ -16,7 +16,8 @@ import (
 const BaselineDuration = 3 * time.Second
 
 // ownGroups are the processes the run accounts for outside a window: the
-// harness itself, the database, and the server when one is running. Foreign
+// harness itself, the database, the server when one is running, and the
+// idle servers of an interleaved round. Foreign
 // CPU is the host's busy CPU minus theirs.
 func (r *runner) ownGroups(ctx context.Context, cur *server) []proc.Group {
 	groups := []proc.Group{proc.SelfGroup("harness")}
@@ -26,7 +27,7 @@ func (r *runner) ownGroups(ctx context.Context, cur *server) []proc.Group {
 	if cur != nil {
 		groups = append(groups, proc.TreeGroup("server", cur.p.PID()))
 	}
-	return groups
+	return append(groups, r.idleGroups(cur)...)
 }
 
 // setupGate measures the idle baseline and makes the gate, unless it is off.

@@ -33,9 +33,17 @@ type server struct {
 }
 
 // measure runs every window of the plan not yet journaled, in plan order.
+// Each plan process is started at its first window still to measure and
+// stopped after its last one; in an interleaved round several are up at
+// once, each stack's own, and all but the one measured sit idle.
 func (r *runner) measure(ctx context.Context) error {
-	var cur *server
-	defer func() { r.stopServer(cur) }()
+	r.live = map[string]*server{}
+	defer func() {
+		for name, s := range r.live {
+			r.stopServer(s)
+			delete(r.live, name)
+		}
+	}()
 	todo := r.remaining()
 	if r.out.Measured == 0 {
 		// Windows journaled before this invocation (a resume); an adaptive
@@ -43,38 +51,80 @@ func (r *runner) measure(ctx context.Context) error {
 		r.out.Skipped = len(r.opt.Plan.Windows) - len(todo)
 	}
 	r.progress.begin(len(todo), r.opt.Plan.EstimateWindows(todo))
-	for _, w := range r.opt.Plan.Windows {
+	last := lastWindowOfProcess(r.opt.Plan.Windows)
+	for i, w := range r.opt.Plan.Windows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if r.done[w.Key] {
-			continue
-		}
-		st, _ := r.opt.File.Stack(w.Stack)
-		c, _ := r.opt.File.Workload.Case(w.Case)
-		// A fresh process at each process boundary of the plan; a resumed
-		// run also starts one for the first window it measures.
-		if cur == nil || w.NewProcess || cur.stack.Name != w.Stack || cur.planProcess != w.Process {
-			r.stopServer(cur)
-			cur = nil
-			s, err := r.newServer(ctx, st, w.Process)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				r.failWindow(w, fmt.Sprintf("the stack did not start: %v", err))
-				continue
+		if !r.done[w.Key] {
+			if err := r.measureWindow(ctx, w); err != nil {
+				return err
 			}
-			cur = s
 		}
-		var err error
-		cur, err = r.window(ctx, cur, w, c)
-		if err != nil {
-			return err
+		if last[w.Process] == i {
+			if s := r.live[w.Stack]; s != nil && s.planProcess == w.Process {
+				r.stopServer(s)
+				delete(r.live, w.Stack)
+			}
 		}
 	}
 	return nil
 }
+
+// measureWindow measures one window on its stack's live process, starting
+// a fresh one at each process boundary of the plan (a resumed run also
+// starts one for the first window it measures).
+func (r *runner) measureWindow(ctx context.Context, w plan.Window) error {
+	st, _ := r.opt.File.Stack(w.Stack)
+	c, _ := r.opt.File.Workload.Case(w.Case)
+	cur := r.live[w.Stack]
+	if cur == nil || cur.planProcess != w.Process {
+		r.stopServer(cur)
+		delete(r.live, w.Stack)
+		s, err := r.newServer(ctx, st, w.Process)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.failWindow(w, fmt.Sprintf("the stack did not start: %v", err))
+			return nil
+		}
+		cur = s
+		r.live[w.Stack] = cur
+	}
+	cur, err := r.window(ctx, cur, w, c)
+	if cur == nil {
+		delete(r.live, w.Stack)
+	} else {
+		r.live[w.Stack] = cur
+	}
+	return err
+}
+
+// lastWindowOfProcess maps each plan process to the index of its last
+// window.
+func lastWindowOfProcess(ws []plan.Window) map[int]int {
+	last := map[int]int{}
+	for i, w := range ws {
+		last[w.Process] = i
+	}
+	return last
+}
+
+// idleGroups are the process trees of the live servers other than cur:
+// up between their windows in an interleaved round, and ours, not foreign.
+func (r *runner) idleGroups(cur *server) []proc.Group {
+	var gs []proc.Group
+	for name, s := range r.live {
+		if s != nil && s != cur {
+			gs = append(gs, proc.TreeGroup(idleGroupPrefix+name, s.p.PID()))
+		}
+	}
+	return gs
+}
+
+// idleGroupPrefix names the sampler groups of idle servers.
+const idleGroupPrefix = "idle:"
 
 // remaining lists the windows still to measure.
 func (r *runner) remaining() []plan.Window {
@@ -269,6 +319,7 @@ func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workl
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
+	groups = append(groups, r.idleGroups(cur)...)
 	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window), probeBefore, nil
 }
 
@@ -350,6 +401,18 @@ func fillUsage(rec *journal.Window, s proc.WindowStats) {
 	rec.Database = use("database")
 	rec.Generator = use("generator")
 	rec.Harness = use("harness")
+	for _, g := range s.Groups {
+		if strings.HasPrefix(g.Name, idleGroupPrefix) {
+			if rec.IdleServers == nil {
+				rec.IdleServers = &journal.Usage{}
+			}
+			rec.IdleServers.CPUSeconds += g.CPUSeconds
+			rec.IdleServers.Cores += g.Cores
+			rec.IdleServers.RSSMeanBytes += g.RSSMeanBytes
+			rec.IdleServers.RSSPeakBytes += g.RSSPeakBytes
+			rec.IdleServers.Processes += g.Processes
+		}
+	}
 	rec.WallSeconds = s.Wall.Seconds()
 	rec.HostBusyCores = s.HostBusyCores
 	rec.ForeignCores = s.ForeignCores

@@ -486,3 +486,58 @@ func measureFlags(w journal.Window) []journal.Flag {
 	}
 	return out
 }
+
+// TestInterleavedRoundKeepsEachStacksProcessUp: in an interleaved round
+// two stacks take turns case by case (a b, then b a), each stack's process
+// of the round serving all its windows while the other's sits idle; the
+// idle one is journaled as ours, not as foreign CPU, and each round starts
+// fresh processes.
+func TestInterleavedRoundKeepsEachStacksProcessUp(t *testing.T) {
+	f := flakyFile("[ok, fail]", "  gate: off\n  layout: interleaved")
+	i := strings.Index(f, "stacks:")
+	f += strings.Replace(f[i+len("stacks:\n"):], "name: flaky", "name: flaky-b", 1)
+	path := writeFile(t, f)
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: 2}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	_, res := finals(t, dir)
+	var order []string
+	pid := map[string]int{} // stack and round → PID
+	for _, w := range res.Windows {
+		if !w.Final {
+			continue
+		}
+		order = append(order, w.Key)
+		key := fmt.Sprintf("%s r%d", w.Stack, w.Round)
+		if p, ok := pid[key]; ok && p != w.Process.PID {
+			t.Errorf("%s: PID %d, but %d served %s before", w.Key, w.Process.PID, p, key)
+		}
+		pid[key] = w.Process.PID
+	}
+	want := "r1/flaky/ok/c4 r1/flaky-b/ok/c4 r1/flaky-b/fail/c4 r1/flaky/fail/c4 r2/flaky-b/ok/c4 r2/flaky/ok/c4 r2/flaky/fail/c4 r2/flaky-b/fail/c4"
+	if got := strings.Join(order, " "); got != want {
+		t.Errorf("window order\n got %s\nwant %s", got, want)
+	}
+	distinct := map[int]bool{}
+	for _, p := range pid {
+		distinct[p] = true
+	}
+	if len(pid) != 4 || len(distinct) != 4 {
+		t.Errorf("processes %v: want one per stack and round, each its own", pid)
+	}
+	// The other stack's process is idle beside the first three windows of
+	// each round's four but the first of the round (it is not up yet) and
+	// the last (its last window came before).
+	for _, w := range res.Windows {
+		if !w.Final {
+			continue
+		}
+		first := w.Key == "r1/flaky/ok/c4" || w.Key == "r2/flaky-b/ok/c4"
+		last := w.Key == "r1/flaky/fail/c4" || w.Key == "r2/flaky-b/fail/c4"
+		idle := w.IdleServers != nil && w.IdleServers.Processes >= 1
+		if idle == (first || last) {
+			t.Errorf("%s: idle servers %+v", w.Key, w.IdleServers)
+		}
+	}
+}

@@ -38,6 +38,10 @@ type runner struct {
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int
 	pools map[string]string
+	// live holds the server processes up while windows are measured, by
+	// stack: one in a grouped round, every stack's of the round in an
+	// interleaved one (all but the one serving a window are idle).
+	live map[string]*server
 	// laneWarned holds the placement read-backs already warned about.
 	laneWarned map[string]bool
 

@@ -45,6 +45,9 @@ type Side struct {
 	Valid bool
 	// Windows are the metric's values, one per counted window.
 	Windows []float64
+	// Rounds, for a paired comparison, are the windows' rounds (parallel
+	// to Windows).
+	Rounds []int
 }
 
 // Verdict is the decision on one step for one metric.
@@ -65,16 +68,38 @@ type Verdict struct {
 	Reason string
 }
 
-// Decide compares two sides of a step for one metric: the Hodges–Lehmann
-// shift from "from" to "to" at confidence 1 − alpha, called against
-// minEffect (a fraction: 0.05 is 5 %).
+// Decide compares two sides of a step for one metric as independent
+// samples: the Hodges–Lehmann shift from "from" to "to" at confidence
+// 1 − alpha, called against minEffect (a fraction: 0.05 is 5 %).
 func Decide(from, to Side, minEffect, alpha float64) Verdict {
+	return DecideBy(Independent, from, to, minEffect, alpha)
+}
+
+// DecideBy compares two sides of a step for one metric under design d:
+// Independent as Decide; Paired pairs the windows by round (Pair) and
+// takes the paired shift (PairedShift).
+func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 	v := Verdict{Call: CallInvalid, MinEffect: minEffect, Alpha: alpha}
 	if !from.Valid || !to.Valid {
 		v.Reason = "a side is not valid"
 		return v
 	}
-	s, err := HodgesLehmann(from.Windows, to.Windows, alpha)
+	var s Shift
+	var err error
+	x, y := from.Windows, to.Windows
+	if d == Paired {
+		x, y, _ = Pair(from, to)
+		if len(x) == 0 {
+			v.Call = CallUndecided
+			v.Shift = Shift{Lo: -1, Hi: math.Inf(1), Confidence: 1}
+			v.WindowsNeeded = windowsFloor(d, 0, alpha)
+			v.Reason = "no round has a counted window on both sides, so there is no pair to compare"
+			return v
+		}
+		s, err = PairedShift(x, y, alpha)
+	} else {
+		s, err = HodgesLehmann(x, y, alpha)
+	}
 	if err != nil {
 		v.Reason = err.Error()
 		return v
@@ -87,10 +112,12 @@ func Decide(from, to Side, minEffect, alpha float64) Verdict {
 	case CallSame:
 		v.Reason = fmt.Sprintf("the whole %.0f %% interval lies within ±%s", 100*s.Confidence, pct(minEffect))
 	case CallUndecided:
-		v.WindowsNeeded = windowsNeeded(from.Windows, to.Windows, s, minEffect, alpha)
+		v.WindowsNeeded = windowsNeeded(d, x, y, s, minEffect, alpha)
 		switch {
+		case !s.Bounded && d == Paired:
+			v.Reason = fmt.Sprintf("too few rounds with both sides (%d) for any finite interval at α=%.2g", s.Pairs, alpha)
 		case !s.Bounded:
-			v.Reason = fmt.Sprintf("too few windows (%d and %d) for any finite interval at α=%g", s.N1, s.N2, alpha)
+			v.Reason = fmt.Sprintf("too few windows (%d and %d) for any finite interval at α=%.2g", s.N1, s.N2, alpha)
 		case s.Lo > 0 || s.Hi < 0:
 			v.Reason = fmt.Sprintf("the interval excludes 0 but reaches past ±%s on one side and not the other", pct(minEffect))
 		default:
@@ -119,26 +146,41 @@ func CallOf(s Shift, minEffect float64) Call {
 	}
 }
 
-// windowsNeeded estimates the windows per side (equal sides) after which
-// an undecided step would likely be decided. The interval's half-width on
-// the log scale is taken as z·σ·√(2 ÷ n), with σ the pooled robust spread
-// of the log values (1.4826 × the median absolute deviation of each side
-// from its own median) — the normal-theory width, which the Hodges–Lehmann
-// interval approaches within a few percent. The target half-width is
+// windowsNeeded estimates the windows per side (equal sides; pairs, for
+// Paired) after which an undecided step would likely be decided. The
+// interval's half-width on the log scale is taken as z·σ·√(2 ÷ n) for
+// independent samples, with σ the pooled robust spread of the log values
+// (1.4826 × the median absolute deviation of each side from its own
+// median), and as z·σ_d ÷ √n for pairs, with σ_d the robust spread of the
+// pairs' log-ratios — the normal-theory widths, which the Hodges–Lehmann
+// intervals approach within a few percent. The target half-width is
 // |estimate| when the estimate reaches the minimum effect (to exclude 0),
 // else minEffect − |estimate| (to fit within ±minEffect). The answer is at
 // least one more than the larger side now, and at least the smallest size
 // with a finite interval.
-func windowsNeeded(from, to []float64, s Shift, minEffect, alpha float64) int {
+func windowsNeeded(d Design, from, to []float64, s Shift, minEffect, alpha float64) int {
 	var dev []float64
-	for _, side := range [][]float64{from, to} {
-		logs := make([]float64, len(side))
-		for i, v := range side {
-			logs[i] = math.Log(v)
+	factor := 2.0
+	if d == Paired {
+		factor = 1
+		logs := make([]float64, len(from))
+		for i := range from {
+			logs[i] = math.Log(to[i]) - math.Log(from[i])
 		}
 		med, _ := Quantile(logs, 0.5)
 		for _, l := range logs {
 			dev = append(dev, math.Abs(l-med))
+		}
+	} else {
+		for _, side := range [][]float64{from, to} {
+			logs := make([]float64, len(side))
+			for i, v := range side {
+				logs[i] = math.Log(v)
+			}
+			med, _ := Quantile(logs, 0.5)
+			for _, l := range logs {
+				dev = append(dev, math.Abs(l-med))
+			}
 		}
 	}
 	mad, _ := Quantile(dev, 0.5)
@@ -148,10 +190,7 @@ func windowsNeeded(from, to []float64, s Shift, minEffect, alpha float64) int {
 	if est < math.Log1p(minEffect) {
 		target = math.Log1p(minEffect) - est
 	}
-	floor := max(s.N1, s.N2) + 1
-	for MinP(floor, floor) >= alpha {
-		floor++
-	}
+	floor := windowsFloor(d, max(s.N1, s.N2), alpha)
 	if sigma == 0 {
 		return floor
 	}
@@ -159,11 +198,22 @@ func windowsNeeded(from, to []float64, s Shift, minEffect, alpha float64) int {
 		return MaxWindowsNeeded
 	}
 	z := normalQuantile(1 - alpha/2)
-	n := 2 * math.Pow(z*sigma/target, 2)
+	n := factor * math.Pow(z*sigma/target, 2)
 	if n >= MaxWindowsNeeded {
 		return MaxWindowsNeeded
 	}
 	return max(floor, int(math.Ceil(n)))
+}
+
+// windowsFloor is the least a step with `have` windows a side can need:
+// one more, and at least the smallest size whose interval is finite at
+// alpha under design d.
+func windowsFloor(d Design, have int, alpha float64) int {
+	floor := have + 1
+	for floor < MaxWindowsNeeded && d.MinLevel(floor) > alpha {
+		floor++
+	}
+	return floor
 }
 
 func pct(f float64) string { return fmt.Sprintf("%g %%", math.Round(f*1000)/10) }

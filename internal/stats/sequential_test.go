@@ -17,7 +17,7 @@ func TestSequentialAlphaHandComputed(t *testing.T) {
 		{6, 10, 0.05 / 5}, // 6+6: 2/924 ≤ 0.01
 		{4, 6, 0.05 / 2},  // 4+4: 0.029 > 0.05/3; 5+5: 0.0079 ≤ 0.05/2
 	} {
-		if got := SequentialAlpha(0.05, c.min, c.max); math.Abs(got-c.want) > 1e-15 {
+		if got := SequentialAlpha(Independent, 0.05, c.min, c.max); math.Abs(got-c.want) > 1e-15 {
 			t.Errorf("SequentialAlpha(0.05, %d, %d) = %v, want %v", c.min, c.max, got, c.want)
 		}
 	}
@@ -33,7 +33,7 @@ func TestAdaptiveFalseCallRate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const trials = 2000
 	const minR, maxR = 4, 10
-	a := SequentialAlpha(DefaultAlpha, minR, maxR)
+	a := SequentialAlpha(Independent, DefaultAlpha, minR, maxR)
 	run := func(shift, noise float64) (gainOrLoss, gain, same int, rounds float64) {
 		for trial := 0; trial < trials; trial++ {
 			var x, y []float64

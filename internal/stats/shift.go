@@ -30,6 +30,9 @@ type Shift struct {
 	Confidence float64
 	// N1 and N2 are the two samples' sizes.
 	N1, N2 int
+	// Pairs is the number of pairs of a paired shift (PairedShift), 0 for
+	// independent samples.
+	Pairs int
 }
 
 // ErrNotPositive is returned by HodgesLehmann for a value that is not
