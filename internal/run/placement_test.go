@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -97,5 +98,33 @@ func TestResumeRefusesAnotherPlacement(t *testing.T) {
 	_, err = runFile(t, context.Background(), path, dir, plan.Overrides{Placement: &plan.PlacementSpec{Mode: plan.PlacementLanes}}, true)
 	if err == nil || !strings.Contains(err.Error(), "the placement resolves to lanes: server") || !strings.Contains(err.Error(), "but the run was started with shared") {
 		t.Errorf("resume under lanes of a shared run: %v", err)
+	}
+}
+
+// TestCheckLaneWarnsOnceWhenAPartyLeftItsLane reads back a process that is
+// not in its lane (this test, on its whole mask): the CPUs it found are
+// returned, and the warning is raised once however often it is seen.
+func TestCheckLaneWarnsOnceWhenAPartyLeftItsLane(t *testing.T) {
+	avail, err := cpuset.Affinity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(avail) < 2 {
+		t.Skipf("this process may use only %s; a lane would be the whole mask", avail.Describe())
+	}
+	var log strings.Builder
+	r := &runner{progress: newProgress(&log, false, 0)}
+	lane := cpuset.Of(avail[0])
+	for range 3 {
+		if got := r.checkLane("server", "api", lane, []int{os.Getpid()}); got != avail.String() {
+			t.Errorf("read back %q, want this process's mask %q", got, avail)
+		}
+	}
+	want := "warning: placement lanes: the server's processes may run on " + avail.Describe() + ", not only on its lane, " + lane.Describe()
+	if n := strings.Count(log.String(), want); n != 1 {
+		t.Errorf("warned %d times, want once:\n%s", n, log.String())
+	}
+	if got := r.checkLane("generator", "", avail, []int{os.Getpid()}); got != avail.String() || strings.Count(log.String(), "warning") != 1 {
+		t.Errorf("a party in its lane: %q, log:\n%s", got, log.String())
 	}
 }
