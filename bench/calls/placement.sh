@@ -7,7 +7,9 @@
 # interval width, and the medians per placement. Run from the repository
 # root:
 #   bash bench/calls/placement.sh [PAIRS] [extra run flags...]
-# e.g. bash bench/calls/placement.sh 2 --max-rounds 12
+# e.g. bash bench/calls/placement.sh 2 --rounds 10 --boot-starts 0
+# (a fixed number of rounds, so that every run's intervals rest on as many
+# windows and their widths compare).
 # docs/placement.md has the figures measured with it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,16 +40,29 @@ for d in sys.argv[1:]:
     burn = {}
     for s in m["steps"]:
         t = s["throughput"]
-        width = t.get("ci_high_pct", 0) - t.get("ci_low_pct", 0) if "ci_low_pct" in t else float("nan")
+        lo, hi = t.get("ci_low_pct"), t.get("ci_high_pct")
+        width = hi - lo if lo is not None and hi is not None else float("inf")  # no finite interval
         if s["from"] == "pgx-a" and s["to"] == "pgx-b":
             aa[s["case"]] = (t["call"], t.get("estimate_pct", float("nan")), width)
         if s["from"] == "pgx-a" and s["to"] == "pgx-burn":
             burn[s["case"]] = (t["call"], t.get("estimate_pct", float("nan")), width)
-    cv = h["dispersion"].get("median_cv", float("nan"))
+    cv = h["dispersion"]["median_cv"] if h["dispersion"].get("known") else float("nan")
+    rps, starved = {}, 0
+    for line in open(os.path.join(d, "journal.jsonl")):
+        r = json.loads(line)
+        r = r.get("data", r)
+        if r.get("kind") != "window" or not r.get("final") or r.get("load") is None:
+            continue
+        flags = set(r.get("flags") or [])
+        starved += "client_starved" in flags
+        if flags & {"invalid", "failed", "contended", "suspended", "host_slow", "server_died"}:
+            continue  # not counted by the report either
+        rps.setdefault((r["stack"], r["case"]), []).append(r["load"]["throughput_rps"])
     pl = h.get("placement", {})
     print("%-7s %-40s wall %4d s, %3d windows, robust CV median %.1f %%, placement %s" % (
         mode, os.path.basename(d), wall, h["windows_recorded"], 100 * cv,
         pl.get("mode", "?") + (" server %s database %s generator %s" % (pl.get("server_cpus"), pl.get("database_cpus"), pl.get("generator_cpus")) if pl.get("mode") == "lanes" else "")))
+    print("        median req/s of counted windows: " + "; ".join("%s %s %.0f" % (k[0], k[1], statistics.median(v)) for k, v in sorted(rps.items())) + "; %d window(s) client_starved" % starved)
     for name, steps in (("A/A", aa), ("burn", burn)):
         print("        %-4s " % name + "; ".join("%s %s %+.1f %% (width %.1f pts)" % (c, v[0], v[1], v[2]) for c, v in sorted(steps.items())))
     rows[mode].append((wall, cv, [v[2] for v in aa.values()], h["windows_recorded"]))
