@@ -62,6 +62,11 @@ for d in sys.argv[1:]:
     print("%-7s %-40s wall %4d s, %3d windows, robust CV median %.1f %%, placement %s" % (
         mode, os.path.basename(d), wall, h["windows_recorded"], 100 * cv,
         pl.get("mode", "?") + (" server %s database %s generator %s" % (pl.get("server_cpus"), pl.get("database_cpus"), pl.get("generator_cpus")) if pl.get("mode") == "lanes" else "")))
+    disp = h["dispersion"]
+    waits = [c["generator_wait_cores"] for c in m["cells"] if c.get("generator_wait_cores") is not None]
+    print("        between-process CV median %s; generator waiting for a CPU: median %.2f cores over the cells" % (
+        "%.1f %%" % (100 * disp["median_between_process_cv"]) if disp.get("median_between_process_cv") else "n/a",
+        statistics.median(waits) if waits else float("nan")))
     print("        median req/s of counted windows: " + "; ".join("%s %s %.0f" % (k[0], k[1], statistics.median(v)) for k, v in sorted(rps.items())) + "; %d window(s) client_starved" % starved)
     for name, steps in (("A/A", aa), ("burn", burn)):
         print("        %-4s " % name + "; ".join("%s %s %+.1f %% (width %.1f pts)" % (c, v[0], v[1], v[2]) for c, v in sorted(steps.items())))
