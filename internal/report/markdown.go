@@ -120,11 +120,11 @@ func dispersionText(d Dispersion, who string) string {
 	if d.Outliers > 0 {
 		out = fmt.Sprintf("; %d counted window(s) past the outlier fence (modified z-score over 3.5), shown and kept", d.Outliers)
 	}
-	if d.BetweenCells > 0 {
-		out += fmt.Sprintf("; between processes (each process's own throughput): median %s over %d cells", fmtFraction(d.MedianBetweenCV), d.BetweenCells)
-	}
+	// With one window per process, the spread between processes is the
+	// windows' own; it is worth a clause only beside the spread within.
 	if d.WithinCells > 0 {
-		out += fmt.Sprintf("; within a process (its repeated windows of a cell): median %s over %d cells", fmtFraction(d.MedianWithinCV), d.WithinCells)
+		out += fmt.Sprintf("; within a process (its repeated windows of a cell): median %s over %d cells; between processes (each process's own throughput): median %s over %d cells",
+			fmtFraction(d.MedianWithinCV), d.WithinCells, fmtFraction(d.MedianBetweenCV), d.BetweenCells)
 	}
 	return fmt.Sprintf("Dispersion of %swindows (robust CV of throughput, 1.4826 × MAD ÷ median): median %s over %d valid cells, largest %s (%s %s c=%d)%s.",
 		who, fmtFraction(d.MedianCV), d.Cells, fmtFraction(d.MaxCV), d.MaxStack, d.MaxCase, d.MaxConcurrency, out)
