@@ -65,7 +65,10 @@ func headerLines(m *Model) []string {
 		if ri.LastRound > 0 && ri.LastRound < ri.MaxRounds {
 			upTo = fmt.Sprintf("%d to %d (the rounds a budget of %s affords by the plan's estimate; max_rounds %d)", ri.MinRounds, ri.LastRound, ri.Budget, ri.MaxRounds)
 		}
-		line := fmt.Sprintf("Rounds: auto, %s; %d measured", upTo, ri.Measured)
+		line := fmt.Sprintf("Rounds: auto, %s; %d measured; looks (where steps are called) after rounds %s", upTo, ri.Measured, looksText(ri.Looks))
+		if h.CallsThroughRound > 0 {
+			line += fmt.Sprintf(" — the run stopped before its next look, so the steps are called from rounds 1 to %d, and later windows show in the cells only", h.CallsThroughRound)
+		}
 		for _, x := range ri.Extra {
 			line += fmt.Sprintf("; round %d (%d windows) for %d open step(s)", x.Round, x.Windows, len(x.Undecided))
 		}
@@ -91,6 +94,14 @@ func headerLines(m *Model) []string {
 			hs.ProbeMedianMs, hs.ProbeMinMs, hs.ProbeMaxMs, slow, 100*host.HostSlowShare))
 	}
 	return lines
+}
+
+// looksText is "7, 12", or why there are none.
+func looksText(looks []int) string {
+	if len(looks) == 0 {
+		return "none (no round within the budget can decide a step)"
+	}
+	return joinInts(looks)
 }
 
 // noiseSentence says how the steps are called, and how much the run's
