@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,28 +29,9 @@ func runDXCommand(ctx context.Context, args []string, env Env) error {
 	if !f.HasDX() {
 		return usagef("%s asks for no DX measurement; add a dx: key to a stack or a process command (see docs/dx.md)", f.Name)
 	}
-	logDir, err := os.MkdirTemp("", "stackbench-dx-")
-	if err != nil {
-		return err
-	}
-	res, err := runDX(ctx, f, logDir, func(line string) { fmt.Fprintln(env.Stderr, line) })
-	if err != nil {
-		return fmt.Errorf("%w\nthe logs are in %s", err, logDir)
-	}
-	os.RemoveAll(logDir)
-	if pro.json() {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	} else {
-		printDX(env.Stdout, res)
-	}
-	if res.Failed() {
-		return &ExitError{Code: 1, Msg: "a DX measurement failed; see its error above"}
-	}
-	return nil
+	return runSuite(pro, env, "dx", func(logDir string, log func(string)) (dx.Result, error) {
+		return runDX(ctx, f, logDir, log)
+	}, printDX, "a DX measurement failed; see its error above")
 }
 
 // printDX prints the DX suite as a table, medians with their range.

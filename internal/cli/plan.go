@@ -189,12 +189,12 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	layout, design := report.LayoutOf(pr)
 	alpha := stats.DefaultAlpha
 	if pr.Adaptive {
-		alpha = stats.SequentialAlpha(design, alpha, pr.Rounds, pr.LastRound())
-		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of undecided steps%s\n",
+		var looks []int
+		looks, alpha = stats.Looks(design, alpha, pr.Rounds, pr.LastRound())
+		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of steps undecided at the last look%s\n",
 			pr.Rounds, pr.LastRound(), pr.Fresh, budgetNote(pr))
-		if first := stats.FirstDecidableRound(design, alpha, pr.Rounds, pr.LastRound()); first <= pr.LastRound() {
-			fmt.Fprintf(tw, "looks\tafter each round, each at α=%.4g (α=0.05 spread over the looks that can decide: rounds %d to %d)\n",
-				alpha, first, pr.LastRound())
+		if len(looks) > 0 {
+			fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
 		} else {
 			fmt.Fprintf(tw, "looks\tnone can decide a step (see the warning)\n")
 		}
@@ -323,8 +323,8 @@ func undecidableWarning(p *plan.Plan) string {
 	}
 	_, d := report.LayoutOf(pr)
 	decidable := func(last int) bool {
-		a := stats.SequentialAlpha(d, stats.DefaultAlpha, pr.Rounds, last)
-		return stats.FirstDecidableRound(d, a, pr.Rounds, last) <= last
+		looks, _ := stats.Looks(d, stats.DefaultAlpha, pr.Rounds, last)
+		return len(looks) > 0
 	}
 	if decidable(pr.LastRound()) {
 		return ""

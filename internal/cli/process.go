@@ -30,11 +30,20 @@ func runProcessCommand(ctx context.Context, args []string, env Env) error {
 	if f.Process == nil {
 		return usagef("%s has no process: section; add one (see docs/process.md)", f.Name)
 	}
-	logDir, err := os.MkdirTemp("", "stackbench-process-")
+	return runSuite(pro, env, "process", func(logDir string, log func(string)) (process.Result, error) {
+		return runProcess(ctx, f.Process, logDir, log)
+	}, printProcess, "a command failed (exit status or timeout); its cell has no figures")
+}
+
+// runSuite runs a suite (dx, process) with a temporary log directory,
+// kept and named when the suite cannot run, and writes its result as JSON
+// or as text; a measurement that failed is exit status 1 with failMsg.
+func runSuite[R interface{ Failed() bool }](pro *prologue, env Env, name string, run func(logDir string, log func(string)) (R, error), print func(io.Writer, R), failMsg string) error {
+	logDir, err := os.MkdirTemp("", "stackbench-"+name+"-")
 	if err != nil {
 		return err
 	}
-	res, err := runProcess(ctx, f.Process, logDir, func(line string) { fmt.Fprintln(env.Stderr, line) })
+	res, err := run(logDir, func(line string) { fmt.Fprintln(env.Stderr, line) })
 	if err != nil {
 		return fmt.Errorf("%w\nthe logs are in %s", err, logDir)
 	}
@@ -46,10 +55,10 @@ func runProcessCommand(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 	} else {
-		printProcess(env.Stdout, res)
+		print(env.Stdout, res)
 	}
 	if res.Failed() {
-		return &ExitError{Code: 1, Msg: "a command failed (exit status or timeout); its cell has no figures"}
+		return &ExitError{Code: 1, Msg: failMsg}
 	}
 	return nil
 }

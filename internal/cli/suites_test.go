@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,5 +78,22 @@ func TestProcessOnlyFileRefusedByRun(t *testing.T) {
 	}
 	if _, err := resolvePlan(f, plan.Overrides{}); err == nil {
 		t.Error("a file without stacks resolved to a run plan")
+	}
+}
+
+// TestProcessCommandOutputsAndFails runs `stackbench process` on two tiny
+// commands: JSON with both cells, then a failing command's exit status 1
+// with the text table still printed.
+func TestProcessCommandOutputsAndFails(t *testing.T) {
+	file := "process:\n  sizes: [1]\n  warmup: 0\n  rounds: 2\n  commands:\n    - {name: yes, dir: ., run: /bin/true}\n    - {name: also, dir: ., run: /bin/true}\n"
+	dir := writeComparison(t, file)
+	code, out, errOut := runMain(t, dir, nil, "process", "-o", "json")
+	if code != 0 || !strings.Contains(out, `"command": "yes"`) || !strings.Contains(out, `"command": "also"`) {
+		t.Errorf("json: code %d, stderr %q:\n%s", code, errOut, out)
+	}
+	dir = writeComparison(t, strings.Replace(file, "{name: also, dir: ., run: /bin/true}", "{name: also, dir: ., run: /bin/false}", 1))
+	code, out, errOut = runMain(t, dir, nil, "process")
+	if code != 1 || !strings.Contains(out, "Process suite") || !strings.Contains(errOut, "a command failed") {
+		t.Errorf("failing command: code %d, stderr %q:\n%s", code, errOut, out)
 	}
 }

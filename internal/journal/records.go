@@ -213,8 +213,12 @@ type Window struct {
 	HostBusyCores          float64 `json:"host_busy_cores"`
 	ForeignCores           float64 `json:"foreign_cores"`
 	GateCores              float64 `json:"gate_cores"`
-	SamplerCPUSeconds      float64 `json:"sampler_cpu_s"`
-	Suspended              bool    `json:"suspended"`
+	// GateFromPrevious is true when the gate did not measure before this
+	// try because the window just before it ended quiet less than a second
+	// earlier (run.GateFreshness).
+	GateFromPrevious  bool    `json:"gate_from_previous,omitempty"`
+	SamplerCPUSeconds float64 `json:"sampler_cpu_s"`
+	Suspended         bool    `json:"suspended"`
 	// Probe is the host-speed probe around the window (trap T18): nil in
 	// journals written before it existed.
 	Probe *Probe `json:"probe,omitempty"`

@@ -111,9 +111,17 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	}
 	h.Layout, h.Design = LayoutOf(pl.Protocol)
 	if pl.Protocol.Adaptive {
-		// Every look of an adaptive run spends part of α (docs/statistics.md).
-		h.Alpha = stats.SequentialAlpha(h.Design, alpha, pl.Protocol.Rounds, pl.Protocol.LastRound())
+		// Every look of an adaptive run spends part of α, and the calls
+		// are made at the looks only (docs/statistics.md).
+		var looks []int
+		looks, h.Alpha = stats.Looks(h.Design, alpha, pl.Protocol.Rounds, pl.Protocol.LastRound())
 		h.Rounds = roundsInfo(res)
+		h.Rounds.Looks = looks
+		measured := 0
+		for _, w := range finals {
+			measured = max(measured, w.Round)
+		}
+		h.CallsThroughRound = callsThrough(looks, measured)
 	}
 	if h.MinEffect <= 0 {
 		// A journal written before min_effect existed.
@@ -397,6 +405,17 @@ func hostSpeed(finals []journal.Window) HostSpeed {
 		}
 	}
 	return hs
+}
+
+// callsThrough is the round an adaptive run's steps are called through
+// when it measured rounds past its last look without reaching the next
+// (Header.CallsThroughRound); 0 when its last measured round is a look or
+// comes before the first.
+func callsThrough(looks []int, measured int) int {
+	if last := stats.LastLook(looks, measured); last > 0 && last < measured {
+		return last
+	}
+	return 0
 }
 
 // LayoutOf is a protocol's layout and the design its steps are compared

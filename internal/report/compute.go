@@ -269,12 +269,33 @@ func addSteps(m *Model) {
 	for _, ci := range m.Header.Cases {
 		for _, conc := range m.Header.Concurrency {
 			for _, p := range stepPairs(m.Header.Stacks, m.Header.StepFrom) {
-				from := m.cellOrMissing(p.from, ci, conc)
-				to := m.cellOrMissing(p.to, ci, conc)
+				from := throughRound(m.cellOrMissing(p.from, ci, conc), m.Header.CallsThroughRound)
+				to := throughRound(m.cellOrMissing(p.to, ci, conc), m.Header.CallsThroughRound)
 				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.Design, m.Header.MinEffect, m.Header.Alpha))
 			}
 		}
 	}
+}
+
+// throughRound is the cell as a step's call sees it: only its windows of
+// rounds up to last (all of them when last is 0), its state unchanged.
+func throughRound(c Cell, last int) Cell {
+	if last <= 0 {
+		return c
+	}
+	var kept []WindowFigures
+	c.Counted = 0
+	for _, w := range c.PerWindow {
+		if w.Round > last {
+			continue
+		}
+		kept = append(kept, w)
+		if w.Counted {
+			c.Counted++
+		}
+	}
+	c.PerWindow = kept
+	return c
 }
 
 // cellOrMissing returns the cell, or a missing one when the model has none.

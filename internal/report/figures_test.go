@@ -278,3 +278,22 @@ func TestProcessSpreadAndRepeats(t *testing.T) {
 		t.Errorf("single windows: within %v, between %v", one.WithinProcessCV, one.BetweenProcessCV)
 	}
 }
+
+// TestCallsAtTheLastLook: a run that measured past its last look without
+// reaching the next calls its steps from the rounds up to that look.
+func TestCallsAtTheLastLook(t *testing.T) {
+	looks := []int{7, 12}
+	for measured, want := range map[int]int{5: 0, 7: 0, 9: 7, 12: 0} {
+		if got := callsThrough(looks, measured); got != want {
+			t.Errorf("measured %d: calls through %d, want %d", measured, got, want)
+		}
+	}
+	c := Cell{Stack: "a", Counted: 3, PerWindow: []WindowFigures{{Round: 1, Counted: true}, {Round: 2, Counted: true}, {Round: 3, Counted: true}, {Round: 2}}}
+	cut := throughRound(c, 2)
+	if cut.Counted != 2 || len(cut.PerWindow) != 3 || len(c.PerWindow) != 4 {
+		t.Errorf("through round 2: %+v (the cell itself must be unchanged: %d windows)", cut, len(c.PerWindow))
+	}
+	if all := throughRound(c, 0); all.Counted != 3 {
+		t.Errorf("through 0 keeps every window: %+v", all)
+	}
+}

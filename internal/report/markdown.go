@@ -65,7 +65,10 @@ func headerLines(m *Model) []string {
 		if ri.LastRound > 0 && ri.LastRound < ri.MaxRounds {
 			upTo = fmt.Sprintf("%d to %d (the rounds a budget of %s affords by the plan's estimate; max_rounds %d)", ri.MinRounds, ri.LastRound, ri.Budget, ri.MaxRounds)
 		}
-		line := fmt.Sprintf("Rounds: auto, %s; %d measured", upTo, ri.Measured)
+		line := fmt.Sprintf("Rounds: auto, %s; %d measured; looks (where steps are called) after rounds %s", upTo, ri.Measured, looksText(ri.Looks))
+		if h.CallsThroughRound > 0 {
+			line += fmt.Sprintf(" — the run stopped before its next look, so the steps are called from rounds 1 to %d, and later windows show in the cells only", h.CallsThroughRound)
+		}
 		for _, x := range ri.Extra {
 			line += fmt.Sprintf("; round %d (%d windows) for %d open step(s)", x.Round, x.Windows, len(x.Undecided))
 		}
@@ -96,6 +99,14 @@ func headerLines(m *Model) []string {
 	return lines
 }
 
+// looksText is "7, 12", or why there are none.
+func looksText(looks []int) string {
+	if len(looks) == 0 {
+		return "none (no round within the budget can decide a step)"
+	}
+	return joinInts(looks)
+}
+
 // noiseSentence says how the steps are called, and how much the run's
 // windows varied.
 func noiseSentence(h Header) string {
@@ -123,11 +134,11 @@ func dispersionText(d Dispersion, who string) string {
 	if d.Outliers > 0 {
 		out = fmt.Sprintf("; %d counted window(s) past the outlier fence (modified z-score over 3.5), shown and kept", d.Outliers)
 	}
-	if d.BetweenCells > 0 {
-		out += fmt.Sprintf("; between processes (each process's own throughput): median %s over %d cells", fmtFraction(d.MedianBetweenCV), d.BetweenCells)
-	}
+	// With one window per process, the spread between processes is the
+	// windows' own; it is worth a clause only beside the spread within.
 	if d.WithinCells > 0 {
-		out += fmt.Sprintf("; within a process (its repeated windows of a cell): median %s over %d cells", fmtFraction(d.MedianWithinCV), d.WithinCells)
+		out += fmt.Sprintf("; within a process (its repeated windows of a cell): median %s over %d cells; between processes (each process's own throughput): median %s over %d cells",
+			fmtFraction(d.MedianWithinCV), d.WithinCells, fmtFraction(d.MedianBetweenCV), d.BetweenCells)
 	}
 	return fmt.Sprintf("Dispersion of %swindows (robust CV of throughput, 1.4826 × MAD ÷ median): median %s over %d valid cells, largest %s (%s %s c=%d)%s.",
 		who, fmtFraction(d.MedianCV), d.Cells, fmtFraction(d.MaxCV), d.MaxStack, d.MaxCase, d.MaxConcurrency, out)

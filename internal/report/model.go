@@ -74,6 +74,12 @@ type Header struct {
 	// MinEffect is the smallest shift, as a fraction, that a step calls a
 	// gain or a loss; an interval within ± it is called same.
 	MinEffect float64 `json:"min_effect"`
+	// CallsThroughRound, when above 0, is the last look of an adaptive run
+	// that measured rounds past it without reaching its next look (a run
+	// stopped, or stopped by its budget's actual time): the steps are
+	// called from the windows of rounds up to it, as the run decided, and
+	// the later windows show in the cells only.
+	CallsThroughRound int `json:"calls_through_round,omitempty"`
 	// Rounds describes an adaptive run's rounds (rounds: auto); nil for a
 	// fixed number of rounds.
 	Rounds *RoundsInfo `json:"rounds,omitempty"`
@@ -123,6 +129,9 @@ type RoundsInfo struct {
 	// (LastRound), and α is split over the looks up to there.
 	BudgetRounds int `json:"budget_rounds,omitempty"`
 	LastRound    int `json:"last_round"`
+	// Looks are the rounds after which the run decides (stats.Looks); the
+	// calls are made there only, each at the header's Alpha.
+	Looks []int `json:"looks"`
 	// Measured is the last round with windows; Extra lists the rounds
 	// past MinRounds and why each ran.
 	Measured int          `json:"measured"`

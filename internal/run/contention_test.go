@@ -1,12 +1,14 @@
 package run
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // The automatic gate is the idle baseline plus half a core: on a host whose
@@ -90,5 +92,31 @@ func TestJudgeHostSlow(t *testing.T) {
 	rec = &journal.Window{ForeignCores: 0.1, Probe: slow}
 	if (&runner{}).judge(rec, 0) || len(rec.Flags) != 0 {
 		t.Errorf("gate off: flags %v", rec.Flags)
+	}
+}
+
+// A window judged quiet stands for the gate's check before the next one
+// within GateFreshness; a contended one, or an old quiet one, does not.
+func TestGateSkipsAfterAQuietWindow(t *testing.T) {
+	g, _ := host.NewGate(host.Baseline{}, 0.5, 1, 2, nil)
+	r := &runner{gate: g, opt: Options{Plan: &plan.Plan{Protocol: plan.Protocol{Gate: plan.Gate{Wait: time.Second}}}}}
+	quiet := &journal.Window{ForeignCores: 0.1, EndedAt: time.Now()}
+	r.judge(quiet, 0)
+	next := &journal.Window{}
+	if err := r.gateWait(context.Background(), nil, next); err != nil {
+		t.Fatal(err)
+	}
+	if !next.GateFromPrevious || next.Timings.GateWaitSeconds != 0 || next.GateCores != 0.5 {
+		t.Errorf("after a quiet window: %+v", next)
+	}
+	for name, prev := range map[string]*journal.Window{
+		"contended": {ForeignCores: 0.9, EndedAt: time.Now()},
+		"suspended": {ForeignCores: 0.1, Suspended: true, EndedAt: time.Now()},
+		"old":       {ForeignCores: 0.1, EndedAt: time.Now().Add(-2 * GateFreshness)},
+	} {
+		r.judge(prev, 0)
+		if !r.quietAt.IsZero() && time.Since(r.quietAt) < GateFreshness {
+			t.Errorf("%s window: the gate would be skipped", name)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"time"
+
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
@@ -42,6 +44,10 @@ type runner struct {
 	// stack: one in a grouped round, every stack's of the round in an
 	// interleaved one (all but the one serving a window are idle).
 	live map[string]*server
+	// quietAt is when the last judged window ended, if it measured the
+	// host quiet (foreign CPU under the gate, no suspension); zero
+	// otherwise. A window soon after it skips the gate's step (gateWait).
+	quietAt time.Time
 	// laneWarned holds the placement read-backs already warned about.
 	laneWarned map[string]bool
 

@@ -1,40 +1,66 @@
 package stats
 
-// SequentialAlpha is the significance level of each look of an adaptive
-// run, so that all its looks together call a false gain or loss with
-// probability at most alpha (a Bonferroni split of alpha over the looks,
-// an α-spending rule that needs no assumption about how the looks depend
-// on each other).
+// Looks is the schedule of an adaptive run's looks and the significance
+// level of each, so that all its looks together call a false gain or loss
+// with probability at most alpha (a Bonferroni split of alpha over the
+// looks, an α-spending rule that needs no assumption about how the looks
+// depend on each other).
 //
-// An adaptive run looks after every round from minRounds to maxRounds, with
-// (at most) one window per cell and round, so look n compares n windows a
-// side (n pairs, for Paired). A look whose smallest attainable level
-// (Design.MinLevel: 2 ÷ C(2n, n) for independent samples, 2 ÷ 2ⁿ for pairs)
-// is above its share cannot call anything, and so spends nothing; the share
-// goes to the looks that can: alpha ÷ L, where L counts the looks from the
-// first decidable one to maxRounds. With a single look
-// (minRounds == maxRounds) it is alpha itself.
-func SequentialAlpha(d Design, alpha float64, minRounds, maxRounds int) float64 {
-	if maxRounds <= minRounds {
-		return alpha
+// The run measures rounds minRounds … lastRound, at most one window per
+// cell and round, so a look after round n compares n windows a side (n
+// pairs, for Paired). A look is useful only when its smallest attainable
+// level (Design.MinLevel: 2 ÷ C(2n, n) for independent samples, 2 ÷ 2ⁿ for
+// pairs) is within its share. Every look costs a share, so the run looks
+// seldom: at the first round F that can decide at the level, then at 2F,
+// 4F … while under lastRound, and at lastRound — a big effect stops
+// early, and the last look, where most steps are decided, keeps a large
+// share. Of the schedules with c = 1, 2, … looks, the first whose looks
+// fit in c is taken, each look at alpha ÷ c. With minRounds ≥ lastRound
+// there is one look, at lastRound, at alpha (none if it cannot decide). When no round up to lastRound
+// can decide anything, rounds is nil and perLook is alpha ÷ the rounds
+// from minRounds to lastRound (nothing can be called at it anyway).
+func Looks(d Design, alpha float64, minRounds, lastRound int) (rounds []int, perLook float64) {
+	if lastRound <= minRounds {
+		if d.MinLevel(lastRound) > alpha {
+			return nil, alpha
+		}
+		return []int{lastRound}, alpha
 	}
-	for n := minRounds; n <= maxRounds; n++ {
-		share := alpha / float64(maxRounds-n+1)
-		if d.MinLevel(n) <= share {
-			return share
+	for c := 1; c <= lastRound-minRounds+1; c++ {
+		share := alpha / float64(c)
+		first := minRounds
+		for first <= lastRound && d.MinLevel(first) > share {
+			first++
+		}
+		if first > lastRound {
+			continue
+		}
+		var sched []int
+		for n := first; n < lastRound; n *= 2 {
+			sched = append(sched, n)
+		}
+		sched = append(sched, lastRound)
+		if len(sched) <= c {
+			return sched, alpha / float64(len(sched))
 		}
 	}
-	return alpha / float64(maxRounds-minRounds+1)
+	return nil, alpha / float64(lastRound-minRounds+1)
 }
 
-// FirstDecidableRound is the first look of an adaptive run (rounds
-// minRounds to maxRounds, at per-look level alpha) whose interval can be
-// finite under design d; maxRounds + 1 when none can.
-func FirstDecidableRound(d Design, alpha float64, minRounds, maxRounds int) int {
-	for n := minRounds; n <= maxRounds; n++ {
-		if d.MinLevel(n) <= alpha {
-			return n
+// SequentialAlpha is the level of each look of an adaptive run (Looks).
+func SequentialAlpha(d Design, alpha float64, minRounds, lastRound int) float64 {
+	_, a := Looks(d, alpha, minRounds, lastRound)
+	return a
+}
+
+// LastLook is the latest look of the schedule at or before round, 0 when
+// there is none yet.
+func LastLook(looks []int, round int) int {
+	last := 0
+	for _, n := range looks {
+		if n <= round {
+			last = max(last, n)
 		}
 	}
-	return maxRounds + 1
+	return last
 }

@@ -3,44 +3,65 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
-func TestSequentialAlphaHandComputed(t *testing.T) {
+func TestLooksHandComputed(t *testing.T) {
 	for _, c := range []struct {
+		d        Design
 		min, max int
-		want     float64
+		looks    []int
+		alpha    float64
 	}{
-		{4, 4, 0.05},      // one look
-		{4, 10, 0.05 / 6}, // 4+4 cannot reach 0.05/7 (2/70 = 0.029); 5+5 reaches 0.05/6 (2/252 = 0.0079 ≤ 0.0083)
-		{5, 10, 0.05 / 6}, // the same looks
-		{6, 10, 0.05 / 5}, // 6+6: 2/924 ≤ 0.01
-		{4, 6, 0.05 / 2},  // 4+4: 0.029 > 0.05/3; 5+5: 0.0079 ≤ 0.05/2
+		{Independent, 4, 4, []int{4}, 0.05}, // one look
+		// One look cannot cover 4 (decidable at 0.05) and the last; at 0.025
+		// 4+4 (2/70 = 0.029) is not enough, 5+5 (0.0079) is: 5, 10.
+		{Independent, 4, 10, []int{5, 10}, 0.025},
+		// Paired, 4 to 12 (the README demo): at 0.05 the first is 6 (2/64),
+		// then 12: two looks; at 0.025 the first is 7 (2/128 = 0.016): 7, 12.
+		{Paired, 4, 12, []int{7, 12}, 0.025},
+		{Paired, 4, 16, []int{7, 14, 16}, 0.05 / 3},
+		{Paired, 6, 12, []int{7, 12}, 0.025},
+		{Paired, 2, 4, nil, 0.05 / 3}, // 4 pairs can never decide (2/16)
+		{Paired, 4, 4, nil, 0.05},
 	} {
-		if got := SequentialAlpha(Independent, 0.05, c.min, c.max); math.Abs(got-c.want) > 1e-15 {
-			t.Errorf("SequentialAlpha(0.05, %d, %d) = %v, want %v", c.min, c.max, got, c.want)
+		looks, a := Looks(c.d, 0.05, c.min, c.max)
+		if !slices.Equal(looks, c.looks) || math.Abs(a-c.alpha) > 1e-15 {
+			t.Errorf("Looks(%s, 0.05, %d, %d) = %v, %v; want %v, %v", c.d, c.min, c.max, looks, a, c.looks, c.alpha)
 		}
+		for _, n := range looks {
+			if c.d.MinLevel(n) > a {
+				t.Errorf("%s %d–%d: look %d cannot decide at %v", c.d, c.min, c.max, n, a)
+			}
+		}
+	}
+	if got := LastLook([]int{7, 14, 16}, 13); got != 7 {
+		t.Errorf("LastLook at 13 = %d, want 7", got)
+	}
+	if got := LastLook([]int{7, 14, 16}, 6); got != 0 {
+		t.Errorf("LastLook at 6 = %d, want 0", got)
 	}
 }
 
 // TestAdaptiveFalseCallRate simulates the adaptive rule on A/A pairs (the
-// same distribution on both sides): measure the minimum rounds, then look
-// after each round, stopping when the call is decided or at the maximum,
-// every look at SequentialAlpha. The share of pairs that end in a gain or
+// same distribution on both sides): look at the rounds of the schedule
+// (Looks), stopping when the call is decided or at the last, every look at
+// its level. The share of pairs that end in a gain or
 // a loss stays at or under α; the test prints it, with the power to call a
 // real 10 % shift a gain under the same rule.
 func TestAdaptiveFalseCallRate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const trials = 2000
 	const minR, maxR = 4, 10
-	a := SequentialAlpha(Independent, DefaultAlpha, minR, maxR)
+	looks, a := Looks(Independent, DefaultAlpha, minR, maxR)
 	run := func(shift, noise float64) (gainOrLoss, gain, same int, rounds float64) {
 		for trial := 0; trial < trials; trial++ {
 			var x, y []float64
 			for r := 1; r <= maxR; r++ {
 				x = append(x, 1000*math.Exp(noise*rng.NormFloat64()))
 				y = append(y, 1000*(1+shift)*math.Exp(noise*rng.NormFloat64()))
-				if r < minR {
+				if !slices.Contains(looks, r) {
 					continue
 				}
 				v := Decide(Side{Valid: true, Windows: x}, Side{Valid: true, Windows: y}, DefaultMinEffect, a)
