@@ -21,13 +21,7 @@ import (
 // this test's shared server given by URL, which a run cannot place: the
 // warning says so and no window claims a database lane.
 func TestLanesRunRecordsItsCPUs(t *testing.T) {
-	avail, err := cpuset.Affinity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(avail) < 2 {
-		t.Skipf("this process may use only %s; lanes need 2", avail.Describe())
-	}
+	avail := twoCPUs(t)
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [4]
   warmup: 200ms
@@ -82,20 +76,14 @@ func TestLanesRunRecordsItsCPUs(t *testing.T) {
 // resolves otherwise (as on a host with other CPUs) is refused, and the
 // message says which placement each side has.
 func TestResumeRefusesAnotherPlacement(t *testing.T) {
-	avail, err := cpuset.Affinity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(avail) < 2 {
-		t.Skipf("this process may use only %s; lanes need 2", avail.Describe())
-	}
+	twoCPUs(t)
 	path := writeFile(t, flakyFile("[ok]", "  gate: off"))
 	dir := filepath.Join(t.TempDir(), "results")
 	shared := plan.Overrides{Placement: &plan.PlacementSpec{Mode: plan.PlacementShared}}
 	if _, err := runFile(t, context.Background(), path, dir, shared, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	_, err = runFile(t, context.Background(), path, dir, plan.Overrides{Placement: &plan.PlacementSpec{Mode: plan.PlacementLanes}}, true)
+	_, err := runFile(t, context.Background(), path, dir, plan.Overrides{Placement: &plan.PlacementSpec{Mode: plan.PlacementLanes}}, true)
 	if err == nil || !strings.Contains(err.Error(), "the placement resolves to lanes: server") || !strings.Contains(err.Error(), "but the run was started with shared") {
 		t.Errorf("resume under lanes of a shared run: %v", err)
 	}
@@ -105,13 +93,7 @@ func TestResumeRefusesAnotherPlacement(t *testing.T) {
 // not in its lane (this test, on its whole mask): the CPUs it found are
 // returned, and the warning is raised once however often it is seen.
 func TestCheckLaneWarnsOnceWhenAPartyLeftItsLane(t *testing.T) {
-	avail, err := cpuset.Affinity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(avail) < 2 {
-		t.Skipf("this process may use only %s; a lane would be the whole mask", avail.Describe())
-	}
+	avail := twoCPUs(t)
 	var log strings.Builder
 	r := &runner{progress: newProgress(&log, false, 0)}
 	lane := cpuset.Of(avail[0])
@@ -127,4 +109,18 @@ func TestCheckLaneWarnsOnceWhenAPartyLeftItsLane(t *testing.T) {
 	if got := r.checkLane("generator", "", avail, []int{os.Getpid()}); got != avail.String() || strings.Count(log.String(), "warning") != 1 {
 		t.Errorf("a party in its lane: %q, log:\n%s", got, log.String())
 	}
+}
+
+// twoCPUs returns this process's affinity mask, skipping the test when it
+// holds fewer than the two CPUs that lanes need.
+func twoCPUs(t *testing.T) cpuset.Set {
+	t.Helper()
+	avail, err := cpuset.Affinity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(avail) < 2 {
+		t.Skipf("this process may use only %s; lanes need 2", avail.Describe())
+	}
+	return avail
 }
