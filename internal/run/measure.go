@@ -260,15 +260,23 @@ func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workl
 	p := r.opt.Plan.Protocol
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
 	probeBefore = r.probe()
-	lr, err = startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout))
+	lr, ws, err = r.startSampled(ctx, cur, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout), p.Warmup, p.Window)
+	return lr, ws, probeBefore, err
+}
+
+// startSampled starts the load generator with args and a sampler of every
+// process tree (server, generator, harness, database), to be opened on the
+// generator's window of the given warm-up and length.
+func (r *runner) startSampled(ctx context.Context, cur *server, args []string, warmup, window time.Duration) (*loadRun, *windowSampler, error) {
+	lr, err := startLoad(r.opt.Stackbench, args)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
 	groups := []proc.Group{proc.TreeGroup("server", cur.p.PID()), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window), probeBefore, nil
+	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), warmup, window), nil
 }
 
 // driven is what one try's generator and sampler gave.
