@@ -21,6 +21,7 @@ func WriteMarkdown(w io.Writer, m *Model) error {
 	mdDX(&b, m)
 	mdProcess(&b, m)
 	mdCost(&b, m)
+	mdCapacity(&b, m)
 	mdFooter(&b, m)
 	_, err := io.WriteString(w, b.String())
 	return err
