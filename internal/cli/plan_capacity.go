@@ -5,7 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/stackbench/stackbench/internal/capacity"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/report"
 )
 
 // printCapacity shows the plan's capacity phase, when it has one.
@@ -31,4 +33,29 @@ func capacityEstimate(p *plan.Plan) string {
 		return ""
 	}
 	return ", capacity searches up to " + roundEstimate(p.EstimateCapacity()).String()
+}
+
+// printCapacitySteps prints each case's capacities and the capacity
+// steps' calls with what they rest on, after a run with a capacity phase.
+func printCapacitySteps(w io.Writer, m *report.Model) {
+	cs := m.Capacity
+	if cs == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nCapacity at the SLO (open-loop searches; docs/capacity.md):\n")
+	for _, c := range cs.Cases {
+		fmt.Fprintf(w, "  %s, SLO %s:\n", c.Case, c.SLO)
+		for _, r := range c.Rows {
+			switch {
+			case r.Status == capacity.StatusConfirmed && r.AtCapacity != nil:
+				fmt.Fprintf(w, "      %-14s %.1f req/s, p99 %.2f ms at it, %.2f cores (bracket %.1f–%.1f)\n", r.Stack, r.CapacityRPS,
+					float64(r.AtCapacity.LatencyMicros.P99)/1e3, r.ServerCores, r.LastPassRPS, r.FirstFailRPS)
+			default:
+				fmt.Fprintf(w, "      %-14s no capacity: %s (passed up to %.1f, failed from %.1f req/s) %s\n", r.Stack, r.Status, r.LastPassRPS, r.FirstFailRPS, r.Error)
+			}
+		}
+	}
+	for _, s := range cs.Steps {
+		fmt.Fprintf(w, "  %s → %s %s: %s\n", s.From, s.To, s.Case, report.CallText(s.Capacity))
+	}
 }
