@@ -151,20 +151,7 @@ func mdCapacity(b *strings.Builder, m *Model) {
 	if c := cs.Cost; c != nil {
 		b.WriteString("### Cost at capacity within the SLO\n\n")
 		b.WriteString(capacityCostIntro(c) + "\n\n")
-		in := mdTable{head: []string{"stack", "rps per vCPU at the SLO (harmonic mean)", "peak RSS", "note"}}
-		for _, i := range c.Inputs {
-			in.add(costInputRow(i)...)
-		}
-		in.write(b)
-		head := []string{"stack", "provider"}
-		for _, l := range c.LoadsRPS {
-			head = append(head, fmtRate(float64(l))+" rps")
-		}
-		t := mdTable{head: head}
-		for _, r := range capacityCostGrid(m) {
-			t.add(r...)
-		}
-		t.write(b)
+		mdCostTables(b, c, "rps per vCPU at the SLO (harmonic mean)", capacityCostGrid(m))
 		for _, cv := range c.Caveats {
 			fmt.Fprintf(b, "- %s\n", cv)
 		}
@@ -211,14 +198,7 @@ func newCapacityView(m *Model, colors map[string]string) *capacityView {
 	}
 	if c := cs.Cost; c != nil {
 		v.CostIntro = capacityCostIntro(c)
-		for _, i := range c.Inputs {
-			v.CostInputs = append(v.CostInputs, costInputRow(i))
-		}
-		v.CostHead = []string{"stack", "provider"}
-		for _, l := range c.LoadsRPS {
-			v.CostHead = append(v.CostHead, fmtRate(float64(l))+" rps")
-		}
-		v.CostGrid = capacityCostGrid(m)
+		v.CostInputs, v.CostHead, v.CostGrid = costInputRows(c), costGridHead(c), capacityCostGrid(m)
 		v.CostNotes = c.Caveats
 	}
 	return v

@@ -136,14 +136,7 @@ func newHTMLView(m *Model) htmlView {
 	v.Capacity = newCapacityView(m, colors)
 	if c := m.Cost; c != nil {
 		v.CostIntro = costIntro(c)
-		for _, i := range c.Inputs {
-			v.CostInputs = append(v.CostInputs, costInputRow(i))
-		}
-		v.CostHead = []string{"stack", "provider"}
-		for _, l := range c.LoadsRPS {
-			v.CostHead = append(v.CostHead, fmtRate(float64(l))+" rps")
-		}
-		v.CostGrid = costGrid(c)
+		v.CostInputs, v.CostHead, v.CostGrid = costInputRows(c), costGridHead(c), costGrid(c)
 		v.CostNotes = append(costKindNotes(c), c.Caveats...)
 	}
 	return v

@@ -228,41 +228,15 @@ func (pr *runProber) measure(ctx context.Context, rateRPS float64, warmup, windo
 	}
 	pr.n++
 	w := plan.Window{Key: fmt.Sprintf("%s/p%d", pr.key, pr.n), Stack: pr.stack, Case: pr.c.Name, Concurrency: conns, Inserts: pr.c.Inserts}
-	rec := newRecord(w, 1, r.envCount)
-	rec.Process = journal.ProcessInfo{PID: cur.p.PID(), Seq: cur.seq,
-		CasesBefore: append([]string{}, cur.cases...), BootSeconds: cur.p.BootDuration().Seconds()}
-	r.progress.current(w, 1)
-	if err := cur.p.Check(); err != nil {
-		return nil, pr.died(err)
-	}
-	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
+	rec, err := r.try(ctx, cur, w, 1, func() (*loadRun, *windowSampler, float64, error) {
+		return r.launchAt(ctx, cur, pr.c, conns, rateRPS, warmup, window)
+	})
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	pool := ""
-	if r.opt.Plan.Protocol.Spread {
-		var err error
-		if pool, err = r.poolFile(pr.c); err != nil {
-			return nil, err
-		}
-	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
-	probeBefore := r.probe()
-	lr, ws, err := r.startSampled(ctx, cur, loadArgsAt(base, pr.c, pool, conns, rateRPS, warmup, window, r.opt.Plan.Protocol.Timeout), warmup, window)
-	if err != nil {
-		return nil, err
-	}
-	d := r.collect(ctx, lr, ws, rec, probeBefore)
-	cur.cases = append(cur.cases, w.Case)
-	if d.err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	rec.DBAfter = r.dbStats(ctx)
-	rec.EndedAt = time.Now().UTC()
-	judgeTry(rec, cur, d)
-	if rec.HasFlag(journal.FlagServerDied) {
+	case rec.HasFlag(journal.FlagServerDied):
 		return nil, pr.died(errors.New(rec.Error))
-	}
-	if rec.Load == nil {
+	case rec.Load == nil:
 		return nil, fmt.Errorf("the load generator gave no result: %s", rec.Error)
 	}
 	pr.pending = rec
