@@ -51,7 +51,7 @@ func printCapacitySteps(w io.Writer, m *report.Model) {
 				fmt.Fprintf(w, "      %-14s %.1f req/s, p99 %.2f ms at it, %.2f cores (bracket %.1f–%.1f)\n", r.Stack, r.CapacityRPS,
 					float64(r.AtCapacity.LatencyMicros.P99)/1e3, r.ServerCores, r.LastPassRPS, r.FirstFailRPS)
 			default:
-				fmt.Fprintf(w, "      %-14s no capacity: %s (passed up to %.1f, failed from %.1f req/s) %s\n", r.Stack, r.Status, r.LastPassRPS, r.FirstFailRPS, r.Error)
+				fmt.Fprintf(w, "      %-14s no capacity: %s (bracket %.1f–%.1f req/s, 0: none) %s\n", r.Stack, r.Status, r.LastPassRPS, r.FirstFailRPS, r.Error)
 			}
 		}
 	}

@@ -167,10 +167,17 @@ func (r *runner) endSearch(key, stack, cas string, rep *capacity.Report, msg str
 		r.progress.logf("capacity %s %s: %.1f req/s confirmed (%d probes, %s)", stack, cas, rec.Report.CapacityRPS,
 			len(r.probesOf(key)), time.Duration(rec.Report.ElapsedSeconds*float64(time.Second)).Round(time.Second))
 	default:
-		r.progress.logf("capacity %s %s: no capacity (%s); passed up to %.1f req/s, failed from %.1f %s", stack, cas,
-			rec.Report.Status, rec.Report.LastPassRPS, rec.Report.FirstFailRPS, msg)
+		r.progress.logf("capacity %s %s: no capacity (%s); %s %s", stack, cas, rec.Report.Status, bracketWords(rec.Report), msg)
 	}
 	return nil
+}
+
+// bracketWords says what a search without a capacity knows.
+func bracketWords(rep capacity.Report) string {
+	if rep.LastPassRPS == 0 && rep.FirstFailRPS == 0 {
+		return "no open-loop probe was judged"
+	}
+	return fmt.Sprintf("passed up to %.1f req/s, failed from %.1f req/s (0: none)", rep.LastPassRPS, rep.FirstFailRPS)
 }
 
 // probesOf counts a search's journaled probes for the log.
