@@ -112,8 +112,10 @@ type CapacityStep struct {
 
 // addCapacity builds the capacity section from the journal's capacity
 // records; a plan without a capacity phase has none. A search that did
-// not end makes the run's state stopped.
-func addCapacity(m *Model, res *journal.Results, pricing *cost.Pricing, opt cost.Options) error {
+// not end makes the run's state stopped. The capacity steps are called
+// once, after every search: at opt's α, not at an adaptive run's per-look
+// share of it (Header.Alpha), which is for the throughput steps' looks.
+func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
 	pc := res.Plan.Plan.Capacity
 	if pc == nil {
 		return nil
@@ -139,14 +141,14 @@ func addCapacity(m *Model, res *journal.Results, pricing *cost.Pricing, opt cost
 		for _, p := range stepPairs(m.Header.Stacks, m.Header.StepFrom) {
 			from, to := c.row(p.from), c.row(p.to)
 			cs.Steps = append(cs.Steps, CapacityStep{Kind: p.kind, From: p.from, To: p.to, Case: c.Case, Database: c.Database,
-				Capacity: capacityChange(from, to, m.Header.MinEffect, m.Header.Alpha)})
+				Capacity: capacityChange(from, to, m.Header.MinEffect, opt.Alpha)})
 		}
 	}
 	m.Capacity = cs
-	if pricing == nil {
+	if opt.Pricing == nil {
 		return nil
 	}
-	return addCapacityCost(m, *pricing, opt)
+	return addCapacityCost(m, *opt.Pricing, opt.Cost)
 }
 
 func (c CapacityCase) row(stack string) CapacityRow {

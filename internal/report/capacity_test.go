@@ -157,3 +157,21 @@ func TestStoppedCapacitySearch(t *testing.T) {
 		t.Errorf("a section without a capacity phase")
 	}
 }
+
+// An adaptive run's throughput looks each get a share of α; the capacity
+// steps are one decision and keep α: 4 windows a side still decide.
+func TestCapacityStepsKeepAlphaInAnAdaptiveRun(t *testing.T) {
+	res := capacityResults(t)
+	pr := &res.Plan.Plan.Protocol
+	pr.Adaptive, pr.Rounds, pr.MaxRounds = true, 4, 16
+	m, err := FromResults(res, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.Alpha >= stats.MinP(4, 4) {
+		t.Fatalf("the per-look α %v would let 4 windows decide anyway", m.Header.Alpha)
+	}
+	if c := m.Capacity.Steps[0].Capacity; c.Call != stats.CallGain || c.Confidence < 0.95 {
+		t.Errorf("nethttp → chi in an adaptive run: %+v", c)
+	}
+}
