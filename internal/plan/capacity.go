@@ -42,6 +42,9 @@ type Capacity struct {
 	// StartFraction is the share of the cell's closed-loop throughput,
 	// measured in this run, that the climb starts from.
 	StartFraction float64 `json:"start_fraction"`
+	// MaxGeneratorWaitShare is the most the generator may wait for a CPU,
+	// in seconds per second of probe, before a probe fails as starved.
+	MaxGeneratorWaitShare float64 `json:"max_generator_wait_share"`
 }
 
 // CapacityCase is one case searched and its objective.
@@ -61,7 +64,7 @@ const (
 	DefaultCapacityBudget      = 3 * time.Minute
 )
 
-var capacityKeys = []string{"slo", "cases", "errors", "resolution", "confirm", "retries", "probe", "warmup", "budget", "connections", "start_fraction"}
+var capacityKeys = []string{"slo", "cases", "errors", "resolution", "confirm", "retries", "probe", "warmup", "budget", "connections", "start_fraction", "generator_wait"}
 
 // capacitySection is the file's capacity section as written: resolved
 // against the selected cases by Resolve.
@@ -86,6 +89,7 @@ func (p *parser) capacity(n *yaml.Node, w *workload.Workload) *capacitySection {
 		Confirmations: DefaultCapacityConfirm, Retries: capacity.DefaultRetries,
 		Probe: capacity.DefaultProbe, Warmup: capacity.DefaultWarmup, Budget: DefaultCapacityBudget,
 		Connections: DefaultCapacityConnections, StartFraction: capacity.DefaultStartFraction,
+		MaxGeneratorWaitShare: capacity.DefaultMaxGeneratorWaitShare,
 	}}
 	if v := m.get("slo"); v != nil {
 		s.slo = p.slo(v, "slo")
@@ -136,6 +140,13 @@ func (p *parser) capacity(n *yaml.Node, w *workload.Workload) *capacitySection {
 			p.addf(v, "start_fraction must be above 0; write e.g. start_fraction: 50%%")
 		} else if ok {
 			c.StartFraction = f
+		}
+	}
+	if v := m.get("generator_wait"); v != nil {
+		if g, ok := p.share(v, "generator_wait", 0, 1, "generator_wait: 50%"); ok && g == 0 {
+			p.addf(v, "generator_wait must be above 0: a search that does not judge its generator judges the host; write e.g. generator_wait: 80%%")
+		} else if ok {
+			c.MaxGeneratorWaitShare = g
 		}
 	}
 	return s

@@ -23,6 +23,7 @@ capacity:
   budget: 90s
   connections: 128
   start_fraction: 25%
+  generator_wait: 80%
 protocol:
   cases: [user, order, health]
 `+validStacks)
@@ -43,7 +44,7 @@ protocol:
 		t.Errorf("cases %+v, want %+v", c.Cases, want)
 	}
 	if c.MaxErrorShare != 0.005 || c.Resolution != 0.03 || c.Confirmations != 5 || c.Retries != 0 || c.Probe != time.Second ||
-		c.Warmup != 300*time.Millisecond || c.Budget != 90*time.Second || c.Connections != 128 || c.StartFraction != 0.25 {
+		c.Warmup != 300*time.Millisecond || c.Budget != 90*time.Second || c.Connections != 128 || c.StartFraction != 0.25 || c.MaxGeneratorWaitShare != 0.8 {
 		t.Errorf("settings %+v", *c)
 	}
 	if got := c.Cases[1].ParsedSLO(); got.Percentile != 99.9 || got.Latency != 50*time.Millisecond {
@@ -61,7 +62,7 @@ protocol:
 		t.Fatal(err)
 	}
 	if c := p2.Capacity; len(c.Cases) != 1 || c.Cases[0].Case != "order" || c.Confirmations != DefaultCapacityConfirm ||
-		c.Budget != DefaultCapacityBudget || c.Resolution != 0.02 || c.Connections != DefaultCapacityConnections {
+		c.Budget != DefaultCapacityBudget || c.Resolution != 0.02 || c.Connections != DefaultCapacityConnections || c.MaxGeneratorWaitShare != 0.5 {
 		t.Errorf("capacity %+v", *c)
 	}
 	// Deselecting the only case with an SLO is an error that says what to do.
@@ -108,6 +109,7 @@ capacity:
   budget: soon
   conections: 10
   start_fraction: 2
+  generator_wait: 0
 `+validStacks)
 	want := []string{
 		`3:8: slo: "p99=twenty": the latency "twenty" must be a duration`,
@@ -121,6 +123,7 @@ capacity:
 		`12:11: budget "soon" is not a duration`,
 		`13:3: unknown key "conections" in capacity; did you mean "connections"?`,
 		`14:19: start_fraction: "2": want a share such as 0.1% or 0.001`,
+		`15:19: generator_wait must be above 0`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))

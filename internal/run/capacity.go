@@ -125,7 +125,7 @@ func (r *runner) search(ctx context.Context, cur *server, stack string, cc plan.
 	pr := &runProber{r: r, cur: cur, key: key, stack: stack, slo: cc.SLO, c: wc, closedRPS: closedRPS, n: len(past)}
 	cfg := capacity.Config{SLO: cc.ParsedSLO(), MaxErrorShare: c.MaxErrorShare, Resolution: c.Resolution,
 		Confirmations: c.Confirmations, Retries: c.Retries, StartRPS: closedRPS, StartFraction: c.StartFraction,
-		Probe: c.Probe, Warmup: c.Warmup, Budget: c.Budget, OnProbe: pr.journal}
+		Probe: c.Probe, Warmup: c.Warmup, Budget: c.Budget, MaxGeneratorWaitShare: c.MaxGeneratorWaitShare, OnProbe: pr.journal}
 	if c.Retries == 0 {
 		cfg.Retries = -1 // capacity.Config's "none"
 	}
