@@ -127,13 +127,21 @@ func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
 	for _, ci := range m.Header.Cases {
 		db[ci.Name] = ci.Database
 	}
+	unended := 0
+	defer func() {
+		if unended > 0 {
+			m.Header.State = "stopped"
+			m.Header.Warnings = append(m.Header.Warnings, fmt.Sprintf(
+				"the capacity phase is incomplete: %d of %d searches did not end; continue them with stackbench run --resume", unended, len(pc.Cases)*len(m.Header.Stacks)))
+		}
+	}()
 	for _, cc := range pc.Cases {
 		slo := cc.ParsedSLO()
 		c := CapacityCase{Case: cc.Case, Database: db[cc.Case], SLO: cc.SLO, SLOName: slo.Name(), SLOMicros: slo.Latency.Microseconds()}
 		for _, stack := range m.Header.Stacks {
 			row := capacityRow(res, stack, cc)
-			if row.Status != capacity.StatusConfirmed && row.Status != capacity.StatusBudget && row.Status != capacity.StatusNoPass && row.Status != capacity.StatusFailed {
-				m.Header.State = "stopped"
+			if row.Status == CapacityStopped || row.Status == CapacityMissing {
+				unended++
 			}
 			c.Rows = append(c.Rows, row)
 		}

@@ -148,6 +148,9 @@ func TestStoppedCapacitySearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	gin := m.Capacity.Cases[0].Rows[2]
+	if !strings.Contains(strings.Join(m.Header.Warnings, "\n"), "1 of 3 searches did not end") {
+		t.Errorf("no warning of the unended search: %v", m.Header.Warnings)
+	}
 	if gin.Status != CapacityStopped || gin.LastPassRPS != 7000 || gin.FirstFailRPS != 7140 || m.Header.State != "stopped" {
 		t.Errorf("gin %s %v–%v, run %s; want stopped 7000–7140 and a stopped run", gin.Status, gin.LastPassRPS, gin.FirstFailRPS, m.Header.State)
 	}
