@@ -17,7 +17,7 @@ func capacityIntro(cs *CapacitySection) []string {
 		fmt.Sprintf("After the windows, each stack × case was searched for the highest open-loop rate that meets the case's SLO: probes of %s s after %s s of warm-up at the rate, %d connections, "+
 			"climbing ×2 from half the cell's closed-loop median, bisected to %s, then %d confirmation windows in a row; a failed probe is repeated %d time(s) before it is believed; each search within %s s (docs/capacity.md).",
 			sig3(s.ProbeSeconds), sig3(s.WarmupSeconds), s.Connections, fmtFraction(s.Resolution), s.Confirmations, s.Retries, sig3(s.BudgetSeconds)),
-		"Capacity is the confirmed rate; latency at capacity is over its confirmation windows merged, server CPU and RSS their means. The bracket is the last passing and the first failing rate: the capacity lies between them.",
+		"Capacity is the confirmed rate; latency at capacity is over its confirmation windows merged, server CPU and RSS their means. The bracket is the lowest rate whose failure was believed and the highest rate that passed below it: the server sustains less than the former; a confirmation that failed steps the capacity down, below the bracket's lower end.",
 	}
 }
 
@@ -75,6 +75,9 @@ func capacityStatusText(r CapacityRow) string {
 	}
 	return "not run"
 }
+
+// capacityStepCaveat says what a capacity step's interval does not hold.
+const capacityStepCaveat = "Each search is one server process and one pass: the interval holds the confirmation windows' noise and the searches' resolution, not the variation between processes or searches, which on a busy host can be far larger; repeat the run before building on a capacity step."
 
 // capacityStepHead and capacityStepCells are the capacity steps' table.
 var capacityStepHead = []string{"step", "case", "capacity call", "estimate (interval)", "confirmation windows", "why"}
@@ -141,7 +144,7 @@ func mdCapacity(b *strings.Builder, m *Model) {
 	}
 	if len(cs.Steps) > 0 {
 		b.WriteString("### Capacity steps\n\n")
-		b.WriteString("Each call is on the ratio of the two capacities: the Hodges–Lehmann shift between the two stacks' confirmation windows' achieved rates, its interval widened by both searches' brackets (docs/capacity.md, \"The call\").\n\n")
+		b.WriteString("Each call is on the ratio of the two capacities: the Hodges–Lehmann shift between the two stacks' confirmation windows' achieved rates, its interval widened by both searches' brackets (docs/capacity.md, \"The call on a capacity step\"). " + capacityStepCaveat + "\n\n")
 		t := mdTable{head: capacityStepHead}
 		for _, s := range cs.Steps {
 			t.add(capacityStepCells(s)...)
@@ -164,6 +167,7 @@ type capacityView struct {
 	Intro      []string
 	Cases      []capacityCaseView
 	StepHead   []string
+	StepCaveat string
 	Steps      [][]string
 	CostIntro  string
 	CostInputs [][]string
@@ -185,7 +189,7 @@ func newCapacityView(m *Model, colors map[string]string) *capacityView {
 	if cs == nil {
 		return nil
 	}
-	v := &capacityView{Intro: capacityIntro(cs), StepHead: capacityStepHead}
+	v := &capacityView{Intro: capacityIntro(cs), StepHead: capacityStepHead, StepCaveat: capacityStepCaveat}
 	for _, c := range cs.Cases {
 		cv := capacityCaseView{Title: fmt.Sprintf("%s (SLO %s)", c.Case, c.SLO), Chart: capacityChart(c, colors), Head: capacityHead(c)}
 		for _, r := range c.Rows {
