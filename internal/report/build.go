@@ -88,6 +88,9 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if err := m.compute(opt.Pricing, opt.Cost); err != nil {
 		return nil, err
 	}
+	if err := addCapacity(m, res, opt); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
