@@ -149,7 +149,7 @@ func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
 		for _, p := range stepPairs(m.Header.Stacks, m.Header.StepFrom) {
 			from, to := c.row(p.from), c.row(p.to)
 			cs.Steps = append(cs.Steps, CapacityStep{Kind: p.kind, From: p.from, To: p.to, Case: c.Case, Database: c.Database,
-				Capacity: capacityChange(from, to, m.Header.MinEffect, opt.Alpha)})
+				Capacity: capacityChange(from, to, m.processSpread(p.from, c.Case), m.processSpread(p.to, c.Case), m.Header.MinEffect, opt.Alpha)})
 		}
 	}
 	m.Capacity = cs
@@ -225,17 +225,33 @@ func capacityRow(res *journal.Results, stack string, cc plan.CapacityCase) Capac
 	return row
 }
 
+// processSpread is how much a fresh process of the stack varies on this
+// host in the case: the largest robust CV of throughput among its valid
+// closed-loop cells of the case (each window a fresh process's), or -1
+// when none has one (fewer than 3 counted windows).
+func (m *Model) processSpread(stack, cas string) float64 {
+	cv := -1.0
+	for _, c := range m.Cells {
+		if c.Stack == stack && c.Case == cas && c.State == CellValid && c.Counted >= 3 {
+			cv = max(cv, c.ThroughputCV)
+		}
+	}
+	return cv
+}
+
 // capacityChange calls a capacity step. The data are each side's passing
 // confirmation windows at its capacity: their achieved throughputs give
 // the Hodges–Lehmann shift and its interval (stats.HodgesLehmann), as the
 // throughput steps' windows do; the interval is then widened by both
 // searches' brackets (stats.Shift.Bracketed), since a search only knows
 // its capacity to within the bracket between the confirmed rate and the
-// lowest rate that failed above it; and the widened shift is called with
-// stats.CallOf against the run's minimum effect. Each search is one
-// process's: the interval says nothing of how another process, or
-// another search, would do (docs/capacity.md).
-func capacityChange(from, to CapacityRow, minEffect, alpha float64) Change {
+// lowest rate that failed above it, and by the spread between processes
+// (stats.ProcessMargin of the two stacks' closed-loop cells' robust CVs,
+// fromCV and toCV), since each search is one process's and another
+// process would have found another capacity. The widened shift is called
+// with stats.CallOf against the run's minimum effect. Without a known
+// spread (a CV below 0) the step stays undecided (docs/capacity.md).
+func capacityChange(from, to CapacityRow, fromCV, toCV, minEffect, alpha float64) Change {
 	c := Change{Call: stats.CallInvalid, FromWindows: len(from.ConfirmRPS), ToWindows: len(to.ConfirmRPS)}
 	for _, r := range []CapacityRow{from, to} {
 		if r.Status != capacity.StatusConfirmed {
@@ -249,13 +265,23 @@ func capacityChange(from, to CapacityRow, minEffect, alpha float64) Change {
 		return c
 	}
 	s = s.Bracketed(from.CapacityRPS, from.FirstFailRPS, to.CapacityRPS, to.FirstFailRPS)
+	spreadKnown := fromCV >= 0 && toCV >= 0
+	if spreadKnown {
+		s = s.Widened(stats.ProcessMargin(fromCV, toCV, alpha))
+	}
 	c.Call, c.EstimatePct = stats.CallOf(s, minEffect), 100*s.Estimate
+	if !spreadKnown {
+		c.Call = stats.CallUndecided
+	}
 	if s.Bounded {
 		lo, hi := 100*s.Lo, 100*s.Hi
 		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, s.Confidence
 	}
-	brackets := fmt.Sprintf("widened by the brackets (%s %.1f–%.1f, %s %.1f–%.1f req/s)", from.Stack, from.CapacityRPS, from.FirstFailRPS, to.Stack, to.CapacityRPS, to.FirstFailRPS)
+	brackets := fmt.Sprintf("widened by the brackets (%s %.1f–%.1f, %s %.1f–%.1f req/s) and by the spread between processes (closed-loop robust CV %.1f %% and %.1f %%)",
+		from.Stack, from.CapacityRPS, from.FirstFailRPS, to.Stack, to.CapacityRPS, to.FirstFailRPS, 100*fromCV, 100*toCV)
 	switch {
+	case !spreadKnown:
+		c.Reason = "one search a side is one process's, and the closed-loop cells have too few windows to say how much another process would differ: no call rests on it"
 	case c.Call == stats.CallGain || c.Call == stats.CallLoss:
 		c.Reason = fmt.Sprintf("the %.0f %% interval of the confirmation windows, %s, excludes 0 and the estimate reaches the minimum effect of %g %%", 100*s.Confidence, brackets, 100*minEffect)
 	case c.Call == stats.CallSame:

@@ -178,3 +178,29 @@ func TestCapacityStepsKeepAlphaInAnAdaptiveRun(t *testing.T) {
 		t.Errorf("nethttp → chi in an adaptive run: %+v", c)
 	}
 }
+
+// TestCapacityStepWidenedByTheSpreadBetweenProcesses: one search a side is
+// one process's, so a capacity step's interval also holds the spread a
+// fresh process shows in the closed-loop cells; a +36 % difference between
+// two searches is no longer a gain when the processes vary by 15 %, and
+// with no known spread the step stays undecided.
+func TestCapacityStepWidenedByTheSpreadBetweenProcesses(t *testing.T) {
+	row := func(stack string, rps float64) CapacityRow {
+		return CapacityRow{Stack: stack, Status: capacity.StatusConfirmed, CapacityRPS: rps, FirstFailRPS: rps * 1.02,
+			ConfirmRPS: []float64{rps * 0.999, rps, rps * 1.001, rps * 1.0005}}
+	}
+	from, to := row("a", 8000), row("b", 10880)
+	narrow := capacityChange(from, to, 0.01, 0.01, 0.05, 0.05)
+	if narrow.Call != stats.CallGain {
+		t.Fatalf("processes varying 1 %%: %+v, want a gain", narrow)
+	}
+	wide := capacityChange(from, to, 0.15, 0.15, 0.05, 0.05)
+	if wide.Call != stats.CallUndecided || *wide.CILowPct >= *narrow.CILowPct || *wide.CIHighPct <= *narrow.CIHighPct ||
+		!strings.Contains(wide.Reason, "spread between processes (closed-loop robust CV 15.0 % and 15.0 %)") {
+		t.Errorf("processes varying 15 %%: %+v (narrow %v … %v)", wide, *narrow.CILowPct, *narrow.CIHighPct)
+	}
+	unknown := capacityChange(from, to, -1, 0.01, 0.05, 0.05)
+	if unknown.Call != stats.CallUndecided || !strings.Contains(unknown.Reason, "too few windows to say") {
+		t.Errorf("unknown spread: %+v", unknown)
+	}
+}

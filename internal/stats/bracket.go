@@ -24,3 +24,23 @@ func (s Shift) Bracketed(fromCapacity, fromFail, toCapacity, toFail float64) Shi
 	s.Hi = math.Expm1(math.Log1p(s.Hi) + math.Log(toFail/toCapacity))
 	return s
 }
+
+// Widened widens a bounded interval by margin on the log scale at both
+// ends (margin ≥ 0); the estimate stays. A capacity step uses it for the
+// spread between processes, which one search a side cannot show.
+func (s Shift) Widened(margin float64) Shift {
+	if !s.Bounded || margin <= 0 {
+		return s
+	}
+	s.Lo = math.Expm1(math.Log1p(s.Lo) - margin)
+	s.Hi = math.Expm1(math.Log1p(s.Hi) + margin)
+	return s
+}
+
+// ProcessMargin is the log-scale margin for the spread between processes
+// of two sides, each one process with robust coefficients of variation
+// cvFrom and cvTo: z(1 − alpha/2) · √(cvFrom² + cvTo²), a CV being close to
+// the standard deviation of the log at these sizes.
+func ProcessMargin(cvFrom, cvTo, alpha float64) float64 {
+	return normalQuantile(1-alpha/2) * math.Hypot(cvFrom, cvTo)
+}
