@@ -75,8 +75,15 @@ type Config struct {
 	// Now is the clock the budget is kept with (default time.Now).
 	Now func() time.Time
 	// OnProbe, when set, is called with each probe as soon as it is
-	// judged.
+	// judged (never for a Past probe).
 	OnProbe func(Probe)
+
+	// Past are the probes an interrupted run of this same search already
+	// measured, in order, each with its load result (Probe.WithResult):
+	// Search replays them through its decisions instead of measuring them
+	// again, counts their wall time against the budget, and goes on from
+	// where they stop (see resume.go).
+	Past []Probe
 }
 
 // Defaults applied by Search to a zero Config field.

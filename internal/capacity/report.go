@@ -103,28 +103,43 @@ func newReport(cfg Config) *Report {
 // among the probes.
 func (r *Report) finish(elapsed time.Duration) {
 	r.ElapsedSeconds = elapsed.Seconds()
-	r.LastPassRPS, r.FirstFailRPS = bracket(r.Probes)
+	r.LastPassRPS, r.FirstFailRPS = Bracket(r.Probes)
 	if r.Status != StatusConfirmed || len(r.Probes) == 0 {
 		return
 	}
 	r.CapacityRPS = r.Probes[len(r.Probes)-1].RateRPS
 	var passed []Probe
-	overturned := 0
-	for i := len(r.Probes) - 1; i >= 0 && r.Probes[i].Phase == PhaseConfirm && r.Probes[i].RateRPS == r.CapacityRPS; i-- {
-		if r.Probes[i].Pass {
-			passed = append(passed, r.Probes[i])
-		} else {
-			overturned++
-		}
+	at, overturned := Confirmations(r.Probes)
+	for _, i := range at {
+		passed = append(passed, r.Probes[i])
 	}
 	r.AtCapacity = merge(passed, r.SLO)
 	r.AtCapacity.Overturned = overturned
 }
 
-// bracket is the lowest failing open-loop rate and the highest passing
+// Confirmations returns the indices, in order, of a confirmed search's
+// passing confirmation windows at its capacity (the last probe's rate),
+// and the number of failed ones there that a repeat overturned: the
+// windows the figures at capacity, and a report's capacity steps, rest on.
+func Confirmations(probes []Probe) (passed []int, overturned int) {
+	if len(probes) == 0 {
+		return nil, 0
+	}
+	rate := probes[len(probes)-1].RateRPS
+	for i := len(probes) - 1; i >= 0 && probes[i].Phase == PhaseConfirm && probes[i].RateRPS == rate; i-- {
+		if probes[i].Pass {
+			passed = append([]int{i}, passed...)
+		} else {
+			overturned++
+		}
+	}
+	return passed, overturned
+}
+
+// Bracket is the lowest failing open-loop rate and the highest passing
 // one below it (0 when there is none). A failure that a repeat followed
 // was not believed, and does not count.
-func bracket(probes []Probe) (lastPass, firstFail float64) {
+func Bracket(probes []Probe) (lastPass, firstFail float64) {
 	for i, p := range probes {
 		overturned := i+1 < len(probes) && probes[i+1].Repeat
 		if p.Phase != PhaseEstimate && !p.Pass && !overturned && (firstFail == 0 || p.RateRPS < firstFail) {

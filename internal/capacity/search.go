@@ -29,7 +29,8 @@ func Search(ctx context.Context, cfg Config, p Prober) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &search{cfg: cfg, prober: p, start: cfg.Now(), rep: newReport(cfg)}
+	s := &search{cfg: cfg, prober: p, start: cfg.Now(), rep: newReport(cfg), past: cfg.Past}
+	s.start = s.start.Add(-pastWall(cfg.Past))
 	err = s.run(ctx)
 	s.rep.finish(cfg.Now().Sub(s.start))
 	return s.rep, err
@@ -45,6 +46,8 @@ type search struct {
 	// overhead is the last probe's time beyond its warm-up and window
 	// (connecting, draining): part of the next probe's expected cost.
 	overhead time.Duration
+	// past are the Past probes not replayed yet.
+	past []Probe
 }
 
 func (s *search) run(ctx context.Context) error {
@@ -91,12 +94,18 @@ func (s *search) run(ctx context.Context) error {
 // fits reports whether one more probe, expected to take its warm-up and
 // window and the last probe's overhead, ends within the budget.
 func (s *search) fits() bool {
+	if len(s.past) > 0 {
+		return true // it was run, within the budget of its time
+	}
 	next := s.cfg.Warmup + s.cfg.Probe + s.overhead
 	return s.cfg.Now().Sub(s.start)+next <= s.cfg.Budget
 }
 
 // probe runs, judges and records one probe.
 func (s *search) probe(ctx context.Context, phase string, rate float64, repeat bool) (Probe, error) {
+	if len(s.past) > 0 {
+		return s.replay(phase, rate, repeat)
+	}
 	t0 := s.cfg.Now()
 	var res *load.Result
 	var err error

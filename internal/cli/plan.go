@@ -230,8 +230,10 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	for _, w := range p.Windows {
 		processes = max(processes, w.Process+1)
 	}
-	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s), after builds and the parity gate\n",
-		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()), roundEstimate(p.EstimateWindows(p.Windows)))
+	printCapacity(w, p)
+	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s%s), after builds and the parity gate\n",
+		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()),
+		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
 }
 

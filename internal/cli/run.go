@@ -283,6 +283,7 @@ func writeRunReport(env Env, dir string, partial bool) {
 		return
 	}
 	printSteps(env.Stdout, m)
+	printCapacitySteps(env.Stdout, m)
 	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
 }
 

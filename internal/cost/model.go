@@ -64,7 +64,7 @@ func Model(stacks []StackMeasure, p Pricing, opt Options) (Table, error) {
 			}
 		}
 	}
-	t.Caveats = caveats(t)
+	t.Caveats = caveats(t, utilisationAssumption(opt), fmt.Sprintf("Capacity per core is the weighted harmonic mean of each case's rps per core (traffic mix: %s).", mixText(opt)))
 	return t, nil
 }
 
@@ -93,24 +93,34 @@ func plansOf(p Pricing, provider string) []Plan {
 	return out
 }
 
-// caveats lists what the table leaves out or assumes, for printing beside it.
-func caveats(t Table) []string {
-	o := t.Options
-	mix := "equal weights over each stack's cases"
-	if o.Mix != nil {
-		var parts []string
-		for _, name := range slices.Sorted(maps.Keys(o.Mix)) {
-			parts = append(parts, fmt.Sprintf("%s %g", name, o.Mix[name]))
-		}
-		mix = "weights " + strings.Join(parts, ", ")
-	}
+// caveats lists what the table leaves out or assumes, for printing beside
+// it; assumptions and perCore say how processes and their rate were
+// counted.
+func caveats(t Table, assumptions, perCore string) []string {
 	return []string{
 		"The database's CPU, memory and price are not included: add the database server or managed service yourself.",
 		"Capacity comes from one machine's measurements in this run; a provider's vCPU (often one hyperthread, on some plans arm64) is not that machine's core, so measure on the target machine before buying.",
 		"Shared and burstable vCPUs are not dedicated cores: sustained load may be throttled; the plans marked so are priced as if it were not.",
-		fmt.Sprintf("Assumptions: one server process per vCPU, each vCPU at most %.0f %% busy on average, %.1f × peak RSS of memory per process; a machine must hold at least one process.", o.TargetUtilisation*100, o.RAMHeadroom),
-		fmt.Sprintf("Capacity per core is the weighted harmonic mean of each case's rps per core (traffic mix: %s).", mix),
+		assumptions,
+		perCore,
 		"Not included: the operating system's own memory, load balancers, bandwidth, storage, redundancy (N+1) and taxes.",
 		fmt.Sprintf("Prices in %s per month from the pricing snapshot fetched %s; check them before quoting.", t.Currency, t.PricingFetched),
 	}
+}
+
+// utilisationAssumption is the saturation model's assumption line.
+func utilisationAssumption(o Options) string {
+	return fmt.Sprintf("Assumptions: one server process per vCPU, each vCPU at most %.0f %% busy on average, %.1f × peak RSS of memory per process; a machine must hold at least one process.", o.TargetUtilisation*100, o.RAMHeadroom)
+}
+
+// mixText describes the traffic mix.
+func mixText(o Options) string {
+	if o.Mix == nil {
+		return "equal weights over each stack's cases"
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(o.Mix)) {
+		parts = append(parts, fmt.Sprintf("%s %g", name, o.Mix[name]))
+	}
+	return "weights " + strings.Join(parts, ", ")
 }

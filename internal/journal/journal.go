@@ -39,6 +39,10 @@ const (
 	KindWindow      Kind = "window"
 	KindEvent       Kind = "event"
 	KindRound       Kind = "round"
+	// KindCapacityProbe is one probe of a capacity search (CapacityProbe),
+	// KindCapacity a search's end (CapacitySearch).
+	KindCapacityProbe Kind = "capacity_probe"
+	KindCapacity      Kind = "capacity"
 )
 
 // envelope is the shape every line shares.

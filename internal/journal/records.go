@@ -360,4 +360,9 @@ type Round struct {
 	// Stop says why the adaptive rounds ended: every step decided, the
 	// most rounds, or the budget.
 	Stop string `json:"stop,omitempty"`
+	// ClockStop is true when the rounds ended because the windows' actual
+	// time would pass the budget: a stop set by the clock (a slow or busy
+	// host), not by any step's data, so the run's last look moves to the
+	// round it stopped after (docs/statistics.md).
+	ClockStop bool `json:"clock_stop,omitempty"`
 }

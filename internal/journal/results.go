@@ -26,8 +26,16 @@ type Results struct {
 	Events        []Event       `json:"events"`
 	// Rounds are an adaptive run's decisions, in journal order.
 	Rounds []Round `json:"rounds,omitempty"`
+	// Capacity holds the capacity phase's probes and searches' ends.
+	Capacity CapacityRecords `json:"capacity,omitzero"`
 	// JournalProblems lists journal lines that could not be read.
 	JournalProblems []string `json:"journal_problems,omitempty"`
+}
+
+// CapacityRecords are the capacity phase's records, in journal order.
+type CapacityRecords struct {
+	Probes   []CapacityProbe  `json:"probes,omitempty"`
+	Searches []CapacitySearch `json:"searches,omitempty"`
 }
 
 // ErrNoPlan is the error of ReadDir for a journal without a plan record:
@@ -79,6 +87,16 @@ func ReadDir(dir string) (*Results, error) {
 			var e Event
 			err = l.Decode(&e)
 			res.Events = append(res.Events, e)
+		case KindCapacityProbe:
+			var p CapacityProbe
+			if err = l.Decode(&p); err == nil {
+				res.Capacity.Probes = append(res.Capacity.Probes, p)
+			}
+		case KindCapacity:
+			var s CapacitySearch
+			if err = l.Decode(&s); err == nil {
+				res.Capacity.Searches = append(res.Capacity.Searches, s)
+			}
 		}
 		if err != nil {
 			res.JournalProblems = append(res.JournalProblems, err.Error())

@@ -16,7 +16,7 @@ import (
 )
 
 // topKeys are the keys of a comparison file.
-var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks", "process"}
+var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks", "process", "capacity"}
 
 // Load reads and validates the comparison file at path, with environment
 // variables (${NAME} in database and jwt_secret) read from the process. A
@@ -109,6 +109,9 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	}
 	if n := m.get("process"); n != nil {
 		f.Process = p.process(n)
+	}
+	if n := m.get("capacity"); n != nil {
+		f.capacity = p.capacity(n, f.Workload)
 	}
 	if n := m.get("stacks"); n != nil {
 		f.Stacks = p.stacks(n, health)

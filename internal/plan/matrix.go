@@ -31,6 +31,9 @@ type Plan struct {
 	// measurement: the protocol, the stacks' definitions and the cases'
 	// requests. A resumed run refuses a plan whose fingerprint changed.
 	Fingerprint string `json:"fingerprint"`
+	// Capacity is the capacity phase, nil without a capacity section
+	// (capacity.go).
+	Capacity *Capacity `json:"capacity,omitempty"`
 }
 
 // Window is one measured interval of load on one (stack, case, concurrency)
@@ -127,6 +130,9 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		p.Protocol.BudgetRounds = p.budgetRounds()
 	}
 	p.Fingerprint = fingerprint(p, filepath.Dir(f.Path))
+	if err := p.addCapacity(f); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -419,7 +425,7 @@ func (p *Plan) EstimateBoot() time.Duration {
 // Estimate is a rough duration of the whole run after builds and the
 // parity gate: the boot suite and every window.
 func (p *Plan) Estimate() time.Duration {
-	return p.EstimateBoot() + p.EstimateWindows(p.Windows)
+	return p.EstimateBoot() + p.EstimateWindows(p.Windows) + p.EstimateCapacity()
 }
 
 // Case returns the selected case with the given name.

@@ -56,6 +56,8 @@ type File struct {
 	Warnings []Problem
 
 	protocol Overrides // the file's protocol section
+	// capacity is the file's capacity section, nil when absent.
+	capacity *capacitySection
 }
 
 // Stack is one server configuration under test.

@@ -88,6 +88,9 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if err := m.compute(opt.Pricing, opt.Cost); err != nil {
 		return nil, err
 	}
+	if err := addCapacity(m, res, opt); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -120,6 +123,13 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		measured := 0
 		for _, w := range finals {
 			measured = max(measured, w.Round)
+		}
+		if stop, ok := res.Stopped(); ok && stop.ClockStop {
+			// The clock, not the data, ended the rounds: the last look
+			// moves to the round the run stopped after (still at most as
+			// many looks as α was split over).
+			looks = clockStopLooks(looks, measured)
+			h.Rounds.Looks = looks
 		}
 		h.CallsThroughRound = callsThrough(looks, measured)
 	}
@@ -416,6 +426,22 @@ func callsThrough(looks []int, measured int) int {
 		return last
 	}
 	return 0
+}
+
+// clockStopLooks is the schedule of a run whose budget's clock stopped it
+// after round measured: the looks before it, and measured in place of the
+// ones after, so the run looks no more often than planned.
+func clockStopLooks(looks []int, measured int) []int {
+	var out []int
+	for _, n := range looks {
+		if n < measured {
+			out = append(out, n)
+		}
+	}
+	if len(out) < len(looks) {
+		out = append(out, measured)
+	}
+	return out
 }
 
 // LayoutOf is a protocol's layout and the design its steps are compared

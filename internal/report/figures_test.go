@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -295,5 +296,28 @@ func TestCallsAtTheLastLook(t *testing.T) {
 	}
 	if all := throughRound(c, 0); all.Counted != 3 {
 		t.Errorf("through 0 keeps every window: %+v", all)
+	}
+}
+
+// TestClockStopMovesTheLastLook: a run the budget's clock stopped after
+// round 11 of looks 7 and 13 looks at 7 and 11 — as many looks as planned.
+func TestClockStopMovesTheLastLook(t *testing.T) {
+	for _, c := range []struct {
+		looks    []int
+		measured int
+		want     []int
+	}{
+		{[]int{7, 13}, 11, []int{7, 11}},
+		{[]int{7, 13}, 13, []int{7, 13}},
+		{[]int{7, 14, 16}, 9, []int{7, 9}},
+		{[]int{7, 13}, 5, []int{5}},
+	} {
+		got := clockStopLooks(c.looks, c.measured)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("looks %v stopped after %d: %v, want %v", c.looks, c.measured, got, c.want)
+		}
+		if callsThrough(got, c.measured) != 0 {
+			t.Errorf("looks %v stopped after %d: steps not called at the stop", got, c.measured)
+		}
 	}
 }

@@ -16,7 +16,10 @@ var htmlSource string
 //go:embed suites.html.tmpl
 var suitesSource string
 
-var htmlTemplate = template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource))
+//go:embed capacity.html.tmpl
+var capacitySource string
+
+var htmlTemplate = template.Must(template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource)).Parse(capacitySource))
 
 // WriteHTML renders the model as one self-contained HTML page (report.html):
 // inline CSS and SVG, no script from anywhere, nothing fetched.
@@ -48,6 +51,7 @@ type htmlView struct {
 	CostGrid    [][]string
 	CostNotes   []string
 	Suites      suitesView
+	Capacity    *capacityView
 }
 
 // bootRowView is a line of the boot table; Failed replaces the figures.
@@ -129,16 +133,10 @@ func newHTMLView(m *Model) htmlView {
 		v.Cases = append(v.Cases, newCaseView(m, ci, colors))
 	}
 	v.BootChart, v.BootRows = bootView(m, colors)
+	v.Capacity = newCapacityView(m, colors)
 	if c := m.Cost; c != nil {
 		v.CostIntro = costIntro(c)
-		for _, i := range c.Inputs {
-			v.CostInputs = append(v.CostInputs, costInputRow(i))
-		}
-		v.CostHead = []string{"stack", "provider"}
-		for _, l := range c.LoadsRPS {
-			v.CostHead = append(v.CostHead, fmtRate(float64(l))+" rps")
-		}
-		v.CostGrid = costGrid(c)
+		v.CostInputs, v.CostHead, v.CostGrid = costInputRows(c), costGridHead(c), costGrid(c)
 		v.CostNotes = append(costKindNotes(c), c.Caveats...)
 	}
 	return v

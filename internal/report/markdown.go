@@ -21,6 +21,7 @@ func WriteMarkdown(w io.Writer, m *Model) error {
 	mdDX(&b, m)
 	mdProcess(&b, m)
 	mdCost(&b, m)
+	mdCapacity(&b, m)
 	mdFooter(&b, m)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -350,20 +351,7 @@ func mdCost(b *strings.Builder, m *Model) {
 		b.WriteString(line + "\n")
 	}
 	b.WriteString("\n")
-	in := mdTable{head: []string{"stack", "rps per core (harmonic mean)", "peak RSS", "note"}}
-	for _, i := range c.Inputs {
-		in.add(costInputRow(i)...)
-	}
-	in.write(b)
-	head := []string{"stack", "provider"}
-	for _, l := range c.LoadsRPS {
-		head = append(head, fmtRate(float64(l))+" rps")
-	}
-	t := mdTable{head: head}
-	for _, r := range costGrid(c) {
-		t.add(r...)
-	}
-	t.write(b)
+	mdCostTables(b, c, "rps per core (harmonic mean)", costGrid(c))
 	for _, n := range costKindNotes(c) {
 		fmt.Fprintf(b, "- %s\n", n)
 	}
@@ -371,6 +359,31 @@ func mdCost(b *strings.Builder, m *Model) {
 		fmt.Fprintf(b, "- %s\n", cv)
 	}
 	b.WriteString("\n")
+}
+
+// mdCostTables writes a cost section's inputs, their rate column named
+// rateHead, and its grid.
+func mdCostTables(b *strings.Builder, c *CostSection, rateHead string, grid [][]string) {
+	(&mdTable{head: []string{"stack", rateHead, "peak RSS", "note"}, rows: costInputRows(c)}).write(b)
+	(&mdTable{head: costGridHead(c), rows: grid}).write(b)
+}
+
+// costInputRows are the cost inputs' lines.
+func costInputRows(c *CostSection) [][]string {
+	var out [][]string
+	for _, i := range c.Inputs {
+		out = append(out, costInputRow(i))
+	}
+	return out
+}
+
+// costGridHead heads the cost grid: a column per load.
+func costGridHead(c *CostSection) []string {
+	head := []string{"stack", "provider"}
+	for _, l := range c.LoadsRPS {
+		head = append(head, fmtRate(float64(l))+" rps")
+	}
+	return head
 }
 
 // costInputRow is a stack's line of the cost inputs table.

@@ -26,7 +26,9 @@ type Model struct {
 	Groups       []GroupStep  `json:"groups"`
 	Boot         []BootRow    `json:"boot,omitempty"`
 	Cost         *CostSection `json:"cost,omitempty"`
-	Footer       Footer       `json:"footer"`
+	// Capacity is the capacity phase, when the plan has one (capacity.go).
+	Capacity *CapacitySection `json:"capacity,omitempty"`
+	Footer   Footer           `json:"footer"`
 
 	// DX and Process are the developer-experience and process suites,
 	// when the run measured them (dx.go, process.go).

@@ -37,7 +37,7 @@ func (r *runner) adapt(ctx context.Context) error {
 		last := lastRound(r.opt.Plan.Windows)
 		next := r.opt.Plan.ExtraRound(last+1, look.need)
 		spent := look.windowsTime
-		stop := ""
+		stop, clock := "", false
 		switch {
 		case len(look.undecided) == 0:
 			stop = "every step is decided (or invalid for a reason more windows cannot mend)"
@@ -51,12 +51,13 @@ func (r *runner) adapt(ctx context.Context) error {
 			// a journal this plan wrote); never loop on an empty round.
 			stop = fmt.Sprintf("no window of the plan can decide the %d open step(s)", len(look.undecided))
 		case spent+r.opt.Plan.EstimateWindows(next) > pr.Budget:
+			clock = true
 			stop = fmt.Sprintf("the budget: the windows took %s, and round %d (%d windows, about %s) would pass %s; %d step(s) undecided",
 				spent.Round(time.Second), last+1, len(next), r.opt.Plan.EstimateWindows(next).Round(time.Second), pr.Budget, len(look.undecided))
 		}
 		rec := journal.Round{Time: time.Now().UTC(), Alpha: look.alpha, Undecided: look.undecided}
 		if stop != "" {
-			rec.Round, rec.Stop = last, stop
+			rec.Round, rec.Stop, rec.ClockStop = last, stop, clock
 			if err := r.jw.Append(journal.KindRound, rec); err != nil {
 				return err
 			}

@@ -258,7 +258,16 @@ func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
 // context) is an error.
 func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*journal.Window, error) {
 	r.attempts[w.Key]++
-	rec := newRecord(w, r.attempts[w.Key], r.envCount)
+	return r.try(ctx, cur, w, r.attempts[w.Key], func() (*loadRun, *windowSampler, float64, error) { return r.launch(ctx, cur, w, c) })
+}
+
+// try runs one try of w on cur as its attempt: the checks before, the
+// database and the gate, the generator that launch starts (with the
+// sampler over its window and the host-speed probe before it), and the
+// checks after it. Windows and capacity probes differ only in launch.
+func (r *runner) try(ctx context.Context, cur *server, w plan.Window, attempt int,
+	launch func() (*loadRun, *windowSampler, float64, error)) (*journal.Window, error) {
+	rec := newRecord(w, attempt, r.envCount)
 	rec.Process = journal.ProcessInfo{PID: cur.p.PID(), Seq: cur.seq,
 		CasesBefore: append([]string{}, cur.cases...), BootSeconds: cur.p.BootDuration().Seconds()}
 	r.progress.current(w, rec.Attempt)
@@ -272,7 +281,7 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
 		return nil, err
 	}
-	lr, ws, probeBefore, err := r.launch(ctx, cur, w, c)
+	lr, ws, probeBefore, err := launch()
 	if err != nil {
 		return nil, err
 	}
@@ -302,25 +311,40 @@ func (r *runner) prepareTry(ctx context.Context, cur *server, w plan.Window, rec
 // launch starts the load generator on the case and a sampler of every
 // process tree, to be opened on the generator's window.
 func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workload.Case) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+	p := r.opt.Plan.Protocol
+	return r.launchAt(ctx, cur, c, w.Concurrency, 0, p.Warmup, p.Window)
+}
+
+// launchAt is launch with the generator's connections, open-loop rate in
+// requests per second (0: closed loop), warm-up and window given: a
+// capacity probe's.
+func (r *runner) launchAt(ctx context.Context, cur *server, c workload.Case, conns int, rateRPS float64, warmup, window time.Duration) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	pool := ""
 	if r.opt.Plan.Protocol.Spread {
 		if pool, err = r.poolFile(c); err != nil {
 			return nil, nil, 0, err
 		}
 	}
-	p := r.opt.Plan.Protocol
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
 	probeBefore = r.probe()
-	lr, err = startLoad(r.opt.Stackbench, loadArgs(base, c, pool, w.Concurrency, p.Warmup, p.Window, p.Timeout), p.Placement.Lanes().Generator)
+	lr, ws, err = r.startSampled(ctx, cur, loadArgsAt(base, c, pool, conns, rateRPS, warmup, window, r.opt.Plan.Protocol.Timeout), warmup, window)
+	return lr, ws, probeBefore, err
+}
+
+// startSampled starts the load generator with args and a sampler of every
+// process tree (server, generator, harness, database), to be opened on the
+// generator's window of the given warm-up and length.
+func (r *runner) startSampled(ctx context.Context, cur *server, args []string, warmup, window time.Duration) (*loadRun, *windowSampler, error) {
+	lr, err := startLoad(r.opt.Stackbench, args, r.opt.Plan.Protocol.Placement.Lanes().Generator)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, err
 	}
 	groups := []proc.Group{proc.TreeGroup("server", cur.p.PID()), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
 	groups = append(groups, r.idleGroups(cur)...)
-	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), p.Warmup, p.Window), probeBefore, nil
+	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), warmup, window), nil
 }
 
 // driven is what one try's generator and sampler gave.

@@ -36,6 +36,9 @@ type runner struct {
 	// adaptiveStopped is true once an adaptive run journaled why its extra
 	// rounds ended (a journal.Round with Stop).
 	adaptiveStopped bool
+	// capacityLeft counts the capacity searches a resumed run has still to
+	// end (capacity.go).
+	capacityLeft int
 	// seq counts the processes started per stack over the run; a resume
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int
