@@ -121,6 +121,16 @@ func processValues(c Cell, metric func(WindowFigures) float64) (vals []float64, 
 	return vals, rounds
 }
 
+// positive reports whether every counted window's metric is above zero.
+func positive(c Cell, metric func(WindowFigures) float64) bool {
+	for _, w := range c.PerWindow {
+		if w.Counted && !(metric(w) > 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // processSpread sets the cell's within- and between-process spreads of
 // throughput (see Cell.WithinProcessCV).
 func processSpread(c *Cell) {
@@ -347,9 +357,9 @@ func countedFlags(c Cell) []string {
 func callMetric(d stats.Design, from, to Cell, metric func(WindowFigures) float64, minEffect, alpha float64) Change {
 	fv, fr := processValues(from, metric)
 	tv, tr := processValues(to, metric)
-	if len(fv) < from.Counted || len(tv) < to.Counted {
-		// A value that is not positive was left out of processValues;
-		// let Decide see it and say so (the call is invalid).
+	if !positive(from, metric) || !positive(to, metric) {
+		// processValues leaves out a value that is not positive; let
+		// Decide see it and say so (the call is invalid).
 		fv, fr = from.CountedValues(metric), from.CountedRounds()
 		tv, tr = to.CountedValues(metric), to.CountedRounds()
 	}

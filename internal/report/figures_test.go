@@ -261,13 +261,22 @@ func TestProcessSpreadAndRepeats(t *testing.T) {
 	if a.BetweenProcessCV == nil || math.Abs(*a.BetweenProcessCV-r.CV) > 1e-9 {
 		t.Errorf("between-process CV %v, want %v", a.BetweenProcessCV, r.CV)
 	}
-	s := newStep(StepAdjacent, a, cell("b", 1.3), stats.Paired, stats.DefaultMinEffect, stats.DefaultAlpha)
+	paired := newStep(StepAdjacent, a, cell("b", 1.3), stats.Paired, stats.DefaultMinEffect, stats.DefaultAlpha)
+	s := paired
 	if s.Throughput.Pairs != len(f) || s.Throughput.Call != stats.CallGain || math.Abs(s.Throughput.EstimatePct-30) > 0.01 {
 		t.Errorf("step over processes: %+v; want a +30 %% gain from %d pairs", s.Throughput, len(f))
 	}
 	ind := newStep(StepAdjacent, a, cell("b", 1.3), stats.Independent, stats.DefaultMinEffect, stats.DefaultAlpha)
-	if ind.Throughput.Pairs != 0 || !ind.Throughput.Bounded() || *ind.Throughput.CIHighPct-*ind.Throughput.CILowPct < 10 {
-		t.Errorf("independent step over 6 processes a side: %+v; want an interval as wide as 6 draws give, not 12", ind.Throughput)
+	av, _ := processValues(a, func(w WindowFigures) float64 { return w.ThroughputRPS })
+	bv, _ := processValues(cell("b", 1.3), func(w WindowFigures) float64 { return w.ThroughputRPS })
+	want, _ := stats.HodgesLehmann(av, bv, stats.DefaultAlpha)
+	if len(av) != 6 || ind.Throughput.Pairs != 0 || !ind.Throughput.Bounded() ||
+		math.Abs(*ind.Throughput.CILowPct-100*want.Lo) > 1e-9 || math.Abs(*ind.Throughput.CIHighPct-100*want.Hi) > 1e-9 {
+		t.Errorf("independent step over 6 processes a side: %+v; want the interval of the 6 process means, %+v", ind.Throughput, want)
+	}
+	// Paired, each round's pair is the two processes' means, not their first windows.
+	if e := paired.Throughput.EstimatePct; math.Abs(e-30) > 1e-6 {
+		t.Errorf("paired estimate %v, want exactly +30 %% from the process means", e)
 	}
 	// One window per process: no within-process spread.
 	one := Cell{Stack: "c", Case: "user", Concurrency: 32}
