@@ -3,7 +3,7 @@
 // ("0-3,8"), the CPU affinity mask of this process, the default split of
 // that mask into the generator's, the server's and the database's lanes,
 // and an affinity set at spawn, so that a process and everything it starts
-// run in their lane. It imports nothing of stackbench's and works on Linux.
+// run in their lane. It imports only internal/platform; lanes need Linux (macOS has no affinity).
 package cpuset
 
 import (

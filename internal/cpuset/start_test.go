@@ -1,6 +1,9 @@
 package cpuset
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,6 +128,20 @@ func threadAllowed(t *testing.T, pid int) map[string]Set {
 		}
 	}
 	return out
+}
+
+func statusAllowed(path string) (Set, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "Cpus_allowed_list:"); ok {
+			return Parse(strings.TrimSpace(rest))
+		}
+	}
+	return nil, fmt.Errorf("%s has no Cpus_allowed_list", path)
 }
 
 func syscallKill(pid int) {

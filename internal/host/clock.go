@@ -3,7 +3,7 @@ package host
 import (
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // SuspendTolerance is how far the boot-time clock may run ahead of the
@@ -12,8 +12,9 @@ import (
 // absorbs the few microseconds between two clock reads.
 const SuspendTolerance = 250 * time.Millisecond
 
-// Clocks is one reading of the two clocks that tell a suspend apart:
-// CLOCK_BOOTTIME advances during suspend, CLOCK_MONOTONIC does not.
+// Clocks is one reading of the two clocks that tell a suspend apart: Boot
+// advances during suspend, Monotonic does not (Linux: CLOCK_BOOTTIME and
+// CLOCK_MONOTONIC; macOS: CLOCK_MONOTONIC and CLOCK_UPTIME_RAW).
 type Clocks struct {
 	Boot      time.Duration
 	Monotonic time.Duration
@@ -21,10 +22,8 @@ type Clocks struct {
 
 // ReadClocks reads both clocks.
 func ReadClocks() Clocks {
-	var b, m unix.Timespec
-	unix.ClockGettime(unix.CLOCK_BOOTTIME, &b)
-	unix.ClockGettime(unix.CLOCK_MONOTONIC, &m)
-	return Clocks{Boot: time.Duration(b.Nano()), Monotonic: time.Duration(m.Nano())}
+	c := local.OS.Clocks()
+	return Clocks{Boot: c.Boot, Monotonic: c.Monotonic}
 }
 
 // SuspendedSince returns how long the machine slept between an earlier

@@ -1,20 +1,16 @@
 package host
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // Environment is the machine a run measured on, recorded with its results
@@ -71,27 +67,30 @@ type StackVersion struct {
 // Capture reads the environment of this machine. Facts that cannot be
 // read stay empty; capturing never fails.
 func Capture() Environment {
+	f := local.OS.Facts()
 	e := Environment{
-		CapturedAt: time.Now().UTC(),
-		OS:         runtime.GOOS,
-		Arch:       runtime.GOARCH,
-		GoVersion:  runtime.Version(),
-		CPUModel:   cpuModel(),
-		CPUCount:   hostCPUCount(),
-		Governor:   readTrimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-		Somaxconn:  atoiOr0(readTrimmed("/proc/sys/net/core/somaxconn")),
+		CapturedAt:        time.Now().UTC(),
+		OS:                runtime.GOOS,
+		Arch:              runtime.GOARCH,
+		GoVersion:         runtime.Version(),
+		Kernel:            f.Kernel,
+		CPUModel:          f.CPUModel,
+		CPUCount:          f.CPUCount,
+		Governor:          f.Governor,
+		Somaxconn:         f.Somaxconn,
+		MemoryBytes:       f.MemoryBytes,
+		MemoryLimitBytes:  f.MemoryLimitBytes,
+		OpenFileLimit:     f.OpenFileLimit,
+		OpenFileLimitHard: f.OpenFileLimitHard,
+	}
+	if e.CPUCount == 0 {
+		e.CPUCount = runtime.NumCPU()
 	}
 	e.Hostname, _ = os.Hostname()
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		e.Kernel = unix.ByteSliceToString(u.Release[:]) + " " + unix.ByteSliceToString(u.Version[:])
-	}
-	e.CPUsAvailable = cpusAvailable()
-	e.MemoryBytes = memTotalBytes()
-	e.MemoryLimitBytes = cgroupMemoryLimit()
-	var rl syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl) == nil {
-		e.OpenFileLimit, e.OpenFileLimitHard = rl.Cur, rl.Max
+	// The affinity mask's size capped by a cgroup quota.
+	e.CPUsAvailable = float64(runtime.NumCPU())
+	if f.CPUQuota > 0 {
+		e.CPUsAvailable = min(e.CPUsAvailable, f.CPUQuota)
 	}
 	return e
 }
@@ -137,103 +136,4 @@ func (e Environment) Warnings(concurrency int) []string {
 		w = append(w, fmt.Sprintf("the CPU frequency governor is %q, not \"performance\": clock speed changes with load and adds noise", e.Governor))
 	}
 	return w
-}
-
-func readTrimmed(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
-
-func atoiOr0(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}
-
-// cpuModel returns the first "model name" (x86) or "Model"/"Hardware"
-// (ARM) of /proc/cpuinfo.
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, value, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(key) {
-		case "model name", "Model", "Hardware":
-			return strings.TrimSpace(value)
-		}
-	}
-	return ""
-}
-
-// hostCPUCount counts the per-CPU lines of /proc/stat.
-func hostCPUCount() int {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return runtime.NumCPU()
-	}
-	n := 0
-	for _, line := range strings.Split(string(b), "\n") {
-		if len(line) > 3 && strings.HasPrefix(line, "cpu") && line[3] >= '0' && line[3] <= '9' {
-			n++
-		}
-	}
-	return n
-}
-
-// cpusAvailable is the affinity mask's size capped by a cgroup v2 quota.
-func cpusAvailable() float64 {
-	n := float64(runtime.NumCPU())
-	quota := strings.Fields(readTrimmed(filepath.Join(cgroupDir(), "cpu.max")))
-	if len(quota) == 2 && quota[0] != "max" {
-		q, err1 := strconv.ParseFloat(quota[0], 64)
-		p, err2 := strconv.ParseFloat(quota[1], 64)
-		if err1 == nil && err2 == nil && p > 0 {
-			n = min(n, q/p)
-		}
-	}
-	return n
-}
-
-func memTotalBytes() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb * 1024
-		}
-	}
-	return 0
-}
-
-func cgroupMemoryLimit() int64 {
-	v := readTrimmed(filepath.Join(cgroupDir(), "memory.max"))
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0 // "max" or no cgroup v2
-	}
-	return n
-}
-
-// cgroupDir is this process's cgroup v2 directory.
-func cgroupDir() string {
-	for _, line := range strings.Split(readTrimmed("/proc/self/cgroup"), "\n") {
-		if rest, ok := strings.CutPrefix(line, "0::"); ok {
-			return filepath.Join("/sys/fs/cgroup", rest)
-		}
-	}
-	return "/sys/fs/cgroup"
 }

@@ -39,9 +39,9 @@ func newAccount(ownOnly bool, openBootTicks int64) *account {
 
 func (a *account) total(st procStat) int64 {
 	if a.ownOnly {
-		return st.ownTicks
+		return st.OwnTicks
 	}
-	return st.ownTicks + st.childTicks
+	return st.OwnTicks + st.ChildTicks
 }
 
 // observe takes one sample: current are the group's processes now;
@@ -50,7 +50,7 @@ func (a *account) total(st procStat) int64 {
 func (a *account) observe(current []procStat, lookup func(pid int) (procStat, bool)) {
 	clear(a.now)
 	for _, st := range current {
-		a.now[st.pid] = st
+		a.now[st.PID] = st
 	}
 	for pid, m := range a.members {
 		if _, ok := a.now[pid]; ok {
@@ -68,14 +68,14 @@ func (a *account) observe(current []procStat, lookup func(pid int) (procStat, bo
 		if m, ok := a.members[pid]; ok {
 			// Counters only grow; a smaller value means the pid was reused.
 			m.lastTicks = max(m.lastTicks, t)
-			m.ppid = st.ppid
+			m.ppid = st.PPID
 			continue
 		}
 		base := t
-		if a.opened && st.startTicks >= a.openBootTicks {
+		if a.opened && st.StartTicks >= a.openBootTicks {
 			base = 0 // started during the window: all of its CPU is in it
 		}
-		a.members[pid] = &member{baseTicks: base, lastTicks: t, ppid: st.ppid}
+		a.members[pid] = &member{baseTicks: base, lastTicks: t, ppid: st.PPID}
 	}
 	a.opened = true
 }
@@ -102,7 +102,7 @@ func (a *account) departure(pid int, m *member, lookup func(int) (procStat, bool
 // process reaches a current member, so its CPU was waited for into the
 // group. Parents that departed in the same sample are followed.
 func (a *account) absorbed(m *member) bool {
-	if a.ownOnly {
+	if a.ownOnly || !childTimes {
 		return false
 	}
 	for range 64 {

@@ -234,7 +234,7 @@ func (h *helperProc) line(t *testing.T) string {
 func running(pid int) bool {
 	var r statReader
 	st, ok := r.read(pid)
-	return ok && st.alive()
+	return ok && st.Alive
 }
 
 func (h *helperProc) send(t *testing.T, line string) {

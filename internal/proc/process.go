@@ -7,13 +7,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // Spec says how to start one stack.
@@ -75,15 +76,13 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	cmd.Env = append(os.Environ(), s.Env...)
 	cmd.Stdout = log
 	cmd.Stderr = log
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid: true,
-		// If the harness dies, the kernel kills the shell; Stop handles
-		// the rest of the tree in normal operation.
-		Pdeathsig: syscall.SIGKILL,
-	}
+	// If the harness dies, the platform kills the group (a parent-death
+	// signal on Linux, a watchdog on macOS); Stop handles the rest of the
+	// tree in normal operation.
+	local.Group(cmd)
 	p := &Process{spec: s, cmd: cmd, log: log, logOffset: offset, done: make(chan struct{})}
 	spawned := time.Now()
-	if err := cpuset.Start(cmd, s.CPUs); err != nil {
+	if err := local.Start(cmd, s.CPUs); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start stack %q: run %q in %s: %w", s.Name, s.Command, s.Dir, err)
 	}
@@ -184,12 +183,12 @@ func (p *Process) Check() error {
 	if p.exited() {
 		return fmt.Errorf("stack %q died: %s%s", p.spec.Name, exitStatus(p.waitErr), formatTail(p.spec.LogPath, p.LogTail()))
 	}
-	inodes := listeningInodes(p.spec.Port)
-	if len(inodes) == 0 {
+	owners, listening := local.OS.Listeners(p.spec.Port)
+	if !listening {
 		return fmt.Errorf("stack %q (pid %d) no longer listens on port %d%s", p.spec.Name, p.PID(), p.spec.Port, formatTail(p.spec.LogPath, p.LogTail()))
 	}
 	for _, pid := range TreePIDs(p.PID()) {
-		if ownsAnyInode(pid, inodes) {
+		if slices.Contains(owners, pid) {
 			return nil
 		}
 	}
@@ -202,8 +201,8 @@ func (p *Process) Check() error {
 func exitStatus(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "killed by signal " + ws.Signal().String()
+		if sig := local.ExitSignal(ee.ProcessState); sig != "" {
+			return "killed by signal " + sig
 		}
 		return fmt.Sprintf("exit status %d", ee.ExitCode())
 	}

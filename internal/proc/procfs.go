@@ -1,212 +1,54 @@
 package proc
 
 import (
-	"bytes"
-	"errors"
-	"os"
-	"strconv"
-	"syscall"
+	"github.com/stackbench/stackbench/internal/platform"
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
-// clockTicksPerSecond is USER_HZ, the unit of the CPU times in
-// /proc/<pid>/stat. It is 100 on every Linux architecture Go supports.
-const clockTicksPerSecond = 100
+// procStat is one process as the platform reads it (platform.Proc).
+type procStat = platform.Proc
 
-var pageSizeBytes = int64(os.Getpagesize())
+// clockTicksPerSecond is the unit of the platform's CPU and start times
+// (USER_HZ on Linux, nanoseconds on macOS).
+var clockTicksPerSecond = local.OS.TicksPerSecond()
 
-// procStat is what the samplers and the supervisor read from
-// /proc/<pid>/stat. CPU times are in clock ticks.
-type procStat struct {
-	pid   int
-	ppid  int
-	pgrp  int
-	state byte
-	// ownTicks is utime+stime: every thread of the process, live or exited.
-	ownTicks int64
-	// childTicks is cutime+cstime: children the process has waited for.
-	childTicks int64
-	rssPages   int64
-	// startTicks is when the process started, in clock ticks since boot.
-	startTicks int64
-	threads    int
-}
+// childrenSupported reports whether the platform lists a process's
+// children without a scan of the whole process table.
+var childrenSupported = local.OS.Capabilities().Children
 
-// alive reports whether the process still runs: zombies and dead
-// processes are gone for our purposes (their parent just has not reaped them).
-func (s procStat) alive() bool { return s.state != 'Z' && s.state != 'X' && s.state != 'x' }
-
-// statReader reads /proc/<pid>/stat files into one reused buffer, so the
-// sampler does not allocate per process and per tick.
+// statReader reads processes through the platform, reusing its buffers.
 type statReader struct {
-	buf  [1024]byte
-	path []byte
+	r platform.ProcReader
 }
 
-// read returns the stat of pid; ok is false when the process is gone.
-func (r *statReader) read(pid int) (procStat, bool) {
-	r.path = append(r.path[:0], "/proc/"...)
-	r.path = strconv.AppendInt(r.path, int64(pid), 10)
-	r.path = append(r.path, "/stat"...)
-	n, err := readSmall(string(r.path), r.buf[:])
-	if err != nil {
-		return procStat{}, false
+func (r *statReader) reader() platform.ProcReader {
+	if r.r == nil {
+		r.r = local.OS.NewProcReader()
 	}
-	st, err := parseStat(r.buf[:n])
-	if err != nil {
-		return procStat{}, false
-	}
-	return st, true
+	return r.r
 }
 
-// StartTicks returns when pid started, in clock ticks since boot (field
-// 22 of /proc/<pid>/stat). With the pid it names one process across pid
-// reuse. ok is false when the process is gone.
+// read returns the process pid; ok is false when it is gone.
+func (r *statReader) read(pid int) (procStat, bool) { return r.reader().Read(pid) }
+
+// StartTicks returns when pid started, in the platform's ticks since boot.
+// With the pid it names one process across pid reuse. ok is false when the
+// process is gone.
 func StartTicks(pid int) (ticks int64, ok bool) {
 	var r statReader
 	st, ok := r.read(pid)
-	return st.startTicks, ok
+	return st.StartTicks, ok
 }
 
-// readSmall reads a small file into buf with raw syscalls (no *os.File,
-// no allocation beyond the path string).
-func readSmall(path string, buf []byte) (int, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return 0, err
-	}
-	defer syscall.Close(fd)
-	total := 0
-	for total < len(buf) {
-		n, err := syscall.Read(fd, buf[total:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		if n == 0 {
-			break
-		}
-		total += n
-	}
-	return total, nil
-}
-
-var errBadStat = errors.New("malformed /proc/<pid>/stat")
-
-// parseStat parses the line of /proc/<pid>/stat. The command name is in
-// parentheses and may contain spaces and parentheses, so fields are counted
-// from the last ')'.
-func parseStat(b []byte) (procStat, error) {
-	open := bytes.IndexByte(b, '(')
-	close := bytes.LastIndexByte(b, ')')
-	if open < 1 || close < open || close+2 >= len(b) {
-		return procStat{}, errBadStat
-	}
-	var st procStat
-	pid, ok := atoi(bytes.TrimSpace(b[:open]))
-	if !ok {
-		return procStat{}, errBadStat
-	}
-	st.pid = int(pid)
-	rest := b[close+2:]
-	// Field numbers as in proc(5), counted from 3 (state).
-	field := 3
-	for len(rest) > 0 && field <= 24 {
-		end := bytes.IndexByte(rest, ' ')
-		if end < 0 {
-			end = len(rest)
-		}
-		tok := rest[:end]
-		if end < len(rest) {
-			rest = rest[end+1:]
-		} else {
-			rest = nil
-		}
-		if field == 3 {
-			if len(tok) != 1 {
-				return procStat{}, errBadStat
-			}
-			st.state = tok[0]
-			field++
-			continue
-		}
-		v, ok := atoi(tok)
-		if !ok {
-			return procStat{}, errBadStat
-		}
-		switch field {
-		case 4:
-			st.ppid = int(v)
-		case 5:
-			st.pgrp = int(v)
-		case 14, 15:
-			st.ownTicks += v
-		case 16, 17:
-			st.childTicks += v
-		case 20:
-			st.threads = int(v)
-		case 22:
-			st.startTicks = v
-		case 24:
-			st.rssPages = v
-		}
-		field++
-	}
-	if field <= 24 {
-		return procStat{}, errBadStat
-	}
-	return st, nil
-}
-
-// atoi parses a decimal integer, possibly negative, without allocating.
-func atoi(b []byte) (int64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
-	}
-	var v int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-// listPIDs returns the numeric entries of /proc: every process (not
-// thread) visible to us.
+// listPIDs returns every process (not thread) visible to us.
 func listPIDs(dst []int) ([]int, error) {
-	f, err := os.Open("/proc")
-	if err != nil {
-		return dst, err
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return dst, err
-	}
-	for _, n := range names {
-		if v, ok := atoi([]byte(n)); ok && v > 0 {
-			dst = append(dst, int(v))
-		}
-	}
-	return dst, nil
+	var r statReader
+	return r.reader().List(dst)
 }
 
-// scanAll reads the stat of every process on the machine.
+// scanAll reads every process on the machine.
 func scanAll(r *statReader, pids []int, dst []procStat) ([]procStat, []int) {
-	pids, _ = listPIDs(pids[:0])
+	pids, _ = r.reader().List(pids[:0])
 	dst = dst[:0]
 	for _, pid := range pids {
 		if st, ok := r.read(pid); ok {
@@ -222,7 +64,7 @@ func descendants(all []procStat, root int, dst []int) []int {
 	dst = dst[:0]
 	found := false
 	for _, st := range all {
-		if st.pid == root {
+		if st.PID == root {
 			found = true
 			break
 		}
@@ -236,10 +78,15 @@ func descendants(all []procStat, root int, dst []int) []int {
 	for i := 0; i < len(dst); i++ {
 		parent := dst[i]
 		for _, st := range all {
-			if st.ppid == parent && st.pid != parent {
-				dst = append(dst, st.pid)
+			if st.PPID == parent && st.PID != parent {
+				dst = append(dst, st.PID)
 			}
 		}
 	}
 	return dst
 }
+
+// childTimes reports whether the platform counts the CPU of waited-for
+// children in their parent (Linux's cutime and cstime); without it a child
+// that exits keeps what it had at its last sample.
+var childTimes = local.OS.Capabilities().ChildTimes

@@ -5,27 +5,10 @@ import (
 	"testing"
 )
 
-func TestParseStat(t *testing.T) {
-	line := "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 4 0 123456 10000000 2560 18446744073709551615\n"
-	st, err := parseStat([]byte(line))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := procStat{pid: 4242, ppid: 1, pgrp: 4242, state: 'S', ownTicks: 300, childTicks: 10, rssPages: 2560, startTicks: 123456, threads: 4}
-	if st != want {
-		t.Errorf("parseStat = %+v, want %+v", st, want)
-	}
-	for _, bad := range []string{"", "12 (x)", "12 (x) S 1 2", "x (y) S 1 1 1 0 -1 0 0 0 0 0 1 1 1 1 20 0 1 0 1 1 1"} {
-		if _, err := parseStat([]byte(bad)); err == nil {
-			t.Errorf("parseStat(%q) accepted a malformed line", bad)
-		}
-	}
-}
-
 func TestReadStatSelf(t *testing.T) {
 	var r statReader
 	st, ok := r.read(os.Getpid())
-	if !ok || st.pid != os.Getpid() || st.ppid != os.Getppid() || st.rssPages <= 0 || !st.alive() {
+	if !ok || st.PID != os.Getpid() || st.PPID != os.Getppid() || st.RSSBytes <= 0 || !st.Alive {
 		t.Errorf("read(self) = %+v, %v", st, ok)
 	}
 	if _, ok := r.read(1 << 30); ok {
@@ -35,7 +18,7 @@ func TestReadStatSelf(t *testing.T) {
 
 // proc builds a procStat for the accounting tests.
 func ps(pid, ppid int, own, child, start int64) procStat {
-	return procStat{pid: pid, ppid: ppid, state: 'S', ownTicks: own, childTicks: child, startTicks: start}
+	return procStat{PID: pid, PPID: ppid, Alive: true, OwnTicks: own, ChildTicks: child, StartTicks: start}
 }
 
 func TestAccount(t *testing.T) {

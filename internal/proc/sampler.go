@@ -5,9 +5,8 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/stackbench/stackbench/internal/host"
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // DefaultSampleInterval is the RSS sampling interval: five samples a
@@ -21,7 +20,7 @@ type Group struct {
 	Name string
 	// PIDs returns the group's processes at each sample. TreeGroup and
 	// SelfGroup build groups the sampler resolves from its own scan of
-	// /proc instead, which is cheaper.
+	// the process table instead, which is cheaper.
 	PIDs func() []int
 
 	root    int  // TreeGroup: the root of the tree
@@ -171,8 +170,4 @@ func (s *Sampler) run() {
 }
 
 // threadCPU returns the CPU time of the calling OS thread.
-func threadCPU() time.Duration {
-	var ts unix.Timespec
-	unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
-	return time.Duration(ts.Nano())
-}
+func threadCPU() time.Duration { return local.OS.ThreadCPU() }

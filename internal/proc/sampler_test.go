@@ -191,7 +191,7 @@ func TestWalkTreeMatchesScan(t *testing.T) {
 	w := newWatch(nil, host.ReadClocks())
 	var got []int
 	for _, st := range w.walkTree(cmd.Process.Pid, nil) {
-		got = append(got, st.pid)
+		got = append(got, st.PID)
 	}
 	slices.Sort(got)
 	slices.Sort(want)

@@ -3,8 +3,10 @@ package proc
 import (
 	"fmt"
 	"slices"
-	"syscall"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/platform"
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // stopPollInterval is how often Stop looks for survivors.
@@ -37,30 +39,30 @@ func (p *Process) stop(grace time.Duration) error {
 		for changed := true; changed; {
 			changed = false
 			for _, st := range all {
-				if seen[st.ppid] && !seen[st.pid] {
-					seen[st.pid] = true
+				if seen[st.PPID] && !seen[st.PID] {
+					seen[st.PID] = true
 					changed = true
 				}
 			}
 		}
 		var running []int
 		for _, st := range all {
-			if seen[st.pid] && st.alive() {
-				running = append(running, st.pid)
+			if seen[st.PID] && st.Alive {
+				running = append(running, st.PID)
 			}
 		}
 		return running
 	}
 	seen[pgid] = true
 	running := refresh()
-	signalAll(pgid, running, syscall.SIGTERM)
+	signalAll(pgid, running, platform.Terminate)
 	deadline := time.Now().Add(grace)
 	for len(running) > 0 && time.Now().Before(deadline) {
 		time.Sleep(stopPollInterval)
 		running = refresh()
 	}
 	for deadline = time.Now().Add(killWait); len(running) > 0 && time.Now().Before(deadline); {
-		signalAll(pgid, running, syscall.SIGKILL)
+		signalAll(pgid, running, platform.Kill)
 		time.Sleep(stopPollInterval)
 		running = refresh()
 	}
@@ -69,6 +71,7 @@ func (p *Process) stop(grace time.Duration) error {
 	case <-time.After(killWait):
 		return fmt.Errorf("stop stack %q: pid %d was killed but not reaped", p.spec.Name, pgid)
 	}
+	local.Ended(pgid)
 	if len(running) > 0 {
 		slices.Sort(running)
 		return fmt.Errorf("stop stack %q: pids %v survived SIGKILL; kill them by hand", p.spec.Name, running)
@@ -78,9 +81,9 @@ func (p *Process) stop(grace time.Duration) error {
 
 // signalAll signals the process group and each listed process (some may
 // have left the group). Errors are ignored: a process may exit meanwhile.
-func signalAll(pgid int, pids []int, sig syscall.Signal) {
-	syscall.Kill(-pgid, sig)
+func signalAll(pgid int, pids []int, sig platform.Signal) {
+	local.OS.SignalGroup(pgid, sig)
 	for _, pid := range pids {
-		syscall.Kill(pid, sig)
+		local.OS.Signal(pid, sig)
 	}
 }

@@ -1,7 +1,7 @@
 package proc
 
 // TreePIDs returns root and all its descendants, found by following the
-// parent links in /proc/*/stat. It returns nil when root is gone. A
+// parent links of every process. It returns nil when root is gone. A
 // descendant whose parent exited was re-parented away from the tree and is
 // no longer part of it (Stop still kills such processes when it saw them).
 func TreePIDs(root int) []int {
@@ -18,8 +18,8 @@ func TreePIDs(root int) []int {
 func groupPIDs(all []procStat, pgid int) []int {
 	var pids []int
 	for _, st := range all {
-		if st.pgrp == pgid {
-			pids = append(pids, st.pid)
+		if st.PGID == pgid {
+			pids = append(pids, st.PID)
 		}
 	}
 	return pids
@@ -27,17 +27,17 @@ func groupPIDs(all []procStat, pgid int) []int {
 
 // TreeRSSBytes returns the resident memory of root and its descendants,
 // summed (pages shared between processes count once per process), read
-// once from /proc. It is 0 when root is gone.
+// once. It is 0 when root is gone.
 func TreeRSSBytes(root int) int64 {
 	var r statReader
 	all, _ := scanAll(&r, nil, nil)
-	var pages int64
+	var rss int64
 	for _, pid := range descendants(all, root, nil) {
 		for _, st := range all {
-			if st.pid == pid {
-				pages += st.rssPages
+			if st.PID == pid {
+				rss += st.RSSBytes
 			}
 		}
 	}
-	return pages * pageSizeBytes
+	return rss
 }

@@ -19,8 +19,7 @@ type watch struct {
 	n      int  // samples taken
 	full   bool // this sample scanned the whole process table
 
-	kids    []int
-	kidsBuf [16 << 10]byte // a children file: room for ~2,500 pids
+	kids []int
 }
 
 type watchedGroup struct {
@@ -32,7 +31,7 @@ type watchedGroup struct {
 }
 
 func newWatch(groups []Group, open host.Clocks) *watch {
-	openBootTicks := int64(open.Boot / (time.Second / clockTicksPerSecond))
+	openBootTicks := int64(open.Boot / (time.Second / time.Duration(clockTicksPerSecond)))
 	w := &watch{index: map[int]int{}}
 	for _, g := range groups {
 		w.groups = append(w.groups, watchedGroup{Group: g, acct: newAccount(g.ownOnly, openBootTicks)})
@@ -50,7 +49,7 @@ func (w *watch) sample(full bool) {
 		w.table, w.pids = scanAll(&w.reader, w.pids, w.table)
 		clear(w.index)
 		for i, st := range w.table {
-			w.index[st.pid] = i
+			w.index[st.PID] = i
 		}
 	}
 	for i := range w.groups {
@@ -91,11 +90,10 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 		}
 	}
 	g.acct.observe(w.cur, w.lookup)
-	var rssPages int64
+	var rss int64
 	for _, st := range w.cur {
-		rssPages += st.rssPages
+		rss += st.RSSBytes
 	}
-	rss := rssPages * pageSizeBytes
 	g.rssSum += rss
 	g.rssPeak = max(g.rssPeak, rss)
 	g.processes = max(g.processes, len(w.cur))
@@ -105,7 +103,7 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 func (w *watch) stats(wall time.Duration) WindowStats {
 	out := WindowStats{Wall: wall, Samples: w.n}
 	for _, g := range w.groups {
-		cpu := float64(g.acct.ticks()) / clockTicksPerSecond
+		cpu := float64(g.acct.ticks()) / float64(clockTicksPerSecond)
 		gs := GroupStats{
 			Name:         g.Name,
 			CPUSeconds:   cpu,

@@ -31,8 +31,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // SizeEnv is the variable that carries the size to every run.
@@ -180,13 +181,10 @@ func runOnce(ctx context.Context, c Command, size int, timeout time.Duration) Sa
 	cmd.Env = append(append(os.Environ(), c.Env...), SizeEnv+"="+strconv.Itoa(size))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	local.Group(cmd)
+	local.CancelGroup(cmd)
 	start := time.Now()
-	err := cmd.Start()
-	if err == nil {
-		err = cmd.Wait()
-	}
+	err := local.Run(cmd)
 	s.Wall = time.Since(start)
 	s.ExitCode = cmd.ProcessState.ExitCode()
 	var perr error

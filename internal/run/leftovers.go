@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/platform/local"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -63,7 +63,7 @@ func (r *runner) stopLeftovers() {
 		if st, ok := proc.StartTicks(pid); ok && st != started {
 			continue
 		}
-		if syscall.Kill(-pid, syscall.SIGKILL) == nil {
+		if local.KillGroup(pid) == nil {
 			r.event(journal.LevelWarning, "", "stopped server process group %d, left running by the stopped run", pid)
 		}
 	}

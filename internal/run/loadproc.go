@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/platform/local"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -66,8 +66,8 @@ func startLoad(exe string, args []string, cpus cpuset.Set) (*loadRun, error) {
 	lr.cmd.Stdout = &lr.stdout
 	lr.cmd.Stderr = &lr.stderr
 	lr.cmd.ExtraFiles = []*os.File{w}
-	lr.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cpuset.Start(lr.cmd, cpus); err != nil {
+	local.Group(lr.cmd)
+	if err := local.Start(lr.cmd, cpus); err != nil {
 		r.Close()
 		w.Close()
 		return nil, fmt.Errorf("start load generator %s: %w", exe, err)
@@ -91,7 +91,7 @@ func (lr *loadRun) follow(on func(load.Event)) {
 // kill stops the generator at once.
 func (lr *loadRun) kill() {
 	if lr.cmd.Process != nil {
-		syscall.Kill(-lr.cmd.Process.Pid, syscall.SIGKILL)
+		local.KillGroup(lr.cmd.Process.Pid)
 	}
 }
 

@@ -12,12 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/platform/local"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -96,9 +96,9 @@ func Shell(ctx context.Context, dir, command, logPath string, env []string) erro
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	return cmd.Run()
+	local.Group(cmd)
+	local.CancelGroup(cmd)
+	return local.Run(cmd)
 }
 
 // Start starts a fresh process of the stack on a free loopback port, its

@@ -1,0 +1,82 @@
+//go:build linux
+
+package linux
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// tcpListen is the state code of a listening socket in /proc/net/tcp.
+const tcpListen = "0A"
+
+// Listeners returns the processes holding a socket that listens on port,
+// from /proc/net/tcp{,6} and a scan of the sockets in /proc/*/fd.
+func (OS) Listeners(port int) (pids []int, listening bool) {
+	inodes := listeningInodes(port)
+	if len(inodes) == 0 {
+		return nil, false
+	}
+	all, _ := (&Reader{}).List(nil)
+	for _, p := range all {
+		if ownsAnyInode(p, inodes) {
+			pids = append(pids, p)
+		}
+	}
+	return pids, true
+}
+
+// listeningInodes returns the inodes of the sockets listening on port.
+func listeningInodes(port int) map[string]bool {
+	inodes := map[string]bool{}
+	for _, path := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan() // header
+		for sc.Scan() {
+			// sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+			fields := strings.Fields(sc.Text())
+			if len(fields) < 10 || fields[3] != tcpListen {
+				continue
+			}
+			colon := strings.LastIndexByte(fields[1], ':')
+			if colon < 0 {
+				continue
+			}
+			p, err := strconv.ParseUint(fields[1][colon+1:], 16, 16)
+			if err != nil || int(p) != port || fields[9] == "0" {
+				continue
+			}
+			inodes[fields[9]] = true
+		}
+		f.Close()
+	}
+	return inodes
+}
+
+// ownsAnyInode reports whether one of pid's file descriptors is a socket
+// with one of the given inodes.
+func ownsAnyInode(pid int, inodes map[string]bool) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, n := range names {
+		link, err := os.Readlink(dir + "/" + n)
+		if err != nil || !strings.HasPrefix(link, "socket:[") {
+			continue
+		}
+		if inodes[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")] {
+			return true
+		}
+	}
+	return false
+}

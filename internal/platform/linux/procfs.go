@@ -1,0 +1,212 @@
+//go:build linux
+
+package linux
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+
+	"github.com/stackbench/stackbench/internal/platform"
+)
+
+// procStat is what the samplers and the supervisor read from
+// /proc/<pid>/stat. CPU times are in clock ticks.
+type procStat struct {
+	pid   int
+	ppid  int
+	pgrp  int
+	state byte
+	// ownTicks is utime+stime: every thread of the process, live or exited.
+	ownTicks int64
+	// childTicks is cutime+cstime: children the process has waited for.
+	childTicks int64
+	rssPages   int64
+	// startTicks is when the process started, in clock ticks since boot.
+	startTicks int64
+	threads    int
+}
+
+// alive reports whether the process still runs: zombies and dead
+// processes are gone for our purposes (their parent just has not reaped them).
+func (s procStat) alive() bool { return s.state != 'Z' && s.state != 'X' && s.state != 'x' }
+
+func (s procStat) proc() platform.Proc {
+	return platform.Proc{
+		PID: s.pid, PPID: s.ppid, PGID: s.pgrp, Alive: s.alive(),
+		OwnTicks: s.ownTicks, ChildTicks: s.childTicks, StartTicks: s.startTicks,
+		RSSBytes: s.rssPages * pageSizeBytes, Threads: s.threads,
+	}
+}
+
+// Reader reads /proc/<pid>/stat files into one reused buffer, so the
+// sampler does not allocate per process and per tick.
+type Reader struct {
+	buf  [1024]byte
+	path []byte
+
+	kidsBuf [16 << 10]byte // a children file: room for ~2,500 pids
+}
+
+// Read returns the stat of pid; ok is false when the process is gone.
+func (r *Reader) Read(pid int) (platform.Proc, bool) {
+	st, ok := r.read(pid)
+	if !ok {
+		return platform.Proc{}, false
+	}
+	return st.proc(), true
+}
+
+func (r *Reader) read(pid int) (procStat, bool) {
+	r.path = append(r.path[:0], "/proc/"...)
+	r.path = strconv.AppendInt(r.path, int64(pid), 10)
+	r.path = append(r.path, "/stat"...)
+	n, err := readSmall(string(r.path), r.buf[:])
+	if err != nil {
+		return procStat{}, false
+	}
+	st, err := parseStat(r.buf[:n])
+	if err != nil {
+		return procStat{}, false
+	}
+	return st, true
+}
+
+// readSmall reads a small file into buf with raw syscalls (no *os.File,
+// no allocation beyond the path string).
+func readSmall(path string, buf []byte) (int, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer syscall.Close(fd)
+	total := 0
+	for total < len(buf) {
+		n, err := syscall.Read(fd, buf[total:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			break
+		}
+		total += n
+	}
+	return total, nil
+}
+
+var errBadStat = errors.New("malformed /proc/<pid>/stat")
+
+// parseStat parses the line of /proc/<pid>/stat. The command name is in
+// parentheses and may contain spaces and parentheses, so fields are counted
+// from the last ')'.
+func parseStat(b []byte) (procStat, error) {
+	open := bytes.IndexByte(b, '(')
+	close := bytes.LastIndexByte(b, ')')
+	if open < 1 || close < open || close+2 >= len(b) {
+		return procStat{}, errBadStat
+	}
+	var st procStat
+	pid, ok := atoi(bytes.TrimSpace(b[:open]))
+	if !ok {
+		return procStat{}, errBadStat
+	}
+	st.pid = int(pid)
+	rest := b[close+2:]
+	// Field numbers as in proc(5), counted from 3 (state).
+	field := 3
+	for len(rest) > 0 && field <= 24 {
+		end := bytes.IndexByte(rest, ' ')
+		if end < 0 {
+			end = len(rest)
+		}
+		tok := rest[:end]
+		if end < len(rest) {
+			rest = rest[end+1:]
+		} else {
+			rest = nil
+		}
+		if field == 3 {
+			if len(tok) != 1 {
+				return procStat{}, errBadStat
+			}
+			st.state = tok[0]
+			field++
+			continue
+		}
+		v, ok := atoi(tok)
+		if !ok {
+			return procStat{}, errBadStat
+		}
+		switch field {
+		case 4:
+			st.ppid = int(v)
+		case 5:
+			st.pgrp = int(v)
+		case 14, 15:
+			st.ownTicks += v
+		case 16, 17:
+			st.childTicks += v
+		case 20:
+			st.threads = int(v)
+		case 22:
+			st.startTicks = v
+		case 24:
+			st.rssPages = v
+		}
+		field++
+	}
+	if field <= 24 {
+		return procStat{}, errBadStat
+	}
+	return st, nil
+}
+
+// atoi parses a decimal integer, possibly negative, without allocating.
+func atoi(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// List appends the numeric entries of /proc: every process (not thread)
+// visible to us.
+func (r *Reader) List(dst []int) ([]int, error) {
+	f, err := os.Open("/proc")
+	if err != nil {
+		return dst, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return dst, err
+	}
+	for _, n := range names {
+		if v, ok := atoi([]byte(n)); ok && v > 0 {
+			dst = append(dst, int(v))
+		}
+	}
+	return dst, nil
+}
