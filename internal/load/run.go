@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,7 +24,7 @@ type run struct {
 	reqs    []wireRequest
 	success [1000]bool
 	open    bool
-	rawWait bool // workers may block in epoll through RawSyscall
+	rawWait bool // workers may block in epoll through RawSyscall (Linux)
 	seconds int  // timeline length: the window in whole seconds, rounded up
 	workers []*worker
 
@@ -299,33 +296,6 @@ func (e *StoppedError) Error() string { return "load run stopped: " + e.Err.Erro
 
 // Unwrap returns the context's error.
 func (e *StoppedError) Unwrap() error { return e.Err }
-
-// runDelaySeconds is the time this process's threads have spent runnable
-// but waiting for a CPU, summed over its threads (the second field of
-// /proc/self/task/*/schedstat); NaN where the kernel does not say.
-func runDelaySeconds() float64 {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return math.NaN()
-	}
-	var ns int64
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
-		if err != nil {
-			continue // the thread exited
-		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			return math.NaN()
-		}
-		v, err := strconv.ParseInt(f[1], 10, 64)
-		if err != nil {
-			return math.NaN()
-		}
-		ns += v
-	}
-	return float64(ns) / 1e9
-}
 
 // cpuSeconds is this process's user+system CPU time so far.
 func cpuSeconds() float64 {

@@ -15,10 +15,9 @@ const (
 	// retryBackoff holds a connection that failed to open before it tries
 	// again, so a dead server is not hammered by a busy loop.
 	retryBackoff = 10 * time.Millisecond
-	// maxWaitMillis bounds every epoll wait so a cancelled run stops soon.
+	// maxWaitMillis bounds every wait for events so a cancelled run
+	// stops soon.
 	maxWaitMillis = 100
-	// timerIndex marks the timerfd's epoll events.
-	timerIndex = -1
 )
 
 // tally is what a worker counted in the measured window, besides the
@@ -30,20 +29,18 @@ type tally struct {
 	lateSends  int64
 }
 
-// worker runs a share of the connections in its own event loop: one epoll
-// instance, level-triggered, one goroutine. Nothing it touches on the hot
+// worker runs a share of the connections in its own event loop: one
+// poller (epoll on Linux, kqueue on macOS), level-triggered, one goroutine. Nothing it touches on the hot
 // path is shared with other workers except the pool cursor (only with a
 // pool of more than one request) and its own timeline counters, which the
 // progress ticks read atomically.
 type worker struct {
 	r     *run
 	index int
-	epfd  int
-	timer int // timerfd (open loop), or -1
+	poll  *poller
 	conns []conn
 	free  []int32 // open loop: connections ready for a request
 	buf   []byte
-	evs   []unix.EpollEvent
 
 	family int
 	sa     unix.Sockaddr
@@ -67,16 +64,15 @@ type worker struct {
 }
 
 func newWorker(r *run, index, conns int) (*worker, error) {
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	poll, err := newPoller(r.open)
 	if err != nil {
 		return nil, err
 	}
 	w := &worker{
-		r: r, index: index, epfd: epfd, timer: -1,
+		r: r, index: index, poll: poll,
 		conns:    make([]conn, conns),
 		free:     make([]int32, 0, conns),
 		buf:      make([]byte, readBufBytes),
-		evs:      make([]unix.EpollEvent, 256),
 		hSucc:    hist.New(r.histMax),
 		hErr:     hist.New(r.histMax),
 		timeline: make([]atomic.Int64, 2*r.seconds),
@@ -89,15 +85,6 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 	}
 	if r.open {
 		w.hUncorr = hist.New(r.histMax)
-		w.timer, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
-		if err == nil {
-			err = unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, w.timer,
-				&unix.EpollEvent{Events: unix.EPOLLIN, Fd: timerIndex})
-		}
-		if err != nil {
-			w.close()
-			return nil, err
-		}
 	}
 	return w, nil
 }
@@ -110,10 +97,7 @@ func (w *worker) close() {
 			w.conns[i].fd = -1
 		}
 	}
-	if w.timer >= 0 {
-		unix.Close(w.timer)
-	}
-	unix.Close(w.epfd)
+	w.poll.close()
 }
 
 // predial opens every connection before the run starts, waiting at most
@@ -135,13 +119,13 @@ func (w *worker) predial(deadline int64) {
 		if dialing == 0 || now >= deadline {
 			break
 		}
-		n, err := unix.EpollWait(w.epfd, w.evs, 10)
-		if err != nil && err != unix.EINTR {
+		n, errno := w.poll.wait(10, false)
+		if errno != 0 && errno != unix.EINTR {
 			break
 		}
-		for _, ev := range w.evs[:max(n, 0)] {
-			if ev.Fd >= 0 {
-				w.onEvent(int(ev.Fd), ev.Events, nanotime())
+		for k := range max(n, 0) {
+			if id, events, timer := w.poll.event(k); !timer && id >= 0 {
+				w.onEvent(int(id), events, nanotime())
 			}
 		}
 	}
@@ -185,19 +169,20 @@ func (w *worker) loop() {
 		if now >= r.measEnd && (w.inflight == 0 || now >= r.drainEnd) {
 			break
 		}
-		n, errno := epollWait(w.epfd, w.evs, w.waitMillis(now), r.rawWait)
+		n, errno := w.poll.wait(w.waitMillis(now), r.rawWait)
 		if errno != 0 && errno != unix.EINTR {
 			r.fail(errno)
 			break
 		}
-		for _, ev := range w.evs[:max(n, 0)] {
-			if ev.Fd == timerIndex {
-				var b [8]byte
-				unix.Read(w.timer, b[:]) // clears the expiry count
+		for k := range max(n, 0) {
+			id, events, timer := w.poll.event(k)
+			if timer {
 				w.timerArmed = 0
 				continue
 			}
-			w.onEvent(int(ev.Fd), ev.Events, nanotime())
+			if id >= 0 {
+				w.onEvent(int(id), events, nanotime())
+			}
 		}
 		if now = nanotime(); now >= w.nextScan {
 			w.scan(now)
@@ -226,7 +211,7 @@ func (w *worker) countUnfinished(now int64) {
 	}
 }
 
-// waitMillis is how long epoll may sleep: until the next scan, boundary,
+// waitMillis is how long the poller may sleep: until the next scan, boundary,
 // or end, rounded up to a millisecond.
 func (w *worker) waitMillis(now int64) int {
 	next := w.nextScan
@@ -273,12 +258,11 @@ func (w *worker) begin(i int, intended, now int64) {
 // dial opens connection i without blocking.
 func (w *worker) dial(i int, now int64) {
 	c := &w.conns[i]
-	fd, err := unix.Socket(w.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	fd, err := newSocket(w.family)
 	if err != nil {
 		w.failOpen(i, classify(err), now)
 		return
 	}
-	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	c.fd = fd
 	err = unix.Connect(fd, w.sa)
 	if err != nil && err != unix.EINPROGRESS {
@@ -288,8 +272,7 @@ func (w *worker) dial(i int, now int64) {
 	}
 	c.state = connDialing
 	c.wantOut = true
-	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, fd,
-		&unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT, Fd: int32(i)}); err != nil {
+	if err := w.poll.add(fd, int32(i)); err != nil {
 		w.closeConn(c)
 		w.failOpen(i, classOther, now)
 	}
@@ -314,11 +297,11 @@ func (w *worker) onEvent(i int, events uint32, now int64) {
 	case connDialing:
 		w.onDialed(i, now)
 	case connBusy:
-		if events&unix.EPOLLOUT != 0 && c.written < len(c.req.bytes) {
+		if events&evOut != 0 && c.written < len(c.req.bytes) {
 			w.write(i, now)
 			return
 		}
-		if events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+		if events&(evIn|evErr) != 0 {
 			w.read(i, now)
 		}
 	case connIdle:
@@ -362,11 +345,7 @@ func (w *worker) setOut(c *conn, want bool) {
 	if c.wantOut == want {
 		return
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: c.id}
-	if want {
-		ev.Events |= unix.EPOLLOUT
-	}
-	unix.EpollCtl(w.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev)
+	w.poll.setOut(c.fd, c.id, want)
 	c.wantOut = want
 }
 
@@ -448,7 +427,7 @@ func (w *worker) fail(i int, class errorClass, now int64) {
 // closeConn closes the socket; the connection is down.
 func (w *worker) closeConn(c *conn) {
 	if c.fd >= 0 {
-		unix.Close(c.fd) // also removes it from the epoll set
+		unix.Close(c.fd) // also removes it from the poller
 		c.fd = -1
 	}
 	c.state = connDown
@@ -550,8 +529,7 @@ func (w *worker) dispatch(now int64) {
 	}
 	t := r.intendedAt(w.index, w.nextK)
 	if len(w.free) > 0 && t > now && t < r.measEnd && t != w.timerArmed {
-		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(t)}
-		unix.TimerfdSettime(w.timer, unix.TFD_TIMER_ABSTIME, &spec, nil)
+		w.poll.armTimer(t)
 		w.timerArmed = t
 	}
 }
