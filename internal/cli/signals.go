@@ -3,7 +3,8 @@ package cli
 import (
 	"os"
 	"os/signal"
-	"syscall"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // InterruptSignals are the signals that stop a command cleanly (main
@@ -11,9 +12,9 @@ import (
 // the hang-up of a closed terminal or dropped SSH session, unless it is
 // ignored, as under nohup (catching it would undo that).
 func InterruptSignals() []os.Signal {
-	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
-	if !signal.Ignored(syscall.SIGHUP) {
-		sigs = append(sigs, syscall.SIGHUP)
+	sigs := []os.Signal{os.Interrupt, local.Terminate}
+	if !signal.Ignored(local.Hangup) {
+		sigs = append(sigs, local.Hangup)
 	}
 	return sigs
 }

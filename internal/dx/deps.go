@@ -9,8 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unicode"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // Usage is the size of a file or directory tree.
@@ -36,8 +37,8 @@ func DiskUsage(path string) (Usage, error) {
 		if err != nil {
 			return err
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 && !info.IsDir() {
-			key := [2]uint64{uint64(st.Dev), st.Ino}
+		if dev, ino, nlink, ok := local.FileID(info); ok && nlink > 1 && !info.IsDir() {
+			key := [2]uint64{dev, ino}
 			if seen[key] {
 				return nil
 			}

@@ -8,7 +8,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"syscall"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // serverAccountName is the unprivileged account the server runs as when
@@ -55,9 +56,7 @@ func (a account) command(ctx context.Context, name string, args ...string) *exec
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = "/"
 	if a.switched {
-		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Credential: &syscall.Credential{Uid: uint32(a.uid), Gid: uint32(a.gid)},
-		}
+		local.RunAs(cmd, a.uid, a.gid)
 		home := "/"
 		if u, err := user.Lookup(a.name); err == nil && u.HomeDir != "" {
 			home = u.HomeDir
@@ -106,14 +105,14 @@ func (a account) checkReachable(dir string) error {
 
 func (a account) canSearch(fi os.FileInfo) bool {
 	perm := fi.Mode().Perm()
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	uid, gid, ok := local.FileOwner(fi)
 	if !ok {
 		return perm&0o001 != 0
 	}
 	switch {
-	case int(st.Uid) == a.uid:
+	case uid == a.uid:
 		return perm&0o100 != 0
-	case int(st.Gid) == a.gid:
+	case gid == a.gid:
 		return perm&0o010 != 0
 	default:
 		return perm&0o001 != 0
@@ -121,8 +120,6 @@ func (a account) canSearch(fi os.FileInfo) bool {
 }
 
 func ownerUID(fi os.FileInfo) int {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return int(st.Uid)
-	}
-	return -1
+	uid, _, _ := local.FileOwner(fi)
+	return uid
 }

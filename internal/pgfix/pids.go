@@ -4,16 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
+	platformlocal "github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // ServerPIDs returns the postmaster's pid followed by all its descendants
 // (backends, checkpointer, walwriter...) when the server runs on this host,
-// so their CPU time can be read from /proc; otherwise (another host, a
-// container, no /proc) it returns nothing and no error.
+// so their CPU time can be read; otherwise (another host, a container) it returns nothing and no error.
 //
 // The server is recognised by its process title: the backend serving this
 // connection names the client's address and port, e.g.
@@ -32,8 +33,8 @@ func (db *DB) ServerPIDs(ctx context.Context) ([]int, error) {
 	if !ok {
 		return nil, nil
 	}
-	title, err := os.ReadFile("/proc/" + strconv.Itoa(backend) + "/cmdline")
-	if err != nil || !strings.Contains(string(title), "("+strconv.Itoa(local.Port)+")") {
+	title := platformlocal.OS.Cmdline(backend)
+	if !strings.Contains(title, "("+strconv.Itoa(local.Port)+")") {
 		return nil, nil
 	}
 	parents, err := parentMap()
@@ -44,43 +45,20 @@ func (db *DB) ServerPIDs(ctx context.Context) ([]int, error) {
 	return append([]int{postmaster}, descendants(parents, postmaster)...), nil
 }
 
-// parentMap reads every process's parent pid from /proc.
+// parentMap reads every process's parent pid.
 func parentMap() (map[int]int, error) {
-	entries, err := os.ReadDir("/proc")
+	r := local.OS.NewProcReader()
+	pids, err := r.List(nil)
 	if err != nil {
 		return nil, err
 	}
-	parents := make(map[int]int, len(entries))
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, ok := readPPID(pid); ok {
-			parents[pid] = ppid
+	parents := make(map[int]int, len(pids))
+	for _, pid := range pids {
+		if p, ok := r.Read(pid); ok {
+			parents[pid] = p.PPID
 		}
 	}
 	return parents, nil
-}
-
-// readPPID parses field 4 of /proc/PID/stat, after the parenthesised
-// command name (which may itself hold spaces and parentheses).
-func readPPID(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	fields := strings.Fields(s[i+1:])
-	if len(fields) < 2 {
-		return 0, false
-	}
-	ppid, err := strconv.Atoi(fields[1])
-	return ppid, err == nil
 }
 
 // descendants returns the pids below root in the process tree, sorted.

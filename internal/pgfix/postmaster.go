@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // postmaster.pid lines (PostgreSQL's LOCK_FILE_LINE_* constants, 1-based).
@@ -42,8 +43,8 @@ func (c *Cluster) livePostmaster() (int, bool) {
 	if !processRunning(pid) {
 		return 0, false
 	}
-	if comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); err == nil {
-		name := strings.TrimSpace(string(comm))
+	if args := strings.Fields(local.OS.Cmdline(pid)); len(args) > 0 {
+		name := filepath.Base(args[0])
 		if name != "postgres" && name != "postmaster" {
 			return 0, false
 		}
@@ -54,25 +55,7 @@ func (c *Cluster) livePostmaster() (int, bool) {
 // processRunning reports whether pid is a process that has not exited. A
 // zombie (exited, not yet reaped by its parent, which for a postmaster
 // started by pg_ctl is init) counts as exited.
-func processRunning(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return !os.IsNotExist(err) || !procMounted()
-	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z' && s[i+2] != 'X'
-	}
-	return true
-}
-
-func procMounted() bool {
-	_, err := os.Stat("/proc/self/stat")
-	return err == nil
-}
+func processRunning(pid int) bool { return local.Alive(pid) }
 
 // waitExited waits until pid has exited, or the timeout passes.
 func waitExited(pid int, timeout time.Duration) bool {

@@ -24,9 +24,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 
 	"github.com/stackbench/stackbench/internal/pgfix"
 )
@@ -140,8 +141,7 @@ func sweepOrphans(ctx context.Context) {
 }
 
 func processExists(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
+	return local.Alive(pid)
 }
 
 // FreshDB returns the URL of a new database copied from the seeded
