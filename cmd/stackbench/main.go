@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Command stackbench measures what each layer of an API stack buys: runtime,
 // framework, database driver, build. See docs/ for the manual.
 package main

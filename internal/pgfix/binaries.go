@@ -14,48 +14,94 @@ import (
 // serverBinaries are the programs a cluster needs, all from one directory.
 var serverBinaries = []string{"initdb", "pg_ctl", "postgres"}
 
-// binaryGlobs are searched after PATH: Debian/Ubuntu packages, then Homebrew
-// (Apple silicon, Intel, Linuxbrew). Within one glob the newest version wins.
-var binaryGlobs = []string{
-	"/usr/lib/postgresql/*/bin",
-	"/opt/homebrew/opt/postgresql@*/bin",
-	"/opt/homebrew/opt/postgresql/bin",
-	"/usr/local/opt/postgresql@*/bin",
-	"/usr/local/opt/postgresql/bin",
-	"/home/linuxbrew/.linuxbrew/opt/postgresql@*/bin",
-	"/usr/pgsql-*/bin",
+// binarySource is one place PostgreSQL's server binaries are installed:
+// a glob of bin directories (within one glob the newest version wins).
+type binarySource struct {
+	Name string
+	Glob string
+}
+
+// binarySources are searched after PATH and pg_config, in this order:
+// Debian/Ubuntu packages, Homebrew (Apple silicon under /opt/homebrew,
+// Intel under /usr/local; the versioned opt links, the unversioned one,
+// then the Cellar), Postgres.app, Linuxbrew, and the PGDG RPMs.
+var binarySources = []binarySource{
+	{"Debian/Ubuntu package", "/usr/lib/postgresql/*/bin"},
+	{"Homebrew", "/opt/homebrew/opt/postgresql@*/bin"},
+	{"Homebrew", "/opt/homebrew/opt/postgresql/bin"},
+	{"Homebrew", "/usr/local/opt/postgresql@*/bin"},
+	{"Homebrew", "/usr/local/opt/postgresql/bin"},
+	{"Homebrew", "/opt/homebrew/Cellar/postgresql@*/*/bin"},
+	{"Homebrew", "/usr/local/Cellar/postgresql@*/*/bin"},
+	{"Postgres.app", "/Applications/Postgres.app/Contents/Versions/*/bin"},
+	{"Linuxbrew", "/home/linuxbrew/.linuxbrew/opt/postgresql@*/bin"},
+	{"PGDG package", "/usr/pgsql-*/bin"},
 }
 
 // ErrNoBinaries is wrapped by FindBinaries' error when no PostgreSQL server
 // binaries were found.
 var ErrNoBinaries = errors.New("PostgreSQL server binaries (initdb, pg_ctl, postgres) not found")
 
-// FindBinaries returns the directory holding initdb, pg_ctl and postgres:
-// the first directory on PATH that has all three, else the newest version
-// under /usr/lib/postgresql/*/bin, else a Homebrew prefix. The error, when
-// none is found, tells the user how to install them or to pass
-// --database-url instead.
-func FindBinaries() (binDir string, err error) {
-	return findBinaries(filepath.SplitList(os.Getenv("PATH")), binaryGlobs)
+// Binaries is where the server binaries were found.
+type Binaries struct {
+	// Dir holds initdb, pg_ctl and postgres.
+	Dir string
+	// Source says how Dir was found: "PATH", "pg_config --bindir",
+	// "Homebrew", "Postgres.app", "Debian/Ubuntu package", ….
+	Source string
 }
 
-func findBinaries(pathDirs, globs []string) (string, error) {
+// String is "DIR (SOURCE)".
+func (b Binaries) String() string { return b.Dir + " (" + b.Source + ")" }
+
+// FindBinaries returns the directory holding initdb, pg_ctl and postgres
+// (see LocateBinaries).
+func FindBinaries() (binDir string, err error) {
+	b, err := LocateBinaries()
+	return b.Dir, err
+}
+
+// LocateBinaries finds initdb, pg_ctl and postgres, all in one directory:
+// the first directory on PATH that has all three, else the directory
+// `pg_config --bindir` names, else the newest version of each of
+// binarySources in turn. The error, when none is found, names the install
+// commands of each platform and --database-url.
+func LocateBinaries() (Binaries, error) {
+	return locateBinaries(filepath.SplitList(os.Getenv("PATH")), pgConfigBindir, binarySources)
+}
+
+// pgConfigBindir asks pg_config (found on PATH) for the server's bin
+// directory; "" when there is no pg_config.
+func pgConfigBindir() string {
+	out, err := exec.Command("pg_config", "--bindir").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func locateBinaries(pathDirs []string, pgConfig func() string, sources []binarySource) (Binaries, error) {
 	for _, dir := range pathDirs {
 		if dir != "" && hasServerBinaries(dir) {
-			return dir, nil
+			return Binaries{Dir: dir, Source: "PATH"}, nil
 		}
 	}
-	for _, g := range globs {
-		matches, _ := filepath.Glob(g)
+	if dir := pgConfig(); dir != "" && hasServerBinaries(dir) {
+		return Binaries{Dir: dir, Source: "pg_config --bindir"}, nil
+	}
+	for _, src := range sources {
+		matches, _ := filepath.Glob(src.Glob)
 		sort.Slice(matches, func(i, j int) bool { return versionLess(matches[j], matches[i]) })
 		for _, dir := range matches {
 			if hasServerBinaries(dir) {
-				return dir, nil
+				return Binaries{Dir: dir, Source: src.Name}, nil
 			}
 		}
 	}
-	return "", fmt.Errorf("%w on PATH, in /usr/lib/postgresql/*/bin or in Homebrew's prefixes; "+
-		"install them (Debian/Ubuntu: apt-get install postgresql; macOS: brew install postgresql@15) "+
+	return Binaries{}, fmt.Errorf("%w on PATH, through pg_config --bindir, in /usr/lib/postgresql/*/bin, "+
+		"in Homebrew's prefixes (/opt/homebrew, /usr/local) or in Postgres.app; install them "+
+		"(Debian/Ubuntu: apt-get install postgresql; macOS: brew install postgresql@15, "+
+		"or Postgres.app from postgresapp.com; Fedora: dnf install postgresql-server) "+
 		"or use a server of your own with --database-url postgres://user:password@host:port/db", ErrNoBinaries)
 }
 

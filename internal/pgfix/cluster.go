@@ -150,7 +150,7 @@ func (c *Cluster) start(ctx context.Context, port int, logw io.Writer) error {
 	}
 	old, _ := readState(c.dir)
 	dataVersion, hasData := c.dataVersion()
-	if err := c.chooseBinaries(old, dataVersion); err != nil {
+	if err := c.chooseBinaries(old, dataVersion, logw); err != nil {
 		return err
 	}
 	if !hasData {
@@ -199,13 +199,15 @@ func (c *Cluster) dataVersion() (string, bool) {
 // an existing cluster keeps the binaries that made it while they are
 // installed; otherwise FindBinaries decides, and their major version must
 // match the data's.
-func (c *Cluster) chooseBinaries(old clusterState, dataVersion string) error {
+func (c *Cluster) chooseBinaries(old clusterState, dataVersion string, logw io.Writer) error {
 	binDir := old.BinDir
 	if dataVersion == "" || binDir == "" || !hasServerBinaries(binDir) {
-		var err error
-		if binDir, err = FindBinaries(); err != nil {
+		found, err := LocateBinaries()
+		if err != nil {
 			return err
 		}
+		binDir = found.Dir
+		fmt.Fprintf(logw, "PostgreSQL server binaries: %s\n", found)
 	}
 	version, err := serverVersion(binDir)
 	if err != nil {

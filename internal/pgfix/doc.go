@@ -10,8 +10,9 @@
 //	c.URL("db"), c.AdminURL(), c.PostmasterPID(), c.Settings()
 //	pgfix.Attach(dir)                            // a cluster left running by "stackbench db up"
 //
-// FindBinaries looks for initdb, pg_ctl and postgres on PATH, then in
-// /usr/lib/postgresql/*/bin (newest first), then in Homebrew's prefixes.
+// LocateBinaries looks for initdb, pg_ctl and postgres on PATH, then where
+// pg_config --bindir says, then in /usr/lib/postgresql/*/bin (newest
+// first), Homebrew's prefixes and Postgres.app, and says which it used.
 // When stackbench runs as root the server runs as the "postgres" account
 // (PostgreSQL refuses root); the cluster directory must then be reachable
 // by that account. A cluster directory holds data/ (PGDATA),
