@@ -39,6 +39,9 @@ type Placement struct {
 	// Auto is true when the mode was chosen from the host's CPUs
 	// (placement: auto, or no placement given).
 	Auto bool `json:"auto,omitempty"`
+	// NoAffinity is true when the host's OS has no CPU affinity (macOS),
+	// so the placement is shared whatever auto would have chosen.
+	NoAffinity bool `json:"no_affinity,omitempty"`
 }
 
 // IsLanes reports whether the parties are pinned to lanes.
@@ -62,6 +65,9 @@ func (p Placement) String() string {
 	mode := p.Mode
 	if p.Auto {
 		mode += " (auto)"
+	}
+	if p.NoAffinity {
+		mode += "; no lanes: this OS has no CPU affinity"
 	}
 	if !p.IsLanes() {
 		return mode
@@ -188,6 +194,28 @@ var hostCPUs = func() (cpuset.Set, []cpuset.Set, error) {
 	return avail, cpuset.Cores(avail), nil
 }
 
+// hasAffinity reports whether the host's OS can pin processes to CPUs;
+// tests replace it.
+var hasAffinity = cpuset.Supported
+
+// placementWithoutAffinity is the placement on an OS without CPU affinity
+// (macOS): shared, and an error when the spec asks for lanes.
+func placementWithoutAffinity(spec *PlacementSpec) (Placement, []Problem) {
+	if spec == nil || spec.Mode == PlacementAuto || spec.Mode == "" {
+		return Placement{Mode: PlacementShared, Auto: true, NoAffinity: true}, nil
+	}
+	if spec.Mode == PlacementLanes {
+		pr := spec.at
+		where := "placement: "
+		if pr.File == "" {
+			where = "--placement: "
+		}
+		pr.Msg = where + "lanes pin processes to CPUs, and this OS has no CPU affinity (macOS); write placement: shared, or run on Linux for lanes"
+		return Placement{}, []Problem{pr}
+	}
+	return Placement{Mode: PlacementShared, NoAffinity: true}, nil
+}
+
 // placementFor turns the spec (nil: auto) into the plan's placement for
 // a process that may use the CPUs avail, grouped into cores.
 func placementFor(spec *PlacementSpec, avail cpuset.Set, cores []cpuset.Set) (Placement, []Problem) {
@@ -258,11 +286,17 @@ func (f *File) resolvePlacement(o Overrides, proto *Protocol) error {
 	if o.Placement != nil {
 		spec = o.Placement
 	}
-	avail, cores, err := hostCPUs()
-	if err != nil {
-		return err
+	var pl Placement
+	var problems []Problem
+	if hasAffinity() {
+		avail, cores, err := hostCPUs()
+		if err != nil {
+			return err
+		}
+		pl, problems = placementFor(spec, avail, cores)
+	} else {
+		pl, problems = placementWithoutAffinity(spec)
 	}
-	pl, problems := placementFor(spec, avail, cores)
 	if len(problems) > 0 {
 		return &ConfigError{Problems: problems}
 	}

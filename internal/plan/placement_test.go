@@ -167,3 +167,29 @@ func TestPlacementFlag(t *testing.T) {
 		t.Errorf("ParsePlacementFlag = %+v", s)
 	}
 }
+
+// TestPlacementWithoutAffinity: on an OS without CPU affinity (macOS) the
+// default is shared and says why, and lanes asked for are refused with
+// what to write instead.
+func TestPlacementWithoutAffinity(t *testing.T) {
+	withHost(t, 16) // auto would choose lanes here
+	old := hasAffinity
+	t.Cleanup(func() { hasAffinity = old })
+	hasAffinity = func() bool { return false }
+	pl := resolve(t, validStacks, Overrides{}).Protocol.Placement
+	if got, want := pl.String(), "shared (auto); no lanes: this OS has no CPU affinity"; got != want || pl.IsLanes() || !pl.NoAffinity {
+		t.Errorf("default without affinity: %q (lanes %v), want %q", got, pl.IsLanes(), want)
+	}
+	f, err := LoadEnv(writeConfig(t, "protocol:\n  placement: lanes\n"+validStacks), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Resolve(Overrides{})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "stackbench.yaml:2:14: placement: lanes pin processes to CPUs, and this OS has no CPU affinity (macOS); write placement: shared") {
+		t.Errorf("lanes without affinity: %v", err)
+	}
+	if _, err := f.Resolve(Overrides{Placement: mustFlag(t, "lanes")}); err == nil || !strings.Contains(err.Error(), "--placement: lanes pin processes to CPUs") {
+		t.Errorf("--placement lanes without affinity: %v", err)
+	}
+}

@@ -90,6 +90,9 @@ func placementLine(p *Placement) string {
 		mask = " (the harness's mask: CPUs " + p.AffinityCPUs + ")"
 	}
 	if !p.IsLanes() {
+		if p.NoAffinity {
+			return fmt.Sprintf("Placement: %s: the generator, the server and the database on every CPU; this OS has no CPU affinity, so no lanes.", p.Placement.Mode)
+		}
 		return fmt.Sprintf("Placement: %s: the generator, the server and the database on every CPU%s.", p.Placement, mask)
 	}
 	return fmt.Sprintf("Placement: %s%s; read back from /proc at every window: server %s, database %s, generator %s.",

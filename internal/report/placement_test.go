@@ -77,3 +77,11 @@ func TestPlacementInTheFooter(t *testing.T) {
 		t.Errorf("footer placement %q, affinity mask %q", got["placement"], got["affinity mask"])
 	}
 }
+
+// A run on an OS without CPU affinity (macOS) says why it has no lanes.
+func TestPlacementLineWithoutAffinity(t *testing.T) {
+	p := &Placement{Placement: plan.Placement{Mode: plan.PlacementShared, Auto: true, NoAffinity: true}}
+	if got, want := placementLine(p), "Placement: shared: the generator, the server and the database on every CPU; this OS has no CPU affinity, so no lanes."; got != want {
+		t.Errorf("placementLine = %q, want %q", got, want)
+	}
+}
