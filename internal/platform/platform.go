@@ -111,6 +111,15 @@ type Facts struct {
 	OpenFileLimitHard uint64
 }
 
+// CgroupUsage is a cgroup's cumulative CPU time and its memory now.
+type CgroupUsage struct {
+	CPU time.Duration
+	// RSSBytes is the cgroup's anonymous (resident, not file cache) memory.
+	RSSBytes int64
+	// Processes is how many processes are in it.
+	Processes int
+}
+
 // ProcReader reads processes. It keeps buffers between calls so that a
 // sampler reading the same processes several times a second allocates
 // little; it is not safe for concurrent use.
@@ -163,4 +172,9 @@ type OS interface {
 	Pin(pids []int, cpus []int) error
 	// Facts reads the host's facts.
 	Facts() Facts
+	// Cgroup names the cgroup of pid, in the form CgroupUsage takes
+	// (a container's processes share one); ErrUnsupported without cgroups.
+	Cgroup(pid int) (string, error)
+	// CgroupUsage reads a cgroup's CPU time and memory.
+	CgroupUsage(cgroup string) (CgroupUsage, error)
 }

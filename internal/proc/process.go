@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +37,9 @@ type Spec struct {
 	// affinity at spawn so that the server and everything it starts
 	// inherit it; empty leaves the harness's mask.
 	CPUs cpuset.Set
+	// Container is set when Command runs the server in a container (in
+	// the foreground): the server is then measured through its cgroup.
+	Container *Container
 }
 
 // Process is a running stack started by Start.
@@ -48,6 +50,11 @@ type Process struct {
 	logOffset int64 // where this run's output starts in the log
 	boot      time.Duration
 	readyAt   time.Time
+
+	// containerPID and cgroup are the container's main process and its
+	// cgroup, for a Spec with a Container.
+	containerPID int
+	cgroup       string
 
 	done    chan struct{} // closed when the root process has exited
 	waitErr error         // set before done is closed
@@ -94,6 +101,12 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		return nil, fmt.Errorf("start stack %q: %w%s", s.Name, err, formatTail(s.LogPath, tail))
 	}
 	p.boot, p.readyAt = ready.Sub(spawned), ready
+	if s.Container != nil {
+		if err := p.attachContainer(ctx); err != nil {
+			p.Stop(2 * time.Second)
+			return nil, fmt.Errorf("start stack %q: %w", s.Name, err)
+		}
+	}
 	if err := p.Check(); err != nil {
 		p.Stop(2 * time.Second)
 		return nil, fmt.Errorf("start stack %q: answered health but %w", s.Name, err)
@@ -187,10 +200,8 @@ func (p *Process) Check() error {
 	if !listening {
 		return fmt.Errorf("stack %q (pid %d) no longer listens on port %d%s", p.spec.Name, p.PID(), p.spec.Port, formatTail(p.spec.LogPath, p.LogTail()))
 	}
-	for _, pid := range TreePIDs(p.PID()) {
-		if slices.Contains(owners, pid) {
-			return nil
-		}
+	if p.ownsPort(owners) {
+		return nil
 	}
 	if pid, cmdline, ok := PortHolder(p.spec.Port); ok {
 		return fmt.Errorf("stack %q (pid %d) does not own port %d: pid %d (%s) listens there", p.spec.Name, p.PID(), p.spec.Port, pid, cmdline)

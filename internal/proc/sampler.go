@@ -23,9 +23,15 @@ type Group struct {
 	// the process table instead, which is cheaper.
 	PIDs func() []int
 
-	root    int  // TreeGroup: the root of the tree
-	ownOnly bool // SelfGroup: own CPU only
+	root    int    // TreeGroup: the root of the tree
+	ownOnly bool   // SelfGroup: own CPU only
+	cgroup  string // CgroupGroup: the cgroup, as platform.OS.Cgroup names it
 }
+
+// CgroupGroup is every process of a cgroup (a container's): its CPU is the
+// change of the cgroup's own CPU counter between the two snapshots, its
+// memory the cgroup's resident (anonymous) memory at each sample.
+func CgroupGroup(name, cgroup string) Group { return Group{Name: name, cgroup: cgroup} }
 
 // TreeGroup is the process tree rooted at pid: the process and all its
 // descendants, re-resolved at every sample. Use it for a stack

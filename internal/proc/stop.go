@@ -26,6 +26,17 @@ func (p *Process) Stop(grace time.Duration) error {
 }
 
 func (p *Process) stop(grace time.Duration) error {
+	var containerErr error
+	if p.spec.Container != nil {
+		containerErr = p.stopContainer(grace)
+	}
+	if err := p.stopTree(grace); err != nil {
+		return err
+	}
+	return containerErr
+}
+
+func (p *Process) stopTree(grace time.Duration) error {
 	pgid := p.PID()
 	var r statReader
 	seen := map[int]bool{}

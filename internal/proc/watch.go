@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/host"
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // watch holds the state of a sampler between samples. Its buffers are
@@ -24,7 +25,11 @@ type watch struct {
 
 type watchedGroup struct {
 	Group
-	acct      *account
+	acct *account
+	// cgroup groups: the CPU counter at the first and the last sample.
+	cgFirst, cgLast time.Duration
+	cgSeen          bool
+
 	rssSum    int64
 	rssPeak   int64
 	processes int
@@ -71,6 +76,10 @@ func (w *watch) lookup(pid int) (procStat, bool) {
 }
 
 func (w *watch) sampleGroup(g *watchedGroup) {
+	if g.cgroup != "" {
+		w.sampleCgroup(g)
+		return
+	}
 	w.cur = w.cur[:0]
 	switch {
 	case g.root != 0 && w.full:
@@ -104,6 +113,9 @@ func (w *watch) stats(wall time.Duration) WindowStats {
 	out := WindowStats{Wall: wall, Samples: w.n}
 	for _, g := range w.groups {
 		cpu := float64(g.acct.ticks()) / float64(clockTicksPerSecond)
+		if g.cgroup != "" {
+			cpu = (g.cgLast - g.cgFirst).Seconds()
+		}
 		gs := GroupStats{
 			Name:         g.Name,
 			CPUSeconds:   cpu,
@@ -119,4 +131,20 @@ func (w *watch) stats(wall time.Duration) WindowStats {
 		out.Groups = append(out.Groups, gs)
 	}
 	return out
+}
+
+// sampleCgroup reads a cgroup group's counters. A cgroup that cannot be
+// read (the container is gone) keeps its last values.
+func (w *watch) sampleCgroup(g *watchedGroup) {
+	u, err := local.OS.CgroupUsage(g.cgroup)
+	if err != nil {
+		return
+	}
+	if !g.cgSeen {
+		g.cgFirst, g.cgSeen = u.CPU, true
+	}
+	g.cgLast = max(g.cgLast, u.CPU)
+	g.rssSum += u.RSSBytes
+	g.rssPeak = max(g.rssPeak, u.RSSBytes)
+	g.processes = max(g.processes, u.Processes)
 }

@@ -1,0 +1,156 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
+)
+
+// Container says that a stack's start command runs its server in a
+// container (docker run or podman run in the foreground): the server then
+// lives under the runtime's daemons, outside the harness's process tree,
+// and is measured through the container's cgroup instead (trap T21).
+type Container struct {
+	// Runtime is the runtime's command: "docker" or "podman".
+	Runtime string
+	// Name is the container's --name, unique per start.
+	Name string
+}
+
+// RunLabel is the label every container stackbench starts carries; its
+// value names the run, so that leftovers of a killed run can be found and
+// removed.
+const RunLabel = "dev.stackbench.run"
+
+// runtimeTimeout bounds one inspect, stop or rm of the runtime.
+const runtimeTimeout = 30 * time.Second
+
+// runtimeDaemons are the processes of the container runtimes that work for
+// a running container without being in its cgroup: their CPU is the
+// harness's overhead, not foreign.
+var runtimeDaemons = []string{"dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2", "docker-proxy", "conmon", "podman", "runc", "crun"}
+
+func runtimeCmd(ctx context.Context, c *Container, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, runtimeTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, c.Runtime, args...).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w: %s", c.Runtime, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// attachContainer finds the container's main process and its cgroup.
+func (p *Process) attachContainer(ctx context.Context) error {
+	c := p.spec.Container
+	out, err := runtimeCmd(ctx, c, "inspect", "--format", "{{.State.Pid}}", c.Name)
+	if err != nil {
+		return fmt.Errorf("find the container %s: %w", c.Name, err)
+	}
+	pid, err := strconv.Atoi(out)
+	if err != nil || pid <= 0 {
+		return fmt.Errorf("find the container %s: %s inspect gave pid %q; is it running?", c.Name, c.Runtime, out)
+	}
+	cg, err := local.OS.Cgroup(pid)
+	if err != nil {
+		return fmt.Errorf("find the cgroup of container %s (pid %d): %w", c.Name, pid, err)
+	}
+	p.containerPID, p.cgroup = pid, cg
+	return nil
+}
+
+// InContainer reports whether the stack's server runs in a container.
+func (p *Process) InContainer() bool { return p.cgroup != "" }
+
+// ContainerPID is the container's main process (0 when not in a container).
+func (p *Process) ContainerPID() int { return p.containerPID }
+
+// Group is the process group to measure for the stack's server: its
+// process tree, or the cgroup of its container.
+func (p *Process) Group(name string) Group {
+	if p.cgroup != "" {
+		return CgroupGroup(name, p.cgroup)
+	}
+	return TreeGroup(name, p.PID())
+}
+
+// RuntimeGroups are the groups that work for the stack without being its
+// server: for a container stack, the runtime's command the harness started
+// and the runtime's daemons and shims (the harness's overhead, not foreign
+// CPU); none otherwise. The daemons are found when this is called, so
+// call it when a window is set up.
+func (p *Process) RuntimeGroups(name string) []Group {
+	if p.cgroup == "" {
+		return nil
+	}
+	var r statReader
+	all, _ := scanAll(&r, nil, nil)
+	var pids []int
+	for _, st := range all {
+		if slices.Contains(runtimeDaemons, filepath.Base(firstWord(local.OS.Cmdline(st.PID)))) {
+			pids = append(pids, st.PID)
+		}
+	}
+	return []Group{TreeGroup(name+"-cli", p.PID()), {Name: name, PIDs: func() []int { return pids }}}
+}
+
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// ownsPort reports whether one of the owners is in the stack's tree or in
+// its container.
+func (p *Process) ownsPort(owners []int) bool {
+	for _, pid := range TreePIDs(p.PID()) {
+		if slices.Contains(owners, pid) {
+			return true
+		}
+	}
+	if p.cgroup == "" {
+		return false
+	}
+	for _, pid := range owners {
+		if cg, err := local.OS.Cgroup(pid); err == nil && cg == p.cgroup {
+			return true
+		}
+	}
+	return false
+}
+
+// stopContainer stops the container (SIGTERM, then SIGKILL after grace)
+// and removes it; the runtime's command then exits by itself.
+func (p *Process) stopContainer(grace time.Duration) error {
+	c := p.spec.Container
+	ctx := context.Background()
+	secs := strconv.Itoa(max(int(grace.Round(time.Second)/time.Second), 1))
+	_, stopErr := runtimeCmd(ctx, c, "stop", "--time", secs, c.Name)
+	runtimeCmd(ctx, c, "rm", "--force", c.Name) // --rm may have removed it already
+	if stopErr != nil && !strings.Contains(stopErr.Error(), "No such container") && !strings.Contains(stopErr.Error(), "no such container") {
+		return fmt.Errorf("stop container %s of stack %q: %w", c.Name, p.spec.Name, stopErr)
+	}
+	return nil
+}
+
+// RemoveLeftoverContainers removes every container of runtime that carries
+// RunLabel with the given value (a run killed before it could remove its
+// own), and returns their names.
+func RemoveLeftoverContainers(ctx context.Context, runtime, run string) ([]string, error) {
+	c := &Container{Runtime: runtime}
+	out, err := runtimeCmd(ctx, c, "ps", "--all", "--filter", "label="+RunLabel+"="+run, "--format", "{{.Names}}")
+	if err != nil || out == "" {
+		return nil, err
+	}
+	names := strings.Fields(out)
+	_, err = runtimeCmd(ctx, c, append([]string{"rm", "--force"}, names...)...)
+	return names, err
+}

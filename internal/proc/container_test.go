@@ -1,0 +1,189 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/osutil"
+)
+
+// needDocker returns the docker command, or ends the test saying exactly
+// why the runtime cannot be used here. CI (CI=true, .ci/run installs
+// docker.io and starts dockerd) fails instead of skipping.
+func needDocker(t *testing.T) string {
+	t.Helper()
+	why := ""
+	docker, err := exec.LookPath("docker")
+	if err != nil {
+		why = "no docker on PATH (Debian: apt-get install docker.io)"
+	} else if out, err := exec.Command(docker, "info", "--format", "{{.ServerVersion}} {{.CgroupVersion}}").CombinedOutput(); err != nil {
+		why = fmt.Sprintf("docker info failed, so the daemon is not running or not reachable (start it: dockerd &): %v: %s", err, strings.TrimSpace(string(out)))
+	} else {
+		t.Logf("docker server and cgroup version: %s", strings.TrimSpace(string(out)))
+		return docker
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+	return ""
+}
+
+// serverImage builds bench/load/server statically into an image FROM
+// scratch (no registry needed) and returns the image and the binary.
+func serverImage(t *testing.T, docker string) (image, binary string) {
+	t.Helper()
+	dir := t.TempDir()
+	binary = filepath.Join(dir, "server")
+	build := exec.Command("go", "build", "-o", binary, "../../bench/load/server")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the server: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\nCOPY server /server\nENTRYPOINT [\"/server\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	image = "stackbench-test-server:" + strconv.Itoa(os.Getpid())
+	if out, err := exec.Command(docker, "build", "--quiet", "--tag", image, dir).CombinedOutput(); err != nil {
+		t.Fatalf("docker build: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(docker, "rmi", "--force", image).Run() })
+	return image, binary
+}
+
+// measured is one window of load on a stack.
+type measured struct {
+	requests       int64
+	serverCPU      float64 // seconds
+	serverRSS      int64
+	foreign, cores float64
+	treeCPU        float64 // container: its main process's tree, from the process table
+}
+
+func (m measured) usPerRequest() float64 { return m.serverCPU / float64(m.requests) * 1e6 }
+
+// measureWindow runs an open loop of load on p's port for d at a rate both
+// stacks sustain on a busy 2-core machine (so that CPU per request is
+// compared at the same load, not at whatever throughput the scheduler
+// left each), sampling the stack's server group, its runtime's groups and
+// the harness (which runs the load engine in this test). For a container
+// it also samples the container's main process through the process table,
+// as a second opinion on the cgroup.
+func measureWindow(t *testing.T, p *Process, d time.Duration) measured {
+	t.Helper()
+	groups := append([]Group{p.Group("server"), SelfGroup("harness")}, p.RuntimeGroups("runtime")...)
+	if p.InContainer() {
+		groups = append(groups, TreeGroup("container-tree", p.ContainerPID()))
+	}
+	s := NewSampler(0, groups...)
+	s.Start()
+	res, err := load.Run(context.Background(), load.Config{URL: "http://127.0.0.1:" + strconv.Itoa(p.Port()) + "/", Connections: 16, Rate: 1500, Duration: d})
+	ws := s.Stop()
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	g, _ := ws.Group("server")
+	m := measured{requests: res.Successes, serverCPU: g.CPUSeconds, serverRSS: g.RSSMeanBytes, foreign: ws.ForeignCores, cores: g.Cores}
+	if tree, ok := ws.Group("container-tree"); ok {
+		m.treeCPU = tree.CPUSeconds
+	}
+	return m
+}
+
+// A stack in a container is measured through its cgroup: its CPU per
+// request is the native binary's (within 15 %), and its CPU does not land
+// in foreign (trap T21). The container is removed at Stop.
+func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
+	docker := needDocker(t)
+	image, binary := serverImage(t, docker)
+	const work = "600" // SHA-256 rounds per request: the server's own CPU dominates
+	start := func(name string, container bool) *Process {
+		t.Helper()
+		port, err := osutil.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		spec := Spec{Name: name, Dir: t.TempDir(), Command: binary + " -addr " + addr + " -work " + work,
+			Port: port, HealthPath: "/", LogPath: filepath.Join(t.TempDir(), name+".log"), BootTimeout: time.Minute}
+		if container {
+			cname := fmt.Sprintf("stackbench-test-%d-%d", os.Getpid(), port)
+			spec.Command = fmt.Sprintf("%s run --rm --network host --name %s --label %s=test-%d %s -addr %s -work %s",
+				docker, cname, RunLabel, os.Getpid(), image, addr, work)
+			spec.Container = &Container{Runtime: docker, Name: cname}
+		}
+		p, err := Start(context.Background(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	native := start("native", false)
+	nat := measureWindow(t, native, 3*time.Second)
+	if err := native.Stop(5 * time.Second); err != nil {
+		t.Error(err)
+	}
+	box := start("container", true)
+	if !box.InContainer() || box.ContainerPID() <= 0 {
+		t.Fatalf("the container stack was not attached to its container (pid %d)", box.ContainerPID())
+	}
+	t.Logf("container cold start (run → first 200): %s", box.BootDuration())
+	ctr := measureWindow(t, box, 3*time.Second)
+	name := box.spec.Container.Name
+	if err := box.Stop(5 * time.Second); err != nil {
+		t.Error(err)
+	}
+	if out, _ := exec.Command(docker, "ps", "--all", "--quiet", "--filter", "name="+name).Output(); len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("container %s still exists after Stop", name)
+	}
+	t.Logf("native:    %d requests, server %.1f µs CPU/request, %.2f cores, RSS %.1f MiB, foreign %.2f cores",
+		nat.requests, nat.usPerRequest(), nat.cores, float64(nat.serverRSS)/(1<<20), nat.foreign)
+	t.Logf("container: %d requests, server %.1f µs CPU/request, %.2f cores, RSS %.1f MiB (anonymous, from the cgroup), foreign %.2f cores; its process seen in the process table: %.3f s against the cgroup's %.3f s",
+		ctr.requests, ctr.usPerRequest(), ctr.cores, float64(ctr.serverRSS)/(1<<20), ctr.foreign, ctr.treeCPU, ctr.serverCPU)
+	if nat.requests < 100 || ctr.requests < 100 {
+		t.Fatalf("too few requests to compare: native %d, container %d", nat.requests, ctr.requests)
+	}
+	// The cgroup and the process table agree on the container's CPU (the
+	// container runs one process; 10 ms ticks on a 3 s window).
+	if d := ctr.serverCPU - ctr.treeCPU; d < -0.05*ctr.treeCPU-0.02 || d > 0.05*ctr.treeCPU+0.02 {
+		t.Errorf("container CPU: cgroup %.3f s, its process %.3f s; want within 5 %%", ctr.serverCPU, ctr.treeCPU)
+	}
+	if ratio := ctr.usPerRequest() / nat.usPerRequest(); ratio < 0.85 || ratio > 1.15 {
+		t.Errorf("container's server CPU per request is %.2f× the native one's; want within 15 %%", ratio)
+	}
+	if ctr.serverRSS <= 0 {
+		t.Errorf("container's memory not measured: %d bytes", ctr.serverRSS)
+	}
+	// Had the cgroup not been measured, the container's whole server CPU
+	// (ctr.cores) would be foreign. The machine's other load is in both
+	// windows alike.
+	if excess := ctr.foreign - nat.foreign; excess > 0.3*ctr.cores+0.1 {
+		t.Errorf("foreign CPU rose by %.2f cores with the container (its server used %.2f): the container's CPU went unmeasured", excess, ctr.cores)
+	}
+}
+
+// A container left by a killed run is found by its run label and removed.
+func TestRemoveLeftoverContainers(t *testing.T) {
+	docker := needDocker(t)
+	image, _ := serverImage(t, docker)
+	run := "leftover-" + strconv.Itoa(os.Getpid())
+	name := "stackbench-test-leftover-" + strconv.Itoa(os.Getpid())
+	if out, err := exec.Command(docker, "create", "--name", name, "--label", RunLabel+"="+run, image).CombinedOutput(); err != nil {
+		t.Fatalf("docker create: %v\n%s", err, out)
+	}
+	names, err := RemoveLeftoverContainers(context.Background(), docker, run)
+	if err != nil || len(names) != 1 || names[0] != name {
+		t.Fatalf("RemoveLeftoverContainers = %v, %v; want [%s]", names, err, name)
+	}
+	if names, err := RemoveLeftoverContainers(context.Background(), docker, run); err != nil || len(names) != 0 {
+		t.Errorf("second pass = %v, %v; want none left", names, err)
+	}
+}
