@@ -219,7 +219,14 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		if build == "" {
 			build = "-"
 		}
-		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, displayDir(f.Path, s.Dir), build, s.Start)
+		start := s.Start
+		if c := s.Container; c != nil {
+			if c.Build != "" {
+				build = strings.TrimPrefix(build+" && ", "- && ") + "image " + c.Image + " from " + displayDir(f.Path, c.Build)
+			}
+			start = strings.TrimSpace("container " + c.Image + " (" + runtimeName(c.Runtime) + ", host network, measured through its cgroup) " + s.Start)
+		}
+		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, displayDir(f.Path, s.Dir), build, start)
 	}
 	tw.Flush()
 	if len(p.Stacks) > 1 {
@@ -414,4 +421,12 @@ func countNoun(n int, noun string) string {
 		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// runtimeName is a container's runtime as the plan shows it.
+func runtimeName(r string) string {
+	if r == "" {
+		return "docker or podman, whichever is installed"
+	}
+	return r
 }

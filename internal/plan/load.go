@@ -115,6 +115,11 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	}
 	if n := m.get("stacks"); n != nil {
 		f.Stacks = p.stacks(n, health)
+		for _, s := range f.Stacks {
+			if msg := containerStartWarning(s); msg != "" {
+				f.Warnings = append(f.Warnings, Problem{File: p.name, Line: s.Line, Msg: msg})
+			}
+		}
 	} else if f.Process == nil {
 		p.addf(root, "the file has no stacks; add a stacks: list, e.g.\n    stacks:\n      - name: my-api\n        dir: .\n        start: ./bin/server")
 	}

@@ -86,6 +86,9 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Container is set when the stack runs in a container (the
+	// container: key); Start then holds the container's arguments, if any.
+	Container *Container `json:"container,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }

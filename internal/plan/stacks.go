@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "dx"}
+var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "dx", "container"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
@@ -96,9 +96,12 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	} else {
 		p.addf(n, "%s has no dir; add dir: the directory to build and start it in, relative to %s (e.g. dir: .)", what, filepath.Base(p.name))
 	}
+	if v := m.get("container"); v != nil {
+		s.Container = p.container(v, &s)
+	}
 	if v := m.get("start"); v != nil {
 		s.Start, _ = p.str(v, "start", "start: ./bin/server")
-	} else {
+	} else if !m.has("container") {
 		p.addf(n, "%s has no start; add start: the command that runs the server in dir, e.g. start: ./bin/server", what)
 	}
 	if v := m.get("build"); v != nil {

@@ -66,6 +66,9 @@ func (p *Process) attachContainer(ctx context.Context) error {
 	return nil
 }
 
+// Container is the Spec's container, nil for a native stack.
+func (p *Process) Container() *Container { return p.spec.Container }
+
 // InContainer reports whether the stack's server runs in a container.
 func (p *Process) InContainer() bool { return p.cgroup != "" }
 
@@ -81,15 +84,22 @@ func (p *Process) Group(name string) Group {
 	return TreeGroup(name, p.PID())
 }
 
-// RuntimeGroups are the groups that work for the stack without being its
-// server: for a container stack, the runtime's command the harness started
-// and the runtime's daemons and shims (the harness's overhead, not foreign
-// CPU); none otherwise. The daemons are found when this is called, so
-// call it when a window is set up.
-func (p *Process) RuntimeGroups(name string) []Group {
+// RuntimeGroup is, for a container stack, the tree of the runtime's
+// command the harness started (docker run in the foreground): it works for
+// the stack without being its server, so it counts as the harness's
+// overhead. ok is false for a native stack.
+func (p *Process) RuntimeGroup(name string) (Group, bool) {
 	if p.cgroup == "" {
-		return nil
+		return Group{}, false
 	}
+	return TreeGroup(name, p.PID()), true
+}
+
+// DaemonsGroup is the container runtimes' daemons and shims running now
+// (dockerd, containerd, containerd-shim, conmon, …): their CPU is the
+// harness's overhead, not foreign CPU. They are found when this is
+// called, so call it when a window is set up, and once per sampler.
+func DaemonsGroup(name string) Group {
 	var r statReader
 	all, _ := scanAll(&r, nil, nil)
 	var pids []int
@@ -98,7 +108,7 @@ func (p *Process) RuntimeGroups(name string) []Group {
 			pids = append(pids, st.PID)
 		}
 	}
-	return []Group{TreeGroup(name+"-cli", p.PID()), {Name: name, PIDs: func() []int { return pids }}}
+	return Group{Name: name, PIDs: func() []int { return pids }}
 }
 
 func firstWord(s string) string {

@@ -79,7 +79,10 @@ func (m measured) usPerRequest() float64 { return m.serverCPU / float64(m.reques
 // as a second opinion on the cgroup.
 func measureWindow(t *testing.T, p *Process, d time.Duration) measured {
 	t.Helper()
-	groups := append([]Group{p.Group("server"), SelfGroup("harness")}, p.RuntimeGroups("runtime")...)
+	groups := []Group{p.Group("server"), SelfGroup("harness")}
+	if g, ok := p.RuntimeGroup("runtime-cli"); ok {
+		groups = append(groups, g, DaemonsGroup("runtime-daemons"))
+	}
 	if p.InContainer() {
 		groups = append(groups, TreeGroup("container-tree", p.ContainerPID()))
 	}

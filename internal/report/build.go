@@ -169,6 +169,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	}
 	h.HostSpeed = hostSpeed(finals)
 	h.Placement = placement(res, finals)
+	h.Containers = containers(res)
 	if len(res.Environments) > 0 {
 		he := res.Environments[0].Host
 		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount}

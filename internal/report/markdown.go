@@ -97,6 +97,9 @@ func headerLines(m *Model) []string {
 	if line := placementLine(h.Placement); line != "" {
 		lines = append(lines, line)
 	}
+	if line := containersLine(h.Containers); line != "" {
+		lines = append(lines, line)
+	}
 	return lines
 }
 

@@ -62,6 +62,9 @@ type Header struct {
 	// Placement is where the processes ran (shared or lanes); nil for a
 	// journal written before it was recorded.
 	Placement *Placement `json:"placement,omitempty"`
+	// Containers are the stacks that ran in a container, in step order;
+	// empty when none did.
+	Containers []ContainerStack `json:"containers,omitempty"`
 	// Dispersion is the run's quality figure: how much a cell's windows
 	// vary, robustly (the calls do not use it; they have intervals).
 	Dispersion Dispersion `json:"dispersion"`

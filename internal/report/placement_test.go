@@ -85,3 +85,15 @@ func TestPlacementLineWithoutAffinity(t *testing.T) {
 		t.Errorf("placementLine = %q, want %q", got, want)
 	}
 }
+
+// A stack that ran in a container is named in the header, with how it was
+// measured.
+func TestContainersLine(t *testing.T) {
+	if got := containersLine(nil); got != "" {
+		t.Errorf("no container stack: %q", got)
+	}
+	got := containersLine([]ContainerStack{{Stack: "gin", Image: "stackbench-gin"}})
+	if !strings.HasPrefix(got, "Containers: gin (image stackbench-gin) ran in a container") || !strings.Contains(got, "cgroup") || !strings.Contains(got, "not as foreign CPU") {
+		t.Errorf("containersLine = %q", got)
+	}
+}

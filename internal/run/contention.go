@@ -25,8 +25,9 @@ func (r *runner) ownGroups(ctx context.Context, cur *server) []proc.Group {
 		groups = append(groups, g)
 	}
 	if cur != nil {
-		groups = append(groups, proc.TreeGroup("server", cur.p.PID()))
+		groups = append(groups, cur.p.Group("server"))
 	}
+	groups = append(groups, r.containerGroups()...)
 	return append(groups, r.idleGroups(cur)...)
 }
 

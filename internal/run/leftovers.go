@@ -45,6 +45,10 @@ func (r *runner) stopLeftovers() {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
+		if len(f) == 3 && f[0] == containerLine {
+			r.removeLeftoverContainer(f[1], f[2])
+			continue
+		}
 		if len(f) != 2 {
 			continue
 		}

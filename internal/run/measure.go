@@ -117,7 +117,7 @@ func (r *runner) idleGroups(cur *server) []proc.Group {
 	var gs []proc.Group
 	for name, s := range r.live {
 		if s != nil && s != cur {
-			gs = append(gs, proc.TreeGroup(idleGroupPrefix+name, s.p.PID()))
+			gs = append(gs, s.p.Group(idleGroupPrefix+name))
 		}
 	}
 	return gs
@@ -143,6 +143,7 @@ func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) 
 		return nil, err
 	}
 	r.rememberServer(p.PID())
+	r.rememberContainer(p)
 	return &server{stack: st, p: p, seq: r.seq[st.Name], planProcess: planProcess}, nil
 }
 
@@ -339,7 +340,8 @@ func (r *runner) startSampled(ctx context.Context, cur *server, args []string, w
 	if err != nil {
 		return nil, nil, err
 	}
-	groups := []proc.Group{proc.TreeGroup("server", cur.p.PID()), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
+	groups := []proc.Group{cur.p.Group("server"), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
+	groups = append(groups, r.containerGroups()...)
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}

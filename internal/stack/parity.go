@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,11 +86,15 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 // logDir/<name>.build.log; the first failure stops it.
 func BuildAll(ctx context.Context, stacks []plan.Stack, logDir string, progress func(string)) error {
 	for _, s := range stacks {
-		if s.Build == "" {
+		what := s.Build
+		if s.Container != nil && s.Container.Build != "" {
+			what = strings.TrimPrefix(what+" && ", " && ") + "image " + s.Container.Image + " from " + s.Container.Build
+		}
+		if what == "" {
 			continue
 		}
 		t0 := time.Now()
-		progress(fmt.Sprintf("build %s: %s", s.Name, s.Build))
+		progress(fmt.Sprintf("build %s: %s", s.Name, what))
 		if err := Build(ctx, s, filepath.Join(logDir, s.Name+".build.log")); err != nil {
 			return err
 		}

@@ -67,6 +67,10 @@ func Env(s plan.Stack, port int, h Harness) []string {
 // do.
 func Build(ctx context.Context, s plan.Stack, logPath string) error {
 	if s.Build == "" {
+		if s.Container != nil && s.Container.Build != "" {
+			os.Remove(logPath)
+			return buildImage(ctx, s, logPath)
+		}
 		return nil
 	}
 	// A fresh log per build, so that a failure quotes this build's output
@@ -78,6 +82,9 @@ func Build(ctx context.Context, s plan.Stack, logPath string) error {
 		}
 		return fmt.Errorf("build stack %q (%s, in %s): %v\n%s\nfix the build, or run it by hand in that directory to see why",
 			s.Name, s.Build, s.Dir, err, osutil.Tail(logPath, 0))
+	}
+	if s.Container != nil && s.Container.Build != "" {
+		return buildImage(ctx, s, logPath)
 	}
 	return nil
 }
@@ -109,7 +116,7 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 	if err != nil {
 		return nil, fmt.Errorf("find a free port for %s: %w", s.Name, err)
 	}
-	return proc.Start(ctx, proc.Spec{
+	spec := proc.Spec{
 		Name:        s.Name,
 		Dir:         s.Dir,
 		Command:     s.Start,
@@ -119,7 +126,13 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 		LogPath:     filepath.Join(logDir, s.Name+".log"),
 		BootTimeout: BootTimeoutOf(s),
 		CPUs:        h.CPUs,
-	})
+	}
+	if s.Container != nil {
+		if err := containerSpec(&spec, s, spec.Env); err != nil {
+			return nil, err
+		}
+	}
+	return proc.Start(ctx, spec)
 }
 
 // BootTimeoutOf is the stack's boot_timeout, or BootTimeout when it sets none.

@@ -1,0 +1,65 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/proc"
+)
+
+// containerLine starts a line of serversFile that names a container:
+// "container RUNTIME NAME".
+const containerLine = "container"
+
+// rememberContainer records a container stack's container in serversFile,
+// so that a resume removes it when a harness killed with SIGKILL left it
+// running (the container runs under the runtime's daemons, which no
+// signal to the harness's process groups reaches).
+func (r *runner) rememberContainer(p *proc.Process) {
+	c := p.Container()
+	if c == nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(r.opt.Dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%s %s %s\n", containerLine, c.Runtime, c.Name)
+	f.Close()
+}
+
+// removeLeftoverContainer removes a container an earlier invocation left.
+func (r *runner) removeLeftoverContainer(runtime, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, runtime, "rm", "--force", name).CombinedOutput()
+	if err == nil && len(out) > 0 {
+		r.event(journal.LevelWarning, "", "removed container %s, left running by the stopped run", name)
+	}
+}
+
+// containerGroups are, when a live stack runs in a container, the
+// runtime's command of each such stack and (once) the runtime's daemons:
+// they work for the stacks without being their servers, so they are the
+// harness's overhead, measured apart and kept out of foreign CPU (trap
+// T21). None when no stack runs in a container.
+func (r *runner) containerGroups() []proc.Group {
+	var gs []proc.Group
+	for name, s := range r.live {
+		if s == nil {
+			continue
+		}
+		if g, ok := s.p.RuntimeGroup("container-runtime-" + name); ok {
+			gs = append(gs, g)
+		}
+	}
+	if len(gs) > 0 {
+		gs = append(gs, proc.DaemonsGroup("container-daemons"))
+	}
+	return gs
+}

@@ -1,0 +1,106 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
+)
+
+// Runtime returns the container runtime of c: the one it names, else the
+// first of docker and podman on PATH. The error says what to install.
+func Runtime(c *plan.Container) (string, error) {
+	if c.Runtime != "" {
+		if _, err := exec.LookPath(c.Runtime); err != nil {
+			return "", fmt.Errorf("container runtime %s is not on PATH; install it (Debian: apt-get install %s) or write another runtime:", c.Runtime, debianPackage(c.Runtime))
+		}
+		return c.Runtime, nil
+	}
+	for _, r := range plan.Runtimes {
+		if _, err := exec.LookPath(r); err == nil {
+			return r, nil
+		}
+	}
+	return "", errors.New("a stack runs in a container, and neither docker nor podman is on PATH; install one (Debian: apt-get install docker.io, then start dockerd; or apt-get install podman)")
+}
+
+func debianPackage(runtime string) string {
+	if runtime == "docker" {
+		return "docker.io"
+	}
+	return runtime
+}
+
+// buildImage builds a container stack's image from its Dockerfile, output
+// appended to logPath.
+func buildImage(ctx context.Context, s plan.Stack, logPath string) error {
+	runtime, err := Runtime(s.Container)
+	if err != nil {
+		return fmt.Errorf("build stack %q: %w", s.Name, err)
+	}
+	c := s.Container
+	cmd := shellQuote(runtime, "build", "--tag", c.Image, "--file", c.Build, filepath.Dir(c.Build))
+	if err := Shell(ctx, s.Dir, cmd, logPath, nil); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("build the image of stack %q (%s): %v\n%s\nfix the Dockerfile, or run the command by hand to see why",
+			s.Name, cmd, err, osutil.Tail(logPath, 0))
+	}
+	return nil
+}
+
+// containerSpec turns a container stack's start into the runtime's run
+// command: the container on the host's network (so PORT and a loopback
+// DATABASE_URL mean what they mean to a native stack), the stack's whole
+// environment passed by name, a run label for leftovers, removed when it
+// stops. start: holds the container's arguments, if any.
+func containerSpec(spec *proc.Spec, s plan.Stack, env []string) error {
+	runtime, err := Runtime(s.Container)
+	if err != nil {
+		return fmt.Errorf("start stack %q: %w", s.Name, err)
+	}
+	name := fmt.Sprintf("stackbench-%s-%d", strings.ToLower(s.Name), spec.Port)
+	args := []string{"exec", runtime, "run", "--rm", "--network", "host", "--name", name,
+		"--label", proc.RunLabel + "=" + strconv.Itoa(os.Getpid())}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		args = append(args, "--env", k)
+	}
+	args = append(args, s.Container.Image)
+	spec.Command = strings.Join(append(quoteAll(args), s.Start), " ")
+	spec.Container = &proc.Container{Runtime: runtime, Name: name}
+	return nil
+}
+
+func quoteAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return out
+}
+
+// shellQuote quotes each argument for /bin/sh where it needs it and joins
+// them with spaces.
+func shellQuote(args ...string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,", r))
+		}) < 0 {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
