@@ -46,6 +46,9 @@ type Stack struct {
 	// CPUs is the stack's lane under placement: lanes; empty leaves the
 	// harness's mask (proc.Spec.CPUs).
 	CPUs cpuset.Set
+	// Container is set when Command runs the server in a container
+	// (proc.Spec.Container); each start names its own.
+	Container *proc.Container
 }
 
 // Options configures Run.
@@ -181,6 +184,7 @@ func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
 		LogPath:     s.LogPath,
 		BootTimeout: opt.BootTimeout,
 		CPUs:        s.CPUs,
+		Container:   s.Container.Fresh(),
 	})
 	if err != nil {
 		return Start{}, err
@@ -197,7 +201,7 @@ func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
 		case <-time.After(wait):
 		}
 	}
-	st.IdleRSSBytes = proc.TreeRSSBytes(p.PID())
+	st.IdleRSSBytes = p.RSSBytes()
 	checkErr := p.Check()
 	if err := p.Stop(opt.StopGrace); err != nil {
 		return st, err

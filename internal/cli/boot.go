@@ -117,7 +117,12 @@ func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
 			return boot.Result{}, err
 		}
 	}
-	res, err := boot.Run(ctx, stack.BootStacks(p.Stacks, h, logDir), boot.Options{Starts: a.starts, Request: a.first, Progress: progress, BootTimeout: stack.LongestBootTimeout(p.Stacks)})
+	stacks, err := stack.BootStacks(p.Stacks, h, logDir)
+	if err != nil {
+		db.Close(true)
+		return boot.Result{}, err
+	}
+	res, err := boot.Run(ctx, stacks, boot.Options{Starts: a.starts, Request: a.first, Progress: progress, BootTimeout: stack.LongestBootTimeout(p.Stacks)})
 	if cerr := db.Close(true); cerr != nil {
 		progress("warning: removing the boot database: " + cerr.Error())
 	}

@@ -24,6 +24,33 @@ type Container struct {
 	Name string
 }
 
+// ContainerNameEnv is the variable through which Start gives the start
+// command the container's name, new for every start: the command passes
+// it to --name.
+const ContainerNameEnv = "STACKBENCH_CONTAINER"
+
+// Fresh returns a copy of c without a name, for another start (Start names
+// it); nil for nil.
+func (c *Container) Fresh() *Container {
+	if c == nil {
+		return nil
+	}
+	return &Container{Runtime: c.Runtime}
+}
+
+// RSSBytes is the resident memory of the stack's server now: its tree's,
+// or its container's (anonymous) memory.
+func (p *Process) RSSBytes() int64 {
+	if p.cgroup != "" {
+		u, err := local.OS.CgroupUsage(p.cgroup)
+		if err != nil {
+			return 0
+		}
+		return u.RSSBytes
+	}
+	return TreeRSSBytes(p.PID())
+}
+
 // RunLabel is the label every container stackbench starts carries; its
 // value names the run, so that leftovers of a killed run can be found and
 // removed.

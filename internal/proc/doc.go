@@ -1,7 +1,7 @@
 // Package proc starts, watches and stops the process trees of the stacks
 // under test, and samples the CPU and memory of process trees over a
-// measured window. It reads /proc directly and spawns nothing while a
-// window runs (trap T8).
+// measured window. It reads the process table through internal/platform
+// (/proc on Linux) and spawns nothing while a window runs (trap T8).
 //
 // Supervision: Start runs a Spec's command with /bin/sh -c in its own
 // process group, appends its output to a log file, and polls the health
@@ -17,6 +17,11 @@
 // group the CPU seconds used during exactly the window, cores, RSS mean
 // and peak; the host's busy CPU; foreign CPU (host minus every group);
 // whether the machine was suspended; and the sampler's own CPU cost.
+//
+// Containers: a Spec with a Container runs its server under a container
+// runtime, outside the harness's tree; Process.Group then measures the
+// container's cgroup (CgroupGroup), and RuntimeGroup and DaemonsGroup the
+// runtime's command and daemons, which are the harness's overhead.
 //
 // CPU of a process tree is the change of Σ (utime+stime+cutime+cstime)
 // over the processes of the tree: a child that exits and is waited for by a

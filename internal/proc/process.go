@@ -81,6 +81,12 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	cmd := exec.Command("/bin/sh", "-c", shellCommand(s.Command))
 	cmd.Dir = s.Dir
 	cmd.Env = append(os.Environ(), s.Env...)
+	if s.Container != nil {
+		if s.Container.Name == "" {
+			s.Container = &Container{Runtime: s.Container.Runtime, Name: fmt.Sprintf("stackbench-%s-%d", strings.ToLower(s.Name), s.Port)}
+		}
+		cmd.Env = append(cmd.Env, ContainerNameEnv+"="+s.Container.Name)
+	}
 	cmd.Stdout = log
 	cmd.Stderr = log
 	// If the harness dies, the platform kills the group (a parent-death

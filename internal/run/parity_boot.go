@@ -73,7 +73,11 @@ func (r *runner) bootSuite(ctx context.Context) error {
 	}
 	t0 := time.Now()
 	r.progress.logf("boot: %d cold starts per stack", n)
-	res, err := boot.Run(ctx, stack.BootStacks(r.opt.Plan.Stacks, r.harness(), r.logsDir()), boot.Options{Starts: n, Request: first, BootTimeout: stack.LongestBootTimeout(r.opt.Plan.Stacks)})
+	stacks, err := stack.BootStacks(r.opt.Plan.Stacks, r.harness(), r.logsDir())
+	if err != nil {
+		return err
+	}
+	res, err := boot.Run(ctx, stacks, boot.Options{Starts: n, Request: first, BootTimeout: stack.LongestBootTimeout(r.opt.Plan.Stacks)})
 	var failed *boot.StartError
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -10,7 +10,7 @@ import (
 
 // BootStacks describes stacks for the boot suite with what every command
 // gives them (Env); the boot engine adds PORT, a new one for every start.
-func BootStacks(stacks []plan.Stack, h Harness, logDir string) []boot.Stack {
+func BootStacks(stacks []plan.Stack, h Harness, logDir string) ([]boot.Stack, error) {
 	var out []boot.Stack
 	for _, s := range stacks {
 		var env []string
@@ -19,10 +19,17 @@ func BootStacks(stacks []plan.Stack, h Harness, logDir string) []boot.Stack {
 				env = append(env, kv)
 			}
 		}
-		out = append(out, boot.Stack{
+		bs := boot.Stack{
 			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health,
 			LogPath: filepath.Join(logDir, s.Name+".log"), CPUs: h.CPUs,
-		})
+		}
+		if s.Container != nil {
+			var err error
+			if bs.Command, bs.Container, err = containerCommand(s, env); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, bs)
 	}
-	return out
+	return out, nil
 }

@@ -58,27 +58,27 @@ func buildImage(ctx context.Context, s plan.Stack, logPath string) error {
 	return nil
 }
 
-// containerSpec turns a container stack's start into the runtime's run
+// containerCommand turns a container stack's start into the runtime's run
 // command: the container on the host's network (so PORT and a loopback
 // DATABASE_URL mean what they mean to a native stack), the stack's whole
-// environment passed by name, a run label for leftovers, removed when it
-// stops. start: holds the container's arguments, if any.
-func containerSpec(spec *proc.Spec, s plan.Stack, env []string) error {
+// environment and PORT passed by name, named by proc.Start for each start
+// (ContainerNameEnv), a run label for leftovers, removed when it stops.
+// start: holds the container's arguments, if any.
+func containerCommand(s plan.Stack, env []string) (string, *proc.Container, error) {
 	runtime, err := Runtime(s.Container)
 	if err != nil {
-		return fmt.Errorf("start stack %q: %w", s.Name, err)
+		return "", nil, fmt.Errorf("start stack %q: %w", s.Name, err)
 	}
-	name := fmt.Sprintf("stackbench-%s-%d", strings.ToLower(s.Name), spec.Port)
-	args := []string{"exec", runtime, "run", "--rm", "--network", "host", "--name", name,
-		"--label", proc.RunLabel + "=" + strconv.Itoa(os.Getpid())}
+	args := quoteAll([]string{"exec", runtime, "run", "--rm", "--network", "host"})
+	args = append(args, `--name "$`+proc.ContainerNameEnv+`"`,
+		shellQuote("--label", proc.RunLabel+"="+strconv.Itoa(os.Getpid()), "--env", "PORT"))
 	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		args = append(args, "--env", k)
+		if k, _, _ := strings.Cut(kv, "="); k != "PORT" {
+			args = append(args, shellQuote("--env", k))
+		}
 	}
-	args = append(args, s.Container.Image)
-	spec.Command = strings.Join(append(quoteAll(args), s.Start), " ")
-	spec.Container = &proc.Container{Runtime: runtime, Name: name}
-	return nil
+	args = append(args, shellQuote(s.Container.Image), s.Start)
+	return strings.TrimSpace(strings.Join(args, " ")), &proc.Container{Runtime: runtime}, nil
 }
 
 func quoteAll(args []string) []string {

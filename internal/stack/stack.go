@@ -128,7 +128,7 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 		CPUs:        h.CPUs,
 	}
 	if s.Container != nil {
-		if err := containerSpec(&spec, s, spec.Env); err != nil {
+		if spec.Command, spec.Container, err = containerCommand(s, spec.Env); err != nil {
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,8 +50,8 @@ func TestEnvSeenByTheStack(t *testing.T) {
 // boot engine gives each start its own.
 func TestBootStacks(t *testing.T) {
 	h := Harness{Workload: "micro", JWTSecret: "k"}
-	got := BootStacks([]plan.Stack{testStack()}, h, "/logs")
-	if len(got) != 1 {
+	got, err := BootStacks([]plan.Stack{testStack()}, h, "/logs")
+	if err != nil || len(got) != 1 {
 		t.Fatalf("BootStacks gave %d stacks", len(got))
 	}
 	b := got[0]
@@ -105,5 +106,27 @@ func TestBuild(t *testing.T) {
 	s.Build = "true"
 	if err := Build(context.Background(), s, log); err != nil {
 		t.Errorf("a build that succeeds: %v", err)
+	}
+}
+
+// A container stack starts through the runtime: on the host's network,
+// named per start by proc.Start, with the harness's variables passed by
+// name and start: as the container's arguments.
+func TestContainerCommand(t *testing.T) {
+	s := testStack()
+	s.Container = &plan.Container{Image: "my-api:1.0", Runtime: "sh"} // any program on PATH stands for the runtime
+	s.Start = "-addr :8080"
+	cmd, c, err := containerCommand(s, []string{"PORT=1", "JWT_SECRET=k", "GOMAXPROCS=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `exec sh run --rm --network host --name "$STACKBENCH_CONTAINER" --label dev.stackbench.run=` + strconv.Itoa(os.Getpid()) +
+		` --env PORT --env JWT_SECRET --env GOMAXPROCS my-api:1.0 -addr :8080`
+	if cmd != want || c.Runtime != "sh" || c.Name != "" {
+		t.Errorf("containerCommand =\n  %s (%+v)\nwant\n  %s", cmd, c, want)
+	}
+	s.Container.Runtime = "no-such-runtime"
+	if _, _, err := containerCommand(s, nil); err == nil || !strings.Contains(err.Error(), "not on PATH; install it") {
+		t.Errorf("missing runtime: %v", err)
 	}
 }
