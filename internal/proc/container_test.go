@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,23 +130,43 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 		}
 		return p
 	}
-	native := start("native", false)
-	nat := measureWindow(t, native, 3*time.Second)
-	if err := native.Stop(5 * time.Second); err != nil {
-		t.Error(err)
+	// Rounds of native then container, each pair compared on its own and
+	// the median ratio kept: a busy neighbour that comes and goes hurts
+	// both sides of a pair alike.
+	const rounds = 5
+	var nat, ctr measured
+	var ratios []float64
+	add := func(sum *measured, m measured) {
+		sum.requests += m.requests
+		sum.serverCPU += m.serverCPU
+		sum.treeCPU += m.treeCPU
+		sum.serverRSS = max(sum.serverRSS, m.serverRSS)
+		sum.foreign += m.foreign / rounds
+		sum.cores += m.cores / rounds
 	}
-	box := start("container", true)
-	if !box.InContainer() || box.ContainerPID() <= 0 {
-		t.Fatalf("the container stack was not attached to its container (pid %d)", box.ContainerPID())
-	}
-	t.Logf("container cold start (run → first 200): %s", box.BootDuration())
-	ctr := measureWindow(t, box, 3*time.Second)
-	name := box.spec.Container.Name
-	if err := box.Stop(5 * time.Second); err != nil {
-		t.Error(err)
-	}
-	if out, _ := exec.Command(docker, "ps", "--all", "--quiet", "--filter", "name="+name).Output(); len(strings.TrimSpace(string(out))) > 0 {
-		t.Errorf("container %s still exists after Stop", name)
+	var name string
+	for round := range rounds {
+		native := start("native", false)
+		n := measureWindow(t, native, 1500*time.Millisecond)
+		add(&nat, n)
+		if err := native.Stop(5 * time.Second); err != nil {
+			t.Error(err)
+		}
+		box := start("container", true)
+		if !box.InContainer() || box.ContainerPID() <= 0 {
+			t.Fatalf("the container stack was not attached to its container (pid %d)", box.ContainerPID())
+		}
+		t.Logf("round %d: container cold start (run → first 200): %s", round+1, box.BootDuration())
+		c := measureWindow(t, box, 1500*time.Millisecond)
+		add(&ctr, c)
+		ratios = append(ratios, c.usPerRequest()/n.usPerRequest())
+		name = box.Container().Name
+		if err := box.Stop(5 * time.Second); err != nil {
+			t.Error(err)
+		}
+		if out, _ := exec.Command(docker, "ps", "--all", "--quiet", "--filter", "name="+name).Output(); len(strings.TrimSpace(string(out))) > 0 {
+			t.Errorf("container %s still exists after Stop", name)
+		}
 	}
 	t.Logf("native:    %d requests, server %.1f µs CPU/request, %.2f cores, RSS %.1f MiB, foreign %.2f cores",
 		nat.requests, nat.usPerRequest(), nat.cores, float64(nat.serverRSS)/(1<<20), nat.foreign)
@@ -159,8 +180,10 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 	if d := ctr.serverCPU - ctr.treeCPU; d < -0.05*ctr.treeCPU-0.02 || d > 0.05*ctr.treeCPU+0.02 {
 		t.Errorf("container CPU: cgroup %.3f s, its process %.3f s; want within 5 %%", ctr.serverCPU, ctr.treeCPU)
 	}
-	if ratio := ctr.usPerRequest() / nat.usPerRequest(); ratio < 0.85 || ratio > 1.15 {
-		t.Errorf("container's server CPU per request is %.2f× the native one's; want within 15 %%", ratio)
+	slices.Sort(ratios)
+	t.Logf("container ÷ native CPU per request, per round: %.2f", ratios)
+	if ratio := ratios[len(ratios)/2]; ratio < 0.85 || ratio > 1.15 {
+		t.Errorf("container's server CPU per request is %.2f× the native one's (median of %d rounds); want within 15 %%", ratio, rounds)
 	}
 	if ctr.serverRSS <= 0 {
 		t.Errorf("container's memory not measured: %d bytes", ctr.serverRSS)
