@@ -384,6 +384,9 @@ type Change struct {
 	// lies past ± the minimum effect, "small" when it lies within it,
 	// empty when it straddles it.
 	Size stats.Size `json:"size,omitempty"`
+	// MinEffectPct is the minimum effect the call was made against, in
+	// percent.
+	MinEffectPct float64 `json:"min_effect_pct,omitempty"`
 	// EstimatePct is the estimated shift in percent (+12.5 = 12.5 % more);
 	// 0 when the call is invalid.
 	EstimatePct float64 `json:"estimate_pct"`
