@@ -116,6 +116,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 			h.Rounds.Looks = looks
 		}
 		h.CallsThroughRound = callsThrough(looks, measured)
+		h.BeforeFirstLook = len(looks) > 0 && measured < looks[0]
 	}
 	if h.MinEffect <= 0 {
 		// A journal written before min_effect existed.

@@ -63,6 +63,10 @@ type Header struct {
 	// called from the windows of rounds up to it, as the run decided, and
 	// the later windows show in the cells only.
 	CallsThroughRound int `json:"calls_through_round,omitempty"`
+	// BeforeFirstLook is true for an adaptive run that has not reached
+	// its first look: calls are made at the looks only, so every step is
+	// undecided until then (and the run measures every cell).
+	BeforeFirstLook bool `json:"before_first_look,omitempty"`
 	// Rounds describes an adaptive run's rounds (rounds: auto); nil for a
 	// fixed number of rounds.
 	Rounds *RoundsInfo `json:"rounds,omitempty"`

@@ -70,6 +70,9 @@ func headerLines(m *Model) []string {
 		if h.CallsThroughRound > 0 {
 			line += fmt.Sprintf(" — the run stopped before its next look, so the steps are called from rounds 1 to %d, and later windows show in the cells only", h.CallsThroughRound)
 		}
+		if h.BeforeFirstLook {
+			line += " — the run has not reached its first look, so every step is undecided"
+		}
 		for _, x := range ri.Extra {
 			line += fmt.Sprintf("; round %d (%d windows) for %d open step(s)", x.Round, x.Windows, len(x.Undecided))
 		}
