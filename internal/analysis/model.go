@@ -49,6 +49,11 @@ type Header struct {
 	// stats.Independent.
 	Layout string       `json:"layout"`
 	Design stats.Design `json:"design"`
+	// Order is how a round ordered the stacks: "williams" (balanced: within
+	// a case, every stack right before every other equally often over a
+	// cycle of rounds) or "rotation" (journals written before it, which
+	// are not balanced from three stacks on).
+	Order string `json:"order"`
 	// MinEffect is the smallest shift, as a fraction, that matters: an
 	// interval within ± it (on the log scale) is called same, and a gain or
 	// loss says whether it reaches past it.

@@ -82,7 +82,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window")
 	fs.DurationVar(&o.Window, "window", 0, "measured window")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "client timeout")
-	rounds := fs.String("rounds", "", "rounds: passes over every stack, in a rotated order: a number, or auto (measure more rounds of the cells an undecided step needs)")
+	rounds := fs.String("rounds", "", "rounds: passes over every stack, in a balanced order: a number, or auto (measure more rounds of the cells an undecided step needs)")
 	fs.IntVar(&o.MinRounds, "min-rounds", 0, "with --rounds auto: the rounds always measured")
 	fs.IntVar(&o.MaxRounds, "max-rounds", 0, "with --rounds auto: the most rounds")
 	fs.DurationVar(&o.Budget, "budget", 0, "with --rounds auto: the longest the windows may take, extra rounds included (estimated)")
@@ -371,7 +371,7 @@ func budgetNote(pr plan.Protocol) string {
 // for the calls.
 func describeLayout(layout string) string {
 	if layout == plan.LayoutInterleaved {
-		return "interleaved: in each round the stacks take turns case by case (A B C, then C B A), each stack's process of the round up from its first window to its last; steps compare the two stacks round by round (paired)"
+		return "interleaved: in each round the stacks take turns case by case in a balanced (Williams) order, each stack's process of the round up from its first window to its last; steps compare the two stacks round by round (paired)"
 	}
 	return "grouped: each stack serves all its cases in a row; steps compare the two stacks' windows as independent samples"
 }

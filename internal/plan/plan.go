@@ -119,7 +119,7 @@ const (
 // Layouts of a round.
 const (
 	// LayoutInterleaved: the stacks take turns case by case within a round
-	// (A B C, then C B A for the next case, and so on), each stack's
+	// (in a balanced order: OrderWilliams, layRound), each stack's
 	// process of the round alive from its first window to its last, so
 	// that the two windows of a step in a round are close in time; steps
 	// are then compared round by round (a paired design).
@@ -156,6 +156,11 @@ type Protocol struct {
 	// Layout is how a round orders its windows: LayoutInterleaved or
 	// LayoutGrouped (also when empty, as in journals written before it).
 	Layout string `json:"layout,omitempty"`
+	// Order is how the stacks of a round are ordered: OrderWilliams for
+	// every plan resolved now, OrderRotation (empty) in journals written
+	// before it was recorded, whose windows were laid out in that order.
+	// Being part of the protocol, it is part of the fingerprint.
+	Order string `json:"order,omitempty"`
 	// Repeat is how many windows each process serves of each of its cells
 	// in a round (1 when 0): with 2 or more the report can tell the
 	// spread within a process from the spread between processes.

@@ -49,6 +49,18 @@ func mdHeader(b *strings.Builder, m *Model) {
 	}
 }
 
+// orderClause says, for an interleaved run, which order the stacks took
+// their turns in and what it balances.
+func orderClause(h Header) string {
+	if h.Order != "rotation" {
+		return ", in a balanced (Williams) order: within each case, over a cycle of rounds, every stack came right before every other equally often"
+	}
+	if len(h.Stacks) < 3 {
+		return ", in a rotated order (each first as often as the other)"
+	}
+	return ", in the rotated order of stackbench before the balanced one, which with three or more stacks puts some stacks right before others more often, so a carry-over from one window to the next (a cache, heat, a busy database) can bias a step"
+}
+
 // headerLines are the header's facts as sentences, shared with the HTML page.
 func headerLines(m *Model) []string {
 	h := m.Header
@@ -82,7 +94,7 @@ func headerLines(m *Model) []string {
 		lines = append(lines, line+".")
 	}
 	if h.Design == stats.Paired {
-		lines = append(lines, "Layout: interleaved; in each round the stacks took turns case by case, so each step compares its two stacks round by round (paired: the Hodges–Lehmann shift of the rounds' log-ratios, with its Wilcoxon signed-rank interval).")
+		lines = append(lines, "Layout: interleaved; in each round the stacks took turns case by case"+orderClause(h)+", so each step compares its two stacks round by round (paired: the Hodges–Lehmann shift of the rounds' log-ratios, with its Wilcoxon signed-rank interval).")
 	} else {
 		lines = append(lines, "Layout: grouped; each stack served its cases in a row, so each step compares its two stacks' windows as independent samples (the two-sample Hodges–Lehmann shift, with its Mann–Whitney interval).")
 	}
