@@ -14,58 +14,72 @@ var profiles = map[string]Protocol{
 	// process and 5–15 % between fresh processes, so a second of window is
 	// enough and precision comes from more processes. Interleaved, so
 	// steps are paired by round; as many rounds as the 8-minute budget
-	// affords, up to 16, while some step is undecided.
+	// affords, up to 16, while some step is undecided. The warm-up runs
+	// until throughput is steady (trap T19): at least 0.5 s, which a Go
+	// server warm from its first request needs and no more, at most 3 s;
+	// a JIT runtime (runtime: node, bun, python, …) at least 2 s, past
+	// the plateau V8 shows before its optimising tier, and at most 8 s.
 	"quick": {
-		Profile:     "quick",
-		Concurrency: []int{32},
-		Warmup:      500 * time.Millisecond,
-		Window:      1 * time.Second,
-		Timeout:     60 * time.Second,
-		Rounds:      4,
-		Adaptive:    true,
-		MaxRounds:   16,
-		Budget:      8 * time.Minute,
-		Layout:      LayoutInterleaved,
-		Fresh:       FreshRound,
-		BootStarts:  5,
-		Gate:        Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
-		MinEffect:   DefaultMinEffect,
+		Profile:      "quick",
+		Concurrency:  []int{32},
+		Warmup:       500 * time.Millisecond,
+		WarmupMax:    3 * time.Second,
+		JITWarmup:    2 * time.Second,
+		JITWarmupMax: 8 * time.Second,
+		Window:       1 * time.Second,
+		Timeout:      60 * time.Second,
+		Rounds:       4,
+		Adaptive:     true,
+		MaxRounds:    16,
+		Budget:       8 * time.Minute,
+		Layout:       LayoutInterleaved,
+		Fresh:        FreshRound,
+		BootStarts:   5,
+		Gate:         Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
+		MinEffect:    DefaultMinEffect,
 	},
 	// standard: the default. Like quick, precision comes from processes,
-	// not long windows: 3 s of warm-up (room for a JIT to settle) and 5 s
-	// windows, at least 6 rounds and as many more, up to 12, as undecided
+	// not long windows: a warm-up until steady of 1–10 s (3–15 s for a
+	// JIT runtime) and 5 s windows, at least 6 rounds and as many more, up to 12, as undecided
 	// steps need and the 1 h 30 min budget affords; interleaved, so steps
 	// are paired by round (8 pairs are the first that can decide at the
 	// per-look α of 6 to 12 rounds).
 	"standard": {
-		Profile:     "standard",
-		Concurrency: []int{10, 100},
-		Warmup:      3 * time.Second,
-		Window:      5 * time.Second,
-		Timeout:     60 * time.Second,
-		Rounds:      6,
-		Adaptive:    true,
-		MaxRounds:   12,
-		Budget:      90 * time.Minute,
-		Layout:      LayoutInterleaved,
-		Fresh:       FreshRound,
-		BootStarts:  10,
-		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 30 * time.Second},
-		MinEffect:   DefaultMinEffect,
+		Profile:      "standard",
+		Concurrency:  []int{10, 100},
+		Warmup:       1 * time.Second,
+		WarmupMax:    10 * time.Second,
+		JITWarmup:    3 * time.Second,
+		JITWarmupMax: 15 * time.Second,
+		Window:       5 * time.Second,
+		Timeout:      60 * time.Second,
+		Rounds:       6,
+		Adaptive:     true,
+		MaxRounds:    12,
+		Budget:       90 * time.Minute,
+		Layout:       LayoutInterleaved,
+		Fresh:        FreshRound,
+		BootStarts:   10,
+		Gate:         Gate{Mode: GateAuto, Retries: 3, Wait: 30 * time.Second},
+		MinEffect:    DefaultMinEffect,
 	},
-	// full: the published protocol.
+	// full: the published protocol. A warm-up until steady of 5–20 s
+	// (10–30 s for a JIT runtime).
 	"full": {
-		Profile:     "full",
-		Concurrency: []int{10, 100, 500},
-		Warmup:      5 * time.Second,
-		Window:      30 * time.Second,
-		Timeout:     60 * time.Second,
-		Rounds:      5,
-		Layout:      LayoutGrouped,
-		Fresh:       FreshRound,
-		BootStarts:  30,
-		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 60 * time.Second},
-		MinEffect:   DefaultMinEffect,
+		Profile:      "full",
+		Concurrency:  []int{10, 100, 500},
+		Warmup:       5 * time.Second,
+		WarmupMax:    20 * time.Second,
+		JITWarmup:    10 * time.Second,
+		JITWarmupMax: 30 * time.Second,
+		Window:       30 * time.Second,
+		Timeout:      60 * time.Second,
+		Rounds:       5,
+		Layout:       LayoutGrouped,
+		Fresh:        FreshRound,
+		BootStarts:   30,
+		Gate:         Gate{Mode: GateAuto, Retries: 3, Wait: 60 * time.Second},
+		MinEffect:    DefaultMinEffect,
 	},
 }
 
