@@ -130,8 +130,10 @@ func (w WarmupRule) enough(counts []int64) bool {
 // within the tolerance. With fewer, blocks of 2, 3, … slices are judged,
 // and until they are long enough the warm-up is not steady. A route so
 // slow that no block before the cap would be long enough (four answers
-// every 300 ms) is judged on the longest blocks so far, whole requests
-// per connection allowed: it cannot show steadiness finer than that.
+// every 300 ms) is judged once, on the slice before the cap's, on the
+// longest blocks then, whole requests per connection allowed: it cannot
+// show steadiness finer than that, and an early judgement on short blocks
+// would pass a ramp (a JIT's first slow seconds) as easily.
 func (w WarmupRule) Steady(counts []int64) bool {
 	conns := float64(w.Connections)
 	longest := len(counts) / SteadySlices
@@ -144,15 +146,9 @@ func (w WarmupRule) Steady(counts []int64) bool {
 			return agree(blocks, 0)
 		}
 	}
-	// No block so far resolves the tolerance: wait for longer blocks if
-	// the pace so far lets them fit before the cap.
-	var recent int64
-	for _, c := range counts[len(counts)-SteadySlices*longest:] {
-		recent += c
-	}
-	perSlice := float64(recent) / float64(SteadySlices*longest)
-	need := math.Ceil(conns / (SteadyTolerance * max(perSlice, 1e-9)))
-	if SteadySlices*need < float64(w.CapSlices()) {
+	// No block so far resolves the tolerance: judge coarsely only at the
+	// last decision before the cap.
+	if len(counts)+1 < w.CapSlices() {
 		return false
 	}
 	return agree(lastBlocks(counts, longest), conns)

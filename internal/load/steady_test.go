@@ -50,11 +50,13 @@ func TestSteady(t *testing.T) {
 		{[]int64{96, 112, 112}, 16, false},
 		{[]int64{96, 112, 112, 128, 144, 160}, 16, false},
 		{[]int64{208, 208, 208, 208, 208, 208}, 16, true},
-		// A slow route (four answers every 300 ms, slices of 100 ms):
-		// no block before the cap resolves 10 %, so whole requests per
-		// connection are allowed on the longest blocks so far.
-		{[]int64{0, 0, 4, 0, 0, 4, 0, 0, 4}, 4, true},
-		{[]int64{0, 0, 4, 0, 0, 4, 0, 0, 12}, 4, false},
+		// A slow route (four answers every 300 ms): no block resolves
+		// 10 %, so it is judged only on the slice before the cap's (16
+		// slices here), whole requests per connection allowed, on blocks
+		// of five slices.
+		{[]int64{0, 0, 4, 0, 0, 4, 0, 0, 4}, 4, false},
+		{[]int64{0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4}, 4, true},
+		{[]int64{0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 16}, 4, false},
 	} {
 		r := NewWarmupRule(500*time.Millisecond, 2*time.Second, c.conns)
 		if got := r.Steady(c.counts); got != c.want {
@@ -91,8 +93,8 @@ func TestDecide(t *testing.T) {
 		{"a JIT steady at its floor", jit, []int64{1800, 1850, 1820}, WarmupSteady},
 		{"steady but too few requests, more coming", few, []int64{0, 40, 40, 40}, WarmupContinue},
 		{"steady with 300 requests", few, []int64{0, 100, 100, 100}, WarmupSteady},
-		{"a slow route: 2 per connection, 300 out of reach", slow, []int64{0, 0, 4, 0, 0, 4}, WarmupSteady},
-		{"a slow route: fewer than 2 per connection", slow, []int64{0, 0, 4, 0}, WarmupContinue},
+		{"a slow route is judged before the cap", slow, []int64{0, 0, 4, 0, 0, 4}, WarmupContinue},
+		{"a slow route: 2 per connection, 300 out of reach", slow, []int64{0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0}, WarmupSteady},
 		{"a slow route capped with nothing done", slow, flat(19, 0), WarmupCapped},
 	} {
 		t.Run(c.name, func(t *testing.T) {

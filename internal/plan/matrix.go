@@ -402,8 +402,12 @@ const (
 // ones a resumed run still has to measure).
 func (p *Plan) EstimateWindows(ws []Window) time.Duration {
 	var d time.Duration
+	warmup := map[string]time.Duration{}
+	for _, s := range p.Stacks {
+		warmup[s.Name] = p.Protocol.ExpectedWarmup(s)
+	}
 	for _, w := range ws {
-		d += p.Protocol.Warmup + p.Protocol.Window + windowOverhead
+		d += warmup[w.Stack] + p.Protocol.Window + windowOverhead
 		if w.NewProcess {
 			d += processStart
 		}

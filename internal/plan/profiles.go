@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -100,4 +101,29 @@ func Profile(name string) (Protocol, bool) {
 	p, ok := profiles[name]
 	p.Concurrency = slices.Clone(p.Concurrency)
 	return p, ok
+}
+
+// WarmupText describes a protocol's warm-up: "500ms" when fixed,
+// "until steady, 500ms–3s (JIT runtimes 2s–8s)" otherwise.
+func WarmupText(p Protocol) string {
+	if p.WarmupMax <= p.Warmup && p.JITWarmupMax <= p.JITWarmup {
+		return p.Warmup.String()
+	}
+	s := fmt.Sprintf("until steady, %s–%s", p.Warmup, maxDuration(p.WarmupMax, p.Warmup))
+	if p.JITWarmup > p.Warmup || p.JITWarmupMax > p.WarmupMax {
+		floor, cap := p.WarmupFor(Stack{Runtime: "node"})
+		s += fmt.Sprintf(" (JIT runtimes %s–%s)", floor, cap)
+	}
+	return s
+}
+
+// ExpectedWarmup is what the plan's estimates count for one warm-up of a
+// stack: the floor when it is fixed; otherwise the floor and a quarter of
+// the way on to the cap. A server warm from its first request stops at
+// the floor; a JIT runtime, or a warm server on a busy host, goes on for
+// some slices (the README demo's Go stacks, quick on a 2-core host:
+// median 0.5 s, 0.6–0.7 s on average; Express with runtime: node: 2–3 s).
+func (p Protocol) ExpectedWarmup(s Stack) time.Duration {
+	floor, cap := p.WarmupFor(s)
+	return floor + (cap-floor)/4
 }
