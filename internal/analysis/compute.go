@@ -1,11 +1,10 @@
-package report
+package analysis
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
-	"github.com/stackbench/stackbench/internal/cost"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -37,12 +36,12 @@ func summarizeCell(c *Cell) {
 	processSpread(c)
 	tp := c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS })
 	var medianWindow int
-	c.Throughput, medianWindow = spreadOf(tp)
+	c.Throughput, medianWindow = SpreadOf(tp)
 	counted := countedWindows(c.PerWindow)
 	mw := counted[medianWindow]
 	// Every median figure comes from the median window by throughput; the
 	// spreads are each metric's own, over all counted windows.
-	c.PerCPUSecond, _ = spreadOf(c.CountedValues(func(w WindowFigures) float64 { return w.PerCPUSecond }))
+	c.PerCPUSecond, _ = SpreadOf(c.CountedValues(func(w WindowFigures) float64 { return w.PerCPUSecond }))
 	c.PerCPUSecond.Median = mw.PerCPUSecond
 	c.PerCPUSecond.Relative, _ = stats.RelativeSpread(c.PerCPUSecond.Min, c.PerCPUSecond.Max, mw.PerCPUSecond)
 	c.CPUMicrosPerRequest = 0
@@ -199,10 +198,10 @@ func countedWindows(ws []WindowFigures) []WindowFigures {
 	return out
 }
 
-// spreadOf summarises values through stats.Summarize and returns the index
+// SpreadOf summarises values through stats.Summarize and returns the index
 // of the median window among them. Values that stats refuses (non-finite)
 // give an empty spread.
-func spreadOf(values []float64) (Spread, int) {
+func SpreadOf(values []float64) (Spread, int) {
 	s, err := stats.Summarize(values)
 	if err != nil {
 		return Spread{}, 0
@@ -212,7 +211,7 @@ func spreadOf(values []float64) (Spread, int) {
 
 // addDispersion sets the run's quality figure from the valid cells'
 // robust CVs of throughput.
-func addDispersion(m *Model) {
+func addDispersion(m *Result) {
 	var d Dispersion
 	var cvs []float64
 	for _, c := range m.Cells {
@@ -252,36 +251,36 @@ func addDispersion(m *Model) {
 	m.Header.Dispersion = d
 }
 
-// stackPair is one step between two stacks.
-type stackPair struct{ kind, from, to string }
+// StackPair is one step between two stacks.
+type StackPair struct{ Kind, From, To string }
 
-// stepPairs lists each stack's step from the stack it changes one layer of
+// StepPairs lists each stack's step from the stack it changes one layer of
 // (from, by default the previous stack), in the stacks' order, and, with
 // three or more stacks, first → last.
-func stepPairs(stacks []string, from map[string]string) []stackPair {
-	var out []stackPair
+func StepPairs(stacks []string, from map[string]string) []StackPair {
+	var out []StackPair
 	for i := 1; i < len(stacks); i++ {
 		f := stacks[i-1]
 		if p, ok := from[stacks[i]]; ok && p != "" {
 			f = p
 		}
-		out = append(out, stackPair{StepAdjacent, f, stacks[i]})
+		out = append(out, StackPair{StepAdjacent, f, stacks[i]})
 	}
 	if len(stacks) > 2 {
-		out = append(out, stackPair{StepOverall, stacks[0], stacks[len(stacks)-1]})
+		out = append(out, StackPair{StepOverall, stacks[0], stacks[len(stacks)-1]})
 	}
 	return out
 }
 
 // addSteps computes every step of the run, per case and concurrency.
-func addSteps(m *Model) {
+func addSteps(m *Result) {
 	m.Steps = nil
 	for _, ci := range m.Header.Cases {
 		for _, conc := range m.Header.Concurrency {
-			for _, p := range stepPairs(m.Header.Stacks, m.Header.StepFrom) {
-				from := throughRound(m.cellOrMissing(p.from, ci, conc), m.Header.CallsThroughRound)
-				to := throughRound(m.cellOrMissing(p.to, ci, conc), m.Header.CallsThroughRound)
-				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.Design, m.Header.MinEffect, m.Header.Alpha))
+			for _, p := range StepPairs(m.Header.Stacks, m.Header.StepFrom) {
+				from := throughRound(m.CellOrMissing(p.From, ci, conc), m.Header.CallsThroughRound)
+				to := throughRound(m.CellOrMissing(p.To, ci, conc), m.Header.CallsThroughRound)
+				m.Steps = append(m.Steps, NewStep(p.Kind, from, to, m.Header.Design, m.Header.MinEffect, m.Header.Alpha))
 			}
 		}
 	}
@@ -308,17 +307,17 @@ func throughRound(c Cell, last int) Cell {
 	return c
 }
 
-// cellOrMissing returns the cell, or a missing one when the model has none.
-func (m *Model) cellOrMissing(stack string, ci CaseInfo, conc int) Cell {
+// CellOrMissing returns the cell, or a missing one when the model has none.
+func (m *Result) CellOrMissing(stack string, ci CaseInfo, conc int) Cell {
 	if c, ok := m.Cell(stack, ci.Name, conc); ok {
 		return c
 	}
 	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
 }
 
-// newStep calls the step from one cell to another in throughput and in
+// NewStep calls the step from one cell to another in throughput and in
 // throughput per CPU-second.
-func newStep(kind string, from, to Cell, d stats.Design, minEffect, alpha float64) Step {
+func NewStep(kind string, from, to Cell, d stats.Design, minEffect, alpha float64) Step {
 	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
 	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
 	return Step{
@@ -398,12 +397,12 @@ func invalidReason(from, to Cell, fallback string) string {
 // addGroups summarises the throughput steps over database routes and over
 // framework-only routes, separately, for each pair of stacks and
 // concurrency.
-func addGroups(m *Model) {
-	m.Groups = groupSteps(m.Steps, stepPairs(m.Header.Stacks, m.Header.StepFrom), m.Header.Concurrency)
+func addGroups(m *Result) {
+	m.Groups = GroupStepsOf(m.Steps, StepPairs(m.Header.Stacks, m.Header.StepFrom), m.Header.Concurrency)
 }
 
-// groupSteps summarises steps per pair, concurrency and route group.
-func groupSteps(steps []Step, pairs []stackPair, levels []int) []GroupStep {
+// GroupStepsOf summarises steps per pair, concurrency and route group.
+func GroupStepsOf(steps []Step, pairs []StackPair, levels []int) []GroupStep {
 	var out []GroupStep
 	for _, p := range pairs {
 		for _, conc := range levels {
@@ -417,11 +416,11 @@ func groupSteps(steps []Step, pairs []stackPair, levels []int) []GroupStep {
 	return out
 }
 
-func groupStep(steps []Step, p stackPair, conc int, group string) (GroupStep, bool) {
-	gs := GroupStep{Kind: p.kind, From: p.from, To: p.to, Concurrency: conc, Group: group, Calls: map[stats.Call]int{}}
+func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bool) {
+	gs := GroupStep{Kind: p.Kind, From: p.From, To: p.To, Concurrency: conc, Group: group, Calls: map[stats.Call]int{}}
 	var pcts []float64
 	for _, s := range steps {
-		if s.From != p.from || s.To != p.to || s.Kind != p.kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
+		if s.From != p.From || s.To != p.To || s.Kind != p.Kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
 			continue
 		}
 		gs.Cases++
@@ -444,19 +443,14 @@ func groupStep(steps []Step, p stackPair, conc int, group string) (GroupStep, bo
 	return gs, true
 }
 
-// compute derives everything else from the cells' per-window figures:
-// cell summaries, the noise floor, the steps and their group summaries, and,
-// when pricing is given, the cost table. Latency must already be set on the
-// cells.
-func (m *Model) compute(pricing *cost.Pricing, opt cost.Options) error {
-	for i := range m.Cells {
-		summarizeCell(&m.Cells[i])
+// Recompute derives everything else from the cells' per-window figures:
+// cell summaries, the noise floor, the steps and their group summaries.
+// Latency must already be set on the cells.
+func (r *Result) Recompute() {
+	for i := range r.Cells {
+		summarizeCell(&r.Cells[i])
 	}
-	addDispersion(m)
-	addSteps(m)
-	addGroups(m)
-	if pricing == nil {
-		return nil
-	}
-	return addCost(m, *pricing, opt)
+	addDispersion(r)
+	addSteps(r)
+	addGroups(r)
 }
