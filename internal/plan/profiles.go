@@ -118,12 +118,18 @@ func WarmupText(p Protocol) string {
 }
 
 // ExpectedWarmup is what the plan's estimates count for one warm-up of a
-// stack: the floor when it is fixed; otherwise the floor and a quarter of
-// the way on to the cap. A server warm from its first request stops at
-// the floor; a JIT runtime, or a warm server on a busy host, goes on for
-// some slices (the README demo's Go stacks, quick on a 2-core host:
-// median 0.5 s, 0.6–0.7 s on average; Express with runtime: node: 2–3 s).
+// stack: the floor when it is fixed; otherwise the floor and two slices
+// (load.WarmupSlice: a quarter of the floor, 100–500 ms), since a server
+// warm from its first request stops at the floor, or a slice or two later
+// when a slice is disturbed, and a JIT runtime's floor already covers most
+// of its ramp. An assumption, not a measurement of a quiet host: on a busy
+// one (1–2 cores of foreign CPU) the README demo's Go warm-ups ran
+// 0.6–3 s, and the run's budget then ends it before the estimate does.
 func (p Protocol) ExpectedWarmup(s Stack) time.Duration {
 	floor, cap := p.WarmupFor(s)
-	return floor + (cap-floor)/4
+	if cap <= floor {
+		return floor
+	}
+	slice := min(max(floor/4, 100*time.Millisecond), 500*time.Millisecond)
+	return min(floor+2*slice, cap)
 }
