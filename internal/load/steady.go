@@ -18,13 +18,12 @@ const (
 	// range larger than a single jump would.
 	SteadySlices = 3
 	// SteadyTolerance is how far those slices may spread: their range
-	// (largest − smallest count) at most 10 % of their median. On a
-	// 2-core host a warm process's slices of 125–500 ms spread 2–6 %
-	// (scheduling, GC), while a JIT still compiling climbs 15–100 % per
-	// second (V8 on Express: 1,219 → 3,720 req/s over 3 s), so 10 %
-	// passes a warm server and stops a ramp of more than about 5 % a
-	// slice. The window's own halves are held to the same tolerance
-	// (Result.Trend).
+	// (largest − smallest count) at most 10 % of their median, twice the
+	// 5 % minimum effect a step calls: a process whose slices spread more
+	// is not warm to the precision of the calls, while a JIT still
+	// compiling climbs 15–100 % a second (V8 on Express: 1,219 → 3,720
+	// req/s over 3 s). The window's halves are held to the same tolerance
+	// (Trend).
 	SteadyTolerance = 0.10
 	// MinWarmupRequests is how many requests a warm-up completes at least
 	// before the window, when the rate allows it before the cap: JIT
