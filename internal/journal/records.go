@@ -24,9 +24,10 @@ const (
 	// FlagNotSteady: the warm-up reached its cap before its throughput
 	// was steady (trap T19; load.WarmupRule). The window is measured and
 	// counted: on a noisy host a warm server's slices can disagree for a
-	// while, and dropping its windows would leave the cell, and every step
-	// through it, short of windows; the report counts these windows so a
-	// reader can judge.
+	// while, and dropping each such window would leave its cell short one
+	// by one. Like every flag it weighs in the cell's majority rule (more
+	// than a quarter of a cell's windows flagged: the cell is
+	// insufficient).
 	FlagNotSteady Flag = "not_steady"
 	// FlagTrend: the window's second half served clearly more (or fewer)
 	// requests than its first (load.Trend): still warming up, or slowing
