@@ -53,6 +53,30 @@ func FromResults(res *journal.Results, opt Options) (*Result, error) {
 	return r, nil
 }
 
+// FamilyCalls is how many calls a plan's false calls are controlled over:
+// every step's two metrics (throughput and per CPU-second), over every
+// case and concurrency, under family run; 1 under family step.
+func FamilyCalls(pl *plan.Plan) int {
+	if pl.Protocol.CallFamily() != plan.FamilyRun {
+		return 1
+	}
+	var stacks []string
+	from := map[string]string{}
+	for _, s := range pl.Stacks {
+		stacks = append(stacks, s.Name)
+		from[s.Name] = s.From
+	}
+	cases := max(1, len(pl.Protocol.Cases))
+	return max(1, 2*len(StepPairs(stacks, from))*cases*max(1, len(pl.Protocol.Concurrency)))
+}
+
+// Looks is an adaptive plan's looks and the level of each
+// (stats.LooksFor, over the plan's FamilyCalls).
+func Looks(pl *plan.Plan, alpha float64) ([]int, float64) {
+	_, d := LayoutOf(pl.Protocol)
+	return stats.LooksFor(d, alpha, FamilyCalls(pl), pl.Protocol.Rounds, pl.Protocol.LastRound())
+}
+
 // header gathers the run's identity, progress and caveats.
 func header(res *journal.Results, finals []journal.Window, alpha float64) Header {
 	p := res.Plan
@@ -72,11 +96,12 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		JournalNotes:    res.JournalProblems,
 	}
 	h.Layout, h.Design = LayoutOf(pl.Protocol)
+	h.Family, h.FamilyCalls = pl.Protocol.CallFamily(), FamilyCalls(&pl)
 	if pl.Protocol.Adaptive {
 		// Every look of an adaptive run spends part of α, and the calls
 		// are made at the looks only (docs/statistics.md).
 		var looks []int
-		looks, h.Alpha = stats.Looks(h.Design, alpha, pl.Protocol.Rounds, pl.Protocol.LastRound())
+		looks, h.Alpha = Looks(&pl, alpha)
 		h.Rounds = roundsInfo(res)
 		h.Rounds.Looks = looks
 		measured := 0
@@ -96,8 +121,10 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		// A journal written before min_effect existed.
 		h.MinEffect = stats.DefaultMinEffect
 	}
+	h.StackFingerprints = map[string]string{}
 	for _, s := range pl.Stacks {
 		h.Stacks = append(h.Stacks, s.Name)
+		h.StackFingerprints[s.Name] = StackFingerprint(s, pl.File)
 		if s.From != "" {
 			if h.StepFrom == nil {
 				h.StepFrom = map[string]string{}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -272,22 +273,61 @@ func StepPairs(stacks []string, from map[string]string) []StackPair {
 	return out
 }
 
-// addSteps computes every step of the run, per case and concurrency.
+// addSteps computes every step of the run, per case and concurrency, and
+// calls them all together under the run's false-call family (FamilyCalls).
 func addSteps(m *Result) {
 	m.Steps = nil
+	var cells [][2]Cell
 	for _, ci := range m.Header.Cases {
 		for _, conc := range m.Header.Concurrency {
 			for _, p := range StepPairs(m.Header.Stacks, m.Header.StepFrom) {
 				from := throughRound(m.CellOrMissing(p.From, ci, conc), m.Header.CallsThroughRound)
 				to := throughRound(m.CellOrMissing(p.To, ci, conc), m.Header.CallsThroughRound)
-				m.Steps = append(m.Steps, NewStep(p.Kind, from, to, m.Header.Design, m.Header.MinEffect, m.Header.Alpha))
+				m.Steps = append(m.Steps, Step{Kind: p.Kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency,
+					Database: from.Database, Flagged: append(countedFlags(from), countedFlags(to)...)})
+				cells = append(cells, [2]Cell{from, to})
 			}
+		}
+	}
+	CallSteps(m.Steps, cells, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+	if m.Header.Family == plan.FamilyRun {
+		// The calls the control covered: the steps' metrics that were
+		// not invalid (the plan's count, which set the looks, has them all).
+		m.Header.FamilyCalls = 0
+		for _, s := range m.Steps {
+			m.Header.FamilyCalls = max(m.Header.FamilyCalls, s.Throughput.FamilyCalls, s.PerCPU.FamilyCalls)
 		}
 	}
 }
 
-// throughRound is the cell as a step's call sees it: only its windows of
-// rounds up to last (all of them when last is 0), its state unchanged.
+// stepMetrics are the metrics every step calls, in Step's order.
+var stepMetrics = []func(WindowFigures) float64{
+	func(w WindowFigures) float64 { return w.ThroughputRPS },
+	func(w WindowFigures) float64 { return w.PerCPUSecond },
+}
+
+// CallSteps sets the throughput and per-CPU calls of steps, whose cells
+// are cells[i] (from, to), deciding them all at once under the family.
+func CallSteps(steps []Step, cells [][2]Cell, family stats.Family, d stats.Design, minEffect, alpha float64) {
+	var pairs []stats.SidePair
+	for _, c := range cells {
+		for _, metric := range stepMetrics {
+			pairs = append(pairs, sidesOf(c[0], c[1], metric))
+		}
+	}
+	vs := stats.DecideFamily(family, d, pairs, minEffect, alpha)
+	for i := range steps {
+		from, to := cells[i][0], cells[i][1]
+		steps[i].Throughput = changeOf(vs[2*i], from, to)
+		steps[i].PerCPU = changeOf(vs[2*i+1], from, to)
+	}
+}
+
+// throughRound is the cell as a step's call sees it at a look: only its
+// windows of rounds up to last (all of them when last is 0), and its state
+// decided again from those windows alone, so that windows measured after
+// the look cannot make a cell valid at it. A failed or missing cell stays
+// so.
 func throughRound(c Cell, last int) Cell {
 	if last <= 0 {
 		return c
@@ -304,6 +344,13 @@ func throughRound(c Cell, last int) Cell {
 		}
 	}
 	c.PerWindow = kept
+	switch {
+	case c.State == CellFailed || c.State == CellMissing:
+	case c.Counted == 0:
+		c.State, c.StateReason = CellInvalid, fmt.Sprintf("no counted window up to round %d", last)
+	default:
+		c.State, c.StateReason = majority(kept)
+	}
 	return c
 }
 
@@ -316,16 +363,12 @@ func (m *Result) CellOrMissing(stack string, ci CaseInfo, conc int) Cell {
 }
 
 // NewStep calls the step from one cell to another in throughput and in
-// throughput per CPU-second.
+// throughput per CPU-second, each call on its own (FamilyStep).
 func NewStep(kind string, from, to Cell, d stats.Design, minEffect, alpha float64) Step {
-	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
-	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
-	return Step{
-		Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
-		Throughput: callMetric(d, from, to, tp, minEffect, alpha),
-		PerCPU:     callMetric(d, from, to, cpu, minEffect, alpha),
-		Flagged:    append(countedFlags(from), countedFlags(to)...),
-	}
+	s := []Step{{Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
+		Flagged: append(countedFlags(from), countedFlags(to)...)}}
+	CallSteps(s, [][2]Cell{{from, to}}, stats.FamilyStep, d, minEffect, alpha)
+	return s[0]
 }
 
 // countedFlags lists the flags of a cell's counted windows as
@@ -351,9 +394,9 @@ func countedFlags(c Cell) []string {
 	return out
 }
 
-// callMetric decides one metric of two cells under design d
-// (stats.DecideBy).
-func callMetric(d stats.Design, from, to Cell, metric func(WindowFigures) float64, minEffect, alpha float64) Change {
+// sidesOf is one metric of two cells as the calls compare them: one value
+// per process (processValues), with its round.
+func sidesOf(from, to Cell, metric func(WindowFigures) float64) stats.SidePair {
 	fv, fr := processValues(from, metric)
 	tv, tr := processValues(to, metric)
 	if !positive(from, metric) || !positive(to, metric) {
@@ -362,16 +405,23 @@ func callMetric(d stats.Design, from, to Cell, metric func(WindowFigures) float6
 		fv, fr = from.CountedValues(metric), from.CountedRounds()
 		tv, tr = to.CountedValues(metric), to.CountedRounds()
 	}
-	v := stats.DecideBy(d,
-		stats.Side{Valid: from.State == CellValid, Windows: fv, Rounds: fr},
-		stats.Side{Valid: to.State == CellValid, Windows: tv, Rounds: tr},
-		minEffect, alpha)
-	c := Change{Call: v.Call, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted, Pairs: v.Shift.Pairs}
+	return stats.SidePair{
+		From: stats.Side{Valid: from.State == CellValid, Windows: fv, Rounds: fr},
+		To:   stats.Side{Valid: to.State == CellValid, Windows: tv, Rounds: tr},
+	}
+}
+
+// changeOf is a verdict as the report shows it.
+func changeOf(v stats.Verdict, from, to Cell) Change {
+	c := Change{Call: v.Call, Size: v.Size, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted,
+		FromValues: v.Shift.N1, ToValues: v.Shift.N2, Pairs: v.Shift.Pairs, FamilyCalls: v.FamilySize, FamilySelected: v.FamilySelected}
 	if v.Call == stats.CallInvalid {
 		c.Reason = invalidReason(from, to, v.Reason)
+		c.FromValues, c.ToValues = 0, 0
 		return c
 	}
 	c.EstimatePct = 100 * v.Shift.Estimate
+	c.P = v.Shift.P
 	if v.Shift.Bounded {
 		lo, hi := 100*v.Shift.Lo, 100*v.Shift.Hi
 		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, v.Shift.Confidence

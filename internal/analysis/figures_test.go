@@ -190,6 +190,15 @@ func TestCallsAtTheLastLook(t *testing.T) {
 	if all := throughRound(c, 0); all.Counted != 3 {
 		t.Errorf("through 0 keeps every window: %+v", all)
 	}
+	// Valid over all its windows, but at a look after round 2 it had two
+	// counted windows: insufficient there, whatever came later.
+	v := Cell{Stack: "a", State: CellValid, PerWindow: []WindowFigures{{Round: 1, Counted: true}, {Round: 2, Counted: true}, {Round: 3, Counted: true}, {Round: 4, Counted: true}}}
+	if got := throughRound(v, 2); got.State != CellInsufficient {
+		t.Errorf("a valid cell seen through round 2 with 2 counted windows: %s, want insufficient", got.State)
+	}
+	if got := throughRound(v, 3); got.State != CellValid {
+		t.Errorf("through round 3 (3 counted windows): %s, want valid", got.State)
+	}
 }
 
 // TestClockStopMovesTheLastLook: a run the budget's clock stopped after

@@ -54,9 +54,14 @@ type Header struct {
 	// stats.Independent.
 	Layout string       `json:"layout"`
 	Design stats.Design `json:"design"`
-	// MinEffect is the smallest shift, as a fraction, that a step calls a
-	// gain or a loss; an interval within ± it is called same.
+	// MinEffect is the smallest shift, as a fraction, that matters: an
+	// interval within ± it (on the log scale) is called same, and a gain or
+	// loss says whether it reaches past it.
 	MinEffect float64 `json:"min_effect"`
+	// Family is how false calls were controlled: "run" (over FamilyCalls
+	// step-metric calls at once, Benjamini–Hochberg at Alpha) or "step".
+	Family      string `json:"family"`
+	FamilyCalls int    `json:"family_calls,omitempty"`
 	// CallsThroughRound, when above 0, is the last look of an adaptive run
 	// that measured rounds past it without reaching its next look (a run
 	// stopped, or stopped by its budget's actual time): the steps are
@@ -66,6 +71,9 @@ type Header struct {
 	// Rounds describes an adaptive run's rounds (rounds: auto); nil for a
 	// fixed number of rounds.
 	Rounds *RoundsInfo `json:"rounds,omitempty"`
+	// StackFingerprints identify what each stack ran (StackFingerprint),
+	// so that report A B can tell a reference stack both runs share.
+	StackFingerprints map[string]string `json:"stack_fingerprints,omitempty"`
 	// StepFrom maps each stack but the baseline to the stack it changes
 	// one layer of: the steps form a tree from the first stack.
 	StepFrom map[string]string `json:"step_from,omitempty"`
@@ -374,8 +382,13 @@ type Step struct {
 // distribution-free confidence interval (docs/statistics.md). A call is
 // never shown without its interval.
 type Change struct {
-	// Call is gain, loss, same, undecided or invalid.
+	// Call is gain, loss, same, undecided or invalid, read from the
+	// interval alone (docs/statistics.md).
 	Call stats.Call `json:"call"`
+	// Size qualifies a gain or a loss: "at least" when the whole interval
+	// lies past ± the minimum effect, "small" when it lies within it,
+	// empty when it straddles it.
+	Size stats.Size `json:"size,omitempty"`
 	// EstimatePct is the estimated shift in percent (+12.5 = 12.5 % more);
 	// 0 when the call is invalid.
 	EstimatePct float64 `json:"estimate_pct"`
@@ -389,6 +402,20 @@ type Change struct {
 	// FromWindows and ToWindows are the two cells' counted windows.
 	FromWindows int `json:"from_windows"`
 	ToWindows   int `json:"to_windows"`
+	// FromValues and ToValues are the values the test compared: one per
+	// process (the geometric mean of its counted windows), so fewer than
+	// the windows when a process served several (protocol repeat).
+	FromValues int `json:"from_values,omitempty"`
+	ToValues   int `json:"to_values,omitempty"`
+	// P is the exact two-sided p-value of "no change", dual to the
+	// interval (stats.Shift.P).
+	P float64 `json:"p,omitempty"`
+	// FamilyCalls and FamilySelected, when false calls were controlled
+	// over the run (family: run), are how many calls the control covered
+	// and how many it selected as gains or losses; a selected call's
+	// interval is at the adjusted level FamilySelected·α ÷ FamilyCalls.
+	FamilyCalls    int `json:"family_calls,omitempty"`
+	FamilySelected int `json:"family_selected,omitempty"`
 	// Pairs, for a paired design, is the number of rounds in which both
 	// sides have a counted window: what the call used.
 	Pairs int `json:"pairs,omitempty"`

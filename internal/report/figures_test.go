@@ -42,10 +42,33 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
 	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
 	checked := 0
+	// The calls are the ones stats.DecideFamily makes from the counted
+	// windows of every step at once (false calls controlled over the run),
+	// and their figures are those decisions'.
+	var pairs []stats.SidePair
 	for _, s := range m.Steps {
 		from, _ := m.Cell(s.From, s.Case, s.Concurrency)
 		to, _ := m.Cell(s.To, s.Case, s.Concurrency)
-		for _, k := range []struct {
+		for _, metric := range []func(WindowFigures) float64{tp, cpu} {
+			pairs = append(pairs, stats.SidePair{
+				From: stats.Side{Valid: from.State == CellValid, Windows: from.CountedValues(metric)},
+				To:   stats.Side{Valid: to.State == CellValid, Windows: to.CountedValues(metric)}})
+		}
+	}
+	verdicts := stats.DecideFamily(stats.FamilyRun, m.Header.Design, pairs, m.Header.MinEffect, m.Header.Alpha)
+	valid := 0
+	for _, v := range verdicts {
+		if v.Call != stats.CallInvalid {
+			valid++
+		}
+	}
+	if m.Header.Family != "run" || m.Header.FamilyCalls != valid {
+		t.Errorf("family %q over %d calls, want run over the %d step-metrics that are not invalid", m.Header.Family, m.Header.FamilyCalls, valid)
+	}
+	for i, s := range m.Steps {
+		from, _ := m.Cell(s.From, s.Case, s.Concurrency)
+		to, _ := m.Cell(s.To, s.Case, s.Concurrency)
+		for j, k := range []struct {
 			name   string
 			ch     Change
 			metric func(WindowFigures) float64
@@ -61,9 +84,7 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 				continue
 			}
 			checked++
-			// The call is the one stats.Decide makes from the counted
-			// windows, and its figures are that decision's.
-			v := stats.Decide(stats.Side{Valid: true, Windows: from.CountedValues(k.metric)}, stats.Side{Valid: true, Windows: to.CountedValues(k.metric)}, m.Header.MinEffect, m.Header.Alpha)
+			v := verdicts[2*i+j]
 			if k.ch.Call != v.Call || math.Abs(k.ch.EstimatePct-100*v.Shift.Estimate) > 1e-9 || k.ch.Bounded() != v.Shift.Bounded {
 				t.Errorf("%s %s → %s %s c=%d: %+v; the counted windows give %+v", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, v)
 			}
