@@ -156,6 +156,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		}
 	}
 	h.HostSpeed = hostSpeed(finals)
+	h.Warmup, h.WarmupPlan = warmupSummary(finals), plan.WarmupText(pl.Protocol)
 	h.Placement = PlacementOf(res, finals)
 	if len(res.Environments) > 0 {
 		he := res.Environments[0].Host

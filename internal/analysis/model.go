@@ -35,6 +35,11 @@ type Header struct {
 	Host Host `json:"host"`
 	// HostSpeed summarises the host-speed probes around the windows.
 	HostSpeed HostSpeed `json:"host_speed"`
+	// Warmup is how long the windows' warm-ups ran (warmup.go); nil when
+	// no window had one.
+	Warmup *WarmupSummary `json:"warmup,omitempty"`
+	// WarmupPlan describes the plan's warm-up ("until steady, 500ms–3s").
+	WarmupPlan string `json:"warmup_plan,omitempty"`
 	// Placement is where the processes ran (shared or lanes); nil for a
 	// journal written before it was recorded.
 	Placement *Placement `json:"placement,omitempty"`

@@ -347,8 +347,8 @@ func layRound(r int, stacks []Stack, cases []workload.Case, p Protocol, need map
 // same database on another port.
 func fingerprint(p *Plan, base string) string {
 	type stackID struct {
-		Name, Dir, Build, Start, Health string
-		Env                             map[string]string
+		Name, Dir, Build, Start, Health, Runtime string
+		Env                                      map[string]string
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -369,7 +369,7 @@ func fingerprint(p *Plan, base string) string {
 		if err != nil {
 			dir = s.Dir
 		}
-		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Env})
+		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Runtime, s.Env})
 	}
 	for _, c := range p.Cases {
 		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database})
@@ -421,8 +421,12 @@ const (
 // ones a resumed run still has to measure).
 func (p *Plan) EstimateWindows(ws []Window) time.Duration {
 	var d time.Duration
+	warmup := map[string]time.Duration{}
+	for _, s := range p.Stacks {
+		warmup[s.Name] = p.Protocol.ExpectedWarmup(s)
+	}
 	for _, w := range ws {
-		d += p.Protocol.Warmup + p.Protocol.Window + windowOverhead
+		d += warmup[w.Stack] + p.Protocol.Window + windowOverhead
 		if w.NewProcess {
 			d += processStart
 		}

@@ -86,6 +86,10 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Runtime is what runs the stack's code (Runtimes): a JIT runtime
+	// gets the protocol's longer warm-up (Protocol.WarmupFor). Empty when
+	// the file does not say.
+	Runtime string `json:"runtime,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }
@@ -132,10 +136,21 @@ const (
 
 // Protocol is how every stack is measured.
 type Protocol struct {
-	Profile     string        `json:"profile"`
-	Concurrency []int         `json:"concurrency"`
-	Warmup      time.Duration `json:"warmup_ns"`
-	Window      time.Duration `json:"window_ns"`
+	Profile     string `json:"profile"`
+	Concurrency []int  `json:"concurrency"`
+	// Warmup is the warm-up's floor: a window starts no sooner after the
+	// load does. WarmupMax is its cap: in between, the warm-up ends once
+	// throughput is steady (load.WarmupRule); at the cap the window is
+	// measured and flagged not_steady. WarmupMax at or below Warmup (0 in
+	// journals written before it) is a fixed warm-up of Warmup.
+	Warmup    time.Duration `json:"warmup_ns"`
+	WarmupMax time.Duration `json:"warmup_max_ns,omitempty"`
+	// JITWarmup and JITWarmupMax raise the floor and the cap for stacks
+	// whose runtime compiles while it serves (Stack.Runtime; JITRuntime):
+	// each stack gets the larger of the two floors and of the two caps.
+	JITWarmup    time.Duration `json:"jit_warmup_ns,omitempty"`
+	JITWarmupMax time.Duration `json:"jit_warmup_max_ns,omitempty"`
+	Window       time.Duration `json:"window_ns"`
 	// Timeout is the load generator's client timeout.
 	Timeout time.Duration `json:"timeout_ns"`
 	// Rounds is the number of rounds; with Adaptive, the minimum.
@@ -188,6 +203,24 @@ type Protocol struct {
 	// shared CPUs or lanes of their own, resolved on the host that
 	// resolved the plan.
 	Placement Placement `json:"placement"`
+}
+
+// WarmupFor is the warm-up floor and cap of a stack's windows: the
+// protocol's, raised to JITWarmup and JITWarmupMax for a JIT runtime;
+// floor == max means a fixed warm-up.
+func (p Protocol) WarmupFor(s Stack) (floor, max time.Duration) {
+	floor, max = p.Warmup, p.WarmupMax
+	if JITRuntime(s.Runtime) {
+		floor, max = maxDuration(floor, p.JITWarmup), maxDuration(max, p.JITWarmupMax)
+	}
+	return floor, maxDuration(max, floor)
+}
+
+func maxDuration(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 // The families false calls are controlled over (docs/statistics.md).

@@ -9,6 +9,8 @@ type (
 	Header         = analysis.Header
 	Host           = analysis.Host
 	HostSpeed      = analysis.HostSpeed
+	WarmupSummary  = analysis.WarmupSummary
+	WarmupRow      = analysis.WarmupRow
 	RoundsInfo     = analysis.RoundsInfo
 	ExtraRound     = analysis.ExtraRound
 	HostSpeedPoint = analysis.HostSpeedPoint

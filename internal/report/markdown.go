@@ -109,6 +109,9 @@ func headerLines(m *Model) []string {
 		lines = append(lines, fmt.Sprintf("Host speed: a fixed-work CPU probe around every window took %.2f ms (median; %.2f–%.2f ms); %d kept window(s) ran over %.0f %% slower than at the start (host_slow, not counted).",
 			hs.ProbeMedianMs, hs.ProbeMinMs, hs.ProbeMaxMs, slow, 100*host.HostSlowShare))
 	}
+	if line := warmupLine(h.Warmup, h.WarmupPlan); line != "" {
+		lines = append(lines, line)
+	}
 	if line := placementLine(h.Placement); line != "" {
 		lines = append(lines, line)
 	}
