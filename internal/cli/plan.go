@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -78,16 +79,18 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	stacks := fs.String("stacks", "", "run only these stacks, comma-separated (they keep the file's order)")
 	cases := fs.String("cases", "", "run only these cases, comma-separated, in this order")
 	conc := fs.String("concurrency", "", "concurrency levels, comma-separated, e.g. 10,100")
-	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window")
+	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window: its floor when it runs until throughput is steady")
+	fs.DurationVar(&o.WarmupMax, "warmup-max", 0, "the warm-up's cap: it ends once throughput is steady, at most this long (equal to --warmup: a fixed warm-up)")
 	fs.DurationVar(&o.Window, "window", 0, "measured window")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "client timeout")
-	rounds := fs.String("rounds", "", "rounds: passes over every stack, in a rotated order: a number, or auto (measure more rounds of the cells an undecided step needs)")
+	rounds := fs.String("rounds", "", "rounds: passes over every stack, in a balanced order: a number, or auto (measure more rounds of the cells an undecided step needs)")
 	fs.IntVar(&o.MinRounds, "min-rounds", 0, "with --rounds auto: the rounds always measured")
 	fs.IntVar(&o.MaxRounds, "max-rounds", 0, "with --rounds auto: the most rounds")
 	fs.DurationVar(&o.Budget, "budget", 0, "with --rounds auto: the longest the windows may take, extra rounds included (estimated)")
 	fs.StringVar(&o.Fresh, "fresh", "", "fresh server process per round or per case")
 	fs.IntVar(&o.Repeat, "repeat", 0, "windows each process serves of each cell in a round (2 or more: the report tells within-process from between-process spread)")
 	fs.StringVar(&o.Layout, "layout", "", "round layout: interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)")
+	fs.StringVar(&o.Family, "family", "", "false-call control: run (over all the run's calls at once; the default) or step (each call on its own)")
 	bootStarts := fs.Int("boot-starts", 0, "cold starts per stack (0: no boot suite)")
 	fs.StringVar(&o.Gate, "gate", "", "contention gate: auto, off, or cores of foreign CPU, e.g. 0.8")
 	gateRetries := fs.Int("gate-retries", 0, "redo a contended window at most this many times")
@@ -98,7 +101,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	return func() (plan.Overrides, error) {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for _, name := range []string{"warmup", "window", "timeout", "gate-wait"} {
+		for _, name := range []string{"warmup", "warmup-max", "window", "timeout", "gate-wait"} {
 			if set[name] && fs.Lookup(name).Value.(flag.Getter).Get().(time.Duration) <= 0 {
 				return o, usagef("--%s must be a positive duration, e.g. --%s 5s", name, name)
 			}
@@ -185,16 +188,17 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(tw, "profile\t%s\n", pr.Profile)
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
-	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", pr.Warmup, pr.Window, pr.Timeout)
+	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", plan.WarmupText(pr), pr.Window, pr.Timeout)
 	layout, design := report.LayoutOf(pr)
 	alpha := stats.DefaultAlpha
 	if pr.Adaptive {
 		var looks []int
-		looks, alpha = stats.Looks(design, alpha, pr.Rounds, pr.LastRound())
+		looks, alpha = analysis.Looks(p, alpha)
 		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of steps undecided at the last look%s\n",
 			pr.Rounds, pr.LastRound(), pr.Fresh, budgetNote(pr))
 		if len(looks) > 0 {
 			fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
+			fmt.Fprintf(tw, "false calls\t%s\n", familyLine(p))
 		} else {
 			fmt.Fprintf(tw, "looks\tnone can decide a step (see the warning)\n")
 		}
@@ -210,7 +214,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
 	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
-	fmt.Fprintf(tw, "calls\tgain / loss from a shift of %g%% or more with a %.4g%% interval excluding 0; same within ±%g%%\n", 100*pr.MinEffect, 100*(1-alpha), 100*pr.MinEffect)
+	fmt.Fprintf(tw, "calls\tgain / loss when the %.4g%% interval excludes 0 (\"at least\" past ±%g%%, \"small\" within); same when it includes 0 and lies within ±%g%% (log scale)\n", 100*(1-alpha), 100*pr.MinEffect, 100*pr.MinEffect)
 	tw.Flush()
 	fmt.Fprintf(w, "\nstacks, in file order:\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -303,6 +307,14 @@ func printWindows(w io.Writer, p *plan.Plan) {
 	}
 }
 
+// familyLine says how the plan controls false calls.
+func familyLine(p *plan.Plan) string {
+	if p.Protocol.CallFamily() == plan.FamilyStep {
+		return "family step: each call on its own at its look's α (an unchanged run with many calls can show a false gain or loss)"
+	}
+	return fmt.Sprintf("family run: over the run's %d calls at once (Benjamini–Hochberg at each look's α; a called gain or loss shows its interval at the adjusted level)", analysis.FamilyCalls(p))
+}
+
 // roundsNote says what a number of rounds keeps the report from saying:
 // each cell gets one window per round (see docs/config.md, "Rounds").
 // roundsNote warns when fixed rounds are too few for any finite interval
@@ -330,9 +342,11 @@ func undecidableWarning(p *plan.Plan) string {
 	if !pr.Adaptive {
 		return ""
 	}
-	_, d := report.LayoutOf(pr)
+	_, d := analysis.LayoutOf(pr)
 	decidable := func(last int) bool {
-		looks, _ := stats.Looks(d, stats.DefaultAlpha, pr.Rounds, last)
+		q := *p
+		q.Protocol.MaxRounds, q.Protocol.BudgetRounds = last, 0
+		looks, _ := analysis.Looks(&q, stats.DefaultAlpha)
 		return len(looks) > 0
 	}
 	if decidable(pr.LastRound()) {
@@ -346,11 +360,11 @@ func undecidableWarning(p *plan.Plan) string {
 		}
 	}
 	if need == 0 || need > pr.MaxRounds {
-		return fmt.Sprintf("rounds: auto from %d to %d can decide no step (%s): every call would be undecided; raise max_rounds", pr.Rounds, pr.LastRound(), d)
+		return fmt.Sprintf("rounds: auto from %d to %d can call no gain or loss (%s steps, false calls controlled over %d calls): every change would be undecided; raise max_rounds", pr.Rounds, pr.LastRound(), d, analysis.FamilyCalls(p))
 	}
 	budget := (time.Duration(need) * p.RoundEstimate()).Round(time.Minute) + time.Minute
-	return fmt.Sprintf("the budget of %s affords %d rounds by the plan's estimate, and no step can be decided before round %d (%s steps, α split over the looks): every call would be undecided; give --budget %s or more (budget: in the protocol; more rounds narrow the intervals), or run fewer stacks or cases",
-		pr.Budget, pr.LastRound(), need, d, budget)
+	return fmt.Sprintf("the budget of %s affords %d rounds by the plan's estimate, and no gain or loss can be called before round %d (%s steps, α split over the looks and controlled over %d calls): every change would be undecided; give --budget %s or more (budget: in the protocol; more rounds narrow the intervals), or run fewer stacks or cases",
+		pr.Budget, pr.LastRound(), need, d, analysis.FamilyCalls(p), budget)
 }
 
 // budgetNote says what bounds an adaptive run's rounds.
@@ -365,7 +379,7 @@ func budgetNote(pr plan.Protocol) string {
 // for the calls.
 func describeLayout(layout string) string {
 	if layout == plan.LayoutInterleaved {
-		return "interleaved: in each round the stacks take turns case by case (A B C, then C B A), each stack's process of the round up from its first window to its last; steps compare the two stacks round by round (paired)"
+		return "interleaved: in each round the stacks take turns case by case in a balanced (Williams) order, each stack's process of the round up from its first window to its last; steps compare the two stacks round by round (paired)"
 	}
 	return "grouped: each stack serves all its cases in a row; steps compare the two stacks' windows as independent samples"
 }

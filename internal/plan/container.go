@@ -30,8 +30,8 @@ var containerKeys = []string{"image", "build", "runtime"}
 
 const containerExample = "container: {build: Dockerfile}"
 
-// Runtimes are the container runtimes stackbench drives.
-var Runtimes = []string{"docker", "podman"}
+// ContainerRuntimes are the container runtimes stackbench drives.
+var ContainerRuntimes = []string{"docker", "podman"}
 
 // imageName is what an image reference may look like (registry/name:tag).
 var imageName = regexp.MustCompile(`^[a-z0-9][a-z0-9._/:@-]*$`)

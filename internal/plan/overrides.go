@@ -23,9 +23,14 @@ type Overrides struct {
 	Cases       []string
 	Concurrency []int
 	Warmup      time.Duration
-	Window      time.Duration
-	Timeout     time.Duration
-	Rounds      int
+	WarmupMax   time.Duration
+	// JITWarmup and JITWarmupMax are the floor and cap for JIT runtimes
+	// (the file's protocol section only).
+	JITWarmup    time.Duration
+	JITWarmupMax time.Duration
+	Window       time.Duration
+	Timeout      time.Duration
+	Rounds       int
 	// Adaptive is rounds: auto (true) or a number of rounds (false); nil
 	// keeps the profile's. MinRounds, MaxRounds and Budget bound it.
 	Adaptive  *bool
@@ -35,6 +40,8 @@ type Overrides struct {
 	Fresh     string
 	// Layout is LayoutInterleaved or LayoutGrouped.
 	Layout string
+	// Family is FamilyRun or FamilyStep.
+	Family string
 	// Repeat is the windows per cell, process and round.
 	Repeat     int
 	BootStarts *int
@@ -73,6 +80,9 @@ func (o Overrides) apply(p *Protocol) {
 		p.Cases = append([]string(nil), o.Cases...)
 	}
 	setIf(&p.Warmup, o.Warmup)
+	setIf(&p.WarmupMax, o.WarmupMax)
+	setIf(&p.JITWarmup, o.JITWarmup)
+	setIf(&p.JITWarmupMax, o.JITWarmupMax)
 	setIf(&p.Window, o.Window)
 	setIf(&p.Timeout, o.Timeout)
 	setIf(&p.Rounds, o.Rounds)
@@ -84,6 +94,7 @@ func (o Overrides) apply(p *Protocol) {
 	setIf(&p.Budget, o.Budget)
 	setIf(&p.Fresh, o.Fresh)
 	setIf(&p.Layout, o.Layout)
+	setIf(&p.Family, o.Family)
 	setIf(&p.Repeat, o.Repeat)
 	setIf(&p.Gate.Wait, o.GateWait)
 	setIf(&p.MinEffect, o.MinEffect)
@@ -138,7 +149,7 @@ func (o Overrides) check(f *File) []Problem {
 		flag string
 		v    time.Duration
 		min  time.Duration
-	}{{"--warmup", o.Warmup, minWarmup}, {"--window", o.Window, minWindow}, {"--timeout", o.Timeout, minTimeout}, {"--gate-wait", o.GateWait, time.Second}} {
+	}{{"--warmup", o.Warmup, minWarmup}, {"--warmup-max", o.WarmupMax, minWarmup}, {"--window", o.Window, minWindow}, {"--timeout", o.Timeout, minTimeout}, {"--gate-wait", o.GateWait, time.Second}} {
 		if d.v != 0 && d.v < d.min {
 			bad("%s %s is too short; give at least %s", d.flag, d.v, d.min)
 		}
@@ -148,6 +159,9 @@ func (o Overrides) check(f *File) []Problem {
 	}
 	if o.Fresh != "" && o.Fresh != FreshRound && o.Fresh != FreshCase {
 		bad("--fresh %s: write round (a fresh process per round) or case (per case)", o.Fresh)
+	}
+	if o.Family != "" && o.Family != FamilyRun && o.Family != FamilyStep {
+		bad("--family %s: write run (false gains and losses controlled over all the run's calls at once) or step (each call on its own)", o.Family)
 	}
 	if o.Layout != "" && o.Layout != LayoutInterleaved && o.Layout != LayoutGrouped {
 		bad("--layout %s: write interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)", o.Layout)

@@ -86,6 +86,10 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Runtime is what runs the stack's code (Runtimes): a JIT runtime
+	// gets the protocol's longer warm-up (Protocol.WarmupFor). Empty when
+	// the file does not say.
+	Runtime string `json:"runtime,omitempty"`
 	// Container is set when the stack runs in a container (the
 	// container: key); Start then holds the container's arguments, if any.
 	Container *Container `json:"container,omitempty"`
@@ -122,7 +126,7 @@ const (
 // Layouts of a round.
 const (
 	// LayoutInterleaved: the stacks take turns case by case within a round
-	// (A B C, then C B A for the next case, and so on), each stack's
+	// (in a balanced order: OrderWilliams, layRound), each stack's
 	// process of the round alive from its first window to its last, so
 	// that the two windows of a step in a round are close in time; steps
 	// are then compared round by round (a paired design).
@@ -135,10 +139,21 @@ const (
 
 // Protocol is how every stack is measured.
 type Protocol struct {
-	Profile     string        `json:"profile"`
-	Concurrency []int         `json:"concurrency"`
-	Warmup      time.Duration `json:"warmup_ns"`
-	Window      time.Duration `json:"window_ns"`
+	Profile     string `json:"profile"`
+	Concurrency []int  `json:"concurrency"`
+	// Warmup is the warm-up's floor: a window starts no sooner after the
+	// load does. WarmupMax is its cap: in between, the warm-up ends once
+	// throughput is steady (load.WarmupRule); at the cap the window is
+	// measured and flagged not_steady. WarmupMax at or below Warmup (0 in
+	// journals written before it) is a fixed warm-up of Warmup.
+	Warmup    time.Duration `json:"warmup_ns"`
+	WarmupMax time.Duration `json:"warmup_max_ns,omitempty"`
+	// JITWarmup and JITWarmupMax raise the floor and the cap for stacks
+	// whose runtime compiles while it serves (Stack.Runtime; JITRuntime):
+	// each stack gets the larger of the two floors and of the two caps.
+	JITWarmup    time.Duration `json:"jit_warmup_ns,omitempty"`
+	JITWarmupMax time.Duration `json:"jit_warmup_max_ns,omitempty"`
+	Window       time.Duration `json:"window_ns"`
 	// Timeout is the load generator's client timeout.
 	Timeout time.Duration `json:"timeout_ns"`
 	// Rounds is the number of rounds; with Adaptive, the minimum.
@@ -159,6 +174,11 @@ type Protocol struct {
 	// Layout is how a round orders its windows: LayoutInterleaved or
 	// LayoutGrouped (also when empty, as in journals written before it).
 	Layout string `json:"layout,omitempty"`
+	// Order is how the stacks of a round are ordered: OrderWilliams for
+	// every plan resolved now, OrderRotation (empty) in journals written
+	// before it was recorded, whose windows were laid out in that order.
+	// Being part of the protocol, it is part of the fingerprint.
+	Order string `json:"order,omitempty"`
 	// Repeat is how many windows each process serves of each of its cells
 	// in a round (1 when 0): with 2 or more the report can tell the
 	// spread within a process from the spread between processes.
@@ -175,6 +195,10 @@ type Protocol struct {
 	// MinEffect is the smallest relative shift a step calls a gain or a
 	// loss (0.05 = 5 %); an interval within ± it is called same.
 	MinEffect float64 `json:"min_effect"`
+	// Family is how false calls are controlled: FamilyRun (also when
+	// empty) over all of the run's step-metric calls at once, FamilyStep
+	// for each call on its own.
+	Family string `json:"family,omitempty"`
 	// Spread draws ids, pages and token subjects from a deterministic
 	// sequence over all users instead of the fixed requests.
 	Spread bool `json:"spread"`
@@ -182,6 +206,38 @@ type Protocol struct {
 	// shared CPUs or lanes of their own, resolved on the host that
 	// resolved the plan.
 	Placement Placement `json:"placement"`
+}
+
+// WarmupFor is the warm-up floor and cap of a stack's windows: the
+// protocol's, raised to JITWarmup and JITWarmupMax for a JIT runtime;
+// floor == max means a fixed warm-up.
+func (p Protocol) WarmupFor(s Stack) (floor, max time.Duration) {
+	floor, max = p.Warmup, p.WarmupMax
+	if JITRuntime(s.Runtime) {
+		floor, max = maxDuration(floor, p.JITWarmup), maxDuration(max, p.JITWarmupMax)
+	}
+	return floor, maxDuration(max, floor)
+}
+
+func maxDuration(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// The families false calls are controlled over (docs/statistics.md).
+const (
+	FamilyRun  = "run"
+	FamilyStep = "step"
+)
+
+// CallFamily is Family, FamilyRun when empty.
+func (p Protocol) CallFamily() string {
+	if p.Family == "" {
+		return FamilyRun
+	}
+	return p.Family
 }
 
 // Repeats is Repeat, at least 1.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -146,30 +146,6 @@ func TestBuildPlanOnly(t *testing.T) {
 	}
 }
 
-// TestPerCPUSecondIsThroughputOverCores: the sampler's wall time differs
-// from the load's window (it follows the generator's events), so
-// successes ÷ CPU seconds disagreed with req/s ÷ cores, and with the cost
-// model's rps per core, by the ratio of the two walls (4 % in a measured
-// window of 2 s whose sampler ran 2.083 s).
-func TestPerCPUSecondIsThroughputOverCores(t *testing.T) {
-	w := journal.Window{
-		Load:        &load.Result{DurationSeconds: 2, Successes: 2281, ThroughputRPS: 1140.5},
-		WallSeconds: 2.083447772,
-		Server:      journal.Usage{CPUSeconds: 0.45, Cores: 0.45 / 2.083447772},
-	}
-	f := windowFigures(&w)
-	want := w.Load.ThroughputRPS / w.Server.Cores
-	if abs(f.PerCPUSecond-want) > 1e-9*want {
-		t.Errorf("per CPU-second %g, want req/s ÷ cores = %g (successes ÷ CPU-s would be %g)", f.PerCPUSecond, want, float64(w.Load.Successes)/w.Server.CPUSeconds)
-	}
-	c := Cell{PerWindow: []WindowFigures{f}}
-	c.PerWindow[0].Counted = true
-	summarizeCell(&c)
-	if got := c.Throughput.Median / c.ServerCores; abs(got-c.PerCPUSecond.Median) > 1e-9*got {
-		t.Errorf("cell: req/s %g ÷ cores %g = %g, but req/CPU-s is %g", c.Throughput.Median, c.ServerCores, got, c.PerCPUSecond.Median)
-	}
-}
-
 // A step whose cells count flagged windows (client_bound, a checkpoint)
 // says so wherever its call is shown: in a shared-host run the identical
 // stacks pgx-a → pgx-b showed "+106 %, real" from a median window flagged
@@ -217,4 +193,30 @@ func TestStepsSayWhenFlaggedWindowsCount(t *testing.T) {
 // hasFlag reports whether the cell carries the flag.
 func hasFlag(c Cell, flag journal.Flag) bool {
 	return slices.ContainsFunc(c.Flags, func(f Flag) bool { return f.Name == flag })
+}
+
+// TestHeaderSaysWhichOrder: a journal from before the balanced order (its
+// protocol has none) still reports, and its interleaved header says the
+// rotated order is not balanced from three stacks on; a run in the
+// Williams order says what is balanced.
+func TestHeaderSaysWhichOrder(t *testing.T) {
+	for _, tc := range []struct {
+		order  string
+		stacks []string
+		want   string
+	}{
+		{plan.OrderRotation, []string{"a", "b", "c"}, "puts some stacks right before others more often"},
+		{plan.OrderRotation, []string{"a", "b"}, "each first as often as the other"},
+		{plan.OrderWilliams, []string{"a", "b", "c"}, "every stack came right before every other equally often"},
+	} {
+		pr := plan.Protocol{Layout: plan.LayoutInterleaved, Order: tc.order}
+		m := &Model{Header: Header{Stacks: tc.stacks, Order: OrderOf(pr)}}
+		m.Header.Layout, m.Header.Design = LayoutOf(pr)
+		if got := strings.Join(headerLines(m), "\n"); !strings.Contains(got, tc.want) {
+			t.Errorf("order %q, %d stacks: header\n%s\nwant %q", tc.order, len(tc.stacks), got, tc.want)
+		}
+	}
+	if got := fixtureModel(t).Header.Order; got != "rotation" {
+		t.Errorf("the fixture journal, written before the order was recorded: order %q", got)
+	}
 }

@@ -3,29 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
-
-	"github.com/stackbench/stackbench/internal/journal"
 )
-
-// ContainerStack is a stack that ran in a container.
-type ContainerStack struct {
-	Stack string `json:"stack"`
-	Image string `json:"image"`
-	// Runtime is the runtime the plan named; "" when stackbench took the
-	// one installed.
-	Runtime string `json:"runtime,omitempty"`
-}
-
-// containers lists the plan's container stacks.
-func containers(res *journal.Results) []ContainerStack {
-	var out []ContainerStack
-	for _, s := range res.Plan.Plan.Stacks {
-		if s.Container != nil {
-			out = append(out, ContainerStack{Stack: s.Name, Image: s.Container.Image, Runtime: s.Container.Runtime})
-		}
-	}
-	return out
-}
 
 // containersLine is the header's sentence about container stacks; "" when
 // none ran in a container.

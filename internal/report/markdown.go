@@ -49,6 +49,18 @@ func mdHeader(b *strings.Builder, m *Model) {
 	}
 }
 
+// orderClause says, for an interleaved run, which order the stacks took
+// their turns in and what it balances.
+func orderClause(h Header) string {
+	if h.Order != "rotation" {
+		return ", in a balanced (Williams) order: within each case, over a cycle of rounds, every stack came right before every other equally often"
+	}
+	if len(h.Stacks) < 3 {
+		return ", in a rotated order (each first as often as the other)"
+	}
+	return ", in the rotated order of stackbench before the balanced one, which with three or more stacks puts some stacks right before others more often, so a carry-over from one window to the next (a cache, heat, a busy database) can bias a step"
+}
+
 // headerLines are the header's facts as sentences, shared with the HTML page.
 func headerLines(m *Model) []string {
 	h := m.Header
@@ -70,6 +82,9 @@ func headerLines(m *Model) []string {
 		if h.CallsThroughRound > 0 {
 			line += fmt.Sprintf(" — the run stopped before its next look, so the steps are called from rounds 1 to %d, and later windows show in the cells only", h.CallsThroughRound)
 		}
+		if h.BeforeFirstLook {
+			line += " — the run has not reached its first look, so every step is undecided"
+		}
 		for _, x := range ri.Extra {
 			line += fmt.Sprintf("; round %d (%d windows) for %d open step(s)", x.Round, x.Windows, len(x.Undecided))
 		}
@@ -79,7 +94,7 @@ func headerLines(m *Model) []string {
 		lines = append(lines, line+".")
 	}
 	if h.Design == stats.Paired {
-		lines = append(lines, "Layout: interleaved; in each round the stacks took turns case by case, so each step compares its two stacks round by round (paired: the Hodges–Lehmann shift of the rounds' log-ratios, with its Wilcoxon signed-rank interval).")
+		lines = append(lines, "Layout: interleaved; in each round the stacks took turns case by case"+orderClause(h)+", so each step compares its two stacks round by round (paired: the Hodges–Lehmann shift of the rounds' log-ratios, with its Wilcoxon signed-rank interval).")
 	} else {
 		lines = append(lines, "Layout: grouped; each stack served its cases in a row, so each step compares its two stacks' windows as independent samples (the two-sample Hodges–Lehmann shift, with its Mann–Whitney interval).")
 	}
@@ -93,6 +108,9 @@ func headerLines(m *Model) []string {
 		}
 		lines = append(lines, fmt.Sprintf("Host speed: a fixed-work CPU probe around every window took %.2f ms (median; %.2f–%.2f ms); %d kept window(s) ran over %.0f %% slower than at the start (host_slow, not counted).",
 			hs.ProbeMedianMs, hs.ProbeMinMs, hs.ProbeMaxMs, slow, 100*host.HostSlowShare))
+	}
+	if line := warmupLine(h.Warmup, h.WarmupPlan); line != "" {
+		lines = append(lines, line)
 	}
 	if line := placementLine(h.Placement); line != "" {
 		lines = append(lines, line)
@@ -114,13 +132,22 @@ func looksText(looks []int) string {
 // noiseSentence says how the steps are called, and how much the run's
 // windows varied.
 func noiseSentence(h Header) string {
-	return callRule(h.Alpha, h.MinEffect) + " " + dispersionText(h.Dispersion, "")
+	return callRule(h.Alpha, h.MinEffect) + " " + familyText(h) + " " + dispersionText(h.Dispersion, "")
 }
 
 // callRule is the rule the calls follow, in one sentence.
 func callRule(alpha, minEffect float64) string {
-	return fmt.Sprintf("Each step is called from the Hodges–Lehmann estimate of its shift and a distribution-free %s interval: gain or loss when the interval excludes 0 and the estimate reaches the minimum effect of %s, same when the whole interval lies within ±%s, undecided otherwise.",
+	return fmt.Sprintf("Each step is called from a distribution-free %s interval of its shift (Hodges–Lehmann), never from the estimate alone: gain or loss when the interval excludes 0 (\"at least\" when it also lies past ±%s, \"small\" when it stays within), same when it includes 0 and lies within ±%s (on the log scale, so A→B and B→A get the same call), undecided otherwise.",
 		confidenceText(alpha), fmtFraction(minEffect), fmtFraction(minEffect))
+}
+
+// familyText says how false calls were controlled over the run.
+func familyText(h Header) string {
+	if h.Family != "run" || h.FamilyCalls <= 1 {
+		return "Each call is bounded at α on its own (family: step): with many calls, an unchanged run can show a false gain or loss."
+	}
+	return fmt.Sprintf("False gains and losses are controlled over the run's %d calls at once (family: run; Benjamini–Hochberg at α = %s): in an unchanged run the chance of any false gain or loss is at most α, and a called gain or loss shows its interval at the adjusted level (selected ÷ calls × α).",
+		h.FamilyCalls, strconv.FormatFloat(h.Alpha, 'g', 4, 64))
 }
 
 // confidenceText is 1 − alpha as a percentage, "95 %".
@@ -191,7 +218,7 @@ func mdSteps(b *strings.Builder, m *Model) {
 func callCell(c Change) string {
 	switch c.Call {
 	case stats.CallGain, stats.CallLoss:
-		return "**" + string(c.Call) + "**"
+		return "**" + callLabel(c) + "**"
 	case stats.CallUndecided:
 		if c.WindowsNeeded > 0 {
 			return "undecided (" + windowsNeededText(c) + ")"

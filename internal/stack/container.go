@@ -24,7 +24,7 @@ func Runtime(c *plan.Container) (string, error) {
 		}
 		return c.Runtime, nil
 	}
-	for _, r := range plan.Runtimes {
+	for _, r := range plan.ContainerRuntimes {
 		if _, err := exec.LookPath(r); err == nil {
 			return r, nil
 		}
