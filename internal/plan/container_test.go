@@ -79,3 +79,14 @@ func TestDockerRunStartWarns(t *testing.T) {
 		}
 	}
 }
+
+// The container is part of the fingerprint: another image cannot resume
+// this plan's journal.
+func TestContainerInFingerprint(t *testing.T) {
+	stacks := "stacks:\n  - name: a\n    dir: apps/a\n    container: {image: \"my-api:%s\"}\n"
+	one := resolve(t, strings.Replace(stacks, "%s", "1", 1), Overrides{}).Fingerprint
+	two := resolve(t, strings.Replace(stacks, "%s", "2", 1), Overrides{}).Fingerprint
+	if one == two {
+		t.Errorf("images 1 and 2 share the fingerprint %s", one)
+	}
+}

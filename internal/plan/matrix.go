@@ -349,6 +349,9 @@ func fingerprint(p *Plan, base string) string {
 	type stackID struct {
 		Name, Dir, Build, Start, Health, Runtime string
 		Env                                      map[string]string
+		// Container is left out of the hash when nil, so plans without
+		// one keep their fingerprints.
+		Container *Container `json:",omitempty"`
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -369,7 +372,15 @@ func fingerprint(p *Plan, base string) string {
 		if err != nil {
 			dir = s.Dir
 		}
-		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Runtime, s.Env})
+		id := stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Runtime, s.Env, nil}
+		if s.Container != nil {
+			c := *s.Container
+			if rel, err := filepath.Rel(base, c.Build); err == nil && c.Build != "" {
+				c.Build = filepath.ToSlash(rel)
+			}
+			id.Container = &c
+		}
+		v.Stacks = append(v.Stacks, id)
 	}
 	for _, c := range p.Cases {
 		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database})
