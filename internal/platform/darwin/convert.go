@@ -58,3 +58,20 @@ func hostTicks(user, nice, system, idle, iowait, irq, softirq, steal float64) pl
 		IdleTicks: sec(idle) + sec(iowait),
 	}
 }
+
+// watchdogScript reads "+pgid" and "-pgid" lines on its standard input and
+// keeps the set of live groups; at end of file (the harness died or exited,
+// and the pipe's last writer with it) it kills every group still listed.
+// It ignores the terminal's signals so that a Ctrl-C reaches the harness
+// first and the harness stops its groups in order.
+const watchdogScript = `trap '' INT HUP TERM
+groups=' '
+while read -r line; do
+	case "$line" in
+	+*) groups="$groups${line#+} " ;;
+	-*) g=${line#-}
+		case "$groups" in *" $g "*) groups="${groups%% $g *} ${groups#* $g }" ;; esac ;;
+	esac
+done
+for g in $groups; do kill -9 -- "-$g" 2>/dev/null; done
+`
