@@ -86,6 +86,14 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Pprof is the path under which the server serves Go's net/http/pprof
+	// ("/debug/pprof"); empty when it serves none. The profiling phase
+	// reads the CPU and allocation profiles there.
+	Pprof string `json:"pprof,omitempty"`
+	// Runtime is the stack's language runtime when it matters to the
+	// profiler: RuntimeNode or RuntimePython get their JIT frames named
+	// for perf in the profiling phase; empty otherwise.
+	Runtime string `json:"runtime,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }
@@ -179,6 +187,10 @@ type Protocol struct {
 	// shared CPUs or lanes of their own, resolved on the host that
 	// resolved the plan.
 	Placement Placement `json:"placement"`
+	// Profiling adds the profiling phase (profiling: on, --profiling):
+	// after the measured rounds, one extra window per cell with sampling
+	// on, never counted among the calls' windows (docs/profiles.md).
+	Profiling bool `json:"profiling,omitempty"`
 }
 
 // Repeats is Repeat, at least 1.

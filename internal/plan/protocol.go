@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "layout", "repeat", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget", "placement"}
+	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "layout", "repeat", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget", "placement", "profiling"}
 	gateKeys     = []string{"threshold", "retries", "wait"}
 )
 
@@ -103,6 +103,9 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 	}
 	if v := m.get("placement"); v != nil {
 		o.Placement = p.placement(v)
+	}
+	if v := m.get("profiling"); v != nil {
+		o.Profiling = p.onOff(v, "profiling")
 	}
 	return o
 }

@@ -1,0 +1,118 @@
+package profiling
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// The groups a function falls in (Group), beside its package.
+const (
+	GroupKernel   = "kernel"
+	GroupRuntime  = "runtime/GC"
+	GroupDriver   = "database driver"
+	GroupJSON     = "JSON"
+	GroupYours    = "your code"
+	GroupStdlib   = "standard library"
+	GroupLibrary  = "libraries"
+	GroupDatabase = "PostgreSQL"
+	GroupOther    = "other"
+)
+
+// driverPackages and jsonPackages are package path prefixes (Go) and
+// symbol prefixes (other runtimes) of the database drivers and JSON
+// codecs the symbol names.
+var (
+	driverPackages = []string{"github.com/jackc/pgx", "github.com/jackc/pgconn", "github.com/jackc/pgproto3", "github.com/jackc/puddle",
+		"github.com/lib/pq", "database/sql", "gorm.io/", "github.com/uptrace/bun"}
+	jsonPackages = []string{"encoding/json", "github.com/goccy/go-json", "github.com/json-iterator/go", "github.com/bytedance/sonic",
+		"github.com/mailru/easyjson", "github.com/segmentio/encoding/json"}
+	jsSymbols = []string{"JsonStringify", "JsonParse", "JSON.", "Builtins_JsonParse", "Builtins_JsonStringify"}
+)
+
+// Package is the package (Go) or binary a function belongs to: the Go
+// import path before the function's name ("crypto/sha256" of
+// "crypto/sha256.Sum256"), and for a symbol that is not Go's, the base
+// name of its binary ("libc.so.6", "[kernel.kallsyms]").
+func Package(name, binary string) string {
+	if filepath.Base(binary) == KernelMapping {
+		return KernelMapping
+	}
+	if pkg, ok := goPackage(name); ok {
+		return pkg
+	}
+	if binary == "" {
+		return "?"
+	}
+	return filepath.Base(binary)
+}
+
+// goPackage cuts a Go symbol's package path off its name.
+func goPackage(name string) (string, bool) {
+	if strings.ContainsAny(name, " :<>") {
+		return "", false
+	}
+	head := name
+	if i := strings.IndexByte(head, '['); i >= 0 { // type arguments hold dots and slashes
+		head = head[:i]
+	}
+	start := strings.LastIndexByte(head, '/') + 1
+	dot := strings.IndexByte(head[start:], '.')
+	if dot <= 0 {
+		return "", false
+	}
+	return head[:start+dot], true
+}
+
+// Group is the group of a function: GroupKernel for the kernel's frames,
+// GroupRuntime for Go's runtime (allocation and GC included), GroupDriver
+// and GroupJSON by package, GroupDatabase for the PostgreSQL binary,
+// GroupYours for package main and for Go code built from source outside
+// the module cache and GOROOT (file names the profile records), then the
+// standard library, other Go modules (libraries), and anything else.
+func Group(name, file, binary string) string {
+	base := filepath.Base(binary)
+	switch {
+	case binary == KernelMapping || base == KernelMapping:
+		return GroupKernel
+	case base == "postgres":
+		return GroupDatabase
+	}
+	pkg, isGo := goPackage(name)
+	if !isGo {
+		for _, s := range jsSymbols {
+			if strings.Contains(name, s) {
+				return GroupJSON
+			}
+		}
+		return GroupOther
+	}
+	switch {
+	case pkg == "runtime" || strings.HasPrefix(pkg, "runtime/") || strings.HasPrefix(pkg, "internal/runtime/"):
+		return GroupRuntime
+	case hasPrefix(pkg, driverPackages):
+		return GroupDriver
+	case hasPrefix(pkg, jsonPackages):
+		return GroupJSON
+	case pkg == "main":
+		return GroupYours
+	}
+	first, _, _ := strings.Cut(pkg, "/")
+	stdlib := !strings.Contains(first, ".")
+	switch {
+	case stdlib:
+		return GroupStdlib
+	case file != "" && !strings.Contains(filepath.ToSlash(file), "/pkg/mod/") && strings.HasSuffix(file, ".go"):
+		return GroupYours
+	default:
+		return GroupLibrary
+	}
+}
+
+func hasPrefix(pkg string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if pkg == p || strings.HasPrefix(pkg, strings.TrimSuffix(p, "/")+"/") || (strings.HasSuffix(p, "/") && strings.HasPrefix(pkg, p)) {
+			return true
+		}
+	}
+	return false
+}
