@@ -3,6 +3,7 @@ package plan
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -49,4 +50,20 @@ func (p *parser) runtime(n *yaml.Node) string {
 		return ""
 	}
 	return s
+}
+
+// MinProfilingWindow is the shortest profile window: at Go's 100 Hz a
+// server busy on one core gives 500 samples in it, enough for the
+// functions above a fifth of its time to pass the 100-sample floor.
+const MinProfilingWindow = 5 * time.Second
+
+// ProfilingWindow is the length of the profiling phase's windows: the
+// protocol's window in whole seconds (net/http/pprof's CPU profile takes
+// seconds), at least MinProfilingWindow.
+func (p Protocol) ProfilingWindow() time.Duration {
+	w := p.Window.Round(time.Second)
+	if w < p.Window {
+		w += time.Second
+	}
+	return max(w, MinProfilingWindow)
 }

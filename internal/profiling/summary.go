@@ -201,3 +201,14 @@ func Delta(before, after *profile.Profile) (*profile.Profile, error) {
 	d.TimeNanos, d.DurationNanos = after.TimeNanos, after.TimeNanos-before.TimeNanos
 	return d.Compact(), nil
 }
+
+// Samples is the number of samples behind a profile: its "samples"
+// values, or for an allocation profile the estimate sampleCounter makes.
+func Samples(p *profile.Profile) int64 {
+	count := sampleCounter(p)
+	var n int64
+	for _, s := range p.Sample {
+		n += count(s)
+	}
+	return n
+}
