@@ -45,9 +45,9 @@ type Explanation struct {
 	Delta       float64 `json:"delta"`
 	BaseSamples int64   `json:"base_samples"`
 	NextSamples int64   `json:"next_samples"`
-	// Functions, Packages and Groups are the rows whose figure changed
-	// most (by |Delta|, at most Top functions and packages), each backed
-	// by MinSamples samples or more on one side at least.
+	// Functions, Packages and Groups are the rows whose flat figure
+	// changed most (by |Delta|, at most Top functions and packages), each
+	// backed by MinSamples samples or more on one side at least.
 	Functions []Change `json:"functions"`
 	Packages  []Change `json:"packages"`
 	Groups    []Change `json:"groups"`
@@ -93,12 +93,12 @@ func Explain(base, next Summary, top int) Explanation {
 		add(groups, r.fn.Group, r.b, r.n)
 		c := Change{Name: name, Package: r.fn.Package, Group: r.fn.Group, Base: r.b.Flat, Next: r.n.Flat,
 			BaseCum: r.b.Cum, NextCum: r.n.Cum, BaseSamples: r.b.FlatSamples, NextSamples: r.n.FlatSamples}
+		if c.Base == c.Next {
+			continue // no change to name (a caller whose own cost is nil on both sides)
+		}
 		if max(c.BaseSamples, c.NextSamples) < MinSamples {
-			// The flat figure is too thin; the cumulative one may not be.
-			if max(r.b.CumSamples, r.n.CumSamples) < MinSamples {
-				e.Hidden++
-				continue
-			}
+			e.Hidden++
+			continue
 		}
 		fns = append(fns, c)
 	}

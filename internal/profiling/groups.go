@@ -69,7 +69,17 @@ func goPackage(name string) (string, bool) {
 // GroupYours for package main and for Go code built from source outside
 // the module cache and GOROOT (file names the profile records), then the
 // standard library, other Go modules (libraries), and anything else.
-func Group(name, file, binary string) string {
+func Group(name, file, binary string) string { return groupOf(name, file, binary, nil) }
+
+// MainModuleComment starts a profile comment naming the main module of a
+// Go binary the profile sampled ("go-main-module=example.com/api"):
+// perf's profiles have no source file names, so this is how their
+// functions are known as "your code".
+const MainModuleComment = "go-main-module="
+
+// groupOf is Group with the main modules of the profile's Go binaries:
+// their packages are "your code" too.
+func groupOf(name, file, binary string, own []string) string {
 	base := filepath.Base(binary)
 	switch {
 	case binary == KernelMapping || base == KernelMapping:
@@ -93,7 +103,7 @@ func Group(name, file, binary string) string {
 		return GroupDriver
 	case hasPrefix(pkg, jsonPackages):
 		return GroupJSON
-	case pkg == "main":
+	case pkg == "main" || hasPrefix(pkg, own):
 		return GroupYours
 	}
 	first, _, _ := strings.Cut(pkg, "/")

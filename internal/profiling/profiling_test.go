@@ -256,3 +256,58 @@ func TestDeltaOfAllocations(t *testing.T) {
 		t.Errorf("estimated samples %d, want 35 (bytes ÷ the 1000-byte period)", s.Samples)
 	}
 }
+
+func TestFlameAndDiff(t *testing.T) {
+	a := cpuProfile(map[string]int64{"a.hash;main.handle": 400, "runtime.mallocgc;main.handle": 200, "a.tiny;main.handle": 1})
+	b := cpuProfile(map[string]int64{"a.hash;main.handle": 400, "runtime.mallocgc;main.handle": 600})
+	fa, err := Flame(a, MeasureCPU, 1000, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 601 samples × 10 ms / 1000 requests = 6010 µs; a.tiny (10 µs, under 1 %) is cut.
+	if fa.Value != 6010 || len(fa.Children) != 1 || fa.Children[0].Name != "main.handle" {
+		t.Fatalf("root %+v", fa)
+	}
+	h := fa.Children[0]
+	if len(h.Children) != 2 || h.Children[0].Name != "a.hash" || h.Children[0].Value != 4000 || h.Children[1].Value != 2000 {
+		t.Errorf("main.handle's children %+v; want a.hash 4000 and runtime.mallocgc 2000 µs, a.tiny cut", h.Children)
+	}
+	fb, _ := Flame(b, MeasureCPU, 1000, 0.01)
+	d := DiffFlame(fa, fb)
+	m := d.Children[0].Children[1]
+	if m.Name != "runtime.mallocgc" || m.Base != 2000 || m.Value != 6000 {
+		t.Errorf("diff node %+v; want runtime.mallocgc 2000 → 6000", m)
+	}
+}
+
+func TestScaleToMeasuredCPU(t *testing.T) {
+	s, err := Summarize(cpuProfile(map[string]int64{"a.hash;main.handle": 300, "runtime.mallocgc;main.handle": 100}), MeasureCPU, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 400 samples × 10 ms / 1000 = 4000 µs/request sampled; /proc measured 5000.
+	s.ScaleTo(5000)
+	if s.Total != 5000 || s.Captured != 0.8 {
+		t.Errorf("total %.1f captured %.2f, want 5000 and 0.80", s.Total, s.Captured)
+	}
+	for _, f := range s.Functions {
+		if f.Name == "a.hash" && f.Flat != 3750 {
+			t.Errorf("a.hash %.1f µs/request, want its 75 %% share of 5000", f.Flat)
+		}
+	}
+}
+
+func TestMainModuleCommentMakesYourCode(t *testing.T) {
+	p := cpuProfile(map[string]int64{"example.com/api/handlers.Get;main.main": 10, "github.com/gin-gonic/gin.(*Engine).ServeHTTP;main.main": 10})
+	p.Comments = []string{MainModuleComment + "example.com/api"}
+	s, err := Summarize(p, MeasureCPU, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range s.Functions {
+		want := map[string]string{"example.com/api/handlers.Get": GroupYours, "github.com/gin-gonic/gin.(*Engine).ServeHTTP": GroupLibrary, "main.main": GroupYours}[f.Name]
+		if f.Group != want {
+			t.Errorf("%s in %q, want %q", f.Name, f.Group, want)
+		}
+	}
+}

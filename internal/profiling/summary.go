@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/google/pprof/profile"
 )
@@ -56,6 +57,10 @@ type Summary struct {
 	// Total is the whole profile per request; Samples the samples behind it.
 	Total   float64 `json:"total"`
 	Samples int64   `json:"samples"`
+	// Captured, for a CPU profile scaled to a measured CPU time (ScaleTo),
+	// is the share of that time the profile's samples had accounted for
+	// before scaling; 0 when it was not scaled.
+	Captured float64 `json:"captured,omitempty"`
 	// Functions by Flat, the largest first.
 	Functions []Function `json:"functions"`
 }
@@ -74,6 +79,12 @@ func Summarize(p *profile.Profile, m Measure, requests int64) (Summary, error) {
 		return s, err
 	}
 	countOf := sampleCounter(p)
+	var own []string
+	for _, c := range p.Comments {
+		if m, ok := strings.CutPrefix(c, MainModuleComment); ok && m != "" {
+			own = append(own, m)
+		}
+	}
 	type acc struct {
 		f          Function
 		flat, cum  int64
@@ -99,7 +110,7 @@ func Summarize(p *profile.Profile, m Measure, requests int64) (Summary, error) {
 					if loc.Mapping != nil {
 						binary = loc.Mapping.File
 					}
-					a = &acc{f: Function{Name: fn.Name, Package: Package(fn.Name, binary), Group: Group(fn.Name, fn.Filename, binary)}, lastSample: -1}
+					a = &acc{f: Function{Name: fn.Name, Package: Package(fn.Name, binary), Group: groupOf(fn.Name, fn.Filename, binary, own)}, lastSample: -1}
 					byName[fn.Name] = a
 				}
 				if depth == 0 && li == 0 { // the leaf: Line[0] is the innermost of inlined frames
@@ -211,4 +222,24 @@ func Samples(p *profile.Profile) int64 {
 		n += count(s)
 	}
 	return n
+}
+
+// ScaleTo rescales a CPU summary so that its total is totalPerRequest, the
+// CPU time per request measured otherwise (the process tree's, from
+// /proc): a sampling profiler misses samples (a busy host delays perf's
+// reads of its buffers; Go's profiler does not see every thread), and the
+// shares of the functions are what it tells best. Captured records what
+// share of the measured time the samples had covered. A summary without
+// samples, or a total of 0, is left as it is.
+func (s *Summary) ScaleTo(totalPerRequest float64) {
+	if s.Measure != MeasureCPU || s.Total <= 0 || totalPerRequest <= 0 {
+		return
+	}
+	f := totalPerRequest / s.Total
+	s.Captured = s.Total / totalPerRequest
+	s.Total = totalPerRequest
+	for i := range s.Functions {
+		s.Functions[i].Flat *= f
+		s.Functions[i].Cum *= f
+	}
 }

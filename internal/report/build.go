@@ -55,7 +55,7 @@ func BuildWith(dir string, opt BuildOptions) (*Model, error) {
 	if err := readSuites(dir, m); err != nil {
 		return nil, err
 	}
-	addProfiling(dir, res, m)
+	AddProfiling(dir, res, m)
 	return m, nil
 }
 

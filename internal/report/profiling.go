@@ -53,15 +53,23 @@ type ProfiledCell struct {
 	// Statements are pg_stat_statements over the window, per request.
 	Statements []StatementPerRequest `json:"statements,omitempty"`
 	Problems   []string              `json:"problems,omitempty"`
+	// Flame is the flame graph of FlameSource (Go's CPU profile, else
+	// perf's of the server), per request, frames under 0.5 % cut.
+	FlameSource string               `json:"flame_source,omitempty"`
+	Flame       *profiling.FlameNode `json:"flame,omitempty"`
 }
 
 // ProfileTop is one profile's largest functions.
 type ProfileTop struct {
 	// Source names the profile and its measure (Sources).
-	Source    string               `json:"source"`
-	Unit      string               `json:"unit"`
-	Total     float64              `json:"total"`
-	Samples   int64                `json:"samples"`
+	Source  string  `json:"source"`
+	Unit    string  `json:"unit"`
+	Total   float64 `json:"total"`
+	Samples int64   `json:"samples"`
+	// Captured is the share of the measured CPU time the samples
+	// covered; CPU figures are scaled to the measured time
+	// (profiling.Summary.ScaleTo).
+	Captured  float64              `json:"captured,omitempty"`
 	Functions []profiling.Function `json:"functions"`
 }
 
@@ -84,11 +92,15 @@ type ProfiledStep struct {
 	// Explanations are by source, in Sources order.
 	Explanations []SourcedExplanation `json:"explanations"`
 	// DatabaseCPUMicrosPerRequest is PostgreSQL's CPU per request on each
-	// side (from /proc); 0 for a case without the database.
+	// side (from /proc); 0 for a case that does not use the database.
 	DatabaseCPUMicrosPerRequest [2]float64 `json:"database_cpu_us_per_request"`
 	// Statements pair each statement's figures per request on the two
 	// sides, by query text.
 	Statements []StatementChange `json:"statements,omitempty"`
+	// Flame is the differential flame graph of the two cells' graphs
+	// (same source on both sides).
+	FlameSource string               `json:"flame_source,omitempty"`
+	Flame       *profiling.FlameNode `json:"flame,omitempty"`
 }
 
 // SourcedExplanation is an explanation from one source.
@@ -137,10 +149,14 @@ func sourceLabel(name string) string {
 // per explanation.
 const topFunctions = 10
 
-// addProfiling reads the profiling phase's records and profile files (in
+// flameMinShare is the smallest frame a flame graph keeps, as a share of
+// the whole: it bounds report.json and the page.
+const flameMinShare = 0.005
+
+// AddProfiling reads the profiling phase's records and profile files (in
 // dir) into m.Profiling; a file that does not read is a problem of its
 // cell, not an error.
-func addProfiling(dir string, res *journal.Results, m *Model) {
+func AddProfiling(dir string, res *journal.Results, m *Model) {
 	if len(res.Profiling) == 0 {
 		return
 	}
@@ -177,11 +193,17 @@ func addProfiling(dir string, res *journal.Results, m *Model) {
 		sa := summaries[journal.ProfilingKey(st.From, st.Case, st.Concurrency)]
 		sb := summaries[journal.ProfilingKey(st.To, st.Case, st.Concurrency)]
 		for _, src := range sources {
+			if src.kind == journal.ProfilePerfDatabase && !st.Database {
+				continue // PostgreSQL's background work, not this case's
+			}
 			x, xok := sa[src.name]
 			y, yok := sb[src.name]
 			if xok && yok {
 				ps.Explanations = append(ps.Explanations, SourcedExplanation{Source: src.name, Explanation: profiling.Explain(x, y, topFunctions)})
 			}
+		}
+		if a.Flame != nil && b.Flame != nil && a.FlameSource == b.FlameSource {
+			ps.FlameSource, ps.Flame = a.FlameSource, profiling.DiffFlame(a.Flame, b.Flame)
 		}
 		sec.Steps = append(sec.Steps, ps)
 	}
@@ -248,12 +270,26 @@ func profiledCell(dir string, p journal.Profiling, m *Model) (ProfiledCell, map[
 			pc.Problems = append(pc.Problems, fmt.Sprintf("%s: %v", f.Path, err))
 			continue
 		}
+		measured := pc.ServerCPUMicrosPerRequest
+		if src.kind == journal.ProfilePerfDatabase {
+			measured = pc.DatabaseCPUMicrosPerRequest
+		}
+		raw := s.Total
+		s.ScaleTo(measured)
 		sums[src.name] = s
+		if pc.Flame == nil && src.measure == profiling.MeasureCPU && src.kind != journal.ProfilePerfDatabase {
+			if fl, err := profiling.Flame(prof, src.measure, p.Requests, flameMinShare); err == nil {
+				if s.Captured > 0 {
+					fl.Scale(s.Total / raw)
+				}
+				pc.FlameSource, pc.Flame = src.name, fl
+			}
+		}
 		top := s.Functions
 		if len(top) > topFunctions {
 			top = top[:topFunctions]
 		}
-		pc.Top = append(pc.Top, ProfileTop{Source: src.name, Unit: s.Unit, Total: s.Total, Samples: s.Samples, Functions: top})
+		pc.Top = append(pc.Top, ProfileTop{Source: src.name, Unit: s.Unit, Total: s.Total, Samples: s.Samples, Captured: s.Captured, Functions: top})
 	}
 	return pc, sums
 }

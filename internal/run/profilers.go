@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"io"
@@ -291,10 +292,32 @@ func (s *profileSession) convertPerf(ctx context.Context) (server, db *profile.P
 	db, err = profiling.ParsePerfScript(bytes.NewReader(text), func(pid int) bool { return s.dbPIDs[pid] }, PerfRateHz)
 	dur := int64(s.win)
 	server.DurationNanos = dur
+	server.Comments = append(server.Comments, mainModules(server)...)
 	if db != nil {
 		db.DurationNanos = dur
 	}
 	return server, db, err
+}
+
+// mainModules names the main module of every Go binary among a perf
+// profile's mappings, as profiling.MainModuleComment comments: perf's
+// frames carry no source file, and this is how their functions are known
+// as the stack's own code.
+func mainModules(p *profile.Profile) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range p.Mapping {
+		if !filepath.IsAbs(m.File) {
+			continue // [kernel.kallsyms], [vdso]
+		}
+		info, err := buildinfo.ReadFile(m.File)
+		if err != nil || info.Main.Path == "" || seen[info.Main.Path] {
+			continue
+		}
+		seen[info.Main.Path] = true
+		out = append(out, profiling.MainModuleComment+info.Main.Path)
+	}
+	return out
 }
 
 // write writes p as <dir>/<stem>.<kind>.pb.gz and describes it.
