@@ -2,6 +2,7 @@ package profiling
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -36,6 +37,9 @@ var (
 func Package(name, binary string) string {
 	if filepath.Base(binary) == KernelMapping {
 		return KernelMapping
+	}
+	if script, ok := jsScript(name); ok {
+		return script
 	}
 	if pkg, ok := goPackage(name); ok {
 		return pkg
@@ -87,6 +91,15 @@ func groupOf(name, file, binary string, own []string) string {
 	case base == "postgres":
 		return GroupDatabase
 	}
+	if script, ok := jsScript(name); ok {
+		switch {
+		case strings.Contains(script, "/node_modules/"):
+			return GroupLibrary
+		case strings.HasPrefix(script, "node:"):
+			return GroupStdlib
+		}
+		return GroupYours
+	}
 	pkg, isGo := goPackage(name)
 	if !isGo {
 		for _, s := range jsSymbols {
@@ -125,4 +138,31 @@ func hasPrefix(pkg string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// jsScript is the script of a JavaScript frame that V8 named for perf
+// (--perf-basic-prof): "JS:*handler /app/server.js:3:17" is in
+// /app/server.js (the mark before the name says how V8 compiled it).
+func jsScript(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, "JS:")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(rest, ' ')
+	if i < 0 {
+		return "", false
+	}
+	loc := rest[i+1:]
+	// Cut ":line:column".
+	for range 2 {
+		if j := strings.LastIndexByte(loc, ':'); j > 0 {
+			if _, err := strconv.Atoi(loc[j+1:]); err == nil {
+				loc = loc[:j]
+			}
+		}
+	}
+	if loc == "" {
+		return "", false
+	}
+	return loc, true
 }

@@ -115,7 +115,10 @@ func TestGroupAndPackage(t *testing.T) {
 		{"__schedule", "", KernelMapping, KernelMapping, GroupKernel},
 		{"ExecScan", "", "/usr/lib/postgresql/15/bin/postgres", "postgres", GroupDatabase},
 		{"Builtins_JsonStringify", "", "/usr/bin/node", "node", GroupJSON},
-		{"LazyCompile:*handler /app/server.js:10", "", "/tmp/perf-1.map", "perf-1.map", GroupOther},
+		{"JS:*handler /app/server.js:3:17", "", "/tmp/perf-1.map", "/app/server.js", GroupYours},
+		{"JS:^Router.handle /app/node_modules/express/lib/router/index.js:136:31", "", "/tmp/perf-1.map", "/app/node_modules/express/lib/router/index.js", GroupLibrary},
+		{"JS:~emit node:events:460:44", "", "/tmp/perf-1.map", "node:events", GroupStdlib},
+		{"Builtins_InterpreterEntryTrampoline", "", "/usr/bin/node", "node", GroupOther},
 	} {
 		if got := Package(c.name, c.binary); got != c.pkg {
 			t.Errorf("Package(%q) = %q, want %q", c.name, got, c.pkg)
@@ -309,5 +312,36 @@ func TestMainModuleCommentMakesYourCode(t *testing.T) {
 		if f.Group != want {
 			t.Errorf("%s in %q, want %q", f.Name, f.Group, want)
 		}
+	}
+}
+
+// The fixture is perf script's text of a real recording of Node 20 with
+// --perf-basic-prof (a loop building JSON and hashing): JavaScript frames
+// carry their names and scripts.
+func TestParsePerfScriptNodeFixture(t *testing.T) {
+	f, err := os.Open("testdata/perf-script-node.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := ParsePerfScript(f, nil, 499)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Summarize(p, MeasureCPU, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handler *Function
+	for i, fn := range s.Functions {
+		if strings.HasPrefix(fn.Name, "JS:*handler ") {
+			handler = &s.Functions[i]
+		}
+	}
+	if handler == nil {
+		t.Fatal("no JavaScript frame named handler")
+	}
+	if handler.CumSamples != 40 || handler.Group != GroupYours || handler.Package != "/tmp/pf/n.js" {
+		t.Errorf("handler %+v; want it under all 40 samples, your code, in /tmp/pf/n.js", *handler)
 	}
 }
