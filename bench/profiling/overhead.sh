@@ -19,6 +19,7 @@ CONNS=${CONNS:-32}
 STACKS=${STACKS:-"nethttp-pq nethttp-pgx nethttp-pgx-pgo"}
 CASES=${CASES:-"cpu user"}
 work=$(mktemp -d)
+chmod o+x "$work" # the database runs as postgres when this runs as root
 trap 'kill $(jobs -p) 2>/dev/null || true; go run ./cmd/stackbench db down --dir "$work/db" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
 go build -o "$work/sb" ./cmd/stackbench
@@ -26,7 +27,7 @@ url=$("$work/sb" db up --dir "$work/db" | grep -o 'postgres://[^ ]*' | head -1)
 [ -n "$url" ] || { echo "could not start the database" >&2; exit 1; }
 declare -A path=([cpu]="/cpu?n=15000" [user]="/users/4242")
 
-rps() { "$work/sb" load -c "$CONNS" -d "${DURATION}s" -t 200ms -o json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["throughput_rps"])'; }
+rps() { "$work/sb" load -c "$CONNS" -warmup 1s -d "${DURATION}s" -o json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["throughput_rps"])'; }
 
 for st in $STACKS; do
 	(cd "apps/$st" && go build -o "$work/$st" .)
@@ -39,10 +40,11 @@ for st in $STACKS; do
 		ratios=()
 		for r in $(seq "$ROUNDS"); do
 			profiled() {
-				curl -fs "http://127.0.0.1:$port/debug/pprof/allocs" -o /dev/null
-				curl -fs "http://127.0.0.1:$port/debug/pprof/profile?seconds=$DURATION" -o /dev/null &
+				# The samplers start with the load's window, after its 1 s warm-up.
+				(sleep 1; curl -fs "http://127.0.0.1:$port/debug/pprof/allocs" -o /dev/null
+					curl -fs "http://127.0.0.1:$port/debug/pprof/profile?seconds=$DURATION" -o /dev/null) &
 				local c=$!
-				perf record -q -e cpu-clock -F 499 -g -p "$pid" -o "$work/perf.data" -- sleep "$DURATION" >/dev/null 2>&1 &
+				(sleep 1; perf record -q -e cpu-clock -F 499 -g -p "$pid" -o "$work/perf.data" -- sleep "$DURATION" >/dev/null 2>&1) &
 				local p=$!
 				rps "$u"
 				wait "$c" "$p" || true

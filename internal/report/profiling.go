@@ -98,9 +98,10 @@ type ProfiledStep struct {
 	// sides, by query text.
 	Statements []StatementChange `json:"statements,omitempty"`
 	// Flame is the differential flame graph of the two cells' graphs
-	// (same source on both sides).
+	// (same source on both sides); left out of report.json, where the
+	// cells' graphs are.
 	FlameSource string               `json:"flame_source,omitempty"`
-	Flame       *profiling.FlameNode `json:"flame,omitempty"`
+	Flame       *profiling.FlameNode `json:"-"`
 }
 
 // SourcedExplanation is an explanation from one source.
@@ -188,8 +189,10 @@ func AddProfiling(dir string, res *journal.Results, m *Model) {
 			continue
 		}
 		ps := ProfiledStep{From: st.From, To: st.To, Case: st.Case, Concurrency: st.Concurrency,
-			DatabaseCPUMicrosPerRequest: [2]float64{a.DatabaseCPUMicrosPerRequest, b.DatabaseCPUMicrosPerRequest},
-			Statements:                  pairStatements(a.Statements, b.Statements)}
+			Statements: pairStatements(a.Statements, b.Statements)}
+		if st.Database {
+			ps.DatabaseCPUMicrosPerRequest = [2]float64{a.DatabaseCPUMicrosPerRequest, b.DatabaseCPUMicrosPerRequest}
+		}
 		sa := summaries[journal.ProfilingKey(st.From, st.Case, st.Concurrency)]
 		sb := summaries[journal.ProfilingKey(st.To, st.Case, st.Concurrency)]
 		for _, src := range sources {

@@ -101,6 +101,16 @@ func WriteProfilingText(w io.Writer, m *Model, top int) error {
 				}
 				fmt.Fprintf(&b, "    %-10s %s → %s (%s)  %s [%s]\n", signedNum(f.Delta), num(f.Base), num(f.Next), share(f.Share), oneLine(f.Name, 90), f.Group)
 			}
+			var groups []string
+			for i, g := range e.Groups {
+				if i == 3 {
+					break
+				}
+				groups = append(groups, fmt.Sprintf("%s %s (%s)", g.Name, signedNum(g.Delta), share(g.Share)))
+			}
+			if len(groups) > 0 {
+				fmt.Fprintf(&b, "    by group: %s\n", strings.Join(groups, "; "))
+			}
 		}
 		if st.DatabaseCPUMicrosPerRequest != [2]float64{} {
 			fmt.Fprintf(&b, "  PostgreSQL CPU: %s → %s µs/request\n", num(st.DatabaseCPUMicrosPerRequest[0]), num(st.DatabaseCPUMicrosPerRequest[1]))

@@ -132,6 +132,9 @@ func TestProfilingSection(t *testing.T) {
 	if step.Flame == nil {
 		t.Error("no differential flame graph")
 	}
+	if step.DatabaseCPUMicrosPerRequest != [2]float64{} {
+		t.Errorf("PostgreSQL's CPU %v on the cpu case, which does not use the database", step.DatabaseCPUMicrosPerRequest)
+	}
 	var page bytes.Buffer
 	if err := WriteHTML(&page, m); err != nil {
 		t.Fatal(err)
