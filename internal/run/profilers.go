@@ -49,9 +49,16 @@ func (t *profilerTools) close() {
 	}
 }
 
-// checkPerf records a tenth of a second of `true` with the options the
-// phase uses: perf missing, perf_event_paranoid and a container without
-// the capability all fail here, once, rather than in every window.
+// checkPerf records a tenth of a second of this process's threads with
+// the options the phase uses: perf missing, kernel.perf_event_paranoid
+// above 1 for a user who is not root, and a container without the
+// capability all fail here, once, rather than in every window.
+//
+// The phase records the server's and PostgreSQL's processes (-p), not
+// every CPU (-a): on a shared host -a made perf cost more (its start reads
+// the maps of every process on the machine, and it takes every process's
+// samples), 1.75 times the server's CPU per request against 1.10
+// (bench/profiling/overhead.sh, docs/profiles.md).
 func checkPerf(ctx context.Context, dir string) error {
 	path, err := exec.LookPath("perf")
 	if err != nil {
@@ -59,7 +66,8 @@ func checkPerf(ctx context.Context, dir string) error {
 	}
 	out := filepath.Join(dir, ".perf-check.data")
 	defer os.Remove(out)
-	cmd := exec.CommandContext(ctx, path, "record", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g", "-o", out, "--", "sleep", "0.1")
+	cmd := exec.CommandContext(ctx, path, "record", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g",
+		"-p", strconv.Itoa(os.Getpid()), "-o", out, "--", "sleep", "0.1")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("perf record failed (%v): %s; as root, or with kernel.perf_event_paranoid at 1 or less, it works", err, firstLine(b))
 	}
@@ -143,7 +151,8 @@ func (s *profileSession) run() {
 		if s.dbRoot > 0 {
 			s.dbPIDs = pidSet(proc.TreePIDs(s.dbRoot))
 		}
-		inner.Go(func() { s.perfData, s.perfErr = s.record(seconds) })
+		pids := pidList(s.serverPIDs, s.dbPIDs)
+		inner.Go(func() { s.perfData, s.perfErr = s.record(seconds, pids) })
 	}
 	<-s.closed
 	if s.pprof != "" && s.allocsErr == nil {
@@ -151,6 +160,18 @@ func (s *profileSession) run() {
 	}
 	if s.t.db != nil && s.usesDB && s.stmtErr == nil {
 		s.stmts, s.stmtErr = s.t.db.Statements(context.Background(), maxStatements)
+	}
+	if s.t.perf {
+		// Processes forked during the window (a pool's new backends)
+		// are the server's or the database's too.
+		for _, p := range proc.TreePIDs(s.serverPID) {
+			s.serverPIDs[p] = true
+		}
+		if s.dbRoot > 0 {
+			for _, p := range proc.TreePIDs(s.dbRoot) {
+				s.dbPIDs[p] = true
+			}
+		}
 	}
 	inner.Wait()
 }
@@ -163,21 +184,25 @@ func pidSet(pids []int) map[int]bool {
 	return m
 }
 
-// record runs perf record over the server's and the database's processes
-// for the window and returns the data file's path.
-func (s *profileSession) record(seconds int) (string, error) {
+// pidList is the comma-separated pids of the sets.
+func pidList(sets ...map[int]bool) string {
 	var pids []string
-	for p := range s.serverPIDs {
-		pids = append(pids, strconv.Itoa(p))
+	for _, set := range sets {
+		for p := range set {
+			pids = append(pids, strconv.Itoa(p))
+		}
 	}
-	for p := range s.dbPIDs {
-		pids = append(pids, strconv.Itoa(p))
-	}
+	return strings.Join(pids, ",")
+}
+
+// record runs perf record over the processes pids for the window and
+// returns the data file's path.
+func (s *profileSession) record(seconds int, pids string) (string, error) {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return "", err
 	}
 	out := filepath.Join(s.dir, "."+s.stem+".perf.data")
-	cmd := exec.Command("perf", "record", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g", "-p", strings.Join(pids, ","),
+	cmd := exec.Command("perf", "record", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g", "-p", pids,
 		"-o", out, "--", "sleep", strconv.Itoa(seconds))
 	if b, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(out)
