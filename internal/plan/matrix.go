@@ -426,7 +426,7 @@ func (p *Plan) EstimateBoot() time.Duration {
 // Estimate is a rough duration of the whole run after builds and the
 // parity gate: the boot suite and every window.
 func (p *Plan) Estimate() time.Duration {
-	return p.EstimateBoot() + p.EstimateWindows(p.Windows) + p.EstimateCapacity()
+	return p.EstimateBoot() + p.EstimateWindows(p.Windows) + p.EstimateCapacity() + p.EstimateProfiling()
 }
 
 // Case returns the selected case with the given name.

@@ -67,3 +67,25 @@ func (p Protocol) ProfilingWindow() time.Duration {
 	}
 	return max(w, MinProfilingWindow)
 }
+
+// profileWindowExtra is what a profile window costs beyond a window of
+// its length: perf's start and the conversion of its recording, and the
+// profiles' reads (measured here: 2–4 s on a shared 2-core host).
+const profileWindowExtra = 3 * time.Second
+
+// EstimateProfiling is a rough duration of the profiling phase: a window
+// per cell of ProfilingWindow, and a process per stack.
+func (p *Plan) EstimateProfiling() time.Duration {
+	if !p.Protocol.Profiling {
+		return 0
+	}
+	var d time.Duration
+	for _, c := range p.Cases {
+		per := p.Protocol.Warmup + p.Protocol.ProfilingWindow() + windowOverhead + profileWindowExtra
+		if c.Inserts {
+			per += resetOrders
+		}
+		d += time.Duration(len(p.Protocol.Concurrency)) * per
+	}
+	return time.Duration(len(p.Stacks)) * (d + processStart)
+}

@@ -37,6 +37,11 @@ stacks:
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Two stacks × every saas-slice case × one level, each window at
+	// least 5 s: the estimate grows by at least that much.
+	if grow := on.Estimate() - off.Estimate(); grow < time.Duration(2*len(on.Cases)*len(on.Protocol.Concurrency))*MinProfilingWindow {
+		t.Errorf("profiling adds %s to the estimate; want at least a 5 s window per cell", grow)
+	}
 	if off.Protocol.Profiling || off.Fingerprint == on.Fingerprint {
 		t.Errorf("--profiling=false: profiling %v, fingerprint unchanged %v", off.Protocol.Profiling, off.Fingerprint == on.Fingerprint)
 	}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 
@@ -141,5 +144,36 @@ func dropLastLine(t *testing.T, path, marker string) {
 	}
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A pprof URL that answers 404 is a problem the record states, with what
+// to check; a body that is no profile is one too.
+func TestProfileFetchProblems(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	_, err := get(srv.URL+"/debug/pprof/allocs", time.Second)
+	if err == nil || !strings.Contains(err.Error(), "answered 404") || !strings.Contains(err.Error(), "pprof:") {
+		t.Errorf("404: %v; want the status and the pprof: key to check", err)
+	}
+	if _, err := parseProfile([]byte("<html>not a profile</html>"), nil); err == nil || !strings.Contains(err.Error(), "not a pprof profile") {
+		t.Errorf("an HTML body: %v", err)
+	}
+}
+
+// profilingStack names JIT frames for perf by runtime, in the profiling
+// phase's processes only, keeping the stack's own NODE_OPTIONS.
+func TestProfilingStackEnvironment(t *testing.T) {
+	node := profilingStack(plan.Stack{Name: "n", Runtime: plan.RuntimeNode, Env: map[string]string{"NODE_OPTIONS": "--max-old-space-size=512"}, EnvOrder: []string{"NODE_OPTIONS"}})
+	if got := node.Env["NODE_OPTIONS"]; got != "--max-old-space-size=512 --perf-basic-prof" || len(node.EnvOrder) != 1 {
+		t.Errorf("node: NODE_OPTIONS %q, order %v", got, node.EnvOrder)
+	}
+	py := profilingStack(plan.Stack{Name: "p", Runtime: plan.RuntimePython})
+	if py.Env["PYTHONPERFSUPPORT"] != "1" || py.EnvOrder[0] != "PYTHONPERFSUPPORT" {
+		t.Errorf("python: env %v", py.Env)
+	}
+	orig := plan.Stack{Name: "g", Runtime: plan.RuntimeGo, Env: map[string]string{"A": "1"}}
+	if g := profilingStack(orig); len(g.Env) != 1 {
+		t.Errorf("go: env %v, want it unchanged", g.Env)
 	}
 }
