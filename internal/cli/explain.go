@@ -149,3 +149,12 @@ func printProfiling(w io.Writer, m *report.Model) {
 	fmt.Fprintf(w, "\nWhere each step's difference goes (profile windows; per successful request; rows under %d samples hidden):\n", m.Profiling.MinSamples)
 	report.WriteProfilingText(w, m, 5)
 }
+
+// profilingEstimate is the plan line's part for the profiling phase.
+func profilingEstimate(p *plan.Plan) string {
+	if !p.Protocol.Profiling {
+		return ""
+	}
+	cells := len(p.Stacks) * len(p.Cases) * len(p.Protocol.Concurrency)
+	return fmt.Sprintf(", profiling %s of %s %s", countNoun(cells, "window"), p.Protocol.ProfilingWindow(), roundEstimate(p.EstimateProfiling()))
+}

@@ -240,7 +240,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	printCapacity(w, p)
 	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s%s), after builds and the parity gate\n",
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()),
-		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p))
+		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p)+profilingEstimate(p))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
 }
 
