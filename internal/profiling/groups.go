@@ -27,6 +27,9 @@ var (
 		"github.com/lib/pq", "database/sql", "gorm.io/", "github.com/uptrace/bun"}
 	jsonPackages = []string{"encoding/json", "github.com/goccy/go-json", "github.com/json-iterator/go", "github.com/bytedance/sonic",
 		"github.com/mailru/easyjson", "github.com/segmentio/encoding/json"}
+	// runtimeSymbols are the prefixes of a JavaScript runtime's own
+	// frames (V8's and Node's C++, V8's builtins and stubs) in its binary.
+	runtimeSymbols = []string{"v8::", "Builtins_", "node::", "uv_", "Stub:", "Builtin:", "BytecodeHandler:", "JavaScriptCore::", "WTF::", "bmalloc::", "Zig::"}
 	jsSymbols = []string{"JsonStringify", "JsonParse", "JSON.", "Builtins_JsonParse", "Builtins_JsonStringify"}
 )
 
@@ -107,6 +110,9 @@ func groupOf(name, file, binary string, own []string) string {
 				return GroupJSON
 			}
 		}
+		if isRuntimeBinary(base) && hasAnyPrefix(name, runtimeSymbols) {
+			return GroupRuntime
+		}
 		return GroupOther
 	}
 	switch {
@@ -165,4 +171,18 @@ func jsScript(name string) (string, bool) {
 		return "", false
 	}
 	return loc, true
+}
+
+// isRuntimeBinary is true for the binaries of the JavaScript runtimes.
+func isRuntimeBinary(base string) bool {
+	return base == "node" || base == "bun" || base == "deno" || strings.HasPrefix(base, "perf-") // JIT maps hold V8's stubs too
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -118,7 +118,10 @@ func TestGroupAndPackage(t *testing.T) {
 		{"JS:*handler /app/server.js:3:17", "", "/tmp/perf-1.map", "/app/server.js", GroupYours},
 		{"JS:^Router.handle /app/node_modules/express/lib/router/index.js:136:31", "", "/tmp/perf-1.map", "/app/node_modules/express/lib/router/index.js", GroupLibrary},
 		{"JS:~emit node:events:460:44", "", "/tmp/perf-1.map", "node:events", GroupStdlib},
-		{"Builtins_InterpreterEntryTrampoline", "", "/usr/bin/node", "node", GroupOther},
+		{"Builtins_InterpreterEntryTrampoline", "", "/usr/bin/node", "node", GroupRuntime},
+		{"v8::internal::Heap::CollectGarbage", "", "/usr/bin/node", "node", GroupRuntime},
+		{"sha256_block_data_order_shaext", "", "/usr/bin/node", "node", GroupOther},
+		{"malloc", "", "/usr/lib/x86_64-linux-gnu/libc.so.6", "libc.so.6", GroupOther},
 	} {
 		if got := Package(c.name, c.binary); got != c.pkg {
 			t.Errorf("Package(%q) = %q, want %q", c.name, got, c.pkg)

@@ -70,7 +70,7 @@ type Summary struct {
 // become microseconds). A function that appears twice in one stack
 // (recursion) counts once in its cumulative figure.
 func Summarize(p *profile.Profile, m Measure, requests int64) (Summary, error) {
-	s := Summary{Measure: m, Unit: m.Unit(), Requests: requests}
+	s := Summary{Measure: m, Unit: m.Unit(), Requests: requests, Functions: []Function{}}
 	if requests <= 0 {
 		return s, fmt.Errorf("no request was served in the profile window: nothing to divide by")
 	}
