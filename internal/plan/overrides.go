@@ -23,9 +23,14 @@ type Overrides struct {
 	Cases       []string
 	Concurrency []int
 	Warmup      time.Duration
-	Window      time.Duration
-	Timeout     time.Duration
-	Rounds      int
+	WarmupMax   time.Duration
+	// JITWarmup and JITWarmupMax are the floor and cap for JIT runtimes
+	// (the file's protocol section only).
+	JITWarmup    time.Duration
+	JITWarmupMax time.Duration
+	Window       time.Duration
+	Timeout      time.Duration
+	Rounds       int
 	// Adaptive is rounds: auto (true) or a number of rounds (false); nil
 	// keeps the profile's. MinRounds, MaxRounds and Budget bound it.
 	Adaptive  *bool
@@ -78,6 +83,9 @@ func (o Overrides) apply(p *Protocol) {
 		p.Cases = append([]string(nil), o.Cases...)
 	}
 	setIf(&p.Warmup, o.Warmup)
+	setIf(&p.WarmupMax, o.WarmupMax)
+	setIf(&p.JITWarmup, o.JITWarmup)
+	setIf(&p.JITWarmupMax, o.JITWarmupMax)
 	setIf(&p.Window, o.Window)
 	setIf(&p.Timeout, o.Timeout)
 	setIf(&p.Rounds, o.Rounds)
@@ -147,7 +155,7 @@ func (o Overrides) check(f *File) []Problem {
 		flag string
 		v    time.Duration
 		min  time.Duration
-	}{{"--warmup", o.Warmup, minWarmup}, {"--window", o.Window, minWindow}, {"--timeout", o.Timeout, minTimeout}, {"--gate-wait", o.GateWait, time.Second}} {
+	}{{"--warmup", o.Warmup, minWarmup}, {"--warmup-max", o.WarmupMax, minWarmup}, {"--window", o.Window, minWindow}, {"--timeout", o.Timeout, minTimeout}, {"--gate-wait", o.GateWait, time.Second}} {
 		if d.v != 0 && d.v < d.min {
 			bad("%s %s is too short; give at least %s", d.flag, d.v, d.min)
 		}

@@ -1,26 +1,19 @@
 package plan
 
 import (
-	"slices"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// The runtimes a stack's runtime: key names. The profiling phase gives
-// their JIT frames names for perf (docs/profiles.md): Node with
-// --perf-basic-prof through NODE_OPTIONS, Python 3.12 and later with
-// PYTHONPERFSUPPORT=1 (the environment's -X perf).
+// The runtimes (Runtimes) whose JIT frames the profiling phase names
+// for perf: Node with --perf-basic-prof through NODE_OPTIONS, CPython 3.12
+// and later with PYTHONPERFSUPPORT=1 (the environment's -X perf).
 const (
-	RuntimeGo     = "go"
 	RuntimeNode   = "node"
 	RuntimePython = "python"
-	RuntimeOther  = "other"
 )
-
-// Runtimes lists the values of runtime:.
-func Runtimes() []string { return []string{RuntimeGo, RuntimeNode, RuntimePython, RuntimeOther} }
 
 // onOff reads on/off (or true/false) into a set flag.
 func (p *parser) onOff(n *yaml.Node, field string) *bool {
@@ -37,19 +30,6 @@ func (p *parser) onOff(n *yaml.Node, field string) *bool {
 	}
 	p.addf(n, "%s must be on or off, not %s; write %s: on", field, describe(n), field)
 	return nil
-}
-
-// runtime reads a stack's runtime: key.
-func (p *parser) runtime(n *yaml.Node) string {
-	s, ok := p.str(n, "runtime", "runtime: node")
-	if !ok {
-		return ""
-	}
-	if !slices.Contains(Runtimes(), s) {
-		p.addf(n, "runtime %q is not known; write one of %s (it names JIT frames for the profiler), or leave runtime out", s, strings.Join(Runtimes(), ", "))
-		return ""
-	}
-	return s
 }
 
 // MinProfilingWindow is the shortest profile window: at Go's 100 Hz a

@@ -144,7 +144,8 @@ func (r *runner) profileWindow(ctx context.Context, cur *server, t *profilerTool
 	w := plan.Window{Key: key, Stack: cur.stack.Name, Case: c.Name, Concurrency: conc, Inserts: c.Inserts}
 	sess := t.session(cur, c, r.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
 	rec, err := r.try(ctx, cur, w, 1, func() (*loadRun, *windowSampler, float64, error) {
-		lr, ws, probe, err := r.launchAt(ctx, cur, c, conc, 0, r.opt.Plan.Protocol.Warmup, win)
+		floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
+		lr, ws, probe, err := r.launchAt(ctx, cur, c, conc, 0, warmupSpan{floor, cap}, win)
 		if err == nil {
 			ws.hooks(sess.start, sess.stop)
 		}

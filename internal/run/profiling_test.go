@@ -172,7 +172,7 @@ func TestProfilingStackEnvironment(t *testing.T) {
 	if py.Env["PYTHONPERFSUPPORT"] != "1" || py.EnvOrder[0] != "PYTHONPERFSUPPORT" {
 		t.Errorf("python: env %v", py.Env)
 	}
-	orig := plan.Stack{Name: "g", Runtime: plan.RuntimeGo, Env: map[string]string{"A": "1"}}
+	orig := plan.Stack{Name: "g", Runtime: "go", Env: map[string]string{"A": "1"}}
 	if g := profilingStack(orig); len(g.Env) != 1 {
 		t.Errorf("go: env %v, want it unchanged", g.Env)
 	}

@@ -1,7 +1,7 @@
 // Package run is the protocol: from a resolved plan to a journal of measured
 // windows. It brings up the database fixture, builds the stacks, runs the
 // parity gate, the boot suite, then every window of the plan in its order —
-// rounds, stacks rotated, fresh processes — preparing the database, waiting
+// rounds, stacks in a balanced order, fresh processes — preparing the database, waiting
 // for a quiet host, driving `stackbench load` as a separate process, sampling
 // every process tree over the measured window (timed from the generator's
 // boundaries, a few milliseconds late; see windowSampler), validating and

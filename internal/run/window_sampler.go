@@ -14,12 +14,13 @@ import (
 // a busy 2-core host (the event crosses a pipe to a harness goroutine
 // waiting for CPU): the sampled window then missed the start of the load's
 // window and took in the idle tail after its end. So the boundaries are
-// timed: the warm-up's start plus the warm-up is the window's start, and the
-// window's start plus its length its end. The events still open and close
-// the sampler if a timer is late, and close it if the generator dies.
+// timed: the generator announces the window's start ahead (measure_at: at
+// once for a fixed warm-up, a slice ahead for an adaptive one), and the
+// window's start plus its length is its end. The events still open and
+// close the sampler if a timer is late, and close it if the generator dies.
 type windowSampler struct {
-	sampler      *proc.Sampler
-	warmup, span time.Duration
+	sampler *proc.Sampler
+	span    time.Duration
 
 	mu      sync.Mutex
 	started bool
@@ -38,15 +39,15 @@ func (ws *windowSampler) hooks(onOpen, onClose func()) {
 	ws.onOpen, ws.onClose = onOpen, onClose
 }
 
-func newWindowSampler(s *proc.Sampler, warmup, window time.Duration) *windowSampler {
-	return &windowSampler{sampler: s, warmup: warmup, span: window}
+func newWindowSampler(s *proc.Sampler, window time.Duration) *windowSampler {
+	return &windowSampler{sampler: s, span: window}
 }
 
 // event handles one of the generator's events.
 func (ws *windowSampler) event(ev load.Event) {
 	switch ev.Kind {
-	case load.WarmupStart:
-		ws.at(time.Unix(0, ev.UnixNano).Add(ws.warmup), ws.open)
+	case load.MeasureAt:
+		ws.at(time.Unix(0, ev.UnixNano), ws.open)
 	case load.MeasureStart:
 		ws.open()
 		ws.at(time.Unix(0, ev.UnixNano).Add(ws.span), ws.close)
