@@ -30,7 +30,7 @@ var (
 	// runtimeSymbols are the prefixes of a JavaScript runtime's own
 	// frames (V8's and Node's C++, V8's builtins and stubs) in its binary.
 	runtimeSymbols = []string{"v8::", "Builtins_", "node::", "uv_", "Stub:", "Builtin:", "BytecodeHandler:", "JavaScriptCore::", "WTF::", "bmalloc::", "Zig::"}
-	jsSymbols = []string{"JsonStringify", "JsonParse", "JSON.", "Builtins_JsonParse", "Builtins_JsonStringify"}
+	jsSymbols      = []string{"JsonStringify", "JsonParse", "JSON.", "Builtins_JsonParse", "Builtins_JsonStringify"}
 )
 
 // Package is the package (Go) or binary a function belongs to: the Go

@@ -11,6 +11,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -47,7 +48,7 @@ func (r *runner) profilingPhase(ctx context.Context) error {
 		var cur *server
 		for _, c := range r.opt.Plan.Cases {
 			if cur != nil && r.opt.Plan.Protocol.Fresh == plan.FreshCase {
-				r.stopServer(cur)
+				r.stopProfiled(cur)
 				cur = nil
 			}
 			for _, conc := range r.opt.Plan.Protocol.Concurrency {
@@ -72,12 +73,12 @@ func (r *runner) profilingPhase(ctx context.Context) error {
 				}
 				var err error
 				if cur, err = r.profileWindow(ctx, cur, t, key, c, conc, win); err != nil {
-					r.stopServer(cur)
+					r.stopProfiled(cur)
 					return err
 				}
 			}
 		}
-		r.stopServer(cur)
+		r.stopProfiled(cur)
 	}
 	return nil
 }
@@ -168,7 +169,7 @@ func (r *runner) profileWindow(ctx context.Context, cur *server, t *profilerTool
 	}
 	r.logProfileWindow(out)
 	if rec.HasFlag(journal.FlagServerDied) {
-		r.stopServer(cur)
+		r.stopProfiled(cur)
 		return nil, nil
 	}
 	cur.cases = append(cur.cases, c.Name)
@@ -237,4 +238,23 @@ func (r *runner) databaseRoot(ctx context.Context) int {
 		return 0
 	}
 	return pids[0]
+}
+
+// stopProfiled stops a profiling phase's server and removes what its
+// runtime wrote for perf: V8's /tmp/perf-<pid>.map (and CPython's), read
+// by perf script right after each window, and the isolate-…-<pid>-v8.log
+// that V8 writes into the working directory with --perf-basic-prof.
+func (r *runner) stopProfiled(s *server) {
+	if s == nil {
+		return
+	}
+	pids := proc.TreePIDs(s.p.PID())
+	r.stopServer(s)
+	for _, pid := range pids {
+		os.Remove(fmt.Sprintf("/tmp/perf-%d.map", pid)) // where V8 and perf put it, whatever TMPDIR says
+		logs, _ := filepath.Glob(filepath.Join(s.stack.Dir, fmt.Sprintf("isolate-*-%d-v8.log", pid)))
+		for _, l := range logs {
+			os.Remove(l)
+		}
+	}
 }
