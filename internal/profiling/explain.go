@@ -53,7 +53,19 @@ type Explanation struct {
 	Groups    []Change `json:"groups"`
 	// Hidden counts the function rows left out for too few samples.
 	Hidden int `json:"hidden"`
+	// Callers are the functions whose cumulative figure (their own cost
+	// and their callees') changed most, by |Delta| of it, each with
+	// MinSamples cumulative samples or more on one side; a function on
+	// nearly every stack on both sides (a goroutine's root, the server's
+	// loop: 90 % of the total or more) is left out, as it only repeats the
+	// whole change. Base, Next and Delta are the cumulative figures here,
+	// and the samples the cumulative ones.
+	Callers []Change `json:"callers"`
 }
+
+// rootShare is the share of a profile above which a function counts as
+// on nearly every stack (Explanation.Callers).
+const rootShare = 0.9
 
 // Explain compares two summaries of the same measure, base the step's
 // first stack and next its second, keeping the top rows of each kind.
@@ -103,6 +115,18 @@ func Explain(base, next Summary, top int) Explanation {
 		fns = append(fns, c)
 	}
 	e.Functions = ranked(fns, e.Delta, top)
+	var callers []Change
+	for name, r := range rows {
+		if max(r.b.CumSamples, r.n.CumSamples) < MinSamples || r.b.Cum == r.n.Cum {
+			continue
+		}
+		if r.b.Cum >= rootShare*base.Total && r.n.Cum >= rootShare*next.Total {
+			continue
+		}
+		callers = append(callers, Change{Name: name, Package: r.fn.Package, Group: r.fn.Group, Base: r.b.Cum, Next: r.n.Cum,
+			BaseSamples: r.b.CumSamples, NextSamples: r.n.CumSamples})
+	}
+	e.Callers = ranked(callers, e.Delta, top)
 	e.Packages = ranked(values(pkgs), e.Delta, top)
 	e.Groups = ranked(values(groups), e.Delta, 0)
 	return e

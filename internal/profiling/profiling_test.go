@@ -200,6 +200,16 @@ func TestSummarizeAndExplain(t *testing.T) {
 			t.Errorf("a.rare (50 samples a side) is shown; figures under %d samples are hidden", MinSamples)
 		}
 	}
+	// By cumulative figure: main.handle is on every stack (left out);
+	// mallocgc's cumulative change is its flat one.
+	if len(e.Callers) == 0 || e.Callers[0].Name != "runtime.mallocgc" || e.Callers[0].Delta != 10000 {
+		t.Errorf("callers %+v; want runtime.mallocgc first, main.handle left out", e.Callers)
+	}
+	for _, c := range e.Callers {
+		if c.Name == "main.handle" {
+			t.Error("main.handle, on every stack, is listed among the callers")
+		}
+	}
 	if e.Hidden != 1 {
 		t.Errorf("hidden %d rows, want 1 (a.rare)", e.Hidden)
 	}

@@ -88,6 +88,14 @@ func newProfilingView(m *Model) *profilingView {
 				b.Note += fmt.Sprintf(" %d functions hidden (under %d samples).", e.Hidden, s.MinSamples)
 			}
 			sv.Blocks = append(sv.Blocks, b)
+			if len(e.Callers) > 0 {
+				cb := profBlock{Title: sourceLabel(e.Source) + ", cumulative", Summary: "the function and what it calls; functions on nearly every stack left out",
+					Head: []string{"function", "group", st.From, st.To, "change", "share", "samples"}}
+				for _, c := range e.Callers {
+					cb.Rows = append(cb.Rows, []string{c.Name, c.Group, num(c.Base), num(c.Next), signedNum(c.Delta), share(c.Share), fmt.Sprintf("%d / %d", c.BaseSamples, c.NextSamples)})
+				}
+				sv.Blocks = append(sv.Blocks, cb)
+			}
 		}
 		if st.DatabaseCPUMicrosPerRequest != [2]float64{} {
 			sv.Database = fmt.Sprintf("PostgreSQL's CPU: %s → %s µs/request.", num(st.DatabaseCPUMicrosPerRequest[0]), num(st.DatabaseCPUMicrosPerRequest[1]))

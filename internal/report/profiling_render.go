@@ -40,14 +40,14 @@ func mdProfiling(b *strings.Builder, m *Model) {
 			fmt.Fprintf(b, "**%s**: %s → %s %s/request (%s); %d and %d samples.\n\n", sourceLabel(e.Source),
 				num(e.BaseTotal), num(e.NextTotal), e.Unit, signedNum(e.Delta), e.BaseSamples, e.NextSamples)
 			if len(e.Functions) == 0 {
-				b.WriteString("No function rests on enough samples.\n\n")
-				continue
-			}
-			fmt.Fprintf(b, "| function | group | %s | %s | change | share | cumulative | samples |\n", mdEscape(st.From), mdEscape(st.To))
-			b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
-			for _, f := range e.Functions {
-				fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s | %s → %s | %d / %d |\n", mdCode(f.Name), f.Group, num(f.Base), num(f.Next),
-					signedNum(f.Delta), share(f.Share), num(f.BaseCum), num(f.NextCum), f.BaseSamples, f.NextSamples)
+				b.WriteString("No function's own figure rests on enough samples.\n")
+			} else {
+				fmt.Fprintf(b, "| function | group | %s | %s | change | share | cumulative | samples |\n", mdEscape(st.From), mdEscape(st.To))
+				b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
+				for _, f := range e.Functions {
+					fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s | %s → %s | %d / %d |\n", mdCode(f.Name), f.Group, num(f.Base), num(f.Next),
+						signedNum(f.Delta), share(f.Share), num(f.BaseCum), num(f.NextCum), f.BaseSamples, f.NextSamples)
+				}
 			}
 			var groups []string
 			for _, g := range e.Groups {
@@ -60,6 +60,15 @@ func mdProfiling(b *strings.Builder, m *Model) {
 				fmt.Fprintf(b, " %d functions hidden (under %d samples).", e.Hidden, s.MinSamples)
 			}
 			b.WriteString("\n\n")
+			if len(e.Callers) > 0 {
+				b.WriteString("Largest changes of a cumulative figure (the function and what it calls; functions on nearly every stack left out):\n\n")
+				fmt.Fprintf(b, "| function | group | %s | %s | change | share | samples |\n|---|---|---:|---:|---:|---:|---:|\n", mdEscape(st.From), mdEscape(st.To))
+				for _, c := range e.Callers {
+					fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s | %d / %d |\n", mdCode(c.Name), c.Group, num(c.Base), num(c.Next),
+						signedNum(c.Delta), share(c.Share), c.BaseSamples, c.NextSamples)
+				}
+				b.WriteString("\n")
+			}
 		}
 		if st.DatabaseCPUMicrosPerRequest != [2]float64{} {
 			fmt.Fprintf(b, "PostgreSQL's CPU: %s → %s µs/request.\n\n", num(st.DatabaseCPUMicrosPerRequest[0]), num(st.DatabaseCPUMicrosPerRequest[1]))
@@ -110,6 +119,16 @@ func WriteProfilingText(w io.Writer, m *Model, top int) error {
 			}
 			if len(groups) > 0 {
 				fmt.Fprintf(&b, "    by group: %s\n", strings.Join(groups, "; "))
+			}
+			var callers []string
+			for i, c := range e.Callers {
+				if i == 3 {
+					break
+				}
+				callers = append(callers, fmt.Sprintf("%s %s → %s", oneLine(c.Name, 60), num(c.Base), num(c.Next)))
+			}
+			if len(callers) > 0 {
+				fmt.Fprintf(&b, "    cumulative: %s\n", strings.Join(callers, "; "))
 			}
 		}
 		if st.DatabaseCPUMicrosPerRequest != [2]float64{} {
