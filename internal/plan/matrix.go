@@ -347,8 +347,9 @@ func layRound(r int, stacks []Stack, cases []workload.Case, p Protocol, need map
 // same database on another port.
 func fingerprint(p *Plan, base string) string {
 	type stackID struct {
-		Name, Dir, Build, Start, Health, Runtime string
-		Env                                      map[string]string
+		Name, Dir, Build, Start, Health string
+		Env                             map[string]string
+		Pprof, Runtime                  string `json:",omitempty"`
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -369,7 +370,7 @@ func fingerprint(p *Plan, base string) string {
 		if err != nil {
 			dir = s.Dir
 		}
-		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Runtime, s.Env})
+		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Env, s.Pprof, s.Runtime})
 	}
 	for _, c := range p.Cases {
 		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database})
@@ -448,7 +449,7 @@ func (p *Plan) EstimateBoot() time.Duration {
 // Estimate is a rough duration of the whole run after builds and the
 // parity gate: the boot suite and every window.
 func (p *Plan) Estimate() time.Duration {
-	return p.EstimateBoot() + p.EstimateWindows(p.Windows) + p.EstimateCapacity()
+	return p.EstimateBoot() + p.EstimateWindows(p.Windows) + p.EstimateCapacity() + p.EstimateProfiling()
 }
 
 // Case returns the selected case with the given name.

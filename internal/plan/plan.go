@@ -86,9 +86,14 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Pprof is the path under which the server serves Go's net/http/pprof
+	// ("/debug/pprof"); empty when it serves none. The profiling phase
+	// reads the CPU and allocation profiles there.
+	Pprof string `json:"pprof,omitempty"`
 	// Runtime is what runs the stack's code (Runtimes): a JIT runtime
-	// gets the protocol's longer warm-up (Protocol.WarmupFor). Empty when
-	// the file does not say.
+	// gets the protocol's longer warm-up (Protocol.WarmupFor), and the
+	// profiling phase names the JIT frames of node and python for perf.
+	// Empty when the file does not say.
 	Runtime string `json:"runtime,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
@@ -203,6 +208,10 @@ type Protocol struct {
 	// shared CPUs or lanes of their own, resolved on the host that
 	// resolved the plan.
 	Placement Placement `json:"placement"`
+	// Profiling adds the profiling phase (profiling: on, --profiling):
+	// after the measured rounds, one extra window per cell with sampling
+	// on, never counted among the calls' windows (docs/profiles.md).
+	Profiling bool `json:"profiling,omitempty"`
 }
 
 // WarmupFor is the warm-up floor and cap of a stack's windows: the

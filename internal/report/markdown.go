@@ -22,6 +22,7 @@ func WriteMarkdown(w io.Writer, m *Model) error {
 	mdProcess(&b, m)
 	mdCost(&b, m)
 	mdCapacity(&b, m)
+	mdProfiling(&b, m)
 	mdFooter(&b, m)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -93,6 +93,7 @@ func (r *runner) readPrevious() error {
 	}
 	_, r.adaptiveStopped = res.Stopped()
 	r.capacityLeft = len(capacityLeft(r.opt.Plan, res))
+	r.profilingLeft = len(profilingLeft(r.opt.Plan, res))
 	for _, w := range res.Windows {
 		r.attempts[w.Key] = max(r.attempts[w.Key], w.Attempt)
 		r.seq[w.Stack] = max(r.seq[w.Stack], w.Process.Seq)
