@@ -50,8 +50,10 @@ func readBuildInfo() BuildInfo {
 }
 
 // String is the version on one line, as journals and reports record it:
-// "v1.2.0", or "(devel) 8cc7c09f1a2b+modified 2026-12-01T14:49:00Z" for a
-// build from a checkout.
+// "v1.2.0" from go install at a tag; from a checkout, the pseudo-version go
+// build stamps, which names the commit ("v0.0.0-20261201150045-82363f3a3196
+// 2026-12-01T15:00:45Z", "+dirty" when the tree had changes), or, from an
+// older toolchain, "(devel) 82363f3a3196+modified 2026-12-01T15:00:45Z".
 func (b BuildInfo) String() string {
 	parts := []string{b.Version}
 	if b.Revision != "" {
@@ -59,10 +61,14 @@ func (b BuildInfo) String() string {
 		if len(rev) > 12 {
 			rev = rev[:12]
 		}
-		if b.Modified {
+		if strings.Contains(b.Version, rev) {
+			rev = ""
+		} else if b.Modified {
 			rev += "+modified"
 		}
-		parts = append(parts, rev)
+		if rev != "" {
+			parts = append(parts, rev)
+		}
 	}
 	if b.Time != "" {
 		parts = append(parts, b.Time)
