@@ -55,7 +55,7 @@ func TestJudgeRun(t *testing.T) {
 	}
 	m := &report.Model{Steps: []report.Step{step("base", "head", same, loss), step("head", "next", loss, same)}}
 	gate := func(steps string, metrics ...report.GateMetric) gateSpec {
-		g := gateSpec{report.GateSpec{FailOn: []stats.Call{stats.CallLoss}, Metrics: metrics}}
+		g := gateSpec{GateSpec: report.GateSpec{FailOn: []stats.Call{stats.CallLoss}, Metrics: metrics}}
 		g.Steps, _ = report.ParseStepPairs(steps)
 		return g
 	}

@@ -142,7 +142,9 @@ func judgeComparison(c *report.Comparison, gate gateSpec, env Env) error {
 	if err != nil {
 		return err
 	}
-	return gateVerdict(checks, gate, "from A to B ", env)
+	var v verdict
+	v.addSteps(checks)
+	return v.exit(gate, "from A to B ", env)
 }
 
 // printNotes tells the user about journal lines that were skipped.

@@ -137,7 +137,7 @@ func TestJudgeComparison(t *testing.T) {
 	}
 	c := &report.Comparison{Steps: []report.Step{step("user", loss, same), step("health", same, undecided)}}
 	gate := func(calls ...stats.Call) gateSpec {
-		return gateSpec{report.GateSpec{FailOn: calls, Metrics: report.GateMetrics}}
+		return gateSpec{GateSpec: report.GateSpec{FailOn: calls, Metrics: report.GateMetrics}}
 	}
 	var errOut strings.Builder
 	env := Env{Stderr: &errOut}

@@ -91,6 +91,7 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if err := addCapacity(m, res, opt); err != nil {
 		return nil, err
 	}
+	addThresholds(m, res.Plan.Plan.Thresholds)
 	return m, nil
 }
 
@@ -292,6 +293,7 @@ func windowFigures(w *journal.Window) WindowFigures {
 			f.GeneratorWaitCores = l.GeneratorWaitSeconds / l.DurationSeconds
 		}
 		f.ThroughputRPS = l.ThroughputRPS
+		f.HasLoad, f.ErrorRate = true, l.FailureShare()
 		// Throughput ÷ cores, each a rate over its own interval (the load's
 		// window, the sampler's), so that req/s ÷ cores = req/CPU-s in every
 		// table and the cost model's rps per core is the same figure.

@@ -28,6 +28,9 @@ type Model struct {
 	Cost         *CostSection `json:"cost,omitempty"`
 	// Capacity is the capacity phase, when the plan has one (capacity.go).
 	Capacity *CapacitySection `json:"capacity,omitempty"`
+	// Thresholds are the plan's thresholds judged on every cell of their
+	// case (thresholds.go).
+	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
 	Footer   Footer           `json:"footer"`
 
 	// DX and Process are the developer-experience and process suites,
@@ -306,6 +309,11 @@ type WindowFigures struct {
 	PerCPUSecond  float64 `json:"per_cpu_second"`
 	ServerCores   float64 `json:"server_cores"`
 	Latency       Latency `json:"latency_us"`
+	// HasLoad is true when the window has a load result (a failed window
+	// may have none); ErrorRate is then its failed share of its requests
+	// (load.Result.FailureShare), from 0 to 1.
+	HasLoad   bool    `json:"has_load,omitempty"`
+	ErrorRate float64 `json:"error_rate"`
 	RSSMeanBytes  int64   `json:"rss_mean_bytes"`
 	RSSPeakBytes  int64   `json:"rss_peak_bytes"`
 	// DBCores and GeneratorCores are the database's and the load
