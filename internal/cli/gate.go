@@ -194,4 +194,3 @@ func failOnText(spec gateSpec) string {
 	}
 	return strings.Join(parts, " or ")
 }
-

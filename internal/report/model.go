@@ -31,7 +31,7 @@ type Model struct {
 	// Thresholds are the plan's thresholds judged on every cell of their
 	// case (thresholds.go).
 	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
-	Footer   Footer           `json:"footer"`
+	Footer     Footer           `json:"footer"`
 
 	// DX and Process are the developer-experience and process suites,
 	// when the run measured them (dx.go, process.go).
@@ -312,10 +312,10 @@ type WindowFigures struct {
 	// HasLoad is true when the window has a load result (a failed window
 	// may have none); ErrorRate is then its failed share of its requests
 	// (load.Result.FailureShare), from 0 to 1.
-	HasLoad   bool    `json:"has_load,omitempty"`
-	ErrorRate float64 `json:"error_rate"`
-	RSSMeanBytes  int64   `json:"rss_mean_bytes"`
-	RSSPeakBytes  int64   `json:"rss_peak_bytes"`
+	HasLoad      bool    `json:"has_load,omitempty"`
+	ErrorRate    float64 `json:"error_rate"`
+	RSSMeanBytes int64   `json:"rss_mean_bytes"`
+	RSSPeakBytes int64   `json:"rss_peak_bytes"`
 	// DBCores and GeneratorCores are the database's and the load
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.
