@@ -35,6 +35,14 @@ type Env struct {
 	StderrIsTerminal bool
 }
 
+// lookup reads an environment variable; "" when Getenv is not set.
+func (e Env) lookup(name string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(name)
+}
+
 // OSEnv returns the Env of the running process.
 func OSEnv() Env {
 	dir, err := os.Getwd()

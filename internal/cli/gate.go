@@ -3,6 +3,9 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,11 +16,11 @@ import (
 // gateFlagNames are the flags that judge a run and write CI outputs; they
 // do not shape the plan, so a run does not record them for --resume and
 // --resume accepts them.
-var gateFlagNames = []string{"fail-on", "steps", "metrics"}
+var gateFlagNames = []string{"fail-on", "steps", "metrics", "junit", "history"}
 
 // gateFlags are the gate's flags, shared by run and report.
 type gateFlags struct {
-	failOn, steps, metrics *string
+	failOn, steps, metrics, junit, history *string
 }
 
 func addGateFlags(fs *flag.FlagSet, comparison bool) *gateFlags {
@@ -29,6 +32,8 @@ func addGateFlags(fs *flag.FlagSet, comparison bool) *gateFlags {
 		failOn:  fs.String("fail-on", "", failOnHelp),
 		steps:   fs.String("steps", "", "gate only these steps, FROM..TO[,FROM..TO…] with the stacks' names (default: every step)"),
 		metrics: fs.String("metrics", "", "judge these metrics of each step: throughput, per_cpu (default: throughput; with two directories, both)"),
+		junit:   fs.String("junit", "", "write the gate's checks as JUnit XML to this file: one test case per step × case × metric and per threshold"),
+		history: fs.String("history", "", "write the run's figures to this file in github-action-benchmark's customBiggerIsBetter JSON (throughput), and the latencies beside it (FILE-smaller.json, customSmallerIsBetter)"),
 	}
 }
 
@@ -39,6 +44,9 @@ type gateSpec struct {
 	// judged fail fails the gate (and undecided or invalid ones too when
 	// --fail-on names those calls).
 	thresholds bool
+	// junit and history are the files of --junit and --history
+	// (relative to the working directory), "" when not asked for.
+	junit, history string
 }
 
 // active reports whether the command line asked for a gate.
@@ -78,6 +86,10 @@ func (g *gateFlags) parse(comparison bool) (gateSpec, error) {
 	if !spec.active() && (*g.steps != "" || *g.metrics != "") {
 		return spec, usagef("--steps and --metrics choose what --fail-on judges: add --fail-on, e.g. --fail-on loss")
 	}
+	if comparison && (*g.junit != "" || *g.history != "") {
+		return spec, usagef("--junit and --history write one run's checks and figures: name one results directory")
+	}
+	spec.junit, spec.history = *g.junit, *g.history
 	return spec, nil
 }
 
@@ -101,31 +113,115 @@ func parseFailOn(s string) ([]stats.Call, bool, error) {
 }
 
 // judgeRun is the gate on one run: its steps' calls (when --fail-on names
-// a call) and its thresholds (when it names threshold). ExitGateFailed
-// names each failing check with its interval; ExitNotMeasured when a gated
-// check could not be measured (a cell insufficient, failed or missing) and
+// a call) and its thresholds (when it names threshold). It writes the CI
+// outputs asked for (--junit, --history, and GitHub's annotations and job
+// summary under GitHub Actions), then returns ExitGateFailed naming each
+// failing check with its interval; ExitNotMeasured when a gated check
+// could not be measured (a cell insufficient, failed or missing) and
 // invalid is not a call the gate fails on; nil when every check passed.
-func judgeRun(m *report.Model, spec gateSpec, env Env) error {
+func judgeRun(m *report.Model, spec gateSpec, dir string, env Env) error {
+	g := report.Gate{Title: "stackbench run " + m.Header.RunID, Thresholds: m.Thresholds,
+		ThresholdFailed: func(t report.ThresholdCheck) bool { return thresholdFails(t, spec) }}
 	var v verdict
 	// A run of one stack has no step: with threshold named, only its
 	// thresholds are judged.
-	if len(spec.FailOn) > 0 && (len(m.Steps) > 0 || !spec.thresholds) {
+	judgeSteps := len(spec.FailOn) > 0 && (len(m.Steps) > 0 || !spec.thresholds)
+	if judgeSteps || !spec.active() {
 		checks, err := report.Judge(m.Steps, spec.GateSpec)
 		if err != nil {
 			return usagef("--steps: %v", err)
 		}
-		if len(checks) == 0 {
+		if judgeSteps && len(checks) == 0 {
 			return &ExitError{Code: ExitNotMeasured, Msg: "--fail-on: this run has no step to judge (a run of one stack has none); name two or more stacks, or gate thresholds with --fail-on threshold"}
 		}
+		g.Checks = checks
 		v.addSteps(checks)
 	}
 	if spec.thresholds {
 		if len(m.Thresholds) == 0 {
 			return usagef("--fail-on threshold: the run has no thresholds; add a thresholds: key to the comparison file (docs/ci.md), e.g. thresholds: {p99: 25ms}")
 		}
-		v.addThresholds(m.Thresholds, spec.FailOn)
+		v.addThresholds(m.Thresholds, spec)
+	}
+	if err := writeCIOutputs(m, g, spec, dir, env); err != nil {
+		return err
+	}
+	if !spec.active() {
+		return nil
 	}
 	return v.exit(spec, "", env)
+}
+
+// thresholdFails says whether a threshold check fails the gate: fail does,
+// and so do undecided and invalid when --fail-on names them.
+func thresholdFails(t report.ThresholdCheck, spec gateSpec) bool {
+	if !spec.thresholds {
+		return false
+	}
+	return t.Verdict == report.ThresholdFail ||
+		t.Verdict == report.ThresholdUndecided && slices.Contains(spec.FailOn, stats.CallUndecided) ||
+		t.Verdict == report.ThresholdInvalid && slices.Contains(spec.FailOn, stats.CallInvalid)
+}
+
+// writeCIOutputs writes --junit and --history, and, when GITHUB_ACTIONS is
+// true, the annotations (to standard output, where the runner reads them)
+// and the job summary (appended to $GITHUB_STEP_SUMMARY).
+func writeCIOutputs(m *report.Model, g report.Gate, spec gateSpec, dir string, env Env) error {
+	if spec.junit != "" {
+		if err := writeFileWith(resolvePath(env, spec.junit), func(w io.Writer) error { return report.WriteJUnit(w, g) }); err != nil {
+			return fmt.Errorf("--junit: %w", err)
+		}
+	}
+	if spec.history != "" {
+		bigger, smaller := report.History(m)
+		path := resolvePath(env, spec.history)
+		if err := writeFileWith(path, func(w io.Writer) error { return report.WriteHistory(w, bigger) }); err != nil {
+			return fmt.Errorf("--history: %w", err)
+		}
+		if err := writeFileWith(smallerPath(path), func(w io.Writer) error { return report.WriteHistory(w, smaller) }); err != nil {
+			return fmt.Errorf("--history: %w", err)
+		}
+	}
+	if env.lookup("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	if err := report.WriteGitHubAnnotations(env.Stdout, g); err != nil {
+		return err
+	}
+	if path := env.lookup("GITHUB_STEP_SUMMARY"); path != "" {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("write the job summary: %w", err)
+		}
+		err = report.WriteJobSummary(f, m, g, filepath.Join(dir, "report.html"))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("write the job summary to %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// smallerPath is where --history FILE puts the smaller-is-better figures:
+// history.json → history-smaller.json.
+func smallerPath(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-smaller" + ext
+}
+
+// writeFileWith creates path and writes it with write.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // verdict collects a gate's checks as lines: those that failed it and
@@ -147,16 +243,13 @@ func (v *verdict) addSteps(checks []report.GateCheck) {
 	}
 }
 
-// addThresholds adds the threshold checks: fail fails the gate, and so do
-// undecided and invalid when failOn names them; invalid otherwise cannot
-// be judged.
-func (v *verdict) addThresholds(ts []report.ThresholdCheck, failOn []stats.Call) {
+// addThresholds adds the threshold checks (thresholdFails); an invalid one
+// that does not fail the gate cannot be judged.
+func (v *verdict) addThresholds(ts []report.ThresholdCheck, spec gateSpec) {
 	v.total += len(ts)
 	for _, t := range ts {
 		switch {
-		case t.Verdict == report.ThresholdFail,
-			t.Verdict == report.ThresholdUndecided && slices.Contains(failOn, stats.CallUndecided),
-			t.Verdict == report.ThresholdInvalid && slices.Contains(failOn, stats.CallInvalid):
+		case thresholdFails(t, spec):
 			v.failed = append(v.failed, "threshold "+report.ThresholdText(t))
 		case t.Verdict == report.ThresholdInvalid:
 			v.unmeasured = append(v.unmeasured, "threshold "+report.ThresholdText(t))

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"encoding/json"
+	"encoding/xml"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,21 +66,109 @@ func TestJudgeRun(t *testing.T) {
 	var errOut strings.Builder
 	env := Env{Stderr: &errOut}
 	var ee *ExitError
-	if err := judgeRun(m, gate("base..head"), env); err != nil || errOut.String() != "gate passed: 1 check got none of loss\n" {
+	if err := judgeRun(m, gate("base..head"), "", env); err != nil || errOut.String() != "gate passed: 1 check got none of loss\n" {
 		t.Errorf("throughput of base..head is the same: %v, stderr %q", err, errOut.String())
 	}
-	if err := judgeRun(m, gate("base..head", report.GatePerCPU), env); !errors.As(err, &ee) || ee.Code != ExitGateFailed ||
+	if err := judgeRun(m, gate("base..head", report.GatePerCPU), "", env); !errors.As(err, &ee) || ee.Code != ExitGateFailed ||
 		ee.Msg != "gate failed: 1 of 1 check(s) called loss:\n  base → head user c=32 throughput per CPU-second: loss -8.0 % (-12.0 … -4.0 %)" {
 		t.Errorf("per CPU-second of base..head is a loss: %v", err)
 	}
-	if err := judgeRun(m, gate(""), env); !errors.As(err, &ee) || ee.Code != ExitGateFailed || !strings.Contains(ee.Msg, "head → next user c=32 throughput: loss") {
+	if err := judgeRun(m, gate(""), "", env); !errors.As(err, &ee) || ee.Code != ExitGateFailed || !strings.Contains(ee.Msg, "head → next user c=32 throughput: loss") {
 		t.Errorf("every step: %v", err)
 	}
 	var ue *UsageError
-	if err := judgeRun(m, gate("base..next"), env); !errors.As(err, &ue) || !strings.Contains(ue.Msg, "its steps are base..head, head..next") {
+	if err := judgeRun(m, gate("base..next"), "", env); !errors.As(err, &ue) || !strings.Contains(ue.Msg, "its steps are base..head, head..next") {
 		t.Errorf("a step the run lacks: %v", err)
 	}
-	if err := judgeRun(&report.Model{}, gate(""), env); !errors.As(err, &ee) || ee.Code != ExitNotMeasured || !strings.Contains(ee.Msg, "no step to judge") {
+	if err := judgeRun(&report.Model{}, gate(""), "", env); !errors.As(err, &ee) || ee.Code != ExitNotMeasured || !strings.Contains(ee.Msg, "no step to judge") {
 		t.Errorf("a run of one stack: %v", err)
+	}
+}
+
+// Under GitHub Actions, report DIR --fail-on prints an ::error line per
+// failing check and appends the job summary; --junit and --history write
+// their files whatever the verdict.
+func TestReportCIOutputs(t *testing.T) {
+	dir := resultsDir(t)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	getenv := func(k string) string {
+		return map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}[k]
+	}
+	code, stdout, stderr := runMain(t, dir, getenv, "report", dir, "-o", "json", "--fail-on", "undecided", "--steps", "chi..gin",
+		"--junit", "junit.xml", "--history", "history.json")
+	if code != ExitGateFailed {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
+	}
+	// A workflow command escapes % as %25.
+	if want := "::error title=stackbench undecided::chi → gin user c=10 throughput: undecided +4.0 %25 (+0.9 … +7.2 %25)"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	if n := strings.Count(stdout, "::error "); n != 5 {
+		t.Errorf("%d ::error lines, want 5:\n%s", n, stdout)
+	}
+	if !strings.Contains(stdout, "::warning title=stackbench not measured::chi → gin order c=100 throughput: invalid: gin is invalid") {
+		t.Errorf("stdout lacks the warning for the invalid step:\n%s", stdout)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## stackbench run 20261129-184500\n\n**Gate failed**: 5 of 14 checks failed.\nDecided: ", "| chi → gin | user | 10 | throughput | undecided ❌ | +4.0 % (+0.9 … +7.2 %) |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("job summary lacks %q:\n%s", want, md)
+		}
+	}
+
+	data, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+		Suites   []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Classname string `xml:"classname,attr"`
+				Name      string `xml:"name,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+					Type    string `xml:"type,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &junit); err != nil {
+		t.Fatalf("junit.xml: %v\n%s", err, data)
+	}
+	if junit.Tests != 14 || junit.Failures != 5 || junit.Errors != 2 || len(junit.Suites) != 1 {
+		t.Errorf("junit: %d tests, %d failures, %d errors, %d suites; want 14, 5, 2, 1", junit.Tests, junit.Failures, junit.Errors, len(junit.Suites))
+	}
+	found := false
+	for _, c := range junit.Suites[0].Cases {
+		if c.Classname == "stackbench.chi..gin" && c.Name == "user c=10 throughput" {
+			found = c.Failure != nil && c.Failure.Type == "undecided" && strings.Contains(c.Failure.Message, "(+0.9 … +7.2 %)")
+		}
+	}
+	if !found {
+		t.Errorf("junit lacks the failing case chi..gin user c=10 throughput with its interval:\n%s", data)
+	}
+
+	var bigger, smaller []report.HistoryEntry
+	for path, into := range map[string]*[]report.HistoryEntry{"history.json": &bigger, "history-smaller.json": &smaller} {
+		data, err := os.ReadFile(filepath.Join(dir, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, into); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	if len(bigger) == 0 || bigger[0].Unit != "req/s" || !strings.HasSuffix(bigger[0].Name, " throughput") || bigger[0].Value <= 0 {
+		t.Errorf("history: %+v", bigger)
+	}
+	if len(smaller) == 0 || smaller[1].Unit != "ms" || !strings.HasSuffix(smaller[1].Name, " p99") || smaller[1].Value <= 0 {
+		t.Errorf("history, smaller is better: %+v", smaller)
 	}
 }

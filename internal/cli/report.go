@@ -53,11 +53,12 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	}
 	switch len(rest) {
 	case 1:
-		m, err := renderReport(resolvePath(env, rest[0]), *output, opt, env)
-		if err != nil || !gate.active() {
+		dir := resolvePath(env, rest[0])
+		m, err := renderReport(dir, *output, opt, env)
+		if err != nil {
 			return err
 		}
-		return judgeRun(m, gate, env)
+		return judgeRun(m, gate, dir, env)
 	case 2:
 		return compareReports(resolvePath(env, rest[0]), resolvePath(env, rest[1]), *output, gate, opt, env)
 	case 0:
