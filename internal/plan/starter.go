@@ -18,16 +18,22 @@ workload: saas-slice
 #   database: ${DATABASE_URL}
 database: embedded
 
-# quick: a first look, minutes. standard: concurrency 10 and 100, 5s warm-up,
-# 10s windows, 3 rounds. full: the published protocol (10, 100, 500; 30s windows).
+# quick: a first look, minutes (concurrency 32, 500ms warm-up, 1s windows, 4 to 16
+# rounds within 8m). standard: concurrency 10 and 100, 3s warm-up, 5s windows, 6 to
+# 12 rounds within 1h30m, more only while a step is undecided. full: the published
+# protocol (10, 100 and 500; 5s warm-up, 30s windows, 5 rounds).
 profile: standard
 
 # Any field of the profile can be changed here (and again on the command line).
+# The values below are the standard profile's.
 # protocol:
 #   concurrency: [10, 100]   # connections, one window per level
-#   warmup: 5s               # load before each window, not measured
-#   window: 10s              # each measured window
-#   rounds: 3                # passes over every stack, in a rotated order
+#   warmup: 3s               # load before each window, not measured
+#   window: 5s               # each measured window
+#   rounds: auto             # passes over every stack, in a rotated order: a number,
+#   min_rounds: 6            # or auto: at least min_rounds, then more rounds for the
+#   max_rounds: 12           # steps still undecided, up to max_rounds and as many as
+#   budget: 1h30m            # the budget of measuring time affords
 #   cases: [health, echo, me, user, list, order, cpu]   # in this order
 #   fresh: round             # a fresh server process per round, or per case
 #   timeout: 60s             # client timeout: slow answers are latency, not errors

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,18 @@ func TestStarterProtocolComment(t *testing.T) {
 	}
 	if p.Protocol.Gate.Mode != GateAuto || len(p.Protocol.Cases) != 7 || p.Protocol.BootStarts != 10 {
 		t.Errorf("protocol %+v", p.Protocol)
+	}
+	// The comment says its values are the standard profile's: uncommented,
+	// they change nothing.
+	g, err := LoadEnv(writeConfig(t, StarterYAML), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	std, err := g.Resolve(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Protocol, std.Protocol) {
+		t.Errorf("the commented protocol is not the standard profile:\n got %+v\nwant %+v", p.Protocol, std.Protocol)
 	}
 }
