@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -67,16 +68,16 @@ func Compare(a, b *Model) (*Comparison, error) {
 	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: a.Header.Alpha,
 		MinEffect: max(a.Header.MinEffect, b.Header.MinEffect), Warnings: compareWarnings(a, b), CannotJudge: hostsDiffer(a, b)}
 	c.DispersionA, c.DispersionB = a.Header.Dispersion, b.Header.Dispersion
-	var pairs []stackPair
+	var pairs []analysis.StackPair
 	for _, s := range stacks {
-		pairs = append(pairs, stackPair{StepCompare, s, s})
+		pairs = append(pairs, analysis.StackPair{Kind: StepCompare, From: s, To: s})
 		for _, ci := range cases {
 			for _, conc := range levels {
-				c.Steps = append(c.Steps, newStep(StepCompare, a.cellOrMissing(s, ci, conc), b.cellOrMissing(s, ci, conc), stats.Independent, c.MinEffect, c.Alpha))
+				c.Steps = append(c.Steps, analysis.NewStep(StepCompare, a.result().CellOrMissing(s, ci, conc), b.result().CellOrMissing(s, ci, conc), stats.Independent, c.MinEffect, c.Alpha))
 			}
 		}
 	}
-	c.Groups = groupSteps(c.Steps, pairs, levels)
+	c.Groups = analysis.GroupStepsOf(c.Steps, pairs, levels)
 	return c, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackbench/stackbench/internal/cost"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -33,9 +32,7 @@ func fasterGin(t *testing.T, a *Model) *Model {
 			b.Cells[i].PerWindow[j].PerCPUSecond *= 1.2
 		}
 	}
-	if err := b.compute(nil, cost.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	b.recompute()
 	return b
 }
 
