@@ -303,7 +303,12 @@ func writeRunReport(env Env, dir string, partial bool) *report.Model {
 		fmt.Fprintf(env.Stdout, "partial report, of the windows measured so far: %s\n", filepath.Join(dir, "report.html"))
 		return m
 	}
+	fmt.Fprintln(env.Stdout)
+	for _, line := range report.VerdictLines(m) {
+		fmt.Fprintln(env.Stdout, line)
+	}
 	printSteps(env.Stdout, m)
+	printThresholds(env.Stdout, m)
 	printCapacitySteps(env.Stdout, m)
 	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
 	return m
@@ -337,6 +342,18 @@ func printSteps(w io.Writer, m *report.Model) {
 			}
 			fmt.Fprintf(w, "      %-8s %s\n", s.Case, report.CallText(s.Throughput))
 		}
+	}
+}
+
+// printThresholds prints each threshold's verdict with its median and
+// interval.
+func printThresholds(w io.Writer, m *report.Model) {
+	if len(m.Thresholds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nThresholds (each the median of the cell's windows and its %.0f%% interval):\n", 100*report.ThresholdConfidence)
+	for _, t := range m.Thresholds {
+		fmt.Fprintf(w, "  %s\n", report.ThresholdText(t))
 	}
 }
 

@@ -67,3 +67,24 @@ func TestThresholdsNeedSixWindows(t *testing.T) {
 		t.Errorf("no window: %+v", ts)
 	}
 }
+
+func TestVerdictLines(t *testing.T) {
+	m := &Model{Cells: []Cell{thresholdCell()}}
+	addThresholds(m, []plan.CaseThresholds{{Case: "user", Thresholds: plan.Thresholds{P99: time.Millisecond, P50: time.Second}}})
+	want := []string{
+		"Decided: no step to call (a run of one stack); thresholds: 1 pass, 1 fail.",
+		"Not decided: nothing.",
+		"To decide: nothing left.",
+	}
+	if got := VerdictLines(m); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("verdict:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var md strings.Builder
+	if err := WriteMarkdown(&md, m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "\n> Decided: no step to call (a run of one stack); thresholds: 1 pass, 1 fail.\\\n> Not decided: nothing.\\\n") ||
+		!strings.Contains(md.String(), "- api user c=8 p99 ≤ 1.00 ms: fail, median 4.85 ms") {
+		t.Errorf("summary.md does not open with the verdict and the thresholds:\n%.800s", md.String())
+	}
+}

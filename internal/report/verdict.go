@@ -98,3 +98,12 @@ func thresholdCounts(ts []ThresholdCheck) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// thresholdLines are the threshold checks, one line each (ThresholdText).
+func thresholdLines(m *Model) []string {
+	var out []string
+	for _, t := range m.Thresholds {
+		out = append(out, ThresholdText(t))
+	}
+	return out
+}
