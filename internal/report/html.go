@@ -37,8 +37,8 @@ type htmlView struct {
 	HeaderLines []string
 	// Verdict is the run's verdict in three lines (VerdictLines), the
 	// page's first words; Thresholds are the threshold checks as lines.
-	Verdict    []string
-	Thresholds []string
+	Verdict     []string
+	Thresholds  []string
 	Legend      []legendItem
 	ChipRows    []chipRow
 	Groups      []groupTable
