@@ -93,3 +93,17 @@ func TestUnknownCommandSuggestsTheNearest(t *testing.T) {
 		}
 	}
 }
+
+// Help writes long flags with two dashes, as the docs do, and one-letter
+// flags with one.
+func TestHelpWritesFlagsAsTheDocs(t *testing.T) {
+	_, out, _ := runMain(t, t.TempDir(), nil, "help", "run")
+	for _, want := range []string{"\n  --fail-on string\n", "\n  --window duration\n", "\n  -f string\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help run lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\n  -window") {
+		t.Errorf("help run writes a long flag with one dash:\n%s", out)
+	}
+}
