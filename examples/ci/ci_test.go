@@ -6,6 +6,7 @@ package ci
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"os"
@@ -17,12 +18,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The known effect: the base revision burns 50 µs of CPU per request (so
-// that the generator, which shares the host, is not starved by a server
-// answering 20,000 requests a second), the head 300 µs.
+// The known effect: the head revision burns 250 µs more CPU per request
+// than the base, which burns 100 µs, so that a generator sharing a busy
+// host with other tests waits for a CPU at a few thousand responses a
+// second, not at 20,000 (a window whose generator starved is flagged).
 const (
-	baseLine   = "const burnPerRequest = 50 * time.Microsecond"
-	burnedLine = "const burnPerRequest = 300 * time.Microsecond"
+	baseLine   = "const burnPerRequest = 100 * time.Microsecond"
+	burnedLine = "const burnPerRequest = 350 * time.Microsecond"
 )
 
 func TestWorkflowFailsOnALossAndPassesAnUnchangedHead(t *testing.T) {
@@ -32,20 +34,20 @@ func TestWorkflowFailsOnALossAndPassesAnUnchangedHead(t *testing.T) {
 	bin := buildStackbench(t)
 	// The workflow's command line, and --gate off: the test shares its host
 	// with other tests, whose CPU the contention gate would wait out.
-	// Two connections rather than the file's four, for the same reason,
+	// One connection rather than the file's four, for the same reason,
 	// and eight rounds: a window whose generator starved is flagged, and a
 	// cell with more than a quarter flagged cannot be compared.
-	command := workflowCommand(t) + " --gate off --concurrency 2 --rounds 8"
+	command := workflowCommand(t) + " --gate off --concurrency 1 --rounds 8"
 	repo, revs := throwawayRepo(t)
 
-	// base → head: the head burns 300 µs of CPU per request.
+	// base → head: the head burns 250 µs more CPU per request.
 	code, out := runCommand(t, repo, bin, command, revs["unchanged"], revs["burning"])
-	if code != 1 || !strings.Contains(out, "gate failed: 1 of 1 check(s) called loss:\n  base → head hello c=2 throughput: loss ") {
+	if code != 1 || !strings.Contains(out, "gate failed: 1 of 1 check(s) called loss:\n  base → head hello c=1 throughput: loss ") {
 		t.Fatalf("a head that burns CPU: exit %d, want 1 and the step named; output:\n%s", code, out)
 	}
 	failures := junitFailures(t, filepath.Join(repo, ".stackbench-ci", "results", "junit.xml"))
-	if f, ok := failures["stackbench.base..head hello c=2 throughput"]; !ok || !strings.HasPrefix(f, "base → head hello c=2 throughput: loss -") || !strings.Contains(f, " … ") {
-		t.Errorf("junit.xml failures %v; want the step base..head hello c=2 throughput, a loss with its interval", failures)
+	if f, ok := failures["stackbench.base..head hello c=1 throughput"]; !ok || !strings.HasPrefix(f, "base → head hello c=1 throughput: loss -") || !strings.Contains(f, " … ") {
+		t.Errorf("junit.xml failures %v; want the step base..head hello c=1 throughput, a loss with its interval", failures)
 	}
 	for _, f := range []string{"report.html", "history.json", "history-smaller.json"} {
 		if _, err := os.Stat(filepath.Join(repo, ".stackbench-ci", "results", f)); err != nil {
@@ -99,12 +101,30 @@ stacks:
 		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, "run", "-f", file, "--out", filepath.Join(t.TempDir(), "results"), "--fail-on", "threshold")
+		results := filepath.Join(t.TempDir(), "results")
+		cmd := exec.Command(bin, "run", "-f", file, "--out", results, "--fail-on", "threshold")
 		cmd.Dir = repo
 		out, err := cmd.CombinedOutput()
 		code := exitCode(t, err)
 		if code != c.code || !strings.Contains(string(out), c.want) {
 			t.Errorf("thresholds: {p99: %s}: exit %d, want %d and %q; output:\n%s", c.limit, code, c.code, c.want, out)
+		}
+		// report.json says which build measured the run.
+		var rep struct {
+			Header struct {
+				ToolVersion string `json:"tool_version"`
+			} `json:"header"`
+		}
+		data, err := os.ReadFile(filepath.Join(results, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+		version, _ := exec.Command(bin, "version").Output()
+		if first, _, _ := strings.Cut(string(version), "\n"); rep.Header.ToolVersion == "" || first != "stackbench "+rep.Header.ToolVersion {
+			t.Errorf("report.json's tool_version %q; stackbench version says %q", rep.Header.ToolVersion, first)
 		}
 	}
 }
