@@ -6,8 +6,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stackbench/stackbench/internal/journal"
 
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/stats"
@@ -170,5 +173,43 @@ func TestReportCIOutputs(t *testing.T) {
 	}
 	if len(smaller) == 0 || smaller[1].Unit != "ms" || !strings.HasSuffix(smaller[1].Name, " p99") || smaller[1].Value <= 0 {
 		t.Errorf("history, smaller is better: %+v", smaller)
+	}
+}
+
+// The gate's flags are this command line's: a run does not record them,
+// and --resume takes them.
+func TestResumeTakesTheGate(t *testing.T) {
+	work := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/b, start: ./server}\n")
+	ra, err := parseRunArgs([]string{"-f", "stackbench.yaml", "--rounds", "3", "--fail-on", "loss", "--steps", "a..b", "--junit", "j.xml"}, Env{Dir: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ra.recorded, " "); strings.Contains(got, "fail-on") || strings.Contains(got, "junit") || !strings.Contains(got, "--rounds=3") {
+		t.Errorf("recorded %q: want the protocol's flags and not the gate's", got)
+	}
+	ra, err = parseRunArgs([]string{"--resume", "r", "--fail-on", "loss,undecided", "--history", "h.json"}, Env{Dir: work})
+	if err != nil || len(ra.gate.FailOn) != 2 || ra.gate.history != "h.json" {
+		t.Errorf("--resume with the gate's flags: %+v, %v", ra.gate, err)
+	}
+}
+
+func TestResumeKeepsTheCommandLinesGate(t *testing.T) {
+	dir := resultsDir(t)
+	// The synthetic journal records the arguments of an older format.
+	path := filepath.Join(dir, journal.FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = regexp.MustCompile(`"args":\[[^]]*\]`).ReplaceAll(data, []byte(`"args":["-f","stackbench.yaml","--rounds=4"]`))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ra, err := resumeArgs([]string{"--resume", dir, "--fail-on", "loss", "--junit", "j.xml"}, Env{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.resume != dir || len(ra.gate.FailOn) != 1 || ra.gate.FailOn[0] != stats.CallLoss || ra.gate.junit != "j.xml" {
+		t.Errorf("resumed with %+v", ra)
 	}
 }

@@ -140,11 +140,12 @@ func resumeArgs(args []string, env Env) (runArgs, error) {
 	if err != nil {
 		return ra, err
 	}
-	dir := ra.resume
+	dir, gate := ra.resume, ra.gate
 	if ra, err = parseRunArgs(prev, env); err != nil {
 		return ra, fmt.Errorf("the arguments recorded in %s no longer parse: %w", dir, err)
 	}
-	ra.resume = dir
+	// The gate is not recorded: it is this command line's.
+	ra.resume, ra.gate = dir, gate
 	return ra, nil
 }
 
