@@ -45,6 +45,7 @@ func TestWorkflowFailsOnALossAndPassesAnUnchangedHead(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "gate failed: 1 of 1 check(s) called loss:\n  base → head hello c=1 throughput: loss ") {
 		t.Fatalf("a head that burns CPU: exit %d, want 1 and the step named; output:\n%s", code, out)
 	}
+	t.Logf("a head that burns CPU:\n%s", out)
 	failures := junitFailures(t, filepath.Join(repo, ".stackbench-ci", "results", "junit.xml"))
 	if f, ok := failures["stackbench.base..head hello c=1 throughput"]; !ok || !strings.HasPrefix(f, "base → head hello c=1 throughput: loss -") || !strings.Contains(f, " … ") {
 		t.Errorf("junit.xml failures %v; want the step base..head hello c=1 throughput, a loss with its interval", failures)
@@ -63,6 +64,7 @@ func TestWorkflowFailsOnALossAndPassesAnUnchangedHead(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "gate passed: 1 check got none of loss") {
 		t.Fatalf("an unchanged head: exit %d, want 0; output:\n%s", code, out)
 	}
+	t.Logf("an unchanged head:\n%s", out)
 	if failures := junitFailures(t, filepath.Join(repo, ".stackbench-ci", "results", "junit.xml")); len(failures) != 0 {
 		t.Errorf("an unchanged head: junit.xml failures %v", failures)
 	}
@@ -106,6 +108,7 @@ stacks:
 		cmd.Dir = repo
 		out, err := cmd.CombinedOutput()
 		code := exitCode(t, err)
+		t.Logf("thresholds: {p99: %s}:\n%s", c.limit, out)
 		if code != c.code || !strings.Contains(string(out), c.want) {
 			t.Errorf("thresholds: {p99: %s}: exit %d, want %d and %q; output:\n%s", c.limit, code, c.code, c.want, out)
 		}
