@@ -120,7 +120,7 @@ func parseFailOn(s string) ([]stats.Call, bool, error) {
 // could not be measured (a cell insufficient, failed or missing) and
 // invalid is not a call the gate fails on; nil when every check passed.
 func judgeRun(m *report.Model, spec gateSpec, dir string, env Env) error {
-	g := report.Gate{Title: "stackbench run " + m.Header.RunID, Thresholds: m.Thresholds,
+	g := report.Gate{Title: "stackbench run " + m.Header.RunID, Active: spec.active(), Thresholds: m.Thresholds,
 		ThresholdFailed: func(t report.ThresholdCheck) bool { return thresholdFails(t, spec) }}
 	var v verdict
 	// A run of one stack has no step: with threshold named, only its

@@ -116,7 +116,7 @@ func TestReportCIOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## stackbench run 20261129-184500\n\n**Gate failed**: 12 of 14 checks failed.\nDecided: ", "| chi → gin | user | 10 | throughput | undecided ❌ | +4.0 % (+0.9 … +7.2 %) |"} {
+	for _, want := range []string{"## stackbench run 20261129-184500\n\n**Gate failed**: 12 of 14 checks failed.\n\n> Decided: ", "| chi → gin | user | 10 | throughput | undecided ❌ | +4.0 % (+0.9 … +7.2 %) |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("job summary lacks %q:\n%s", want, md)
 		}

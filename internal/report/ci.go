@@ -17,7 +17,10 @@ import (
 // steps, the run's thresholds, and which thresholds fail it.
 type Gate struct {
 	// Title names the run: "stackbench run 20261201-150405".
-	Title  string
+	Title string
+	// Active is false when no gate was asked for (no --fail-on): the
+	// checks are shown, and nothing fails.
+	Active bool
 	Checks []GateCheck
 	// Thresholds are the run's threshold checks; ThresholdFailed says
 	// which of them fail the gate.
@@ -184,6 +187,8 @@ func WriteJobSummary(w io.Writer, m *Model, g Gate, reportPath string) error {
 	total := len(g.Checks) + len(g.Thresholds)
 	fmt.Fprintf(&b, "## %s\n\n", g.Title)
 	switch {
+	case !g.Active:
+		b.WriteString("No gate: `--fail-on` was not given.\n")
 	case failed > 0:
 		fmt.Fprintf(&b, "**Gate failed**: %d of %d checks failed.\n", failed, total)
 	case unmeasured > 0:
@@ -192,9 +197,7 @@ func WriteJobSummary(w io.Writer, m *Model, g Gate, reportPath string) error {
 		fmt.Fprintf(&b, "**Gate passed**: %d checks.\n", total)
 	}
 	if m != nil {
-		for _, line := range VerdictLines(m) {
-			fmt.Fprintf(&b, "%s\n", line)
-		}
+		b.WriteString("\n> " + strings.Join(VerdictLines(m), "\\\n> ") + "\n")
 	}
 	if reportPath != "" {
 		fmt.Fprintf(&b, "\nFull report: `%s`.\n", reportPath)
