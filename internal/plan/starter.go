@@ -43,6 +43,10 @@ profile: standard
 #   placement: auto          # lanes (the generator, the server and the database on
 #                            # CPUs of their own) from 8 CPUs, else shared; or say which
 
+# Limits every stack must meet on every case, judged with an interval; a CI job
+# fails on them with 'stackbench run --fail-on threshold' (docs/ci.md).
+# thresholds: {p99: 25ms, error_rate: 0.1%}
+
 # The stacks, in step order: the report attributes each difference to the step
 # between neighbours (first -> second, second -> third, ...). Each stack gets
 # PORT, DATABASE_URL, JWT_SECRET, NODE_ENV=production and STACKBENCH_WORKLOAD.
