@@ -121,8 +121,10 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		// A journal written before min_effect existed.
 		h.MinEffect = stats.DefaultMinEffect
 	}
+	h.StackFingerprints = map[string]string{}
 	for _, s := range pl.Stacks {
 		h.Stacks = append(h.Stacks, s.Name)
+		h.StackFingerprints[s.Name] = StackFingerprint(s, pl.File)
 		if s.From != "" {
 			if h.StepFrom == nil {
 				h.StepFrom = map[string]string{}

@@ -413,7 +413,7 @@ func sidesOf(from, to Cell, metric func(WindowFigures) float64) stats.SidePair {
 
 // changeOf is a verdict as the report shows it.
 func changeOf(v stats.Verdict, from, to Cell) Change {
-	c := Change{Call: v.Call, Size: v.Size, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted,
+	c := Change{Call: v.Call, Size: v.Size, MinEffectPct: 100 * v.MinEffect, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted,
 		FromValues: v.Shift.N1, ToValues: v.Shift.N2, Pairs: v.Shift.Pairs, FamilyCalls: v.FamilySize, FamilySelected: v.FamilySelected}
 	if v.Call == stats.CallInvalid {
 		c.Reason = invalidReason(from, to, v.Reason)

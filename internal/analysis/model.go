@@ -66,6 +66,9 @@ type Header struct {
 	// Rounds describes an adaptive run's rounds (rounds: auto); nil for a
 	// fixed number of rounds.
 	Rounds *RoundsInfo `json:"rounds,omitempty"`
+	// StackFingerprints identify what each stack ran (StackFingerprint),
+	// so that report A B can tell a reference stack both runs share.
+	StackFingerprints map[string]string `json:"stack_fingerprints,omitempty"`
 	// StepFrom maps each stack but the baseline to the stack it changes
 	// one layer of: the steps form a tree from the first stack.
 	StepFrom map[string]string `json:"step_from,omitempty"`
@@ -386,6 +389,9 @@ type Change struct {
 	// lies past ± the minimum effect, "small" when it lies within it,
 	// empty when it straddles it.
 	Size stats.Size `json:"size,omitempty"`
+	// MinEffectPct is the minimum effect the call was made against, in
+	// percent.
+	MinEffectPct float64 `json:"min_effect_pct,omitempty"`
 	// EstimatePct is the estimated shift in percent (+12.5 = 12.5 % more);
 	// 0 when the call is invalid.
 	EstimatePct float64 `json:"estimate_pct"`

@@ -166,7 +166,7 @@ func chipRows(m *Model) []chipRow {
 }
 
 func newChipMetric(s Step, c Change, metric string) chipMetric {
-	cm := chipMetric{Call: c.Call, Text: string(c.Call)}
+	cm := chipMetric{Call: c.Call, Text: callLabel(c)}
 	if c.Call != stats.CallInvalid {
 		cm.Text += " " + fmtPct(c.EstimatePct)
 		cm.Interval = intervalText(c)

@@ -205,7 +205,7 @@ func mdSteps(b *strings.Builder, m *Model) {
 func callCell(c Change) string {
 	switch c.Call {
 	case stats.CallGain, stats.CallLoss:
-		return "**" + string(c.Call) + "**"
+		return "**" + callLabel(c) + "**"
 	case stats.CallUndecided:
 		if c.WindowsNeeded > 0 {
 			return "undecided (" + windowsNeededText(c) + ")"
