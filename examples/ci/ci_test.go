@@ -47,7 +47,7 @@ func TestWorkflowFailsOnALossAndPassesAnUnchangedHead(t *testing.T) {
 	}
 	t.Logf("a head that burns CPU:\n%s", out)
 	failures := junitFailures(t, filepath.Join(repo, ".stackbench-ci", "results", "junit.xml"))
-	if f, ok := failures["stackbench.base..head hello c=1 throughput"]; !ok || !strings.HasPrefix(f, "base → head hello c=1 throughput: loss -") || !strings.Contains(f, " … ") {
+	if f, ok := failures["stackbench.base..head hello c=1 throughput"]; !ok || !strings.HasPrefix(f, "base → head hello c=1 throughput: loss ") || !strings.Contains(f, " … ") {
 		t.Errorf("junit.xml failures %v; want the step base..head hello c=1 throughput, a loss with its interval", failures)
 	}
 	for _, f := range []string{"report.html", "history.json", "history-smaller.json"} {
