@@ -58,6 +58,8 @@ type File struct {
 	protocol Overrides // the file's protocol section
 	// capacity is the file's capacity section, nil when absent.
 	capacity *capacitySection
+	// thresholds is the file's thresholds section, nil when absent.
+	thresholds *thresholdsSection
 }
 
 // Stack is one server configuration under test.
