@@ -281,6 +281,7 @@ func windowFigures(w *journal.Window) WindowFigures {
 			f.GeneratorWaitCores = l.GeneratorWaitSeconds / l.DurationSeconds
 		}
 		f.ThroughputRPS = l.ThroughputRPS
+		f.HasLoad, f.ErrorRate = true, l.FailureShare()
 		// Throughput ÷ cores, each a rate over its own interval (the load's
 		// window, the sampler's), so that req/s ÷ cores = req/CPU-s in every
 		// table and the cost model's rps per core is the same figure.

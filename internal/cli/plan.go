@@ -239,6 +239,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		processes = max(processes, w.Process+1)
 	}
 	printCapacity(w, p)
+	printPlanThresholds(w, p)
 	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s%s), after builds and the parity gate\n",
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()),
 		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p)+profilingEstimate(p))
@@ -432,4 +433,32 @@ func countNoun(n int, noun string) string {
 		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// printPlanThresholds lists each case's thresholds, as --fail-on threshold
+// will judge them.
+func printPlanThresholds(w io.Writer, p *plan.Plan) {
+	if len(p.Thresholds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nthresholds, per stack and concurrency (gate them with --fail-on threshold):\n")
+	for _, ct := range p.Thresholds {
+		t := ct.Thresholds
+		var parts []string
+		for _, l := range []struct {
+			name string
+			d    time.Duration
+		}{{"p50", t.P50}, {"p90", t.P90}, {"p99", t.P99}, {"p999", t.P999}} {
+			if l.d > 0 {
+				parts = append(parts, fmt.Sprintf("%s ≤ %s", l.name, l.d))
+			}
+		}
+		if t.ErrorRate != nil {
+			parts = append(parts, fmt.Sprintf("error rate ≤ %g %%", 100**t.ErrorRate))
+		}
+		if t.ThroughputRPS > 0 {
+			parts = append(parts, fmt.Sprintf("throughput ≥ %g req/s", t.ThroughputRPS))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", ct.Case, strings.Join(parts, ", "))
+	}
 }

@@ -214,3 +214,14 @@ func TestPlanWarnsWhenTheBudgetCannotDecide(t *testing.T) {
 		t.Errorf("quick's own budget: code %d, stderr %q:\n%s", code, errOut, out)
 	}
 }
+
+func TestPlanShowsThresholds(t *testing.T) {
+	dir := writeComparison(t, "thresholds: {p99: 25ms, error_rate: 0.1%, cases: {order: {throughput: 500}}}\n"+twoStacks)
+	code, out, errOut := runMain(t, dir, benchDB, "plan", "--cases", "user,order")
+	for _, want := range []string{"\nthresholds, per stack and concurrency (gate them with --fail-on threshold):\n",
+		"  user: p99 ≤ 25ms, error rate ≤ 0.1 %\n", "  order: p99 ≤ 25ms, error rate ≤ 0.1 %, throughput ≥ 500 req/s\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, plan lacks %q:\n%s%s", code, want, out, errOut)
+		}
+	}
+}

@@ -16,7 +16,7 @@ import (
 )
 
 // topKeys are the keys of a comparison file.
-var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks", "process", "capacity"}
+var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks", "process", "capacity", "thresholds"}
 
 // Load reads and validates the comparison file at path, with environment
 // variables (${NAME} in database and jwt_secret) read from the process. A
@@ -112,6 +112,9 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	}
 	if n := m.get("capacity"); n != nil {
 		f.capacity = p.capacity(n, f.Workload)
+	}
+	if n := m.get("thresholds"); n != nil {
+		f.thresholds = p.thresholds(n, f.Workload)
 	}
 	if n := m.get("stacks"); n != nil {
 		f.Stacks = p.stacks(n, health)

@@ -58,6 +58,8 @@ type File struct {
 	protocol Overrides // the file's protocol section
 	// capacity is the file's capacity section, nil when absent.
 	capacity *capacitySection
+	// thresholds is the file's thresholds section, nil when absent.
+	thresholds *thresholdsSection
 }
 
 // Stack is one server configuration under test.
@@ -91,8 +93,9 @@ type Stack struct {
 	// reads the CPU and allocation profiles there.
 	Pprof string `json:"pprof,omitempty"`
 	// Runtime is what runs the stack's code (Runtimes): a JIT runtime
-	// gets the protocol's longer warm-up (Protocol.WarmupFor). Empty when
-	// the file does not say.
+	// gets the protocol's longer warm-up (Protocol.WarmupFor), and the
+	// profiling phase names the JIT frames of node and python for perf.
+	// Empty when the file does not say.
 	Runtime string `json:"runtime,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`

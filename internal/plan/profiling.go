@@ -7,9 +7,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The runtimes (Runtimes) whose JIT frames the profiling phase names
-// for perf: Node with --perf-basic-prof through NODE_OPTIONS, CPython 3.12
-// and later with PYTHONPERFSUPPORT=1 (the environment's -X perf).
+// Runtimes the profiling phase treats apart (of Runtimes): it gives their
+// JIT frames names for perf (docs/profiles.md): Node with
+// --perf-basic-prof through NODE_OPTIONS, Python 3.12 and later with
+// PYTHONPERFSUPPORT=1 (the environment's -X perf).
 const (
 	RuntimeNode   = "node"
 	RuntimePython = "python"

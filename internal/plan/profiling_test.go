@@ -60,12 +60,12 @@ stacks:
     dir: apps/a
     start: ./server
     pprof: debug/pprof
-    runtime: cobol
+    runtime: erlang
 `), "\n")
 	for _, want := range []string{
 		"2:14: profiling must be on or off",
 		"7:12: pprof \"debug/pprof\" must start with '/'",
-		"8:14: runtime \"cobol\" is not known",
+		"8:14: runtime \"erlang\" is not known; write one of go, native, node",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems:\n%s\nwant one with %q", got, want)
