@@ -22,6 +22,7 @@ package plan
 import (
 	"time"
 
+	"github.com/stackbench/stackbench/internal/scenario"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -42,6 +43,9 @@ type File struct {
 	// signed with JWTSecret. Custom is true when the file defines it.
 	Workload *workload.Workload
 	Custom   bool
+	// Scenario is a custom workload's setup steps and templated requests;
+	// nil when it has neither.
+	Scenario *scenario.Scenario
 	// Database is Embedded or a postgres:// URL (environment variables expanded).
 	Database string
 	// JWTSecret is passed to stacks as JWT_SECRET.

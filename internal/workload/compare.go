@@ -6,13 +6,16 @@ import (
 	"mime"
 	"slices"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // Compare holds every stack against the first one. A check that both
 // passed with a success status must have the same status and media type,
 // and a body that agrees as the check's compare mode says: byte for byte
 // (exact, the built-in workloads; an order's id and createdAt excepted),
-// structurally minus the ignored paths (json), or not at all (status). A
+// structurally minus the ignored paths (json; a body that is not JSON is
+// compared byte for byte), or not at all (status). A
 // difference is a failure. Compare mode none compares nothing. A check that
 // both answered with an error status in the allowed set but with different
 // statuses (400 against 422) is a warning: a client that branches on the
@@ -45,7 +48,7 @@ func Compare(results []StackResult) (failures, warnings []Finding) {
 				fail("status %d, but stack %s answered %d", c.Status, first.Stack, ref.Status)
 			case c.Success && mediaType(ref.ContentType) != mediaType(c.ContentType):
 				fail("Content-Type %q, but stack %s answered %q", c.ContentType, first.Stack, ref.ContentType)
-			case c.Success && c.compare == CompareJSON:
+			case c.Success && c.compare == CompareJSON && gjson.ValidBytes(ref.comparable) && gjson.ValidBytes(c.comparable):
 				if d := jsonDifference(ref.comparable, c.comparable); d != "" {
 					fail("success body differs from stack %s's (compare: json%s): %s", first.Stack, ignoreNote(c.ignore), d)
 				}
