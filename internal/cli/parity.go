@@ -132,7 +132,7 @@ func checkParity(ctx context.Context, f *plan.File, stacks []plan.Stack, logDir 
 		}()
 	}
 	checked, err := stack.Parity(ctx, built, stack.ParityOptions{
-		Workload: f.Workload, JWTSecret: f.JWTSecret, Database: db, LogDir: logDir, Progress: say,
+		Workload: f.Workload, JWTSecret: f.JWTSecret, Database: db, LogDir: logDir, Progress: say, Scenario: f.Scenario,
 	})
 	if err != nil {
 		return workload.Report{}, err

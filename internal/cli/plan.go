@@ -208,6 +208,9 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	if pr.Spread {
 		requests = "spread over all users"
 	}
+	if v := plannedVariants(f, p); v != "" {
+		requests = v
+	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
 	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
 	fmt.Fprintf(tw, "calls\tgain / loss from a shift of %g%% or more with a %.4g%% interval excluding 0; same within ±%g%%\n", 100*pr.MinEffect, 100*(1-alpha), 100*pr.MinEffect)
@@ -414,4 +417,30 @@ func countNoun(n int, noun string) string {
 		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// plannedVariants says how many requests each planned case cycles over,
+// when a custom workload has templated cases ("article: 200 variants, me:
+// 1 request"); "" otherwise.
+func plannedVariants(f *plan.File, p *plan.Plan) string {
+	if f.Scenario == nil || len(f.Scenario.Cases) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range p.Cases {
+		n, exact, err := f.Scenario.Planned(c)
+		switch {
+		case err != nil:
+			parts = append(parts, fmt.Sprintf("%s: %v", c.Name, err))
+		case n == 1 && exact:
+			parts = append(parts, c.Name+": 1 request")
+		case n == 1:
+			parts = append(parts, c.Name+": 1 request unless a capture finds a JSON array")
+		case exact:
+			parts = append(parts, fmt.Sprintf("%s: %d variants", c.Name, n))
+		default:
+			parts = append(parts, fmt.Sprintf("%s: %d variants or more (a capture may find a list)", c.Name, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -78,6 +78,9 @@ type Case struct {
 	Path     string `json:"path"`
 	Database bool   `json:"database"`
 	Inserts  bool   `json:"inserts"`
+	// Variants is how many distinct requests the load cycles over, as the
+	// plan counts them (a templated case's; 0 or 1: one fixed request).
+	Variants int `json:"variants,omitempty"`
 }
 
 // Environment is the machine and software the run measured on.

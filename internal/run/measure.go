@@ -30,6 +30,9 @@ type server struct {
 	cases []string // served so far, in order
 	// planProcess is the plan's number for this process (plan.Window.Process).
 	planProcess int
+	// captures are the setup steps' values for this process (nil without
+	// a scenario).
+	captures map[string][]string
 }
 
 // measure runs every window of the plan not yet journaled, in plan order.
@@ -143,7 +146,12 @@ func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) 
 		return nil, err
 	}
 	r.rememberServer(p.PID())
-	return &server{stack: st, p: p, seq: r.seq[st.Name], planProcess: planProcess}, nil
+	s := &server{stack: st, p: p, seq: r.seq[st.Name], planProcess: planProcess}
+	if err := r.setupServer(ctx, s); err != nil {
+		r.stopServer(s)
+		return nil, err
+	}
+	return s, nil
 }
 
 func (r *runner) stopServer(s *server) {
@@ -320,7 +328,12 @@ func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workl
 // capacity probe's.
 func (r *runner) launchAt(ctx context.Context, cur *server, c workload.Case, conns int, rateRPS float64, warmup, window time.Duration) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	pool := ""
-	if r.opt.Plan.Protocol.Spread {
+	switch {
+	case c.Templated:
+		if pool, err = r.variantPool(cur, c); err != nil {
+			return nil, nil, 0, err
+		}
+	case r.opt.Plan.Protocol.Spread:
 		if pool, err = r.poolFile(c); err != nil {
 			return nil, nil, 0, err
 		}

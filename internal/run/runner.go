@@ -43,6 +43,9 @@ type runner struct {
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int
 	pools map[string]string
+	// captures holds each stack's setup captures (the stack-scoped steps'),
+	// from its first process of this invocation.
+	captures map[string]map[string][]string
 	// live holds the server processes up while windows are measured, by
 	// stack: one in a grouped round, every stack's of the round in an
 	// interleaved one (all but the one serving a window are idle).
