@@ -201,6 +201,10 @@ type Window struct {
 	// up between its windows); nil when there were none. Theirs is not
 	// foreign CPU.
 	IdleServers *Usage `json:"idle_servers,omitempty"`
+	// Services sums the process trees listening on the serving stack's
+	// services: ports (its own database, a cache) during the window; nil
+	// when it names none. Theirs is not foreign CPU either.
+	Services *Usage `json:"services,omitempty"`
 
 	// WallSeconds is the sampler's wall time: Server, Database, Generator
 	// and Harness cores are their CPU seconds ÷ it. The sampler is opened

@@ -90,6 +90,10 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Services are the TCP ports of processes the stack relies on and that
+	// the run does not start (its own database, a Redis): whoever listens
+	// on them is measured with the stack's windows, never as foreign CPU.
+	Services []int `json:"services,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }

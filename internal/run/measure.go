@@ -357,6 +357,7 @@ func (r *runner) startSampled(ctx context.Context, cur *server, args []string, w
 		groups = append(groups, g)
 	}
 	groups = append(groups, r.idleGroups(cur)...)
+	groups = append(groups, r.serviceGroups(ctx, cur)...)
 	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), warmup, window), nil
 }
 
@@ -439,6 +440,12 @@ func fillUsage(rec *journal.Window, s proc.WindowStats) {
 	rec.Generator = use("generator")
 	rec.Harness = use("harness")
 	for _, g := range s.Groups {
+		if strings.HasPrefix(g.Name, serviceGroupPrefix) {
+			if rec.Services == nil {
+				rec.Services = &journal.Usage{}
+			}
+			addUsage(rec.Services, g)
+		}
 		if strings.HasPrefix(g.Name, idleGroupPrefix) {
 			if rec.IdleServers == nil {
 				rec.IdleServers = &journal.Usage{}

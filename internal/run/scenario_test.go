@@ -2,7 +2,9 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,5 +114,42 @@ func TestSetupFailureNamesStepAndPath(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, ParityFile))
 	if !strings.Contains(string(b), `setup step login: token: capture body.user.jwt found nothing in the body: "{\"user\":{\"email\"`) {
 		t.Errorf("parity report:\n%s", b)
+	}
+}
+
+// TestServicesAreMeasuredNotForeign: a process the stack relies on but the
+// run does not start (here a listener that burns CPU) is named by its port
+// and measured with the window, not left to foreign CPU.
+func TestServicesAreMeasuredNotForeign(t *testing.T) {
+	svc := exec.Command("python3", "-c", `import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+while True: pass`)
+	out, err := svc.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Process.Kill(); svc.Wait() })
+	var port int
+	if _, err := fmt.Fscan(out, &port); err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(ownAppFile(""), "  rounds: 2\n", "  rounds: 1\n  cases: [page]\n", 1) +
+		fmt.Sprintf("    services: [%d]\n", port)
+	path := writeFile(t, src)
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, _ := finals(t, dir)
+	w := byKey["r1/one/page/c4"]
+	if w.Services == nil || w.Services.Cores < 0.1 || w.Services.Processes != 1 {
+		t.Fatalf("services %+v, want the spinning listener's CPU", w.Services)
+	}
+	if w.ForeignCores > w.HostBusyCores-w.Services.Cores+0.01 {
+		t.Errorf("foreign %.2f cores of %.2f busy includes the service's %.2f", w.ForeignCores, w.HostBusyCores, w.Services.Cores)
 	}
 }
