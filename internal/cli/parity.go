@@ -122,7 +122,7 @@ func checkParity(ctx context.Context, f *plan.File, stacks []plan.Stack, logDir 
 	var db *stack.Database
 	if f.Workload.NeedsDatabase && len(built) > 0 {
 		var err error
-		if db, err = stack.OpenDatabase(ctx, f.Database, "", say); err != nil {
+		if db, err = stack.OpenFixtureDatabase(ctx, f.Database, "", nil, stack.Fixture(f.Workload.Name, f.Fixture, logDir), say); err != nil {
 			return workload.Report{}, err
 		}
 		defer func() {

@@ -432,14 +432,12 @@ func plannedVariants(f *plan.File, p *plan.Plan) string {
 		switch {
 		case err != nil:
 			parts = append(parts, fmt.Sprintf("%s: %v", c.Name, err))
-		case n == 1 && exact:
-			parts = append(parts, c.Name+": 1 request")
 		case n == 1:
-			parts = append(parts, c.Name+": 1 request unless a capture finds a JSON array")
+			parts = append(parts, c.Name+": 1 request")
 		case exact:
 			parts = append(parts, fmt.Sprintf("%s: %d variants", c.Name, n))
 		default:
-			parts = append(parts, fmt.Sprintf("%s: %d variants or more (a capture may find a list)", c.Name, n))
+			parts = append(parts, fmt.Sprintf("%s: %d variants or more (a capture that finds a JSON array is a list)", c.Name, n))
 		}
 	}
 	return strings.Join(parts, ", ")

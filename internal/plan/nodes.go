@@ -24,6 +24,8 @@ type parser struct {
 	// brokenTemplates are the templates of steps and cases with other
 	// problems, whose references are checked all the same.
 	brokenTemplates []templated
+	// fixture is the custom workload's own database, once read.
+	fixture *DatabaseFixture
 }
 
 // addf records a problem at node n.

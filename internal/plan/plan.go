@@ -46,6 +46,9 @@ type File struct {
 	// Scenario is a custom workload's setup steps and templated requests;
 	// nil when it has neither.
 	Scenario *scenario.Scenario
+	// Fixture is a custom workload's own database (workload.database);
+	// nil for the built-in seed or none.
+	Fixture *DatabaseFixture
 	// Database is Embedded or a postgres:// URL (environment variables expanded).
 	Database string
 	// JWTSecret is passed to stacks as JWT_SECRET.

@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	customKeys = []string{"name", "health", "setup", "cases"}
+	customKeys = []string{"name", "health", "database", "setup", "cases"}
 	caseKeys   = []string{"name", "method", "path", "headers", "body", "expect", "inserts", "database", "compare", "ignore"}
 )
 
@@ -74,6 +74,18 @@ func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, s
 	}
 	for _, c := range w.Cases {
 		w.NeedsDatabase = w.NeedsDatabase || c.Database
+	}
+	if v := m.get("database"); v != nil {
+		fx, none := p.workloadDatabase(v)
+		switch {
+		case none:
+			// The app brings its own storage: cases marked database: true
+			// are only grouped apart in reports.
+			w.NeedsDatabase = false
+		case fx != nil:
+			w.NeedsDatabase = true
+			p.fixture = fx
+		}
 	}
 	if len(p.problems) > before {
 		return nil, health, true

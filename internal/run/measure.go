@@ -484,8 +484,15 @@ func (r *runner) prepareDatabase(ctx context.Context, w plan.Window, rec *journa
 	}
 	if w.Inserts {
 		t0 := time.Now()
-		if err := r.db.ResetOrders(ctx); err != nil {
-			return fmt.Errorf("reset orders before %s: %w", w.Key, err)
+		switch {
+		case r.fixture != nil:
+			if err := r.db.Reset(ctx, r.fixture.Reset); err != nil {
+				return fmt.Errorf("reset the database before %s: %w; fix workload.database.reset", w.Key, err)
+			}
+		default:
+			if err := r.db.ResetOrders(ctx); err != nil {
+				return fmt.Errorf("reset orders before %s: %w", w.Key, err)
+			}
 		}
 		rec.Timings.ResetSeconds = time.Since(t0).Seconds()
 	}

@@ -26,6 +26,8 @@ type runner struct {
 	envCount int
 
 	database *stack.Database
+	// fixture is a custom workload's own database; nil for the seed.
+	fixture *pgfix.Fixture
 	dbURL    string
 	db       *pgfix.DB
 
