@@ -28,8 +28,8 @@ type runner struct {
 	database *stack.Database
 	// fixture is a custom workload's own database; nil for the seed.
 	fixture *pgfix.Fixture
-	dbURL    string
-	db       *pgfix.DB
+	dbURL   string
+	db      *pgfix.DB
 
 	// gate is nil when the contention gate is off.
 	gate *host.Gate
