@@ -330,6 +330,7 @@ func fingerprint(p *Plan, base string) string {
 	type stackID struct {
 		Name, Dir, Build, Start, Health string
 		Env                             map[string]string
+		Commit                          string `json:",omitempty"`
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -350,7 +351,11 @@ func fingerprint(p *Plan, base string) string {
 		if err != nil {
 			dir = s.Dir
 		}
-		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Env})
+		id := stackID{Name: s.Name, Dir: filepath.ToSlash(dir), Build: s.Build, Start: s.Start, Health: s.Health, Env: s.Env}
+		if s.Git != nil {
+			id.Commit = s.Git.Commit
+		}
+		v.Stacks = append(v.Stacks, id)
 	}
 	for _, c := range p.Cases {
 		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database})

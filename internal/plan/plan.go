@@ -93,6 +93,10 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Git, when set, is the revision of Dir's repository the stack runs:
+	// the run builds and starts it in a detached worktree of that commit
+	// (stack.Checkout), and Dir is then the same directory inside it.
+	Git *GitRevision `json:"git,omitempty"`
 	// Services are the TCP ports of processes the stack relies on and that
 	// the run does not start (its own database, a Redis): whoever listens
 	// on them is measured with the stack's windows, never as foreign CPU.

@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "dx", "services"}
+var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "dx", "services", "git"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
@@ -120,6 +120,11 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	}
 	if v := m.get("env"); v != nil {
 		s.Env, s.EnvOrder = p.env(v)
+	}
+	if v := m.get("git"); v != nil && s.Dir != "" {
+		if rev, ok := p.str(v, "git", "git: main"); ok {
+			s.Git = p.gitRevision(v, s.Dir, rev)
+		}
 	}
 	if v := m.get("services"); v != nil {
 		s.Services = p.ports(v)

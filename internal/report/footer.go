@@ -49,6 +49,11 @@ func protocolFields(res *journal.Results) []Field {
 		f.add("placement", pr.Placement.String())
 	}
 	f.add("database", p.Database)
+	for _, s := range p.Plan.Stacks {
+		if s.Git != nil {
+			f.add("git "+s.Name, s.Git.Rev+" at commit "+s.Git.Commit)
+		}
+	}
 	f.add("parity gate", parityText(res))
 	f.add("plan fingerprint", p.Plan.Fingerprint)
 	f.add("command", strings.Join(p.Args, " "))
