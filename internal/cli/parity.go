@@ -104,6 +104,12 @@ func selectStacks(f *plan.File, only []string) ([]plan.Stack, error) {
 // errors are for the harness itself (no database).
 func checkParity(ctx context.Context, f *plan.File, stacks []plan.Stack, logDir string, progress io.Writer) (workload.Report, error) {
 	say := func(line string) { fmt.Fprintln(progress, line) }
+	// Stacks with git: run from worktrees of their commits, kept where a
+	// run from this directory keeps them (results/).
+	stacks, err := stack.CheckoutAll(ctx, stacks, filepath.Join(filepath.Dir(f.Path), "results", stack.WorktreesDir), say)
+	if err != nil {
+		return workload.Report{}, err
+	}
 	var built []plan.Stack
 	buildFailed := map[string]workload.StackResult{}
 	for _, s := range stacks {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,19 @@ type GitRevision struct {
 	// relative to it ("." for the top).
 	Repo   string `json:"-"`
 	Subdir string `json:"subdir"`
+}
+
+// ResolveGit resolves rev in the repository holding dir; the error
+// carries git's own message.
+func ResolveGit(dir, rev string) (*GitRevision, error) {
+	if _, err := gitOutput(dir, "rev-parse", "--show-toplevel"); err != nil {
+		return nil, fmt.Errorf("%s is not in a git repository: %w", dir, err)
+	}
+	commit, err := gitOutput(dir, "rev-parse", "--verify", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return nil, fmt.Errorf("unknown revision %q: %w", rev, err)
+	}
+	return &GitRevision{Rev: rev, Commit: commit}, nil
 }
 
 // gitRevision resolves rev in the repository holding dir, adding a problem
