@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -88,6 +89,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	fs.StringVar(&o.Fresh, "fresh", "", "fresh server process per round or per case")
 	fs.IntVar(&o.Repeat, "repeat", 0, "windows each process serves of each cell in a round (2 or more: the report tells within-process from between-process spread)")
 	fs.StringVar(&o.Layout, "layout", "", "round layout: interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)")
+	fs.StringVar(&o.Family, "family", "", "false-call control: run (over all the run's calls at once; the default) or step (each call on its own)")
 	bootStarts := fs.Int("boot-starts", 0, "cold starts per stack (0: no boot suite)")
 	fs.StringVar(&o.Gate, "gate", "", "contention gate: auto, off, or cores of foreign CPU, e.g. 0.8")
 	gateRetries := fs.Int("gate-retries", 0, "redo a contended window at most this many times")
@@ -190,11 +192,12 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	alpha := stats.DefaultAlpha
 	if pr.Adaptive {
 		var looks []int
-		looks, alpha = stats.Looks(design, alpha, pr.Rounds, pr.LastRound())
+		looks, alpha = analysis.Looks(p, alpha)
 		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of steps undecided at the last look%s\n",
 			pr.Rounds, pr.LastRound(), pr.Fresh, budgetNote(pr))
 		if len(looks) > 0 {
 			fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
+			fmt.Fprintf(tw, "false calls\t%s\n", familyLine(p))
 		} else {
 			fmt.Fprintf(tw, "looks\tnone can decide a step (see the warning)\n")
 		}
@@ -213,7 +216,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
 	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
-	fmt.Fprintf(tw, "calls\tgain / loss from a shift of %g%% or more with a %.4g%% interval excluding 0; same within ±%g%%\n", 100*pr.MinEffect, 100*(1-alpha), 100*pr.MinEffect)
+	fmt.Fprintf(tw, "calls\tgain / loss when the %.4g%% interval excludes 0 (\"at least\" past ±%g%%, \"small\" within); same when it includes 0 and lies within ±%g%% (log scale)\n", 100*(1-alpha), 100*pr.MinEffect, 100*pr.MinEffect)
 	tw.Flush()
 	fmt.Fprintf(w, "\nstacks, in file order:\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -299,6 +302,14 @@ func printWindows(w io.Writer, p *plan.Plan) {
 	}
 }
 
+// familyLine says how the plan controls false calls.
+func familyLine(p *plan.Plan) string {
+	if p.Protocol.CallFamily() == plan.FamilyStep {
+		return "family step: each call on its own at its look's α (an unchanged run with many calls can show a false gain or loss)"
+	}
+	return fmt.Sprintf("family run: over the run's %d calls at once (Benjamini–Hochberg at each look's α; a called gain or loss shows its interval at the adjusted level)", analysis.FamilyCalls(p))
+}
+
 // roundsNote says what a number of rounds keeps the report from saying:
 // each cell gets one window per round (see docs/config.md, "Rounds").
 // roundsNote warns when fixed rounds are too few for any finite interval
@@ -326,9 +337,11 @@ func undecidableWarning(p *plan.Plan) string {
 	if !pr.Adaptive {
 		return ""
 	}
-	_, d := report.LayoutOf(pr)
+	_, d := analysis.LayoutOf(pr)
 	decidable := func(last int) bool {
-		looks, _ := stats.Looks(d, stats.DefaultAlpha, pr.Rounds, last)
+		q := *p
+		q.Protocol.MaxRounds, q.Protocol.BudgetRounds = last, 0
+		looks, _ := analysis.Looks(&q, stats.DefaultAlpha)
 		return len(looks) > 0
 	}
 	if decidable(pr.LastRound()) {
@@ -342,11 +355,11 @@ func undecidableWarning(p *plan.Plan) string {
 		}
 	}
 	if need == 0 || need > pr.MaxRounds {
-		return fmt.Sprintf("rounds: auto from %d to %d can decide no step (%s): every call would be undecided; raise max_rounds", pr.Rounds, pr.LastRound(), d)
+		return fmt.Sprintf("rounds: auto from %d to %d can call no gain or loss (%s steps, false calls controlled over %d calls): every change would be undecided; raise max_rounds", pr.Rounds, pr.LastRound(), d, analysis.FamilyCalls(p))
 	}
 	budget := (time.Duration(need) * p.RoundEstimate()).Round(time.Minute) + time.Minute
-	return fmt.Sprintf("the budget of %s affords %d rounds by the plan's estimate, and no step can be decided before round %d (%s steps, α split over the looks): every call would be undecided; give --budget %s or more (budget: in the protocol; more rounds narrow the intervals), or run fewer stacks or cases",
-		pr.Budget, pr.LastRound(), need, d, budget)
+	return fmt.Sprintf("the budget of %s affords %d rounds by the plan's estimate, and no gain or loss can be called before round %d (%s steps, α split over the looks and controlled over %d calls): every change would be undecided; give --budget %s or more (budget: in the protocol; more rounds narrow the intervals), or run fewer stacks or cases",
+		pr.Budget, pr.LastRound(), need, d, analysis.FamilyCalls(p), budget)
 }
 
 // budgetNote says what bounds an adaptive run's rounds.

@@ -205,12 +205,12 @@ func TestPlanDrawsTheStepTree(t *testing.T) {
 func TestPlanWarnsWhenTheBudgetCannotDecide(t *testing.T) {
 	dir := writeComparison(t, "workload: micro\nprofile: quick\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/a, start: ./server}\n")
 	code, out, errOut := runMain(t, dir, nil, "plan", "--budget", "1m", "--window", "10s")
-	if code != 0 || !strings.Contains(errOut, "warning: the budget of 1m0s affords") || !strings.Contains(errOut, "every call would be undecided; give --budget") ||
+	if code != 0 || !strings.Contains(errOut, "warning: the budget of 1m0s affords") || !strings.Contains(errOut, "every change would be undecided; give --budget") ||
 		!strings.Contains(out, "looks        none can decide a step") {
 		t.Errorf("code %d, stderr %q:\n%s", code, errOut, out)
 	}
 	code, out, errOut = runMain(t, dir, nil, "plan")
-	if code != 0 || strings.Contains(errOut, "undecided") || !strings.Contains(out, "looks        after rounds 7, 14, 16, each at α=0.01667") {
+	if code != 0 || strings.Contains(errOut, "undecided") || !strings.Contains(out, "looks        after rounds 16, each at α=0.05") {
 		t.Errorf("quick's own budget: code %d, stderr %q:\n%s", code, errOut, out)
 	}
 }

@@ -27,6 +27,9 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	pricingFile := fs.String("pricing", "", "price the cost model with this pricing file instead of the built-in snapshot")
 	failOn := fs.String("fail-on", "", "with two directories: exit 1 when a stack's step from A to B gets one of these calls (loss, undecided, gain, same; comma-separated), and 2 when the hosts cannot be judged equal")
 	minEffect := fs.String("min-effect", "", "smallest shift called a gain or a loss, e.g. 5% (default: each run's own)")
+	var cmp report.CompareOptions
+	fs.StringVar(&cmp.Reference, "reference", "", "with two directories: the stack both runs share unchanged, each other stack compared through its ratio to it (default: the first stack of A that B has unchanged)")
+	fs.BoolVar(&cmp.AssumeSameHost, "assume-same-host", false, "with two directories and no shared reference: judge the pooled windows anyway, trusting that the host and the hour did not change the figures")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -60,7 +63,7 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	case 1:
 		return renderReport(resolvePath(env, rest[0]), *output, opt, env)
 	case 2:
-		return compareReports(resolvePath(env, rest[0]), resolvePath(env, rest[1]), *output, calls, opt, env)
+		return compareReports(resolvePath(env, rest[0]), resolvePath(env, rest[1]), *output, calls, opt, cmp, env)
 	case 0:
 		return usagef("name a results directory (stackbench report results/<run>), or two to compare")
 	default:
@@ -98,7 +101,7 @@ func renderReport(dir, output string, opt report.BuildOptions, env Env) error {
 
 // compareReports measures run b against run a and prints the comparison.
 // With failOn calls, it then judges it as a regression gate (judgeComparison).
-func compareReports(a, b, output string, failOn []stats.Call, opt report.BuildOptions, env Env) error {
+func compareReports(a, b, output string, failOn []stats.Call, opt report.BuildOptions, cmp report.CompareOptions, env Env) error {
 	if output != "" && output != "md" && output != "json" {
 		return usagef("-o %s: a comparison is written as -o md (the default) or -o json", output)
 	}
@@ -115,7 +118,7 @@ func compareReports(a, b, output string, failOn []stats.Call, opt report.BuildOp
 	ma, mb := models[0], models[1]
 	printNotes(env, ma.Header.JournalNotes)
 	printNotes(env, mb.Header.JournalNotes)
-	c, err := report.Compare(ma, mb)
+	c, err := report.Compare(ma, mb, cmp)
 	if err != nil {
 		return fmt.Errorf("compare %s with %s: %w", a, b, err)
 	}

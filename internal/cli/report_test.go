@@ -99,14 +99,19 @@ func TestReportErrors(t *testing.T) {
 	}
 }
 
-func TestReportFailOnWithoutProbesCannotJudge(t *testing.T) {
+// TestReportFailOnTheSameRunTwice: two runs of the same code sharing a
+// reference stack (here: the same journal twice) never fail the gate
+// with a loss: they pass, or cannot judge the steps whose cells are not
+// valid. The runs lack host-speed probes; through the reference that is a
+// warning, not a reason to refuse.
+func TestReportFailOnTheSameRunTwice(t *testing.T) {
 	a, b := resultsDir(t), resultsDir(t)
 	code, stdout, stderr := runMain(t, a, nil, "report", a, b, "--fail-on", "loss")
-	if code != 2 || !strings.Contains(stderr, "cannot judge") || !strings.Contains(stderr, "no host-speed probe") {
-		t.Errorf("exit %d, stderr %q; want 2, cannot judge for want of a probe", code, stderr)
+	if code == 1 || code == 0 && stderr != "" || code != 0 && !strings.Contains(stderr, "cannot judge") {
+		t.Errorf("exit %d, stderr %q; want 0, or cannot judge — never a loss", code, stderr)
 	}
-	if !strings.Contains(stdout, "## Cannot judge") {
-		t.Errorf("the comparison itself should say it cannot judge:\n%.800s", stdout)
+	if !strings.Contains(stdout, "Compared through the reference stack nethttp") || !strings.Contains(stdout, "no host-speed probe") {
+		t.Errorf("the comparison should go through the shared reference and warn of the missing probes:\n%.1500s", stdout)
 	}
 	for _, c := range []struct {
 		args []string

@@ -54,7 +54,7 @@ func TestPrintStepsShowsEachCallWithItsInterval(t *testing.T) {
 		"a → b, database routes, c=32: 1 gain (median estimate +7.6%)\n",
 		"user     gain +7.6 % (+3.1 … +12.4 %)\n",
 		"a → b, framework-only routes, c=32: 1 undecided (median estimate +2.0%)\n",
-		"health   undecided +2.0 % (no finite interval with 3 and 3 windows); ~4 windows a side would likely decide it\n",
+		"health   undecided +2.0 % (no finite interval with 3 and 3 windows); ~4 windows a side would decide it in 80 % of runs\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("steps lack %q:\n%s", want, b.String())

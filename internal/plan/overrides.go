@@ -35,6 +35,8 @@ type Overrides struct {
 	Fresh     string
 	// Layout is LayoutInterleaved or LayoutGrouped.
 	Layout string
+	// Family is FamilyRun or FamilyStep.
+	Family string
 	// Repeat is the windows per cell, process and round.
 	Repeat     int
 	BootStarts *int
@@ -84,6 +86,7 @@ func (o Overrides) apply(p *Protocol) {
 	setIf(&p.Budget, o.Budget)
 	setIf(&p.Fresh, o.Fresh)
 	setIf(&p.Layout, o.Layout)
+	setIf(&p.Family, o.Family)
 	setIf(&p.Repeat, o.Repeat)
 	setIf(&p.Gate.Wait, o.GateWait)
 	setIf(&p.MinEffect, o.MinEffect)
@@ -148,6 +151,9 @@ func (o Overrides) check(f *File) []Problem {
 	}
 	if o.Fresh != "" && o.Fresh != FreshRound && o.Fresh != FreshCase {
 		bad("--fresh %s: write round (a fresh process per round) or case (per case)", o.Fresh)
+	}
+	if o.Family != "" && o.Family != FamilyRun && o.Family != FamilyStep {
+		bad("--family %s: write run (false gains and losses controlled over all the run's calls at once) or step (each call on its own)", o.Family)
 	}
 	if o.Layout != "" && o.Layout != LayoutInterleaved && o.Layout != LayoutGrouped {
 		bad("--layout %s: write interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)", o.Layout)

@@ -187,6 +187,10 @@ type Protocol struct {
 	// MinEffect is the smallest relative shift a step calls a gain or a
 	// loss (0.05 = 5 %); an interval within ± it is called same.
 	MinEffect float64 `json:"min_effect"`
+	// Family is how false calls are controlled: FamilyRun (also when
+	// empty) over all of the run's step-metric calls at once, FamilyStep
+	// for each call on its own.
+	Family string `json:"family,omitempty"`
 	// Spread draws ids, pages and token subjects from a deterministic
 	// sequence over all users instead of the fixed requests.
 	Spread bool `json:"spread"`
@@ -194,6 +198,20 @@ type Protocol struct {
 	// shared CPUs or lanes of their own, resolved on the host that
 	// resolved the plan.
 	Placement Placement `json:"placement"`
+}
+
+// The families false calls are controlled over (docs/statistics.md).
+const (
+	FamilyRun  = "run"
+	FamilyStep = "step"
+)
+
+// CallFamily is Family, FamilyRun when empty.
+func (p Protocol) CallFamily() string {
+	if p.Family == "" {
+		return FamilyRun
+	}
+	return p.Family
 }
 
 // Repeats is Repeat, at least 1.

@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "layout", "repeat", "boot_starts", "gate", "spread", "min_effect", "min_rounds", "max_rounds", "budget", "placement"}
+	protocolKeys = []string{"concurrency", "warmup", "window", "timeout", "rounds", "cases", "fresh", "layout", "repeat", "boot_starts", "gate", "spread", "min_effect", "family", "min_rounds", "max_rounds", "budget", "placement"}
 	gateKeys     = []string{"threshold", "retries", "wait"}
 )
 
@@ -100,6 +100,15 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 	}
 	if v := m.get("min_effect"); v != nil {
 		o.MinEffect, _ = p.fraction(v, "min_effect", "min_effect: 5%")
+	}
+	if v := m.get("family"); v != nil {
+		if s, ok := p.str(v, "family", "family: run"); ok {
+			if s == FamilyRun || s == FamilyStep {
+				o.Family = s
+			} else {
+				p.addf(v, "family %q is not known; write family: run (false gains and losses controlled over all the run's calls at once) or family: step (each call on its own, at α)", s)
+			}
+		}
 	}
 	if v := m.get("placement"); v != nil {
 		o.Placement = p.placement(v)

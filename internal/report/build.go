@@ -4,16 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
-	"strings"
-	"time"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/cost"
-	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
-	"github.com/stackbench/stackbench/internal/workload"
 )
 
 // BuildOptions are the choices a report leaves to its reader.
@@ -73,264 +68,20 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 		}
 		opt.Pricing = &p
 	}
-	m := &Model{ModelVersion: ModelVersion}
-	finals := res.FinalWindows()
-	m.Header = header(res, finals, opt.Alpha)
-	if opt.MinEffect > 0 {
-		m.Header.MinEffect = opt.MinEffect
+	a, err := analysis.FromResults(res, analysis.Options{Alpha: opt.Alpha, MinEffect: opt.MinEffect, Design: opt.Design})
+	if err != nil {
+		return nil, err
 	}
-	if opt.Design != "" {
-		m.Header.Design = opt.Design
-	}
-	m.Cells = cells(m, res, finals)
+	m := &Model{ModelVersion: ModelVersion, Header: a.Header, Cells: a.Cells, Steps: a.Steps, Groups: a.Groups}
 	m.Boot = bootRows(m.Header.Stacks, res.Boot)
 	m.Footer = footer(res)
-	if err := m.compute(opt.Pricing, opt.Cost); err != nil {
+	if err := addCost(m, *opt.Pricing, opt.Cost); err != nil {
 		return nil, err
 	}
 	if err := addCapacity(m, res, opt); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-// header gathers the run's identity, progress and caveats.
-func header(res *journal.Results, finals []journal.Window, alpha float64) Header {
-	p := res.Plan
-	pl := p.Plan
-	h := Header{
-		RunID:           p.RunID,
-		Started:         p.CreatedAt,
-		ToolVersion:     p.ToolVersion,
-		Workload:        pl.WorkloadName,
-		Profile:         pl.Protocol.Profile,
-		Concurrency:     pl.Protocol.Concurrency,
-		WindowsPlanned:  len(res.PlannedWindows()),
-		WindowsRecorded: len(finals),
-		Alpha:           alpha,
-		MinEffect:       pl.Protocol.MinEffect,
-		ParitySkipped:   p.SkipParity,
-		JournalNotes:    res.JournalProblems,
-	}
-	h.Layout, h.Design = LayoutOf(pl.Protocol)
-	if pl.Protocol.Adaptive {
-		// Every look of an adaptive run spends part of α, and the calls
-		// are made at the looks only (docs/statistics.md).
-		var looks []int
-		looks, h.Alpha = stats.Looks(h.Design, alpha, pl.Protocol.Rounds, pl.Protocol.LastRound())
-		h.Rounds = roundsInfo(res)
-		h.Rounds.Looks = looks
-		measured := 0
-		for _, w := range finals {
-			measured = max(measured, w.Round)
-		}
-		if stop, ok := res.Stopped(); ok && stop.ClockStop {
-			// The clock, not the data, ended the rounds: the last look
-			// moves to the round the run stopped after (still at most as
-			// many looks as α was split over).
-			looks = clockStopLooks(looks, measured)
-			h.Rounds.Looks = looks
-		}
-		h.CallsThroughRound = callsThrough(looks, measured)
-	}
-	if h.MinEffect <= 0 {
-		// A journal written before min_effect existed.
-		h.MinEffect = stats.DefaultMinEffect
-	}
-	for _, s := range pl.Stacks {
-		h.Stacks = append(h.Stacks, s.Name)
-		if s.From != "" {
-			if h.StepFrom == nil {
-				h.StepFrom = map[string]string{}
-			}
-			h.StepFrom[s.Name] = s.From
-		}
-	}
-	h.Cases, h.Warnings = caseInfos(res)
-	h.State = "stopped"
-	_, adaptiveDone := res.Stopped()
-	if len(finals) >= h.WindowsPlanned && (!pl.Protocol.Adaptive || adaptiveDone) {
-		h.State = "finished"
-		for _, w := range finals {
-			h.Finished = later(h.Finished, w.EndedAt)
-		}
-	}
-	for _, par := range res.Parity {
-		h.ParitySkipped = h.ParitySkipped || par.Skipped
-		h.Warnings = appendNew(h.Warnings, par.Warnings...)
-	}
-	for _, env := range res.Environments {
-		h.Warnings = appendNew(h.Warnings, env.Warnings...)
-	}
-	for _, ev := range res.Events {
-		if ev.Level == journal.LevelWarning {
-			h.Warnings = appendNew(h.Warnings, ev.Msg)
-		}
-	}
-	h.HostSpeed = hostSpeed(finals)
-	h.Placement = placement(res, finals)
-	if len(res.Environments) > 0 {
-		he := res.Environments[0].Host
-		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount}
-	}
-	return h
-}
-
-// caseInfos lists the plan's cases with their route group, from the
-// journaled case definitions; a journal written before they were recorded
-// falls back on the built-in workload, and a case it does not know is
-// grouped by whether it inserts, with a warning.
-func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
-	pl := res.Plan.Plan
-	names := pl.Protocol.Cases
-	inserts := map[string]bool{}
-	for _, w := range pl.Windows {
-		if !slices.Contains(names, w.Case) {
-			names = append(names, w.Case)
-		}
-		inserts[w.Case] = inserts[w.Case] || w.Inserts
-	}
-	builtin, _ := workload.Builtin(pl.WorkloadName, workload.DefaultJWTSecret)
-	var out []CaseInfo
-	var warnings []string
-	journaled := map[string]journal.Case{}
-	for _, c := range res.Plan.Cases {
-		journaled[c.Name] = c
-	}
-	for _, n := range names {
-		ci := CaseInfo{Name: n, Database: inserts[n]}
-		if c, ok := journaled[n]; ok {
-			ci.Database, ci.Variants = c.Database, c.Variants
-		} else if c, ok := caseOf(builtin, n); ok {
-			ci.Database = c.Database
-		} else if pl.NeedsDatabase && !ci.Database {
-			warnings = append(warnings, fmt.Sprintf("case %q is not a built-in case and the journal does not say whether it uses the database: it is summarised with the framework-only routes", n))
-		}
-		out = append(out, ci)
-	}
-	return out, warnings
-}
-
-func caseOf(w *workload.Workload, name string) (workload.Case, bool) {
-	if w == nil {
-		return workload.Case{}, false
-	}
-	return w.Case(name)
-}
-
-// cells builds every planned cell from its final windows, in case,
-// concurrency and stack order.
-func cells(m *Model, res *journal.Results, finals []journal.Window) []Cell {
-	byCell := map[[3]string][]journal.Window{}
-	for _, w := range finals {
-		k := [3]string{w.Stack, w.Case, fmt.Sprint(w.Concurrency)}
-		byCell[k] = append(byCell[k], w)
-	}
-	maxLatency := max(res.Plan.Plan.Protocol.Timeout, time.Minute)
-	var out []Cell
-	for _, ci := range m.Header.Cases {
-		for _, conc := range m.Header.Concurrency {
-			for _, s := range m.Header.Stacks {
-				ws := byCell[[3]string{s, ci.Name, fmt.Sprint(conc)}]
-				c, warn := newCell(s, ci, conc, ws, maxLatency)
-				m.Header.Warnings = appendNew(m.Header.Warnings, warn...)
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
-// newCell turns a cell's final windows into its per-window figures, flags
-// and merged latency. Figures are summarised later, by summarizeCell.
-func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatency time.Duration) (Cell, []string) {
-	c := Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database}
-	if len(ws) == 0 {
-		c.State = CellMissing
-		return c, nil
-	}
-	merged := hist.New(maxLatency)
-	var warnings []string
-	failed := false
-	for i := range ws {
-		w := &ws[i]
-		c.PerWindow = append(c.PerWindow, windowFigures(w))
-		addFlags(&c, w)
-		failed = failed || w.HasFlag(journal.FlagFailed)
-		if !w.Valid() {
-			continue
-		}
-		h, err := hist.Decode(w.Load.LatencyHist)
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("window %s: its latency histogram cannot be read (%v); the cell's percentiles leave it out", w.Key, err))
-			continue
-		}
-		merged.Merge(h)
-	}
-	if failed && !slices.ContainsFunc(c.PerWindow, func(w WindowFigures) bool { return w.Counted }) {
-		c.State = CellFailed
-	}
-	if merged.Count() > 0 {
-		c.Latency = Latency{
-			P50:  float64(merged.PercentileMicros(50)),
-			P90:  float64(merged.PercentileMicros(90)),
-			P99:  float64(merged.PercentileMicros(99)),
-			P999: float64(merged.PercentileMicros(99.9)),
-			Max:  float64(merged.MaxMicros()),
-		}
-	}
-	return c, warnings
-}
-
-// windowFigures takes one window's own figures from its record.
-func windowFigures(w *journal.Window) WindowFigures {
-	f := WindowFigures{Round: w.Round, Process: w.Process.Seq, Counted: w.Valid(), Flags: w.Flags,
-		ServerCores: w.Server.Cores, RSSMeanBytes: w.Server.RSSMeanBytes, RSSPeakBytes: w.Server.RSSPeakBytes,
-		DBCores: w.Database.Cores, GeneratorCores: w.Generator.Cores}
-	if l := w.Load; l != nil {
-		if l.DurationSeconds > 0 {
-			f.GeneratorWaitCores = l.GeneratorWaitSeconds / l.DurationSeconds
-		}
-		f.ThroughputRPS = l.ThroughputRPS
-		// Throughput ÷ cores, each a rate over its own interval (the load's
-		// window, the sampler's), so that req/s ÷ cores = req/CPU-s in every
-		// table and the cost model's rps per core is the same figure.
-		// Successes ÷ CPU seconds would divide a count over the load's
-		// window by one over the sampler's, which starts and ends a few
-		// milliseconds later (see docs/methodology.md).
-		if w.Server.Cores > 0 {
-			f.PerCPUSecond = l.ThroughputRPS / w.Server.Cores
-		}
-		lat := l.LatencyMicros
-		f.Latency = Latency{P50: float64(lat.P50), P90: float64(lat.P90), P99: float64(lat.P99), P999: float64(lat.P999), Max: float64(lat.Max)}
-	}
-	return f
-}
-
-// addFlags counts a window's flags on its cell, keeping the first reason
-// given for each.
-func addFlags(c *Cell, w *journal.Window) {
-	for _, name := range w.Flags {
-		i := slices.IndexFunc(c.Flags, func(f Flag) bool { return f.Name == name })
-		if i < 0 {
-			c.Flags = append(c.Flags, Flag{Name: name, Reason: reasonFor(w, name)})
-			i = len(c.Flags) - 1
-		}
-		c.Flags[i].Windows++
-	}
-}
-
-// reasonFor finds the reason the run gave for a flag ("flag: reason").
-func reasonFor(w *journal.Window, flag journal.Flag) string {
-	for _, r := range w.Reasons {
-		if rest, ok := strings.CutPrefix(r, string(flag)+": "); ok {
-			return rest
-		}
-	}
-	if w.Error != "" {
-		return w.Error
-	}
-	return "no reason recorded"
 }
 
 // bootRows summarises the boot suite per stack, in step order; a stack
@@ -366,9 +117,9 @@ func bootRows(stacks []string, boots []journal.Boot) []BootRow {
 				firstErrors = append(firstErrors, st.FirstError)
 			}
 		}
-		r.ColdStartMs, _ = spreadOf(ready)
-		fdb, _ := spreadOf(firstDB)
-		ir, _ := spreadOf(idle)
+		r.ColdStartMs, _ = analysis.SpreadOf(ready)
+		fdb, _ := analysis.SpreadOf(firstDB)
+		ir, _ := analysis.SpreadOf(idle)
 		r.FirstDBRequestMs, r.IdleRSSBytes = fdb.Median, int64(ir.Median)
 		if len(firstErrors) > 0 {
 			r.FirstDBNote = fmt.Sprintf("%d of %d first requests failed (%s)", len(firstErrors), len(b.Starts), firstErrors[0])
@@ -376,96 +127,4 @@ func bootRows(stacks []string, boots []journal.Boot) []BootRow {
 		out = append(out, r)
 	}
 	return out
-}
-
-// appendNew appends the strings of add that list does not hold yet.
-func appendNew(list []string, add ...string) []string {
-	for _, a := range add {
-		if a != "" && !slices.Contains(list, a) {
-			list = append(list, a)
-		}
-	}
-	return list
-}
-
-// later returns the later of two times.
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-// hostSpeed summarises the probes of the final windows.
-func hostSpeed(finals []journal.Window) HostSpeed {
-	var ms []float64
-	for _, w := range finals {
-		if w.Probe != nil && w.Probe.BeforeMs > 0 && w.Probe.AfterMs > 0 {
-			ms = append(ms, w.Probe.BeforeMs, w.Probe.AfterMs)
-		}
-	}
-	s, err := stats.Summarize(ms)
-	if err != nil {
-		return HostSpeed{}
-	}
-	hs := HostSpeed{Probes: len(ms), ProbeMedianMs: s.Median, ProbeMinMs: s.Min, ProbeMaxMs: s.Max}
-	for _, w := range finals {
-		if w.Probe != nil && w.Probe.ReferenceMs > 0 {
-			hs.Windows = append(hs.Windows, HostSpeedPoint{Key: w.Key, SlowerPct: 100 * w.Probe.SlowerShare(), HostSlow: w.HasFlag(journal.FlagHostSlow)})
-		}
-	}
-	return hs
-}
-
-// callsThrough is the round an adaptive run's steps are called through
-// when it measured rounds past its last look without reaching the next
-// (Header.CallsThroughRound); 0 when its last measured round is a look or
-// comes before the first.
-func callsThrough(looks []int, measured int) int {
-	if last := stats.LastLook(looks, measured); last > 0 && last < measured {
-		return last
-	}
-	return 0
-}
-
-// clockStopLooks is the schedule of a run whose budget's clock stopped it
-// after round measured: the looks before it, and measured in place of the
-// ones after, so the run looks no more often than planned.
-func clockStopLooks(looks []int, measured int) []int {
-	var out []int
-	for _, n := range looks {
-		if n < measured {
-			out = append(out, n)
-		}
-	}
-	if len(out) < len(looks) {
-		out = append(out, measured)
-	}
-	return out
-}
-
-// LayoutOf is a protocol's layout and the design its steps are compared
-// under: interleaved rounds pair their windows by round; grouped ones (and
-// journals from before layouts) compare independent samples.
-func LayoutOf(pr plan.Protocol) (string, stats.Design) {
-	if pr.Interleaved() {
-		return plan.LayoutInterleaved, stats.Paired
-	}
-	return plan.LayoutGrouped, stats.Independent
-}
-
-// roundsInfo summarises an adaptive run's rounds from its journal.
-func roundsInfo(res *journal.Results) *RoundsInfo {
-	pr := res.Plan.Plan.Protocol
-	ri := &RoundsInfo{MinRounds: pr.Rounds, MaxRounds: pr.MaxRounds, BudgetRounds: pr.BudgetRounds, LastRound: pr.LastRound(),
-		Budget: pr.Budget.String(), Measured: pr.Rounds}
-	for _, rd := range res.Rounds {
-		if rd.Stop != "" {
-			ri.Stop = rd.Stop
-			continue
-		}
-		ri.Measured = max(ri.Measured, rd.Round)
-		ri.Extra = append(ri.Extra, ExtraRound{Round: rd.Round, Windows: len(rd.Windows), Undecided: rd.Undecided})
-	}
-	return ri
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -143,30 +142,6 @@ func TestBuildPlanOnly(t *testing.T) {
 	charts := between(string(page), `id="charts"`, `id="cells"`)
 	if charts == "" || strings.Contains(charts, `<g class="bar">`) || !strings.Contains(charts, `<g class="missing">`) {
 		t.Error("the charts of a run without windows must show missing cells, not bars")
-	}
-}
-
-// TestPerCPUSecondIsThroughputOverCores: the sampler's wall time differs
-// from the load's window (it follows the generator's events), so
-// successes ÷ CPU seconds disagreed with req/s ÷ cores, and with the cost
-// model's rps per core, by the ratio of the two walls (4 % in a measured
-// window of 2 s whose sampler ran 2.083 s).
-func TestPerCPUSecondIsThroughputOverCores(t *testing.T) {
-	w := journal.Window{
-		Load:        &load.Result{DurationSeconds: 2, Successes: 2281, ThroughputRPS: 1140.5},
-		WallSeconds: 2.083447772,
-		Server:      journal.Usage{CPUSeconds: 0.45, Cores: 0.45 / 2.083447772},
-	}
-	f := windowFigures(&w)
-	want := w.Load.ThroughputRPS / w.Server.Cores
-	if abs(f.PerCPUSecond-want) > 1e-9*want {
-		t.Errorf("per CPU-second %g, want req/s ÷ cores = %g (successes ÷ CPU-s would be %g)", f.PerCPUSecond, want, float64(w.Load.Successes)/w.Server.CPUSeconds)
-	}
-	c := Cell{PerWindow: []WindowFigures{f}}
-	c.PerWindow[0].Counted = true
-	summarizeCell(&c)
-	if got := c.Throughput.Median / c.ServerCores; abs(got-c.PerCPUSecond.Median) > 1e-9*got {
-		t.Errorf("cell: req/s %g ÷ cores %g = %g, but req/CPU-s is %g", c.Throughput.Median, c.ServerCores, got, c.PerCPUSecond.Median)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/capacity"
 	"github.com/stackbench/stackbench/internal/cost"
 	"github.com/stackbench/stackbench/internal/journal"
@@ -146,10 +147,10 @@ func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
 			c.Rows = append(c.Rows, row)
 		}
 		cs.Cases = append(cs.Cases, c)
-		for _, p := range stepPairs(m.Header.Stacks, m.Header.StepFrom) {
-			from, to := c.row(p.from), c.row(p.to)
-			cs.Steps = append(cs.Steps, CapacityStep{Kind: p.kind, From: p.from, To: p.to, Case: c.Case, Database: c.Database,
-				Capacity: capacityChange(from, to, m.processSpread(p.from, c.Case), m.processSpread(p.to, c.Case), m.Header.MinEffect, opt.Alpha)})
+		for _, p := range analysis.StepPairs(m.Header.Stacks, m.Header.StepFrom) {
+			from, to := c.row(p.From), c.row(p.To)
+			cs.Steps = append(cs.Steps, CapacityStep{Kind: p.Kind, From: p.From, To: p.To, Case: c.Case, Database: c.Database,
+				Capacity: capacityChange(from, to, m.processSpread(p.From, c.Case), m.processSpread(p.To, c.Case), m.Header.MinEffect, opt.Alpha)})
 		}
 	}
 	m.Capacity = cs

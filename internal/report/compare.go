@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -23,6 +24,10 @@ type Comparison struct {
 	// DispersionA and DispersionB are the two runs' quality figures.
 	DispersionA Dispersion `json:"dispersion_a"`
 	DispersionB Dispersion `json:"dispersion_b"`
+	// Method is CompareReference (through Reference, a stack both runs
+	// share unchanged) or ComparePooled.
+	Method    string `json:"method"`
+	Reference string `json:"reference,omitempty"`
 	// CannotJudge, when not empty, says why a change between the runs may
 	// be the hosts' rather than the code's: the calls are shown, but a
 	// regression gate must not act on them.
@@ -45,10 +50,41 @@ type RunRef struct {
 	ParitySkipped bool      `json:"parity_skipped"`
 }
 
+// CompareOptions are the choices of a comparison between two runs.
+type CompareOptions struct {
+	// Reference names the stack both runs share unchanged; empty takes
+	// the first of run A's stacks that run B has with the same fingerprint.
+	Reference string
+	// AssumeSameHost lets a comparison without a shared reference be
+	// judged when the hosts look alike (same machine, host-speed probes
+	// within half the minimum effect).
+	AssumeSameHost bool
+	// Alpha is one minus the intervals' confidence; 0 means
+	// stats.DefaultAlpha. A comparison is one decision per step, at this
+	// level, whatever looks either run made.
+	Alpha float64
+}
+
+// The methods of a comparison.
+const (
+	// CompareReference: each stack's per-round ratio to a reference both
+	// runs share, run A's against run B's (analysis.CompareToReference).
+	CompareReference = "reference"
+	// ComparePooled: each stack's windows of run A against those of run B
+	// as independent samples; the spread between runs is not in the
+	// interval, so a gate cannot judge it unless told the hosts are alike.
+	ComparePooled = "pooled"
+)
+
 // Compare measures run b against run a. Only stacks, cases and
 // concurrencies present in both are compared, and a warning names the rest;
-// with no stack or no case in common there is nothing to compare.
-func Compare(a, b *Model) (*Comparison, error) {
+// with no stack or no case in common there is nothing to compare. With a
+// reference stack both runs share unchanged, each other stack is compared
+// through its ratio to it (a change of the host between the runs cancels);
+// without one the windows are pooled, and a gate cannot judge unless
+// opt.AssumeSameHost. Compare(a, b) and Compare(b, a) give reversed
+// intervals and opposite calls.
+func Compare(a, b *Model, opt CompareOptions) (*Comparison, error) {
 	stacks := common(a.Header.Stacks, b.Header.Stacks)
 	if len(stacks) == 0 {
 		return nil, fmt.Errorf("the runs have no stack in common (A: %s; B: %s): compare two runs of the same stacks",
@@ -64,19 +100,51 @@ func Compare(a, b *Model) (*Comparison, error) {
 	if len(cases) == 0 || len(levels) == 0 {
 		return nil, fmt.Errorf("the runs have no case and concurrency in common: compare two runs of the same workload and protocol")
 	}
-	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: a.Header.Alpha,
-		MinEffect: max(a.Header.MinEffect, b.Header.MinEffect), Warnings: compareWarnings(a, b), CannotJudge: hostsDiffer(a, b)}
+	if opt.Alpha == 0 {
+		opt.Alpha = stats.DefaultAlpha
+	}
+	minEffect := max(a.Header.MinEffect, b.Header.MinEffect)
+	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: opt.Alpha,
+		MinEffect: minEffect, Warnings: compareWarnings(a, b)}
 	c.DispersionA, c.DispersionB = a.Header.Dispersion, b.Header.Dispersion
-	var pairs []stackPair
+	ref, shared, why := analysis.SharedReference(a.result(), b.result(), opt.Reference)
+	if opt.Reference != "" && !shared {
+		return nil, fmt.Errorf("--reference %s: %s", opt.Reference, why)
+	}
+	hosts := hostsDiffer(a, b, minEffect/2)
+	switch {
+	case shared:
+		c.Method, c.Reference = CompareReference, ref
+		for _, h := range hosts {
+			c.Warnings = append(c.Warnings, h+" (the reference "+ref+" measured the same change, so it cancels in the ratios)")
+		}
+	case opt.AssumeSameHost:
+		c.Method, c.CannotJudge = ComparePooled, hosts
+		c.Warnings = append(c.Warnings, "no shared reference ("+why+"): the windows of the two runs are pooled, so the spread between runs is not in the intervals; judged only because --assume-same-host was given")
+	default:
+		c.Method = ComparePooled
+		c.CannotJudge = append([]string{why + ", so a change between the runs cannot be told from a change of the host or of the hour: add a stack that does not change to both runs (and name it with --reference), or give --assume-same-host"}, hosts...)
+	}
+	var pairs []analysis.StackPair
 	for _, s := range stacks {
-		pairs = append(pairs, stackPair{StepCompare, s, s})
+		if shared && s == ref {
+			continue
+		}
+		pairs = append(pairs, analysis.StackPair{Kind: StepCompare, From: s, To: s})
 		for _, ci := range cases {
 			for _, conc := range levels {
-				c.Steps = append(c.Steps, newStep(StepCompare, a.cellOrMissing(s, ci, conc), b.cellOrMissing(s, ci, conc), stats.Independent, c.MinEffect, c.Alpha))
+				if shared {
+					c.Steps = append(c.Steps, analysis.CompareToReference(a.result(), b.result(), s, ref, ci, conc, minEffect, opt.Alpha))
+					continue
+				}
+				c.Steps = append(c.Steps, analysis.NewStep(StepCompare, a.result().CellOrMissing(s, ci, conc), b.result().CellOrMissing(s, ci, conc), stats.Independent, minEffect, opt.Alpha))
 			}
 		}
 	}
-	c.Groups = groupSteps(c.Steps, pairs, levels)
+	if len(pairs) == 0 {
+		return nil, fmt.Errorf("the runs share only the reference stack %s: nothing else to compare", ref)
+	}
+	c.Groups = analysis.GroupStepsOf(c.Steps, pairs, levels)
 	return c, nil
 }
 
@@ -84,7 +152,7 @@ func Compare(a, b *Model) (*Comparison, error) {
 // another machine, or another CPU count. (Two runs on one machine can
 // still differ in speed; only a fixed-work probe measured in both runs
 // can tell, and the message says so when either run lacks one.)
-func hostsDiffer(a, b *Model) []string {
+func hostsDiffer(a, b *Model, tolerance float64) []string {
 	var out []string
 	ha, hb := a.Header.Host, b.Header.Host
 	if ha != hb {
@@ -95,9 +163,9 @@ func hostsDiffer(a, b *Model) []string {
 	case pa.ProbeMedianMs <= 0 || pb.ProbeMedianMs <= 0:
 		out = append(out, "a run has no host-speed probe, so a change of the host's own speed between the runs cannot be told from a change of the code")
 	default:
-		if r := pb.ProbeMedianMs/pa.ProbeMedianMs - 1; math.Abs(r) > HostSpeedTolerance {
-			out = append(out, fmt.Sprintf("the host ran at a different speed: its fixed-work probe took %.2f ms in A and %.2f ms in B (%+.1f %%, more than ±%.0f %%)",
-				pa.ProbeMedianMs, pb.ProbeMedianMs, 100*r, 100*HostSpeedTolerance))
+		if r := pb.ProbeMedianMs/pa.ProbeMedianMs - 1; math.Abs(r) > tolerance {
+			out = append(out, fmt.Sprintf("the host ran at a different speed: its fixed-work probe took %.2f ms in A and %.2f ms in B (%+.1f %%, more than ±%.1f %%, half the minimum effect)",
+				pa.ProbeMedianMs, pb.ProbeMedianMs, 100*r, 100*tolerance))
 		}
 	}
 	return out

@@ -18,7 +18,7 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	t.add("profile", c.A.Profile, c.B.Profile)
 	t.add("host", hostText(c.A.Host), hostText(c.B.Host))
 	t.write(&b)
-	b.WriteString(callRule(c.Alpha, c.MinEffect) + " " + dispersionText(c.DispersionA, "run A's ") + " " + dispersionText(c.DispersionB, "run B's ") + "\n\n")
+	b.WriteString(compareMethodText(c) + " " + callRule(c.Alpha, c.MinEffect) + " " + dispersionText(c.DispersionA, "run A's ") + " " + dispersionText(c.DispersionB, "run B's ") + "\n\n")
 	if len(c.CannotJudge) > 0 {
 		b.WriteString("## Cannot judge\n\nThe calls below compare two hosts as much as two versions, so a regression gate does not act on them:\n\n")
 		for _, w := range c.CannotJudge {
@@ -62,6 +62,15 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	pc.write(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// compareMethodText says how the two runs were compared.
+func compareMethodText(c *Comparison) string {
+	if c.Method == CompareReference {
+		return fmt.Sprintf("Compared through the reference stack %s, unchanged in both runs: each stack's per-round ratio to %s in run A against the same in run B (a difference in differences: what changed the host or the hour changed %s too and cancels), one decision per step at α = %g.",
+			c.Reference, c.Reference, c.Reference, c.Alpha)
+	}
+	return fmt.Sprintf("Compared by pooling each stack's windows of run A against those of run B (no reference stack both runs share unchanged): the spread between runs is not in the intervals. One decision per step at α = %g.", c.Alpha)
 }
 
 // WriteComparisonJSON writes a comparison as indented JSON.

@@ -7,13 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackbench/stackbench/internal/cost"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
-// fasterGin is the fixture with gin 20 % faster in every window: run B of
-// a comparison.
-func fasterGin(t *testing.T, a *Model) *Model {
+// scaled is the fixture with every window of each stack scaled by
+// factor(stack), its figures derived again.
+func scaled(t *testing.T, a *Model, factor func(stack string) float64) *Model {
 	t.Helper()
 	raw, err := json.Marshal(a)
 	if err != nil {
@@ -25,43 +24,55 @@ func fasterGin(t *testing.T, a *Model) *Model {
 	}
 	b.Header.RunID = "20261130-090000"
 	for i := range b.Cells {
-		if b.Cells[i].Stack != "gin" {
-			continue
-		}
+		f := factor(b.Cells[i].Stack)
 		for j := range b.Cells[i].PerWindow {
-			b.Cells[i].PerWindow[j].ThroughputRPS *= 1.2
-			b.Cells[i].PerWindow[j].PerCPUSecond *= 1.2
+			b.Cells[i].PerWindow[j].ThroughputRPS *= f
+			b.Cells[i].PerWindow[j].PerCPUSecond *= f
 		}
 	}
-	if err := b.compute(nil, cost.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	b.recompute()
 	return b
+}
+
+// fasterGin is the fixture with gin 20 % faster in every window: run B of
+// a comparison.
+func fasterGin(t *testing.T, a *Model) *Model {
+	t.Helper()
+	return scaled(t, a, func(stack string) float64 {
+		if stack == "gin" {
+			return 1.2
+		}
+		return 1
+	})
 }
 
 func TestCompare(t *testing.T) {
 	a := fixtureModel(t)
 	b := fasterGin(t, a)
-	c, err := Compare(a, b)
+	c, err := Compare(a, b, CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 3 * 7 * 2; len(c.Steps) != want {
-		t.Fatalf("%d steps, want one per stack, case and concurrency (%d)", len(c.Steps), want)
+	if c.Method != CompareReference || c.Reference != "nethttp" || len(c.CannotJudge) != 0 {
+		t.Fatalf("method %s, reference %q, cannot judge %v; want the first stack, unchanged in both runs, as the reference", c.Method, c.Reference, c.CannotJudge)
+	}
+	if want := 2 * 7 * 2; len(c.Steps) != want {
+		t.Fatalf("%d steps, want one per stack but the reference, case and concurrency (%d)", len(c.Steps), want)
 	}
 	for _, s := range c.Steps {
 		ch := s.Throughput
+		ref, _ := a.Cell("nethttp", s.Case, s.Concurrency)
 		switch {
-		case s.From == "gin" && s.Case == "order" && s.Concurrency == 100, s.From == "gin" && s.Case == "cpu" && s.Concurrency == 10:
+		case ref.State != CellValid, s.From == "gin" && s.Case == "order" && s.Concurrency == 100, s.From == "gin" && s.Case == "cpu" && s.Concurrency == 10:
 			if ch.Call != stats.CallInvalid || ch.Bounded() {
-				t.Errorf("%s/%s/c=%d: %+v, want invalid (the cell is invalid or failed in both runs)", s.From, s.Case, s.Concurrency, ch)
+				t.Errorf("%s/%s/c=%d: %+v, want invalid (a cell of the stack or the reference is not valid)", s.From, s.Case, s.Concurrency, ch)
 			}
 		case s.From == "gin":
 			if math.Abs(ch.EstimatePct-20) > 1e-6 || ch.Call != stats.CallGain || !ch.Bounded() || *ch.CILowPct <= 0 {
 				t.Errorf("gin/%s/c=%d: %+v, want a +20 %% gain with an interval above 0", s.Case, s.Concurrency, ch)
 			}
 		default:
-			if ch.EstimatePct != 0 || ch.Call == stats.CallGain || ch.Call == stats.CallLoss {
+			if math.Abs(ch.EstimatePct) > 1e-9 || ch.Call == stats.CallGain || ch.Call == stats.CallLoss {
 				t.Errorf("%s/%s/c=%d: %+v, want ±0 and neither gain nor loss", s.From, s.Case, s.Concurrency, ch)
 			}
 		}
@@ -73,10 +84,79 @@ func TestCompare(t *testing.T) {
 	checkGolden(t, "compare.md", md.Bytes())
 }
 
+// TestCompareIsSymmetric: report B A reverses every interval of report A B
+// and turns gains into losses (it used run A's per-look α and a one-sided
+// host check, so A B and B A could differ).
+func TestCompareIsSymmetric(t *testing.T) {
+	a := fixtureModel(t)
+	b := fasterGin(t, a)
+	ab, err := Compare(a, b, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ba, err := Compare(b, a, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := map[stats.Call]stats.Call{stats.CallGain: stats.CallLoss, stats.CallLoss: stats.CallGain, stats.CallSame: stats.CallSame, stats.CallUndecided: stats.CallUndecided, stats.CallInvalid: stats.CallInvalid}
+	rev := func(p float64) float64 { return 100 * (1/(1+p/100) - 1) }
+	for i := range ab.Steps {
+		x, y := ab.Steps[i].Throughput, ba.Steps[i].Throughput
+		if flip[x.Call] != y.Call || x.Bounded() != y.Bounded() {
+			t.Errorf("%s %s: A→B %s, B→A %s", ab.Steps[i].From, ab.Steps[i].Case, x.Call, y.Call)
+			continue
+		}
+		if x.Bounded() && (math.Abs(rev(*x.CILowPct)-*y.CIHighPct) > 1e-9 || math.Abs(rev(*x.CIHighPct)-*y.CILowPct) > 1e-9) {
+			t.Errorf("%s %s: A→B (%v … %v), B→A (%v … %v): not reversed", ab.Steps[i].From, ab.Steps[i].Case, *x.CILowPct, *x.CIHighPct, *y.CILowPct, *y.CIHighPct)
+		}
+	}
+}
+
+// TestCompareThroughTheReferenceIgnoresTheHost: run B is the same code on
+// a host 15 % faster in every window. Pooled, every stack looks 15 %
+// faster; through the reference, nothing changed — no gain, no loss —
+// and a gate can judge it.
+func TestCompareThroughTheReferenceIgnoresTheHost(t *testing.T) {
+	a := fixtureModel(t)
+	b := scaled(t, a, func(string) float64 { return 1.15 })
+	c, err := Compare(a, b, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range c.Steps {
+		if s.Throughput.Call == stats.CallGain || s.Throughput.Call == stats.CallLoss {
+			t.Errorf("through the reference: %s %s c=%d %s", s.From, s.Case, s.Concurrency, CallText(s.Throughput))
+		}
+	}
+	a.Header.StackFingerprints["nethttp"] = "changed"
+	for _, s := range a.Header.Stacks {
+		a.Header.StackFingerprints[s] = "changed-" + s
+	}
+	pooled, err := Compare(a, b, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pooled.Method != ComparePooled || len(pooled.CannotJudge) == 0 || !strings.Contains(pooled.CannotJudge[0], "no stack is in both runs unchanged") {
+		t.Fatalf("without a shared reference: method %s, cannot judge %v", pooled.Method, pooled.CannotJudge)
+	}
+	gains := 0
+	for _, s := range pooled.Steps {
+		if s.Throughput.Call == stats.CallGain {
+			gains++
+		}
+	}
+	if gains == 0 {
+		t.Errorf("pooled, the faster host should show as gains (that is why the gate cannot judge it)")
+	}
+	if _, err := Compare(a, b, CompareOptions{Reference: "chi"}); err == nil || !strings.Contains(err.Error(), "changed between the runs") {
+		t.Errorf("a named reference that changed: %v", err)
+	}
+}
+
 func TestCompareNeedsCommonStacks(t *testing.T) {
 	a := fixtureModel(t)
 	b := &Model{Header: Header{Stacks: []string{"express"}, Cases: a.Header.Cases, Concurrency: a.Header.Concurrency}}
-	if _, err := Compare(a, b); err == nil || !strings.Contains(err.Error(), "no stack in common") {
+	if _, err := Compare(a, b, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "no stack in common") {
 		t.Fatalf("got %v, want an error about stacks", err)
 	}
 }
@@ -86,7 +166,7 @@ func TestCompareNeedsCommonStacks(t *testing.T) {
 func TestCompareNamesWhatItLeavesOut(t *testing.T) {
 	a := fixtureModel(t)
 	b := &Model{Header: Header{Stacks: a.Header.Stacks, Cases: append(a.Header.Cases[1:], CaseInfo{Name: "extra"}), Concurrency: a.Header.Concurrency[:1], Alpha: a.Header.Alpha}}
-	c, err := Compare(a, b)
+	c, err := Compare(a, b, CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,21 +190,21 @@ func TestCompareNamesWhatItLeavesOut(t *testing.T) {
 func TestHostsDifferBySpeed(t *testing.T) {
 	a := fixtureModel(t)
 	b := fasterGin(t, a)
-	if got := hostsDiffer(a, b); len(got) != 1 || !strings.Contains(got[0], "no host-speed probe") {
+	if got := hostsDiffer(a, b, 0.025); len(got) != 1 || !strings.Contains(got[0], "no host-speed probe") {
 		t.Errorf("without probes: %v", got)
 	}
 	a.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.0}
-	b.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.1}
-	if got := hostsDiffer(a, b); len(got) != 0 {
-		t.Errorf("2.5 %% apart is the same speed: %v", got)
+	b.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.08}
+	if got := hostsDiffer(a, b, 0.025); len(got) != 0 {
+		t.Errorf("2 %% apart is the same speed (within δ/2 = 2.5 %%): %v", got)
 	}
 	b.Header.HostSpeed.ProbeMedianMs = 4.6
-	if got := hostsDiffer(a, b); len(got) != 1 || !strings.Contains(got[0], "+15.0 %") {
+	if got := hostsDiffer(a, b, 0.025); len(got) != 1 || !strings.Contains(got[0], "+15.0 %") {
 		t.Errorf("15 %% slower: %v", got)
 	}
 	b.Header.HostSpeed.ProbeMedianMs = 4.0
 	b.Header.Host.Cores++
-	if got := hostsDiffer(a, b); len(got) != 1 || !strings.Contains(got[0], "different hosts") {
+	if got := hostsDiffer(a, b, 0.025); len(got) != 1 || !strings.Contains(got[0], "different hosts") {
 		t.Errorf("another core count: %v", got)
 	}
 }

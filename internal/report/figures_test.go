@@ -2,62 +2,10 @@ package report
 
 import (
 	"math"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/stats"
 )
-
-// TestCellFiguresComeFromTheMedianWindow checks a cell against
-// docs/statistics.md by hand: every median figure is the lower-middle
-// window's by throughput, spreads are each metric's own over the counted
-// windows, CPU-µs/req is 10⁶ ÷ that window's req/CPU-s, peak RSS is the
-// highest counted peak, and an uncounted window enters nothing.
-func TestCellFiguresComeFromTheMedianWindow(t *testing.T) {
-	win := func(rps, cores, db, gen, wait float64, rssMean, rssPeak int64, counted bool) WindowFigures {
-		return WindowFigures{Counted: counted, ThroughputRPS: rps, ServerCores: cores, PerCPUSecond: rps / cores,
-			DBCores: db, GeneratorCores: gen, GeneratorWaitCores: wait, RSSMeanBytes: rssMean, RSSPeakBytes: rssPeak}
-	}
-	c := Cell{PerWindow: []WindowFigures{
-		win(1000, 1.0, 0.1, 0.5, 0.01, 10, 20, true),
-		win(4000, 1.6, 0.4, 0.8, 0.04, 40, 50, true),
-		win(3000, 1.5, 0.3, 0.7, 0.03, 30, 40, true), // the lower middle of 1000, 2000, 3000, 4000
-		win(9999, 0.1, 9.9, 9.9, 9.99, 99, 999, false),
-		win(2000, 0.5, 0.2, 0.6, 0.02, 20, 30, true),
-	}}
-	summarizeCell(&c)
-	if c.State != CellValid || c.Windows != 5 || c.Counted != 4 {
-		t.Fatalf("state %s, %d windows, %d counted; want valid, 5, 4", c.State, c.Windows, c.Counted)
-	}
-	mw := c.PerWindow[4] // 2000 rps: rank ⌊(4−1)/2⌋ = 1 of the counted windows
-	if c.Throughput.Median != mw.ThroughputRPS || c.Throughput.Min != 1000 || c.Throughput.Max != 4000 {
-		t.Errorf("throughput %+v; want median 2000 (the lower middle), range 1000–4000 without the uncounted window", c.Throughput)
-	}
-	if want := (4000.0 - 1000) / 2000; c.Throughput.Relative != want {
-		t.Errorf("throughput relative spread %g, want (max−min) ÷ median = %g", c.Throughput.Relative, want)
-	}
-	if c.ServerCores != mw.ServerCores || c.DBCores != mw.DBCores || c.GeneratorCores != mw.GeneratorCores ||
-		c.GeneratorWaitCores != mw.GeneratorWaitCores || c.RSSMeanBytes != mw.RSSMeanBytes {
-		t.Errorf("cell %+v does not take its figures from the median window %+v", c, mw)
-	}
-	if c.PerCPUSecond.Median != mw.PerCPUSecond || c.PerCPUSecond.Median != c.Throughput.Median/c.ServerCores {
-		t.Errorf("req/CPU-s median %g, want the median window's %g = req/s ÷ cores", c.PerCPUSecond.Median, mw.PerCPUSecond)
-	}
-	// req/CPU-s of the counted windows: 1000, 2500, 2000, 4000.
-	if c.PerCPUSecond.Min != 1000 || c.PerCPUSecond.Max != 4000 {
-		t.Errorf("req/CPU-s range %g–%g, want its own 1000–4000", c.PerCPUSecond.Min, c.PerCPUSecond.Max)
-	}
-	if want := (4000.0 - 1000) / mw.PerCPUSecond; math.Abs(c.PerCPUSecond.Relative-want) > 1e-12 {
-		t.Errorf("req/CPU-s relative spread %g, want (max−min) ÷ the median window's = %g", c.PerCPUSecond.Relative, want)
-	}
-	if want := 1e6 / mw.PerCPUSecond; c.CPUMicrosPerRequest != want {
-		t.Errorf("CPU-µs/req %g, want 10⁶ ÷ %g = %g", c.CPUMicrosPerRequest, mw.PerCPUSecond, want)
-	}
-	if c.RSSPeakBytes != 50 {
-		t.Errorf("peak RSS %d, want 50, the highest counted peak (not the uncounted 999)", c.RSSPeakBytes)
-	}
-}
 
 // TestHeaderAndStepsFollowTheirDefinitions re-derives, from the fixture's
 // cells, the dispersion, every step's call, the group summaries' counts and
@@ -94,10 +42,33 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
 	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
 	checked := 0
+	// The calls are the ones stats.DecideFamily makes from the counted
+	// windows of every step at once (false calls controlled over the run),
+	// and their figures are those decisions'.
+	var pairs []stats.SidePair
 	for _, s := range m.Steps {
 		from, _ := m.Cell(s.From, s.Case, s.Concurrency)
 		to, _ := m.Cell(s.To, s.Case, s.Concurrency)
-		for _, k := range []struct {
+		for _, metric := range []func(WindowFigures) float64{tp, cpu} {
+			pairs = append(pairs, stats.SidePair{
+				From: stats.Side{Valid: from.State == CellValid, Windows: from.CountedValues(metric)},
+				To:   stats.Side{Valid: to.State == CellValid, Windows: to.CountedValues(metric)}})
+		}
+	}
+	verdicts := stats.DecideFamily(stats.FamilyRun, m.Header.Design, pairs, m.Header.MinEffect, m.Header.Alpha)
+	valid := 0
+	for _, v := range verdicts {
+		if v.Call != stats.CallInvalid {
+			valid++
+		}
+	}
+	if m.Header.Family != "run" || m.Header.FamilyCalls != valid {
+		t.Errorf("family %q over %d calls, want run over the %d step-metrics that are not invalid", m.Header.Family, m.Header.FamilyCalls, valid)
+	}
+	for i, s := range m.Steps {
+		from, _ := m.Cell(s.From, s.Case, s.Concurrency)
+		to, _ := m.Cell(s.To, s.Case, s.Concurrency)
+		for j, k := range []struct {
 			name   string
 			ch     Change
 			metric func(WindowFigures) float64
@@ -113,9 +84,7 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 				continue
 			}
 			checked++
-			// The call is the one stats.Decide makes from the counted
-			// windows, and its figures are that decision's.
-			v := stats.Decide(stats.Side{Valid: true, Windows: from.CountedValues(k.metric)}, stats.Side{Valid: true, Windows: to.CountedValues(k.metric)}, m.Header.MinEffect, m.Header.Alpha)
+			v := verdicts[2*i+j]
 			if k.ch.Call != v.Call || math.Abs(k.ch.EstimatePct-100*v.Shift.Estimate) > 1e-9 || k.ch.Bounded() != v.Shift.Bounded {
 				t.Errorf("%s %s → %s %s c=%d: %+v; the counted windows give %+v", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, v)
 			}
@@ -158,27 +127,6 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	}
 }
 
-// TestStepFromAZeroFigure: a valid cell whose req/CPU-s is 0 (no server
-// CPU measured) has no ratio to form: the call is invalid and says why,
-// rather than calling a valid side invalid or inventing a change.
-func TestStepFromAZeroFigure(t *testing.T) {
-	cell := func(stack string, perCPU float64) Cell {
-		c := Cell{Stack: stack, Case: "health", Concurrency: 10}
-		for _, rps := range []float64{100, 110, 120, 130} {
-			c.PerWindow = append(c.PerWindow, WindowFigures{Counted: true, ThroughputRPS: rps, PerCPUSecond: perCPU})
-		}
-		summarizeCell(&c)
-		return c
-	}
-	s := newStep(StepAdjacent, cell("a", 0), cell("b", 500), stats.Independent, stats.DefaultMinEffect, stats.DefaultAlpha)
-	if s.PerCPU.Call != stats.CallInvalid || !strings.Contains(s.PerCPU.Reason, "not positive") {
-		t.Errorf("req/CPU-s step from a zero figure: %+v; want invalid, and a reason naming the value", s.PerCPU)
-	}
-	if s.Throughput.Call == stats.CallInvalid || s.Throughput.EstimatePct != 0 {
-		t.Errorf("throughput step between equal cells: %+v", s.Throughput)
-	}
-}
-
 func insertionSortedCopy(x []float64) []float64 {
 	out := append([]float64(nil), x...)
 	for i := 1; i < len(out); i++ {
@@ -196,137 +144,4 @@ func middleOf(sorted []float64) float64 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
-
-// TestStepsPairedByRound: under the paired design a step compares its two
-// cells round by round, so a host drift that moves both cells of a round
-// together cancels: the same windows compared as independent samples stay
-// undecided, paired they call the 8 % loss, with the pairs it used.
-func TestStepsPairedByRound(t *testing.T) {
-	drift := []float64{1.00, 0.80, 1.15, 0.90, 1.05, 0.85, 1.10, 0.95, 1.20, 0.88, 1.02, 0.93}
-	cell := func(stack string, factor float64) Cell {
-		c := Cell{Stack: stack, Case: "health", Concurrency: 10, State: CellValid}
-		for i, d := range drift {
-			jitter := 1 + 0.01*float64(i%3-1)
-			c.PerWindow = append(c.PerWindow, WindowFigures{Round: i + 1, Counted: true, ThroughputRPS: 1000 * d * factor * jitter, PerCPUSecond: 500 * factor})
-		}
-		summarizeCell(&c)
-		c.State = CellValid
-		return c
-	}
-	from, to := cell("a", 1), cell("b", 0.92)
-	alpha := stats.SequentialAlpha(stats.Paired, stats.DefaultAlpha, 4, 12)
-	paired := newStep(StepAdjacent, from, to, stats.Paired, stats.DefaultMinEffect, alpha)
-	if paired.Throughput.Call != stats.CallLoss || paired.Throughput.Pairs != len(drift) {
-		t.Errorf("paired: %+v; want a loss over %d pairs", paired.Throughput, len(drift))
-	}
-	if e := paired.Throughput.EstimatePct; e > -7 || e < -9 {
-		t.Errorf("paired estimate %.2f %%, want about −8 %%", e)
-	}
-	indep := newStep(StepAdjacent, from, to, stats.Independent, stats.DefaultMinEffect, alpha)
-	if indep.Throughput.Call != stats.CallUndecided || indep.Throughput.Pairs != 0 {
-		t.Errorf("independent: %+v; want undecided (the drift swamps 8 %%)", indep.Throughput)
-	}
-	// A window missing on one side drops that round's pair only.
-	to.PerWindow[3].Counted = false
-	if s := newStep(StepAdjacent, from, to, stats.Paired, stats.DefaultMinEffect, alpha); s.Throughput.Pairs != len(drift)-1 {
-		t.Errorf("pairs with a window missing: %d, want %d", s.Throughput.Pairs, len(drift)-1)
-	}
-}
-
-// TestProcessSpreadAndRepeats: with two windows per process (protocol
-// repeat), the cell reports its within-process spread from the pairs and
-// its between-process spread from the processes' geometric means, and a
-// step compares one value per process, not per window.
-func TestProcessSpreadAndRepeats(t *testing.T) {
-	// Processes 1–6 (one a round) at 1000·f, each serving two windows
-	// 1 % above and below its own figure.
-	f := []float64{1.00, 1.10, 0.90, 1.05, 0.95, 1.20}
-	cell := func(stack string, factor float64) Cell {
-		c := Cell{Stack: stack, Case: "user", Concurrency: 32}
-		for i, x := range f {
-			for _, j := range []float64{1.01, 1 / 1.01} {
-				c.PerWindow = append(c.PerWindow, WindowFigures{Round: i + 1, Process: i + 1, Counted: true, ThroughputRPS: 1000 * x * factor * j, PerCPUSecond: 100})
-			}
-		}
-		summarizeCell(&c)
-		c.State = CellValid
-		return c
-	}
-	a := cell("a", 1)
-	if a.WithinProcessCV == nil || math.Abs(*a.WithinProcessCV-1.4826*2*math.Log(1.01)/math.Sqrt2) > 1e-9 {
-		t.Errorf("within-process CV %v, want 1.4826 × ln(1.01²) ÷ √2 = %.5f", a.WithinProcessCV, 1.4826*2*math.Log(1.01)/math.Sqrt2)
-	}
-	r, _ := stats.RobustOf([]float64{1000, 1100, 900, 1050, 950, 1200})
-	if a.BetweenProcessCV == nil || math.Abs(*a.BetweenProcessCV-r.CV) > 1e-9 {
-		t.Errorf("between-process CV %v, want %v", a.BetweenProcessCV, r.CV)
-	}
-	paired := newStep(StepAdjacent, a, cell("b", 1.3), stats.Paired, stats.DefaultMinEffect, stats.DefaultAlpha)
-	s := paired
-	if s.Throughput.Pairs != len(f) || s.Throughput.Call != stats.CallGain || math.Abs(s.Throughput.EstimatePct-30) > 0.01 {
-		t.Errorf("step over processes: %+v; want a +30 %% gain from %d pairs", s.Throughput, len(f))
-	}
-	ind := newStep(StepAdjacent, a, cell("b", 1.3), stats.Independent, stats.DefaultMinEffect, stats.DefaultAlpha)
-	av, _ := processValues(a, func(w WindowFigures) float64 { return w.ThroughputRPS })
-	bv, _ := processValues(cell("b", 1.3), func(w WindowFigures) float64 { return w.ThroughputRPS })
-	want, _ := stats.HodgesLehmann(av, bv, stats.DefaultAlpha)
-	if len(av) != 6 || ind.Throughput.Pairs != 0 || !ind.Throughput.Bounded() ||
-		math.Abs(*ind.Throughput.CILowPct-100*want.Lo) > 1e-9 || math.Abs(*ind.Throughput.CIHighPct-100*want.Hi) > 1e-9 {
-		t.Errorf("independent step over 6 processes a side: %+v; want the interval of the 6 process means, %+v", ind.Throughput, want)
-	}
-	// Paired, each round's pair is the two processes' means, not their first windows.
-	if e := paired.Throughput.EstimatePct; math.Abs(e-30) > 1e-6 {
-		t.Errorf("paired estimate %v, want exactly +30 %% from the process means", e)
-	}
-	// One window per process: no within-process spread.
-	one := Cell{Stack: "c", Case: "user", Concurrency: 32}
-	for i, x := range f {
-		one.PerWindow = append(one.PerWindow, WindowFigures{Round: i + 1, Process: i + 1, Counted: true, ThroughputRPS: 1000 * x, PerCPUSecond: 100})
-	}
-	summarizeCell(&one)
-	if one.WithinProcessCV != nil || one.BetweenProcessCV == nil {
-		t.Errorf("single windows: within %v, between %v", one.WithinProcessCV, one.BetweenProcessCV)
-	}
-}
-
-// TestCallsAtTheLastLook: a run that measured past its last look without
-// reaching the next calls its steps from the rounds up to that look.
-func TestCallsAtTheLastLook(t *testing.T) {
-	looks := []int{7, 12}
-	for measured, want := range map[int]int{5: 0, 7: 0, 9: 7, 12: 0} {
-		if got := callsThrough(looks, measured); got != want {
-			t.Errorf("measured %d: calls through %d, want %d", measured, got, want)
-		}
-	}
-	c := Cell{Stack: "a", Counted: 3, PerWindow: []WindowFigures{{Round: 1, Counted: true}, {Round: 2, Counted: true}, {Round: 3, Counted: true}, {Round: 2}}}
-	cut := throughRound(c, 2)
-	if cut.Counted != 2 || len(cut.PerWindow) != 3 || len(c.PerWindow) != 4 {
-		t.Errorf("through round 2: %+v (the cell itself must be unchanged: %d windows)", cut, len(c.PerWindow))
-	}
-	if all := throughRound(c, 0); all.Counted != 3 {
-		t.Errorf("through 0 keeps every window: %+v", all)
-	}
-}
-
-// TestClockStopMovesTheLastLook: a run the budget's clock stopped after
-// round 11 of looks 7 and 13 looks at 7 and 11 — as many looks as planned.
-func TestClockStopMovesTheLastLook(t *testing.T) {
-	for _, c := range []struct {
-		looks    []int
-		measured int
-		want     []int
-	}{
-		{[]int{7, 13}, 11, []int{7, 11}},
-		{[]int{7, 13}, 13, []int{7, 13}},
-		{[]int{7, 14, 16}, 9, []int{7, 9}},
-		{[]int{7, 13}, 5, []int{5}},
-	} {
-		got := clockStopLooks(c.looks, c.measured)
-		if !slices.Equal(got, c.want) {
-			t.Errorf("looks %v stopped after %d: %v, want %v", c.looks, c.measured, got, c.want)
-		}
-		if callsThrough(got, c.measured) != 0 {
-			t.Errorf("looks %v stopped after %d: steps not called at the stop", got, c.measured)
-		}
-	}
 }

@@ -124,15 +124,30 @@ func intervalText(c Change) string {
 		if c.Pairs > 0 {
 			return fmt.Sprintf("(no finite interval with %d pairs)", c.Pairs)
 		}
+		if c.FromValues > 0 && (c.FromValues != c.FromWindows || c.ToValues != c.ToWindows) {
+			// The test compared one value per process, not the windows.
+			return fmt.Sprintf("(no finite interval with %d and %d processes)", c.FromValues, c.ToValues)
+		}
 		return fmt.Sprintf("(no finite interval with %d and %d windows)", c.FromWindows, c.ToWindows)
 	}
 	return fmt.Sprintf("(%s … %s %%)", signed(*c.CILowPct), signed(*c.CIHighPct))
 }
 
-// signed formats a percentage with its sign and one decimal, no unit.
+// signed formats a percentage with its sign and one decimal, no unit;
+// under 0.05 in size, with two decimals so that its sign still shows (an
+// interval end of +0.03 % is above 0: "±0.0" would hide that), and ±0.0
+// only for an exact 0.
 func signed(pct float64) string {
-	if math.Abs(pct) < 0.05 {
+	switch {
+	case pct == 0:
 		return "±0.0"
+	case math.Abs(pct) < 0.005:
+		if pct > 0 {
+			return "+<0.01"
+		}
+		return "−<0.01"
+	case math.Abs(pct) < 0.05:
+		return fmt.Sprintf("%+.2f", pct)
 	}
 	return fmt.Sprintf("%+.1f", pct)
 }
@@ -154,10 +169,25 @@ func CallText(c Change) string {
 		return estimateText(c)
 	}
 	s := string(c.Call) + " " + estimateText(c)
+	if n := sizeText(c); n != "" {
+		s += ", " + n
+	}
 	if c.Call == stats.CallUndecided && c.WindowsNeeded > 0 {
 		s += "; " + windowsNeededText(c)
 	}
 	return s
+}
+
+// sizeText qualifies a gain or a loss: where its interval lies against the
+// minimum effect.
+func sizeText(c Change) string {
+	switch c.Size {
+	case stats.SizeLarge:
+		return "at least the minimum effect"
+	case stats.SizeSmall:
+		return "small (within the minimum effect)"
+	}
+	return ""
 }
 
 // windowsNeededText says how many windows a side (pairs, for a paired
@@ -170,7 +200,7 @@ func windowsNeededText(c Change) string {
 	if c.WindowsNeeded >= stats.MaxWindowsNeeded {
 		return fmt.Sprintf("more than %d %s would be needed", stats.MaxWindowsNeeded, unit)
 	}
-	return fmt.Sprintf("~%d %s would likely decide it", c.WindowsNeeded, unit)
+	return fmt.Sprintf("~%d %s would decide it in 80 %% of runs", c.WindowsNeeded, unit)
 }
 
 // CallCounts lists a group's calls that occurred, "1 loss, 3 same".

@@ -111,13 +111,22 @@ func looksText(looks []int) string {
 // noiseSentence says how the steps are called, and how much the run's
 // windows varied.
 func noiseSentence(h Header) string {
-	return callRule(h.Alpha, h.MinEffect) + " " + dispersionText(h.Dispersion, "")
+	return callRule(h.Alpha, h.MinEffect) + " " + familyText(h) + " " + dispersionText(h.Dispersion, "")
 }
 
 // callRule is the rule the calls follow, in one sentence.
 func callRule(alpha, minEffect float64) string {
-	return fmt.Sprintf("Each step is called from the Hodges–Lehmann estimate of its shift and a distribution-free %s interval: gain or loss when the interval excludes 0 and the estimate reaches the minimum effect of %s, same when the whole interval lies within ±%s, undecided otherwise.",
+	return fmt.Sprintf("Each step is called from a distribution-free %s interval of its shift (Hodges–Lehmann), never from the estimate alone: gain or loss when the interval excludes 0 (\"at least\" when it also lies past ±%s, \"small\" when it stays within), same when it includes 0 and lies within ±%s (on the log scale, so A→B and B→A get the same call), undecided otherwise.",
 		confidenceText(alpha), fmtFraction(minEffect), fmtFraction(minEffect))
+}
+
+// familyText says how false calls were controlled over the run.
+func familyText(h Header) string {
+	if h.Family != "run" || h.FamilyCalls <= 1 {
+		return "Each call is bounded at α on its own (family: step): with many calls, an unchanged run can show a false gain or loss."
+	}
+	return fmt.Sprintf("False gains and losses are controlled over the run's %d calls at once (family: run; Benjamini–Hochberg at α = %s): in an unchanged run the chance of any false gain or loss is at most α, and a called gain or loss shows its interval at the adjusted level (selected ÷ calls × α).",
+		h.FamilyCalls, strconv.FormatFloat(h.Alpha, 'g', 4, 64))
 }
 
 // confidenceText is 1 − alpha as a percentage, "95 %".

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 )
@@ -24,22 +25,22 @@ func TestPlacementInTheHeader(t *testing.T) {
 	strayed := &journal.CPUs{Server: "0-7", Database: "4-5", Generator: "6-7"}
 
 	res, finals := placementResults(lanes, planned, planned)
-	if got, want := placementLine(placement(res, finals)), "Placement: lanes (auto): server CPUs 0-3, database CPUs 4-5, generator CPUs 6-7 (the harness's mask: CPUs 0-7); read back from /proc at every window: server as planned, database as planned, generator as planned."; got != want {
+	if got, want := placementLine(analysis.PlacementOf(res, finals)), "Placement: lanes (auto): server CPUs 0-3, database CPUs 4-5, generator CPUs 6-7 (the harness's mask: CPUs 0-7); read back from /proc at every window: server as planned, database as planned, generator as planned."; got != want {
 		t.Errorf("lanes as planned:\n got %s\nwant %s", got, want)
 	}
 	res, finals = placementResults(lanes, planned, strayed, &journal.CPUs{Server: "0-3", Generator: "6-7"})
-	got := placementLine(placement(res, finals))
+	got := placementLine(analysis.PlacementOf(res, finals))
 	for _, want := range []string{"server CPUs 0-3 in 2 window(s), CPUs 0-7 in 1 window(s)", "database CPUs 4-5 in 2 window(s), not placed in 1 window(s)", "generator as planned"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("lanes with strays: %s\nwant it to contain %q", got, want)
 		}
 	}
 	res, finals = placementResults(plan.Placement{Mode: plan.PlacementShared})
-	if got, want := placementLine(placement(res, finals)), "Placement: shared: the generator, the server and the database on every CPU (the harness's mask: CPUs 0-7)."; got != want {
+	if got, want := placementLine(analysis.PlacementOf(res, finals)), "Placement: shared: the generator, the server and the database on every CPU (the harness's mask: CPUs 0-7)."; got != want {
 		t.Errorf("shared:\n got %s\nwant %s", got, want)
 	}
 	res, finals = placementResults(plan.Placement{})
-	if p := placement(res, finals); p != nil || placementLine(p) != "" {
+	if p := analysis.PlacementOf(res, finals); p != nil || placementLine(p) != "" {
 		t.Errorf("a journal from before placement: %+v, %q; want no line", p, placementLine(p))
 	}
 }

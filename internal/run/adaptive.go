@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
-	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -104,7 +104,7 @@ func (r *runner) look() (lookResult, error) {
 	if err != nil {
 		return lookResult{}, fmt.Errorf("adaptive rounds: read the journal: %w", err)
 	}
-	m, err := report.FromResults(res, report.BuildOptions{})
+	m, err := analysis.FromResults(res, analysis.Options{})
 	if err != nil {
 		return lookResult{}, fmt.Errorf("adaptive rounds: %w", err)
 	}
@@ -113,7 +113,7 @@ func (r *runner) look() (lookResult, error) {
 		out.windowsTime += w.EndedAt.Sub(w.StartedAt)
 	}
 	for _, s := range m.Steps {
-		if s.Kind != report.StepAdjacent || !open(m, s) {
+		if s.Kind != analysis.StepAdjacent || !open(m, s) {
 			continue
 		}
 		out.undecided = append(out.undecided, fmt.Sprintf("%s → %s %s c=%d", s.From, s.To, s.Case, s.Concurrency))
@@ -127,7 +127,7 @@ func (r *runner) look() (lookResult, error) {
 // call is undecided, or it is invalid only because a side is insufficient
 // (too few counted windows, or too many flagged ones) while neither side
 // failed, is missing or has no valid window at all.
-func open(m *report.Model, s report.Step) bool {
+func open(m *analysis.Result, s analysis.Step) bool {
 	switch s.Throughput.Call {
 	case stats.CallUndecided:
 		return true
@@ -138,9 +138,9 @@ func open(m *report.Model, s report.Step) bool {
 			switch {
 			case !ok:
 				return false
-			case c.State == report.CellInsufficient:
+			case c.State == analysis.CellInsufficient:
 				insufficient = true
-			case c.State != report.CellValid:
+			case c.State != analysis.CellValid:
 				return false
 			}
 		}

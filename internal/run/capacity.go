@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/capacity"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
-	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -34,7 +34,7 @@ func (r *runner) capacityPhase(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("capacity: read the journal: %w", err)
 	}
-	m, err := report.FromResults(res, report.BuildOptions{})
+	m, err := analysis.FromResults(res, analysis.Options{})
 	if err != nil {
 		return fmt.Errorf("capacity: %w", err)
 	}
@@ -101,7 +101,7 @@ func capacityLeft(p *plan.Plan, res *journal.Results) map[string]bool {
 // concurrency levels (a search's probes use more connections than any
 // level); 0 when no window of the case counted, and the search then
 // measures one with a closed-loop probe.
-func closedLoopRPS(m *report.Model, stack, cas string) float64 {
+func closedLoopRPS(m *analysis.Result, stack, cas string) float64 {
 	best := 0.0
 	for _, c := range m.Cells {
 		if c.Stack == stack && c.Case == cas && c.Counted > 0 {

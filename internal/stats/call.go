@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Call is the verdict on one step for one metric: what the layer did,
@@ -11,22 +12,39 @@ import (
 type Call string
 
 // The calls. The metrics compared are higher-is-better (throughput,
-// throughput per CPU-second), so a gain is a positive shift.
+// throughput per CPU-second), so a gain is a positive shift. A call reads
+// the interval alone, never the point estimate, and treats both directions
+// alike on the log scale: ±δ is ±log(1 + minimum effect), so a step A→B of
+// +5 % and its reverse B→A of −4.76 % get the same call.
 const (
-	// CallGain: the interval excludes 0 and the estimate is at least the
-	// minimum effect, upwards.
+	// CallGain: the interval lies wholly above 0 (its Size says whether
+	// it also lies past +δ).
 	CallGain Call = "gain"
-	// CallLoss: the interval excludes 0 and the estimate is at least the
-	// minimum effect, downwards.
+	// CallLoss: the interval lies wholly below 0.
 	CallLoss Call = "loss"
-	// CallSame: the whole interval lies within ± the minimum effect: any
+	// CallSame: the interval includes 0 and lies wholly within ±δ: any
 	// difference there is smaller than what the user said matters.
 	CallSame Call = "same"
-	// CallUndecided: none of the above; more windows may decide it.
+	// CallUndecided: the interval includes 0 and reaches past ±δ; more
+	// windows may decide it.
 	CallUndecided Call = "undecided"
 	// CallInvalid: a side is not valid (or has no positive values), so
 	// there is nothing to decide.
 	CallInvalid Call = "invalid"
+)
+
+// Size qualifies a gain or a loss by where its interval lies against ±δ.
+type Size string
+
+const (
+	// SizeLarge: the whole interval lies past ±δ: at least the minimum
+	// effect.
+	SizeLarge Size = "at least"
+	// SizeSmall: the whole interval lies within ±δ: real, but smaller
+	// than the minimum effect.
+	SizeSmall Size = "small"
+	// SizeUnknown: the interval reaches both inside and past ±δ.
+	SizeUnknown Size = ""
 )
 
 // Calls lists every call, in the order reports count them.
@@ -34,6 +52,10 @@ var Calls = []Call{CallGain, CallLoss, CallSame, CallUndecided, CallInvalid}
 
 // DefaultMinEffect is the minimum effect unless the protocol sets one: 5 %.
 const DefaultMinEffect = 0.05
+
+// PowerTarget is the probability with which WindowsNeeded windows would
+// decide an undecided step: 80 %.
+const PowerTarget = 0.8
 
 // MaxWindowsNeeded caps Verdict.WindowsNeeded: past it the answer is "more
 // than this", shown as such.
@@ -56,13 +78,20 @@ type Verdict struct {
 	// Shift is the estimate and its interval; meaningful unless Call is
 	// CallInvalid.
 	Shift Shift
+	// Size qualifies a gain or a loss (SizeOf); empty otherwise.
+	Size Size
+	// FamilySize and FamilySelected, under FamilyRun, are the number of
+	// calls false calls were controlled over and how many of them
+	// Benjamini–Hochberg selected; 0 otherwise.
+	FamilySize, FamilySelected int
 	// MinEffect and Alpha are what the call was decided with.
 	MinEffect float64
 	Alpha     float64
 	// WindowsNeeded, for an undecided call, is the number of windows per
-	// side that would likely decide it, from the samples' spread (see
-	// windowsNeeded); 0 when it cannot be said (the spread is zero), and
-	// MaxWindowsNeeded when it is more than that.
+	// side (pairs, for Paired) with which it would be decided in 80 % of
+	// runs, from the samples' spread (see windowsNeeded); 0 when it cannot
+	// be said (the spread is zero), and MaxWindowsNeeded when it is more
+	// than that.
 	WindowsNeeded int
 	// Reason says in words why the call is what it is.
 	Reason string
@@ -106,11 +135,19 @@ func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 	}
 	v.Shift = s
 	v.Call = CallOf(s, minEffect)
+	v.Size = SizeOf(v.Call, s, minEffect)
+	level := fmt.Sprintf("%s %%", trimPct(100*s.Confidence))
 	switch v.Call {
 	case CallGain, CallLoss:
-		v.Reason = fmt.Sprintf("the %.0f %% interval excludes 0 and the estimate reaches the minimum effect of %s", 100*s.Confidence, pct(minEffect))
+		v.Reason = fmt.Sprintf("the %s interval excludes 0", level)
+		switch v.Size {
+		case SizeLarge:
+			v.Reason += fmt.Sprintf(" and lies wholly past ±%s", pct(minEffect))
+		case SizeSmall:
+			v.Reason += fmt.Sprintf(" and lies wholly within ±%s: real but smaller than the minimum effect", pct(minEffect))
+		}
 	case CallSame:
-		v.Reason = fmt.Sprintf("the whole %.0f %% interval lies within ±%s", 100*s.Confidence, pct(minEffect))
+		v.Reason = fmt.Sprintf("the whole %s interval lies within ±%s", level, pct(minEffect))
 	case CallUndecided:
 		v.WindowsNeeded = windowsNeeded(d, x, y, s, minEffect, alpha)
 		switch {
@@ -118,44 +155,66 @@ func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 			v.Reason = fmt.Sprintf("too few rounds with both sides (%d) for any finite interval at α=%.2g", s.Pairs, alpha)
 		case !s.Bounded:
 			v.Reason = fmt.Sprintf("too few windows (%d and %d) for any finite interval at α=%.2g", s.N1, s.N2, alpha)
-		case s.Lo > 0 || s.Hi < 0:
-			v.Reason = fmt.Sprintf("the interval excludes 0 but reaches past ±%s on one side and not the other", pct(minEffect))
 		default:
-			v.Reason = fmt.Sprintf("the interval includes 0 and reaches past ±%s", pct(minEffect))
+			v.Reason = fmt.Sprintf("the %s interval includes 0 and reaches past ±%s", level, pct(minEffect))
 		}
 	}
 	return v
 }
 
-// CallOf applies the decision rule to a shift: gain or loss when the
-// interval excludes 0 and |estimate| ≥ minEffect; same when the interval
-// lies within [−minEffect, +minEffect]; undecided otherwise (always, for an
-// unbounded interval).
+// CallOf applies the decision rule to a shift's interval: gain when it
+// lies wholly above 0, loss when wholly below, same when it includes 0 and
+// lies within ±δ (δ = log(1 + minEffect) on the log scale), undecided
+// otherwise (always, for an unbounded interval). The estimate plays no
+// part.
 func CallOf(s Shift, minEffect float64) Call {
+	lo, hi, delta := math.Log1p(s.Lo), math.Log1p(s.Hi), math.Log1p(minEffect)
 	switch {
 	case !s.Bounded:
 		return CallUndecided
-	case s.Lo > 0 && s.Estimate >= minEffect:
+	case s.Lo > 0:
 		return CallGain
-	case s.Hi < 0 && s.Estimate <= -minEffect:
+	case s.Hi < 0:
 		return CallLoss
-	case s.Lo >= -minEffect && s.Hi <= minEffect:
+	case lo >= -delta && hi <= delta:
 		return CallSame
 	default:
 		return CallUndecided
 	}
 }
 
+// SizeOf qualifies a gain or a loss: SizeLarge when the whole interval lies
+// past δ in its direction, SizeSmall when it lies within ±δ, SizeUnknown
+// when it straddles δ (or the call is neither gain nor loss).
+func SizeOf(c Call, s Shift, minEffect float64) Size {
+	lo, hi, delta := math.Log1p(s.Lo), math.Log1p(s.Hi), math.Log1p(minEffect)
+	switch {
+	case c == CallGain && lo >= delta, c == CallLoss && hi <= -delta:
+		return SizeLarge
+	case c == CallGain && hi <= delta, c == CallLoss && lo >= -delta:
+		return SizeSmall
+	}
+	return SizeUnknown
+}
+
+// trimPct prints a confidence in percent with at most two decimals and no
+// trailing zeros: 97.5, 95, 99.55.
+func trimPct(p float64) string {
+	return strconv.FormatFloat(math.Floor(p*100+1e-9)/100, 'f', -1, 64)
+}
+
 // windowsNeeded estimates the windows per side (equal sides; pairs, for
-// Paired) after which an undecided step would likely be decided. The
+// Paired) with which an undecided step would be decided in 80 % of runs
+// (PowerTarget). The
 // interval's half-width on the log scale is taken as z·σ·√(2 ÷ n) for
 // independent samples, with σ the pooled robust spread of the log values
 // (1.4826 × the median absolute deviation of each side from its own
 // median), and as z·σ_d ÷ √n for pairs, with σ_d the robust spread of the
 // pairs' log-ratios — the normal-theory widths, which the Hodges–Lehmann
 // intervals approach within a few percent. The target half-width is
-// |estimate| when the estimate reaches the minimum effect (to exclude 0),
-// else minEffect − |estimate| (to fit within ±minEffect). The answer is at
+// the larger of |estimate| (to exclude 0) and δ − |estimate| (to fit
+// within ±δ), on the log scale, and the interval must reach it with
+// probability PowerTarget: n = factor·((z_{1−α/2} + z_{power})·σ ÷ target)². The answer is at
 // least one more than the larger side now, and at least the smallest size
 // with a finite interval.
 func windowsNeeded(d Design, from, to []float64, s Shift, minEffect, alpha float64) int {
@@ -186,10 +245,7 @@ func windowsNeeded(d Design, from, to []float64, s Shift, minEffect, alpha float
 	mad, _ := Quantile(dev, 0.5)
 	sigma := 1.4826 * mad
 	est := math.Abs(math.Log1p(s.Estimate))
-	target := est
-	if est < math.Log1p(minEffect) {
-		target = math.Log1p(minEffect) - est
-	}
+	target := max(est, math.Log1p(minEffect)-est)
 	floor := windowsFloor(d, max(s.N1, s.N2), alpha)
 	if sigma == 0 {
 		return floor
@@ -197,8 +253,11 @@ func windowsNeeded(d Design, from, to []float64, s Shift, minEffect, alpha float
 	if target <= 0 {
 		return MaxWindowsNeeded
 	}
-	z := normalQuantile(1 - alpha/2)
-	n := factor * math.Pow(z*sigma/target, 2)
+	z := normalQuantile(1-alpha/2) + normalQuantile(PowerTarget)
+	// The rank intervals need π/3 times the windows of the normal-theory
+	// ones for the same width (the Wilcoxon tests' efficiency, 3/π, under
+	// normal noise).
+	n := factor * math.Pow(z*sigma/target, 2) * math.Pi / 3
 	if n >= MaxWindowsNeeded {
 		return MaxWindowsNeeded
 	}

@@ -8,25 +8,92 @@ import (
 
 func TestCallOfBoundaries(t *testing.T) {
 	b := func(est, lo, hi float64) Shift { return Shift{Estimate: est, Lo: lo, Hi: hi, Bounded: true} }
+	// δ on the log scale: +5 % up, −4.7619 % (1/1.05 − 1) down.
+	down := 1/1.05 - 1
 	cases := []struct {
 		s    Shift
 		want Call
+		size Size
 	}{
-		{b(0.08, 0.02, 0.12), CallGain},
-		{b(0.05, 0.01, 0.09), CallGain}, // estimate exactly at the minimum effect
-		{b(0.04, 0.01, 0.07), CallUndecided},
-		{b(0.03, 0.01, 0.049), CallSame}, // excludes 0 but all within ±5 %: too small to matter
-		{b(-0.08, -0.12, -0.02), CallLoss},
-		{b(-0.05, -0.09, -0.01), CallLoss},
-		{b(0, -0.05, 0.05), CallSame}, // the interval's ends at ±min are still within
-		{b(0, -0.051, 0.03), CallUndecided},
-		{b(0.2, -0.01, 0.4), CallUndecided}, // includes 0
-		{b(0.2, 0, 0.4), CallUndecided},     // touches 0: does not exclude it
-		{Shift{Estimate: 0.5, Lo: -1, Hi: math.Inf(1)}, CallUndecided},
+		{b(0.08, 0.06, 0.12), CallGain, SizeLarge},
+		{b(0.05, 0.01, 0.09), CallGain, SizeUnknown},
+		// The interval alone decides: an estimate under the minimum effect
+		// with an interval above 0 is a gain (the old rule left it
+		// undecided, and +4.9 % and +5.1 % got different calls).
+		{b(0.049, 0.005, 0.09), CallGain, SizeUnknown},
+		{b(0.051, 0.005, 0.09), CallGain, SizeUnknown},
+		{b(0.03, 0.01, 0.049), CallGain, SizeSmall}, // excludes 0, all within ±δ: real but small
+		{b(-0.08, -0.12, -0.06), CallLoss, SizeLarge},
+		{b(-0.05, -0.09, -0.01), CallLoss, SizeUnknown},
+		{b(-0.03, down, -0.01), CallLoss, SizeSmall},    // −4.76 % is exactly −δ
+		{b(0, down, 0.05), CallSame, SizeUnknown},       // the ends at ±δ are still within
+		{b(0, -0.05, 0.03), CallUndecided, SizeUnknown}, // −5 % is past −δ on the log scale
+		{b(0, -0.03, 0.051), CallUndecided, SizeUnknown},
+		{b(0.2, -0.01, 0.4), CallUndecided, SizeUnknown}, // includes 0
+		{b(0.2, 0, 0.4), CallUndecided, SizeUnknown},     // touches 0: does not exclude it
+		{Shift{Estimate: 0.5, Lo: -1, Hi: math.Inf(1)}, CallUndecided, SizeUnknown},
 	}
 	for _, c := range cases {
-		if got := CallOf(c.s, 0.05); got != c.want {
-			t.Errorf("CallOf(%+v) = %q, want %q", c.s, got, c.want)
+		got := CallOf(c.s, 0.05)
+		if got != c.want || SizeOf(got, c.s, 0.05) != c.size {
+			t.Errorf("CallOf(%+v) = %q (%q), want %q (%q)", c.s, got, SizeOf(got, c.s, 0.05), c.want, c.size)
+		}
+	}
+}
+
+// TestCallsAreSymmetric: reversing a step (A→B into B→A) turns every
+// interval [lo, hi] into [1/(1+hi) − 1, 1/(1+lo) − 1]; the call must turn
+// gain into loss and keep same, undecided and the size, wherever the ends
+// fall against ±δ (the old rule called A→B +5 % a gain and B→A −4.76 % not
+// a loss).
+func TestCallsAreSymmetric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	flip := map[Call]Call{CallGain: CallLoss, CallLoss: CallGain, CallSame: CallSame, CallUndecided: CallUndecided}
+	rev := func(x float64) float64 { return 1/(1+x) - 1 }
+	for i := 0; i < 20000; i++ {
+		a, b := 0.2*rng.NormFloat64(), 0.2*rng.NormFloat64()
+		if i%7 == 0 { // land on ±δ exactly
+			a = 0.05
+		}
+		lo, hi := math.Expm1(min(a, b)), math.Expm1(max(a, b))
+		s := Shift{Lo: lo, Hi: hi, Bounded: true}
+		r := Shift{Lo: rev(hi), Hi: rev(lo), Bounded: true}
+		c, cr := CallOf(s, 0.05), CallOf(r, 0.05)
+		if flip[c] != cr || SizeOf(c, s, 0.05) != SizeOf(cr, r, 0.05) {
+			t.Fatalf("[%v, %v] is %s (%s) but reversed [%v, %v] is %s (%s)", lo, hi, c, SizeOf(c, s, 0.05), r.Lo, r.Hi, cr, SizeOf(cr, r, 0.05))
+		}
+	}
+}
+
+// TestPValueIsDualToTheInterval: for both designs, a shift's P is at most
+// alpha exactly when its interval at alpha excludes 0, over random samples
+// and levels (ties included: values are rounded so some log-ratios are 0).
+func TestPValueIsDualToTheInterval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 2000; trial++ {
+		n, m := 3+rng.IntN(10), 3+rng.IntN(10)
+		shift := 0.03 * float64(trial%7-3)
+		x, y := make([]float64, n), make([]float64, m)
+		for i := range x {
+			x[i] = math.Round(100 * math.Exp(0.04*rng.NormFloat64()))
+		}
+		for i := range y {
+			y[i] = math.Round(100 * math.Exp(shift+0.04*rng.NormFloat64()))
+		}
+		alpha := []float64{0.2, 0.05, 0.025, 0.01, 0.003}[trial%5]
+		s, err := HodgesLehmann(x, y, alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if excl := s.Bounded && (s.Lo > 0 || s.Hi < 0); excl != (s.P <= alpha) {
+			t.Fatalf("independent n=%d m=%d α=%v: P=%v but interval [%v, %v] (bounded %v)", n, m, alpha, s.P, s.Lo, s.Hi, s.Bounded)
+		}
+		p, err := PairedShift(x[:min(n, m)], y[:min(n, m)], alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if excl := p.Bounded && (p.Lo > 0 || p.Hi < 0); excl != (p.P <= alpha) {
+			t.Fatalf("paired n=%d α=%v: P=%v but interval [%v, %v] (bounded %v)", min(n, m), alpha, p.P, p.Lo, p.Hi, p.Bounded)
 		}
 	}
 }
@@ -59,7 +126,9 @@ func TestDecide(t *testing.T) {
 
 func TestWindowsNeededDecidesWhenFollowed(t *testing.T) {
 	// A +8 % shift in 4 % noise is undecided at 4 windows; at the number
-	// of windows the estimate asks for, most draws decide it as a gain.
+	// of windows the estimate asks for (stated at 80 % power), about 80 %
+	// of draws decide it as a gain — at least 65 %, for the normal
+	// approximation behind the estimate (measured: 138 of 200 at 5).
 	rng := rand.New(rand.NewPCG(7, 8))
 	draw := func(n int, scale float64) []float64 {
 		out := make([]float64, n)
@@ -87,8 +156,8 @@ func TestWindowsNeededDecidesWhenFollowed(t *testing.T) {
 		}
 	}
 	t.Logf("median windows needed %v; at that many, %d of 200 draws called gain", need, decided)
-	if decided < 60 {
-		t.Errorf("at the %v windows asked for, only %d of 200 draws were decided", need, decided)
+	if decided < 130 {
+		t.Errorf("at the %v windows asked for (80 %% power by normal theory; at least 65 %% with the exact test at so few windows), only %d of 200 draws were decided", need, decided)
 	}
 }
 

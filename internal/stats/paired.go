@@ -80,6 +80,7 @@ func PairedShift(from, to []float64, alpha float64) (Shift, error) {
 	}
 	slices.Sort(walsh)
 	s := Shift{N1: n, N2: n, Pairs: n, Estimate: math.Expm1(middle(walsh)), Lo: -1, Hi: math.Inf(1)}
+	s.P = signedRankPValue(n, notAbove(walsh), notBelow(walsh))
 	k, coverage := signedRankRank(n, alpha)
 	if k < 1 {
 		s.Confidence = 1
@@ -115,6 +116,20 @@ func signedRankRank(n int, alpha float64) (k int, coverage float64) {
 		return 0, 1
 	}
 	return k, 1 - 2*normalCDF((float64(k)-0.5-mean)/sd)
+}
+
+// signedRankPValue is the two-sided p-value of a paired shift whose
+// n(n+1)/2 sorted Walsh averages have le of them ≤ 0 and ge ≥ 0: the least
+// alpha at which signedRankRank's interval excludes 0 (see uPValue).
+func signedRankPValue(n, le, ge int) float64 {
+	c := min(le, ge)
+	if n <= exactSidesMax {
+		cdf := signedRankCDF(n)
+		return min(1, 2*cdf[min(c, len(cdf)-1)])
+	}
+	mean := float64(n*(n+1)) / 4
+	sd := math.Sqrt(float64(n*(n+1)*(2*n+1)) / 24)
+	return min(1, 2*normalCDF((float64(c)+0.5-mean)/sd))
 }
 
 // signedRankCDF returns P(T ≤ t) for t = 0 … n(n+1)/2, where T is the sum

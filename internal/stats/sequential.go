@@ -15,13 +15,24 @@ package stats
 // 4F … while under lastRound, and at lastRound — a big effect stops
 // early, and the last look, where most steps are decided, keeps a large
 // share. Of the schedules with c = 1, 2, … looks, the first whose looks
-// fit in c is taken, each look at alpha ÷ c. With minRounds ≥ lastRound
+// fit in c is taken, each look at alpha ÷ c — unless its first look would
+// come past half of lastRound: then one look at lastRound, at alpha. With minRounds ≥ lastRound
 // there is one look, at lastRound, at alpha (none if it cannot decide). When no round up to lastRound
 // can decide anything, rounds is nil and perLook is alpha ÷ the rounds
 // from minRounds to lastRound (nothing can be called at it anyway).
 func Looks(d Design, alpha float64, minRounds, lastRound int) (rounds []int, perLook float64) {
+	return LooksFor(d, alpha, 1, minRounds, lastRound)
+}
+
+// LooksFor is Looks for a run whose false calls are controlled over calls
+// step-metrics at once (FamilyRun): a look is useful only when a single
+// real effect among them could be selected there, that is when the
+// smallest attainable level is within the look's share ÷ calls (the first
+// threshold of Benjamini–Hochberg). With calls = 1 it is Looks.
+func LooksFor(d Design, alpha float64, calls, minRounds, lastRound int) (rounds []int, perLook float64) {
+	calls = max(1, calls)
 	if lastRound <= minRounds {
-		if d.MinLevel(lastRound) > alpha {
+		if d.MinLevel(lastRound) > alpha/float64(calls) {
 			return nil, alpha
 		}
 		return []int{lastRound}, alpha
@@ -29,11 +40,17 @@ func Looks(d Design, alpha float64, minRounds, lastRound int) (rounds []int, per
 	for c := 1; c <= lastRound-minRounds+1; c++ {
 		share := alpha / float64(c)
 		first := minRounds
-		for first <= lastRound && d.MinLevel(first) > share {
+		for first <= lastRound && d.MinLevel(first) > share/float64(calls) {
 			first++
 		}
 		if first > lastRound {
 			continue
+		}
+		if 2*first > lastRound && d.MinLevel(lastRound) <= alpha/float64(calls) {
+			// The first look would come past half the rounds: it could
+			// save little, and would halve every look's α. One look at
+			// the last round, at alpha, decides more.
+			return []int{lastRound}, alpha
 		}
 		var sched []int
 		for n := first; n < lastRound; n *= 2 {

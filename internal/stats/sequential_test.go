@@ -18,11 +18,13 @@ func TestLooksHandComputed(t *testing.T) {
 		// One look cannot cover 4 (decidable at 0.05) and the last; at 0.025
 		// 4+4 (2/70 = 0.029) is not enough, 5+5 (0.0079) is: 5, 10.
 		{Independent, 4, 10, []int{5, 10}, 0.025},
-		// Paired, 4 to 12 (the README demo): at 0.05 the first is 6 (2/64),
-		// then 12: two looks; at 0.025 the first is 7 (2/128 = 0.016): 7, 12.
-		{Paired, 4, 12, []int{7, 12}, 0.025},
+		// Paired, 4 to 12: at 0.05 the first is 6 (2/64), then 12: two
+		// looks; at 0.025 the first is 7 (2/128 = 0.016), past half of 12:
+		// one look at 12 at 0.05 decides more than 7 and 12 at 0.025.
+		{Paired, 4, 12, []int{12}, 0.05},
 		{Paired, 4, 16, []int{7, 14, 16}, 0.05 / 3},
-		{Paired, 6, 12, []int{7, 12}, 0.025},
+		{Paired, 6, 12, []int{12}, 0.05},
+		{Paired, 4, 24, []int{7, 14, 24}, 0.05 / 3},
 		{Paired, 2, 4, nil, 0.05 / 3}, // 4 pairs can never decide (2/16)
 		{Paired, 4, 4, nil, 0.05},
 	} {
@@ -35,6 +37,16 @@ func TestLooksHandComputed(t *testing.T) {
 				t.Errorf("%s %d–%d: look %d cannot decide at %v", c.d, c.min, c.max, n, a)
 			}
 		}
+	}
+	// Family run over 42 calls (the README demo: 3 steps × 7 cases × 2
+	// metrics), paired, rounds 4 to 13: a single effect can be selected
+	// only where 2 ÷ 2ⁿ ≤ α ÷ 42, from round 11 at 0.05, past half of 13:
+	// one look at 13 at 0.05.
+	if looks, a := LooksFor(Paired, 0.05, 42, 4, 13); !slices.Equal(looks, []int{13}) || a != 0.05 {
+		t.Errorf("LooksFor(paired, 0.05, 42 calls, 4, 13) = %v, %v; want [13], 0.05", looks, a)
+	}
+	if looks, _ := LooksFor(Paired, 0.05, 42, 4, 10); looks != nil {
+		t.Errorf("LooksFor(paired, 42 calls, 4, 10) = %v; 10 pairs cannot select one call of 42 (2/1024 > 0.05/42)", looks)
 	}
 	if got := LastLook([]int{7, 14, 16}, 13); got != 7 {
 		t.Errorf("LastLook at 13 = %d, want 7", got)

@@ -33,6 +33,11 @@ type Shift struct {
 	// Pairs is the number of pairs of a paired shift (PairedShift), 0 for
 	// independent samples.
 	Pairs int
+	// P is the two-sided p-value of "no shift", exact from the same null
+	// distribution as the interval and dual to it: the interval at level
+	// 1 − alpha excludes 0 exactly when P ≤ alpha (PValueDual). Ties at
+	// zero count against rejecting, so P is conservative with ties.
+	P float64
 }
 
 // ErrNotPositive is returned by HodgesLehmann for a value that is not
@@ -67,6 +72,7 @@ func HodgesLehmann(from, to []float64, alpha float64) (Shift, error) {
 	}
 	slices.Sort(d)
 	s := Shift{N1: n, N2: m, Estimate: math.Expm1(middle(d)), Lo: -1, Hi: math.Inf(1)}
+	s.P = uPValue(n, m, notAbove(d), notBelow(d))
 	k, coverage := intervalRank(n, m, alpha)
 	if k < 1 {
 		s.Confidence = 1
@@ -169,6 +175,34 @@ func uCDF(n, m int) []float64 {
 		cdf[u] = acc / total
 	}
 	return cdf
+}
+
+// uPValue is the two-sided p-value of a shift whose n·m sorted
+// differences have le of them ≤ 0 and ge of them ≥ 0: the least alpha at
+// which intervalRank's interval excludes 0. The interval's lower end, rank
+// k, is above 0 exactly when le < k, and rank k has level 2·P(U ≤ k − 1);
+// so the least level that lifts it above 0 is 2·P(U ≤ le), and likewise
+// 2·P(U ≤ ge) for the upper end below 0.
+func uPValue(n, m, le, ge int) float64 {
+	c := min(le, ge)
+	if n <= exactSidesMax && m <= exactSidesMax {
+		cdf := uCDF(n, m)
+		return min(1, 2*cdf[min(c, len(cdf)-1)])
+	}
+	mn := float64(n * m)
+	sd := math.Sqrt(mn * float64(n+m+1) / 12)
+	return min(1, 2*normalCDF((float64(c)+0.5-mn/2)/sd))
+}
+
+// notAbove counts the sorted values ≤ 0; notBelow those ≥ 0.
+func notAbove(sorted []float64) int {
+	i, _ := slices.BinarySearch(sorted, math.Nextafter(0, 1))
+	return i
+}
+
+func notBelow(sorted []float64) int {
+	i, _ := slices.BinarySearch(sorted, 0)
+	return len(sorted) - i
 }
 
 // normalCDF is Φ, the standard normal distribution function.

@@ -1,10 +1,10 @@
-package report
+package analysis
 
 // Lookups the renderers share. Cells and steps are stored in a fixed order
 // (case, concurrency, stack in step order), so these only filter.
 
 // CaseCells returns the cells of one case at one concurrency, in step order.
-func (m *Model) CaseCells(caseName string, concurrency int) []Cell {
+func (m *Result) CaseCells(caseName string, concurrency int) []Cell {
 	var out []Cell
 	for _, c := range m.Cells {
 		if c.Case == caseName && c.Concurrency == concurrency {
@@ -15,7 +15,7 @@ func (m *Model) CaseCells(caseName string, concurrency int) []Cell {
 }
 
 // Cell returns the cell of (stack, case, concurrency).
-func (m *Model) Cell(stack, caseName string, concurrency int) (Cell, bool) {
+func (m *Result) Cell(stack, caseName string, concurrency int) (Cell, bool) {
 	for _, c := range m.Cells {
 		if c.Stack == stack && c.Case == caseName && c.Concurrency == concurrency {
 			return c, true
@@ -25,7 +25,7 @@ func (m *Model) Cell(stack, caseName string, concurrency int) (Cell, bool) {
 }
 
 // CaseSteps returns the steps of one case at one concurrency.
-func (m *Model) CaseSteps(caseName string, concurrency int) []Step {
+func (m *Result) CaseSteps(caseName string, concurrency int) []Step {
 	var out []Step
 	for _, s := range m.Steps {
 		if s.Case == caseName && s.Concurrency == concurrency {
@@ -36,7 +36,7 @@ func (m *Model) CaseSteps(caseName string, concurrency int) []Step {
 }
 
 // GroupSteps returns the group summaries of one route group.
-func (m *Model) GroupSteps(group string) []GroupStep {
+func (m *Result) GroupSteps(group string) []GroupStep {
 	var out []GroupStep
 	for _, g := range m.Groups {
 		if g.Group == group {
@@ -46,8 +46,8 @@ func (m *Model) GroupSteps(group string) []GroupStep {
 	return out
 }
 
-// groupCases lists the names of the cases in a route group.
-func (m *Model) groupCases(group string) []string {
+// GroupCases lists the names of the cases in a route group.
+func (m *Result) GroupCases(group string) []string {
 	var out []string
 	for _, c := range m.Header.Cases {
 		if c.Database == (group == GroupDatabase) {

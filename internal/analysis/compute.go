@@ -1,12 +1,12 @@
-package report
+package analysis
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
-	"github.com/stackbench/stackbench/internal/cost"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -37,12 +37,12 @@ func summarizeCell(c *Cell) {
 	processSpread(c)
 	tp := c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS })
 	var medianWindow int
-	c.Throughput, medianWindow = spreadOf(tp)
+	c.Throughput, medianWindow = SpreadOf(tp)
 	counted := countedWindows(c.PerWindow)
 	mw := counted[medianWindow]
 	// Every median figure comes from the median window by throughput; the
 	// spreads are each metric's own, over all counted windows.
-	c.PerCPUSecond, _ = spreadOf(c.CountedValues(func(w WindowFigures) float64 { return w.PerCPUSecond }))
+	c.PerCPUSecond, _ = SpreadOf(c.CountedValues(func(w WindowFigures) float64 { return w.PerCPUSecond }))
 	c.PerCPUSecond.Median = mw.PerCPUSecond
 	c.PerCPUSecond.Relative, _ = stats.RelativeSpread(c.PerCPUSecond.Min, c.PerCPUSecond.Max, mw.PerCPUSecond)
 	c.CPUMicrosPerRequest = 0
@@ -199,10 +199,10 @@ func countedWindows(ws []WindowFigures) []WindowFigures {
 	return out
 }
 
-// spreadOf summarises values through stats.Summarize and returns the index
+// SpreadOf summarises values through stats.Summarize and returns the index
 // of the median window among them. Values that stats refuses (non-finite)
 // give an empty spread.
-func spreadOf(values []float64) (Spread, int) {
+func SpreadOf(values []float64) (Spread, int) {
 	s, err := stats.Summarize(values)
 	if err != nil {
 		return Spread{}, 0
@@ -212,7 +212,7 @@ func spreadOf(values []float64) (Spread, int) {
 
 // addDispersion sets the run's quality figure from the valid cells'
 // robust CVs of throughput.
-func addDispersion(m *Model) {
+func addDispersion(m *Result) {
 	var d Dispersion
 	var cvs []float64
 	for _, c := range m.Cells {
@@ -252,43 +252,82 @@ func addDispersion(m *Model) {
 	m.Header.Dispersion = d
 }
 
-// stackPair is one step between two stacks.
-type stackPair struct{ kind, from, to string }
+// StackPair is one step between two stacks.
+type StackPair struct{ Kind, From, To string }
 
-// stepPairs lists each stack's step from the stack it changes one layer of
+// StepPairs lists each stack's step from the stack it changes one layer of
 // (from, by default the previous stack), in the stacks' order, and, with
 // three or more stacks, first → last.
-func stepPairs(stacks []string, from map[string]string) []stackPair {
-	var out []stackPair
+func StepPairs(stacks []string, from map[string]string) []StackPair {
+	var out []StackPair
 	for i := 1; i < len(stacks); i++ {
 		f := stacks[i-1]
 		if p, ok := from[stacks[i]]; ok && p != "" {
 			f = p
 		}
-		out = append(out, stackPair{StepAdjacent, f, stacks[i]})
+		out = append(out, StackPair{StepAdjacent, f, stacks[i]})
 	}
 	if len(stacks) > 2 {
-		out = append(out, stackPair{StepOverall, stacks[0], stacks[len(stacks)-1]})
+		out = append(out, StackPair{StepOverall, stacks[0], stacks[len(stacks)-1]})
 	}
 	return out
 }
 
-// addSteps computes every step of the run, per case and concurrency.
-func addSteps(m *Model) {
+// addSteps computes every step of the run, per case and concurrency, and
+// calls them all together under the run's false-call family (FamilyCalls).
+func addSteps(m *Result) {
 	m.Steps = nil
+	var cells [][2]Cell
 	for _, ci := range m.Header.Cases {
 		for _, conc := range m.Header.Concurrency {
-			for _, p := range stepPairs(m.Header.Stacks, m.Header.StepFrom) {
-				from := throughRound(m.cellOrMissing(p.from, ci, conc), m.Header.CallsThroughRound)
-				to := throughRound(m.cellOrMissing(p.to, ci, conc), m.Header.CallsThroughRound)
-				m.Steps = append(m.Steps, newStep(p.kind, from, to, m.Header.Design, m.Header.MinEffect, m.Header.Alpha))
+			for _, p := range StepPairs(m.Header.Stacks, m.Header.StepFrom) {
+				from := throughRound(m.CellOrMissing(p.From, ci, conc), m.Header.CallsThroughRound)
+				to := throughRound(m.CellOrMissing(p.To, ci, conc), m.Header.CallsThroughRound)
+				m.Steps = append(m.Steps, Step{Kind: p.Kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency,
+					Database: from.Database, Flagged: append(countedFlags(from), countedFlags(to)...)})
+				cells = append(cells, [2]Cell{from, to})
 			}
+		}
+	}
+	CallSteps(m.Steps, cells, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+	if m.Header.Family == plan.FamilyRun {
+		// The calls the control covered: the steps' metrics that were
+		// not invalid (the plan's count, which set the looks, has them all).
+		m.Header.FamilyCalls = 0
+		for _, s := range m.Steps {
+			m.Header.FamilyCalls = max(m.Header.FamilyCalls, s.Throughput.FamilyCalls, s.PerCPU.FamilyCalls)
 		}
 	}
 }
 
-// throughRound is the cell as a step's call sees it: only its windows of
-// rounds up to last (all of them when last is 0), its state unchanged.
+// stepMetrics are the metrics every step calls, in Step's order.
+var stepMetrics = []func(WindowFigures) float64{
+	func(w WindowFigures) float64 { return w.ThroughputRPS },
+	func(w WindowFigures) float64 { return w.PerCPUSecond },
+}
+
+// CallSteps sets the throughput and per-CPU calls of steps, whose cells
+// are cells[i] (from, to), deciding them all at once under the family.
+func CallSteps(steps []Step, cells [][2]Cell, family stats.Family, d stats.Design, minEffect, alpha float64) {
+	var pairs []stats.SidePair
+	for _, c := range cells {
+		for _, metric := range stepMetrics {
+			pairs = append(pairs, sidesOf(c[0], c[1], metric))
+		}
+	}
+	vs := stats.DecideFamily(family, d, pairs, minEffect, alpha)
+	for i := range steps {
+		from, to := cells[i][0], cells[i][1]
+		steps[i].Throughput = changeOf(vs[2*i], from, to)
+		steps[i].PerCPU = changeOf(vs[2*i+1], from, to)
+	}
+}
+
+// throughRound is the cell as a step's call sees it at a look: only its
+// windows of rounds up to last (all of them when last is 0), and its state
+// decided again from those windows alone, so that windows measured after
+// the look cannot make a cell valid at it. A failed or missing cell stays
+// so.
 func throughRound(c Cell, last int) Cell {
 	if last <= 0 {
 		return c
@@ -305,28 +344,31 @@ func throughRound(c Cell, last int) Cell {
 		}
 	}
 	c.PerWindow = kept
+	switch {
+	case c.State == CellFailed || c.State == CellMissing:
+	case c.Counted == 0:
+		c.State, c.StateReason = CellInvalid, fmt.Sprintf("no counted window up to round %d", last)
+	default:
+		c.State, c.StateReason = majority(kept)
+	}
 	return c
 }
 
-// cellOrMissing returns the cell, or a missing one when the model has none.
-func (m *Model) cellOrMissing(stack string, ci CaseInfo, conc int) Cell {
+// CellOrMissing returns the cell, or a missing one when the model has none.
+func (m *Result) CellOrMissing(stack string, ci CaseInfo, conc int) Cell {
 	if c, ok := m.Cell(stack, ci.Name, conc); ok {
 		return c
 	}
 	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
 }
 
-// newStep calls the step from one cell to another in throughput and in
-// throughput per CPU-second.
-func newStep(kind string, from, to Cell, d stats.Design, minEffect, alpha float64) Step {
-	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
-	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
-	return Step{
-		Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
-		Throughput: callMetric(d, from, to, tp, minEffect, alpha),
-		PerCPU:     callMetric(d, from, to, cpu, minEffect, alpha),
-		Flagged:    append(countedFlags(from), countedFlags(to)...),
-	}
+// NewStep calls the step from one cell to another in throughput and in
+// throughput per CPU-second, each call on its own (FamilyStep).
+func NewStep(kind string, from, to Cell, d stats.Design, minEffect, alpha float64) Step {
+	s := []Step{{Kind: kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency, Database: from.Database,
+		Flagged: append(countedFlags(from), countedFlags(to)...)}}
+	CallSteps(s, [][2]Cell{{from, to}}, stats.FamilyStep, d, minEffect, alpha)
+	return s[0]
 }
 
 // countedFlags lists the flags of a cell's counted windows as
@@ -352,9 +394,9 @@ func countedFlags(c Cell) []string {
 	return out
 }
 
-// callMetric decides one metric of two cells under design d
-// (stats.DecideBy).
-func callMetric(d stats.Design, from, to Cell, metric func(WindowFigures) float64, minEffect, alpha float64) Change {
+// sidesOf is one metric of two cells as the calls compare them: one value
+// per process (processValues), with its round.
+func sidesOf(from, to Cell, metric func(WindowFigures) float64) stats.SidePair {
 	fv, fr := processValues(from, metric)
 	tv, tr := processValues(to, metric)
 	if !positive(from, metric) || !positive(to, metric) {
@@ -363,16 +405,23 @@ func callMetric(d stats.Design, from, to Cell, metric func(WindowFigures) float6
 		fv, fr = from.CountedValues(metric), from.CountedRounds()
 		tv, tr = to.CountedValues(metric), to.CountedRounds()
 	}
-	v := stats.DecideBy(d,
-		stats.Side{Valid: from.State == CellValid, Windows: fv, Rounds: fr},
-		stats.Side{Valid: to.State == CellValid, Windows: tv, Rounds: tr},
-		minEffect, alpha)
-	c := Change{Call: v.Call, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted, Pairs: v.Shift.Pairs}
+	return stats.SidePair{
+		From: stats.Side{Valid: from.State == CellValid, Windows: fv, Rounds: fr},
+		To:   stats.Side{Valid: to.State == CellValid, Windows: tv, Rounds: tr},
+	}
+}
+
+// changeOf is a verdict as the report shows it.
+func changeOf(v stats.Verdict, from, to Cell) Change {
+	c := Change{Call: v.Call, Size: v.Size, Reason: v.Reason, FromWindows: from.Counted, ToWindows: to.Counted,
+		FromValues: v.Shift.N1, ToValues: v.Shift.N2, Pairs: v.Shift.Pairs, FamilyCalls: v.FamilySize, FamilySelected: v.FamilySelected}
 	if v.Call == stats.CallInvalid {
 		c.Reason = invalidReason(from, to, v.Reason)
+		c.FromValues, c.ToValues = 0, 0
 		return c
 	}
 	c.EstimatePct = 100 * v.Shift.Estimate
+	c.P = v.Shift.P
 	if v.Shift.Bounded {
 		lo, hi := 100*v.Shift.Lo, 100*v.Shift.Hi
 		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, v.Shift.Confidence
@@ -398,12 +447,12 @@ func invalidReason(from, to Cell, fallback string) string {
 // addGroups summarises the throughput steps over database routes and over
 // framework-only routes, separately, for each pair of stacks and
 // concurrency.
-func addGroups(m *Model) {
-	m.Groups = groupSteps(m.Steps, stepPairs(m.Header.Stacks, m.Header.StepFrom), m.Header.Concurrency)
+func addGroups(m *Result) {
+	m.Groups = GroupStepsOf(m.Steps, StepPairs(m.Header.Stacks, m.Header.StepFrom), m.Header.Concurrency)
 }
 
-// groupSteps summarises steps per pair, concurrency and route group.
-func groupSteps(steps []Step, pairs []stackPair, levels []int) []GroupStep {
+// GroupStepsOf summarises steps per pair, concurrency and route group.
+func GroupStepsOf(steps []Step, pairs []StackPair, levels []int) []GroupStep {
 	var out []GroupStep
 	for _, p := range pairs {
 		for _, conc := range levels {
@@ -417,11 +466,11 @@ func groupSteps(steps []Step, pairs []stackPair, levels []int) []GroupStep {
 	return out
 }
 
-func groupStep(steps []Step, p stackPair, conc int, group string) (GroupStep, bool) {
-	gs := GroupStep{Kind: p.kind, From: p.from, To: p.to, Concurrency: conc, Group: group, Calls: map[stats.Call]int{}}
+func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bool) {
+	gs := GroupStep{Kind: p.Kind, From: p.From, To: p.To, Concurrency: conc, Group: group, Calls: map[stats.Call]int{}}
 	var pcts []float64
 	for _, s := range steps {
-		if s.From != p.from || s.To != p.to || s.Kind != p.kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
+		if s.From != p.From || s.To != p.To || s.Kind != p.Kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
 			continue
 		}
 		gs.Cases++
@@ -444,19 +493,14 @@ func groupStep(steps []Step, p stackPair, conc int, group string) (GroupStep, bo
 	return gs, true
 }
 
-// compute derives everything else from the cells' per-window figures:
-// cell summaries, the noise floor, the steps and their group summaries, and,
-// when pricing is given, the cost table. Latency must already be set on the
-// cells.
-func (m *Model) compute(pricing *cost.Pricing, opt cost.Options) error {
-	for i := range m.Cells {
-		summarizeCell(&m.Cells[i])
+// Recompute derives everything else from the cells' per-window figures:
+// cell summaries, the noise floor, the steps and their group summaries.
+// Latency must already be set on the cells.
+func (r *Result) Recompute() {
+	for i := range r.Cells {
+		summarizeCell(&r.Cells[i])
 	}
-	addDispersion(m)
-	addSteps(m)
-	addGroups(m)
-	if pricing == nil {
-		return nil
-	}
-	return addCost(m, *pricing, opt)
+	addDispersion(r)
+	addSteps(r)
+	addGroups(r)
 }

@@ -1,0 +1,460 @@
+// Package analysis turns a journal into decisions: cells from their
+// windows, steps between cells, and each step's call with its interval. It
+// is pure: it reads journal records and the plan, runs nothing, prices
+// nothing and renders nothing. The run's adaptive rounds, the capacity phase
+// and every report read their decisions from here, so they cannot differ.
+package analysis
+
+import (
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// Header is what a reader needs before any figure: which run, how it was
+// measured, how noisy it was, and what went wrong.
+type Header struct {
+	RunID       string    `json:"run_id"`
+	Started     time.Time `json:"started"`
+	Finished    time.Time `json:"finished,omitzero"`
+	ToolVersion string    `json:"tool_version"`
+	Workload    string    `json:"workload"`
+	Profile     string    `json:"profile"`
+	// State is "finished", or "stopped" when the journal ends before the plan
+	// does (a stopped run, or one still going).
+	State string `json:"state"`
+	// Stacks are in step order; Cases and Concurrency in plan order.
+	Stacks      []string   `json:"stacks"`
+	Cases       []CaseInfo `json:"cases"`
+	Concurrency []int      `json:"concurrency"`
+	// WindowsPlanned and WindowsRecorded count measured windows.
+	WindowsPlanned  int `json:"windows_planned"`
+	WindowsRecorded int `json:"windows_recorded"`
+	// Host is the machine the run measured on.
+	Host Host `json:"host"`
+	// HostSpeed summarises the host-speed probes around the windows.
+	HostSpeed HostSpeed `json:"host_speed"`
+	// Placement is where the processes ran (shared or lanes); nil for a
+	// journal written before it was recorded.
+	Placement *Placement `json:"placement,omitempty"`
+	// Dispersion is the run's quality figure: how much a cell's windows
+	// vary, robustly (the calls do not use it; they have intervals).
+	Dispersion Dispersion `json:"dispersion"`
+	// Alpha is one minus the confidence of the steps' intervals.
+	Alpha float64 `json:"alpha"`
+	// Layout is how rounds ordered the windows (plan.LayoutInterleaved or
+	// plan.LayoutGrouped), and Design how steps compare their two sides:
+	// stats.Paired (by round) for an interleaved run, else
+	// stats.Independent.
+	Layout string       `json:"layout"`
+	Design stats.Design `json:"design"`
+	// MinEffect is the smallest shift, as a fraction, that matters: an
+	// interval within ± it (on the log scale) is called same, and a gain or
+	// loss says whether it reaches past it.
+	MinEffect float64 `json:"min_effect"`
+	// Family is how false calls were controlled: "run" (over FamilyCalls
+	// step-metric calls at once, Benjamini–Hochberg at Alpha) or "step".
+	Family      string `json:"family"`
+	FamilyCalls int    `json:"family_calls,omitempty"`
+	// CallsThroughRound, when above 0, is the last look of an adaptive run
+	// that measured rounds past it without reaching its next look (a run
+	// stopped, or stopped by its budget's actual time): the steps are
+	// called from the windows of rounds up to it, as the run decided, and
+	// the later windows show in the cells only.
+	CallsThroughRound int `json:"calls_through_round,omitempty"`
+	// Rounds describes an adaptive run's rounds (rounds: auto); nil for a
+	// fixed number of rounds.
+	Rounds *RoundsInfo `json:"rounds,omitempty"`
+	// StackFingerprints identify what each stack ran (StackFingerprint),
+	// so that report A B can tell a reference stack both runs share.
+	StackFingerprints map[string]string `json:"stack_fingerprints,omitempty"`
+	// StepFrom maps each stack but the baseline to the stack it changes
+	// one layer of: the steps form a tree from the first stack.
+	StepFrom map[string]string `json:"step_from,omitempty"`
+	// ParitySkipped is true when the run was made with --skip-parity: the
+	// stacks were never shown to answer the same thing.
+	ParitySkipped bool `json:"parity_skipped"`
+	// Warnings are caveats about the whole run (host, limits, baseline).
+	Warnings []string `json:"warnings,omitempty"`
+	// JournalNotes are lines of the journal that were skipped, torn last
+	// line included, each with its line number.
+	JournalNotes []string `json:"journal_notes,omitempty"`
+}
+
+// Host names the machine a run measured on.
+type Host struct {
+	OS    string `json:"os"`
+	Arch  string `json:"arch"`
+	CPU   string `json:"cpu"`
+	Cores int    `json:"cores"`
+}
+
+// HostSpeed is the fixed-work CPU probe timed around every window: how
+// fast the host itself ran over the run (trap T18).
+type HostSpeed struct {
+	// Probes is the number of probe figures (two per window that has one);
+	// 0 for a journal without probes.
+	Probes int `json:"probes"`
+	// ProbeMedianMs, ProbeMinMs and ProbeMaxMs summarise them.
+	ProbeMedianMs float64 `json:"probe_median_ms"`
+	ProbeMinMs    float64 `json:"probe_min_ms"`
+	ProbeMaxMs    float64 `json:"probe_max_ms"`
+	// Windows are every final window's probe, in journal order, for the
+	// strip that shows the host's speed over the run.
+	Windows []HostSpeedPoint `json:"windows,omitempty"`
+}
+
+// RoundsInfo is what an adaptive run did with its rounds.
+type RoundsInfo struct {
+	MinRounds int    `json:"min_rounds"`
+	MaxRounds int    `json:"max_rounds"`
+	Budget    string `json:"budget"`
+	// BudgetRounds is how many whole rounds the budget affords by the
+	// plan's estimate; the run stops at the lower of it and MaxRounds
+	// (LastRound), and α is split over the looks up to there.
+	BudgetRounds int `json:"budget_rounds,omitempty"`
+	LastRound    int `json:"last_round"`
+	// Looks are the rounds after which the run decides (stats.Looks); the
+	// calls are made there only, each at the header's Alpha.
+	Looks []int `json:"looks"`
+	// Measured is the last round with windows; Extra lists the rounds
+	// past MinRounds and why each ran.
+	Measured int          `json:"measured"`
+	Extra    []ExtraRound `json:"extra,omitempty"`
+	// Stop is why the extra rounds ended; empty while the run goes on (or
+	// was stopped before it decided).
+	Stop string `json:"stop,omitempty"`
+}
+
+// ExtraRound is one adaptive round: how many windows it measured, for the
+// steps that were still open.
+type ExtraRound struct {
+	Round     int      `json:"round"`
+	Windows   int      `json:"windows"`
+	Undecided []string `json:"undecided"`
+}
+
+// HostSpeedPoint is one window's probe, for the host-speed strip.
+type HostSpeedPoint struct {
+	Key string `json:"key"`
+	// SlowerPct is how much slower than the reference the slower of the
+	// window's two probes ran (negative: faster).
+	SlowerPct float64 `json:"slower_pct"`
+	HostSlow  bool    `json:"host_slow,omitempty"`
+}
+
+// HostSpeedTolerance is how far apart two runs' median probes may be for
+// their hosts to count as equally fast: 5 %. Past it, report A B cannot
+// judge a change between the runs.
+const HostSpeedTolerance = 0.05
+
+// CaseInfo names a case and says whether its route uses the database.
+type CaseInfo struct {
+	Name     string `json:"name"`
+	Database bool   `json:"database"`
+	// Variants is how many distinct requests the load cycled over (a
+	// templated case of a custom workload); 0 for one fixed request.
+	Variants int `json:"variants,omitempty"`
+}
+
+// Dispersion summarises the valid cells' robust coefficients of variation
+// of throughput (stats.Robust: 1.4826 × the median absolute deviation ÷
+// the median). Unlike the range (max − min) ÷ median, one outlier window
+// does not set it.
+type Dispersion struct {
+	// Known is false when no valid cell had three counted windows.
+	Known bool `json:"known"`
+	// MedianCV is the median over the cells; MaxCV the largest, in the
+	// cell named by MaxStack, MaxCase and MaxConcurrency.
+	MedianCV       float64 `json:"median_cv"`
+	MaxCV          float64 `json:"max_cv"`
+	MaxStack       string  `json:"max_stack,omitempty"`
+	MaxCase        string  `json:"max_case,omitempty"`
+	MaxConcurrency int     `json:"max_concurrency,omitempty"`
+	Cells          int     `json:"cells"`
+	// Outliers counts the counted windows past the outlier fence
+	// (stats.OutlierFence), over all valid cells.
+	Outliers int `json:"outliers"`
+	// MedianWithinCV and MedianBetweenCV are the medians of the valid
+	// cells' WithinProcessCV and BetweenProcessCV, over the cells that
+	// have one (WithinCells, BetweenCells).
+	MedianWithinCV  float64 `json:"median_within_process_cv,omitempty"`
+	WithinCells     int     `json:"within_cells,omitempty"`
+	MedianBetweenCV float64 `json:"median_between_process_cv,omitempty"`
+	BetweenCells    int     `json:"between_cells,omitempty"`
+}
+
+// The states of a cell.
+const (
+	// CellValid: at least MinCountedWindows windows passed validation,
+	// and no more than a quarter were invalid or flagged.
+	CellValid = "valid"
+	// CellInsufficient: some windows passed, but too few or too small a
+	// majority for the cell to stand for its stack: its steps are invalid
+	// and the cost model leaves it out.
+	CellInsufficient = "insufficient"
+	// CellInvalid: windows were measured, but none passed validation.
+	CellInvalid = "invalid"
+	// CellFailed: no window was counted and at least one was failed
+	// (journal.FlagFailed: the server would not start, died again after a
+	// restart, or the load generator gave no result).
+	CellFailed = "failed"
+	// CellMissing: planned, but not measured (a stopped run).
+	CellMissing = "missing"
+)
+
+// Cell is one (stack, case, concurrency) and what its windows measured.
+// Figures are over the cell's counted windows (those that passed
+// validation); each per-window metric is summarised on its own, and every
+// per-window value comes from one window, never from two.
+type Cell struct {
+	Stack       string `json:"stack"`
+	Case        string `json:"case"`
+	Concurrency int    `json:"concurrency"`
+	Database    bool   `json:"database"`
+	// State is one of CellValid, CellInsufficient, CellInvalid,
+	// CellFailed, CellMissing.
+	State string `json:"state"`
+	// StateReason says why a cell is not valid.
+	StateReason string `json:"state_reason,omitempty"`
+	// Windows is the number of windows recorded; Counted of them passed
+	// validation and enter the figures.
+	Windows int `json:"windows"`
+	Counted int `json:"counted"`
+	// PerWindow holds each recorded window's own figures, in journal order.
+	PerWindow []WindowFigures `json:"per_window"`
+	// Flags are the validity flags raised on this cell's windows.
+	Flags []Flag `json:"flags,omitempty"`
+	// Throughput is successful responses per second of window.
+	Throughput Spread `json:"throughput_rps"`
+	// ThroughputCV is the robust coefficient of variation of the counted
+	// windows' throughput (see Dispersion), 0 with fewer than 3 of them;
+	// Outliers counts those windows past the outlier fence. Outliers are
+	// shown and kept in every figure and call.
+	ThroughputCV float64 `json:"throughput_cv"`
+	Outliers     int     `json:"outliers"`
+	// WithinProcessCV is the robust spread of throughput between windows
+	// of one process (1.4826 × the median |log ratio| of two windows of a
+	// process, ÷ √2: one window's own spread); nil unless some process
+	// served two or more counted windows of the cell (protocol repeat).
+	// BetweenProcessCV is the robust CV of the processes' own throughput
+	// (the geometric mean of each process's counted windows), over the
+	// cell's processes; nil with fewer than three.
+	WithinProcessCV  *float64 `json:"within_process_cv,omitempty"`
+	BetweenProcessCV *float64 `json:"between_process_cv,omitempty"`
+	// PerCPUSecond is throughput per second of server CPU time; its median
+	// is the throughput median window's, its spread its own.
+	PerCPUSecond Spread `json:"per_cpu_second"`
+	// CPUMicrosPerRequest is 10⁶ ÷ the median PerCPUSecond.
+	CPUMicrosPerRequest float64 `json:"cpu_us_per_request"`
+	// ServerCores is the median window's server CPU seconds per second.
+	ServerCores float64 `json:"server_cores"`
+	// Latency is from the merged histograms of the counted windows.
+	Latency Latency `json:"latency_us"`
+	// RSSMeanBytes is the median window's mean RSS (the median window by
+	// throughput, like every median figure of the cell); RSSPeakBytes the
+	// highest peak of any counted window.
+	RSSMeanBytes int64 `json:"rss_mean_bytes"`
+	RSSPeakBytes int64 `json:"rss_peak_bytes"`
+	// DBCores and GeneratorCores are the median windows' CPU use of the
+	// database and of the load generator.
+	DBCores        float64 `json:"db_cores"`
+	GeneratorCores float64 `json:"generator_cores"`
+	// GeneratorWaitCores is the median window's time the generator's
+	// threads spent waiting for a CPU, per second of window: a generator
+	// starved by the server and database on a shared host.
+	GeneratorWaitCores float64 `json:"generator_wait_cores"`
+}
+
+// Flag is one validity flag on a cell (journal.FlagInvalid and the
+// others): how many of its windows raised it, and why (the first reason
+// recorded).
+type Flag struct {
+	Name    journal.Flag `json:"name"`
+	Windows int          `json:"windows"`
+	Reason  string       `json:"reason"`
+}
+
+// WindowFigures are one window's own figures, never mixed with another's.
+type WindowFigures struct {
+	Round int `json:"round"`
+	// Process is the stack's process that served the window, numbered
+	// from 1 over the run (journal.ProcessInfo.Seq).
+	Process int `json:"process"`
+	// Counted is true when the window passed validation; Flags are the
+	// validity flags it raised.
+	Counted bool           `json:"counted"`
+	Flags   []journal.Flag `json:"flags,omitempty"`
+	// Outlier is true for a counted window whose throughput lies past the
+	// cell's outlier fence; it still counts.
+	Outlier       bool    `json:"outlier,omitempty"`
+	ThroughputRPS float64 `json:"throughput_rps"`
+	PerCPUSecond  float64 `json:"per_cpu_second"`
+	ServerCores   float64 `json:"server_cores"`
+	Latency       Latency `json:"latency_us"`
+	RSSMeanBytes  int64   `json:"rss_mean_bytes"`
+	RSSPeakBytes  int64   `json:"rss_peak_bytes"`
+	// DBCores and GeneratorCores are the database's and the load
+	// generator's CPU seconds per second of window; GeneratorWaitCores the
+	// generator's seconds waiting for a CPU per second of window.
+	DBCores            float64 `json:"db_cores"`
+	GeneratorCores     float64 `json:"generator_cores"`
+	GeneratorWaitCores float64 `json:"generator_wait_cores"`
+}
+
+// CountedRounds returns the rounds of the cell's counted windows, in the
+// order of CountedValues.
+func (c Cell) CountedRounds() []int {
+	var out []int
+	for _, w := range c.PerWindow {
+		if w.Counted {
+			out = append(out, w.Round)
+		}
+	}
+	return out
+}
+
+// CountedValues returns one metric of the cell's counted windows, in
+// journal order.
+func (c Cell) CountedValues(metric func(WindowFigures) float64) []float64 {
+	var out []float64
+	for _, w := range c.PerWindow {
+		if w.Counted {
+			out = append(out, metric(w))
+		}
+	}
+	return out
+}
+
+// Spread summarises one metric over a cell's counted windows.
+type Spread struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	Q1     float64 `json:"q1"`
+	Q3     float64 `json:"q3"`
+	// Relative is (max−min) ÷ median: this cell's own noise.
+	Relative float64 `json:"relative"`
+}
+
+// Latency holds percentiles of successful responses, in microseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// The kinds of step.
+const (
+	// StepAdjacent is between a stack and the next one in step order.
+	StepAdjacent = "adjacent"
+	// StepOverall is from the first stack to the last.
+	StepOverall = "overall"
+	// StepCompare is the same stack in two runs (stackbench report A B).
+	StepCompare = "compare"
+)
+
+// Step is what one layer bought on one case and concurrency: the change from
+// one cell to another in throughput and in throughput per CPU-second.
+type Step struct {
+	Kind        string `json:"kind"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	Case        string `json:"case"`
+	Concurrency int    `json:"concurrency"`
+	Database    bool   `json:"database"`
+	Throughput  Change `json:"throughput"`
+	PerCPU      Change `json:"per_cpu_second"`
+	// Flagged lists the flags raised on the counted windows of either cell,
+	// as "stack: flag ×windows" (contended, client_bound,
+	// checkpoint_in_window): such windows count, so the change may describe
+	// the host, the generator or the database as much as the step.
+	Flagged []string `json:"flagged,omitempty"`
+}
+
+// Change is one metric's step: the call, from the Hodges–Lehmann estimate
+// of the relative shift between the two cells' counted windows and its
+// distribution-free confidence interval (docs/statistics.md). A call is
+// never shown without its interval.
+type Change struct {
+	// Call is gain, loss, same, undecided or invalid, read from the
+	// interval alone (docs/statistics.md).
+	Call stats.Call `json:"call"`
+	// Size qualifies a gain or a loss: "at least" when the whole interval
+	// lies past ± the minimum effect, "small" when it lies within it,
+	// empty when it straddles it.
+	Size stats.Size `json:"size,omitempty"`
+	// EstimatePct is the estimated shift in percent (+12.5 = 12.5 % more);
+	// 0 when the call is invalid.
+	EstimatePct float64 `json:"estimate_pct"`
+	// CILowPct and CIHighPct bound the interval in percent; null when
+	// there are too few windows for a finite interval (or the call is
+	// invalid).
+	CILowPct  *float64 `json:"ci_low_pct"`
+	CIHighPct *float64 `json:"ci_high_pct"`
+	// Confidence is the interval's actual coverage (≥ 1 − α).
+	Confidence float64 `json:"confidence,omitempty"`
+	// FromWindows and ToWindows are the two cells' counted windows.
+	FromWindows int `json:"from_windows"`
+	ToWindows   int `json:"to_windows"`
+	// FromValues and ToValues are the values the test compared: one per
+	// process (the geometric mean of its counted windows), so fewer than
+	// the windows when a process served several (protocol repeat).
+	FromValues int `json:"from_values,omitempty"`
+	ToValues   int `json:"to_values,omitempty"`
+	// P is the exact two-sided p-value of "no change", dual to the
+	// interval (stats.Shift.P).
+	P float64 `json:"p,omitempty"`
+	// FamilyCalls and FamilySelected, when false calls were controlled
+	// over the run (family: run), are how many calls the control covered
+	// and how many it selected as gains or losses; a selected call's
+	// interval is at the adjusted level FamilySelected·α ÷ FamilyCalls.
+	FamilyCalls    int `json:"family_calls,omitempty"`
+	FamilySelected int `json:"family_selected,omitempty"`
+	// Pairs, for a paired design, is the number of rounds in which both
+	// sides have a counted window: what the call used.
+	Pairs int `json:"pairs,omitempty"`
+	// WindowsNeeded, for an undecided call, is the number of windows per
+	// side that would likely decide it (stats.MaxWindowsNeeded means more
+	// than that); 0 otherwise or when it cannot be said.
+	WindowsNeeded int `json:"windows_needed,omitempty"`
+	// Reason says why the call is what it is.
+	Reason string `json:"reason"`
+}
+
+// Bounded reports whether the change has a finite interval.
+func (c Change) Bounded() bool { return c.CILowPct != nil && c.CIHighPct != nil }
+
+// The route groups steps are summarised over.
+const (
+	GroupDatabase  = "database"
+	GroupFramework = "framework-only"
+)
+
+// GroupStep summarises one step (From → To at one concurrency) over the
+// cases of one route group: database routes and framework-only routes
+// belong to different layers and are never pooled.
+type GroupStep struct {
+	Kind        string `json:"kind"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	Concurrency int    `json:"concurrency"`
+	Group       string `json:"group"`
+	// Cases is how many cases the group has; Defined how many of their
+	// throughput calls are not invalid.
+	Cases   int `json:"cases"`
+	Defined int `json:"defined"`
+	// MinPct, MedianPct and MaxPct describe the throughput estimates of
+	// the defined calls.
+	MinPct    float64 `json:"min_pct"`
+	MedianPct float64 `json:"median_pct"`
+	MaxPct    float64 `json:"max_pct"`
+	// Calls counts the throughput calls of the group's cases.
+	Calls map[stats.Call]int `json:"calls"`
+	// Flagged counts the cases whose step has flagged counted windows
+	// (Step.Flagged).
+	Flagged int `json:"flagged"`
+}

@@ -1,0 +1,36 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// TestIntervalEndsKeepTheirSign: an interval end of +0.03 % lies above 0,
+// and the text must say so (it printed "±0.0"); only an exact 0 is ±0.0.
+func TestIntervalEndsKeepTheirSign(t *testing.T) {
+	for pct, want := range map[float64]string{0.03: "+0.03", -0.03: "-0.03", 0.004: "+<0.01", -0.001: "−<0.01", 0: "±0.0", 1.26: "+1.3", -12.04: "-12.0"} {
+		if got := signed(pct); got != want {
+			t.Errorf("signed(%v) = %q, want %q", pct, got, want)
+		}
+	}
+	lo, hi := 0.03, 4.2
+	c := Change{Call: stats.CallGain, Size: stats.SizeSmall, EstimatePct: 2, CILowPct: &lo, CIHighPct: &hi}
+	if got := CallText(c); got != "gain +2.0 % (+0.03 … +4.2 %), small (within the minimum effect)" {
+		t.Errorf("CallText = %q", got)
+	}
+}
+
+// TestUnboundedIntervalCountsWhatTheTestCompared: with repeats the test
+// compares one value per process, and the text counts those, not windows.
+func TestUnboundedIntervalCountsWhatTheTestCompared(t *testing.T) {
+	c := Change{Call: stats.CallUndecided, FromWindows: 6, ToWindows: 6, FromValues: 3, ToValues: 3}
+	if got := intervalText(c); !strings.Contains(got, "3 and 3 processes") {
+		t.Errorf("intervalText = %q, want the 3 and 3 processes the test compared", got)
+	}
+	c.FromValues, c.ToValues = 6, 6
+	if got := intervalText(c); !strings.Contains(got, "6 and 6 windows") {
+		t.Errorf("intervalText = %q, want windows when each process served one", got)
+	}
+}

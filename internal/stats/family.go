@@ -1,0 +1,119 @@
+package stats
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Family is how false calls are controlled over a run's many calls.
+type Family string
+
+const (
+	// FamilyRun controls false gains and losses over all of a run's
+	// step-metric calls at once: Benjamini–Hochberg at α over their
+	// p-values, and the calls it selects reported with intervals at the
+	// false-coverage-adjusted level (Benjamini–Yekutieli). In an
+	// unchanged (A/A) run the chance of any false gain or loss is then at
+	// most α, however many steps and metrics the run calls.
+	FamilyRun Family = "run"
+	// FamilyStep bounds each call's false-call rate at α on its own: with
+	// 28 calls, an unchanged run shows a false gain or loss far more often
+	// than α.
+	FamilyStep Family = "step"
+)
+
+// SidePair is one step-metric to decide: its two sides.
+type SidePair struct{ From, To Side }
+
+// BenjaminiHochberg returns which of the p-values the step-up procedure
+// selects at false-discovery rate q, and how many (R): the largest k with
+// p₍ₖ₎ ≤ k·q ÷ m, and every p-value at most p₍ₖ₎. NaN p-values are never
+// selected but count in m.
+func BenjaminiHochberg(p []float64, q float64) (selected []bool, r int) {
+	m := len(p)
+	selected = make([]bool, m)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case p[a] < p[b] || (p[b] != p[b] && p[a] == p[a]):
+			return -1
+		case p[a] > p[b] || (p[a] != p[a] && p[b] == p[b]):
+			return 1
+		}
+		return 0
+	})
+	for k := m; k >= 1; k-- {
+		if pk := p[order[k-1]]; pk <= float64(k)*q/float64(m) {
+			r = k
+			break
+		}
+	}
+	for _, i := range order[:r] {
+		selected[i] = true
+	}
+	return selected, r
+}
+
+// DecideFamily decides every step-metric of a run under design d at
+// level alpha, with false calls controlled as family says. FamilyStep is
+// DecideBy on each. FamilyRun first decides each at alpha, then applies
+// Benjamini–Hochberg at alpha over the p-values of those that are not
+// invalid (m of them): a selected one (R in all) is decided again at
+// R·alpha ÷ m, where its interval excludes 0, and reported so (gain or
+// loss, with that interval); one not selected cannot be a gain or a loss —
+// it is same when its interval at alpha lies within ±δ, else undecided.
+func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha float64) []Verdict {
+	out := make([]Verdict, len(pairs))
+	for i, sp := range pairs {
+		out[i] = DecideBy(d, sp.From, sp.To, minEffect, alpha)
+	}
+	if family == FamilyStep {
+		return out
+	}
+	var ps []float64
+	var at []int
+	for i, v := range out {
+		if v.Call == CallInvalid {
+			continue
+		}
+		p := v.Shift.P
+		if !v.Shift.Bounded && p == 0 {
+			p = 1
+		}
+		ps, at = append(ps, p), append(at, i)
+	}
+	m := len(ps)
+	if m == 0 {
+		return out
+	}
+	sel, r := BenjaminiHochberg(ps, alpha)
+	for j, i := range at {
+		v := &out[i]
+		v.FamilySize, v.FamilySelected = m, r
+		if sel[j] {
+			level := float64(r) * alpha / float64(m)
+			adj := DecideBy(d, pairs[i].From, pairs[i].To, minEffect, level)
+			adj.FamilySize, adj.FamilySelected = m, r
+			if adj.Call == CallGain || adj.Call == CallLoss {
+				adj.Reason += fmt.Sprintf("; selected by false-call control over the run's %d calls (Benjamini–Hochberg at α=%.3g), so the interval is at the adjusted level α=%.3g", m, alpha, level)
+			}
+			*v = adj
+			continue
+		}
+		if v.Call != CallGain && v.Call != CallLoss {
+			continue
+		}
+		if SizeOf(v.Call, v.Shift, minEffect) == SizeSmall {
+			v.Call, v.Size = CallSame, SizeUnknown
+			v.Reason = fmt.Sprintf("the interval at α=%.3g lies within ±%s, and false-call control over the run's %d calls (Benjamini–Hochberg) does not select it as a gain or loss", alpha, pct(minEffect), m)
+			continue
+		}
+		v.Call, v.Size = CallUndecided, SizeUnknown
+		v.WindowsNeeded = windowsFloor(d, max(v.Shift.N1, v.Shift.N2), alpha)
+		v.Reason = fmt.Sprintf("the interval at α=%.3g excludes 0 (p=%.2g), but false-call control over the run's %d calls (Benjamini–Hochberg) does not select it: more rounds would", alpha, v.Shift.P, m)
+	}
+	return out
+}
