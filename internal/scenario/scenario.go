@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -98,11 +97,6 @@ func (s *Scenario) Planned(c workload.Case) (n int, exact bool, err error) {
 	}
 	n, err = r.Count(s.Values(captures))
 	return n, exact, err
-}
-
-// Clone returns a copy of captures that the caller may extend.
-func Clone(captures map[string][]string) map[string][]string {
-	return maps.Clone(captures)
 }
 
 // Lookup returns the templated request of a case; a nil Scenario has none.
