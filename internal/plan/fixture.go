@@ -99,7 +99,7 @@ func (p *parser) workloadDatabase(n *yaml.Node) (fx *DatabaseFixture, none bool)
 	if v := m.get("reset"); v != nil {
 		fx.Reset = p.resetStatements(v)
 	}
-	if len(fx.Schema) == 0 && fx.Setup == "" && fx.Seed == "" {
+	if !m.has("schema") && !m.has("setup") && !m.has("seed") {
 		p.addf(n, "the workload database has no schema, setup or seed; add one, e.g. %s", fixtureExample)
 	}
 	fx.Hash = hex.EncodeToString(h.Sum(nil))

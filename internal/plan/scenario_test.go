@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,6 +133,66 @@ func TestScenarioProblemsAtLineAndColumn(t *testing.T) {
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("missing %q in\n%s", want, msg)
+		}
+	}
+}
+
+func TestWorkloadDatabaseAndServices(t *testing.T) {
+	src := `workload:
+  name: blog
+  database:
+    schema: [migrations/*.up.sql]
+    seed: seed.sql
+    reset: "TRUNCATE comments; VACUUM ANALYZE comments; UPDATE t SET v = 'a;b'"
+  cases:
+    - {name: a, path: /a, database: true}
+stacks:
+  - name: one
+    dir: .
+    start: ./app
+    services: [6379, 5433]
+`
+	path := writeConfig(t, src)
+	dir := filepath.Dir(path)
+	os.MkdirAll(filepath.Join(dir, "migrations"), 0o755)
+	os.WriteFile(filepath.Join(dir, "migrations", "002_b.up.sql"), []byte("CREATE TABLE b ();"), 0o644)
+	os.WriteFile(filepath.Join(dir, "migrations", "001_a.up.sql"), []byte("CREATE TABLE a ();"), 0o644)
+	os.WriteFile(filepath.Join(dir, "seed.sql"), []byte("INSERT INTO a DEFAULT VALUES;"), 0o644)
+	f, err := LoadEnv(path, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := f.Fixture
+	if fx == nil || len(fx.Schema) != 2 || filepath.Base(fx.Schema[0]) != "001_a.up.sql" || !fx.SeedFile || len(fx.Hash) != 64 {
+		t.Fatalf("fixture %+v", fx)
+	}
+	if got := strings.Join(fx.Reset, " | "); got != "TRUNCATE comments | VACUUM ANALYZE comments | UPDATE t SET v = 'a;b'" {
+		t.Errorf("reset %q", got)
+	}
+	if !f.Workload.NeedsDatabase || strings.Join(strings.Fields(strings.Trim(fmt.Sprint(f.Stacks[0].Services), "[]")), ",") != "6379,5433" {
+		t.Errorf("needs database %v, services %v", f.Workload.NeedsDatabase, f.Stacks[0].Services)
+	}
+	// The hash follows the files' contents.
+	os.WriteFile(filepath.Join(dir, "seed.sql"), []byte("INSERT INTO a DEFAULT VALUES; -- more"), 0o644)
+	if g, _ := LoadEnv(path, noEnv); g == nil || g.Fixture.Hash == fx.Hash {
+		t.Error("a changed seed kept the hash")
+	}
+
+	none := strings.Replace(src, `  database:
+    schema: [migrations/*.up.sql]
+    seed: seed.sql
+    reset: "TRUNCATE comments; VACUUM ANALYZE comments; UPDATE t SET v = 'a;b'"
+`, "  database: none\n", 1)
+	if g, err := LoadEnv(writeConfig(t, none), noEnv); err != nil || g.Workload.NeedsDatabase || g.Fixture != nil {
+		t.Errorf("database: none: %v", err)
+	}
+
+	bad := strings.Replace(strings.Replace(src, "migrations/*.up.sql", "nowhere/*.sql", 1), "seed: seed.sql", "seed: missing.sql", 1)
+	bad = strings.Replace(bad, "[6379, 5433]", "[6379, 70000]", 1)
+	_, err = LoadEnv(writeConfig(t, bad), noEnv)
+	for _, want := range []string{`:4:14: schema "nowhere/*.sql" matches no file`, `:5:11: seed file missing.sql`, `:13:22: service port 70000 is not a TCP port`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in %v", want, err)
 		}
 	}
 }
