@@ -146,7 +146,10 @@ while True: pass`)
 	}
 	byKey, _ := finals(t, dir)
 	w := byKey["r1/one/page/c4"]
-	if w.Services == nil || w.Services.Cores < 0.1 || w.Services.Processes != 1 {
+	// How much CPU the spinning listener gets depends on the host's load
+	// (on a busy 2-core host, a few percent of a core): any is enough to
+	// show it was measured.
+	if w.Services == nil || w.Services.CPUSeconds <= 0 || w.Services.Processes != 1 {
 		t.Fatalf("services %+v, want the spinning listener's CPU", w.Services)
 	}
 	if w.ForeignCores > w.HostBusyCores-w.Services.Cores+0.01 {
