@@ -216,6 +216,9 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	if pr.Spread {
 		requests = "spread over all users"
 	}
+	if v := plannedVariants(f, p); v != "" {
+		requests = v
+	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
 	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
 	fmt.Fprintf(tw, "calls\tgain / loss when the %.4g%% interval excludes 0 (\"at least\" past ±%g%%, \"small\" within); same when it includes 0 and lies within ±%g%% (log scale)\n", 100*(1-alpha), 100*pr.MinEffect, 100*pr.MinEffect)
@@ -461,4 +464,28 @@ func printPlanThresholds(w io.Writer, p *plan.Plan) {
 		}
 		fmt.Fprintf(w, "  %s: %s\n", ct.Case, strings.Join(parts, ", "))
 	}
+}
+
+// plannedVariants says how many requests each planned case cycles over,
+// when a custom workload has templated cases ("article: 200 variants, me:
+// 1 request"); "" otherwise.
+func plannedVariants(f *plan.File, p *plan.Plan) string {
+	if f.Scenario == nil || len(f.Scenario.Cases) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range p.Cases {
+		n, exact, err := f.Scenario.Planned(c)
+		switch {
+		case err != nil:
+			parts = append(parts, fmt.Sprintf("%s: %v", c.Name, err))
+		case n == 1:
+			parts = append(parts, c.Name+": 1 request")
+		case exact:
+			parts = append(parts, fmt.Sprintf("%s: %d variants", c.Name, n))
+		default:
+			parts = append(parts, fmt.Sprintf("%s: %d variants or more (a capture that finds a JSON array is a list)", c.Name, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
