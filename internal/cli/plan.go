@@ -201,7 +201,11 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of steps undecided at the last look%s\n",
 			pr.Rounds, pr.LastRound(), pr.Fresh, budgetNote(pr))
 		if len(looks) > 0 {
-			fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
+			if len(looks) == 1 {
+				fmt.Fprintf(tw, "looks\tone, after round %d, at α=%.4g (no earlier round could select a call of the family, or one would come past half the rounds)\n", looks[0], alpha)
+			} else {
+				fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
+			}
 			fmt.Fprintf(tw, "false calls\t%s\n", familyLine(p))
 		} else {
 			fmt.Fprintf(tw, "looks\tnone can decide a step (see the warning)\n")
