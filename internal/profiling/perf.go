@@ -21,7 +21,7 @@ const KernelMapping = "[kernel.kallsyms]"
 
 // perfHeader is a sample's first line: "comm pid/tid time: period event:".
 // comm may hold spaces (a thread's name), so the line is read from its end.
-var perfHeader = regexp.MustCompile(`^(.*?)\s+(\d+)/(\d+)\s+[\d.]+:\s+(\d+)\s+(\S+):\s*$`)
+var perfHeader = regexp.MustCompile(`^(.*?)\s+(\d+)/(\d+)\s+([\d.]+):\s+(\d+)\s+(\S+):\s*$`)
 
 // perfFrame is one frame of a sample's call chain: "addr sym+0xoff (dso)".
 var perfFrame = regexp.MustCompile(`^([0-9a-fA-F]+)\s+(.*?)\s+\((.*)\)$`)
@@ -33,12 +33,14 @@ var symOffset = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
 // (a recording with -g) into a pprof CPU profile: sample types samples
 // (count) and cpu (nanoseconds, the sample's period: cpu-clock counts
 // nanoseconds), one location per address and binary, the binary as the
-// mapping. keep selects the samples by process id (nil keeps all). Each
+// mapping. keep selects the samples by process id and time (the
+// sample's time as perf prints it: Unix seconds when recorded with -k
+// realtime); nil keeps all. Each
 // sample is labelled with its process's pid and comm. A frame perf could
 // not name is named "[unknown] <binary>", so an unsymbolised binary shows
 // up grouped by mapping rather than not at all. rateHz is recorded as the
 // profile's period.
-func ParsePerfScript(r io.Reader, keep func(pid int) bool, rateHz int) (*profile.Profile, error) {
+func ParsePerfScript(r io.Reader, keep func(pid int, seconds float64) bool, rateHz int) (*profile.Profile, error) {
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
 		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
@@ -64,9 +66,10 @@ func ParsePerfScript(r io.Reader, keep func(pid int) bool, rateHz int) (*profile
 				return nil, fmt.Errorf("perf script line %d: not a sample header (comm pid/tid time: period event:): %q", line, text)
 			}
 			pid, _ := strconv.Atoi(m[2])
-			period, _ := strconv.ParseInt(m[4], 10, 64)
+			at, _ := strconv.ParseFloat(m[4], 64)
+			period, _ := strconv.ParseInt(m[5], 10, 64)
 			cur = nil
-			if keep == nil || keep(pid) {
+			if keep == nil || keep(pid, at) {
 				cur = &profile.Sample{Value: []int64{1, period},
 					Label: map[string][]string{"comm": {m[1]}}, NumLabel: map[string][]int64{"pid": {int64(pid)}}}
 				p.Sample = append(p.Sample, cur)

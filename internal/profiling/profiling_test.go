@@ -82,7 +82,7 @@ func TestParsePerfScriptKeepAndUnknown(t *testing.T) {
 postgres 20/20   5.000002:    1000000 cpu-clock: 
 	    501000 ExecScan+0x1 (/usr/lib/postgresql/15/bin/postgres)
 `
-	p, err := ParsePerfScript(strings.NewReader(text), func(pid int) bool { return pid == 10 }, 1000)
+	p, err := ParsePerfScript(strings.NewReader(text), func(pid int, at float64) bool { return pid == 10 && at < 5.0000015 }, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +92,10 @@ postgres 20/20   5.000002:    1000000 cpu-clock:
 	leaf := p.Sample[0].Location[0].Line[0].Function.Name
 	if leaf != "[unknown] server" {
 		t.Errorf("unsymbolised leaf named %q, want it grouped by its binary", leaf)
+	}
+	late, err := ParsePerfScript(strings.NewReader(text), func(pid int, at float64) bool { return at > 5.0000015 }, 1000)
+	if err != nil || len(late.Sample) != 1 || late.Sample[0].NumLabel["pid"][0] != 20 {
+		t.Errorf("by time: %v, %v; want pid 20's sample only", late, err)
 	}
 	if _, err := ParsePerfScript(strings.NewReader("garbage\n"), nil, 99); err == nil {
 		t.Error("a line that is no sample header was accepted")

@@ -104,9 +104,14 @@ type profileSession struct {
 	cpuErr, allocsErr              error
 	perfData                       string
 	perfErr                        error
-	serverPIDs, dbPIDs             map[int]bool
-	stmts                          []pgfix.Statement
-	stmtErr                        error
+	perfCmd                        *exec.Cmd
+	perfDone                       chan struct{}
+	// opened and closed are the window's boundaries (wall clock), the
+	// span of perf's samples kept.
+	opened, closedAt   time.Time
+	serverPIDs, dbPIDs map[int]bool
+	stmts              []pgfix.Statement
+	stmtErr            error
 }
 
 // session prepares the sampling of one window of cur on case c; dbRoot is
@@ -120,17 +125,25 @@ func (t *profilerTools) session(cur *server, c workload.Case, dbRoot int, win ti
 // under the sampler's lock, so the work goes to a goroutine.
 func (s *profileSession) start() {
 	s.started = true
+	s.opened = time.Now()
 	s.wg.Add(1)
 	go s.run()
 }
 
 // stop marks the window's end: the allocation profile is read again.
-func (s *profileSession) stop() { s.stopOnce.Do(func() { close(s.closed) }) }
+func (s *profileSession) stop() {
+	s.stopOnce.Do(func() {
+		s.closedAt = time.Now()
+		close(s.closed)
+	})
+}
 
-// wait waits for the sampling to end (at once when it never started).
+// wait waits for the sampling to end (at once when it never started),
+// perf's included.
 func (s *profileSession) wait() {
 	s.stop()
 	s.wg.Wait()
+	s.stopPerf()
 }
 
 func (s *profileSession) run() {
@@ -146,14 +159,6 @@ func (s *profileSession) run() {
 			s.cpu, s.cpuErr = get(s.base+s.pprof+"/profile?seconds="+strconv.Itoa(seconds), s.win+20*time.Second)
 		})
 	}
-	if s.t.perf {
-		s.serverPIDs, s.dbPIDs = pidSet(proc.TreePIDs(s.serverPID)), map[int]bool{}
-		if s.dbRoot > 0 {
-			s.dbPIDs = pidSet(proc.TreePIDs(s.dbRoot))
-		}
-		pids := pidList(s.serverPIDs, s.dbPIDs)
-		inner.Go(func() { s.perfData, s.perfErr = s.record(seconds, pids) })
-	}
 	<-s.closed
 	if s.pprof != "" && s.allocsErr == nil {
 		s.allocsAfter, s.allocsErr = get(s.base+s.pprof+"/allocs", 10*time.Second)
@@ -161,19 +166,78 @@ func (s *profileSession) run() {
 	if s.t.db != nil && s.usesDB && s.stmtErr == nil {
 		s.stmts, s.stmtErr = s.t.db.Statements(context.Background(), maxStatements)
 	}
-	if s.t.perf {
-		// Processes forked during the window (a pool's new backends)
-		// are the server's or the database's too.
-		for _, p := range proc.TreePIDs(s.serverPID) {
-			s.serverPIDs[p] = true
+	inner.Wait()
+}
+
+// startPerf starts perf record over the server's and the database's
+// processes when the generator starts, before the warm-up: perf takes
+// seconds to start on a busy host (it reads the processes' maps and the
+// kernel's symbols), and started with the window it missed short
+// windows entirely. Threads and processes forked later by those
+// processes (a pool's new backends) are followed. The recording is
+// stopped by stopPerf after the window closes; limit bounds it if that
+// never comes. Its samples are kept from the window's opening to its
+// closing (convertPerf), on perf's realtime clock.
+func (s *profileSession) startPerf(limit time.Duration) {
+	if !s.t.perf {
+		return
+	}
+	s.serverPIDs, s.dbPIDs = pidSet(proc.TreePIDs(s.serverPID)), map[int]bool{}
+	if s.dbRoot > 0 {
+		s.dbPIDs = pidSet(proc.TreePIDs(s.dbRoot))
+	}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		s.perfErr = err
+		return
+	}
+	out := filepath.Join(s.dir, "."+s.stem+".perf.data")
+	cmd := exec.Command("perf", "record", "-q", "-k", "realtime", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g",
+		"-p", pidList(s.serverPIDs, s.dbPIDs), "-o", out, "--", "sleep", strconv.Itoa(int(limit/time.Second)+1))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		s.perfErr = fmt.Errorf("perf record: %w", err)
+		return
+	}
+	s.perfCmd = cmd
+	s.perfDone = make(chan struct{})
+	go func() {
+		defer close(s.perfDone)
+		if err := cmd.Wait(); err != nil && !isInterrupted(err) {
+			s.perfErr = fmt.Errorf("perf record: %v: %s", err, firstLine(stderr.Bytes()))
+			return
 		}
-		if s.dbRoot > 0 {
-			for _, p := range proc.TreePIDs(s.dbRoot) {
-				s.dbPIDs[p] = true
-			}
+		s.perfData = out
+	}()
+}
+
+// stopPerf ends the recording (perf writes its data on SIGINT) and waits
+// for it; the pids forked during the window join the filter.
+func (s *profileSession) stopPerf() {
+	if s.perfCmd == nil {
+		return
+	}
+	s.perfCmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.perfDone:
+	case <-time.After(30 * time.Second):
+		s.perfCmd.Process.Kill()
+		<-s.perfDone
+	}
+	for _, p := range proc.TreePIDs(s.serverPID) {
+		s.serverPIDs[p] = true
+	}
+	if s.dbRoot > 0 {
+		for _, p := range proc.TreePIDs(s.dbRoot) {
+			s.dbPIDs[p] = true
 		}
 	}
-	inner.Wait()
+}
+
+// isInterrupted is true for perf's exit after the SIGINT that stops it.
+func isInterrupted(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && (ee.ExitCode() == 130 || ee.ExitCode() == -1 || ee.ExitCode() == 0)
 }
 
 func pidSet(pids []int) map[int]bool {
@@ -193,22 +257,6 @@ func pidList(sets ...map[int]bool) string {
 		}
 	}
 	return strings.Join(pids, ",")
-}
-
-// record runs perf record over the processes pids for the window and
-// returns the data file's path.
-func (s *profileSession) record(seconds int, pids string) (string, error) {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
-		return "", err
-	}
-	out := filepath.Join(s.dir, "."+s.stem+".perf.data")
-	cmd := exec.Command("perf", "record", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g", "-p", pids,
-		"-o", out, "--", "sleep", strconv.Itoa(seconds))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		os.Remove(out)
-		return "", fmt.Errorf("perf record: %v: %s", err, firstLine(b))
-	}
-	return out, nil
 }
 
 // get fetches url, an error unless it answers 200.
@@ -234,6 +282,9 @@ func get(url string, timeout time.Duration) ([]byte, error) {
 func (s *profileSession) finish(ctx context.Context, resultsDir string) ([]journal.ProfileFile, []journal.Statement, []string) {
 	s.wait()
 	if !s.started {
+		if s.perfData != "" {
+			os.Remove(s.perfData)
+		}
 		return nil, nil, []string{"the window never opened, so nothing was sampled"}
 	}
 	var files []journal.ProfileFile
@@ -310,12 +361,16 @@ func (s *profileSession) convertPerf(ctx context.Context) (server, db *profile.P
 	if err != nil {
 		return nil, nil, fmt.Errorf("perf script: %v: %s", err, firstLine(stderr.Bytes()))
 	}
-	server, err = profiling.ParsePerfScript(bytes.NewReader(text), func(pid int) bool { return s.serverPIDs[pid] }, PerfRateHz)
+	from, to := float64(s.opened.UnixNano())/1e9, float64(s.closedAt.UnixNano())/1e9
+	inWindow := func(set map[int]bool) func(int, float64) bool {
+		return func(pid int, at float64) bool { return set[pid] && at >= from && at <= to }
+	}
+	server, err = profiling.ParsePerfScript(bytes.NewReader(text), inWindow(s.serverPIDs), PerfRateHz)
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err = profiling.ParsePerfScript(bytes.NewReader(text), func(pid int) bool { return s.dbPIDs[pid] }, PerfRateHz)
-	dur := int64(s.win)
+	db, err = profiling.ParsePerfScript(bytes.NewReader(text), inWindow(s.dbPIDs), PerfRateHz)
+	dur := s.closedAt.Sub(s.opened).Nanoseconds()
 	server.DurationNanos = dur
 	server.Comments = append(server.Comments, mainModules(server)...)
 	if db != nil {

@@ -149,6 +149,7 @@ func (r *runner) profileWindow(ctx context.Context, cur *server, t *profilerTool
 		lr, ws, probe, err := r.launchAt(ctx, cur, c, conc, 0, warmupSpan{floor, cap}, win)
 		if err == nil {
 			ws.hooks(sess.start, sess.stop)
+			sess.startPerf(max(floor, cap) + win + 30*time.Second)
 		}
 		return lr, ws, probe, err
 	})
