@@ -125,7 +125,7 @@ func WriteProfilingText(w io.Writer, m *Model, top int) error {
 				if i == 3 {
 					break
 				}
-				callers = append(callers, fmt.Sprintf("%s %s → %s", oneLine(c.Name, 60), num(c.Base), num(c.Next)))
+				callers = append(callers, fmt.Sprintf("%s %s → %s", oneLine(shortName(c.Name), 60), num(c.Base), num(c.Next)))
 			}
 			if len(callers) > 0 {
 				fmt.Fprintf(&b, "    cumulative: %s\n", strings.Join(callers, "; "))
@@ -203,4 +203,20 @@ func oneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// shortName drops a Go symbol's import path up to its last element
+// ("github.com/x/y/saas.CPUChain" → "saas.CPUChain"), for the terminal.
+func shortName(name string) string {
+	if strings.ContainsAny(name, " :") {
+		return name // not a Go symbol
+	}
+	head := name
+	if i := strings.IndexByte(head, '['); i >= 0 {
+		head = head[:i]
+	}
+	if i := strings.LastIndexByte(head, '/'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
 }
