@@ -54,6 +54,11 @@ type Header struct {
 	// stats.Independent.
 	Layout string       `json:"layout"`
 	Design stats.Design `json:"design"`
+	// Order is how a round ordered the stacks: "williams" (balanced: within
+	// a case, every stack right before every other equally often over a
+	// cycle of rounds) or "rotation" (journals written before it, which
+	// are not balanced from three stacks on).
+	Order string `json:"order"`
 	// MinEffect is the smallest shift, as a fraction, that matters: an
 	// interval within ± it (on the log scale) is called same, and a gain or
 	// loss says whether it reaches past it.
@@ -68,6 +73,10 @@ type Header struct {
 	// called from the windows of rounds up to it, as the run decided, and
 	// the later windows show in the cells only.
 	CallsThroughRound int `json:"calls_through_round,omitempty"`
+	// BeforeFirstLook is true for an adaptive run that has not reached
+	// its first look: calls are made at the looks only, so every step is
+	// undecided until then (and the run measures every cell).
+	BeforeFirstLook bool `json:"before_first_look,omitempty"`
 	// Rounds describes an adaptive run's rounds (rounds: auto); nil for a
 	// fixed number of rounds.
 	Rounds *RoundsInfo `json:"rounds,omitempty"`
@@ -389,6 +398,9 @@ type Change struct {
 	// lies past ± the minimum effect, "small" when it lies within it,
 	// empty when it straddles it.
 	Size stats.Size `json:"size,omitempty"`
+	// MinEffectPct is the minimum effect the call was made against, in
+	// percent.
+	MinEffectPct float64 `json:"min_effect_pct,omitempty"`
 	// EstimatePct is the estimated shift in percent (+12.5 = 12.5 % more);
 	// 0 when the call is invalid.
 	EstimatePct float64 `json:"estimate_pct"`

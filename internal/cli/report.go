@@ -89,6 +89,7 @@ func renderReport(dir, output string, opt report.BuildOptions, env Env) error {
 	if err != nil {
 		return err
 	}
+	report.AddProfiling(dir, res, m)
 	printNotes(env, m.Header.JournalNotes)
 	for _, f := range formats {
 		if err := report.WriteFile(dir, m, f); err != nil {

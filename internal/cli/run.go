@@ -284,6 +284,7 @@ func writeRunReport(env Env, dir string, partial bool) {
 	}
 	printSteps(env.Stdout, m)
 	printCapacitySteps(env.Stdout, m)
+	printProfiling(env.Stdout, m)
 	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
 }
 

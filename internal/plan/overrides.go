@@ -56,6 +56,9 @@ type Overrides struct {
 	// Placement is the placement as written; nil keeps the file's, and
 	// with neither the plan resolves auto (docs/placement.md).
 	Placement *PlacementSpec
+	// Profiling is profiling: on (true) or off (false); nil keeps the
+	// file's.
+	Profiling *bool
 }
 
 // MaxRepeat bounds protocol repeat: past a few windows a process adds
@@ -106,6 +109,9 @@ func (o Overrides) apply(p *Protocol) {
 	}
 	if o.Spread != nil {
 		p.Spread = *o.Spread
+	}
+	if o.Profiling != nil {
+		p.Profiling = *o.Profiling
 	}
 	if o.Gate != "" {
 		p.Gate.Mode, p.Gate.Cores, _ = parseGate(o.Gate)

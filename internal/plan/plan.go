@@ -86,9 +86,14 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Pprof is the path under which the server serves Go's net/http/pprof
+	// ("/debug/pprof"); empty when it serves none. The profiling phase
+	// reads the CPU and allocation profiles there.
+	Pprof string `json:"pprof,omitempty"`
 	// Runtime is what runs the stack's code (Runtimes): a JIT runtime
-	// gets the protocol's longer warm-up (Protocol.WarmupFor). Empty when
-	// the file does not say.
+	// gets the protocol's longer warm-up (Protocol.WarmupFor), and the
+	// profiling phase names the JIT frames of node and python for perf.
+	// Empty when the file does not say.
 	Runtime string `json:"runtime,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
@@ -123,7 +128,7 @@ const (
 // Layouts of a round.
 const (
 	// LayoutInterleaved: the stacks take turns case by case within a round
-	// (A B C, then C B A for the next case, and so on), each stack's
+	// (in a balanced order: OrderWilliams, layRound), each stack's
 	// process of the round alive from its first window to its last, so
 	// that the two windows of a step in a round are close in time; steps
 	// are then compared round by round (a paired design).
@@ -171,6 +176,11 @@ type Protocol struct {
 	// Layout is how a round orders its windows: LayoutInterleaved or
 	// LayoutGrouped (also when empty, as in journals written before it).
 	Layout string `json:"layout,omitempty"`
+	// Order is how the stacks of a round are ordered: OrderWilliams for
+	// every plan resolved now, OrderRotation (empty) in journals written
+	// before it was recorded, whose windows were laid out in that order.
+	// Being part of the protocol, it is part of the fingerprint.
+	Order string `json:"order,omitempty"`
 	// Repeat is how many windows each process serves of each of its cells
 	// in a round (1 when 0): with 2 or more the report can tell the
 	// spread within a process from the spread between processes.
@@ -198,6 +208,10 @@ type Protocol struct {
 	// shared CPUs or lanes of their own, resolved on the host that
 	// resolved the plan.
 	Placement Placement `json:"placement"`
+	// Profiling adds the profiling phase (profiling: on, --profiling):
+	// after the measured rounds, one extra window per cell with sampling
+	// on, never counted among the calls' windows (docs/profiles.md).
+	Profiling bool `json:"profiling,omitempty"`
 }
 
 // WarmupFor is the warm-up floor and cap of a stack's windows: the

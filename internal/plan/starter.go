@@ -27,7 +27,7 @@ profile: standard
 #   concurrency: [10, 100]   # connections, one window per level
 #   warmup: 5s               # load before each window, not measured
 #   window: 10s              # each measured window
-#   rounds: 3                # passes over every stack, in a rotated order
+#   rounds: 3                # passes over every stack, in a balanced order
 #   cases: [health, echo, me, user, list, order, cpu]   # in this order
 #   fresh: round             # a fresh server process per round, or per case
 #   timeout: 60s             # client timeout: slow answers are latency, not errors

@@ -47,6 +47,9 @@ const HostSpeedTolerance = analysis.HostSpeedTolerance
 // LayoutOf is analysis.LayoutOf.
 var LayoutOf = analysis.LayoutOf
 
+// OrderOf is analysis.OrderOf.
+var OrderOf = analysis.OrderOf
+
 // result is the model's analysis part, for the lookups analysis defines.
 func (m *Model) result() *analysis.Result {
 	return &analysis.Result{Header: m.Header, Cells: m.Cells, Steps: m.Steps, Groups: m.Groups}

@@ -168,26 +168,27 @@ func CallText(c Change) string {
 	if c.Call == stats.CallInvalid {
 		return estimateText(c)
 	}
-	s := string(c.Call) + " " + estimateText(c)
-	if n := sizeText(c); n != "" {
-		s += ", " + n
-	}
+	s := callLabel(c) + " " + estimateText(c)
 	if c.Call == stats.CallUndecided && c.WindowsNeeded > 0 {
 		s += "; " + windowsNeededText(c)
 	}
 	return s
 }
 
-// sizeText qualifies a gain or a loss: where its interval lies against the
-// minimum effect.
-func sizeText(c Change) string {
+// callLabel is the call with its size, the same words on every surface:
+// "gain (at least +5.0 %)", "loss (small)", "same".
+func callLabel(c Change) string {
 	switch c.Size {
 	case stats.SizeLarge:
-		return "at least the minimum effect"
+		bound := c.MinEffectPct
+		if c.Call == stats.CallLoss {
+			bound = 100 * (1/(1+c.MinEffectPct/100) - 1)
+		}
+		return fmt.Sprintf("%s (at least %s)", c.Call, fmtPct(bound))
 	case stats.SizeSmall:
-		return "small (within the minimum effect)"
+		return string(c.Call) + " (small)"
 	}
-	return ""
+	return string(c.Call)
 }
 
 // windowsNeededText says how many windows a side (pairs, for a paired

@@ -16,8 +16,13 @@ func TestIntervalEndsKeepTheirSign(t *testing.T) {
 		}
 	}
 	lo, hi := 0.03, 4.2
-	c := Change{Call: stats.CallGain, Size: stats.SizeSmall, EstimatePct: 2, CILowPct: &lo, CIHighPct: &hi}
-	if got := CallText(c); got != "gain +2.0 % (+0.03 … +4.2 %), small (within the minimum effect)" {
+	c := Change{Call: stats.CallGain, Size: stats.SizeSmall, MinEffectPct: 5, EstimatePct: 2, CILowPct: &lo, CIHighPct: &hi}
+	if got := CallText(c); got != "gain (small) +2.0 % (+0.03 … +4.2 %)" {
+		t.Errorf("CallText = %q", got)
+	}
+	lo, hi = -40, -8
+	c = Change{Call: stats.CallLoss, Size: stats.SizeLarge, MinEffectPct: 5, EstimatePct: -20, CILowPct: &lo, CIHighPct: &hi}
+	if got := CallText(c); got != "loss (at least -4.8 %) -20.0 % (-40.0 … -8.0 %)" {
 		t.Errorf("CallText = %q", got)
 	}
 }

@@ -19,7 +19,7 @@ var suitesSource string
 //go:embed capacity.html.tmpl
 var capacitySource string
 
-var htmlTemplate = template.Must(template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource)).Parse(capacitySource))
+var htmlTemplate = template.Must(template.Must(template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource)).Parse(capacitySource)).Parse(profilingSource))
 
 // WriteHTML renders the model as one self-contained HTML page (report.html):
 // inline CSS and SVG, no script from anywhere, nothing fetched.
@@ -52,6 +52,7 @@ type htmlView struct {
 	CostNotes   []string
 	Suites      suitesView
 	Capacity    *capacityView
+	Profiling   *profilingView
 }
 
 // bootRowView is a line of the boot table; Failed replaces the figures.
@@ -134,6 +135,7 @@ func newHTMLView(m *Model) htmlView {
 	}
 	v.BootChart, v.BootRows = bootView(m, colors)
 	v.Capacity = newCapacityView(m, colors)
+	v.Profiling = newProfilingView(m)
 	if c := m.Cost; c != nil {
 		v.CostIntro = costIntro(c)
 		v.CostInputs, v.CostHead, v.CostGrid = costInputRows(c), costGridHead(c), costGrid(c)
@@ -162,7 +164,7 @@ func chipRows(m *Model) []chipRow {
 }
 
 func newChipMetric(s Step, c Change, metric string) chipMetric {
-	cm := chipMetric{Call: c.Call, Text: string(c.Call)}
+	cm := chipMetric{Call: c.Call, Text: callLabel(c)}
 	if c.Call != stats.CallInvalid {
 		cm.Text += " " + fmtPct(c.EstimatePct)
 		cm.Interval = intervalText(c)

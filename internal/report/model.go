@@ -21,7 +21,10 @@ type Model struct {
 	Cost         *CostSection `json:"cost,omitempty"`
 	// Capacity is the capacity phase, when the plan has one (capacity.go).
 	Capacity *CapacitySection `json:"capacity,omitempty"`
-	Footer   Footer           `json:"footer"`
+	// Profiling is the profiling phase, when the run had one
+	// (profiling.go).
+	Profiling *ProfilingSection `json:"profiling,omitempty"`
+	Footer    Footer            `json:"footer"`
 
 	// DX and Process are the developer-experience and process suites,
 	// when the run measured them (dx.go, process.go).
