@@ -35,6 +35,9 @@ type Plan struct {
 	// Capacity is the capacity phase, nil without a capacity section
 	// (capacity.go).
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Thresholds are the limits each selected case's windows must meet
+	// (thresholds.go), in plan order; cases without one are left out.
+	Thresholds []CaseThresholds `json:"thresholds,omitempty"`
 }
 
 // Window is one measured interval of load on one (stack, case, concurrency)
@@ -128,6 +131,7 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		NeedsDatabase: needsDB,
 		JWTSecret:     f.JWTSecret,
 	}
+	p.Thresholds = f.thresholds.resolve(cases)
 	p.Windows = matrix(p.Stacks, cases, proto)
 	if proto.Adaptive && proto.Budget > 0 {
 		p.Protocol.BudgetRounds = p.budgetRounds()
@@ -350,6 +354,7 @@ func fingerprint(p *Plan, base string) string {
 		Name, Dir, Build, Start, Health string
 		Env                             map[string]string
 		Pprof, Runtime                  string `json:",omitempty"`
+		Commit                          string `json:",omitempty"`
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -359,18 +364,23 @@ func fingerprint(p *Plan, base string) string {
 		Inserts, Database  bool
 	}
 	v := struct {
-		Version  int
-		Workload string
-		Protocol Protocol
-		Stacks   []stackID
-		Cases    []caseID
-	}{Version: 1, Workload: p.WorkloadName, Protocol: p.Protocol}
+		Version    int
+		Workload   string
+		Protocol   Protocol
+		Stacks     []stackID
+		Cases      []caseID
+		Thresholds []CaseThresholds `json:",omitempty"`
+	}{Version: 1, Workload: p.WorkloadName, Protocol: p.Protocol, Thresholds: p.Thresholds}
 	for _, s := range p.Stacks {
 		dir, err := filepath.Rel(base, s.Dir)
 		if err != nil {
 			dir = s.Dir
 		}
-		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Env, s.Pprof, s.Runtime})
+		id := stackID{Name: s.Name, Dir: filepath.ToSlash(dir), Build: s.Build, Start: s.Start, Health: s.Health, Env: s.Env, Pprof: s.Pprof, Runtime: s.Runtime}
+		if s.Git != nil {
+			id.Commit = s.Git.Commit
+		}
+		v.Stacks = append(v.Stacks, id)
 	}
 	for _, c := range p.Cases {
 		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database})

@@ -235,7 +235,7 @@ func parseGate(s string) (mode string, cores float64, err error) {
 	}
 	cores, err = strconv.ParseFloat(s, 64)
 	if err != nil || cores <= 0 {
-		return "", 0, fmt.Errorf("the gate is auto (idle baseline + half a core), off, or a number of cores of foreign CPU above 0, e.g. 0.8")
+		return "", 0, fmt.Errorf("the gate is auto (idle baseline + 0.25 cores), off, or a number of cores of foreign CPU above 0, e.g. 0.8")
 	}
 	return GateCores, cores, nil
 }

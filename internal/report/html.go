@@ -35,6 +35,10 @@ func WriteHTML(w io.Writer, m *Model) error {
 type htmlView struct {
 	M           *Model
 	HeaderLines []string
+	// Verdict is the run's verdict in three lines (VerdictLines), the
+	// page's first words; Thresholds are the threshold checks as lines.
+	Verdict     []string
+	Thresholds  []string
 	Legend      []legendItem
 	ChipRows    []chipRow
 	Groups      []groupTable
@@ -113,7 +117,7 @@ type cellView struct {
 }
 
 func newHTMLView(m *Model) htmlView {
-	v := htmlView{M: m, HeaderLines: headerLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
+	v := htmlView{M: m, HeaderLines: headerLines(m), Verdict: VerdictLines(m), Thresholds: thresholdLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
 	v.HostSpeed = hostSpeedStrip(m.Header.HostSpeed)
 	colors := map[string]string{}
 	for i, s := range m.Header.Stacks {

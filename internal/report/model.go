@@ -24,7 +24,10 @@ type Model struct {
 	// Profiling is the profiling phase, when the run had one
 	// (profiling.go).
 	Profiling *ProfilingSection `json:"profiling,omitempty"`
-	Footer    Footer            `json:"footer"`
+	// Thresholds are the plan's thresholds judged on every cell of their
+	// case (thresholds.go).
+	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
+	Footer     Footer           `json:"footer"`
 
 	// DX and Process are the developer-experience and process suites,
 	// when the run measured them (dx.go, process.go).
