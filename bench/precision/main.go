@@ -1,7 +1,10 @@
 // Command precision re-analyses finished runs under both designs, paired by
 // round and independent samples, at each run's own α, and prints every
 // layer step's throughput call and interval width side by side: what
-// pairing the rounds buys on the same windows.
+// pairing the rounds buys on the same windows. Then, for every step, an
+// estimate of the carry-over from one window to the next: the step's
+// per-round log-ratio split by which of its two stacks went first in the
+// round (carryover.go), so that one can see whether the order mattered.
 //
 //	go run ./bench/precision results/20261201-…  [more results directories]
 package main
@@ -60,6 +63,7 @@ func compare(dir string) error {
 		mi, _ := stats.Quantile(iw, 0.5)
 		fmt.Printf("median interval width: paired %.1f points, independent %.1f points (steps with a finite interval: %d and %d)\n\n", mp, mi, len(pw), len(iw))
 	}
+	printCarryOver(os.Stdout, carryOver(p, res.PlannedWindows(), 0.05), 0.05, h.Order)
 	return nil
 }
 

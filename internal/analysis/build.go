@@ -96,6 +96,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		JournalNotes:    res.JournalProblems,
 	}
 	h.Layout, h.Design = LayoutOf(pl.Protocol)
+	h.Order = OrderOf(pl.Protocol)
 	h.Family, h.FamilyCalls = pl.Protocol.CallFamily(), FamilyCalls(&pl)
 	if pl.Protocol.Adaptive {
 		// Every look of an adaptive run spends part of α, and the calls
@@ -116,6 +117,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 			h.Rounds.Looks = looks
 		}
 		h.CallsThroughRound = callsThrough(looks, measured)
+		h.BeforeFirstLook = len(looks) > 0 && measured < looks[0]
 	}
 	if h.MinEffect <= 0 {
 		// A journal written before min_effect existed.
@@ -154,6 +156,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		}
 	}
 	h.HostSpeed = hostSpeed(finals)
+	h.Warmup, h.WarmupPlan = warmupSummary(finals), plan.WarmupText(pl.Protocol)
 	h.Placement = PlacementOf(res, finals)
 	if len(res.Environments) > 0 {
 		he := res.Environments[0].Host
@@ -384,6 +387,15 @@ func clockStopLooks(looks []int, measured int) []int {
 		out = append(out, measured)
 	}
 	return out
+}
+
+// OrderOf names the order a protocol laid its rounds out in: "williams",
+// or "rotation" for a journal written before the order was recorded.
+func OrderOf(pr plan.Protocol) string {
+	if pr.Order == plan.OrderRotation {
+		return "rotation"
+	}
+	return pr.Order
 }
 
 // LayoutOf is a protocol's layout and the design its steps are compared

@@ -290,12 +290,34 @@ func addSteps(m *Result) {
 		}
 	}
 	CallSteps(m.Steps, cells, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+	if m.Header.BeforeFirstLook {
+		holdUntilTheFirstLook(m.Steps, m.Header.Rounds)
+	}
 	if m.Header.Family == plan.FamilyRun {
 		// The calls the control covered: the steps' metrics that were
 		// not invalid (the plan's count, which set the looks, has them all).
 		m.Header.FamilyCalls = 0
 		for _, s := range m.Steps {
 			m.Header.FamilyCalls = max(m.Header.FamilyCalls, s.Throughput.FamilyCalls, s.PerCPU.FamilyCalls)
+		}
+	}
+}
+
+// holdUntilTheFirstLook leaves every call undecided: an adaptive run
+// calls its steps at its looks only, and a call made from the rounds
+// before the first would be one more look than α was split over.
+func holdUntilTheFirstLook(steps []Step, ri *RoundsInfo) {
+	first := 0
+	if ri != nil && len(ri.Looks) > 0 {
+		first = ri.Looks[0]
+	}
+	for i := range steps {
+		for _, c := range []*Change{&steps[i].Throughput, &steps[i].PerCPU} {
+			if c.Call == stats.CallInvalid || c.Call == stats.CallUndecided {
+				continue
+			}
+			c.Call, c.Size = stats.CallUndecided, ""
+			c.Reason = fmt.Sprintf("the run calls its steps at its looks only, and has not reached its first, after round %d", first)
 		}
 	}
 }

@@ -249,3 +249,30 @@ func TestPerCPUSecondIsThroughputOverCores(t *testing.T) {
 }
 
 func abs(x float64) float64 { return max(x, -x) }
+
+// TestNoCallBeforeTheFirstLook: an adaptive run makes its calls at its
+// looks only; before the first, a step whose windows already look decided
+// stays undecided (deciding it would be a look α was not split for).
+func TestNoCallBeforeTheFirstLook(t *testing.T) {
+	cell := func(stack string, scale float64) Cell {
+		c := Cell{Stack: stack, Case: "x", Concurrency: 1, State: CellValid}
+		for r := 1; r <= 8; r++ {
+			v := scale * (1000 + float64(r%3))
+			c.PerWindow = append(c.PerWindow, WindowFigures{Round: r, Process: r, Counted: true, ThroughputRPS: v, PerCPUSecond: v})
+		}
+		summarizeCell(&c)
+		return c
+	}
+	r := &Result{Header: Header{Stacks: []string{"a", "b"}, Cases: []CaseInfo{{Name: "x"}}, Concurrency: []int{1},
+		Design: stats.Paired, Alpha: 0.05, MinEffect: 0.05, Family: "step", Rounds: &RoundsInfo{Looks: []int{13}}}}
+	r.Cells = []Cell{cell("a", 1), cell("b", 1.001)}
+	r.Recompute()
+	if c := r.Steps[0].Throughput.Call; c != stats.CallGain {
+		t.Fatalf("after a look: %s, want a (small) gain: b is 0.1 %% ahead in all 8 pairs", c)
+	}
+	r.Header.BeforeFirstLook = true
+	r.Recompute()
+	if c := r.Steps[0].Throughput; c.Call != stats.CallUndecided || !strings.Contains(c.Reason, "first, after round 13") {
+		t.Errorf("before the first look: %s (%s), want undecided", c.Call, c.Reason)
+	}
+}

@@ -35,6 +35,11 @@ type Header struct {
 	Host Host `json:"host"`
 	// HostSpeed summarises the host-speed probes around the windows.
 	HostSpeed HostSpeed `json:"host_speed"`
+	// Warmup is how long the windows' warm-ups ran (warmup.go); nil when
+	// no window had one.
+	Warmup *WarmupSummary `json:"warmup,omitempty"`
+	// WarmupPlan describes the plan's warm-up ("until steady, 500ms–3s").
+	WarmupPlan string `json:"warmup_plan,omitempty"`
 	// Placement is where the processes ran (shared or lanes); nil for a
 	// journal written before it was recorded.
 	Placement *Placement `json:"placement,omitempty"`
@@ -49,6 +54,11 @@ type Header struct {
 	// stats.Independent.
 	Layout string       `json:"layout"`
 	Design stats.Design `json:"design"`
+	// Order is how a round ordered the stacks: "williams" (balanced: within
+	// a case, every stack right before every other equally often over a
+	// cycle of rounds) or "rotation" (journals written before it, which
+	// are not balanced from three stacks on).
+	Order string `json:"order"`
 	// MinEffect is the smallest shift, as a fraction, that matters: an
 	// interval within ± it (on the log scale) is called same, and a gain or
 	// loss says whether it reaches past it.
@@ -63,6 +73,10 @@ type Header struct {
 	// called from the windows of rounds up to it, as the run decided, and
 	// the later windows show in the cells only.
 	CallsThroughRound int `json:"calls_through_round,omitempty"`
+	// BeforeFirstLook is true for an adaptive run that has not reached
+	// its first look: calls are made at the looks only, so every step is
+	// undecided until then (and the run measures every cell).
+	BeforeFirstLook bool `json:"before_first_look,omitempty"`
 	// Rounds describes an adaptive run's rounds (rounds: auto); nil for a
 	// fixed number of rounds.
 	Rounds *RoundsInfo `json:"rounds,omitempty"`

@@ -6,9 +6,10 @@
 // Every stack gets one unmeasured start first, which warms the file cache
 // so the first measured start is not the only one that reads the binary
 // from disk. The measured starts then run in rounds; each round starts
-// every stack once, in an order rotated by one per round, so that no stack
-// always follows the same neighbour or always goes first (a drift in the
-// machine's state spreads over all stacks). Run returns plain data; the
+// every stack once, in a balanced (Williams) order, so that over a cycle of
+// rounds every stack goes first equally often and right after every other
+// stack equally often (a drift in the machine's state, or what the
+// previous start left behind, spreads over all stacks). Run returns plain data; the
 // command prints it.
 package boot
 
@@ -24,6 +25,7 @@ import (
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -91,14 +93,14 @@ type Result struct {
 	Stacks []Summary `json:"stacks"`
 }
 
-// Order returns the order of the measured starts: round r starts the
-// stacks rotated left by r.
+// Order returns the order of the measured starts: round r (from 0) starts
+// the stacks in Williams sequence r (stats.WilliamsSequence), so that over
+// a cycle of rounds every stack comes first equally often and right after
+// every other stack equally often.
 func Order(stacks, rounds int) [][]int {
 	order := make([][]int, rounds)
 	for r := range order {
-		for i := range stacks {
-			order[r] = append(order[r], (r+i)%stacks)
-		}
+		order[r] = stats.WilliamsSequence(stacks, r)
 	}
 	return order
 }

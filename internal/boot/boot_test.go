@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -78,11 +79,31 @@ func helperStack(t *testing.T, name string, env ...string) Stack {
 
 var userCase = workload.Case{Name: "user", Method: "GET", Path: "/users/4242", Expect: []int{200}, Database: true}
 
+// TestOrder: the rounds take the Williams sequences in turn, so that over
+// a cycle of rounds every stack starts right after every other equally
+// often within a round (rotated, with three stacks A came right after C in
+// every round and never right after B).
 func TestOrder(t *testing.T) {
 	got := Order(3, 4)
-	want := [][]int{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 1, 2}}
+	want := [][]int{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}, {0, 2, 1}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Order(3, 4) = %v, want %v", got, want)
+	}
+	for n := 2; n <= 5; n++ {
+		after := map[[2]int]int{}
+		for _, round := range Order(n, stats.WilliamsCycle(n)) {
+			for i := 1; i < len(round); i++ {
+				after[[2]int{round[i-1], round[i]}]++
+			}
+		}
+		if len(after) != n*(n-1) {
+			t.Errorf("%d stacks: %d ordered neighbours over a cycle, want all %d: %v", n, len(after), n*(n-1), after)
+		}
+		for pair, k := range after {
+			if k != after[[2]int{1, 0}] {
+				t.Errorf("%d stacks: %v neighbours %d times, %v %d times", n, pair, k, [2]int{1, 0}, after[[2]int{1, 0}])
+			}
+		}
 	}
 }
 

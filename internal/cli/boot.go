@@ -132,7 +132,7 @@ func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
 }
 
 func printBoot(w io.Writer, res boot.Result, request string, starts int) {
-	fmt.Fprintf(w, "Cold starts: %d per stack after one unmeasured start each, in rotated order.\n", starts)
+	fmt.Fprintf(w, "Cold starts: %d per stack after one unmeasured start each, in a balanced order.\n", starts)
 	fmt.Fprintf(w, "boot = spawn → first 200 on the health path; first = %s (case %s) on the fresh process;\nidle RSS = the process tree %s after the first 200. Median (interquartile range).\n\n",
 		request, res.Case, boot.IdleDelay)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

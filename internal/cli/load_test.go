@@ -215,18 +215,21 @@ func TestLoadEventsOnAPipe(t *testing.T) {
 	for i, e := range events {
 		kinds[i] = string(e.Kind)
 	}
-	if want := "warmup_start,measure_start,tick,tick,measure_end"; strings.Join(kinds, ",") != want {
+	if want := "warmup_start,measure_at,measure_start,tick,tick,measure_end"; strings.Join(kinds, ",") != want {
 		t.Fatalf("events %v, want %s", kinds, want)
 	}
-	if events[2].ElapsedSeconds != 1 || events[3].ElapsedSeconds != 2 || events[2].Successes == 0 {
-		t.Errorf("ticks %+v %+v", events[2], events[3])
+	if events[3].ElapsedSeconds != 1 || events[4].ElapsedSeconds != 2 || events[3].Successes == 0 {
+		t.Errorf("ticks %+v %+v", events[3], events[4])
 	}
-	window := time.Duration(events[4].UnixNano - events[1].UnixNano)
-	warm := time.Duration(events[1].UnixNano - events[0].UnixNano)
+	if events[1].UnixNano != events[2].UnixNano {
+		t.Errorf("measure_at announced %d, measure_start came at %d", events[1].UnixNano, events[2].UnixNano)
+	}
+	window := time.Duration(events[5].UnixNano - events[2].UnixNano)
+	warm := time.Duration(events[2].UnixNano - events[0].UnixNano)
 	if window < 1990*time.Millisecond || window > 2200*time.Millisecond || warm < 290*time.Millisecond || warm > 500*time.Millisecond {
 		t.Errorf("measure_start→measure_end %v (want 2s), warmup_start→measure_start %v (want 300ms)", window, warm)
 	}
-	if !strings.Contains(got[2], `"elapsed_s":1`) || !strings.HasPrefix(got[1], `{"event":"measure_start","unix_ns":`) {
+	if !strings.Contains(got[3], `"elapsed_s":1`) || !strings.HasPrefix(got[2], `{"event":"measure_start","unix_ns":`) {
 		t.Errorf("event lines %q", got)
 	}
 }

@@ -79,10 +79,11 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	stacks := fs.String("stacks", "", "run only these stacks, comma-separated (they keep the file's order)")
 	cases := fs.String("cases", "", "run only these cases, comma-separated, in this order")
 	conc := fs.String("concurrency", "", "concurrency levels, comma-separated, e.g. 10,100")
-	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window")
+	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window: its floor when it runs until throughput is steady")
+	fs.DurationVar(&o.WarmupMax, "warmup-max", 0, "the warm-up's cap: it ends once throughput is steady, at most this long (equal to --warmup: a fixed warm-up)")
 	fs.DurationVar(&o.Window, "window", 0, "measured window")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "client timeout")
-	rounds := fs.String("rounds", "", "rounds: passes over every stack, in a rotated order: a number, or auto (measure more rounds of the cells an undecided step needs)")
+	rounds := fs.String("rounds", "", "rounds: passes over every stack, in a balanced order: a number, or auto (measure more rounds of the cells an undecided step needs)")
 	fs.IntVar(&o.MinRounds, "min-rounds", 0, "with --rounds auto: the rounds always measured")
 	fs.IntVar(&o.MaxRounds, "max-rounds", 0, "with --rounds auto: the most rounds")
 	fs.DurationVar(&o.Budget, "budget", 0, "with --rounds auto: the longest the windows may take, extra rounds included (estimated)")
@@ -95,12 +96,13 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	gateRetries := fs.Int("gate-retries", 0, "redo a contended window at most this many times")
 	fs.DurationVar(&o.GateWait, "gate-wait", 0, "longest wait for a quiet host before a window")
 	spread := fs.Bool("spread", false, "spread ids and pages over all users instead of the fixed requests")
+	profiling := fs.Bool("profiling", false, "after the measured rounds, profile one extra window per cell and explain each step by function (docs/profiles.md)")
 	minEffect := fs.String("min-effect", "", "smallest shift a step calls a gain or a loss, e.g. 5% or 0.05")
 	placement := fs.String("placement", "", "where the generator, the server and the database run: shared, lanes (CPUs of their own), auto (lanes with 8 CPUs or more), or lanes:server=0-3:database=4-5:generator=6-7")
 	return func() (plan.Overrides, error) {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for _, name := range []string{"warmup", "window", "timeout", "gate-wait"} {
+		for _, name := range []string{"warmup", "warmup-max", "window", "timeout", "gate-wait"} {
 			if set[name] && fs.Lookup(name).Value.(flag.Getter).Get().(time.Duration) <= 0 {
 				return o, usagef("--%s must be a positive duration, e.g. --%s 5s", name, name)
 			}
@@ -153,6 +155,9 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 		if set["spread"] {
 			o.Spread = spread
 		}
+		if set["profiling"] {
+			o.Profiling = profiling
+		}
 		if set["placement"] {
 			spec, err := plan.ParsePlacementFlag(*placement)
 			if err != nil {
@@ -187,7 +192,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(tw, "profile\t%s\n", pr.Profile)
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
-	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", pr.Warmup, pr.Window, pr.Timeout)
+	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", plan.WarmupText(pr), pr.Window, pr.Timeout)
 	layout, design := report.LayoutOf(pr)
 	alpha := stats.DefaultAlpha
 	if pr.Adaptive {
@@ -237,7 +242,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	printPlanThresholds(w, p)
 	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s%s), after builds and the parity gate\n",
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()),
-		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p))
+		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p)+profilingEstimate(p))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
 }
 
@@ -372,7 +377,7 @@ func budgetNote(pr plan.Protocol) string {
 // for the calls.
 func describeLayout(layout string) string {
 	if layout == plan.LayoutInterleaved {
-		return "interleaved: in each round the stacks take turns case by case (A B C, then C B A), each stack's process of the round up from its first window to its last; steps compare the two stacks round by round (paired)"
+		return "interleaved: in each round the stacks take turns case by case in a balanced (Williams) order, each stack's process of the round up from its first window to its last; steps compare the two stacks round by round (paired)"
 	}
 	return "grouped: each stack serves all its cases in a row; steps compare the two stacks' windows as independent samples"
 }

@@ -67,7 +67,7 @@ func TestPlanShowsResolvedProtocol(t *testing.T) {
 		"profile      quick",
 		"cases        user, health",
 		"concurrency  32",
-		"warm-up 500ms, window 2s, timeout 1m0s",
+		"warm-up until steady, 500ms–3s (JIT runtimes 2s–8s), window 2s, timeout 1m0s",
 		"rounds       auto: 4 to 16, a fresh process per round",
 		"database: postgres://bench:xxxxx@127.0.0.1:5432/bench",
 		"1. nethttp-pgx  apps/a  build: go build -o bin/server .  start: ./bin/server",

@@ -90,6 +90,7 @@ func renderReport(dir, output string, opt report.BuildOptions, env Env) (*report
 	if err != nil {
 		return nil, err
 	}
+	report.AddProfiling(dir, res, m)
 	printNotes(env, m.Header.JournalNotes)
 	for _, f := range formats {
 		if err := report.WriteFile(dir, m, f); err != nil {

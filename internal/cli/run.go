@@ -311,6 +311,7 @@ func writeRunReport(env Env, dir string, partial bool) *report.Model {
 	printSteps(env.Stdout, m)
 	printThresholds(env.Stdout, m)
 	printCapacitySteps(env.Stdout, m)
+	printProfiling(env.Stdout, m)
 	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
 	return m
 }

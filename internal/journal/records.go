@@ -17,8 +17,22 @@ type Flag string
 // The window flags, as written in the journal.
 const (
 	// FlagInvalid: more than 1 % of requests failed (load.Result's
-	// FailureShare: unfinished and unsent included), or the warm-up failed.
+	// FailureShare: unfinished and unsent included), or more than 1 % of
+	// the warm-up's completed requests failed. A warm-up in which nothing
+	// completed yet has not failed (a slow route).
 	FlagInvalid Flag = "invalid"
+	// FlagNotSteady: the warm-up reached its cap before its throughput
+	// was steady (trap T19; load.WarmupRule). The window is measured and
+	// counted: on a noisy host a warm server's slices can disagree for a
+	// while, and dropping each such window would leave its cell short one
+	// by one. Like every flag it weighs in the cell's majority rule (more
+	// than a quarter of a cell's windows flagged: the cell is
+	// insufficient).
+	FlagNotSteady Flag = "not_steady"
+	// FlagTrend: the window's second half served clearly more (or fewer)
+	// requests than its first (load.Trend): still warming up, or slowing
+	// down. Counted, like not_steady.
+	FlagTrend Flag = "trend"
 	// FlagContended: the window's mean foreign CPU crossed the gate. A
 	// final window has it when the retry budget was spent.
 	FlagContended Flag = "contended"

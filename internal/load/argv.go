@@ -19,6 +19,7 @@ type Flags struct {
 	Rate        float64
 	Duration    time.Duration
 	Warmup      time.Duration
+	WarmupMax   time.Duration
 	Timeout     time.Duration
 	Method      string
 	// Headers are "Name: value", in order.
@@ -44,6 +45,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.Rate, "R", 0, "open loop: requests per second in total (default: closed loop)")
 	fs.DurationVar(&f.Duration, "d", DefaultDuration, "measured duration")
 	fs.DurationVar(&f.Warmup, "warmup", 0, "warm-up before the measured window, on the same connections, reported apart")
+	fs.DurationVar(&f.WarmupMax, "warmup-max", 0, "with --warmup: warm up until throughput is steady, at most this long")
 	fs.IntVar(&f.EventsFD, "events-fd", -1, "write run events as JSON lines to this inherited file descriptor")
 }
 
@@ -78,6 +80,9 @@ func (f Flags) Args(url string) []string {
 	add("-d", f.Duration.String())
 	if f.Warmup != 0 {
 		add("--warmup", f.Warmup.String())
+	}
+	if f.WarmupMax != 0 {
+		add("--warmup-max", f.WarmupMax.String())
 	}
 	add("-t", f.Timeout.String())
 	if f.Method != "" {
@@ -116,7 +121,7 @@ func (f Flags) Args(url string) []string {
 func (f Flags) Config(url string) (Config, error) {
 	cfg := Config{
 		URL: url, Method: f.Method, Connections: f.Connections, Rate: f.Rate,
-		Duration: f.Duration, Warmup: f.Warmup, Timeout: f.Timeout, AllowRemote: f.AllowRemote,
+		Duration: f.Duration, Warmup: f.Warmup, WarmupMax: f.WarmupMax, Timeout: f.Timeout, AllowRemote: f.AllowRemote,
 		Body: []byte(f.Body),
 	}
 	switch {
@@ -126,6 +131,8 @@ func (f Flags) Config(url string) (Config, error) {
 		return cfg, fmt.Errorf("-d %v: want a positive duration", f.Duration)
 	case f.Timeout < time.Millisecond:
 		return cfg, fmt.Errorf("-t %v: want a timeout of at least 1ms", f.Timeout)
+	case f.WarmupMax > 0 && f.WarmupMax < f.Warmup || f.WarmupMax > 0 && f.Warmup == 0:
+		return cfg, fmt.Errorf("--warmup-max %v: give it with --warmup, and at least as long (--warmup %v)", f.WarmupMax, f.Warmup)
 	case f.Body != "" && f.BodyFile != "":
 		return cfg, errors.New("-b and --body-file both given; choose one")
 	}
@@ -153,7 +160,7 @@ func (f Flags) Config(url string) (Config, error) {
 // flag: a pool is passed as a file, in Flags.Requests.
 func FlagsOf(cfg Config) Flags {
 	f := Flags{
-		Connections: cfg.Connections, Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup,
+		Connections: cfg.Connections, Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup, WarmupMax: cfg.WarmupMax,
 		Timeout: cfg.Timeout, Method: cfg.Method, Body: string(cfg.Body), AllowRemote: cfg.AllowRemote,
 		Output: "text", EventsFD: -1,
 	}

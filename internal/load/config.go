@@ -40,6 +40,10 @@ type Config struct {
 	// Warmup runs before the measured window on the same connections and is
 	// reported separately (default none).
 	Warmup time.Duration
+	// WarmupMax, when above Warmup, makes the warm-up adaptive: it lasts
+	// at least Warmup and ends when the throughput is steady (WarmupRule,
+	// in slices of WarmupSlice(Warmup)), or at WarmupMax.
+	WarmupMax time.Duration
 	// Timeout fails a request that has no complete answer after this long
 	// (default 60s). A connection whose request timed out is reopened.
 	Timeout time.Duration
@@ -110,6 +114,10 @@ func withDefaults(cfg Config) (Config, error) {
 		return cfg, configErrorf("duration", "must be positive, got %v", cfg.Duration)
 	case cfg.Warmup < 0:
 		return cfg, configErrorf("warmup", "must not be negative, got %v", cfg.Warmup)
+	case cfg.WarmupMax < 0:
+		return cfg, configErrorf("warmup_max", "must not be negative, got %v", cfg.WarmupMax)
+	case cfg.WarmupMax > 0 && cfg.Warmup == 0:
+		return cfg, configErrorf("warmup_max", "needs a warm-up floor (warmup) above 0; got warmup_max %v without one", cfg.WarmupMax)
 	case cfg.Timeout < time.Millisecond:
 		return cfg, configErrorf("timeout", "must be at least 1ms, got %v", cfg.Timeout)
 	}

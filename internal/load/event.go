@@ -8,10 +8,14 @@ import (
 // EventKind names a run event.
 type EventKind string
 
-// The events of a run, in order: WarmupStart (only with a warm-up),
-// MeasureStart, one Tick per second of the measured window, MeasureEnd.
+// The events of a run, in order: WarmupStart and MeasureAt (only with a
+// warm-up), MeasureStart, one Tick per second of the measured window,
+// MeasureEnd. MeasureAt announces when the window will start: at once
+// after WarmupStart for a fixed warm-up, when the rule decides for an
+// adaptive one (Config.WarmupMax), at least a slice ahead as a rule.
 const (
 	WarmupStart  EventKind = "warmup_start"
+	MeasureAt    EventKind = "measure_at"
 	MeasureStart EventKind = "measure_start"
 	Tick         EventKind = "tick"
 	MeasureEnd   EventKind = "measure_end"
@@ -23,8 +27,9 @@ const (
 // (within about a millisecond).
 type Event struct {
 	Kind EventKind
-	// UnixNano is the wall-clock time of the event; for MeasureStart and
-	// MeasureEnd, of the boundary itself (Result.MeasureStartUnixNano and
+	// UnixNano is the wall-clock time of the event; for MeasureAt, of the
+	// window's start it announces; for MeasureStart and MeasureEnd, of the
+	// boundary itself (Result.MeasureStartUnixNano and
 	// MeasureEndUnixNano), which the event follows within about 1 ms.
 	UnixNano int64
 	// ElapsedSeconds, Successes and Errors are set on Tick: the second of

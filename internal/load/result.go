@@ -23,10 +23,23 @@ type Result struct {
 	// Interrupted is true when the run was stopped (Ctrl-C) inside the
 	// window: DurationSeconds is then the part measured, and every figure
 	// covers that part only.
-	Interrupted    bool    `json:"interrupted,omitempty"`
-	WarmupSeconds  float64 `json:"warmup_s"`
-	TimeoutSeconds float64 `json:"timeout_s"`
-	Connections    int     `json:"connections"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// WarmupSeconds is how long the warm-up ran: the fixed warm-up, or
+	// an adaptive one's whole slices (Config.WarmupMax).
+	WarmupSeconds float64 `json:"warmup_s"`
+	// WarmupEnd says how the warm-up ended: "fixed" (a fixed length),
+	// "steady" (the last slices agreed, WarmupRule) or "cap" (WarmupMax
+	// reached first; the window is then flagged not_steady by the
+	// harness); empty without a warm-up.
+	WarmupEnd string `json:"warmup_end,omitempty"`
+	// WarmupSliceSeconds and WarmupSlices are an adaptive warm-up's slice
+	// length and completions (successes and failures) per slice, up to the
+	// slice after which the rule decided (the last slice, run before the
+	// window as announced, is not in it).
+	WarmupSliceSeconds float64 `json:"warmup_slice_s,omitempty"`
+	WarmupSlices       []int64 `json:"warmup_slices,omitempty"`
+	TimeoutSeconds     float64 `json:"timeout_s"`
+	Connections        int     `json:"connections"`
 	// Rate is the open loop's requests per second; 0 in closed loop.
 	Rate float64 `json:"rate"`
 	// Expect lists the success statuses; empty means any 2xx.
@@ -98,6 +111,9 @@ type Result struct {
 	Drain DrainPhase `json:"drain"`
 	// Timeline has one entry per second of the window.
 	Timeline []Second `json:"timeline"`
+	// Halves are the window's successes in its first and second half
+	// (of Duration): Trend compares them.
+	Halves [2]int64 `json:"halves"`
 
 	// MeasureStartUnixNano and MeasureEndUnixNano bound the window.
 	MeasureStartUnixNano int64 `json:"measure_start_unix_ns"`

@@ -31,9 +31,21 @@ type run struct {
 	seconds int  // timeline length: the window in whole seconds, rounded up
 	workers []*worker
 
-	// Monotonic times (nanotime) of the run's boundaries.
-	t0, warmEnd, measEnd, drainEnd int64
-	scanEveryNs                    int64
+	// Monotonic times (nanotime) of the run's boundaries. t0 is fixed
+	// before the workers start; the others are atomics because an adaptive
+	// warm-up (Config.WarmupMax) moves them while the workers run: worker 0
+	// sets them once, when the warm-up's rule decides (decideWarmup).
+	t0                         int64
+	warmEnd, measEnd, drainEnd atomic.Int64
+	// adaptive is true when the warm-up ends by the rule; warmSlices
+	// counts its slices (worker 0's decisions so far), warmupEnd says how
+	// it ended ("steady", "cap" or "fixed").
+	adaptive    bool
+	rule        WarmupRule
+	warmSlices  int
+	decided     bool
+	warmupEnd   string
+	scanEveryNs int64
 	// histMax is the histograms' range: the timeout plus the whole
 	// schedule, so that neither a corrected latency (open loop: from a
 	// due time that may lie far back) nor an unfinished request's age is
@@ -82,6 +94,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.schedule()
 	if r.cfg.Warmup > 0 {
 		r.emit(Event{Kind: WarmupStart, UnixNano: r.clocks.unixNano(r.t0)})
+		if !r.adaptive {
+			r.emit(Event{Kind: MeasureAt, UnixNano: r.clocks.unixNano(r.warmEnd.Load())})
+		}
 	}
 	var wg sync.WaitGroup
 	for _, w := range r.workers {
@@ -127,7 +142,13 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 		r.success[s] = true
 	}
 	r.scanEveryNs = int64(min(max(cfg.Timeout/20, time.Millisecond), retryBackoff))
-	r.histMax = cfg.Timeout + cfg.Warmup + cfg.Duration + maxDrain
+	r.adaptive = cfg.WarmupMax > cfg.Warmup && cfg.Warmup > 0
+	warmupMax := cfg.Warmup
+	if r.adaptive {
+		r.rule = NewWarmupRule(cfg.Warmup, cfg.WarmupMax, cfg.Connections)
+		warmupMax = time.Duration(r.rule.CapSlices()) * r.rule.Slice
+	}
+	r.histMax = cfg.Timeout + warmupMax + cfg.Duration + maxDrain
 	// One worker per core, but leave the program a spare P: then workers
 	// wait in epoll through RawSyscall (see rawsys.go).
 	procs := runtime.GOMAXPROCS(0)
@@ -168,14 +189,69 @@ func (r *run) predial() {
 func (r *run) schedule() {
 	r.clocks = readClocks()
 	r.t0 = r.clocks.mono
-	r.warmEnd = r.t0 + int64(r.cfg.Warmup)
-	r.measEnd = r.warmEnd + int64(r.cfg.Duration)
-	r.drainEnd = r.measEnd + int64(min(r.cfg.Timeout, maxDrain))
+	warm := r.cfg.Warmup
+	r.warmupEnd = "fixed"
+	if r.adaptive {
+		// Until the rule decides, the window starts at the cap.
+		warm = time.Duration(r.rule.CapSlices()) * r.rule.Slice
+		r.warmupEnd = "cap"
+	}
+	r.setWarmEnd(r.t0 + int64(warm))
 	if r.cfg.Warmup == 0 {
 		r.cpuStart, r.waitStart = cpuSeconds(), runDelaySeconds()
-		r.measStartUnix = r.clocks.unixNano(r.warmEnd)
+		r.measStartUnix = r.clocks.unixNano(r.t0)
 		r.emit(Event{Kind: MeasureStart, UnixNano: r.measStartUnix})
 	}
+}
+
+// setWarmEnd sets the window's start (monotonic) and with it its end and
+// the drain's. The window's end and the drain's are stored first: a worker
+// that sees the new start sees them too.
+func (r *run) setWarmEnd(t int64) {
+	meas := t + int64(r.cfg.Duration)
+	r.measEnd.Store(meas)
+	r.drainEnd.Store(meas + int64(min(r.cfg.Timeout, maxDrain)))
+	r.warmEnd.Store(t)
+}
+
+// sliceEnd is the monotonic end of the warm-up's k-th slice (from 1).
+func (r *run) sliceEnd(k int) int64 { return r.t0 + int64(k)*int64(r.rule.Slice) }
+
+// announceMargin is the least time between worker 0's decision and the
+// window's start it announces: another worker that read the clock just
+// before the decision still counts its completion in the right phase.
+const announceMargin = int64(time.Millisecond)
+
+// decideWarmup runs the warm-up's rule at the end of slice k (worker 0,
+// at now): when it decides, the window starts after slice k+1 (or at
+// now+announceMargin if worker 0 is that late), and MeasureAt announces
+// it. counts are the completions per slice, summed over the workers.
+func (r *run) decideWarmup(k int, now int64) {
+	counts := make([]int64, k)
+	for _, w := range r.workers {
+		for i := range counts {
+			counts[i] += w.warmSlices[i].Load()
+		}
+	}
+	r.warmSlices = k
+	d := r.rule.Decide(counts)
+	if d == WarmupContinue {
+		return
+	}
+	r.decided = true
+	start := r.sliceEnd(k + 1)
+	if cur := r.warmEnd.Load(); now >= cur {
+		start = cur // worker 0 came so late that the cap's start has passed
+	} else if start < now+announceMargin {
+		start = now + announceMargin
+	}
+	if d == WarmupSteady {
+		r.warmupEnd = "steady"
+	} else {
+		r.warmupEnd = "cap"
+	}
+	r.setWarmEnd(start)
+	r.emit(Event{Kind: MeasureAt, UnixNano: r.clocks.unixNano(start)})
 }
 
 // intendedAt is the open loop's send time of worker w's k-th request: the
@@ -214,11 +290,11 @@ func (r *run) nextRequest() *wireRequest {
 func (r *run) hookTime(i int) int64 {
 	switch {
 	case i == 0 && r.cfg.Warmup > 0:
-		return r.warmEnd
+		return r.warmEnd.Load()
 	case i == 0:
 		return r.hookTime(1)
 	case i <= r.seconds:
-		return min(r.warmEnd+int64(i)*int64(time.Second), r.measEnd)
+		return min(r.warmEnd.Load()+int64(i)*int64(time.Second), r.measEnd.Load())
 	}
 	return -1
 }
@@ -227,7 +303,7 @@ func (r *run) hook(i int, now int64) {
 	if i == 0 {
 		if r.cfg.Warmup > 0 {
 			r.cpuStart, r.waitStart = cpuSeconds(), runDelaySeconds()
-			r.measStartUnix = r.clocks.unixNano(r.warmEnd)
+			r.measStartUnix = r.clocks.unixNano(r.warmEnd.Load())
 			r.emit(Event{Kind: MeasureStart, UnixNano: r.measStartUnix})
 		}
 		return
@@ -235,7 +311,7 @@ func (r *run) hook(i int, now int64) {
 	last := i == r.seconds
 	if last {
 		r.cpuEnd, r.waitEnd = cpuSeconds(), runDelaySeconds()
-		r.measEndUnix = r.clocks.unixNano(r.measEnd)
+		r.measEndUnix = r.clocks.unixNano(r.measEnd.Load())
 	}
 	if r.cfg.Progress != nil {
 		var ok, bad int64
@@ -272,16 +348,17 @@ func (r *run) fail(err error) {
 // caller keeps what was measured and still knows the run did not finish.
 func (r *run) stopped(cause error) (*Result, error) {
 	now := nanotime()
-	if r.measStartUnix == 0 || now < r.warmEnd {
+	warmEnd, measEnd := r.warmEnd.Load(), r.measEnd.Load()
+	if r.measStartUnix == 0 || now < warmEnd {
 		return nil, fmt.Errorf("load run stopped during the warm-up, before anything was measured: %w", cause)
 	}
 	if r.cpuEnd == 0 {
 		r.cpuEnd, r.waitEnd = cpuSeconds(), runDelaySeconds()
-		if now < r.measEnd {
-			r.measured = time.Duration(now - r.warmEnd)
+		if now < measEnd {
+			r.measured = time.Duration(now - warmEnd)
 			r.measEndUnix = r.clocks.unixNano(now)
 		} else {
-			r.measEndUnix = r.clocks.unixNano(r.measEnd)
+			r.measEndUnix = r.clocks.unixNano(measEnd)
 		}
 	}
 	res, err := r.result()

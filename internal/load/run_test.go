@@ -361,7 +361,7 @@ func TestEventsInOrder(t *testing.T) {
 		}})
 	mu.Lock()
 	defer mu.Unlock()
-	want := []EventKind{WarmupStart, MeasureStart, Tick, Tick, MeasureEnd}
+	want := []EventKind{WarmupStart, MeasureAt, MeasureStart, Tick, Tick, MeasureEnd}
 	if strings.Join(kindStrings(kinds), ",") != strings.Join(kindStrings(want), ",") {
 		t.Errorf("events %v, want %v", kinds, want)
 	}

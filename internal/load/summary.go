@@ -25,7 +25,7 @@ func (r *run) result() (*Result, error) {
 		Mode:                 "closed",
 		DurationSeconds:      window.Seconds(),
 		Interrupted:          r.measured > 0,
-		WarmupSeconds:        cfg.Warmup.Seconds(),
+		WarmupSeconds:        time.Duration(r.warmEnd.Load() - r.t0).Seconds(),
 		TimeoutSeconds:       cfg.Timeout.Seconds(),
 		Connections:          cfg.Connections,
 		Rate:                 cfg.Rate,
@@ -39,6 +39,18 @@ func (r *run) result() (*Result, error) {
 	}
 	if r.open {
 		res.Mode = "open"
+	}
+	if cfg.Warmup > 0 {
+		res.WarmupEnd = r.warmupEnd
+	}
+	if r.adaptive {
+		res.WarmupSliceSeconds = r.rule.Slice.Seconds()
+		res.WarmupSlices = make([]int64, r.warmSlices)
+		for _, w := range r.workers {
+			for i := range res.WarmupSlices {
+				res.WarmupSlices[i] += w.warmSlices[i].Load()
+			}
+		}
 	}
 	if len(cfg.Requests) > 0 {
 		res.Method = ""
@@ -63,6 +75,8 @@ func (r *run) result() (*Result, error) {
 			status[s] += n
 		}
 		res.Warmup.add(w.warm)
+		res.Halves[0] += w.halves[0]
+		res.Halves[1] += w.halves[1]
 		res.Drain.add(w.drain)
 		res.Drain.Attempts += w.abandoned
 		res.Drain.Abandoned += w.abandoned
@@ -70,7 +84,7 @@ func (r *run) result() (*Result, error) {
 			// Due before the window's end (or the cut) and never sent:
 			// the schedule's index of the worker's next send says how many
 			// it sent.
-			res.Unsent += max(r.dueBefore(w.index, r.warmEnd+int64(window))-w.nextK, 0)
+			res.Unsent += max(r.dueBefore(w.index, r.warmEnd.Load()+int64(window))-w.nextK, 0)
 		}
 		succ.Merge(w.hSucc)
 		errs.Merge(w.hErr)

@@ -64,8 +64,15 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	if r.WarmupSeconds > 0 {
-		fmt.Fprintf(&b, "  warm-up       %d attempts, %d succeeded, %d failed (not counted above)\n",
+		fmt.Fprintf(&b, "  warm-up       %d attempts, %d succeeded, %d failed (not counted above)",
 			r.Warmup.Attempts, r.Warmup.Successes, r.Warmup.Errors)
+		switch r.WarmupEnd {
+		case "steady":
+			fmt.Fprintf(&b, "; steady after %d slices of %s", len(r.WarmupSlices), secs(r.WarmupSliceSeconds))
+		case "cap":
+			fmt.Fprintf(&b, "; NOT STEADY at the cap (%d slices of %s)", len(r.WarmupSlices), secs(r.WarmupSliceSeconds))
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "  drain         %d answered after the window: %d succeeded, %d failed (not counted above)",
 		r.Drain.Attempts-r.Drain.Abandoned, r.Drain.Successes, r.Drain.Errors)

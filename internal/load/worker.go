@@ -52,6 +52,10 @@ type worker struct {
 	nextScan  int64
 	nextHook  int64 // worker 0 only: next boundary or tick
 	hookIndex int
+	// nextSlice is worker 0's next end of an adaptive warm-up's slice to
+	// decide at (-1: none, or decided); slice is its number, from 1.
+	nextSlice int64
+	slice     int
 
 	// open loop
 	nextK      int64 // schedule index of the next request to send
@@ -64,6 +68,11 @@ type worker struct {
 	hErr        *hist.Histogram
 	hUncorr     *hist.Histogram
 	timeline    []atomic.Int64 // per second: successes, errors
+	// warmSlices counts an adaptive warm-up's completions per slice;
+	// worker 0 reads them at each slice's end.
+	warmSlices []atomic.Int64
+	// halves counts the window's successes in its first and second half.
+	halves [2]int64
 }
 
 func newWorker(r *run, index, conns int) (*worker, error) {
@@ -73,14 +82,18 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 	}
 	w := &worker{
 		r: r, index: index, epfd: epfd, timer: -1,
-		conns:    make([]conn, conns),
-		free:     make([]int32, 0, conns),
-		buf:      make([]byte, readBufBytes),
-		evs:      make([]unix.EpollEvent, 256),
-		hSucc:    hist.New(r.histMax),
-		hErr:     hist.New(r.histMax),
-		timeline: make([]atomic.Int64, 2*r.seconds),
-		nextHook: -1,
+		conns:     make([]conn, conns),
+		free:      make([]int32, 0, conns),
+		buf:       make([]byte, readBufBytes),
+		evs:       make([]unix.EpollEvent, 256),
+		hSucc:     hist.New(r.histMax),
+		hErr:      hist.New(r.histMax),
+		timeline:  make([]atomic.Int64, 2*r.seconds),
+		nextHook:  -1,
+		nextSlice: -1,
+	}
+	if r.adaptive {
+		w.warmSlices = make([]atomic.Int64, r.rule.CapSlices())
 	}
 	w.family, w.sa = r.tgt.sockaddr()
 	for i := range w.conns {
@@ -160,6 +173,9 @@ func (w *worker) loop() {
 	now := nanotime()
 	if w.index == 0 {
 		w.nextHook = r.hookTime(0)
+		if r.adaptive {
+			w.slice, w.nextSlice = 1, r.sliceEnd(1)
+		}
 	}
 	w.nextScan = now + r.scanEveryNs
 	if r.open {
@@ -173,6 +189,9 @@ func (w *worker) loop() {
 	}
 	for {
 		now = nanotime()
+		if w.nextSlice >= 0 && now >= w.nextSlice {
+			w.endSlice(now)
+		}
 		if w.nextHook >= 0 && now >= w.nextHook {
 			w.runHooks(now)
 		}
@@ -182,7 +201,7 @@ func (w *worker) loop() {
 		if r.open {
 			w.dispatch(now)
 		}
-		if now >= r.measEnd && (w.inflight == 0 || now >= r.drainEnd) {
+		if measEnd := r.measEnd.Load(); now >= measEnd && (w.inflight == 0 || now >= r.drainEnd.Load()) {
 			break
 		}
 		n, errno := epollWait(w.epfd, w.evs, w.waitMillis(now), r.rawWait)
@@ -233,15 +252,33 @@ func (w *worker) waitMillis(now int64) int {
 	if w.nextHook >= 0 && w.nextHook < next {
 		next = w.nextHook
 	}
-	r := w.r
-	if now < r.measEnd && r.measEnd < next {
-		next = r.measEnd
+	if w.nextSlice >= 0 && w.nextSlice < next {
+		next = w.nextSlice
 	}
-	if r.drainEnd < next {
-		next = r.drainEnd
+	r := w.r
+	if measEnd := r.measEnd.Load(); now < measEnd && measEnd < next {
+		next = measEnd
+	}
+	if drainEnd := r.drainEnd.Load(); drainEnd < next {
+		next = drainEnd
 	}
 	ms := (next - now + 999_999) / 1_000_000
 	return int(min(max(ms, 0), maxWaitMillis))
+}
+
+// endSlice runs the warm-up's rule at the end of a slice (worker 0 of an
+// adaptive warm-up): until it decides, at each slice's end; after, the
+// window's start is due, and hooks take over.
+func (w *worker) endSlice(now int64) {
+	r := w.r
+	r.decideWarmup(w.slice, now)
+	if r.decided || w.slice+1 >= r.rule.CapSlices() {
+		w.nextSlice = -1
+		w.nextHook = r.hookTime(w.hookIndex)
+		return
+	}
+	w.slice++
+	w.nextSlice = r.sliceEnd(w.slice)
 }
 
 // runHooks emits the boundaries and ticks that are due (worker 0 only).
@@ -343,7 +380,7 @@ func (w *worker) onDialed(i int, now int64) {
 		w.failOpen(i, classify(err), now)
 		return
 	}
-	if c.openedOnce && now >= w.r.warmEnd && now < w.r.measEnd {
+	if c.openedOnce && now >= w.r.warmEnd.Load() && now < w.r.measEnd.Load() {
 		w.meas.reconnects++
 	}
 	c.openedOnce = true
@@ -461,16 +498,23 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 	w.inflight--
 	r := w.r
 	c := &w.conns[i]
+	warmEnd := r.warmEnd.Load()
 	switch {
-	case now < r.warmEnd:
+	case now < warmEnd:
 		w.warm.count(ok)
+		if w.warmSlices != nil {
+			if k := int((now - r.t0) / int64(r.rule.Slice)); k < len(w.warmSlices) {
+				w.warmSlices[k].Add(1)
+			}
+		}
 		return
-	case now >= r.measEnd:
+	case now >= r.measEnd.Load():
 		w.drain.count(ok)
 		return
 	}
-	slot := 2 * int((now-r.warmEnd)/int64(time.Second))
+	slot := 2 * int((now-warmEnd)/int64(time.Second))
 	if ok {
+		w.halves[min((now-warmEnd)*2/int64(r.cfg.Duration), 1)]++
 		w.hSucc.RecordMicros((now - c.intended) / 1000)
 		if w.hUncorr != nil {
 			w.hUncorr.RecordMicros((now - c.sent) / 1000)
@@ -500,7 +544,7 @@ func (p *Phase) count(ok bool) {
 func (w *worker) next(i int, now int64) {
 	r := w.r
 	c := &w.conns[i]
-	if now >= r.measEnd || r.stop.Load() || now < c.retryAt {
+	if now >= r.measEnd.Load() || r.stop.Load() || now < c.retryAt {
 		return // scan restarts a held-back connection when its time comes
 	}
 	if !r.open {
@@ -512,7 +556,7 @@ func (w *worker) next(i int, now int64) {
 		// when no other connection was free for it; otherwise it merely
 		// fell due while this batch of events was being handled.
 		w.nextK++
-		if now >= r.warmEnd && len(w.free) == 0 {
+		if now >= r.warmEnd.Load() && len(w.free) == 0 {
 			w.meas.lateSends++
 		}
 		w.begin(i, t, now)
@@ -537,9 +581,10 @@ func (w *worker) markFree(i int32) {
 // drain; a request that finds no free connection is unsent.
 func (w *worker) dispatch(now int64) {
 	r := w.r
+	measEnd := r.measEnd.Load()
 	for len(w.free) > 0 {
 		t := r.intendedAt(w.index, w.nextK)
-		if t > now || t >= r.measEnd {
+		if t > now || t >= measEnd {
 			break
 		}
 		i := w.free[len(w.free)-1]
@@ -549,7 +594,7 @@ func (w *worker) dispatch(now int64) {
 		w.begin(int(i), t, now)
 	}
 	t := r.intendedAt(w.index, w.nextK)
-	if len(w.free) > 0 && t > now && t < r.measEnd && t != w.timerArmed {
+	if len(w.free) > 0 && t > now && t < measEnd && t != w.timerArmed {
 		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(t)}
 		unix.TimerfdSettime(w.timer, unix.TFD_TIMER_ABSTIME, &spec, nil)
 		w.timerArmed = t

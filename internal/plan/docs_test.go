@@ -141,7 +141,7 @@ func TestDocsProfileTable(t *testing.T) {
 				t.Errorf("docs/config.md: %s %s is %q, the profile says %q", name, key, row[i], w)
 			}
 		}
-		durations := map[string]time.Duration{"warmup": p.Warmup, "window": p.Window, "timeout": p.Timeout}
+		durations := map[string]time.Duration{"warmup": p.Warmup, "warmup_max": p.WarmupMax, "jit_warmup": p.JITWarmup, "jit_warmup_max": p.JITWarmupMax, "window": p.Window, "timeout": p.Timeout}
 		for key, w := range durations {
 			row := rows[key]
 			if len(row) != len(ProfileNames()) {

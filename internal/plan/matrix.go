@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -46,7 +47,8 @@ type Window struct {
 	Key   string `json:"key"`
 	Index int    `json:"index"` // position in Plan.Windows
 	// Round is 1-based; Slot is the stack's 0-based position in the
-	// round's rotated order.
+	// sequence the window was laid out by: its case's (interleaved) or the
+	// round's (grouped); see layRound.
 	Round int `json:"round"`
 	// Repeat numbers the windows of one cell in a round from 1 (protocol
 	// repeat); 0 or 1 when there is one.
@@ -118,6 +120,7 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	for i, c := range cases {
 		proto.Cases[i] = c.Name
 	}
+	proto.Order = OrderWilliams
 	p := &Plan{
 		File:          f.Path,
 		WorkloadName:  f.Workload.Name,
@@ -245,56 +248,72 @@ func lastProcess(ws []Window) int {
 
 // layRound lays out round r (from 1), numbering windows from index and
 // processes after lastProcess; with need non-nil, only the cells in it.
-// With protocol repeat R, each cell gets R windows of the round in a row
-// (grouped) or R turns (interleaved, each turn reversing the last).
-// The stacks are rotated to start at stack (r−1) mod n. Grouped: each
-// stack in turn serves its cases in order, each case at every
-// concurrency level. Interleaved: for each case and level in order, every
-// stack serves it, in the rotated order for the first (case, level) and
-// reversed for the next, alternately (A B C, C B A, A B C …), so the two
-// windows of a step are neighbours in time and either comes first as
-// often. A process serves one stack's windows of a round (fresh: round)
-// or of one case (fresh: case); interleaved, a stack's process of the
-// round stays up between its windows.
+// The stacks' order is a balanced (Williams) one (stats.WilliamsSequence).
+//
+// Interleaved: for each case and each of its levels in order, every stack
+// serves it in turn. Case k (its index in the plan's cases) takes
+// Williams sequence S = (r − 1 + offset(k)) mod cycle (sequenceOf); its
+// first turn (first level, first repeat) runs S, the next reversed, and so
+// on (S, S reversed, S …), so that a step's two windows are neighbours in
+// time and the last window of a turn and the first of the next are the
+// same stack's. Within a case, over a cycle of rounds, every stack then
+// comes immediately after every other stack equally often (and after
+// itself, at the turns' boundaries, equally often), and first equally
+// often. Grouped: the stacks serve their cases in a row, in the order of
+// sequence (r − 1) mod cycle, each case at every concurrency level.
+//
+// With protocol repeat R, each cell gets R windows of the round: in a row
+// (grouped) or R turns (interleaved). A process serves one stack's windows
+// of a round (fresh: round) or of one case (fresh: case); interleaved, a
+// stack's process of the round stays up between its windows. A window's
+// Slot is its stack's position in the sequence it was laid out by (its
+// case's, interleaved).
 func layRound(r int, stacks []Stack, cases []workload.Case, p Protocol, need map[CellKey]bool, index, lastProcess int) []Window {
 	n := len(stacks)
-	order := make([]Stack, n)
-	slot := map[string]int{}
-	for i := range n {
-		order[i] = stacks[(r-1+i)%n]
-		slot[order[i].Name] = i
+	orderOf := func(k int) ([]Stack, map[string]int) {
+		seq := stats.WilliamsSequence(n, sequenceOf(r, k, n))
+		order := make([]Stack, n)
+		slot := map[string]int{}
+		for i, si := range seq {
+			order[i] = stacks[si]
+			slot[stacks[si].Name] = i
+		}
+		return order, slot
 	}
 	type unit struct {
-		s   Stack
-		c   workload.Case
-		cc  int
-		rep int
+		s    Stack
+		c    workload.Case
+		cc   int
+		rep  int
+		slot int
 	}
 	var units []unit
-	reverse := slices.Clone(order)
-	slices.Reverse(reverse)
 	if p.Layout == LayoutInterleaved {
-		j := 0
-		for _, c := range cases {
+		for k, c := range cases {
+			order, slot := orderOf(k)
+			reverse := slices.Clone(order)
+			slices.Reverse(reverse)
+			turn := 0
 			for _, cc := range p.Concurrency {
 				for rep := 1; rep <= p.Repeats(); rep++ {
-					turn := order
-					if j%2 == 1 {
-						turn = reverse
+					seq := order
+					if turn%2 == 1 {
+						seq = reverse
 					}
-					for _, s := range turn {
-						units = append(units, unit{s, c, cc, rep})
+					for _, s := range seq {
+						units = append(units, unit{s, c, cc, rep, slot[s.Name]})
 					}
-					j++
+					turn++
 				}
 			}
 		}
 	} else {
+		order, slot := orderOf(0)
 		for _, s := range order {
 			for _, c := range cases {
 				for _, cc := range p.Concurrency {
 					for rep := 1; rep <= p.Repeats(); rep++ {
-						units = append(units, unit{s, c, cc, rep})
+						units = append(units, unit{s, c, cc, rep, slot[s.Name]})
 					}
 				}
 			}
@@ -319,7 +338,7 @@ func layRound(r int, stacks []Stack, cases []workload.Case, p Protocol, need map
 		}
 		ws = append(ws, Window{
 			Key: RepeatKey(r, u.s.Name, u.c.Name, u.cc, u.rep), Index: index + len(ws),
-			Round: r, Repeat: repeatField(u.rep, p), Slot: slot[u.s.Name], Stack: u.s.Name, Case: u.c.Name, Concurrency: u.cc,
+			Round: r, Repeat: repeatField(u.rep, p), Slot: u.slot, Stack: u.s.Name, Case: u.c.Name, Concurrency: u.cc,
 			Process: proc, NewProcess: !seen, Inserts: u.c.Inserts,
 		})
 	}
@@ -334,6 +353,7 @@ func fingerprint(p *Plan, base string) string {
 	type stackID struct {
 		Name, Dir, Build, Start, Health string
 		Env                             map[string]string
+		Pprof, Runtime                  string `json:",omitempty"`
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -355,7 +375,7 @@ func fingerprint(p *Plan, base string) string {
 		if err != nil {
 			dir = s.Dir
 		}
-		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Env})
+		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Env, s.Pprof, s.Runtime})
 	}
 	for _, c := range p.Cases {
 		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database})
@@ -407,8 +427,12 @@ const (
 // ones a resumed run still has to measure).
 func (p *Plan) EstimateWindows(ws []Window) time.Duration {
 	var d time.Duration
+	warmup := map[string]time.Duration{}
+	for _, s := range p.Stacks {
+		warmup[s.Name] = p.Protocol.ExpectedWarmup(s)
+	}
 	for _, w := range ws {
-		d += p.Protocol.Warmup + p.Protocol.Window + windowOverhead
+		d += warmup[w.Stack] + p.Protocol.Window + windowOverhead
 		if w.NewProcess {
 			d += processStart
 		}
@@ -430,7 +454,7 @@ func (p *Plan) EstimateBoot() time.Duration {
 // Estimate is a rough duration of the whole run after builds and the
 // parity gate: the boot suite and every window.
 func (p *Plan) Estimate() time.Duration {
-	return p.EstimateBoot() + p.EstimateWindows(p.Windows) + p.EstimateCapacity()
+	return p.EstimateBoot() + p.EstimateWindows(p.Windows) + p.EstimateCapacity() + p.EstimateProfiling()
 }
 
 // Case returns the selected case with the given name.

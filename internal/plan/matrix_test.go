@@ -36,27 +36,28 @@ func keys(ws []Window) []string {
 	return out
 }
 
-func TestMatrixRotatesStacks(t *testing.T) {
+func TestMatrixGroupedOrder(t *testing.T) {
 	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  rounds: 3\n  layout: grouped\n  cases: [health, order]\n"+threeStacks, Overrides{})
 	if len(p.Windows) != 3*3*2*2 {
 		t.Fatalf("%d windows, want 36", len(p.Windows))
 	}
-	// Each round starts one stack further: a b c, b c a, c a b.
+	// Rounds take the Williams sequences in turn: a b c, its mirror c b a,
+	// then b c a.
 	var order []string
 	for _, w := range p.Windows {
 		if w.NewProcess {
 			order = append(order, w.Stack)
 		}
 	}
-	if got := strings.Join(order, " "); got != "a b c b c a c a b" {
+	if got := strings.Join(order, " "); got != "a b c c b a b c a" {
 		t.Errorf("process order %q", got)
 	}
 	first := strings.Join(keys(p.Windows[:4]), " ")
 	if first != "r1/a/health/c10 r1/a/health/c100 r1/a/order/c10 r1/a/order/c100" {
 		t.Errorf("first windows %s", first)
 	}
-	w := p.Windows[15] // round 2, slot 0 (stack b), order at c100
-	if w.Key != "r2/b/order/c100" || w.Round != 2 || w.Slot != 0 || w.Process != 3 || !w.Inserts || w.Index != 15 {
+	w := p.Windows[15] // round 2, slot 0 (stack c), order at c100
+	if w.Key != "r2/c/order/c100" || w.Round != 2 || w.Slot != 0 || w.Process != 3 || !w.Inserts || w.Index != 15 {
 		t.Errorf("window 15: %+v", w)
 	}
 	seen := map[string]bool{}
@@ -68,9 +69,9 @@ func TestMatrixRotatesStacks(t *testing.T) {
 	}
 }
 
-// TestMatrixInterleaved: stacks take turns case by case, in the rotated
-// order then reversed, alternately; one process per stack and round,
-// started at its first window.
+// TestMatrixInterleaved: stacks take turns case by case, each case in its
+// own Williams sequence then reversed, alternately; one process per stack
+// and round, started at its first window.
 func TestMatrixInterleaved(t *testing.T) {
 	p := resolve(t, "protocol:\n  concurrency: [10, 100]\n  rounds: 2\n  layout: interleaved\n  cases: [health, order]\n"+threeStacks, Overrides{})
 	if len(p.Windows) != 2*3*2*2 {
@@ -79,13 +80,13 @@ func TestMatrixInterleaved(t *testing.T) {
 	got := strings.Join(keys(p.Windows[:12]), " ")
 	want := "r1/a/health/c10 r1/b/health/c10 r1/c/health/c10 " +
 		"r1/c/health/c100 r1/b/health/c100 r1/a/health/c100 " +
-		"r1/a/order/c10 r1/b/order/c10 r1/c/order/c10 " +
-		"r1/c/order/c100 r1/b/order/c100 r1/a/order/c100"
+		"r1/b/order/c10 r1/c/order/c10 r1/a/order/c10 " +
+		"r1/a/order/c100 r1/c/order/c100 r1/b/order/c100"
 	if got != want {
 		t.Errorf("round 1:\n got %s\nwant %s", got, want)
 	}
-	if got := strings.Join(keys(p.Windows[12:15]), " "); got != "r2/b/health/c10 r2/c/health/c10 r2/a/health/c10" {
-		t.Errorf("round 2 starts %s, want the rotation b c a", got)
+	if got := strings.Join(keys(p.Windows[12:15]), " "); got != "r2/c/health/c10 r2/b/health/c10 r2/a/health/c10" {
+		t.Errorf("round 2 starts %s, want round 1's mirror c b a", got)
 	}
 	procs := map[int]string{}
 	for _, w := range p.Windows {
@@ -100,7 +101,7 @@ func TestMatrixInterleaved(t *testing.T) {
 	if len(procs) != 6 {
 		t.Errorf("%d processes, want one per stack and round (6)", len(procs))
 	}
-	if w := p.Windows[13]; w.Slot != 1 || w.Stack != "c" || w.Process != 4 {
+	if w := p.Windows[13]; w.Slot != 1 || w.Stack != "b" || w.Process != 4 {
 		t.Errorf("window 13: %+v", w)
 	}
 	// An extra round of two cells keeps the alternation of their levels.
@@ -117,7 +118,7 @@ func TestMatrixInterleaved(t *testing.T) {
 // twice a round; interleaved, the second turn reverses the first (a b b a).
 func TestMatrixRepeat(t *testing.T) {
 	p := resolve(t, "protocol:\n  concurrency: [10]\n  rounds: 1\n  layout: interleaved\n  repeat: 2\n  cases: [health, user]\n"+threeStacks, Overrides{Stacks: []string{"a", "b"}})
-	want := "r1/a/health/c10 r1/b/health/c10 r1/b/health/c10/w2 r1/a/health/c10/w2 r1/a/user/c10 r1/b/user/c10 r1/b/user/c10/w2 r1/a/user/c10/w2"
+	want := "r1/a/health/c10 r1/b/health/c10 r1/b/health/c10/w2 r1/a/health/c10/w2 r1/b/user/c10 r1/a/user/c10 r1/a/user/c10/w2 r1/b/user/c10/w2"
 	if got := strings.Join(keys(p.Windows), " "); got != want {
 		t.Errorf("interleaved repeat:\n got %s\nwant %s", got, want)
 	}
@@ -236,6 +237,12 @@ func TestFingerprint(t *testing.T) {
 		"case order": resolve(t, "protocol:\n  window: 5s\n  cases: [echo, health]\n"+validStacks, Overrides{}),
 		"secret":     resolve(t, "jwt_secret: other\nprotocol:\n  window: 5s\n"+validStacks, Overrides{}),
 		"stacks":     resolve(t, "protocol:\n  window: 5s\n"+validStacks, Overrides{Stacks: []string{"a"}}),
+	}
+	// A plan laid out in the order of journals before the balanced one.
+	rotation := *base
+	rotation.Protocol.Order = OrderRotation
+	if base.Protocol.Order != OrderWilliams || fingerprint(&rotation, filepath.Dir(base.File)) == base.Fingerprint {
+		t.Errorf("the order (%q) is not in the fingerprint", base.Protocol.Order)
 	}
 	for what, p := range changed {
 		if p.Fingerprint == base.Fingerprint {

@@ -23,9 +23,14 @@ type Overrides struct {
 	Cases       []string
 	Concurrency []int
 	Warmup      time.Duration
-	Window      time.Duration
-	Timeout     time.Duration
-	Rounds      int
+	WarmupMax   time.Duration
+	// JITWarmup and JITWarmupMax are the floor and cap for JIT runtimes
+	// (the file's protocol section only).
+	JITWarmup    time.Duration
+	JITWarmupMax time.Duration
+	Window       time.Duration
+	Timeout      time.Duration
+	Rounds       int
 	// Adaptive is rounds: auto (true) or a number of rounds (false); nil
 	// keeps the profile's. MinRounds, MaxRounds and Budget bound it.
 	Adaptive  *bool
@@ -51,6 +56,9 @@ type Overrides struct {
 	// Placement is the placement as written; nil keeps the file's, and
 	// with neither the plan resolves auto (docs/placement.md).
 	Placement *PlacementSpec
+	// Profiling is profiling: on (true) or off (false); nil keeps the
+	// file's.
+	Profiling *bool
 }
 
 // MaxRepeat bounds protocol repeat: past a few windows a process adds
@@ -75,6 +83,9 @@ func (o Overrides) apply(p *Protocol) {
 		p.Cases = append([]string(nil), o.Cases...)
 	}
 	setIf(&p.Warmup, o.Warmup)
+	setIf(&p.WarmupMax, o.WarmupMax)
+	setIf(&p.JITWarmup, o.JITWarmup)
+	setIf(&p.JITWarmupMax, o.JITWarmupMax)
 	setIf(&p.Window, o.Window)
 	setIf(&p.Timeout, o.Timeout)
 	setIf(&p.Rounds, o.Rounds)
@@ -98,6 +109,9 @@ func (o Overrides) apply(p *Protocol) {
 	}
 	if o.Spread != nil {
 		p.Spread = *o.Spread
+	}
+	if o.Profiling != nil {
+		p.Profiling = *o.Profiling
 	}
 	if o.Gate != "" {
 		p.Gate.Mode, p.Gate.Cores, _ = parseGate(o.Gate)
@@ -141,7 +155,7 @@ func (o Overrides) check(f *File) []Problem {
 		flag string
 		v    time.Duration
 		min  time.Duration
-	}{{"--warmup", o.Warmup, minWarmup}, {"--window", o.Window, minWindow}, {"--timeout", o.Timeout, minTimeout}, {"--gate-wait", o.GateWait, time.Second}} {
+	}{{"--warmup", o.Warmup, minWarmup}, {"--warmup-max", o.WarmupMax, minWarmup}, {"--window", o.Window, minWindow}, {"--timeout", o.Timeout, minTimeout}, {"--gate-wait", o.GateWait, time.Second}} {
 		if d.v != 0 && d.v < d.min {
 			bad("%s %s is too short; give at least %s", d.flag, d.v, d.min)
 		}

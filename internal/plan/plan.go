@@ -88,6 +88,15 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Pprof is the path under which the server serves Go's net/http/pprof
+	// ("/debug/pprof"); empty when it serves none. The profiling phase
+	// reads the CPU and allocation profiles there.
+	Pprof string `json:"pprof,omitempty"`
+	// Runtime is what runs the stack's code (Runtimes): a JIT runtime
+	// gets the protocol's longer warm-up (Protocol.WarmupFor), and the
+	// profiling phase names the JIT frames of node and python for perf.
+	// Empty when the file does not say.
+	Runtime string `json:"runtime,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }
@@ -121,7 +130,7 @@ const (
 // Layouts of a round.
 const (
 	// LayoutInterleaved: the stacks take turns case by case within a round
-	// (A B C, then C B A for the next case, and so on), each stack's
+	// (in a balanced order: OrderWilliams, layRound), each stack's
 	// process of the round alive from its first window to its last, so
 	// that the two windows of a step in a round are close in time; steps
 	// are then compared round by round (a paired design).
@@ -134,10 +143,21 @@ const (
 
 // Protocol is how every stack is measured.
 type Protocol struct {
-	Profile     string        `json:"profile"`
-	Concurrency []int         `json:"concurrency"`
-	Warmup      time.Duration `json:"warmup_ns"`
-	Window      time.Duration `json:"window_ns"`
+	Profile     string `json:"profile"`
+	Concurrency []int  `json:"concurrency"`
+	// Warmup is the warm-up's floor: a window starts no sooner after the
+	// load does. WarmupMax is its cap: in between, the warm-up ends once
+	// throughput is steady (load.WarmupRule); at the cap the window is
+	// measured and flagged not_steady. WarmupMax at or below Warmup (0 in
+	// journals written before it) is a fixed warm-up of Warmup.
+	Warmup    time.Duration `json:"warmup_ns"`
+	WarmupMax time.Duration `json:"warmup_max_ns,omitempty"`
+	// JITWarmup and JITWarmupMax raise the floor and the cap for stacks
+	// whose runtime compiles while it serves (Stack.Runtime; JITRuntime):
+	// each stack gets the larger of the two floors and of the two caps.
+	JITWarmup    time.Duration `json:"jit_warmup_ns,omitempty"`
+	JITWarmupMax time.Duration `json:"jit_warmup_max_ns,omitempty"`
+	Window       time.Duration `json:"window_ns"`
 	// Timeout is the load generator's client timeout.
 	Timeout time.Duration `json:"timeout_ns"`
 	// Rounds is the number of rounds; with Adaptive, the minimum.
@@ -158,6 +178,11 @@ type Protocol struct {
 	// Layout is how a round orders its windows: LayoutInterleaved or
 	// LayoutGrouped (also when empty, as in journals written before it).
 	Layout string `json:"layout,omitempty"`
+	// Order is how the stacks of a round are ordered: OrderWilliams for
+	// every plan resolved now, OrderRotation (empty) in journals written
+	// before it was recorded, whose windows were laid out in that order.
+	// Being part of the protocol, it is part of the fingerprint.
+	Order string `json:"order,omitempty"`
 	// Repeat is how many windows each process serves of each of its cells
 	// in a round (1 when 0): with 2 or more the report can tell the
 	// spread within a process from the spread between processes.
@@ -185,6 +210,28 @@ type Protocol struct {
 	// shared CPUs or lanes of their own, resolved on the host that
 	// resolved the plan.
 	Placement Placement `json:"placement"`
+	// Profiling adds the profiling phase (profiling: on, --profiling):
+	// after the measured rounds, one extra window per cell with sampling
+	// on, never counted among the calls' windows (docs/profiles.md).
+	Profiling bool `json:"profiling,omitempty"`
+}
+
+// WarmupFor is the warm-up floor and cap of a stack's windows: the
+// protocol's, raised to JITWarmup and JITWarmupMax for a JIT runtime;
+// floor == max means a fixed warm-up.
+func (p Protocol) WarmupFor(s Stack) (floor, max time.Duration) {
+	floor, max = p.Warmup, p.WarmupMax
+	if JITRuntime(s.Runtime) {
+		floor, max = maxDuration(floor, p.JITWarmup), maxDuration(max, p.JITWarmupMax)
+	}
+	return floor, maxDuration(max, floor)
+}
+
+func maxDuration(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 // The families false calls are controlled over (docs/statistics.md).

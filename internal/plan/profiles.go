@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -14,58 +15,72 @@ var profiles = map[string]Protocol{
 	// process and 5–15 % between fresh processes, so a second of window is
 	// enough and precision comes from more processes. Interleaved, so
 	// steps are paired by round; as many rounds as the 8-minute budget
-	// affords, up to 16, while some step is undecided.
+	// affords, up to 16, while some step is undecided. The warm-up runs
+	// until throughput is steady (trap T19): at least 0.5 s, which a Go
+	// server warm from its first request needs and no more, at most 3 s;
+	// a JIT runtime (runtime: node, bun, python, …) at least 2 s, past
+	// the plateau V8 shows before its optimising tier, and at most 8 s.
 	"quick": {
-		Profile:     "quick",
-		Concurrency: []int{32},
-		Warmup:      500 * time.Millisecond,
-		Window:      1 * time.Second,
-		Timeout:     60 * time.Second,
-		Rounds:      4,
-		Adaptive:    true,
-		MaxRounds:   16,
-		Budget:      8 * time.Minute,
-		Layout:      LayoutInterleaved,
-		Fresh:       FreshRound,
-		BootStarts:  5,
-		Gate:        Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
-		MinEffect:   DefaultMinEffect,
+		Profile:      "quick",
+		Concurrency:  []int{32},
+		Warmup:       500 * time.Millisecond,
+		WarmupMax:    3 * time.Second,
+		JITWarmup:    2 * time.Second,
+		JITWarmupMax: 8 * time.Second,
+		Window:       1 * time.Second,
+		Timeout:      60 * time.Second,
+		Rounds:       4,
+		Adaptive:     true,
+		MaxRounds:    16,
+		Budget:       8 * time.Minute,
+		Layout:       LayoutInterleaved,
+		Fresh:        FreshRound,
+		BootStarts:   5,
+		Gate:         Gate{Mode: GateAuto, Retries: 1, Wait: 10 * time.Second},
+		MinEffect:    DefaultMinEffect,
 	},
 	// standard: the default. Like quick, precision comes from processes,
-	// not long windows: 3 s of warm-up (room for a JIT to settle) and 5 s
-	// windows, at least 6 rounds and as many more, up to 12, as undecided
+	// not long windows: a warm-up until steady of 1–10 s (3–15 s for a
+	// JIT runtime) and 5 s windows, at least 6 rounds and as many more, up to 12, as undecided
 	// steps need and the 1 h 30 min budget affords; interleaved, so steps
 	// are paired by round (8 pairs are the first that can decide at the
 	// per-look α of 6 to 12 rounds).
 	"standard": {
-		Profile:     "standard",
-		Concurrency: []int{10, 100},
-		Warmup:      3 * time.Second,
-		Window:      5 * time.Second,
-		Timeout:     60 * time.Second,
-		Rounds:      6,
-		Adaptive:    true,
-		MaxRounds:   12,
-		Budget:      90 * time.Minute,
-		Layout:      LayoutInterleaved,
-		Fresh:       FreshRound,
-		BootStarts:  10,
-		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 30 * time.Second},
-		MinEffect:   DefaultMinEffect,
+		Profile:      "standard",
+		Concurrency:  []int{10, 100},
+		Warmup:       1 * time.Second,
+		WarmupMax:    10 * time.Second,
+		JITWarmup:    3 * time.Second,
+		JITWarmupMax: 15 * time.Second,
+		Window:       5 * time.Second,
+		Timeout:      60 * time.Second,
+		Rounds:       6,
+		Adaptive:     true,
+		MaxRounds:    12,
+		Budget:       90 * time.Minute,
+		Layout:       LayoutInterleaved,
+		Fresh:        FreshRound,
+		BootStarts:   10,
+		Gate:         Gate{Mode: GateAuto, Retries: 3, Wait: 30 * time.Second},
+		MinEffect:    DefaultMinEffect,
 	},
-	// full: the published protocol.
+	// full: the published protocol. A warm-up until steady of 5–20 s
+	// (10–30 s for a JIT runtime).
 	"full": {
-		Profile:     "full",
-		Concurrency: []int{10, 100, 500},
-		Warmup:      5 * time.Second,
-		Window:      30 * time.Second,
-		Timeout:     60 * time.Second,
-		Rounds:      5,
-		Layout:      LayoutGrouped,
-		Fresh:       FreshRound,
-		BootStarts:  30,
-		Gate:        Gate{Mode: GateAuto, Retries: 3, Wait: 60 * time.Second},
-		MinEffect:   DefaultMinEffect,
+		Profile:      "full",
+		Concurrency:  []int{10, 100, 500},
+		Warmup:       5 * time.Second,
+		WarmupMax:    20 * time.Second,
+		JITWarmup:    10 * time.Second,
+		JITWarmupMax: 30 * time.Second,
+		Window:       30 * time.Second,
+		Timeout:      60 * time.Second,
+		Rounds:       5,
+		Layout:       LayoutGrouped,
+		Fresh:        FreshRound,
+		BootStarts:   30,
+		Gate:         Gate{Mode: GateAuto, Retries: 3, Wait: 60 * time.Second},
+		MinEffect:    DefaultMinEffect,
 	},
 }
 
@@ -86,4 +101,35 @@ func Profile(name string) (Protocol, bool) {
 	p, ok := profiles[name]
 	p.Concurrency = slices.Clone(p.Concurrency)
 	return p, ok
+}
+
+// WarmupText describes a protocol's warm-up: "500ms" when fixed,
+// "until steady, 500ms–3s (JIT runtimes 2s–8s)" otherwise.
+func WarmupText(p Protocol) string {
+	if p.WarmupMax <= p.Warmup && p.JITWarmupMax <= p.JITWarmup {
+		return p.Warmup.String()
+	}
+	s := fmt.Sprintf("until steady, %s–%s", p.Warmup, maxDuration(p.WarmupMax, p.Warmup))
+	if p.JITWarmup > p.Warmup || p.JITWarmupMax > p.WarmupMax {
+		floor, cap := p.WarmupFor(Stack{Runtime: "node"})
+		s += fmt.Sprintf(" (JIT runtimes %s–%s)", floor, cap)
+	}
+	return s
+}
+
+// ExpectedWarmup is what the plan's estimates count for one warm-up of a
+// stack: the floor when it is fixed; otherwise the floor and two slices
+// (load.WarmupSlice: a quarter of the floor, 100–500 ms), since a server
+// warm from its first request stops at the floor, or a slice or two later
+// when a slice is disturbed, and a JIT runtime's floor already covers most
+// of its ramp. An assumption, not a measurement of a quiet host: on a busy
+// one (1–2 cores of foreign CPU) the README demo's Go warm-ups ran
+// 0.6–3 s, and the run's budget then ends it before the estimate does.
+func (p Protocol) ExpectedWarmup(s Stack) time.Duration {
+	floor, cap := p.WarmupFor(s)
+	if cap <= floor {
+		return floor
+	}
+	slice := min(max(floor/4, 100*time.Millisecond), 500*time.Millisecond)
+	return min(floor+2*slice, cap)
 }

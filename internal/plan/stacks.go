@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "dx"}
+var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
@@ -115,11 +115,23 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 			s.Health = h
 		}
 	}
+	if v := m.get("runtime"); v != nil {
+		if rt, ok := p.str(v, "runtime", "runtime: node"); ok {
+			if slices.Contains(Runtimes, rt) {
+				s.Runtime = rt
+			} else {
+				p.addf(v, "runtime %q is not known; write one of %s (node, bun, deno, python, jvm and dotnet get the longer warm-up of a JIT), or leave it out", rt, strings.Join(Runtimes, ", "))
+			}
+		}
+	}
 	if v := m.get("boot_timeout"); v != nil {
 		s.BootTimeout, _ = p.duration(v, "boot_timeout", time.Second)
 	}
 	if v := m.get("env"); v != nil {
 		s.Env, s.EnvOrder = p.env(v)
+	}
+	if v := m.get("pprof"); v != nil {
+		s.Pprof, _ = p.path(v, "pprof", "debug/pprof")
 	}
 	if v := m.get("dx"); v != nil && s.Dir != "" {
 		s.DX = p.dx(v, s.Dir, what)
@@ -197,4 +209,20 @@ func peekKey(n *yaml.Node, key string) string {
 		}
 	}
 	return ""
+}
+
+// Runtimes are the values of a stack's runtime: key. The ones JITRuntime
+// names compile (or specialise) code while they serve, so their first
+// seconds are slower than the rest.
+var Runtimes = []string{"go", "native", "node", "bun", "deno", "python", "jvm", "dotnet"}
+
+// JITRuntime reports whether a runtime warms up while it serves: V8
+// (node, deno), JavaScriptCore (bun), CPython's specialising interpreter,
+// the JVM's and .NET's tiered compilers.
+func JITRuntime(runtime string) bool {
+	switch runtime {
+	case "node", "bun", "deno", "python", "jvm", "dotnet":
+		return true
+	}
+	return false
 }

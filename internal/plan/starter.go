@@ -18,19 +18,24 @@ workload: saas-slice
 #   database: ${DATABASE_URL}
 database: embedded
 
-# quick: a first look, minutes (concurrency 32, 500ms warm-up, 1s windows, 4 to 16
-# rounds within 8m). standard: concurrency 10 and 100, 3s warm-up, 5s windows, 6 to
-# 12 rounds within 1h30m, more only while a step is undecided. full: the published
-# protocol (10, 100 and 500; 5s warm-up, 30s windows, 5 rounds).
+# quick: a first look, minutes (concurrency 32, 500ms warm-up until steady (at most
+# 3s; JIT runtimes 2s–8s), 1s windows, 4 to 16 rounds within 8m). standard:
+# concurrency 10 and 100, 1s warm-up until steady (at most 10s; JIT runtimes
+# 3s–15s), 5s windows, 6 to 12 rounds within 1h30m, more only while a step is
+# undecided. full: the published protocol (10, 100 and 500; 5s warm-up until
+# steady (at most 20s; JIT runtimes 10s–30s), 30s windows, 5 rounds).
 profile: standard
 
 # Any field of the profile can be changed here (and again on the command line).
 # The values below are the standard profile's.
 # protocol:
 #   concurrency: [10, 100]   # connections, one window per level
-#   warmup: 3s               # load before each window, not measured
+#   warmup: 1s               # load before each window, not measured: at least this,
+#   warmup_max: 10s          # then until throughput is steady, at most this
+#   jit_warmup: 3s           # the same for stacks whose runtime: compiles (node, bun,
+#   jit_warmup_max: 15s      # python, jvm …): they compile while they serve
 #   window: 5s               # each measured window
-#   rounds: auto             # passes over every stack, in a rotated order: a number,
+#   rounds: auto             # passes over every stack, in a balanced order: a number,
 #   min_rounds: 6            # or auto: at least min_rounds, then more rounds for the
 #   max_rounds: 12           # steps still undecided, up to max_rounds and as many as
 #   budget: 1h30m            # the budget of measuring time affords

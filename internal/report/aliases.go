@@ -9,6 +9,8 @@ type (
 	Header         = analysis.Header
 	Host           = analysis.Host
 	HostSpeed      = analysis.HostSpeed
+	WarmupSummary  = analysis.WarmupSummary
+	WarmupRow      = analysis.WarmupRow
 	RoundsInfo     = analysis.RoundsInfo
 	ExtraRound     = analysis.ExtraRound
 	HostSpeedPoint = analysis.HostSpeedPoint
@@ -44,6 +46,9 @@ const HostSpeedTolerance = analysis.HostSpeedTolerance
 
 // LayoutOf is analysis.LayoutOf.
 var LayoutOf = analysis.LayoutOf
+
+// OrderOf is analysis.OrderOf.
+var OrderOf = analysis.OrderOf
 
 // result is the model's analysis part, for the lookups analysis defines.
 func (m *Model) result() *analysis.Result {

@@ -50,6 +50,7 @@ func BuildWith(dir string, opt BuildOptions) (*Model, error) {
 	if err := readSuites(dir, m); err != nil {
 		return nil, err
 	}
+	AddProfiling(dir, res, m)
 	return m, nil
 }
 

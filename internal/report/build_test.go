@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -192,4 +193,30 @@ func TestStepsSayWhenFlaggedWindowsCount(t *testing.T) {
 // hasFlag reports whether the cell carries the flag.
 func hasFlag(c Cell, flag journal.Flag) bool {
 	return slices.ContainsFunc(c.Flags, func(f Flag) bool { return f.Name == flag })
+}
+
+// TestHeaderSaysWhichOrder: a journal from before the balanced order (its
+// protocol has none) still reports, and its interleaved header says the
+// rotated order is not balanced from three stacks on; a run in the
+// Williams order says what is balanced.
+func TestHeaderSaysWhichOrder(t *testing.T) {
+	for _, tc := range []struct {
+		order  string
+		stacks []string
+		want   string
+	}{
+		{plan.OrderRotation, []string{"a", "b", "c"}, "puts some stacks right before others more often"},
+		{plan.OrderRotation, []string{"a", "b"}, "each first as often as the other"},
+		{plan.OrderWilliams, []string{"a", "b", "c"}, "every stack came right before every other equally often"},
+	} {
+		pr := plan.Protocol{Layout: plan.LayoutInterleaved, Order: tc.order}
+		m := &Model{Header: Header{Stacks: tc.stacks, Order: OrderOf(pr)}}
+		m.Header.Layout, m.Header.Design = LayoutOf(pr)
+		if got := strings.Join(headerLines(m), "\n"); !strings.Contains(got, tc.want) {
+			t.Errorf("order %q, %d stacks: header\n%s\nwant %q", tc.order, len(tc.stacks), got, tc.want)
+		}
+	}
+	if got := fixtureModel(t).Header.Order; got != "rotation" {
+		t.Errorf("the fixture journal, written before the order was recorded: order %q", got)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // footer lists how the run was measured: its protocol and its environment.
@@ -30,7 +31,7 @@ func protocolFields(res *journal.Results) []Field {
 	pr := p.Plan.Protocol
 	f.add("profile", pr.Profile)
 	f.add("concurrency", joinInts(pr.Concurrency))
-	f.add("warm-up / window", pr.Warmup.String()+" / "+pr.Window.String())
+	f.add("warm-up / window", plan.WarmupText(pr)+" / "+pr.Window.String())
 	f.add("rounds", fmt.Sprint(pr.Rounds))
 	f.add("cases", strings.Join(pr.Cases, ", "))
 	f.add("fresh process per", pr.Fresh)

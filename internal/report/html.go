@@ -19,7 +19,7 @@ var suitesSource string
 //go:embed capacity.html.tmpl
 var capacitySource string
 
-var htmlTemplate = template.Must(template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource)).Parse(capacitySource))
+var htmlTemplate = template.Must(template.Must(template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource)).Parse(capacitySource)).Parse(profilingSource))
 
 // WriteHTML renders the model as one self-contained HTML page (report.html):
 // inline CSS and SVG, no script from anywhere, nothing fetched.
@@ -56,6 +56,7 @@ type htmlView struct {
 	CostNotes   []string
 	Suites      suitesView
 	Capacity    *capacityView
+	Profiling   *profilingView
 }
 
 // bootRowView is a line of the boot table; Failed replaces the figures.
@@ -138,6 +139,7 @@ func newHTMLView(m *Model) htmlView {
 	}
 	v.BootChart, v.BootRows = bootView(m, colors)
 	v.Capacity = newCapacityView(m, colors)
+	v.Profiling = newProfilingView(m)
 	if c := m.Cost; c != nil {
 		v.CostIntro = costIntro(c)
 		v.CostInputs, v.CostHead, v.CostGrid = costInputRows(c), costGridHead(c), costGrid(c)

@@ -22,6 +22,7 @@ func WriteMarkdown(w io.Writer, m *Model) error {
 	mdProcess(&b, m)
 	mdCost(&b, m)
 	mdCapacity(&b, m)
+	mdProfiling(&b, m)
 	mdFooter(&b, m)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -57,6 +58,18 @@ func mdHeader(b *strings.Builder, m *Model) {
 	}
 }
 
+// orderClause says, for an interleaved run, which order the stacks took
+// their turns in and what it balances.
+func orderClause(h Header) string {
+	if h.Order != "rotation" {
+		return ", in a balanced (Williams) order: within each case, over a cycle of rounds, every stack came right before every other equally often"
+	}
+	if len(h.Stacks) < 3 {
+		return ", in a rotated order (each first as often as the other)"
+	}
+	return ", in the rotated order of stackbench before the balanced one, which with three or more stacks puts some stacks right before others more often, so a carry-over from one window to the next (a cache, heat, a busy database) can bias a step"
+}
+
 // headerLines are the header's facts as sentences, shared with the HTML page.
 func headerLines(m *Model) []string {
 	h := m.Header
@@ -78,6 +91,9 @@ func headerLines(m *Model) []string {
 		if h.CallsThroughRound > 0 {
 			line += fmt.Sprintf(" — the run stopped before its next look, so the steps are called from rounds 1 to %d, and later windows show in the cells only", h.CallsThroughRound)
 		}
+		if h.BeforeFirstLook {
+			line += " — the run has not reached its first look, so every step is undecided"
+		}
 		for _, x := range ri.Extra {
 			line += fmt.Sprintf("; round %d (%d windows) for %d open step(s)", x.Round, x.Windows, len(x.Undecided))
 		}
@@ -87,7 +103,7 @@ func headerLines(m *Model) []string {
 		lines = append(lines, line+".")
 	}
 	if h.Design == stats.Paired {
-		lines = append(lines, "Layout: interleaved; in each round the stacks took turns case by case, so each step compares its two stacks round by round (paired: the Hodges–Lehmann shift of the rounds' log-ratios, with its Wilcoxon signed-rank interval).")
+		lines = append(lines, "Layout: interleaved; in each round the stacks took turns case by case"+orderClause(h)+", so each step compares its two stacks round by round (paired: the Hodges–Lehmann shift of the rounds' log-ratios, with its Wilcoxon signed-rank interval).")
 	} else {
 		lines = append(lines, "Layout: grouped; each stack served its cases in a row, so each step compares its two stacks' windows as independent samples (the two-sample Hodges–Lehmann shift, with its Mann–Whitney interval).")
 	}
@@ -101,6 +117,9 @@ func headerLines(m *Model) []string {
 		}
 		lines = append(lines, fmt.Sprintf("Host speed: a fixed-work CPU probe around every window took %.2f ms (median; %.2f–%.2f ms); %d kept window(s) ran over %.0f %% slower than at the start (host_slow, not counted).",
 			hs.ProbeMedianMs, hs.ProbeMinMs, hs.ProbeMaxMs, slow, 100*host.HostSlowShare))
+	}
+	if line := warmupLine(h.Warmup, h.WarmupPlan); line != "" {
+		lines = append(lines, line)
 	}
 	if line := placementLine(h.Placement); line != "" {
 		lines = append(lines, line)

@@ -21,6 +21,9 @@ type Model struct {
 	Cost         *CostSection `json:"cost,omitempty"`
 	// Capacity is the capacity phase, when the plan has one (capacity.go).
 	Capacity *CapacitySection `json:"capacity,omitempty"`
+	// Profiling is the profiling phase, when the run had one
+	// (profiling.go).
+	Profiling *ProfilingSection `json:"profiling,omitempty"`
 	// Thresholds are the plan's thresholds judged on every cell of their
 	// case (thresholds.go).
 	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // CheckNewDir checks that dir can take a new run: it must not hold a
@@ -81,7 +82,7 @@ func (r *runner) readPrevious() error {
 	}
 	if got, want := r.opt.Plan.Fingerprint, res.Plan.Plan.Fingerprint; got != want {
 		return fmt.Errorf("the plan changed since this run started (fingerprint %s, journal has %s): a resume must use the same file, profile and flags; start a new run with --out instead%s",
-			short(got), short(want), placementChanged(r.opt.Plan.Protocol.Placement, res.Plan.Plan.Protocol.Placement))
+			short(got), short(want), placementChanged(r.opt.Plan.Protocol.Placement, res.Plan.Plan.Protocol.Placement)+orderChanged(r.opt.Plan.Protocol.Order, res.Plan.Plan.Protocol.Order))
 	}
 	r.opt.SkipParity = res.Plan.SkipParity
 	r.envCount = len(res.Environments)
@@ -92,6 +93,7 @@ func (r *runner) readPrevious() error {
 	}
 	_, r.adaptiveStopped = res.Stopped()
 	r.capacityLeft = len(capacityLeft(r.opt.Plan, res))
+	r.profilingLeft = len(profilingLeft(r.opt.Plan, res))
 	for _, w := range res.Windows {
 		r.attempts[w.Key] = max(r.attempts[w.Key], w.Attempt)
 		r.seq[w.Stack] = max(r.seq[w.Stack], w.Process.Seq)
@@ -110,6 +112,21 @@ func (r *runner) readPrevious() error {
 		r.bootDone = r.bootDone && booted[s.Name]
 	}
 	return nil
+}
+
+// orderChanged says why a journal laid out in another order cannot be
+// resumed here, or "".
+func orderChanged(now, then string) string {
+	if now == then {
+		return ""
+	}
+	name := func(o string) string {
+		if o == plan.OrderRotation {
+			return "the rotated order of an earlier stackbench"
+		}
+		return "the " + o + " order"
+	}
+	return fmt.Sprintf("; the run's rounds were laid out in %s and this stackbench lays them out in %s: finish it with the stackbench that started it (its report reads either way), or start a new run", name(then), name(now))
 }
 
 func short(s string) string {

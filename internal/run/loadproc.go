@@ -27,16 +27,19 @@ type loadRun struct {
 
 // loadArgs builds the command line for one window of a case: the case's
 // request, or the request pool in poolFile when one is given.
-func loadArgs(baseURL string, c workload.Case, poolFile string, conc int, warmup, window, timeout time.Duration) []string {
+func loadArgs(baseURL string, c workload.Case, poolFile string, conc int, warmup warmupSpan, window, timeout time.Duration) []string {
 	return loadArgsAt(baseURL, c, poolFile, conc, 0, warmup, window, timeout)
 }
 
 // loadArgsAt is loadArgs at an open-loop rate in requests per second (0:
 // closed loop), conc then being the most requests in flight: a capacity
 // probe's command line.
-func loadArgsAt(baseURL string, c workload.Case, poolFile string, conc int, rateRPS float64, warmup, window, timeout time.Duration) []string {
+func loadArgsAt(baseURL string, c workload.Case, poolFile string, conc int, rateRPS float64, warmup warmupSpan, window, timeout time.Duration) []string {
 	cfg := c.LoadConfig(baseURL)
-	cfg.Connections, cfg.Duration, cfg.Warmup, cfg.Timeout = conc, window, warmup, timeout
+	cfg.Connections, cfg.Duration, cfg.Warmup, cfg.Timeout = conc, window, warmup.floor, timeout
+	if warmup.max > warmup.floor {
+		cfg.WarmupMax = warmup.max
+	}
 	cfg.Rate = rateRPS
 	f := load.FlagsOf(cfg)
 	f.Output, f.EventsFD = "json", loadEventsFD

@@ -19,7 +19,7 @@ func TestLoadArgsParse(t *testing.T) {
 	c := workload.Case{Name: "buy", Method: "POST", Path: "/orders", Body: []byte(`{"sku":1}`),
 		Header: []workload.Header{{Name: "Authorization", Value: "Bearer x"}}, Expect: []int{201, 202}}
 	for _, pool := range []string{"", "/tmp/buy.jsonl"} {
-		args := loadArgs("http://127.0.0.1:9", c, pool, 16, time.Second, 2*time.Second, time.Minute)
+		args := loadArgs("http://127.0.0.1:9", c, pool, 16, warmupSpan{time.Second, 4 * time.Second}, 2*time.Second, time.Minute)
 		var f load.Flags
 		fs := flag.NewFlagSet("load", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
@@ -33,7 +33,7 @@ func TestLoadArgsParse(t *testing.T) {
 		}
 		want := load.Config{URL: "http://127.0.0.1:9/orders", Method: "POST", Body: c.Body,
 			Headers: []load.Header{{Name: "Authorization", Value: "Bearer x"}}, Expect: []int{201, 202},
-			Connections: 16, Warmup: time.Second, Duration: 2 * time.Second, Timeout: time.Minute}
+			Connections: 16, Warmup: time.Second, WarmupMax: 4 * time.Second, Duration: 2 * time.Second, Timeout: time.Minute}
 		if pool != "" {
 			want.URL, want.Method, want.Headers, want.Body = "http://127.0.0.1:9", "GET", nil, []byte{}
 		}

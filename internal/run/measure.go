@@ -312,13 +312,18 @@ func (r *runner) prepareTry(ctx context.Context, cur *server, w plan.Window, rec
 // process tree, to be opened on the generator's window.
 func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workload.Case) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	p := r.opt.Plan.Protocol
-	return r.launchAt(ctx, cur, c, w.Concurrency, 0, p.Warmup, p.Window)
+	floor, cap := p.WarmupFor(cur.stack)
+	return r.launchAt(ctx, cur, c, w.Concurrency, 0, warmupSpan{floor, cap}, p.Window)
 }
+
+// warmupSpan is a warm-up's floor and cap: fixed when max is not above
+// floor, otherwise until throughput is steady (load.WarmupRule).
+type warmupSpan struct{ floor, max time.Duration }
 
 // launchAt is launch with the generator's connections, open-loop rate in
 // requests per second (0: closed loop), warm-up and window given: a
 // capacity probe's.
-func (r *runner) launchAt(ctx context.Context, cur *server, c workload.Case, conns int, rateRPS float64, warmup, window time.Duration) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+func (r *runner) launchAt(ctx context.Context, cur *server, c workload.Case, conns int, rateRPS float64, warmup warmupSpan, window time.Duration) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	pool := ""
 	if r.opt.Plan.Protocol.Spread {
 		if pool, err = r.poolFile(c); err != nil {
@@ -327,14 +332,14 @@ func (r *runner) launchAt(ctx context.Context, cur *server, c workload.Case, con
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
 	probeBefore = r.probe()
-	lr, ws, err = r.startSampled(ctx, cur, loadArgsAt(base, c, pool, conns, rateRPS, warmup, window, r.opt.Plan.Protocol.Timeout), warmup, window)
+	lr, ws, err = r.startSampled(ctx, cur, loadArgsAt(base, c, pool, conns, rateRPS, warmup, window, r.opt.Plan.Protocol.Timeout), window)
 	return lr, ws, probeBefore, err
 }
 
 // startSampled starts the load generator with args and a sampler of every
 // process tree (server, generator, harness, database), to be opened on the
-// generator's window of the given warm-up and length.
-func (r *runner) startSampled(ctx context.Context, cur *server, args []string, warmup, window time.Duration) (*loadRun, *windowSampler, error) {
+// generator's window of the given length.
+func (r *runner) startSampled(ctx context.Context, cur *server, args []string, window time.Duration) (*loadRun, *windowSampler, error) {
 	lr, err := startLoad(r.opt.Stackbench, args, r.opt.Plan.Protocol.Placement.Lanes().Generator)
 	if err != nil {
 		return nil, nil, err
@@ -344,7 +349,7 @@ func (r *runner) startSampled(ctx context.Context, cur *server, args []string, w
 		groups = append(groups, g)
 	}
 	groups = append(groups, r.idleGroups(cur)...)
-	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), warmup, window), nil
+	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
 }
 
 // driven is what one try's generator and sampler gave.

@@ -1,7 +1,7 @@
 // Package run is the protocol: from a resolved plan to a journal of measured
 // windows. It brings up the database fixture, builds the stacks, runs the
 // parity gate, the boot suite, then every window of the plan in its order —
-// rounds, stacks rotated, fresh processes — preparing the database, waiting
+// rounds, stacks in a balanced order, fresh processes — preparing the database, waiting
 // for a quiet host, driving `stackbench load` as a separate process, sampling
 // every process tree over the measured window (timed from the generator's
 // boundaries, a few milliseconds late; see windowSampler), validating and
@@ -93,7 +93,7 @@ func (r *runner) run(ctx context.Context) error {
 	defer r.jw.Close()
 	defer r.teardown()
 
-	if r.opt.Resume && len(r.done) == len(r.opt.Plan.Windows) && (!r.opt.Plan.Protocol.Adaptive || r.adaptiveStopped) && r.capacityLeft == 0 {
+	if r.opt.Resume && len(r.done) == len(r.opt.Plan.Windows) && (!r.opt.Plan.Protocol.Adaptive || r.adaptiveStopped) && r.capacityLeft == 0 && r.profilingLeft == 0 {
 		r.out.Skipped = len(r.done)
 		r.progress.logf("the run is complete: all %d windows are journaled; nothing to measure", len(r.done))
 		return r.finish()
@@ -124,6 +124,9 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	if err := r.capacityPhase(ctx); err != nil {
+		return err
+	}
+	if err := r.profilingPhase(ctx); err != nil {
 		return err
 	}
 	return r.finish()

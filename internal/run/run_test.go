@@ -1,12 +1,14 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/report"
 )
 
 // writeFile writes a comparison file into a new directory and returns its path.
@@ -539,5 +542,79 @@ func TestInterleavedRoundKeepsEachStacksProcessUp(t *testing.T) {
 		if idle == (first || last) {
 			t.Errorf("%s: idle servers %+v", w.Key, w.IdleServers)
 		}
+	}
+}
+
+// TestInterleavedRunIsBalancedInTheJournal: three stacks over a cycle of
+// six rounds, in the order the journal records the windows measured:
+// within the case, every stack comes right before every other stack
+// exactly twice and first in two rounds. A copy of the journal as an
+// earlier stackbench wrote it (no order in its protocol) still reports,
+// as the rotated order, and its resume is refused with the reason.
+func TestInterleavedRunIsBalancedInTheJournal(t *testing.T) {
+	f := flakyFile("[ok]", "  gate: off\n  layout: interleaved")
+	i := strings.Index(f, "stacks:")
+	stack := f[i+len("stacks:\n"):]
+	f += strings.Replace(stack, "name: flaky", "name: flaky-b", 1) + strings.Replace(stack, "name: flaky", "name: flaky-c", 1)
+	path := writeFile(t, f)
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: plan.WilliamsCycle(3), Window: 500 * time.Millisecond, Warmup: 100 * time.Millisecond}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	_, res := finals(t, dir)
+	var ws []journal.Window
+	for _, w := range res.Windows {
+		if w.Final {
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) != 18 {
+		t.Fatalf("%d final windows, want 18", len(ws))
+	}
+	pairs, first := map[string]int{}, map[string]int{}
+	for i, w := range ws {
+		if i > 0 && ws[i-1].Index > w.Index {
+			t.Errorf("%s journaled after %s, which comes later in the plan", w.Key, ws[i-1].Key)
+		}
+		if i == 0 || ws[i-1].Round != w.Round {
+			first[w.Stack]++
+			continue
+		}
+		pairs[ws[i-1].Stack+" "+w.Stack]++
+	}
+	for _, x := range []string{"flaky", "flaky-b", "flaky-c"} {
+		if first[x] != 2 {
+			t.Errorf("%s first in %d rounds of 6, want 2", x, first[x])
+		}
+		for _, y := range []string{"flaky", "flaky-b", "flaky-c"} {
+			if n := pairs[x+" "+y]; x != y && n != 2 {
+				t.Errorf("%s right before %s %d times in 6 rounds, want 2 (pairs %v)", x, y, n, pairs)
+			}
+		}
+	}
+	if res.Plan.Plan.Protocol.Order != plan.OrderWilliams {
+		t.Errorf("journaled order %q", res.Plan.Plan.Protocol.Order)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, journal.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The journal as an earlier stackbench wrote it: no order, and a
+	// fingerprint of a protocol without one.
+	old := bytes.Replace(b, []byte(`"order":"williams",`), nil, 1)
+	if bytes.Equal(old, b) {
+		t.Fatal("no order in the journal's plan")
+	}
+	old = regexp.MustCompile(`"fingerprint":"sha256:[0-9a-f]+"`).ReplaceAll(old, []byte(`"fingerprint":"sha256:0123456789abcdef"`))
+	if err := os.WriteFile(filepath.Join(dir, journal.FileName), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := report.Build(dir)
+	if err != nil || m.Header.Order != "rotation" || len(m.Steps) == 0 {
+		t.Fatalf("the old journal's report: %v, order %q", err, m.Header.Order)
+	}
+	_, err = runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: plan.WilliamsCycle(3), Window: 500 * time.Millisecond, Warmup: 100 * time.Millisecond}, true)
+	if err == nil || !strings.Contains(err.Error(), "laid out in the rotated order of an earlier stackbench") {
+		t.Errorf("resume of the old journal: %v", err)
 	}
 }

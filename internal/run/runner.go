@@ -39,6 +39,9 @@ type runner struct {
 	// capacityLeft counts the capacity searches a resumed run has still to
 	// end (capacity.go).
 	capacityLeft int
+	// profilingLeft counts the profile windows a resumed run has still to
+	// measure (profiling.go).
+	profilingLeft int
 	// seq counts the processes started per stack over the run; a resume
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int

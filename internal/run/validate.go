@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
@@ -45,14 +46,7 @@ func judgeLoad(w *journal.Window, res *load.Result) {
 		f.add(journal.FlagInvalid, "%.2f%% of %d requests failed (%s)",
 			100*res.FailureShare(), res.Attempts+res.Unsent, failureSplit(res))
 	}
-	if wu := res.Warmup; res.WarmupSeconds > 0 {
-		switch {
-		case wu.Attempts == 0 || wu.Successes == 0:
-			f.add(journal.FlagInvalid, "the warm-up failed: %d of %d attempts succeeded", wu.Successes, wu.Attempts)
-		case float64(wu.Attempts-wu.Successes) > MaxFailureRatio*float64(wu.Attempts):
-			f.add(journal.FlagInvalid, "the warm-up failed: %d of %d attempts failed", wu.Attempts-wu.Successes, wu.Attempts)
-		}
-	}
+	judgeWarmup(w, res)
 	if res.DurationSeconds > 0 && res.GeneratorWaitSeconds > MaxGeneratorWaitShare*res.DurationSeconds {
 		f.add(journal.FlagClientStarved, "the load generator waited %.2f s for a CPU in a %.2f s window (more than %.0f %% of it; it ran %.2f CPU-s): it could not send as meant",
 			res.GeneratorWaitSeconds, res.DurationSeconds, 100*MaxGeneratorWaitShare, res.GeneratorCPUSeconds)
@@ -61,6 +55,40 @@ func judgeLoad(w *journal.Window, res *load.Result) {
 		f.add(journal.FlagClientBound, "the load generator used %.2f CPU-s in %.2f s on %d cores (≥ 85 %%): the figure describes the generator more than the server",
 			res.GeneratorCPUSeconds, res.DurationSeconds, res.CoresAvailable)
 	}
+}
+
+// judgeWarmup flags a warm-up whose requests failed (a warm-up in which
+// none completed yet has not failed: a slow route), one that reached its
+// cap before it was steady, and a window whose halves show a trend.
+func judgeWarmup(w *journal.Window, res *load.Result) {
+	f := flagger{w}
+	if wu := res.Warmup; res.WarmupSeconds > 0 && float64(wu.Errors) > MaxFailureRatio*float64(wu.Attempts) {
+		f.add(journal.FlagInvalid, "the warm-up failed: %d of %d completed attempts failed", wu.Errors, wu.Attempts)
+	}
+	if res.WarmupEnd == "cap" {
+		f.add(journal.FlagNotSteady, "the warm-up reached its cap of %.2f s before its throughput was steady (completions per %.0f ms slice: %s)",
+			res.WarmupSeconds, 1000*res.WarmupSliceSeconds, lastSlices(res.WarmupSlices, 6))
+	}
+	if change, clear := load.Trend(res.Halves[0], res.Halves[1], res.Connections); clear && !res.Interrupted {
+		f.add(journal.FlagTrend, "the window's second half served %+.1f %% against its first (%d → %d successes), more than the %.0f %% tolerance and counting noise: the process was still warming up or slowing down",
+			100*change, res.Halves[0], res.Halves[1], 100*load.SteadyTolerance)
+	}
+}
+
+// lastSlices writes the last n counts, "… 120, 340, 410".
+func lastSlices(counts []int64, n int) string {
+	var b strings.Builder
+	if len(counts) > n {
+		b.WriteString("…, ")
+		counts = counts[len(counts)-n:]
+	}
+	for i, c := range counts {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, c)
+	}
+	return b.String()
 }
 
 // judgeDB flags a checkpoint that landed in the window (trap T4).

@@ -14,29 +14,40 @@ import (
 // a busy 2-core host (the event crosses a pipe to a harness goroutine
 // waiting for CPU): the sampled window then missed the start of the load's
 // window and took in the idle tail after its end. So the boundaries are
-// timed: the warm-up's start plus the warm-up is the window's start, and the
-// window's start plus its length its end. The events still open and close
-// the sampler if a timer is late, and close it if the generator dies.
+// timed: the generator announces the window's start ahead (measure_at: at
+// once for a fixed warm-up, a slice ahead for an adaptive one), and the
+// window's start plus its length is its end. The events still open and
+// close the sampler if a timer is late, and close it if the generator dies.
 type windowSampler struct {
-	sampler      *proc.Sampler
-	warmup, span time.Duration
+	sampler *proc.Sampler
+	span    time.Duration
 
 	mu      sync.Mutex
 	started bool
 	closed  bool
 	stats   *proc.WindowStats
 	timers  []*time.Timer
+	// onOpen and onClose, when set (profiling.go), are called with the
+	// opening and the closing snapshot, under the lock: they must not block.
+	onOpen, onClose func()
 }
 
-func newWindowSampler(s *proc.Sampler, warmup, window time.Duration) *windowSampler {
-	return &windowSampler{sampler: s, warmup: warmup, span: window}
+// hooks sets onOpen and onClose.
+func (ws *windowSampler) hooks(onOpen, onClose func()) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.onOpen, ws.onClose = onOpen, onClose
+}
+
+func newWindowSampler(s *proc.Sampler, window time.Duration) *windowSampler {
+	return &windowSampler{sampler: s, span: window}
 }
 
 // event handles one of the generator's events.
 func (ws *windowSampler) event(ev load.Event) {
 	switch ev.Kind {
-	case load.WarmupStart:
-		ws.at(time.Unix(0, ev.UnixNano).Add(ws.warmup), ws.open)
+	case load.MeasureAt:
+		ws.at(time.Unix(0, ev.UnixNano), ws.open)
 	case load.MeasureStart:
 		ws.open()
 		ws.at(time.Unix(0, ev.UnixNano).Add(ws.span), ws.close)
@@ -63,6 +74,9 @@ func (ws *windowSampler) open() {
 	}
 	ws.sampler.Start()
 	ws.started = true
+	if ws.onOpen != nil {
+		ws.onOpen()
+	}
 }
 
 // close takes the closing snapshot if the sampler was opened; after it,
@@ -80,6 +94,9 @@ func (ws *windowSampler) close() {
 	if ws.started {
 		s := ws.sampler.Stop()
 		ws.stats = &s
+		if ws.onClose != nil {
+			ws.onClose()
+		}
 	}
 }
 

@@ -18,10 +18,11 @@ func TestWindowSamplerFollowsTheLoadsBoundariesNotItsEvents(t *testing.T) {
 		late   = 150 * time.Millisecond // how late every event arrives
 		within = 75 * time.Millisecond  // the timers' allowed lateness
 	)
-	ws := newWindowSampler(proc.NewSampler(20*time.Millisecond, proc.SelfGroup("harness")), warmup, window)
+	ws := newWindowSampler(proc.NewSampler(20*time.Millisecond, proc.SelfGroup("harness")), window)
 	t0 := time.Now()
 	start, end := t0.Add(warmup), t0.Add(warmup+window)
 	ws.event(load.Event{Kind: load.WarmupStart, UnixNano: t0.UnixNano()})
+	ws.event(load.Event{Kind: load.MeasureAt, UnixNano: start.UnixNano()})
 	time.Sleep(time.Until(start.Add(late)))
 	ws.event(load.Event{Kind: load.MeasureStart, UnixNano: start.UnixNano()})
 	time.Sleep(time.Until(end.Add(late)))
@@ -42,8 +43,9 @@ func TestWindowSamplerFollowsTheLoadsBoundariesNotItsEvents(t *testing.T) {
 // A generator that dies during the warm-up never opens the window: no
 // stats, and the start timer must not open a sampler nobody stops.
 func TestWindowSamplerClosedBeforeItsStart(t *testing.T) {
-	ws := newWindowSampler(proc.NewSampler(0, proc.SelfGroup("harness")), 50*time.Millisecond, time.Second)
+	ws := newWindowSampler(proc.NewSampler(0, proc.SelfGroup("harness")), time.Second)
 	ws.event(load.Event{Kind: load.WarmupStart, UnixNano: time.Now().UnixNano()})
+	ws.event(load.Event{Kind: load.MeasureAt, UnixNano: time.Now().Add(50 * time.Millisecond).UnixNano()})
 	if s := ws.result(); s != nil {
 		t.Errorf("stats %+v for a window that never started", s)
 	}

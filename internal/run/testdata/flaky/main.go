@@ -1,11 +1,15 @@
 // Command flaky is a test server for the run protocol: /ok answers 200,
-// /fail answers 503, /crash kills the process, and /health is always 200.
-// It serves a custom workload, so it needs no database.
+// /fail answers 503, /crash kills the process, /slow answers after 300 ms,
+// /ramp answers after a pause that shrinks from 40 ms to 4 ms over the
+// 2.5 s after its first request (a runtime still compiling), and /health
+// is always 200. It serves a custom workload, so it needs no database.
 package main
 
 import (
 	"net/http"
 	"os"
+	"sync"
+	"time"
 )
 
 func main() {
@@ -23,6 +27,19 @@ func main() {
 	})
 	mux.HandleFunc("GET /crash", func(w http.ResponseWriter, r *http.Request) {
 		os.Exit(3)
+	})
+	mux.HandleFunc("GET /slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		w.Write([]byte(`{"ok":true}`))
+	})
+	var once sync.Once
+	var t0 time.Time
+	const ramp, from, to = 2500 * time.Millisecond, 40 * time.Millisecond, 4 * time.Millisecond
+	mux.HandleFunc("GET /ramp", func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { t0 = time.Now() })
+		left := max(0, 1-float64(time.Since(t0))/float64(ramp))
+		time.Sleep(to + time.Duration(left*float64(from-to)))
+		w.Write([]byte(`{"ok":true}`))
 	})
 	http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), mux)
 }

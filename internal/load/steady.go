@@ -1,0 +1,226 @@
+package load
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// The steadiness rule of an adaptive warm-up (Config.WarmupMax). The
+// warm-up is cut into slices; after each, the rule looks at the completions
+// (successes and failures) counted per slice so far and decides whether
+// the window starts after the next slice. The decision is taken one slice
+// ahead so that the harness can time its samplers to the announced start
+// (Event MeasureAt) instead of reacting to it late.
+const (
+	// SteadySlices is how many of the last slices must agree: three, the
+	// fewest in which a ramp (each slice above the one before) shows as a
+	// range larger than a single jump would.
+	SteadySlices = 3
+	// SteadyTolerance is how far those slices may spread: their range
+	// (largest − smallest count) at most 10 % of their median, twice the
+	// 5 % minimum effect a step calls: a process whose slices spread more
+	// is not warm to the precision of the calls, while a JIT still
+	// compiling climbs 15–100 % a second (V8 on Express: 1,219 → 3,720
+	// req/s over 3 s). The window's halves are held to the same tolerance
+	// (Trend).
+	SteadyTolerance = 0.10
+	// MinWarmupRequests is how many requests a warm-up completes at least
+	// before the window, when the rate allows it before the cap: JIT
+	// compilers tier a function up after some hundreds of calls, not after
+	// some time. A route too slow to complete them before the cap needs
+	// only WarmupRule.MinCompletions (two per connection).
+	MinWarmupRequests = 300
+	// minSlice and maxSlice bound the slice length (WarmupSlice).
+	minSlice = 100 * time.Millisecond
+	maxSlice = 500 * time.Millisecond
+)
+
+// WarmupSlice is the slice length for a warm-up of at least floor: a
+// quarter of it, from 100 ms to 500 ms. A quarter makes the shortest
+// steady warm-up (SteadySlices slices and the announced one) exactly the
+// floor: 0.5 s at quick for a server warm from its first request.
+func WarmupSlice(floor time.Duration) time.Duration {
+	return min(max(floor/4, minSlice), maxSlice)
+}
+
+// WarmupDecision is what the rule says after a slice.
+type WarmupDecision int
+
+// The decisions: go on warming up, start the window after the next slice
+// because the warm-up is steady, or start it then because the next slice
+// reaches the cap.
+const (
+	WarmupContinue WarmupDecision = iota
+	WarmupSteady
+	WarmupCapped
+)
+
+// WarmupRule decides when an adaptive warm-up ends. It is a pure function
+// of the slices' counts, so it is tested without a clock.
+type WarmupRule struct {
+	// Slice is the slice length; Floor and Cap bound the warm-up and are
+	// rounded up to whole slices.
+	Slice, Floor, Cap time.Duration
+	// Connections is the run's connections (the most in flight).
+	Connections int
+}
+
+// NewWarmupRule is the rule for a warm-up of floor to cap on conns
+// connections, with WarmupSlice(floor) slices.
+func NewWarmupRule(floor, cap time.Duration, conns int) WarmupRule {
+	return WarmupRule{Slice: WarmupSlice(floor), Floor: floor, Cap: max(cap, floor), Connections: conns}
+}
+
+// FloorSlices is the fewest slices a warm-up lasts.
+func (w WarmupRule) FloorSlices() int { return max(ceilDiv(w.Floor, w.Slice), SteadySlices+1) }
+
+// CapSlices is the most slices a warm-up lasts.
+func (w WarmupRule) CapSlices() int { return max(ceilDiv(w.Cap, w.Slice), w.FloorSlices()) }
+
+// MinCompletions is the fewest completions a steady warm-up has: two per
+// connection, so that every connection has had a request answered after
+// its first (a slow route's minimum).
+func (w WarmupRule) MinCompletions() int64 { return 2 * int64(w.Connections) }
+
+func ceilDiv(a, b time.Duration) int { return int((a + b - 1) / b) }
+
+// Decide looks at counts, the completions of each slice so far (counts[0]
+// the first), and says whether the window starts after the next slice.
+func (w WarmupRule) Decide(counts []int64) WarmupDecision {
+	next := len(counts) + 1 // the slice after which the window would start
+	if next < w.FloorSlices() {
+		return WarmupContinue
+	}
+	if w.Steady(counts) && w.enough(counts) {
+		return WarmupSteady
+	}
+	if next >= w.CapSlices() {
+		return WarmupCapped
+	}
+	return WarmupContinue
+}
+
+// enough reports whether the warm-up has completed enough requests:
+// MinWarmupRequests, or MinCompletions when at its current pace (the last
+// slices' median) it would not complete MinWarmupRequests by the cap.
+func (w WarmupRule) enough(counts []int64) bool {
+	var total int64
+	for _, c := range counts {
+		total += c
+	}
+	switch {
+	case total < w.MinCompletions():
+		return false
+	case total >= MinWarmupRequests:
+		return true
+	}
+	left := w.CapSlices() - len(counts)
+	byCap := float64(total) + lastMedian(counts)*float64(left)
+	return byCap < MinWarmupRequests
+}
+
+// Steady reports whether the warm-up's throughput has settled: the last
+// SteadySlices blocks of slices agree (agree). A block is one slice when
+// that resolves the tolerance; in a closed loop each connection completes
+// a whole number of requests in a block, so blocks of a steady server may
+// differ by up to one request per connection, and a block must hold at
+// least Connections ÷ SteadyTolerance completions for that blur to stay
+// within the tolerance. With fewer, blocks of 2, 3, … slices are judged,
+// and until they are long enough the warm-up is not steady. A route so
+// slow that no block before the cap would be long enough (four answers
+// every 300 ms) is judged once, on the slice before the cap's, on the
+// longest blocks then, whole requests per connection allowed: it cannot
+// show steadiness finer than that, and an early judgement on short blocks
+// would pass a ramp (a JIT's first slow seconds) as easily.
+func (w WarmupRule) Steady(counts []int64) bool {
+	conns := float64(w.Connections)
+	longest := len(counts) / SteadySlices
+	if longest == 0 {
+		return false
+	}
+	for b := 1; b <= longest; b++ {
+		blocks := lastBlocks(counts, b)
+		if m := median(blocks); SteadyTolerance*m >= conns {
+			return agree(blocks, 0)
+		}
+	}
+	// No block so far resolves the tolerance: judge coarsely only at the
+	// last decision before the cap.
+	if len(counts)+1 < w.CapSlices() {
+		return false
+	}
+	return agree(lastBlocks(counts, longest), conns)
+}
+
+// lastBlocks sums the last SteadySlices blocks of b slices each.
+func lastBlocks(counts []int64, b int) []int64 {
+	out := make([]int64, SteadySlices)
+	tail := counts[len(counts)-SteadySlices*b:]
+	for i, c := range tail {
+		out[i/b] += c
+	}
+	return out
+}
+
+// agree reports whether blocks spread (largest − smallest) by at most
+// SteadyTolerance of their median, or by slack requests when that is
+// more. When they rise block after block, as a warm-up does, half the
+// tolerance: a slow ramp (3–5 % a block) would otherwise pass, and a
+// steady server's blocks rise in a row only one time in six.
+func agree(blocks []int64, slack float64) bool {
+	tol := SteadyTolerance
+	if rising(blocks) {
+		tol /= 2
+	}
+	lo, hi := slices.Min(blocks), slices.Max(blocks)
+	return float64(hi-lo) <= max(tol*median(blocks), slack)
+}
+
+// rising reports whether each count is above the one before.
+func rising(counts []int64) bool {
+	for i := 1; i < len(counts); i++ {
+		if counts[i] <= counts[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// median is the median of counts.
+func median(counts []int64) float64 {
+	c := slices.Clone(counts)
+	if len(c) == 0 {
+		return 0
+	}
+	slices.Sort(c)
+	n := len(c)
+	if n%2 == 1 {
+		return float64(c[n/2])
+	}
+	return float64(c[n/2-1]+c[n/2]) / 2
+}
+
+// lastMedian is the median of the last SteadySlices counts (of all when
+// fewer).
+func lastMedian(counts []int64) float64 {
+	return median(counts[max(len(counts)-SteadySlices, 0):])
+}
+
+// Trend compares the window's halves (Result.Halves, successes) on conns
+// connections: change is the second half's count over the first's, minus
+// 1, and clear is true when they differ by more than SteadyTolerance of
+// their mean and by more than twice conns (what whole requests per
+// connection explain, as in Steady, with room for the window's noise: a
+// half is longer than a slice, and a steady one varies less in share). A
+// clear upward trend is a process still warming; a downward one, a
+// process slowing (a growing heap, a throttled host).
+func Trend(h1, h2 int64, conns int) (change float64, clear bool) {
+	if h1 <= 0 || h2 <= 0 {
+		return 0, false
+	}
+	change = float64(h2)/float64(h1) - 1
+	diff := math.Abs(float64(h2 - h1))
+	mean := float64(h1+h2) / 2
+	return change, diff > SteadyTolerance*mean && diff > 2*float64(conns)
+}

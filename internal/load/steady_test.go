@@ -1,0 +1,131 @@
+package load
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestWarmupSliceIsAQuarterOfTheFloorWithinBounds(t *testing.T) {
+	for _, c := range []struct{ floor, want time.Duration }{
+		{200 * time.Millisecond, 100 * time.Millisecond},
+		{500 * time.Millisecond, 125 * time.Millisecond},
+		{time.Second, 250 * time.Millisecond},
+		{2 * time.Second, 500 * time.Millisecond},
+		{10 * time.Second, 500 * time.Millisecond},
+	} {
+		if got := WarmupSlice(c.floor); got != c.want {
+			t.Errorf("WarmupSlice(%v) = %v, want %v", c.floor, got, c.want)
+		}
+	}
+	// The shortest steady warm-up is the floor: three slices judged and
+	// the announced one.
+	r := NewWarmupRule(500*time.Millisecond, 3*time.Second, 32)
+	if r.FloorSlices() != 4 || r.CapSlices() != 24 {
+		t.Errorf("quick's rule: %d floor slices and %d cap slices, want 4 and 24", r.FloorSlices(), r.CapSlices())
+	}
+}
+
+func TestSteady(t *testing.T) {
+	for _, c := range []struct {
+		counts []int64
+		conns  int
+		want   bool
+	}{
+		{nil, 32, false},
+		{[]int64{1000, 1000}, 32, false},                  // fewer than three slices
+		{[]int64{1000, 1040, 980}, 32, true},              // range 60 ≤ 10 % of 1000
+		{[]int64{1000, 1120, 1000}, 32, false},            // range 120 > 100
+		{[]int64{300, 600, 2000, 2100, 2050}, 32, true},   // only the last three count
+		{[]int64{2000, 2100, 2200, 2300}, 32, false},      // rising 4.5 % a slice: range 200 > 5 % of 2200
+		{[]int64{2100, 2300, 2200}, 32, true},             // the same range, not rising
+		{[]int64{10000, 10900, 10400}, 32, true},          // 900 ≤ 1040
+		{[]int64{10000, 11100, 10400}, 32, false},         // 1100 > 1040
+		{[]int64{610, 635, 1300}, 32, false},              // Express's first half-seconds
+		{[]int64{1580, 1860, 1850}, 32, false},            // still climbing
+		{[]int64{1850, 1860, 1845}, 32, true},             // warm
+		{[]int64{5000, 5000, 5000, 5000, 5000}, 32, true}, // flat
+		// 16 connections in lockstep at 40 ms: 96–112 a slice blurs by
+		// 16, more than 10 %; pairs of slices resolve it and show the ramp.
+		{[]int64{96, 112, 112}, 16, false},
+		{[]int64{96, 112, 112, 128, 144, 160}, 16, false},
+		{[]int64{208, 208, 208, 208, 208, 208}, 16, true},
+		// A slow route (four answers every 300 ms): no block resolves
+		// 10 %, so it is judged only on the slice before the cap's (16
+		// slices here), whole requests per connection allowed, on blocks
+		// of five slices.
+		{[]int64{0, 0, 4, 0, 0, 4, 0, 0, 4}, 4, false},
+		{[]int64{0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4}, 4, true},
+		{[]int64{0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 16}, 4, false},
+	} {
+		r := NewWarmupRule(500*time.Millisecond, 2*time.Second, c.conns)
+		if got := r.Steady(c.counts); got != c.want {
+			t.Errorf("Steady(%v) on %d connections = %v, want %v", c.counts, c.conns, got, c.want)
+		}
+	}
+}
+
+func TestDecide(t *testing.T) {
+	fast := NewWarmupRule(500*time.Millisecond, 3*time.Second, 32) // slices of 125 ms, floor 4, cap 24
+	jit := NewWarmupRule(2*time.Second, 8*time.Second, 32)         // slices of 500 ms, floor 4, cap 16
+	slow := NewWarmupRule(200*time.Millisecond, 2*time.Second, 4)  // slices of 100 ms, floor 4, cap 20
+	few := NewWarmupRule(500*time.Millisecond, 3*time.Second, 2)   // two connections
+	flat := func(n int, c int64) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = c
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name   string
+		rule   WarmupRule
+		counts []int64
+		want   WarmupDecision
+	}{
+		{"too few slices to judge", fast, []int64{2000, 2000}, WarmupContinue},
+		{"a warm Go server ends at the floor", fast, flat(3, 2000), WarmupSteady},
+		{"a ramp goes on", fast, []int64{500, 1000, 1500}, WarmupContinue},
+		{"steady after the ramp", fast, []int64{500, 1000, 1500, 2000, 2010, 1990}, WarmupSteady},
+		{"the cap's slice is announced", fast, []int64{500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000, 5500, 6000, 6500, 7000, 7500, 8000, 8500, 9000, 9500, 10000, 10500, 11000, 11500}, WarmupCapped},
+		{"before the cap's slice, on", fast, []int64{500, 1000, 1500, 2000, 2500, 3000}, WarmupContinue},
+		{"a JIT's plateau before the floor is not steady", jit, []int64{600, 610}, WarmupContinue},
+		{"a JIT steady at its floor", jit, []int64{1800, 1850, 1820}, WarmupSteady},
+		{"steady but too few requests, more coming", few, []int64{0, 40, 40, 40}, WarmupContinue},
+		{"steady with 300 requests", few, []int64{0, 100, 100, 100}, WarmupSteady},
+		{"a slow route is judged before the cap", slow, []int64{0, 0, 4, 0, 0, 4}, WarmupContinue},
+		{"a slow route: 2 per connection, 300 out of reach", slow, []int64{0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0, 0, 4, 0}, WarmupSteady},
+		{"a slow route capped with nothing done", slow, flat(19, 0), WarmupCapped},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.rule.Decide(c.counts); got != c.want {
+				t.Errorf("Decide(%v) = %v, want %v", c.counts, got, c.want)
+			}
+		})
+	}
+}
+
+func TestTrend(t *testing.T) {
+	for _, c := range []struct {
+		h1, h2 int64
+		conns  int
+		clear  bool
+	}{
+		{5000, 5200, 32, false}, // 4 %: within tolerance
+		{5000, 5600, 32, true},  // +12 %
+		{5000, 4400, 32, true},  // slowing down
+		{50, 57, 4, false},      // +14 %, but 7 < 2 × 4 connections
+		{50, 70, 4, true},       // +40 % and 20 > 8
+		{0, 100, 4, false},      // nothing to compare against
+		{500, 600, 64, false},   // +20 %, but 100 < 2 × 64 whole requests
+	} {
+		change, clear := Trend(c.h1, c.h2, c.conns)
+		if clear != c.clear {
+			t.Errorf("Trend(%d, %d, %d) = %+.3f, clear %v; want clear %v", c.h1, c.h2, c.conns, change, clear, c.clear)
+		}
+	}
+}
+
+func (d WarmupDecision) String() string {
+	return fmt.Sprint([]string{"continue", "steady", "capped"}[d])
+}
