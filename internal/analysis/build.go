@@ -189,7 +189,7 @@ func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
 	for _, n := range names {
 		ci := CaseInfo{Name: n, Database: inserts[n]}
 		if c, ok := journaled[n]; ok {
-			ci.Database = c.Database
+			ci.Database, ci.Variants = c.Database, c.Variants
 		} else if c, ok := caseOf(builtin, n); ok {
 			ci.Database = c.Database
 		} else if pl.NeedsDatabase && !ci.Database {

@@ -167,6 +167,9 @@ const HostSpeedTolerance = 0.05
 type CaseInfo struct {
 	Name     string `json:"name"`
 	Database bool   `json:"database"`
+	// Variants is how many distinct requests the load cycled over (a
+	// templated case of a custom workload); 0 for one fixed request.
+	Variants int `json:"variants,omitempty"`
 }
 
 // Dispersion summarises the valid cells' robust coefficients of variation

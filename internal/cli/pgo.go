@@ -122,7 +122,7 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 	}
 	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
 	if f.Workload.NeedsDatabase {
-		db, err := stack.OpenDatabase(ctx, f.Database, "", say)
+		db, err := stack.OpenFileDatabase(ctx, f, os.TempDir(), say)
 		if err != nil {
 			return 0, err
 		}

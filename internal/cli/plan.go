@@ -201,7 +201,11 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of steps undecided at the last look%s\n",
 			pr.Rounds, pr.LastRound(), pr.Fresh, budgetNote(pr))
 		if len(looks) > 0 {
-			fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
+			if len(looks) == 1 {
+				fmt.Fprintf(tw, "looks\tone, after round %d, at α=%.4g (no earlier round could select a call of the family, or one would come past half the rounds)\n", looks[0], alpha)
+			} else {
+				fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
+			}
 			fmt.Fprintf(tw, "false calls\t%s\n", familyLine(p))
 		} else {
 			fmt.Fprintf(tw, "looks\tnone can decide a step (see the warning)\n")
@@ -215,6 +219,9 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	requests := "fixed (as the published runs)"
 	if pr.Spread {
 		requests = "spread over all users"
+	}
+	if v := plannedVariants(f, p); v != "" {
+		requests = v
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
 	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
@@ -461,4 +468,28 @@ func printPlanThresholds(w io.Writer, p *plan.Plan) {
 		}
 		fmt.Fprintf(w, "  %s: %s\n", ct.Case, strings.Join(parts, ", "))
 	}
+}
+
+// plannedVariants says how many requests each planned case cycles over,
+// when a custom workload has templated cases ("article: 200 variants, me:
+// 1 request"); "" otherwise.
+func plannedVariants(f *plan.File, p *plan.Plan) string {
+	if f.Scenario == nil || len(f.Scenario.Cases) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range p.Cases {
+		n, exact, err := f.Scenario.Planned(c)
+		switch {
+		case err != nil:
+			parts = append(parts, fmt.Sprintf("%s: %v", c.Name, err))
+		case n == 1:
+			parts = append(parts, c.Name+": 1 request")
+		case exact:
+			parts = append(parts, fmt.Sprintf("%s: %d variants", c.Name, n))
+		default:
+			parts = append(parts, fmt.Sprintf("%s: %d variants or more (a capture that finds a JSON array is a list)", c.Name, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

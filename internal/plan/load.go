@@ -93,6 +93,7 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	health := DefaultHealth
 	if n := m.get("workload"); n != nil {
 		f.Workload, health, f.Custom = p.workload(n, f.JWTSecret)
+		f.Scenario, f.Fixture = p.scenario, p.fixture
 	} else {
 		f.Workload, _ = workload.Builtin("saas-slice", f.JWTSecret)
 	}

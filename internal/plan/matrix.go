@@ -354,6 +354,7 @@ func fingerprint(p *Plan, base string) string {
 		Name, Dir, Build, Start, Health string
 		Env                             map[string]string
 		Pprof, Runtime                  string `json:",omitempty"`
+		Commit                          string `json:",omitempty"`
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -375,7 +376,11 @@ func fingerprint(p *Plan, base string) string {
 		if err != nil {
 			dir = s.Dir
 		}
-		v.Stacks = append(v.Stacks, stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Env, s.Pprof, s.Runtime})
+		id := stackID{Name: s.Name, Dir: filepath.ToSlash(dir), Build: s.Build, Start: s.Start, Health: s.Health, Env: s.Env, Pprof: s.Pprof, Runtime: s.Runtime}
+		if s.Git != nil {
+			id.Commit = s.Git.Commit
+		}
+		v.Stacks = append(v.Stacks, id)
 	}
 	for _, c := range p.Cases {
 		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database})

@@ -22,6 +22,7 @@ package plan
 import (
 	"time"
 
+	"github.com/stackbench/stackbench/internal/scenario"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -42,6 +43,12 @@ type File struct {
 	// signed with JWTSecret. Custom is true when the file defines it.
 	Workload *workload.Workload
 	Custom   bool
+	// Scenario is a custom workload's setup steps and templated requests;
+	// nil when it has neither.
+	Scenario *scenario.Scenario
+	// Fixture is a custom workload's own database (workload.database);
+	// nil for the built-in seed or none.
+	Fixture *DatabaseFixture
 	// Database is Embedded or a postgres:// URL (environment variables expanded).
 	Database string
 	// JWTSecret is passed to stacks as JWT_SECRET.
@@ -88,6 +95,14 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Git, when set, is the revision of Dir's repository the stack runs:
+	// the run builds and starts it in a detached worktree of that commit
+	// (stack.Checkout), and Dir is then the same directory inside it.
+	Git *GitRevision `json:"git,omitempty"`
+	// Services are the TCP ports of processes the stack relies on and that
+	// the run does not start (its own database, a Redis): whoever listens
+	// on them is measured with the stack's windows, never as foreign CPU.
+	Services []int `json:"services,omitempty"`
 	// Pprof is the path under which the server serves Go's net/http/pprof
 	// ("/debug/pprof"); empty when it serves none. The profiling phase
 	// reads the CPU and allocation profiles there.

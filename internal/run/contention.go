@@ -26,6 +26,7 @@ func (r *runner) ownGroups(ctx context.Context, cur *server) []proc.Group {
 	}
 	if cur != nil {
 		groups = append(groups, proc.TreeGroup("server", cur.p.PID()))
+		groups = append(groups, r.serviceGroups(ctx, cur)...)
 	}
 	return append(groups, r.idleGroups(cur)...)
 }
