@@ -18,13 +18,19 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The known effect: the head revision burns 250 µs more CPU per request
-// than the base, which burns 100 µs, so that a generator sharing a busy
-// host with other tests waits for a CPU at a few thousand responses a
-// second, not at 20,000 (a window whose generator starved is flagged).
+// The known effect: both revisions burn 100 µs of CPU per request, and
+// the head then waits 2 ms more, so it answers at most ~475 requests a
+// second on one connection, against a few thousand. The effect is large,
+// and a wait rather than more CPU, on purpose: this test shares its host
+// with the rest of the suite, and on two cores busy with other packages'
+// tests a head burning CPU starved the load generator (its windows were
+// flagged client_starved and its cell could not be compared), while the
+// windows of one cell varied by 64 %. The base burns at all so that its
+// generator waits for a CPU at a few thousand responses a second, not at
+// 20,000.
 const (
-	baseLine   = "const burnPerRequest = 100 * time.Microsecond"
-	burnedLine = "const burnPerRequest = 350 * time.Microsecond"
+	waitLine   = "const waitPerRequest = 0 * time.Millisecond"
+	slowerLine = "const waitPerRequest = 2 * time.Millisecond"
 )
 
 func TestWorkflowFailsOnALossAndPassesAnUnchangedHead(t *testing.T) {
@@ -40,12 +46,12 @@ func TestWorkflowFailsOnALossAndPassesAnUnchangedHead(t *testing.T) {
 	command := workflowCommand(t) + " --gate off --concurrency 1 --rounds 8"
 	repo, revs := throwawayRepo(t)
 
-	// base → head: the head burns 250 µs more CPU per request.
-	code, out := runCommand(t, repo, bin, command, revs["unchanged"], revs["burning"])
+	// base → head: the head waits 2 ms more per request.
+	code, out := runCommand(t, repo, bin, command, revs["unchanged"], revs["slower"])
 	if code != 1 || !strings.Contains(out, "gate failed: 1 of 1 check(s) called loss:\n  base → head hello c=1 throughput: loss ") {
-		t.Fatalf("a head that burns CPU: exit %d, want 1 and the step named; output:\n%s", code, out)
+		t.Fatalf("a slower head: exit %d, want 1 and the step named; output:\n%s", code, out)
 	}
-	t.Logf("a head that burns CPU:\n%s", out)
+	t.Logf("a slower head:\n%s", out)
 	failures := junitFailures(t, filepath.Join(repo, ".stackbench-ci", "results", "junit.xml"))
 	if f, ok := failures["stackbench.base..head hello c=1 throughput"]; !ok || !strings.HasPrefix(f, "base → head hello c=1 throughput: loss ") || !strings.Contains(f, " … ") {
 		t.Errorf("junit.xml failures %v; want the step base..head hello c=1 throughput, a loss with its interval", failures)
@@ -197,8 +203,8 @@ func readYAML(t *testing.T, path string, into any) {
 
 // throwawayRepo makes a git repository holding the test app, the script at
 // the path the workflow runs it from and the comparison file, in three
-// commits: base, unchanged (the README only) and burning (the head that
-// burns CPU per request).
+// commits: base, unchanged (the README only) and slower (the head that
+// waits 2 ms more per request).
 func throwawayRepo(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	repo := t.TempDir()
@@ -206,7 +212,7 @@ func throwawayRepo(t *testing.T) (string, map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := bytes.Replace(app, []byte("const burnPerRequest = 0 * time.Microsecond"), []byte(baseLine), 1)
+	base := bytes.Replace(app, []byte("const burnPerRequest = 0 * time.Microsecond"), []byte("const burnPerRequest = 100 * time.Microsecond"), 1)
 	if bytes.Equal(base, app) {
 		t.Fatal("testdata/app/main.go lacks the burnPerRequest line to change")
 	}
@@ -251,10 +257,13 @@ func throwawayRepo(t *testing.T) (string, map[string]string) {
 	write("README.md", []byte("# app\n\nA README change only.\n"), 0o644)
 	git("commit", "-q", "-am", "unchanged code")
 	revs["unchanged"] = git("rev-parse", "HEAD")
-	burning := bytes.Replace(app, []byte(baseLine), []byte(burnedLine), 1)
-	write("main.go", burning, 0o644)
-	git("commit", "-q", "-am", "burn CPU per request")
-	revs["burning"] = git("rev-parse", "HEAD")
+	slower := bytes.Replace(app, []byte(waitLine), []byte(slowerLine), 1)
+	if bytes.Equal(slower, app) {
+		t.Fatal("testdata/app/main.go lacks the waitPerRequest line to change")
+	}
+	write("main.go", slower, 0o644)
+	git("commit", "-q", "-am", "wait 2 ms per request")
+	revs["slower"] = git("rev-parse", "HEAD")
 	return repo, revs
 }
 

@@ -1,6 +1,6 @@
 // Command app is the throwaway repository's server in the CI example's
-// test: /hello answers after burning burnPerRequest of CPU, which the
-// test's head revision raises.
+// test: /hello answers after burning burnPerRequest of CPU and waiting
+// waitPerRequest, which the test's revisions set.
 package main
 
 import (
@@ -10,6 +10,8 @@ import (
 )
 
 const burnPerRequest = 0 * time.Microsecond
+
+const waitPerRequest = 0 * time.Millisecond
 
 // burn keeps the CPU busy for d of wall time.
 func burn(d time.Duration) {
@@ -24,6 +26,7 @@ func main() {
 	})
 	mux.HandleFunc("GET /hello", func(w http.ResponseWriter, r *http.Request) {
 		burn(burnPerRequest)
+		time.Sleep(waitPerRequest)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"hello":"world"}`))
 	})
