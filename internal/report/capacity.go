@@ -97,7 +97,9 @@ type CapacityRow struct {
 	RSSPeakBytes        int64   `json:"rss_peak_bytes"`
 	CPUMicrosPerRequest float64 `json:"cpu_us_per_request"`
 	// ClosedLoopRPS is the closed-loop throughput the searches started
-	// from; ElapsedSeconds their time together.
+	// from: the cell's median in the run, or, when no window of the cell
+	// counted, what the median search (else the first) measured with its
+	// estimate probe. ElapsedSeconds is the searches' time together.
 	ClosedLoopRPS  float64 `json:"closed_loop_rps"`
 	ElapsedSeconds float64 `json:"elapsed_s"`
 	// SearchResults are the searches one by one, in index order.
@@ -227,8 +229,8 @@ func capacityRow(res *journal.Results, stack string, cc plan.CapacityCase, n int
 		row.SearchResults = append(row.SearchResults, sr)
 		row.Probes = append(row.Probes, f.probes...)
 		row.ElapsedSeconds += sr.ElapsedSeconds
-		if f.closedLoopRPS > 0 {
-			row.ClosedLoopRPS = f.closedLoopRPS
+		if row.ClosedLoopRPS == 0 {
+			row.ClosedLoopRPS = f.closedLoopRPS // the first search's start
 		}
 		if sr.Status == capacity.StatusConfirmed {
 			row.SearchCapacitiesRPS = append(row.SearchCapacitiesRPS, sr.MidpointRPS)
@@ -240,6 +242,9 @@ func capacityRow(res *journal.Results, stack string, cc plan.CapacityCase, n int
 		sum, _ := stats.Summarize(row.SearchCapacitiesRPS) // midpoints are positive and finite
 		f := figures[sum.MedianIndex]
 		row.Status, row.CapacityRPS, row.MedianSearch = capacity.StatusConfirmed, sum.Median, f.search.Index
+		if f.closedLoopRPS > 0 {
+			row.ClosedLoopRPS = f.closedLoopRPS
+		}
 		row.LastPassRPS, row.FirstFailRPS = f.search.LastPassRPS, f.search.FirstFailRPS
 		row.AtCapacity, row.ServerCores, row.RSSMeanBytes, row.RSSPeakBytes, row.CPUMicrosPerRequest =
 			f.atCapacity, f.serverCores, f.rssMeanBytes, f.rssPeakBytes, f.cpuMicrosPerRequest
@@ -280,11 +285,15 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 	probes := make([]capacity.Probe, len(recs))
 	for i, r := range recs {
 		probes[i] = r.Probe
-		f.closedLoopRPS = r.ClosedLoopRPS
 		row.ElapsedSeconds += r.Probe.WallSeconds
 		if r.Probe.Phase == capacity.PhaseEstimate {
+			// The run had no counted window of the cell: the search
+			// measured its start, and its probes record 0.
 			f.closedLoopRPS = r.Probe.ThroughputRPS
 			continue
+		}
+		if r.ClosedLoopRPS > 0 {
+			f.closedLoopRPS = r.ClosedLoopRPS
 		}
 		f.probes = append(f.probes, CapacityPoint{Search: index, Phase: r.Probe.Phase, RateRPS: r.Probe.RateRPS, ThroughputRPS: r.Probe.ThroughputRPS,
 			P50Micros: r.Probe.LatencyMicros.P50, P99Micros: r.Probe.LatencyMicros.P99, SLOMicros: r.Probe.LatencyMicros.SLO, Pass: r.Probe.Pass})

@@ -303,3 +303,29 @@ func TestCapacityFromAJournalBeforeRepeatedSearches(t *testing.T) {
 		t.Errorf("old journal's step: %+v", c)
 	}
 }
+
+// TestCapacityRowKeepsAMeasuredStart: when no window of the cell counted,
+// a search measures its start with a closed-loop estimate probe and its
+// later probes record 0 as the run's figure; the row shows what the
+// estimate measured (it showed 0 rps, the last probe's record).
+func TestCapacityRowKeepsAMeasuredStart(t *testing.T) {
+	res := capacityResults(t)
+	for i, p := range res.Capacity.Probes {
+		if p.Stack == "gin" {
+			res.Capacity.Probes[i].ClosedLoopRPS = 0
+			if p.Probe.Index == 1 {
+				res.Capacity.Probes[i].Probe.Phase, res.Capacity.Probes[i].Probe.ThroughputRPS = capacity.PhaseEstimate, 14000
+			}
+		}
+	}
+	m, err := FromResults(res, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gin := m.Capacity.Cases[0].Rows[2]; gin.ClosedLoopRPS != 14000 {
+		t.Errorf("gin started from %v req/s, want the estimate's 14000", gin.ClosedLoopRPS)
+	}
+	if nh := m.Capacity.Cases[0].Rows[0]; nh.ClosedLoopRPS != 12000 {
+		t.Errorf("nethttp started from %v req/s, want the run's 12000", nh.ClosedLoopRPS)
+	}
+}
