@@ -436,7 +436,7 @@ func countNoun(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	if strings.HasSuffix(noun, "s") {
+	if strings.HasSuffix(noun, "s") || strings.HasSuffix(noun, "ch") || strings.HasSuffix(noun, "sh") {
 		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)

@@ -7,7 +7,9 @@ package report
 
 // ModelVersion is the version of the Model's JSON shape (report.json).
 // It changes when a field is removed or changes meaning; added fields keep it.
-const ModelVersion = 2
+// 3: a capacity row's capacity_rps is the median of its searches' and
+// confirm_rps is gone (repeated capacity searches).
+const ModelVersion = 3
 
 // Model is everything a report shows, computed once from a journal. The
 // renderers only format it: every figure, band and verdict is decided here.
