@@ -43,7 +43,19 @@ func carryOver(m *report.Model, planned []plan.Window, alpha float64) []orderSpl
 		}
 	}
 	var out []orderSplit
+	type stepKey struct {
+		from, to, cas string
+		conc          int
+	}
+	seen := map[stepKey]bool{}
 	for _, s := range m.Steps {
+		// The overall step first → last is the adjacent one with two
+		// steps from the first stack (from:): one row is enough.
+		if k := (stepKey{s.From, s.To, s.Case, s.Concurrency}); seen[k] {
+			continue
+		} else {
+			seen[k] = true
+		}
 		from, okF := m.Cell(s.From, s.Case, s.Concurrency)
 		to, okT := m.Cell(s.To, s.Case, s.Concurrency)
 		if !okF || !okT {

@@ -14,7 +14,8 @@ import (
 // from side went first and +4.8 % in the others, a difference of about
 // +10 % whose interval excludes 0.
 func TestCarryOverSplitsByWhoWentFirst(t *testing.T) {
-	m := &report.Model{Steps: []report.Step{{Kind: report.StepAdjacent, From: "a", To: "b", Case: "user", Concurrency: 10}}}
+	m := &report.Model{Steps: []report.Step{{Kind: report.StepAdjacent, From: "a", To: "b", Case: "user", Concurrency: 10},
+		{Kind: report.StepOverall, From: "a", To: "b", Case: "user", Concurrency: 10}}} // the same pair: one row
 	a := report.Cell{Stack: "a", Case: "user", Concurrency: 10}
 	b := report.Cell{Stack: "b", Case: "user", Concurrency: 10}
 	var planned []plan.Window

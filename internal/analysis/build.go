@@ -190,7 +190,7 @@ func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
 	for _, n := range names {
 		ci := CaseInfo{Name: n, Database: inserts[n]}
 		if c, ok := journaled[n]; ok {
-			ci.Database = c.Database
+			ci.Database, ci.Variants = c.Database, c.Variants
 		} else if c, ok := caseOf(builtin, n); ok {
 			ci.Database = c.Database
 		} else if pl.NeedsDatabase && !ci.Database {
@@ -282,6 +282,7 @@ func windowFigures(w *journal.Window) WindowFigures {
 			f.GeneratorWaitCores = l.GeneratorWaitSeconds / l.DurationSeconds
 		}
 		f.ThroughputRPS = l.ThroughputRPS
+		f.HasLoad, f.ErrorRate = true, l.FailureShare()
 		// Throughput ÷ cores, each a rate over its own interval (the load's
 		// window, the sampler's), so that req/s ÷ cores = req/CPU-s in every
 		// table and the cost model's rps per core is the same figure.

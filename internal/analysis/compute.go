@@ -167,15 +167,15 @@ const MaxBadShare = 0.25
 
 // majority decides whether a cell with counted windows is valid: it needs
 // at least MinCountedWindows of them, and no more than MaxBadShare of all
-// its windows invalid or flagged (trap T17: one surviving window does not
-// speak for a stack).
+// its windows invalid or flagged, a trend aside (againstMajority) (trap
+// T17: one surviving window does not speak for a stack).
 func majority(ws []WindowFigures) (state, reason string) {
 	counted, bad := 0, 0
 	for _, w := range ws {
 		if w.Counted {
 			counted++
 		}
-		if !w.Counted || len(w.Flags) > 0 {
+		if !w.Counted || slices.ContainsFunc(w.Flags, againstMajority) {
 			bad++
 		}
 	}
@@ -187,6 +187,14 @@ func majority(ws []WindowFigures) (state, reason string) {
 	}
 	return CellValid, ""
 }
+
+// againstMajority reports whether a flag on a counted window counts
+// against its cell's majority. A trend (the window's halves apart by more
+// than the warm-up's tolerance) does not: on a shared 2-core host it is
+// raised by the host's own swings on a quarter to a half of a fast
+// server's windows, and the paired calls cancel a drift shared by a
+// round; it is shown and counted in the report all the same.
+func againstMajority(f journal.Flag) bool { return f != journal.FlagTrend }
 
 // countedWindows returns the counted windows in journal order.
 func countedWindows(ws []WindowFigures) []WindowFigures {

@@ -276,3 +276,25 @@ func TestNoCallBeforeTheFirstLook(t *testing.T) {
 		t.Errorf("before the first look: %s (%s), want undecided", c.Call, c.Reason)
 	}
 }
+
+// TestTrendDoesNotMakeACellInsufficient: a window flagged trend is shown
+// but does not count against the cell's majority; any other flag does.
+func TestTrendDoesNotMakeACellInsufficient(t *testing.T) {
+	ws := func(flag journal.Flag) []WindowFigures {
+		var out []WindowFigures
+		for i := 0; i < 4; i++ {
+			w := WindowFigures{Round: i + 1, Counted: true, ThroughputRPS: 100}
+			if i < 2 {
+				w.Flags = []journal.Flag{flag}
+			}
+			out = append(out, w)
+		}
+		return out
+	}
+	if state, _ := majority(ws(journal.FlagTrend)); state != CellValid {
+		t.Errorf("2 of 4 windows flagged trend: %s, want valid", state)
+	}
+	if state, _ := majority(ws(journal.FlagNotSteady)); state != CellInsufficient {
+		t.Errorf("2 of 4 windows flagged not_steady: %s, want insufficient", state)
+	}
+}

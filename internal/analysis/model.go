@@ -170,6 +170,9 @@ const HostSpeedTolerance = 0.05
 type CaseInfo struct {
 	Name     string `json:"name"`
 	Database bool   `json:"database"`
+	// Variants is how many distinct requests the load cycled over (a
+	// templated case of a custom workload); 0 for one fixed request.
+	Variants int `json:"variants,omitempty"`
 }
 
 // Dispersion summarises the valid cells' robust coefficients of variation
@@ -307,8 +310,13 @@ type WindowFigures struct {
 	PerCPUSecond  float64 `json:"per_cpu_second"`
 	ServerCores   float64 `json:"server_cores"`
 	Latency       Latency `json:"latency_us"`
-	RSSMeanBytes  int64   `json:"rss_mean_bytes"`
-	RSSPeakBytes  int64   `json:"rss_peak_bytes"`
+	// HasLoad is true when the window has a load result (a failed window
+	// may have none); ErrorRate is then its failed share of its requests
+	// (load.Result.FailureShare), from 0 to 1.
+	HasLoad      bool    `json:"has_load,omitempty"`
+	ErrorRate    float64 `json:"error_rate"`
+	RSSMeanBytes int64   `json:"rss_mean_bytes"`
+	RSSPeakBytes int64   `json:"rss_peak_bytes"`
 	// DBCores and GeneratorCores are the database's and the load
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.

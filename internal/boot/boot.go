@@ -249,19 +249,22 @@ func expected(c workload.Case, status int) bool {
 
 // FirstRequestCase picks the first request of the suite from a workload:
 // the case "user" when there is one (a single-row read by primary key),
-// else its first database case, else its first case. ok is false for a
-// workload without cases.
+// else its first database case, else its first case. A templated case
+// (its request comes from setup captures, which a cold start has not run)
+// is never picked. ok is false for a workload without such a case.
 func FirstRequestCase(w *workload.Workload) (workload.Case, bool) {
-	if c, ok := w.Case("user"); ok && c.Database {
+	if c, ok := w.Case("user"); ok && c.Database && !c.Templated {
 		return c, true
 	}
 	for _, c := range w.Cases {
-		if c.Database {
+		if c.Database && !c.Templated {
 			return c, true
 		}
 	}
-	if len(w.Cases) > 0 {
-		return w.Cases[0], true
+	for _, c := range w.Cases {
+		if !c.Templated {
+			return c, true
+		}
 	}
 	return workload.Case{}, false
 }

@@ -109,7 +109,7 @@ func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
 	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
 	var db *stack.Database
 	if f.Workload.NeedsDatabase {
-		if db, err = stack.OpenDatabase(ctx, f.Database, "", progress); err != nil {
+		if db, err = stack.OpenFileDatabase(ctx, f, os.TempDir(), progress); err != nil {
 			return boot.Result{}, err
 		}
 		if h.DatabaseURL, err = db.Fresh(ctx, bootDatabase); err != nil {

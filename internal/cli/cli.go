@@ -35,6 +35,14 @@ type Env struct {
 	StderrIsTerminal bool
 }
 
+// lookup reads an environment variable; "" when Getenv is not set.
+func (e Env) lookup(name string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(name)
+}
+
 // OSEnv returns the Env of the running process.
 func OSEnv() Env {
 	dir, err := os.Getwd()
@@ -72,7 +80,7 @@ func register(c Command) {
 }
 
 // UsageError is bad input from the user: a flag, an argument, a config file.
-// It exits with code 2.
+// It exits with ExitUsage.
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
@@ -83,7 +91,8 @@ func usagef(format string, a ...any) error {
 }
 
 // ExitError ends the command with a code after its output has been printed,
-// for example 1 when a load run had no success or a parity check failed.
+// for example ExitGateFailed when a load run had no success or a parity
+// check failed.
 type ExitError struct {
 	Code int
 	Msg  string // printed to stderr when not empty
@@ -100,7 +109,7 @@ func (e *ExitError) Error() string {
 func Main(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 {
 		printUsage(env.Stderr)
-		return 2
+		return ExitUsage
 	}
 	if args[0] == "help" && len(args) > 1 {
 		// "stackbench help run" is "stackbench run -h".
@@ -111,8 +120,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return 0
 	}
 	if args[0] == "version" || args[0] == "--version" {
-		fmt.Fprintln(env.Stdout, "stackbench", Version)
-		return 0
+		printVersion(env.Stdout)
+		return ExitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -122,13 +131,13 @@ func Main(ctx context.Context, args []string, env Env) int {
 			hint = fmt.Sprintf("did you mean %q? ", s)
 		}
 		fmt.Fprintf(env.Stderr, "stackbench: unknown command %q; %srun 'stackbench help' for the list\n", args[0], hint)
-		return 2
+		return ExitUsage
 	}
 	err := c.Run(ctx, args[1:], env)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		// Ctrl-C: the command has torn down what it started.
 		fmt.Fprintf(env.Stderr, "stackbench %s: interrupted\n", c.Name)
-		return 130
+		return ExitInterrupted
 	}
 	return exitCode(err, c.Name, env.Stderr)
 }
@@ -142,25 +151,24 @@ func exitCode(err error, name string, stderr io.Writer) int {
 	switch {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "stackbench %s: %s\n", name, ue.Msg)
-		return 2
+		return ExitUsage
 	case errors.As(err, &ee):
 		if ee.Msg != "" {
 			fmt.Fprintf(stderr, "stackbench %s: %s\n", name, ee.Msg)
 		}
 		return ee.Code
 	case errors.Is(err, errHelp):
-		return 0
+		return ExitOK
 	default:
+		// An error that stopped the command: nothing it measured failed a
+		// gate, it could not measure.
 		fmt.Fprintf(stderr, "stackbench %s: %v\n", name, err)
-		return 1
+		return ExitNotMeasured
 	}
 }
 
 // errHelp is returned by a command that printed its help on -h.
 var errHelp = errors.New("help requested")
-
-// Version is the stackbench version, set at build time with -ldflags.
-var Version = "dev"
 
 func printUsage(w io.Writer) {
 	list := make([]Command, 0, len(commands))
@@ -183,6 +191,7 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.Name, c.Short)
 	}
 	b.WriteString("\nRun 'stackbench <command> -h' for a command's flags. The manual is in docs/.\n")
-	b.WriteString("Exit status: 0 done, 1 failed (a check, a build, the database), 2 bad input, 130 interrupted.\n")
+	b.WriteString("\n")
 	io.WriteString(w, b.String())
+	printExitCodes(w)
 }

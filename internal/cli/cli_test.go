@@ -20,7 +20,7 @@ func TestNoArgumentsPrintsTheCommandsOnStderr(t *testing.T) {
 func TestHelpGoesToStdout(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"--help"}, {"help", "plan"}, {"plan", "-h"}, {"run", "--help"}} {
 		code, out, errOut := runMain(t, t.TempDir(), nil, args...)
-		if code != 0 || errOut != "" || !strings.Contains(out, "Usage: stackbench") || args[0] == "help" && len(args) == 1 && !strings.Contains(out, "Exit status: 0 done, 1 failed") {
+		if code != 0 || errOut != "" || !strings.Contains(out, "Usage: stackbench") || args[0] == "help" && len(args) == 1 && !strings.Contains(out, "\nExit status:\n    0  passed") {
 			t.Errorf("%v: code %d, stdout %q, stderr %q; want 0 and the usage on stdout", args, code, out, errOut)
 		}
 	}
@@ -91,5 +91,19 @@ func TestUnknownCommandSuggestsTheNearest(t *testing.T) {
 		if code, _, errOut := runMain(t, t.TempDir(), nil, cmd); code != 2 || errOut != want {
 			t.Errorf("%s: code %d, stderr %q; want 2 and %q", cmd, code, errOut, want)
 		}
+	}
+}
+
+// Help writes long flags with two dashes, as the docs do, and one-letter
+// flags with one.
+func TestHelpWritesFlagsAsTheDocs(t *testing.T) {
+	_, out, _ := runMain(t, t.TempDir(), nil, "help", "run")
+	for _, want := range []string{"\n  --fail-on string\n", "\n  --window duration\n", "\n  -f string\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help run lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\n  -window") {
+		t.Errorf("help run writes a long flag with one dash:\n%s", out)
 	}
 }

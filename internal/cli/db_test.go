@@ -132,7 +132,7 @@ func TestDBCommandEndToEnd(t *testing.T) {
 		t.Errorf("db status after down: exit %d\n%s", code, out)
 	}
 	code, _, errOut = runMain(t, work, nil, "db", "reset")
-	if code != 1 || !strings.Contains(errOut, "stackbench db up") {
+	if code != ExitNotMeasured || !strings.Contains(errOut, "stackbench db up") {
 		t.Errorf("db reset after down: exit %d\n%s", code, errOut)
 	}
 	code, out, _ = runMain(t, work, nil, "db", "down")
@@ -164,8 +164,8 @@ func TestDBWithoutACluster(t *testing.T) {
 	dir := filepath.Join(work, ".stackbench", "db")
 	for _, verb := range []string{"seed", "reset"} {
 		code, _, errOut := runMain(t, work, nil, "db", verb)
-		if want := "stackbench db: no stackbench cluster in " + dir + "; start one with: stackbench db up --dir " + dir + "\n"; code != 1 || errOut != want {
-			t.Errorf("db %s: code %d, stderr %q; want 1 and %q", verb, code, errOut, want)
+		if want := "stackbench db: no stackbench cluster in " + dir + "; start one with: stackbench db up --dir " + dir + "\n"; code != ExitNotMeasured || errOut != want {
+			t.Errorf("db %s: code %d, stderr %q; want 4 and %q", verb, code, errOut, want)
 		}
 	}
 }

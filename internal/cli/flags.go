@@ -21,11 +21,32 @@ func newFlagSet(name, synopsis string, env Env) *flag.FlagSet {
 			fmt.Fprintf(env.Stdout, "stackbench %s: %s\n\n", name, c.Short)
 		}
 		fmt.Fprintf(env.Stdout, "Usage: stackbench %s %s\n\nFlags:\n", name, synopsis)
-		fs.SetOutput(env.Stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		printFlags(env.Stdout, fs)
 	}
 	return fs
+}
+
+// printFlags lists the flags as the docs write them: -o and -f with one
+// dash, --window with two (the flag package accepts either).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	var b strings.Builder
+	fs.VisitAll(func(f *flag.Flag) {
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		arg, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(&b, "  %s%s", dash, f.Name)
+		if arg != "" {
+			b.WriteString(" " + arg)
+		}
+		b.WriteString("\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t"))
+		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "[]" {
+			fmt.Fprintf(&b, " (default %s)", def)
+		}
+		b.WriteString("\n")
+	})
+	io.WriteString(w, b.String())
 }
 
 // parseFlags parses args, allowing flags after positional arguments

@@ -7,35 +7,78 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/workload"
 )
 
 func init() {
-	register(Command{Name: "init", Short: "write an annotated starter stackbench.yaml here", Order: 50, Run: runInit})
+	register(Command{Name: "init", Short: "write an annotated starter stackbench.yaml here (your app; --compare A B, --openapi FILE, --saas-slice)", Order: 50, Run: runInit})
 }
 
-// runInit writes plan.StarterYAML to stackbench.yaml in the working
-// directory, refusing to overwrite an existing file without --force.
-func runInit(_ context.Context, args []string, env Env) error {
-	fs := newFlagSet("init", "[--force]", env)
+// runInit writes a starter stackbench.yaml in the working directory,
+// refusing to overwrite an existing file without --force: by default a
+// custom workload for the app in this directory; with --compare A B, two
+// git revisions of this repository; with --openapi FILE, a case per GET
+// operation of the document; with --saas-slice, plan.StarterYAML.
+func runInit(ctx context.Context, args []string, env Env) error {
+	fs := newFlagSet("init", "[--force] [--saas-slice | --compare REV REV | --openapi FILE]", env)
 	force := fs.Bool("force", false, "overwrite an existing stackbench.yaml")
+	saas := fs.Bool("saas-slice", false, "write the starter for the built-in saas-slice workload (reference stacks)")
+	compare := fs.String("compare", "", "REV REV: two git revisions of this repository, one run (e.g. --compare main HEAD)")
+	openapi := fs.String("openapi", "", "an OpenAPI 3 document: a case per GET operation")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	stacks := plan.StarterStacks
+	if *compare != "" {
+		if len(rest) != 1 {
+			return usagef("--compare takes two revisions, e.g. init --compare main HEAD")
+		}
+		for _, rev := range []string{*compare, rest[0]} {
+			if _, err := plan.ResolveGit(env.Dir, rev); err != nil {
+				return usagef("--compare %s: %v", rev, err)
+			}
+		}
+		stacks, rest = plan.CompareStacks(*compare, rest[0]), nil
+	}
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q; init writes stackbench.yaml in the current directory", rest[0])
 	}
+	if *saas && (*compare != "" || *openapi != "") {
+		return usagef("--saas-slice writes the built-in workload's file; it does not go with --compare or --openapi")
+	}
+	content := plan.StarterYAML
+	if !*saas {
+		var cases []plan.StarterCase
+		if *openapi != "" {
+			if cases, err = openAPICases(ctx, resolvePath(env, *openapi)); err != nil {
+				return usagef("%v", err)
+			}
+		}
+		content = plan.AppStarter(appName(env.Dir), stacks, cases)
+	}
 	path := filepath.Join(env.Dir, "stackbench.yaml")
-	if err := writeStarter(path, *force); err != nil {
+	if err := writeStarter(path, content, *force); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "wrote %s\nnext: edit its stacks, check it with 'stackbench plan', then 'stackbench run'\n", path)
 	return nil
 }
 
-func writeStarter(path string, force bool) error {
+// appName is a workload name from the app's directory.
+func appName(dir string) string {
+	name := strings.Trim(nonName.ReplaceAllString(filepath.Base(dir), "-"), "-._")
+	if name == "" || slices.Contains(workload.Names(), name) {
+		return "my-app"
+	}
+	return name
+}
+
+func writeStarter(path, content string, force bool) error {
 	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	if !force {
 		flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
@@ -47,7 +90,7 @@ func writeStarter(path string, force bool) error {
 	if err != nil {
 		return fmt.Errorf("write starter file: %w", err)
 	}
-	if _, err := f.WriteString(plan.StarterYAML); err != nil {
+	if _, err := f.WriteString(content); err != nil {
 		f.Close()
 		return fmt.Errorf("write starter file %s: %w", path, err)
 	}

@@ -104,6 +104,12 @@ func selectStacks(f *plan.File, only []string) ([]plan.Stack, error) {
 // errors are for the harness itself (no database).
 func checkParity(ctx context.Context, f *plan.File, stacks []plan.Stack, logDir string, progress io.Writer) (workload.Report, error) {
 	say := func(line string) { fmt.Fprintln(progress, line) }
+	// Stacks with git: run from worktrees of their commits, kept where a
+	// run from this directory keeps them (results/).
+	stacks, err := stack.CheckoutAll(ctx, stacks, filepath.Join(filepath.Dir(f.Path), "results", stack.WorktreesDir), say)
+	if err != nil {
+		return workload.Report{}, err
+	}
 	var built []plan.Stack
 	buildFailed := map[string]workload.StackResult{}
 	for _, s := range stacks {
@@ -122,7 +128,7 @@ func checkParity(ctx context.Context, f *plan.File, stacks []plan.Stack, logDir 
 	var db *stack.Database
 	if f.Workload.NeedsDatabase && len(built) > 0 {
 		var err error
-		if db, err = stack.OpenDatabase(ctx, f.Database, "", say); err != nil {
+		if db, err = stack.OpenFixtureDatabase(ctx, f.Database, "", nil, stack.Fixture(f.Workload.Name, f.Fixture, logDir), say); err != nil {
 			return workload.Report{}, err
 		}
 		defer func() {
@@ -132,7 +138,7 @@ func checkParity(ctx context.Context, f *plan.File, stacks []plan.Stack, logDir 
 		}()
 	}
 	checked, err := stack.Parity(ctx, built, stack.ParityOptions{
-		Workload: f.Workload, JWTSecret: f.JWTSecret, Database: db, LogDir: logDir, Progress: say,
+		Workload: f.Workload, JWTSecret: f.JWTSecret, Database: db, LogDir: logDir, Progress: say, Scenario: f.Scenario,
 	})
 	if err != nil {
 		return workload.Report{}, err

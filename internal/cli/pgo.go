@@ -24,7 +24,7 @@ func init() {
 	register(Command{Name: "pgo", Short: "collect a CPU profile of a Go stack under the workload, for profile-guided optimisation", Order: 80, Run: runPGO})
 }
 
-const pgoSynopsis = "[-f FILE] --stack NAME [-d 30s] [-c 32] -o FILE"
+const pgoSynopsis = "[-f FILE] --stacks NAME [-d 30s] [-c 32] --out FILE"
 
 // pgoProfileEnv is the variable that asks a stack for a CPU profile of its
 // serving time, written when it stops on SIGTERM; the Go reference servers
@@ -41,21 +41,27 @@ type pgoArgs struct {
 func parsePGOArgs(args []string, env Env) (pgoArgs, error) {
 	fs := newFlagSet("pgo", pgoSynopsis, env)
 	file := fs.String("f", "stackbench.yaml", "comparison file")
-	name := fs.String("stack", "", "the stack to profile (required): a Go server that honours "+pgoProfileEnv)
+	name := fs.String("stacks", "", "the stack to profile (required, one): a Go server that honours "+pgoProfileEnv)
+	fs.StringVar(name, "stack", "", "the older spelling of --stacks")
 	duration := fs.Duration("d", 30*time.Second, "total load, shared equally by the workload's cases")
 	connections := fs.Int("c", 32, "connections of the load")
-	out := fs.String("o", "", "where to write the profile (required), e.g. apps/nethttp-pgx-pgo/default.pgo")
+	out := fs.String("out", "", "where to write the profile (required), e.g. apps/nethttp-pgx-pgo/default.pgo")
+	format := fs.String("o", "", "not a file here either: -o is the output format in every command; write the profile's path with --out")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return pgoArgs{}, err
 	}
 	switch {
+	case *format != "":
+		return pgoArgs{}, usagef("-o %s: -o is an output format in every command; name the profile's file with --out %s", *format, *format)
 	case len(rest) > 0:
-		return pgoArgs{}, usagef("unexpected argument %q; name the file with -f and the stack with --stack", rest[0])
+		return pgoArgs{}, usagef("unexpected argument %q; name the file with -f and the stack with --stacks", rest[0])
 	case *name == "":
-		return pgoArgs{}, usagef("--stack is required: the stack whose CPU profile to collect, e.g. --stack nethttp-pgx")
+		return pgoArgs{}, usagef("--stacks is required: the stack whose CPU profile to collect, e.g. --stacks nethttp-pgx")
+	case strings.Contains(*name, ","):
+		return pgoArgs{}, usagef("--stacks %s: pgo profiles one stack at a time; name one", *name)
 	case *out == "":
-		return pgoArgs{}, usagef("-o is required: where to write the profile, e.g. -o apps/nethttp-pgx-pgo/default.pgo")
+		return pgoArgs{}, usagef("--out is required: where to write the profile, e.g. --out apps/nethttp-pgx-pgo/default.pgo")
 	case *duration < time.Second:
 		return pgoArgs{}, usagef("-d %v: want at least 1s of load (30s to 60s makes a good profile)", *duration)
 	case *connections < 1:
@@ -75,7 +81,7 @@ func runPGO(ctx context.Context, args []string, env Env) error {
 	}
 	s, ok := f.Stack(a.stack)
 	if !ok {
-		return usagef("--stack %s: %s has no such stack; it has %s", a.stack, f.Name, strings.Join(f.StackNames(), ", "))
+		return usagef("--stacks %s: %s has no such stack; it has %s", a.stack, f.Name, strings.Join(f.StackNames(), ", "))
 	}
 	logDir, err := os.MkdirTemp("", "stackbench-pgo-")
 	if err != nil {
@@ -116,7 +122,7 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 	}
 	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
 	if f.Workload.NeedsDatabase {
-		db, err := stack.OpenDatabase(ctx, f.Database, "", say)
+		db, err := stack.OpenFileDatabase(ctx, f, os.TempDir(), say)
 		if err != nil {
 			return 0, err
 		}
@@ -173,7 +179,7 @@ func driveCases(ctx context.Context, w *workload.Workload, port int, a pgoArgs, 
 		}
 		say(fmt.Sprintf("pgo: %-8s %7.0f req/s for %v, %d errors", c.Name, res.ThroughputRPS, share, res.ErrorCount()))
 		if res.Successes == 0 {
-			return fmt.Errorf("case %s: no request succeeded in %d attempts (errors %v); run stackbench parity -f FILE --stack NAME to see why", c.Name, res.Attempts, res.Errors)
+			return fmt.Errorf("case %s: no request succeeded in %d attempts (errors %v); run stackbench parity -f FILE --stacks NAME to see why", c.Name, res.Attempts, res.Errors)
 		}
 	}
 	return nil

@@ -33,7 +33,7 @@ stacks:
 	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runMain(t, dir, nil, "pgo", "--stack", "ref", "-d", "2s", "-c", "4", "-o", "default.pgo")
+	code, stdout, stderr := runMain(t, dir, nil, "pgo", "--stacks", "ref", "-d", "2s", "-c", "4", "--out", "default.pgo")
 	if code != 0 {
 		t.Fatalf("stackbench pgo exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -69,8 +69,8 @@ stacks:
 	if err := os.WriteFile(filepath.Join(dir, "deaf.yaml"), []byte(deaf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = runMain(t, dir, nil, "pgo", "-f", "deaf.yaml", "--stack", "ref", "-d", "1s", "-c", "2", "-o", "deaf.pgo")
-	if code != 1 || !strings.Contains(stderr, "it must honour "+pgoProfileEnv) {
+	code, _, stderr = runMain(t, dir, nil, "pgo", "-f", "deaf.yaml", "--stack", "ref", "-d", "1s", "-c", "2", "--out", "deaf.pgo")
+	if code != ExitNotMeasured || !strings.Contains(stderr, "it must honour "+pgoProfileEnv) {
 		t.Errorf("a stack that ignores %s: exit %d, stderr:\n%s\nwant exit 1 and what it must honour", pgoProfileEnv, code, stderr)
 	}
 	// The logs of a failed collection are kept for the user; not here.
@@ -88,11 +88,13 @@ func TestPGORefusesBadArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"pgo", "-o", "x.pgo"}, "--stack is required"},
-		{[]string{"pgo", "--stack", "a"}, "-o is required"},
-		{[]string{"pgo", "--stack", "zz", "-o", "x.pgo"}, "has no such stack; it has a"},
-		{[]string{"pgo", "--stack", "a", "-o", "x.pgo", "-d", "10ms"}, "want at least 1s"},
-		{[]string{"pgo", "--stack", "a", "-o", "x.pgo", "-c", "0"}, "want at least 1 connection"},
+		{[]string{"pgo", "--out", "x.pgo"}, "--stacks is required"},
+		{[]string{"pgo", "--stacks", "a"}, "--out is required"},
+		{[]string{"pgo", "--stacks", "a", "-o", "x.pgo"}, "-o x.pgo: -o is an output format in every command; name the profile's file with --out x.pgo"},
+		{[]string{"pgo", "--stacks", "a,b", "--out", "x.pgo"}, "one stack at a time"},
+		{[]string{"pgo", "--stacks", "zz", "--out", "x.pgo"}, "has no such stack; it has a"},
+		{[]string{"pgo", "--stack", "a", "--out", "x.pgo", "-d", "10ms"}, "want at least 1s"},
+		{[]string{"pgo", "--stacks", "a", "--out", "x.pgo", "-c", "0"}, "want at least 1 connection"},
 	} {
 		code, _, stderr := runMain(t, dir, nil, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

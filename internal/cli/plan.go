@@ -96,6 +96,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	gateRetries := fs.Int("gate-retries", 0, "redo a contended window at most this many times")
 	fs.DurationVar(&o.GateWait, "gate-wait", 0, "longest wait for a quiet host before a window")
 	spread := fs.Bool("spread", false, "spread ids and pages over all users instead of the fixed requests")
+	profiling := fs.Bool("profiling", false, "after the measured rounds, profile one extra window per cell and explain each step by function (docs/profiles.md)")
 	minEffect := fs.String("min-effect", "", "smallest shift a step calls a gain or a loss, e.g. 5% or 0.05")
 	placement := fs.String("placement", "", "where the generator, the server and the database run: shared, lanes (CPUs of their own), auto (lanes with 8 CPUs or more), or lanes:server=0-3:database=4-5:generator=6-7")
 	return func() (plan.Overrides, error) {
@@ -154,6 +155,9 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 		if set["spread"] {
 			o.Spread = spread
 		}
+		if set["profiling"] {
+			o.Profiling = profiling
+		}
 		if set["placement"] {
 			spec, err := plan.ParsePlacementFlag(*placement)
 			if err != nil {
@@ -197,7 +201,11 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of steps undecided at the last look%s\n",
 			pr.Rounds, pr.LastRound(), pr.Fresh, budgetNote(pr))
 		if len(looks) > 0 {
-			fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
+			if len(looks) == 1 {
+				fmt.Fprintf(tw, "looks\tone, after round %d, at α=%.4g (no earlier round could select a call of the family, or one would come past half the rounds)\n", looks[0], alpha)
+			} else {
+				fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
+			}
 			fmt.Fprintf(tw, "false calls\t%s\n", familyLine(p))
 		} else {
 			fmt.Fprintf(tw, "looks\tnone can decide a step (see the warning)\n")
@@ -211,6 +219,9 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	requests := "fixed (as the published runs)"
 	if pr.Spread {
 		requests = "spread over all users"
+	}
+	if v := plannedVariants(f, p); v != "" {
+		requests = v
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
 	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
@@ -242,9 +253,10 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		processes = max(processes, w.Process+1)
 	}
 	printCapacity(w, p)
+	printPlanThresholds(w, p)
 	fmt.Fprintf(w, "\n%s in %s; about %s (boot suite %s, windows %s%s), after builds and the parity gate\n",
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()),
-		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p))
+		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p)+profilingEstimate(p))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
 }
 
@@ -431,7 +443,7 @@ func countNoun(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	if strings.HasSuffix(noun, "s") {
+	if strings.HasSuffix(noun, "s") || strings.HasSuffix(noun, "ch") || strings.HasSuffix(noun, "sh") {
 		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
@@ -443,4 +455,56 @@ func runtimeName(r string) string {
 		return "docker or podman, whichever is installed"
 	}
 	return r
+}
+
+// printPlanThresholds lists each case's thresholds, as --fail-on threshold
+// will judge them.
+func printPlanThresholds(w io.Writer, p *plan.Plan) {
+	if len(p.Thresholds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nthresholds, per stack and concurrency (gate them with --fail-on threshold):\n")
+	for _, ct := range p.Thresholds {
+		t := ct.Thresholds
+		var parts []string
+		for _, l := range []struct {
+			name string
+			d    time.Duration
+		}{{"p50", t.P50}, {"p90", t.P90}, {"p99", t.P99}, {"p999", t.P999}} {
+			if l.d > 0 {
+				parts = append(parts, fmt.Sprintf("%s ≤ %s", l.name, l.d))
+			}
+		}
+		if t.ErrorRate != nil {
+			parts = append(parts, fmt.Sprintf("error rate ≤ %g %%", 100**t.ErrorRate))
+		}
+		if t.ThroughputRPS > 0 {
+			parts = append(parts, fmt.Sprintf("throughput ≥ %g req/s", t.ThroughputRPS))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", ct.Case, strings.Join(parts, ", "))
+	}
+}
+
+// plannedVariants says how many requests each planned case cycles over,
+// when a custom workload has templated cases ("article: 200 variants, me:
+// 1 request"); "" otherwise.
+func plannedVariants(f *plan.File, p *plan.Plan) string {
+	if f.Scenario == nil || len(f.Scenario.Cases) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range p.Cases {
+		n, exact, err := f.Scenario.Planned(c)
+		switch {
+		case err != nil:
+			parts = append(parts, fmt.Sprintf("%s: %v", c.Name, err))
+		case n == 1:
+			parts = append(parts, c.Name+": 1 request")
+		case exact:
+			parts = append(parts, fmt.Sprintf("%s: %d variants", c.Name, n))
+		default:
+			parts = append(parts, fmt.Sprintf("%s: %d variants or more (a capture that finds a JSON array is a list)", c.Name, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -3,11 +3,13 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/capacity"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // printCapacity shows the plan's capacity phase, when it has one.
@@ -21,10 +23,31 @@ func printCapacity(w io.Writer, p *plan.Plan) {
 		slos = append(slos, cc.Case+" "+cc.SLO)
 	}
 	fmt.Fprintf(w, "\ncapacity at an SLO, after the windows: %s × %d stacks, each search within %s\n", strings.Join(slos, ", "), len(p.Stacks), c.Budget)
+	n := c.SearchCount()
+	switch {
+	case n > 1:
+		fmt.Fprintf(w, "  %d searches per stack × case, each in a fresh process, the stacks taking turns in a balanced order; a capacity is the median of its searches', a capacity step compares the two stacks' searches\n", n)
+	case len(p.Stacks) > 1:
+		fmt.Fprintf(w, "  1 search per stack × case\n")
+	}
+	if len(p.Stacks) > 1 && stats.MinP(n, n) > report.CapacityAlpha {
+		fmt.Fprintf(w, "  note: with %s a side no capacity step can have a finite %g %% interval; give capacity: searches: %d or more\n",
+			countNoun(n, "search"), 100*(1-report.CapacityAlpha), minSearches(report.CapacityAlpha))
+	}
 	fmt.Fprintf(w, "  open-loop probes of %s after %s of warm-up, %d connections, from %g %% of the cell's closed-loop throughput;\n",
 		c.Probe, c.Warmup, c.Connections, 100*c.StartFraction)
 	fmt.Fprintf(w, "  pass: the SLO, errors ≤ %g %%; bisect to %g %%; %s; a failure believed after %s\n",
 		100*c.MaxErrorShare, 100*c.Resolution, countNoun(c.Confirmations, "confirmation window"), countNoun(c.Retries, "repeat"))
+}
+
+// minSearches is the fewest searches a side that give a capacity step a
+// finite interval at alpha.
+func minSearches(alpha float64) int {
+	for k := 1; ; k++ {
+		if stats.MinP(k, k) <= alpha {
+			return k
+		}
+	}
 }
 
 // capacityEstimate is the capacity phase's part of the plan's estimate.
@@ -48,7 +71,7 @@ func printCapacitySteps(w io.Writer, m *report.Model) {
 		for _, r := range c.Rows {
 			switch {
 			case r.Status == capacity.StatusConfirmed && r.AtCapacity != nil:
-				fmt.Fprintf(w, "      %-14s %.1f req/s, p99 %.2f ms at it, %.2f cores (bracket %.1f–%.1f)\n", r.Stack, r.CapacityRPS,
+				fmt.Fprintf(w, "      %-14s %.1f req/s%s, p99 %.2f ms at it, %.2f cores (bracket %.1f–%.1f)\n", r.Stack, r.CapacityRPS, searchesWords(r),
 					float64(r.AtCapacity.LatencyMicros.P99)/1e3, r.ServerCores, r.LastPassRPS, r.FirstFailRPS)
 			default:
 				fmt.Fprintf(w, "      %-14s no capacity: %s (bracket %.1f–%.1f req/s, 0: none) %s\n", r.Stack, r.Status, r.LastPassRPS, r.FirstFailRPS, r.Error)
@@ -56,6 +79,19 @@ func printCapacitySteps(w io.Writer, m *report.Model) {
 		}
 	}
 	for _, s := range cs.Steps {
-		fmt.Fprintf(w, "  %s → %s %s: %s\n", s.From, s.To, s.Case, report.CallText(s.Capacity))
+		fmt.Fprintf(w, "  %s → %s %s: %s (%d / %d searches)\n", s.From, s.To, s.Case, report.CallText(s.Capacity), s.Capacity.FromWindows, s.Capacity.ToWindows)
 	}
+}
+
+// searchesWords says what a capacity rests on, "" for one search: " (median
+// of 4 searches, 7,979–8,181)", " (median of 3 of 4 searches, …)".
+func searchesWords(r report.CapacityRow) string {
+	if r.Searches <= 1 {
+		return ""
+	}
+	of := fmt.Sprint(r.Confirmed)
+	if r.Confirmed < r.Searches {
+		of = fmt.Sprintf("%d of %d", r.Confirmed, r.Searches)
+	}
+	return fmt.Sprintf(" (median of %s searches, %.1f–%.1f)", of, slices.Min(r.SearchCapacitiesRPS), slices.Max(r.SearchCapacitiesRPS))
 }

@@ -210,7 +210,18 @@ func TestPlanWarnsWhenTheBudgetCannotDecide(t *testing.T) {
 		t.Errorf("code %d, stderr %q:\n%s", code, errOut, out)
 	}
 	code, out, errOut = runMain(t, dir, nil, "plan")
-	if code != 0 || strings.Contains(errOut, "undecided") || !strings.Contains(out, "looks        after rounds 16, each at α=0.05") {
+	if code != 0 || strings.Contains(errOut, "undecided") || !strings.Contains(out, "looks        one, after round 16, at α=0.05") {
 		t.Errorf("quick's own budget: code %d, stderr %q:\n%s", code, errOut, out)
+	}
+}
+
+func TestPlanShowsThresholds(t *testing.T) {
+	dir := writeComparison(t, "thresholds: {p99: 25ms, error_rate: 0.1%, cases: {order: {throughput: 500}}}\n"+twoStacks)
+	code, out, errOut := runMain(t, dir, benchDB, "plan", "--cases", "user,order")
+	for _, want := range []string{"\nthresholds, per stack and concurrency (gate them with --fail-on threshold):\n",
+		"  user: p99 ≤ 25ms, error rate ≤ 0.1 %\n", "  order: p99 ≤ 25ms, error rate ≤ 0.1 %, throughput ≥ 500 req/s\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, plan lacks %q:\n%s%s", code, want, out, errOut)
+		}
 	}
 }

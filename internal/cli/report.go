@@ -6,26 +6,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/cost"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
-	"github.com/stackbench/stackbench/internal/stats"
 )
 
 func init() {
 	register(Command{Name: "report", Short: "render a results directory, or compare two", Order: 70, Run: runReport})
 }
 
-const reportSynopsis = "DIR [-o html|md|json|bench] [--pricing FILE] | A B [-o md|json] [--fail-on loss,undecided]"
+const reportSynopsis = "DIR [-o html|md|json|bench] [--pricing FILE] [--fail-on loss,undecided,invalid,threshold] [--steps A..B] [--metrics throughput,per_cpu] [--junit FILE] [--history FILE] | A B [-o md|json] [--fail-on loss,undecided] [--reference STACK] [--assume-same-host]"
 
 func runReport(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("report", reportSynopsis, env)
 	output := fs.String("o", "", "write only this format: html (report.html), md (summary.md), json (report.json) or bench (bench.txt); default: all of them. With two directories: md or json, to standard output")
 	pricingFile := fs.String("pricing", "", "price the cost model with this pricing file instead of the built-in snapshot")
-	failOn := fs.String("fail-on", "", "with two directories: exit 1 when a stack's step from A to B gets one of these calls (loss, undecided, gain, same; comma-separated), and 2 when the hosts cannot be judged equal")
+	gf := addGateFlags(fs, true)
 	minEffect := fs.String("min-effect", "", "smallest shift called a gain or a loss, e.g. 5% (default: each run's own)")
 	var cmp report.CompareOptions
 	fs.StringVar(&cmp.Reference, "reference", "", "with two directories: the stack both runs share unchanged, each other stack compared through its ratio to it (default: the first stack of A that B has unchanged)")
@@ -34,12 +32,9 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	calls, err := parseFailOn(*failOn)
+	gate, err := gf.parse(len(rest) == 2)
 	if err != nil {
 		return err
-	}
-	if len(calls) > 0 && len(rest) != 2 {
-		return usagef("--fail-on judges a comparison: name two results directories, A (before) and B (after)")
 	}
 	if *pricingFile != "" && len(rest) == 2 {
 		return usagef("--pricing prices one run's report; a comparison of two runs has no cost section: drop --pricing, or name one directory")
@@ -61,9 +56,14 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	}
 	switch len(rest) {
 	case 1:
-		return renderReport(resolvePath(env, rest[0]), *output, opt, env)
+		dir := resolvePath(env, rest[0])
+		m, err := renderReport(dir, *output, opt, env)
+		if err != nil {
+			return err
+		}
+		return judgeRun(m, gate, dir, env)
 	case 2:
-		return compareReports(resolvePath(env, rest[0]), resolvePath(env, rest[1]), *output, calls, opt, cmp, env)
+		return compareReports(resolvePath(env, rest[0]), resolvePath(env, rest[1]), *output, gate, opt, cmp, env)
 	case 0:
 		return usagef("name a results directory (stackbench report results/<run>), or two to compare")
 	default:
@@ -71,37 +71,39 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	}
 }
 
-// renderReport writes the report files of one results directory into it.
-func renderReport(dir, output string, opt report.BuildOptions, env Env) error {
+// renderReport writes the report files of one results directory into it
+// and returns its model.
+func renderReport(dir, output string, opt report.BuildOptions, env Env) (*report.Model, error) {
 	formats := report.Formats
 	if output != "" {
 		f, ok := report.FormatByName(output)
 		if !ok {
-			return usagef("-o %s: write -o html, md, json or bench (or leave -o out for all of them)", output)
+			return nil, usagef("-o %s: write -o html, md, json or bench (or leave -o out for all of them)", output)
 		}
 		formats = []report.Format{f}
 	}
 	res, err := readResults(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m, err := report.FromResults(res, opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	report.AddProfiling(dir, res, m)
 	printNotes(env, m.Header.JournalNotes)
 	for _, f := range formats {
 		if err := report.WriteFile(dir, m, f); err != nil {
-			return err
+			return nil, err
 		}
 		fmt.Fprintln(env.Stdout, filepath.Join(dir, f.File))
 	}
-	return nil
+	return m, nil
 }
 
 // compareReports measures run b against run a and prints the comparison.
-// With failOn calls, it then judges it as a regression gate (judgeComparison).
-func compareReports(a, b, output string, failOn []stats.Call, opt report.BuildOptions, cmp report.CompareOptions, env Env) error {
+// With a gate, it then judges it as a regression gate (judgeComparison).
+func compareReports(a, b, output string, gate gateSpec, opt report.BuildOptions, cmp report.CompareOptions, env Env) error {
 	if output != "" && output != "md" && output != "json" {
 		return usagef("-o %s: a comparison is written as -o md (the default) or -o json", output)
 	}
@@ -127,65 +129,27 @@ func compareReports(a, b, output string, failOn []stats.Call, opt report.BuildOp
 	} else {
 		err = report.WriteComparisonMarkdown(env.Stdout, c)
 	}
-	if err != nil || len(failOn) == 0 {
+	if err != nil || !gate.active() {
 		return err
 	}
-	return judgeComparison(c, failOn)
+	return judgeComparison(c, gate, env)
 }
 
-// parseFailOn reads --fail-on's list of calls.
-func parseFailOn(s string) ([]stats.Call, error) {
-	var out []stats.Call
-	for _, name := range commaList(s) {
-		c := stats.Call(name)
-		if !slices.Contains(stats.Calls, c) || c == stats.CallInvalid {
-			return nil, usagef("--fail-on %s: write one or more of loss, undecided, gain, same, comma-separated (e.g. --fail-on loss,undecided)", name)
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
-// judgeComparison is the regression gate: exit 2 ("cannot judge") when
-// the runs' hosts may have run at different speeds, whatever the calls say;
-// exit 1 naming each step that got one of the calls; nil otherwise. An
-// invalid step (a cell missing or insufficient in one run) also cannot be
-// judged.
-func judgeComparison(c *report.Comparison, failOn []stats.Call) error {
+// judgeComparison is the regression gate across two runs: ExitCannotJudge
+// when the runs' hosts may have run at different speeds, whatever the
+// calls say; otherwise as judgeRun, each stack's step from A to B.
+func judgeComparison(c *report.Comparison, gate gateSpec, env Env) error {
 	if len(c.CannotJudge) > 0 {
-		return &ExitError{Code: 2, Msg: "cannot judge: " + strings.Join(c.CannotJudge, "; ") +
+		return &ExitError{Code: ExitCannotJudge, Msg: "cannot judge: " + strings.Join(c.CannotJudge, "; ") +
 			"; put both versions in one run as neighbouring stacks, so their windows interleave on the same host"}
 	}
-	var hits, invalid []string
-	for _, s := range c.Steps {
-		for _, m := range []struct {
-			name string
-			ch   report.Change
-		}{{"throughput", s.Throughput}, {"throughput per CPU-second", s.PerCPU}} {
-			label := fmt.Sprintf("%s %s c=%d %s", s.From, s.Case, s.Concurrency, m.name)
-			switch {
-			case slices.Contains(failOn, m.ch.Call):
-				hits = append(hits, label+": "+report.CallText(m.ch))
-			case m.ch.Call == stats.CallInvalid:
-				invalid = append(invalid, label+": "+m.ch.Reason)
-			}
-		}
+	checks, err := report.Judge(c.Steps, gate.GateSpec)
+	if err != nil {
+		return err
 	}
-	if len(hits) > 0 {
-		return &ExitError{Code: 1, Msg: fmt.Sprintf("%d step(s) from A to B called %s:\n  %s", len(hits), joinCalls(failOn), strings.Join(hits, "\n  "))}
-	}
-	if len(invalid) > 0 {
-		return &ExitError{Code: 2, Msg: fmt.Sprintf("cannot judge %d step(s):\n  %s", len(invalid), strings.Join(invalid, "\n  "))}
-	}
-	return nil
-}
-
-func joinCalls(calls []stats.Call) string {
-	parts := make([]string, len(calls))
-	for i, c := range calls {
-		parts[i] = string(c)
-	}
-	return strings.Join(parts, " or ")
+	var v verdict
+	v.addSteps(checks)
+	return v.exit(gate, "from A to B ", env)
 }
 
 // printNotes tells the user about journal lines that were skipped.

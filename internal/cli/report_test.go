@@ -107,7 +107,7 @@ func TestReportErrors(t *testing.T) {
 func TestReportFailOnTheSameRunTwice(t *testing.T) {
 	a, b := resultsDir(t), resultsDir(t)
 	code, stdout, stderr := runMain(t, a, nil, "report", a, b, "--fail-on", "loss")
-	if code == 1 || code == 0 && stderr != "" || code != 0 && !strings.Contains(stderr, "cannot judge") {
+	if code == ExitGateFailed || code == 0 && !strings.HasPrefix(stderr, "gate passed: ") || code != 0 && !strings.Contains(stderr, "cannot judge") {
 		t.Errorf("exit %d, stderr %q; want 0, or cannot judge — never a loss", code, stderr)
 	}
 	if !strings.Contains(stdout, "Compared through the reference stack nethttp") || !strings.Contains(stdout, "no host-speed probe") {
@@ -117,12 +117,16 @@ func TestReportFailOnTheSameRunTwice(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"report", a, "--fail-on", "loss"}, "name two results directories"},
 		{[]string{"report", a, b, "--fail-on", "worse"}, "--fail-on worse"},
-		{[]string{"report", a, b, "--fail-on", "invalid"}, "--fail-on invalid"},
+		{[]string{"report", a, b, "--fail-on", "loss", "--steps", "a..b"}, "drop --steps"},
+		{[]string{"report", a, "--fail-on", "loss", "--metrics", "p99"}, "--metrics p99: steps are not called on latency yet"},
+		{[]string{"report", a, "--fail-on", "loss", "--metrics", "rps"}, "--metrics rps: write throughput, per_cpu"},
+		{[]string{"report", a, "--steps", "gin..chi"}, "add --fail-on"},
+		{[]string{"report", a, "--fail-on", "loss", "--steps", "gin"}, `"gin" is not a step: write FROM..TO`},
+		{[]string{"report", a, "--fail-on", "loss", "--steps", "gin..nope"}, "no step gin..nope in this run; its steps are "},
 		{[]string{"report", a, b, "--min-effect", "200%"}, "--min-effect"},
 	} {
-		if code, _, stderr := runMain(t, a, nil, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+		if code, _, stderr := runMain(t, a, nil, c.args...); code != ExitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q", c.args[1:], code, stderr)
 		}
 	}
@@ -137,25 +141,33 @@ func TestJudgeComparison(t *testing.T) {
 		return report.Step{Kind: report.StepCompare, From: "api", To: "api", Case: cs, Concurrency: 32, Throughput: tp, PerCPU: cpu}
 	}
 	c := &report.Comparison{Steps: []report.Step{step("user", loss, same), step("health", same, undecided)}}
+	gate := func(calls ...stats.Call) gateSpec {
+		return gateSpec{GateSpec: report.GateSpec{FailOn: calls, Metrics: report.GateMetrics}}
+	}
+	var errOut strings.Builder
+	env := Env{Stderr: &errOut}
 
-	err := judgeComparison(c, []stats.Call{stats.CallLoss})
+	err := judgeComparison(c, gate(stats.CallLoss), env)
 	var ee *ExitError
-	if !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(ee.Msg, "api user c=32 throughput: loss -8.0 % (-12.0 … -4.0 %)") || strings.Contains(ee.Msg, "health") {
+	if !errors.As(err, &ee) || ee.Code != ExitGateFailed || !strings.Contains(ee.Msg, "api user c=32 throughput: loss -8.0 % (-12.0 … -4.0 %)") || strings.Contains(ee.Msg, "health") {
 		t.Errorf("a loss: %v", err)
 	}
-	if err := judgeComparison(c, []stats.Call{stats.CallGain}); err != nil {
-		t.Errorf("no gain anywhere, yet %v", err)
+	if err := judgeComparison(c, gate(stats.CallGain), env); err != nil || !strings.Contains(errOut.String(), "gate passed: 4 checks from A to B got none of gain") {
+		t.Errorf("no gain anywhere, yet %v (stderr %q)", err, errOut.String())
 	}
-	if err := judgeComparison(c, []stats.Call{stats.CallLoss, stats.CallUndecided}); !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(ee.Msg, "2 step(s)") {
+	if err := judgeComparison(c, gate(stats.CallLoss, stats.CallUndecided), env); !errors.As(err, &ee) || ee.Code != ExitGateFailed || !strings.Contains(ee.Msg, "2 of 4 check(s)") {
 		t.Errorf("loss or undecided: %v", err)
 	}
 	c.CannotJudge = []string{"the host ran at a different speed"}
-	if err := judgeComparison(c, []stats.Call{stats.CallLoss}); !errors.As(err, &ee) || ee.Code != 2 || !strings.Contains(ee.Msg, "cannot judge") {
+	if err := judgeComparison(c, gate(stats.CallLoss), env); !errors.As(err, &ee) || ee.Code != ExitCannotJudge || !strings.Contains(ee.Msg, "cannot judge") {
 		t.Errorf("hosts differ: %v", err)
 	}
 	c.CannotJudge = nil
 	c.Steps = append(c.Steps, step("order", report.Change{Call: stats.CallInvalid, Reason: "api is insufficient"}, same))
-	if err := judgeComparison(c, []stats.Call{stats.CallGain}); !errors.As(err, &ee) || ee.Code != 2 || !strings.Contains(ee.Msg, "api is insufficient") {
+	if err := judgeComparison(c, gate(stats.CallGain), env); !errors.As(err, &ee) || ee.Code != ExitNotMeasured || !strings.Contains(ee.Msg, "api is insufficient") {
 		t.Errorf("an invalid step: %v", err)
+	}
+	if err := judgeComparison(c, gate(stats.CallInvalid), env); !errors.As(err, &ee) || ee.Code != ExitGateFailed || !strings.Contains(ee.Msg, "api order c=32 throughput: invalid: api is insufficient") {
+		t.Errorf("an invalid step with --fail-on invalid: %v", err)
 	}
 }

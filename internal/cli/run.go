@@ -26,7 +26,7 @@ func init() {
 	register(Command{Name: "run", Short: "run the whole comparison: parity, cold starts, every window, the report", Order: 60, Run: runRun})
 }
 
-const runSynopsis = "[-f stackbench.yaml] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [protocol flags]"
+const runSynopsis = "[-f stackbench.yaml] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [--fail-on loss[,undecided][,invalid]] [--steps A..B] [--metrics throughput,per_cpu] [protocol flags]"
 
 // runArgs is a parsed `stackbench run` command line.
 type runArgs struct {
@@ -35,6 +35,9 @@ type runArgs struct {
 	resume     string // absolute
 	skipParity bool
 	overrides  plan.Overrides
+	// gate judges the finished run's steps; it is not recorded, and may
+	// be given with --resume.
+	gate gateSpec
 	// recorded are the arguments that shape the plan, -f made absolute, as
 	// journaled for a resume.
 	recorded []string
@@ -47,10 +50,15 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 	resume := fs.String("resume", "", "continue the stopped run in this results directory (with the arguments it was started with)")
 	skipParity := fs.Bool("skip-parity", false, "measure without the parity gate (the report says so in its first line)")
 	overrides := overrideFlags(fs)
+	gf := addGateFlags(fs, false)
 	if err := pro.parse(args); err != nil {
 		return runArgs{}, err
 	}
-	ra := runArgs{file: resolvePath(env, *pro.file), skipParity: *skipParity}
+	gate, err := gf.parse(false)
+	if err != nil {
+		return runArgs{}, err
+	}
+	ra := runArgs{file: resolvePath(env, *pro.file), skipParity: *skipParity, gate: gate}
 	if *out != "" {
 		ra.out = resolvePath(env, *out)
 	}
@@ -59,7 +67,7 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 		var extra []string
 		fs.Visit(func(f *flag.Flag) {
 			switch {
-			case f.Name == "resume":
+			case f.Name == "resume" || slices.Contains(gateFlagNames, f.Name):
 			case len(f.Name) == 1:
 				extra = append(extra, "-"+f.Name)
 			default:
@@ -70,7 +78,6 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 			return ra, usagef("--resume continues a run in its own directory with the arguments it was started with; drop %s (or start a new run with them)", strings.Join(extra, ", "))
 		}
 	}
-	var err error
 	if ra.overrides, err = overrides(); err != nil {
 		return ra, err
 	}
@@ -78,6 +85,9 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "f", "out", "resume":
+			return
+		}
+		if slices.Contains(gateFlagNames, f.Name) {
 			return
 		}
 		ra.recorded = append(ra.recorded, "--"+f.Name+"="+f.Value.String())
@@ -102,10 +112,21 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if err == nil {
 		err = runSuitePhases(ctx, env, opt.File, opt.Dir)
 	}
+	var m *report.Model
+	finished := outcome != nil && outcome.Measured+outcome.Skipped == outcome.Planned
 	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
-		writeRunReport(env, opt.Dir, outcome.Measured+outcome.Skipped < outcome.Planned)
+		m = writeRunReport(env, opt.Dir, !finished)
 	}
-	return runExit(err, opt.Dir, opt.Resume)
+	if err != nil {
+		return runExit(err, opt.Dir, opt.Resume)
+	}
+	if !ra.gate.active() && ra.gate.junit == "" && ra.gate.history == "" && env.lookup("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	if m == nil || !finished {
+		return &ExitError{Code: ExitNotMeasured, Msg: fmt.Sprintf("--fail-on: the run has no report to judge; once fixed: stackbench report %s --fail-on …", opt.Dir)}
+	}
+	return judgeRun(m, ra.gate, opt.Dir, env)
 }
 
 // resumeArgs parses the command line; with --resume, the arguments the run
@@ -119,11 +140,12 @@ func resumeArgs(args []string, env Env) (runArgs, error) {
 	if err != nil {
 		return ra, err
 	}
-	dir := ra.resume
+	dir, gate := ra.resume, ra.gate
 	if ra, err = parseRunArgs(prev, env); err != nil {
 		return ra, fmt.Errorf("the arguments recorded in %s no longer parse: %w", dir, err)
 	}
-	ra.resume = dir
+	// The gate is not recorded: it is this command line's.
+	ra.resume, ra.gate = dir, gate
 	return ra, nil
 }
 
@@ -164,7 +186,7 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 	return run.Options{
 		File: f, Plan: p, Dir: dir, Resume: ra.resume != "", SkipParity: ra.skipParity,
 		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal, Width: terminalWidth(env),
-		ToolVersion: Version,
+		ToolVersion: toolVersion(),
 	}, nil
 }
 
@@ -172,9 +194,9 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 func runExit(err error, dir string, resumed bool) error {
 	switch {
 	case errors.Is(err, run.ErrParity):
-		return &ExitError{Code: 1, Msg: err.Error()}
+		return &ExitError{Code: ExitNotMeasured, Msg: err.Error()}
 	case errors.Is(err, context.Canceled):
-		return &ExitError{Code: 130, Msg: fmt.Sprintf("stopped; every window measured so far is in %s; continue with: stackbench run --resume %s%s", dir, dir, keptDatabase(dir))}
+		return &ExitError{Code: ExitInterrupted, Msg: fmt.Sprintf("stopped; every window measured so far is in %s; continue with: stackbench run --resume %s%s", dir, dir, keptDatabase(dir))}
 	case err != nil && !resumed:
 		// The directory now holds a run: a second try with the same --out
 		// would be refused. (One who resumed knows about --resume.)
@@ -268,23 +290,30 @@ func printOutcome(env Env, o *run.Outcome, err error) {
 // prints where the HTML is and what each step bought; of a run not finished
 // (partial), only where the partial report is, since its steps lack windows.
 // A report that cannot be rendered loses nothing: the journal is intact and
-// `stackbench report DIR` can be run again.
-func writeRunReport(env Env, dir string, partial bool) {
+// `stackbench report DIR` can be run again; the model is then nil.
+func writeRunReport(env Env, dir string, partial bool) *report.Model {
 	m, err := report.Build(dir)
 	if err == nil {
 		err = report.WriteAll(dir, m)
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "warning: the report could not be written (%v); the journal is intact: stackbench report %s\n", err, dir)
-		return
+		return nil
 	}
 	if partial {
 		fmt.Fprintf(env.Stdout, "partial report, of the windows measured so far: %s\n", filepath.Join(dir, "report.html"))
-		return
+		return m
+	}
+	fmt.Fprintln(env.Stdout)
+	for _, line := range report.VerdictLines(m) {
+		fmt.Fprintln(env.Stdout, line)
 	}
 	printSteps(env.Stdout, m)
+	printThresholds(env.Stdout, m)
 	printCapacitySteps(env.Stdout, m)
+	printProfiling(env.Stdout, m)
 	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
+	return m
 }
 
 // printSteps prints, per step and route group, how many cases got each
@@ -297,8 +326,12 @@ func printSteps(w io.Writer, m *report.Model) {
 	if len(m.Groups) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nWhat each step bought (throughput; each call from the Hodges–Lehmann estimate and its %.4g%% interval, minimum effect %g%%):\n",
-		100*(1-m.Header.Alpha), 100*m.Header.MinEffect)
+	family := "each call on its own"
+	if m.Header.Family == "run" && m.Header.FamilyCalls > 1 {
+		family = fmt.Sprintf("false calls controlled over the run's %d calls", m.Header.FamilyCalls)
+	}
+	fmt.Fprintf(w, "\nWhat each step bought (throughput; each call from its %.4g%% interval alone, minimum effect %g%%; %s):\n",
+		100*(1-m.Header.Alpha), 100*m.Header.MinEffect, family)
 	for _, g := range m.Groups {
 		label := "  " + g.From + " → " + g.To
 		if g.Kind != "adjacent" {
@@ -315,6 +348,18 @@ func printSteps(w io.Writer, m *report.Model) {
 			}
 			fmt.Fprintf(w, "      %-8s %s\n", s.Case, report.CallText(s.Throughput))
 		}
+	}
+}
+
+// printThresholds prints each threshold's verdict with its median and
+// interval.
+func printThresholds(w io.Writer, m *report.Model) {
+	if len(m.Thresholds) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nThresholds (each the median of the cell's windows and its %.0f%% interval):\n", 100*report.ThresholdConfidence)
+	for _, t := range m.Thresholds {
+		fmt.Fprintf(w, "  %s\n", report.ThresholdText(t))
 	}
 }
 

@@ -50,7 +50,7 @@ func TestPrintStepsShowsEachCallWithItsInterval(t *testing.T) {
 	var b strings.Builder
 	printSteps(&b, m)
 	for _, want := range []string{
-		"95% interval, minimum effect 5%",
+		"95% interval alone, minimum effect 5%",
 		"a → b, database routes, c=32: 1 gain (median estimate +7.6%)\n",
 		"user     gain +7.6 % (+3.1 … +12.4 %)\n",
 		"a → b, framework-only routes, c=32: 1 undecided (median estimate +2.0%)\n",
@@ -138,7 +138,7 @@ func TestFailedRunSaysHowToContinue(t *testing.T) {
 	out := filepath.Join(work, "out")
 	code, _, errOut := runMain(t, work, nil, "run", "--out", "out", "--gate", "off", "--boot-starts", "0")
 	for _, want := range []string{"stackbench run: 1 stack, ", "no compiler", "continue it with: stackbench run --resume " + out} {
-		if code != 1 || !strings.Contains(errOut, want) {
+		if code != ExitNotMeasured || !strings.Contains(errOut, want) {
 			t.Errorf("code %d, stderr lacks %q:\n%s", code, want, errOut)
 		}
 	}

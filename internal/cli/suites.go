@@ -105,7 +105,7 @@ func needsDatabase(f *plan.File) bool {
 func runDX(ctx context.Context, f *plan.File, logDir string, progress func(string)) (dx.Result, error) {
 	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
 	if needsDatabase(f) {
-		db, err := stack.OpenDatabase(ctx, f.Database, "", progress)
+		db, err := stack.OpenFileDatabase(ctx, f, logDir, progress)
 		if err != nil {
 			return dx.Result{}, err
 		}

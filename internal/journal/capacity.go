@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/capacity"
@@ -14,10 +15,14 @@ import (
 // A resumed run replays a search's probes from these records, in journal
 // order, and goes on from where they stop.
 type CapacityProbe struct {
-	// Search names the search: CapacityKey(stack, case).
+	// Search names the search: CapacitySearchKey(stack, case, index).
 	Search string `json:"search"`
-	Stack  string `json:"stack"`
-	Case   string `json:"case"`
+	// SearchIndex numbers the searches of one stack × case from 1 (the
+	// plan's capacity searches); 0 in journals written before repeated
+	// searches, whose one search is the first (Index).
+	SearchIndex int    `json:"search_index,omitempty"`
+	Stack       string `json:"stack"`
+	Case        string `json:"case"`
 	// SLO is the case's objective as written ("p99=20ms").
 	SLO string `json:"slo"`
 	// ClosedLoopRPS is the closed-loop throughput the search started from
@@ -28,7 +33,7 @@ type CapacityProbe struct {
 	// Window.Load.
 	Probe capacity.Probe `json:"probe"`
 	// Window is the measurement. Its Key is the search's and the probe's
-	// index ("capacity/gin/user/p3"), Concurrency the generator's
+	// index ("capacity/gin/user/p3", "capacity/gin/user/s2/p3"), Concurrency the generator's
 	// connections; Round and Slot are 0. Window flags are recorded as
 	// for any window and do not change the probe's verdict.
 	Window Window `json:"window"`
@@ -38,10 +43,13 @@ type CapacityProbe struct {
 // or the bracket and why there is none). A search without this record
 // was stopped; a resumed run goes on with it.
 type CapacitySearch struct {
-	Search string    `json:"search"`
-	Stack  string    `json:"stack"`
-	Case   string    `json:"case"`
-	Time   time.Time `json:"time"`
+	Search string `json:"search"`
+	// SearchIndex is the search's number among its stack × case's, from
+	// 1 (0 in journals before repeated searches: Index).
+	SearchIndex int       `json:"search_index,omitempty"`
+	Stack       string    `json:"stack"`
+	Case        string    `json:"case"`
+	Time        time.Time `json:"time"`
 	// Report is the search's report without its probes (they are the
 	// search's CapacityProbe records).
 	Report capacity.Report `json:"report"`
@@ -50,8 +58,26 @@ type CapacitySearch struct {
 	Error string `json:"error,omitempty"`
 }
 
-// CapacityKey names the search of one stack and case.
+// CapacityKey names the searches of one stack and case, and the first of
+// them (CapacitySearchKey).
 func CapacityKey(stack, cas string) string { return "capacity/" + stack + "/" + cas }
+
+// CapacitySearchKey names the index-th search (from 1) of one stack and
+// case: CapacityKey for the first, as in journals written before repeated
+// searches, "capacity/gin/user/s2" for the second.
+func CapacitySearchKey(stack, cas string, index int) string {
+	k := CapacityKey(stack, cas)
+	if index > 1 {
+		k += "/s" + strconv.Itoa(index)
+	}
+	return k
+}
+
+// Index is the probe's search's number, from 1.
+func (p CapacityProbe) Index() int { return max(1, p.SearchIndex) }
+
+// Index is the search's number, from 1.
+func (s CapacitySearch) Index() int { return max(1, s.SearchIndex) }
 
 // CapacityProbes returns the probes of one search, in journal order.
 func (r *Results) CapacityProbes(search string) []CapacityProbe {

@@ -50,3 +50,18 @@ func TestReadDirGathersCapacityRecords(t *testing.T) {
 		t.Errorf("search %s has no end record", b)
 	}
 }
+
+// The searches of one stack × case: the first keeps the key of journals
+// written before repeated searches, the others add their index; a record
+// without an index is the first search's.
+func TestCapacitySearchKeys(t *testing.T) {
+	if got := CapacitySearchKey("gin", "user", 1); got != "capacity/gin/user" || got != CapacityKey("gin", "user") {
+		t.Errorf("first search %s", got)
+	}
+	if got := CapacitySearchKey("gin", "user", 3); got != "capacity/gin/user/s3" {
+		t.Errorf("third search %s", got)
+	}
+	if (CapacityProbe{}).Index() != 1 || (CapacitySearch{}).Index() != 1 || (CapacitySearch{SearchIndex: 2}).Index() != 2 {
+		t.Error("a record's search index")
+	}
+}

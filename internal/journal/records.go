@@ -92,6 +92,9 @@ type Case struct {
 	Path     string `json:"path"`
 	Database bool   `json:"database"`
 	Inserts  bool   `json:"inserts"`
+	// Variants is how many distinct requests the load cycles over, as the
+	// plan counts them (a templated case's; 0 or 1: one fixed request).
+	Variants int `json:"variants,omitempty"`
 }
 
 // Environment is the machine and software the run measured on.
@@ -212,6 +215,10 @@ type Window struct {
 	// up between its windows); nil when there were none. Theirs is not
 	// foreign CPU.
 	IdleServers *Usage `json:"idle_servers,omitempty"`
+	// Services sums the process trees listening on the serving stack's
+	// services: ports (its own database, a cache) during the window; nil
+	// when it names none. Theirs is not foreign CPU either.
+	Services *Usage `json:"services,omitempty"`
 
 	// WallSeconds is the sampler's wall time: Server, Database, Generator
 	// and Harness cores are their CPU seconds ÷ it. The sampler is opened

@@ -28,6 +28,8 @@ type Results struct {
 	Rounds []Round `json:"rounds,omitempty"`
 	// Capacity holds the capacity phase's probes and searches' ends.
 	Capacity CapacityRecords `json:"capacity,omitzero"`
+	// Profiling holds the profiling phase's windows, in journal order.
+	Profiling []Profiling `json:"profiling,omitempty"`
 	// JournalProblems lists journal lines that could not be read.
 	JournalProblems []string `json:"journal_problems,omitempty"`
 }
@@ -91,6 +93,11 @@ func ReadDir(dir string) (*Results, error) {
 			var p CapacityProbe
 			if err = l.Decode(&p); err == nil {
 				res.Capacity.Probes = append(res.Capacity.Probes, p)
+			}
+		case KindProfiling:
+			var p Profiling
+			if err = l.Decode(&p); err == nil {
+				res.Profiling = append(res.Profiling, p)
 			}
 		case KindCapacity:
 			var s CapacitySearch

@@ -241,6 +241,7 @@ func majorVersion(versionLine string) string {
 
 func (c *Cluster) startOnPort(ctx context.Context, port int, logPath string, logw io.Writer) error {
 	c.state.Settings = serverSettings(port)
+	addStatementsLibrary(c.state.Settings, c.state.BinDir) // statements.go
 	if err := c.writeConf(); err != nil {
 		return err
 	}

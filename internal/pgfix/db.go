@@ -14,6 +14,9 @@ import (
 type DB struct {
 	conn       *pgx.Conn
 	versionNum int // server_version_num, e.g. 150018
+	// seeded is true when the database has the saas-slice tables (users
+	// and orders), whose figures Stats reads.
+	seeded bool
 }
 
 // Open connects to the seeded database at url.
@@ -23,7 +26,7 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{conn: conn}
-	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&db.versionNum); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int, to_regclass('users') IS NOT NULL AND to_regclass('orders') IS NOT NULL").Scan(&db.versionNum, &db.seeded); err != nil {
 		conn.Close(context.Background())
 		return nil, fmt.Errorf("read server version: %w", err)
 	}

@@ -53,14 +53,29 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 	if _, err := db.conn.Exec(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
 		return s, fmt.Errorf("stats: %w", err)
 	}
-	err = db.conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM orders),
+	if db.seeded {
+		if err := db.ordersStats(ctx, &s); err != nil {
+			return s, err
+		}
+	}
+	return db.settings(ctx, s)
+}
+
+// ordersStats reads the saas-slice tables' figures.
+func (db *DB) ordersStats(ctx context.Context, s *Stats) error {
+	err := db.conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM orders),
   n_live_tup, n_dead_tup, pg_total_relation_size(relid), autovacuum_count, autoanalyze_count
   FROM pg_stat_user_tables WHERE relname = 'orders' AND schemaname = current_schema()`).Scan(
 		&s.UsersRows, &s.OrdersRows, &s.OrdersLiveTuples, &s.OrdersDeadTuples, &s.OrdersSizeBytes,
 		&s.OrdersAutovacuumCount, &s.OrdersAutoanalyzeCount)
 	if err != nil {
-		return s, fmt.Errorf("stats of orders (is this a seeded database?): %w", err)
+		return fmt.Errorf("stats of orders (is this a seeded database?): %w", err)
 	}
+	return nil
+}
+
+// settings reads the key settings into s.
+func (db *DB) settings(ctx context.Context, s Stats) (Stats, error) {
 	rows, err := db.conn.Query(ctx, "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY($1)", keySettings)
 	if err != nil {
 		return s, fmt.Errorf("stats: settings: %w", err)

@@ -28,60 +28,80 @@ const templateLockKey = 0x5eed_2026
 // complete, and otherwise (re)creates it, seeds it, verifies it and only
 // then marks it. The role of adminURL needs the CREATEDB privilege.
 func EnsureTemplate(ctx context.Context, adminURL string) (SeedReport, error) {
+	var report SeedReport
+	reused, err := ensureTemplate(ctx, adminURL, TemplateDatabase, templateMark, func(ctx context.Context, url string) error {
+		var err error
+		report, err = Seed(ctx, url)
+		return err
+	})
+	if reused {
+		return SeedReport{Users: SeedUsers, Orders: SeedOrders, Reused: true}, err
+	}
+	return report, err
+}
+
+// ensureTemplate makes sure database name on the server at adminURL is a
+// template marked with mark: it returns at once (reused) when it is, and
+// otherwise (re)creates it empty, calls build on its URL, and only then
+// makes it a template and marks it. Processes sharing a server take turns.
+func ensureTemplate(ctx context.Context, adminURL, name, mark string, build func(ctx context.Context, url string) error) (reused bool, err error) {
 	conn, err := connect(ctx, adminURL)
 	if err != nil {
-		return SeedReport{}, fmt.Errorf("template: %w", err)
+		return false, fmt.Errorf("template: %w", err)
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLockKey); err != nil {
-		return SeedReport{}, fmt.Errorf("template: lock: %w", err)
+		return false, fmt.Errorf("template: lock: %w", err)
 	}
 	defer conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", templateLockKey)
 
-	mark, exists, err := templateComment(ctx, conn)
+	got, exists, err := templateComment(ctx, conn, name)
 	if err != nil {
-		return SeedReport{}, err
+		return false, err
 	}
-	if exists && mark == templateMark {
-		return SeedReport{Users: SeedUsers, Orders: SeedOrders, Reused: true}, nil
+	if exists && got == mark {
+		return true, nil
 	}
 	if exists {
-		if err := dropDatabase(ctx, conn, TemplateDatabase); err != nil {
-			return SeedReport{}, err
+		if err := dropDatabase(ctx, conn, name); err != nil {
+			return false, err
 		}
 	}
-	tmpl := pgx.Identifier{TemplateDatabase}.Sanitize()
+	tmpl := pgx.Identifier{name}.Sanitize()
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+tmpl+" TEMPLATE template0"); err != nil {
-		return SeedReport{}, fmt.Errorf("template: create database: %w", err)
+		return false, fmt.Errorf("template: create database: %w", err)
 	}
-	tmplURL, err := databaseURL(adminURL, TemplateDatabase)
+	tmplURL, err := databaseURL(adminURL, name)
 	if err != nil {
-		return SeedReport{}, err
+		return false, err
 	}
-	report, err := Seed(ctx, tmplURL)
-	if err != nil {
-		return SeedReport{}, fmt.Errorf("template: %w", err)
+	if err := build(ctx, tmplURL); err != nil {
+		return false, fmt.Errorf("template: %w", err)
 	}
 	// No connections to the template from now on: CREATE DATABASE … TEMPLATE
 	// fails while anyone is connected to it.
 	if _, err := conn.Exec(ctx, "ALTER DATABASE "+tmpl+" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"); err != nil {
-		return SeedReport{}, fmt.Errorf("template: %w", err)
+		return false, fmt.Errorf("template: %w", err)
 	}
-	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+tmpl+" IS '"+templateMark+"'"); err != nil {
-		return SeedReport{}, fmt.Errorf("template: mark complete: %w", err)
+	// Sessions a build command left open would keep the template busy.
+	if _, err := conn.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", name); err != nil {
+		return false, fmt.Errorf("template: %w", err)
 	}
-	return report, nil
+	if _, err := conn.Exec(ctx, "COMMENT ON DATABASE "+tmpl+" IS '"+strings.ReplaceAll(mark, "'", "''")+"'"); err != nil {
+		return false, fmt.Errorf("template: mark complete: %w", err)
+	}
+	return false, nil
 }
 
-func templateComment(ctx context.Context, conn *pgx.Conn) (mark string, exists bool, err error) {
+func templateComment(ctx context.Context, conn *pgx.Conn, name string) (mark string, exists bool, err error) {
 	var comment *string
 	err = conn.QueryRow(ctx, `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1`,
-		TemplateDatabase).Scan(&comment)
+		name).Scan(&comment)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("template: look up %s: %w", TemplateDatabase, err)
+		return "", false, fmt.Errorf("template: look up %s: %w", name, err)
 	}
 	if comment != nil {
 		mark = *comment
@@ -93,7 +113,13 @@ func templateComment(ctx context.Context, conn *pgx.Conn) (mark string, exists b
 // dropping an existing database of that name first (its sessions are
 // disconnected), and returns its URL. Call EnsureTemplate first.
 func FreshDatabase(ctx context.Context, adminURL, name string) (string, error) {
-	if name == "" || name == TemplateDatabase || len(name) > 63 {
+	return FreshDatabaseFrom(ctx, adminURL, TemplateDatabase, name)
+}
+
+// FreshDatabaseFrom is FreshDatabase from the template database template
+// (a fixture's, Fixture.TemplateName).
+func FreshDatabaseFrom(ctx context.Context, adminURL, template, name string) (string, error) {
+	if name == "" || name == template || len(name) > 63 {
 		return "", fmt.Errorf("fresh database: invalid name %q", name)
 	}
 	newURL, err := databaseURL(adminURL, name)
@@ -108,7 +134,7 @@ func FreshDatabase(ctx context.Context, adminURL, name string) (string, error) {
 	if err := dropDatabase(ctx, conn, name); err != nil {
 		return "", err
 	}
-	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + pgx.Identifier{TemplateDatabase}.Sanitize()
+	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + pgx.Identifier{template}.Sanitize()
 	// A session that just left the template may still be exiting; retry
 	// "being accessed by other users" briefly.
 	for attempt := 0; ; attempt++ {

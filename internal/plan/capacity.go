@@ -45,7 +45,17 @@ type Capacity struct {
 	// MaxGeneratorWaitShare is the most the generator may wait for a CPU,
 	// in seconds per second of probe, before a probe fails as starved.
 	MaxGeneratorWaitShare float64 `json:"max_generator_wait_share"`
+	// Searches is how many times each stack × case is searched, each
+	// search in a fresh process, the stacks taking turns search by search
+	// in a balanced order (stats.WilliamsSequence): the capacity is the
+	// median of the searches' capacities and a capacity step compares the
+	// two stacks' searches (docs/capacity.md). 0 in journals written
+	// before it: one search (SearchCount).
+	Searches int `json:"searches,omitempty"`
 }
+
+// SearchCount is Searches, at least 1.
+func (c Capacity) SearchCount() int { return max(1, c.Searches) }
 
 // CapacityCase is one case searched and its objective.
 type CapacityCase struct {
@@ -54,17 +64,22 @@ type CapacityCase struct {
 	SLO string `json:"slo"`
 }
 
-// Defaults of the capacity section. Confirm is 4, not the capacity
-// command's 3: a capacity step is called from the confirmation windows of
-// its two stacks, and 3 against 3 windows cannot give a finite interval at
-// α = 0.05 (stats.MinP(3, 3) = 0.1), 4 against 4 can.
+// Defaults of the capacity section. Confirm is the capacity command's 3:
+// a capacity step compares the two stacks' searches, not their
+// confirmation windows. A run with steps searches each stack × case 4
+// times (DefaultCapacitySearches), a run of one stack once: a capacity
+// step's two-sample interval needs 4 searches a side to be finite at
+// α = 0.05 (3 against 3 reach at best 2 ÷ C(6, 3) = 0.1, stats.MinP).
 const (
-	DefaultCapacityConfirm     = 4
+	DefaultCapacityConfirm     = 3
 	DefaultCapacityConnections = 256
 	DefaultCapacityBudget      = 3 * time.Minute
+	DefaultCapacitySearches    = 4
+	// MaxCapacitySearches bounds searches: each is a whole search.
+	MaxCapacitySearches = 20
 )
 
-var capacityKeys = []string{"slo", "cases", "errors", "resolution", "confirm", "retries", "probe", "warmup", "budget", "connections", "start_fraction", "generator_wait"}
+var capacityKeys = []string{"slo", "cases", "errors", "resolution", "confirm", "retries", "probe", "warmup", "budget", "connections", "start_fraction", "generator_wait", "searches"}
 
 // capacitySection is the file's capacity section as written: resolved
 // against the selected cases by Resolve.
@@ -73,6 +88,9 @@ type capacitySection struct {
 	slo   string            // for every case without its own
 	cases map[string]string // case → SLO
 	c     Capacity          // the settings, defaults applied
+	// searches is the searches key as written, 0 when absent: the default
+	// depends on the stacks selected (resolve).
+	searches int
 }
 
 const capacityExample = "capacity: {slo: p99=20ms, cases: {order: p99=50ms}, budget: 2m}"
@@ -112,7 +130,16 @@ func (p *parser) capacity(n *yaml.Node, w *workload.Workload) *capacitySection {
 		}
 	}
 	if v := m.get("confirm"); v != nil {
-		c.Confirmations, _ = p.atLeast(v, "confirm", 1, "confirm: 4")
+		c.Confirmations, _ = p.atLeast(v, "confirm", 1, "confirm: 3")
+	}
+	if v := m.get("searches"); v != nil {
+		if n, ok := p.atLeast(v, "searches", 1, "searches: 4"); ok {
+			if n > MaxCapacitySearches {
+				p.addf(v, "searches %d is more than %d; each is a whole search (up to the budget), so give e.g. searches: 4", n, MaxCapacitySearches)
+			} else {
+				s.searches = n
+			}
+		}
 	}
 	if v := m.get("retries"); v != nil {
 		c.Retries, _ = p.atLeast(v, "retries", 0, "retries: 1 (0: believe a failure at once)")
@@ -210,9 +237,19 @@ func (p *parser) share(n *yaml.Node, field string, lo, hi float64, example strin
 	return v, true
 }
 
-// resolve keeps the selected cases that have an SLO, in plan order.
-func (s *capacitySection) resolve(name string, cases []workload.Case) (*Capacity, []Problem) {
+// resolve keeps the selected cases that have an SLO, in plan order, and
+// sets the searches: as written, else DefaultCapacitySearches when the run
+// has steps (stacks > 1) and 1 for a single stack.
+func (s *capacitySection) resolve(name string, cases []workload.Case, stacks int) (*Capacity, []Problem) {
 	c := s.c
+	switch {
+	case s.searches > 0:
+		c.Searches = s.searches
+	case stacks > 1:
+		c.Searches = DefaultCapacitySearches
+	default:
+		c.Searches = 1
+	}
 	for _, wc := range cases {
 		slo, ok := s.cases[wc.Name]
 		if !ok {
@@ -235,7 +272,7 @@ func (p *Plan) addCapacity(f *File) error {
 	if f.capacity == nil {
 		return nil
 	}
-	c, problems := f.capacity.resolve(f.Name, p.Cases)
+	c, problems := f.capacity.resolve(f.Name, p.Cases, len(p.Stacks))
 	if len(problems) > 0 {
 		return &ConfigError{Problems: problems}
 	}
@@ -265,21 +302,28 @@ const capacityProbesPerSearch = 15
 
 // EstimateCapacity is a rough duration of the capacity phase: each search
 // takes about capacityProbesPerSearch probes, or its budget if that is
-// shorter, plus a process start per stack.
+// shorter, and each stack × case is searched SearchCount times, plus a
+// process start per stack and search (per stack, case and search with
+// fresh: case).
 func (p *Plan) EstimateCapacity() time.Duration {
 	if p.Capacity == nil {
 		return 0
 	}
 	c := p.Capacity
 	search := min(time.Duration(capacityProbesPerSearch+c.Confirmations)*(c.Warmup+c.Probe+windowOverhead), c.Budget)
+	searches := time.Duration(c.SearchCount())
 	var d time.Duration
 	for _, cc := range c.Cases {
 		cs, _ := p.Case(cc.Case)
-		n := time.Duration(len(p.Stacks))
+		n := time.Duration(len(p.Stacks)) * searches
 		d += n * search
 		if cs.Inserts {
 			d += n * (capacityProbesPerSearch + time.Duration(c.Confirmations)) * resetOrders
 		}
 	}
-	return d + time.Duration(len(p.Stacks))*processStart
+	starts := time.Duration(len(p.Stacks)) * searches
+	if p.Protocol.Fresh == FreshCase {
+		starts *= time.Duration(len(c.Cases))
+	}
+	return d + starts*processStart
 }

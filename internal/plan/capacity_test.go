@@ -24,6 +24,7 @@ capacity:
   connections: 128
   start_fraction: 25%
   generator_wait: 80%
+  searches: 5
 protocol:
   cases: [user, order, health]
 `+validStacks)
@@ -44,7 +45,7 @@ protocol:
 		t.Errorf("cases %+v, want %+v", c.Cases, want)
 	}
 	if c.MaxErrorShare != 0.005 || c.Resolution != 0.03 || c.Confirmations != 5 || c.Retries != 0 || c.Probe != time.Second ||
-		c.Warmup != 300*time.Millisecond || c.Budget != 90*time.Second || c.Connections != 128 || c.StartFraction != 0.25 || c.MaxGeneratorWaitShare != 0.8 {
+		c.Warmup != 300*time.Millisecond || c.Budget != 90*time.Second || c.Connections != 128 || c.StartFraction != 0.25 || c.MaxGeneratorWaitShare != 0.8 || c.Searches != 5 {
 		t.Errorf("settings %+v", *c)
 	}
 	if got := c.Cases[1].ParsedSLO(); got.Percentile != 99.9 || got.Latency != 50*time.Millisecond {
@@ -62,8 +63,22 @@ protocol:
 		t.Fatal(err)
 	}
 	if c := p2.Capacity; len(c.Cases) != 1 || c.Cases[0].Case != "order" || c.Confirmations != DefaultCapacityConfirm ||
-		c.Budget != DefaultCapacityBudget || c.Resolution != 0.02 || c.Connections != DefaultCapacityConnections || c.MaxGeneratorWaitShare != 0.5 {
+		c.Budget != DefaultCapacityBudget || c.Resolution != 0.02 || c.Connections != DefaultCapacityConnections || c.MaxGeneratorWaitShare != 0.5 ||
+		c.Searches != DefaultCapacitySearches || DefaultCapacitySearches < 4 {
 		t.Errorf("capacity %+v", *c)
+	}
+	// One stack has no step: one search by default.
+	p1, err := f.Resolve(Overrides{Stacks: []string{"a"}})
+	if err != nil || p1.Capacity.Searches != 1 {
+		t.Errorf("one stack: %v, %d searches", err, p1.Capacity.Searches)
+	}
+	// The estimate grows with the searches: each is a whole search and a
+	// fresh process.
+	p2.Capacity.Searches = 1
+	one := p2.EstimateCapacity()
+	p2.Capacity.Searches = 4
+	if four := p2.EstimateCapacity(); four != 4*one {
+		t.Errorf("estimate of 4 searches %s, of 1 %s", four, one)
 	}
 	// Deselecting the only case with an SLO is an error that says what to do.
 	if _, err := f.Resolve(Overrides{Cases: []string{"user"}}); err == nil || !strings.Contains(err.Error(), "none of the cases this run measures has an SLO") {
@@ -89,6 +104,12 @@ func TestCapacityChangesTheFingerprint(t *testing.T) {
 	if none == a || a == b || none == b {
 		t.Errorf("fingerprints %s %s %s must differ", none, a, b)
 	}
+	if s := fp("capacity: {slo: p99=20ms, searches: 2}\n"); s == a {
+		t.Error("the searches are not in the fingerprint")
+	}
+	if s := fp("capacity: {slo: p99=20ms, searches: 4}\n"); s != a {
+		t.Error("searches: 4, the default, changes the fingerprint")
+	}
 	if again := fp("capacity: {slo: p99=20ms}\n"); again != a {
 		t.Errorf("fingerprint not stable: %s then %s", a, again)
 	}
@@ -110,6 +131,7 @@ capacity:
   conections: 10
   start_fraction: 2
   generator_wait: 0
+  searches: 0
 `+validStacks)
 	want := []string{
 		`3:8: slo: "p99=twenty": the latency "twenty" must be a duration`,
@@ -124,6 +146,7 @@ capacity:
 		`13:3: unknown key "conections" in capacity; did you mean "connections"?`,
 		`14:19: start_fraction: "2": want a share such as 0.1% or 0.001`,
 		`15:19: generator_wait must be above 0`,
+		`16:13: searches must be at least 1`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
@@ -138,6 +161,16 @@ capacity:
 	}
 	if got := loadProblems(t, "workload: saas-slice\ncapacity: p99=20ms\n"+validStacks); len(got) != 1 || !strings.Contains(got[0], "capacity must be a mapping") {
 		t.Errorf("a scalar section: %v", got)
+	}
+	for _, bad := range []struct{ value, want string }{
+		{"21", "4:13: searches 21 is more than 20"},
+		{"three", "4:13: searches must be a whole number"},
+		{"2.5", "4:13: searches must be a whole number"},
+	} {
+		got := loadProblems(t, "workload: saas-slice\ncapacity:\n  slo: p99=20ms\n  searches: "+bad.value+"\n"+validStacks)
+		if len(got) != 1 || !strings.HasPrefix(got[0], bad.want) {
+			t.Errorf("searches: %s: %v, want %s…", bad.value, got, bad.want)
+		}
 	}
 	var ce *ConfigError
 	if _, err := LoadEnv(writeConfig(t, "workload: saas-slice\ncapacity: {slo: p99=20ms}\n"+validStacks), noEnv); errors.As(err, &ce) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/host"
 )
 
 // TestDocsExamples loads the YAML examples of docs/config.md, so that the
@@ -161,4 +163,53 @@ func TestDocsProfileTable(t *testing.T) {
 			t.Errorf("docs/config.md: %s gate is %q, the profile says %s…, wait %s", name, row[i], gate, p.Gate.Wait)
 		}
 	}
+}
+
+// TestStarterDescribesTheProfiles holds the starter's comment on the
+// profiles to their values.
+func TestStarterDescribesTheProfiles(t *testing.T) {
+	text := strings.Join(strings.Fields(strings.ReplaceAll(StarterYAML, "\n#", "\n")), " ")
+	for _, name := range ProfileNames() {
+		p, _ := Profile(name)
+		wants := []string{shortDuration(p.Warmup) + " warm-up", shortDuration(p.Window) + " windows"}
+		if p.Adaptive {
+			wants = append(wants, fmt.Sprintf("%d to %d rounds within %s", p.Rounds, p.MaxRounds, shortDuration(p.Budget)))
+		} else {
+			wants = append(wants, fmt.Sprintf("%d rounds", p.Rounds))
+		}
+		for _, w := range wants {
+			if !strings.Contains(text, w) {
+				t.Errorf("the starter's comment on %s lacks %q", name, w)
+			}
+		}
+	}
+}
+
+// TestDocsGateMargin holds the automatic gate's margin, as the docs and the
+// messages state it, to the code's.
+func TestDocsGateMargin(t *testing.T) {
+	data, err := os.ReadFile("../../docs/config.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("+ %g cores", host.DefaultGateMarginCores)
+	if !strings.Contains(string(data), "idle foreign CPU measured at start "+want) {
+		t.Errorf("docs/config.md does not give the automatic gate as the idle baseline %s", want)
+	}
+	_, _, err = parseGate("sometimes")
+	if err == nil || !strings.Contains(err.Error(), "idle baseline "+want) {
+		t.Errorf("the gate's message %v does not say %s", err, want)
+	}
+}
+
+// shortDuration writes a duration as the docs do: 8m, not 8m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // topKeys are the keys of a comparison file.
-var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks", "process", "capacity"}
+var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks", "process", "capacity", "thresholds"}
 
 // Load reads and validates the comparison file at path, with environment
 // variables (${NAME} in database and jwt_secret) read from the process. A
@@ -93,6 +93,7 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	health := DefaultHealth
 	if n := m.get("workload"); n != nil {
 		f.Workload, health, f.Custom = p.workload(n, f.JWTSecret)
+		f.Scenario, f.Fixture = p.scenario, p.fixture
 	} else {
 		f.Workload, _ = workload.Builtin("saas-slice", f.JWTSecret)
 	}
@@ -112,6 +113,9 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	}
 	if n := m.get("capacity"); n != nil {
 		f.capacity = p.capacity(n, f.Workload)
+	}
+	if n := m.get("thresholds"); n != nil {
+		f.thresholds = p.thresholds(n, f.Workload)
 	}
 	if n := m.get("stacks"); n != nil {
 		f.Stacks = p.stacks(n, health)

@@ -35,6 +35,9 @@ type Plan struct {
 	// Capacity is the capacity phase, nil without a capacity section
 	// (capacity.go).
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Thresholds are the limits each selected case's windows must meet
+	// (thresholds.go), in plan order; cases without one are left out.
+	Thresholds []CaseThresholds `json:"thresholds,omitempty"`
 }
 
 // Window is one measured interval of load on one (stack, case, concurrency)
@@ -128,6 +131,7 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		NeedsDatabase: needsDB,
 		JWTSecret:     f.JWTSecret,
 	}
+	p.Thresholds = f.thresholds.resolve(cases)
 	p.Windows = matrix(p.Stacks, cases, proto)
 	if proto.Adaptive && proto.Budget > 0 {
 		p.Protocol.BudgetRounds = p.budgetRounds()
@@ -347,8 +351,10 @@ func layRound(r int, stacks []Stack, cases []workload.Case, p Protocol, need map
 // same database on another port.
 func fingerprint(p *Plan, base string) string {
 	type stackID struct {
-		Name, Dir, Build, Start, Health, Runtime string
-		Env                                      map[string]string
+		Name, Dir, Build, Start, Health string
+		Env                             map[string]string
+		Pprof, Runtime                  string `json:",omitempty"`
+		Commit                          string `json:",omitempty"`
 		// Container is left out of the hash when nil, so plans without
 		// one keep their fingerprints.
 		Container *Container `json:",omitempty"`
@@ -361,18 +367,22 @@ func fingerprint(p *Plan, base string) string {
 		Inserts, Database  bool
 	}
 	v := struct {
-		Version  int
-		Workload string
-		Protocol Protocol
-		Stacks   []stackID
-		Cases    []caseID
-	}{Version: 1, Workload: p.WorkloadName, Protocol: p.Protocol}
+		Version    int
+		Workload   string
+		Protocol   Protocol
+		Stacks     []stackID
+		Cases      []caseID
+		Thresholds []CaseThresholds `json:",omitempty"`
+	}{Version: 1, Workload: p.WorkloadName, Protocol: p.Protocol, Thresholds: p.Thresholds}
 	for _, s := range p.Stacks {
 		dir, err := filepath.Rel(base, s.Dir)
 		if err != nil {
 			dir = s.Dir
 		}
-		id := stackID{s.Name, filepath.ToSlash(dir), s.Build, s.Start, s.Health, s.Runtime, s.Env, nil}
+		id := stackID{Name: s.Name, Dir: filepath.ToSlash(dir), Build: s.Build, Start: s.Start, Health: s.Health, Env: s.Env, Pprof: s.Pprof, Runtime: s.Runtime}
+		if s.Git != nil {
+			id.Commit = s.Git.Commit
+		}
 		if s.Container != nil {
 			c := *s.Container
 			if rel, err := filepath.Rel(base, c.Build); err == nil && c.Build != "" {
@@ -459,7 +469,7 @@ func (p *Plan) EstimateBoot() time.Duration {
 // Estimate is a rough duration of the whole run after builds and the
 // parity gate: the boot suite and every window.
 func (p *Plan) Estimate() time.Duration {
-	return p.EstimateBoot() + p.EstimateWindows(p.Windows) + p.EstimateCapacity()
+	return p.EstimateBoot() + p.EstimateWindows(p.Windows) + p.EstimateCapacity() + p.EstimateProfiling()
 }
 
 // Case returns the selected case with the given name.

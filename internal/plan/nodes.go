@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/stackbench/stackbench/internal/scenario"
 )
 
 // parser walks the YAML tree of one file and collects problems instead of
@@ -17,6 +19,13 @@ type parser struct {
 	dir      string // the file's directory; relative stack dirs start here
 	getenv   func(string) string
 	problems []Problem
+	// scenario is the custom workload's setup and templates, once read.
+	scenario *scenario.Scenario
+	// brokenTemplates are the templates of steps and cases with other
+	// problems, whose references are checked all the same.
+	brokenTemplates []templated
+	// fixture is the custom workload's own database, once read.
+	fixture *DatabaseFixture
 }
 
 // addf records a problem at node n.

@@ -56,6 +56,9 @@ type Overrides struct {
 	// Placement is the placement as written; nil keeps the file's, and
 	// with neither the plan resolves auto (docs/placement.md).
 	Placement *PlacementSpec
+	// Profiling is profiling: on (true) or off (false); nil keeps the
+	// file's.
+	Profiling *bool
 }
 
 // MaxRepeat bounds protocol repeat: past a few windows a process adds
@@ -106,6 +109,9 @@ func (o Overrides) apply(p *Protocol) {
 	}
 	if o.Spread != nil {
 		p.Spread = *o.Spread
+	}
+	if o.Profiling != nil {
+		p.Profiling = *o.Profiling
 	}
 	if o.Gate != "" {
 		p.Gate.Mode, p.Gate.Cores, _ = parseGate(o.Gate)
@@ -229,7 +235,7 @@ func parseGate(s string) (mode string, cores float64, err error) {
 	}
 	cores, err = strconv.ParseFloat(s, 64)
 	if err != nil || cores <= 0 {
-		return "", 0, fmt.Errorf("the gate is auto (idle baseline + half a core), off, or a number of cores of foreign CPU above 0, e.g. 0.8")
+		return "", 0, fmt.Errorf("the gate is auto (idle baseline + 0.25 cores), off, or a number of cores of foreign CPU above 0, e.g. 0.8")
 	}
 	return GateCores, cores, nil
 }

@@ -22,6 +22,7 @@ package plan
 import (
 	"time"
 
+	"github.com/stackbench/stackbench/internal/scenario"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -42,6 +43,12 @@ type File struct {
 	// signed with JWTSecret. Custom is true when the file defines it.
 	Workload *workload.Workload
 	Custom   bool
+	// Scenario is a custom workload's setup steps and templated requests;
+	// nil when it has neither.
+	Scenario *scenario.Scenario
+	// Fixture is a custom workload's own database (workload.database);
+	// nil for the built-in seed or none.
+	Fixture *DatabaseFixture
 	// Database is Embedded or a postgres:// URL (environment variables expanded).
 	Database string
 	// JWTSecret is passed to stacks as JWT_SECRET.
@@ -58,6 +65,8 @@ type File struct {
 	protocol Overrides // the file's protocol section
 	// capacity is the file's capacity section, nil when absent.
 	capacity *capacitySection
+	// thresholds is the file's thresholds section, nil when absent.
+	thresholds *thresholdsSection
 }
 
 // Stack is one server configuration under test.
@@ -86,9 +95,22 @@ type Stack struct {
 	// DX is what the developer-experience suite measures (the dx: key);
 	// nil when the stack has none.
 	DX *DX `json:"dx,omitempty"`
+	// Git, when set, is the revision of Dir's repository the stack runs:
+	// the run builds and starts it in a detached worktree of that commit
+	// (stack.Checkout), and Dir is then the same directory inside it.
+	Git *GitRevision `json:"git,omitempty"`
+	// Services are the TCP ports of processes the stack relies on and that
+	// the run does not start (its own database, a Redis): whoever listens
+	// on them is measured with the stack's windows, never as foreign CPU.
+	Services []int `json:"services,omitempty"`
+	// Pprof is the path under which the server serves Go's net/http/pprof
+	// ("/debug/pprof"); empty when it serves none. The profiling phase
+	// reads the CPU and allocation profiles there.
+	Pprof string `json:"pprof,omitempty"`
 	// Runtime is what runs the stack's code (Runtimes): a JIT runtime
-	// gets the protocol's longer warm-up (Protocol.WarmupFor). Empty when
-	// the file does not say.
+	// gets the protocol's longer warm-up (Protocol.WarmupFor), and the
+	// profiling phase names the JIT frames of node and python for perf.
+	// Empty when the file does not say.
 	Runtime string `json:"runtime,omitempty"`
 	// Container is set when the stack runs in a container (the
 	// container: key); Start then holds the container's arguments, if any.
@@ -206,6 +228,10 @@ type Protocol struct {
 	// shared CPUs or lanes of their own, resolved on the host that
 	// resolved the plan.
 	Placement Placement `json:"placement"`
+	// Profiling adds the profiling phase (profiling: on, --profiling):
+	// after the measured rounds, one extra window per cell with sampling
+	// on, never counted among the calls' windows (docs/profiles.md).
+	Profiling bool `json:"profiling,omitempty"`
 }
 
 // WarmupFor is the warm-up floor and cap of a stack's windows: the

@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "container"}
+var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof", "services", "git", "container"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
@@ -133,6 +133,17 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	if v := m.get("env"); v != nil {
 		s.Env, s.EnvOrder = p.env(v)
 	}
+	if v := m.get("git"); v != nil && s.Dir != "" {
+		if rev, ok := p.str(v, "git", "git: main"); ok {
+			s.Git = p.gitRevision(v, s.Dir, rev)
+		}
+	}
+	if v := m.get("services"); v != nil {
+		s.Services = p.ports(v)
+	}
+	if v := m.get("pprof"); v != nil {
+		s.Pprof, _ = p.path(v, "pprof", "debug/pprof")
+	}
 	if v := m.get("dx"); v != nil && s.Dir != "" {
 		s.DX = p.dx(v, s.Dir, what)
 	}
@@ -183,6 +194,27 @@ func (p *parser) env(n *yaml.Node) (map[string]string, []string) {
 		}
 	}
 	return env, order
+}
+
+// ports reads a list of TCP ports (a stack's services).
+func (p *parser) ports(n *yaml.Node) []int {
+	items, ok := p.items(n, "services", "services: [6379, 5433]")
+	if !ok {
+		return nil
+	}
+	var out []int
+	for _, it := range items {
+		port, ok := p.integer(it, "a service port", "services: [6379]")
+		if !ok {
+			continue
+		}
+		if port < 1 || port > 65535 {
+			p.addf(it, "service port %d is not a TCP port; write a port from 1 to 65535, e.g. services: [6379]", port)
+			continue
+		}
+		out = append(out, port)
+	}
+	return out
 }
 
 func quote(s string) string { return `"` + s + `"` }

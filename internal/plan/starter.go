@@ -18,16 +18,27 @@ workload: saas-slice
 #   database: ${DATABASE_URL}
 database: embedded
 
-# quick: a first look, minutes. standard: concurrency 10 and 100, 5s warm-up,
-# 10s windows, 3 rounds. full: the published protocol (10, 100, 500; 30s windows).
+# quick: a first look, minutes (concurrency 32, 500ms warm-up until steady (at most
+# 3s; JIT runtimes 2s–8s), 1s windows, 4 to 16 rounds within 8m). standard:
+# concurrency 10 and 100, 1s warm-up until steady (at most 10s; JIT runtimes
+# 3s–15s), 5s windows, 6 to 12 rounds within 1h30m, more only while a step is
+# undecided. full: the published protocol (10, 100 and 500; 5s warm-up until
+# steady (at most 20s; JIT runtimes 10s–30s), 30s windows, 5 rounds).
 profile: standard
 
 # Any field of the profile can be changed here (and again on the command line).
+# The values below are the standard profile's.
 # protocol:
 #   concurrency: [10, 100]   # connections, one window per level
-#   warmup: 5s               # load before each window, not measured
-#   window: 10s              # each measured window
-#   rounds: 3                # passes over every stack, in a balanced order
+#   warmup: 1s               # load before each window, not measured: at least this,
+#   warmup_max: 10s          # then until throughput is steady, at most this
+#   jit_warmup: 3s           # the same for stacks whose runtime: compiles (node, bun,
+#   jit_warmup_max: 15s      # python, jvm …): they compile while they serve
+#   window: 5s               # each measured window
+#   rounds: auto             # passes over every stack, in a balanced order: a number,
+#   min_rounds: 6            # or auto: at least min_rounds, then more rounds for the
+#   max_rounds: 12           # steps still undecided, up to max_rounds and as many as
+#   budget: 1h30m            # the budget of measuring time affords
 #   cases: [health, echo, me, user, list, order, cpu]   # in this order
 #   fresh: round             # a fresh server process per round, or per case
 #   timeout: 60s             # client timeout: slow answers are latency, not errors
@@ -36,6 +47,10 @@ profile: standard
 #   spread: false            # true: ids and pages spread over all 50,000 users
 #   placement: auto          # lanes (the generator, the server and the database on
 #                            # CPUs of their own) from 8 CPUs, else shared; or say which
+
+# Limits every stack must meet on every case, judged with an interval; a CI job
+# fails on them with 'stackbench run --fail-on threshold' (docs/ci.md).
+# thresholds: {p99: 25ms, error_rate: 0.1%}
 
 # The stacks, in step order: the report attributes each difference to the step
 # between neighbours (first -> second, second -> third, ...). Each stack gets

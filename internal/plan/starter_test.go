@@ -2,8 +2,10 @@ package plan
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestStarterValidates loads the starter file exactly as init writes it,
@@ -56,5 +58,35 @@ func TestStarterProtocolComment(t *testing.T) {
 	}
 	if p.Protocol.Gate.Mode != GateAuto || len(p.Protocol.Cases) != 7 || p.Protocol.BootStarts != 10 {
 		t.Errorf("protocol %+v", p.Protocol)
+	}
+	// The comment says its values are the standard profile's: uncommented,
+	// they change nothing.
+	g, err := LoadEnv(writeConfig(t, StarterYAML), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	std, err := g.Resolve(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Protocol, std.Protocol) {
+		t.Errorf("the commented protocol is not the standard profile:\n got %+v\nwant %+v", p.Protocol, std.Protocol)
+	}
+}
+
+// TestStarterThresholdsComment checks that the commented thresholds line
+// of the starter is valid once uncommented.
+func TestStarterThresholdsComment(t *testing.T) {
+	const line = "# thresholds: {p99: 25ms, error_rate: 0.1%}"
+	if !strings.Contains(StarterYAML, "\n"+line+"\n") {
+		t.Fatal("the thresholds comment moved")
+	}
+	f, err := LoadEnv(writeConfig(t, strings.Replace(StarterYAML, line, strings.TrimPrefix(line, "# "), 1)), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(Overrides{})
+	if err != nil || len(p.Thresholds) != 7 || p.Thresholds[0].Thresholds.P99 != 25*time.Millisecond {
+		t.Errorf("thresholds %+v, %v", p.Thresholds, err)
 	}
 }

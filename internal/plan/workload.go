@@ -6,13 +6,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stackbench/stackbench/internal/scenario"
 	"github.com/stackbench/stackbench/internal/workload"
 	"go.yaml.in/yaml/v3"
 )
 
 var (
-	customKeys = []string{"name", "health", "cases"}
-	caseKeys   = []string{"name", "method", "path", "headers", "body", "expect", "inserts", "database"}
+	customKeys = []string{"name", "health", "database", "setup", "cases"}
+	caseKeys   = []string{"name", "method", "path", "headers", "body", "expect", "inserts", "database", "compare", "ignore"}
 )
 
 const caseExample = "- {name: hello, path: /hello}"
@@ -56,13 +57,35 @@ func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, s
 			health = h
 		}
 	}
+	var steps []scenario.Step
+	var stepTs []templated
+	if v := m.get("setup"); v != nil {
+		steps, stepTs = p.setup(v)
+	}
+	var caseTs []templated
 	if v := m.get("cases"); v != nil {
-		w.Cases = p.cases(v)
+		w.Cases, caseTs = p.cases(v)
+		p.scenario = p.resolveScenario(steps, stepTs, caseTs, w.CaseNames())
+		for i := range w.Cases {
+			_, w.Cases[i].Templated = p.scenario.Lookup(w.Cases[i].Name)
+		}
 	} else {
 		p.addf(n, "the custom workload has no cases; add cases: a list such as\n      cases:\n        %s", caseExample)
 	}
 	for _, c := range w.Cases {
 		w.NeedsDatabase = w.NeedsDatabase || c.Database
+	}
+	if v := m.get("database"); v != nil {
+		fx, none := p.workloadDatabase(v)
+		switch {
+		case none:
+			// The app brings its own storage: cases marked database: true
+			// are only grouped apart in reports.
+			w.NeedsDatabase = false
+		case fx != nil:
+			w.NeedsDatabase = true
+			p.fixture = fx
+		}
 	}
 	if len(p.problems) > before {
 		return nil, health, true
@@ -71,16 +94,19 @@ func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, s
 }
 
 // cases reads a custom workload's cases.
-func (p *parser) cases(n *yaml.Node) []workload.Case {
+func (p *parser) cases(n *yaml.Node) ([]workload.Case, []templated) {
 	items, ok := p.items(n, "cases", "cases: ["+strings.TrimPrefix(caseExample, "- ")+"]")
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	var out []workload.Case
+	var ts []templated
 	seen := map[string]int{}
 	for _, item := range items {
-		c, ok := p.customCase(item)
+		c, t, ok := p.customCase(item)
 		if !ok {
+			// Its references are still checked, so that one pass shows all.
+			p.brokenTemplates = append(p.brokenTemplates, t)
 			continue
 		}
 		if line, dup := seen[c.Name]; dup {
@@ -88,18 +114,18 @@ func (p *parser) cases(n *yaml.Node) []workload.Case {
 			continue
 		}
 		seen[c.Name] = item.Line
-		out = append(out, c)
+		out, ts = append(out, c), append(ts, t)
 	}
-	return out
+	return out, ts
 }
 
 // customCase reads one case of a custom workload.
-func (p *parser) customCase(n *yaml.Node) (workload.Case, bool) {
+func (p *parser) customCase(n *yaml.Node) (workload.Case, templated, bool) {
 	before := len(p.problems)
 	c := workload.Case{Method: http.MethodGet, Expect: []int{http.StatusOK}}
 	m, ok := p.fields(n, "a case", caseKeys, caseExample)
 	if !ok {
-		return c, false
+		return c, templated{}, false
 	}
 	if v := m.get("name"); v != nil {
 		c.Name, _ = p.ident(v, "case", "hello")
@@ -123,12 +149,7 @@ func (p *parser) customCase(n *yaml.Node) (workload.Case, bool) {
 		c.Header = p.headers(v)
 	}
 	if v := m.get("body"); v != nil {
-		v = deref(v)
-		if v.Kind == yaml.ScalarNode {
-			c.Body = []byte(v.Value)
-		} else {
-			p.addf(v, "body must be text, not %s; write the exact body as a string, e.g. body: '{\"name\":\"Ada\"}'", describe(v))
-		}
+		c.Body = p.body(v)
 	}
 	if v := m.get("expect"); v != nil {
 		c.Expect = p.statuses(v)
@@ -142,7 +163,45 @@ func (p *parser) customCase(n *yaml.Node) (workload.Case, bool) {
 	if c.Inserts && !c.Database {
 		p.addf(m.keys["inserts"], "a case that inserts rows uses the database; add database: true to it")
 	}
-	return c, len(p.problems) == before
+	p.compare(m, &c)
+	t := p.requestTemplates(m, c.Method, c.Path, c.Header, c.Body, "case "+c.Name)
+	return c, t, len(p.problems) == before
+}
+
+// compare reads a case's compare mode and ignore paths. A custom case
+// compares json unless it inserts (its bodies hold generated ids): then
+// status.
+func (p *parser) compare(m mapping, c *workload.Case) {
+	c.Compare = workload.CompareJSON
+	if c.Inserts {
+		c.Compare = workload.CompareStatus
+	}
+	if v := m.get("compare"); v != nil {
+		if mode, ok := p.str(v, "compare", "compare: json"); ok {
+			if slices.Contains(workload.CompareModes, mode) {
+				c.Compare = mode
+			} else {
+				p.addf(v, "unknown compare mode %q; %s", mode, didYouMean(mode, workload.CompareModes))
+			}
+		}
+	}
+	v := m.get("ignore")
+	if v == nil {
+		return
+	}
+	if c.Compare != workload.CompareJSON {
+		p.addf(v, "ignore applies to compare: json, and this case compares %s; remove ignore or write compare: json", c.Compare)
+		return
+	}
+	items, ok := p.items(v, "ignore", `ignore: [article.createdAt, "articles.#.updatedAt"]`)
+	if !ok {
+		return
+	}
+	for _, it := range items {
+		if path, ok := p.str(it, "an ignore path", "article.createdAt"); ok {
+			c.Ignore = append(c.Ignore, path)
+		}
+	}
 }
 
 var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}

@@ -38,6 +38,9 @@ func CgroupGroup(name, cgroup string) Group { return Group{Name: name, cgroup: c
 // (Process.PID) or the database (its postmaster).
 func TreeGroup(name string, pid int) Group { return Group{Name: name, root: pid} }
 
+// Root is the root of a TreeGroup's tree; 0 for another group.
+func (g Group) Root() int { return g.root }
+
 // SelfGroup is the calling process (the harness) alone: its own threads,
 // but not the children it waits for, because those are the stacks, which
 // other groups measure.

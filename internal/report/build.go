@@ -50,6 +50,7 @@ func BuildWith(dir string, opt BuildOptions) (*Model, error) {
 	if err := readSuites(dir, m); err != nil {
 		return nil, err
 	}
+	AddProfiling(dir, res, m)
 	return m, nil
 }
 
@@ -81,6 +82,7 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if err := addCapacity(m, res, opt); err != nil {
 		return nil, err
 	}
+	addThresholds(m, res.Plan.Plan.Thresholds)
 	return m, nil
 }
 

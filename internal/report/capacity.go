@@ -36,6 +36,8 @@ type CapacitySettings struct {
 	BudgetSeconds float64 `json:"budget_s"`
 	Connections   int     `json:"connections"`
 	MaxErrorShare float64 `json:"max_error_share"`
+	// Searches is how many times each stack × case was to be searched.
+	Searches int `json:"searches"`
 }
 
 // CapacityCase is one case's searches, one row per stack in step order.
@@ -48,8 +50,9 @@ type CapacityCase struct {
 	Rows      []CapacityRow `json:"rows"`
 }
 
-// The states of a capacity row besides the search's own statuses
-// (capacity.StatusConfirmed, StatusBudget, StatusNoPass, StatusFailed).
+// The states of a capacity search (and row) besides the search's own
+// statuses (capacity.StatusConfirmed, StatusBudget, StatusNoPass,
+// StatusFailed).
 const (
 	// CapacityStopped: probes were journaled but the search has no end
 	// (the run was stopped in it).
@@ -58,39 +61,78 @@ const (
 	CapacityMissing = "missing"
 )
 
-// CapacityRow is one stack's search on one case.
+// CapacityRow is one stack's searches on one case.
 type CapacityRow struct {
 	Stack string `json:"stack"`
-	// Status is the search's (confirmed, budget, no_pass, failed), or
-	// CapacityStopped / CapacityMissing.
+	// Status is confirmed when at least one search confirmed a capacity;
+	// otherwise stopped when one was stopped, missing when none started,
+	// else the first search's status (budget, no_pass, failed).
 	Status string `json:"status"`
-	// Error says why a failed search stopped.
+	// Error says why a failed search stopped (the row's status failed).
 	Error string `json:"error,omitempty"`
+	// Searches is the number of searches planned, Confirmed the number
+	// that confirmed a capacity: the figure rests on those.
+	Searches  int `json:"searches"`
+	Confirmed int `json:"confirmed_searches"`
+	// CapacityRPS is the median of SearchCapacitiesRPS (the lower middle
+	// one for an even count, as for windows), 0 unless a search
+	// confirmed. SearchCapacitiesRPS are the confirmed searches'
+	// capacities, each the middle of its bracket (MidpointRPS), in search
+	// order: a capacity step's data.
+	CapacityRPS         float64   `json:"capacity_rps"`
+	SearchCapacitiesRPS []float64 `json:"search_capacities_rps,omitempty"`
+	// MedianSearch is the index of the search whose capacity is the
+	// median: the figures at capacity and the bracket below are its own.
+	MedianSearch int `json:"median_search,omitempty"`
+	// LastPassRPS and FirstFailRPS are the median search's bracket (the
+	// first search's when none confirmed; 0: none).
+	LastPassRPS  float64 `json:"last_pass_rps"`
+	FirstFailRPS float64 `json:"first_fail_rps"`
+	// AtCapacity are the median search's latency and shares over its
+	// passing confirmation windows merged (nil unless confirmed).
+	AtCapacity *capacity.Figures `json:"at_capacity,omitempty"`
+	// ServerCores, RSSMeanBytes and CPUMicrosPerRequest are the means over
+	// those windows, RSSPeakBytes their highest.
+	ServerCores         float64 `json:"server_cores"`
+	RSSMeanBytes        int64   `json:"rss_mean_bytes"`
+	RSSPeakBytes        int64   `json:"rss_peak_bytes"`
+	CPUMicrosPerRequest float64 `json:"cpu_us_per_request"`
+	// ClosedLoopRPS is the closed-loop throughput the searches started
+	// from: the cell's median in the run, or, when no window of the cell
+	// counted, what the median search (else the first) measured with its
+	// estimate probe. ElapsedSeconds is the searches' time together.
+	ClosedLoopRPS  float64 `json:"closed_loop_rps"`
+	ElapsedSeconds float64 `json:"elapsed_s"`
+	// SearchResults are the searches one by one, in index order.
+	SearchResults []CapacitySearchRow `json:"search_results"`
+	// Probes are every search's probes, search by search, for the chart.
+	Probes []CapacityPoint `json:"probes"`
+}
+
+// CapacitySearchRow is one search of a stack × case.
+type CapacitySearchRow struct {
+	// Index numbers the searches of the stack × case from 1.
+	Index  int    `json:"index"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
 	// CapacityRPS is the confirmed rate (0 unless confirmed); LastPassRPS
-	// and FirstFailRPS are the bracket (0: none).
+	// and FirstFailRPS the bracket (0: none).
 	CapacityRPS  float64 `json:"capacity_rps"`
 	LastPassRPS  float64 `json:"last_pass_rps"`
 	FirstFailRPS float64 `json:"first_fail_rps"`
-	// AtCapacity are the latency and shares over the passing confirmation
-	// windows merged (nil unless confirmed).
-	AtCapacity *capacity.Figures `json:"at_capacity,omitempty"`
-	// ServerCores, RSSMeanBytes and CPUMicrosPerRequest are the means over
-	// those windows, RSSPeakBytes their highest; ConfirmRPS are their
-	// achieved throughputs, the capacity step's data.
-	ServerCores         float64   `json:"server_cores"`
-	RSSMeanBytes        int64     `json:"rss_mean_bytes"`
-	RSSPeakBytes        int64     `json:"rss_peak_bytes"`
-	CPUMicrosPerRequest float64   `json:"cpu_us_per_request"`
-	ConfirmRPS          []float64 `json:"confirm_rps,omitempty"`
-	// ClosedLoopRPS is the closed-loop throughput the search started from.
-	ClosedLoopRPS  float64 `json:"closed_loop_rps"`
+	// MidpointRPS is the search's capacity as the row and the steps take
+	// it: the middle of its bracket [CapacityRPS, FirstFailRPS), where the
+	// rate the server sustains lies; the confirmed rate when no rate above
+	// it failed. 0 unless confirmed.
+	MidpointRPS    float64 `json:"midpoint_rps"`
+	Probes         int     `json:"probes"`
 	ElapsedSeconds float64 `json:"elapsed_s"`
-	// Probes are every probe's point, in order, for the chart.
-	Probes []CapacityPoint `json:"probes"`
 }
 
 // CapacityPoint is one probe: the offered rate and the latency it got.
 type CapacityPoint struct {
+	// Search is the index of the probe's search.
+	Search        int     `json:"search"`
 	Phase         string  `json:"phase"`
 	RateRPS       float64 `json:"rate_rps"`
 	ThroughputRPS float64 `json:"throughput_rps"`
@@ -101,7 +143,8 @@ type CapacityPoint struct {
 }
 
 // CapacityStep is a stack's capacity against its from: stack's, on one
-// case. Capacity is the call on the ratio (see capacityChange).
+// case. Capacity is the call on the ratio (see capacityChange); its
+// from_windows and to_windows count the searches it rests on.
 type CapacityStep struct {
 	Kind     string `json:"kind"`
 	From     string `json:"from"`
@@ -110,6 +153,10 @@ type CapacityStep struct {
 	Database bool   `json:"database"`
 	Capacity Change `json:"capacity"`
 }
+
+// CapacityAlpha is the α a run's capacity steps are called at unless a
+// report is built with another (BuildOptions.Alpha).
+const CapacityAlpha = stats.DefaultAlpha
 
 // addCapacity builds the capacity section from the journal's capacity
 // records; a plan without a capacity phase has none. A search that did
@@ -121,9 +168,10 @@ func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
 	if pc == nil {
 		return nil
 	}
+	n := pc.SearchCount()
 	cs := &CapacitySection{Settings: CapacitySettings{Resolution: pc.Resolution, Confirmations: pc.Confirmations, Retries: pc.Retries,
 		ProbeSeconds: pc.Probe.Seconds(), WarmupSeconds: pc.Warmup.Seconds(), BudgetSeconds: pc.Budget.Seconds(),
-		Connections: pc.Connections, MaxErrorShare: pc.MaxErrorShare}}
+		Connections: pc.Connections, MaxErrorShare: pc.MaxErrorShare, Searches: n}}
 	db := map[string]bool{}
 	for _, ci := range m.Header.Cases {
 		db[ci.Name] = ci.Database
@@ -133,16 +181,18 @@ func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
 		if unended > 0 {
 			m.Header.State = "stopped"
 			m.Header.Warnings = append(m.Header.Warnings, fmt.Sprintf(
-				"the capacity phase is incomplete: %d of %d searches did not end; continue them with stackbench run --resume", unended, len(pc.Cases)*len(m.Header.Stacks)))
+				"the capacity phase is incomplete: %d of %d searches did not end; continue them with stackbench run --resume", unended, n*len(pc.Cases)*len(m.Header.Stacks)))
 		}
 	}()
 	for _, cc := range pc.Cases {
 		slo := cc.ParsedSLO()
 		c := CapacityCase{Case: cc.Case, Database: db[cc.Case], SLO: cc.SLO, SLOName: slo.Name(), SLOMicros: slo.Latency.Microseconds()}
 		for _, stack := range m.Header.Stacks {
-			row := capacityRow(res, stack, cc)
-			if row.Status == CapacityStopped || row.Status == CapacityMissing {
-				unended++
+			row := capacityRow(res, stack, cc, n)
+			for _, s := range row.SearchResults {
+				if s.Status == CapacityStopped || s.Status == CapacityMissing {
+					unended++
+				}
 			}
 			c.Rows = append(c.Rows, row)
 		}
@@ -150,7 +200,7 @@ func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
 		for _, p := range analysis.StepPairs(m.Header.Stacks, m.Header.StepFrom) {
 			from, to := c.row(p.From), c.row(p.To)
 			cs.Steps = append(cs.Steps, CapacityStep{Kind: p.Kind, From: p.From, To: p.To, Case: c.Case, Database: c.Database,
-				Capacity: capacityChange(from, to, m.processSpread(p.From, c.Case), m.processSpread(p.To, c.Case), m.Header.MinEffect, opt.Alpha)})
+				Capacity: capacityChange(from, to, m.Header.MinEffect, opt.Alpha)})
 		}
 	}
 	m.Capacity = cs
@@ -169,132 +219,198 @@ func (c CapacityCase) row(stack string) CapacityRow {
 	return CapacityRow{Stack: stack, Status: CapacityMissing}
 }
 
-// capacityRow reads one search from its records.
-func capacityRow(res *journal.Results, stack string, cc plan.CapacityCase) CapacityRow {
-	key := journal.CapacityKey(stack, cc.Case)
+// capacityRow reads one stack's n searches of a case and sums them up:
+// the capacity is the median of the confirmed searches' bracket
+// midpoints, the figures beside it the median search's.
+func capacityRow(res *journal.Results, stack string, cc plan.CapacityCase, n int) CapacityRow {
+	row := CapacityRow{Stack: stack, Searches: n, Probes: []CapacityPoint{}}
+	var figures []searchFigures
+	for i := 1; i <= n; i++ {
+		sr, f := capacitySearchRow(res, stack, cc, i)
+		row.SearchResults = append(row.SearchResults, sr)
+		row.Probes = append(row.Probes, f.probes...)
+		row.ElapsedSeconds += sr.ElapsedSeconds
+		if row.ClosedLoopRPS == 0 {
+			row.ClosedLoopRPS = f.closedLoopRPS // the first search's start
+		}
+		if sr.Status == capacity.StatusConfirmed {
+			row.SearchCapacitiesRPS = append(row.SearchCapacitiesRPS, sr.MidpointRPS)
+			figures = append(figures, f)
+		}
+	}
+	row.Confirmed = len(row.SearchCapacitiesRPS)
+	if row.Confirmed > 0 {
+		sum, _ := stats.Summarize(row.SearchCapacitiesRPS) // midpoints are positive and finite
+		f := figures[sum.MedianIndex]
+		row.Status, row.CapacityRPS, row.MedianSearch = capacity.StatusConfirmed, sum.Median, f.search.Index
+		if f.closedLoopRPS > 0 {
+			row.ClosedLoopRPS = f.closedLoopRPS
+		}
+		row.LastPassRPS, row.FirstFailRPS = f.search.LastPassRPS, f.search.FirstFailRPS
+		row.AtCapacity, row.ServerCores, row.RSSMeanBytes, row.RSSPeakBytes, row.CPUMicrosPerRequest =
+			f.atCapacity, f.serverCores, f.rssMeanBytes, f.rssPeakBytes, f.cpuMicrosPerRequest
+		return row
+	}
+	first := row.SearchResults[0]
+	row.Status, row.Error, row.LastPassRPS, row.FirstFailRPS = first.Status, first.Error, first.LastPassRPS, first.FirstFailRPS
+	for _, s := range row.SearchResults {
+		if s.Status == CapacityStopped {
+			row.Status, row.Error = CapacityStopped, ""
+			break
+		}
+		if row.Status == CapacityMissing && s.Status != CapacityMissing {
+			row.Status, row.Error, row.LastPassRPS, row.FirstFailRPS = s.Status, s.Error, s.LastPassRPS, s.FirstFailRPS
+		}
+	}
+	return row
+}
+
+// searchFigures are one search's figures at its capacity.
+type searchFigures struct {
+	search              CapacitySearchRow
+	closedLoopRPS       float64
+	atCapacity          *capacity.Figures
+	serverCores         float64
+	rssMeanBytes        int64
+	rssPeakBytes        int64
+	cpuMicrosPerRequest float64
+	probes              []CapacityPoint
+}
+
+// capacitySearchRow reads one search from its records.
+func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase, index int) (CapacitySearchRow, searchFigures) {
+	key := journal.CapacitySearchKey(stack, cc.Case, index)
 	recs := res.CapacityProbes(key)
-	row := CapacityRow{Stack: stack, Status: CapacityMissing, Probes: []CapacityPoint{}}
+	row := CapacitySearchRow{Index: index, Status: CapacityMissing}
+	var f searchFigures
 	probes := make([]capacity.Probe, len(recs))
 	for i, r := range recs {
 		probes[i] = r.Probe
-		row.ClosedLoopRPS = r.ClosedLoopRPS
 		row.ElapsedSeconds += r.Probe.WallSeconds
 		if r.Probe.Phase == capacity.PhaseEstimate {
-			row.ClosedLoopRPS = r.Probe.ThroughputRPS
+			// The run had no counted window of the cell: the search
+			// measured its start, and its probes record 0.
+			f.closedLoopRPS = r.Probe.ThroughputRPS
 			continue
 		}
-		row.Probes = append(row.Probes, CapacityPoint{Phase: r.Probe.Phase, RateRPS: r.Probe.RateRPS, ThroughputRPS: r.Probe.ThroughputRPS,
+		if r.ClosedLoopRPS > 0 {
+			f.closedLoopRPS = r.ClosedLoopRPS
+		}
+		f.probes = append(f.probes, CapacityPoint{Search: index, Phase: r.Probe.Phase, RateRPS: r.Probe.RateRPS, ThroughputRPS: r.Probe.ThroughputRPS,
 			P50Micros: r.Probe.LatencyMicros.P50, P99Micros: r.Probe.LatencyMicros.P99, SLOMicros: r.Probe.LatencyMicros.SLO, Pass: r.Probe.Pass})
 	}
+	row.Probes = len(f.probes)
 	if len(recs) > 0 {
 		row.Status = CapacityStopped
 	}
 	row.LastPassRPS, row.FirstFailRPS = capacity.Bracket(probes)
 	end, ended := res.CapacitySearch(key)
 	if !ended {
-		return row
+		f.search = row
+		return row, f
 	}
 	rep := end.Report
 	row.Status, row.Error = rep.Status, end.Error
 	row.LastPassRPS, row.FirstFailRPS = rep.LastPassRPS, rep.FirstFailRPS
 	row.ElapsedSeconds = rep.ElapsedSeconds
 	if rep.Status != capacity.StatusConfirmed {
-		return row
+		f.search = row
+		return row, f
 	}
-	row.CapacityRPS, row.AtCapacity = rep.CapacityRPS, rep.AtCapacity
+	row.CapacityRPS, f.atCapacity = rep.CapacityRPS, rep.AtCapacity
+	row.MidpointRPS = rep.CapacityRPS
+	if rep.FirstFailRPS > rep.CapacityRPS {
+		row.MidpointRPS = (rep.CapacityRPS + rep.FirstFailRPS) / 2
+	}
 	at, _ := capacity.Confirmations(probes)
-	var cpu, rssMean float64
-	var served float64
+	var cpu, rssMean, served float64
 	for _, i := range at {
 		w := recs[i].Window
-		row.ServerCores += w.Server.Cores
+		f.serverCores += w.Server.Cores
 		rssMean += float64(w.Server.RSSMeanBytes)
-		row.RSSPeakBytes = max(row.RSSPeakBytes, w.Server.RSSPeakBytes)
+		f.rssPeakBytes = max(f.rssPeakBytes, w.Server.RSSPeakBytes)
 		cpu += w.Server.CPUSeconds
 		if w.Load != nil {
 			served += float64(w.Load.Successes)
-			row.ConfirmRPS = append(row.ConfirmRPS, w.Load.ThroughputRPS)
 		}
 	}
-	if n := float64(len(at)); n > 0 {
-		row.ServerCores /= n
-		row.RSSMeanBytes = int64(math.Round(rssMean / n))
+	if k := float64(len(at)); k > 0 {
+		f.serverCores /= k
+		f.rssMeanBytes = int64(math.Round(rssMean / k))
 	}
 	if served > 0 {
-		row.CPUMicrosPerRequest = 1e6 * cpu / served
+		f.cpuMicrosPerRequest = 1e6 * cpu / served
 	}
-	return row
+	f.search = row
+	return row, f
 }
 
-// processSpread is how much a fresh process of the stack varies on this
-// host in the case: the largest robust CV of throughput among its valid
-// closed-loop cells of the case (each window a fresh process's), or -1
-// when none has one (fewer than 3 counted windows).
-func (m *Model) processSpread(stack, cas string) float64 {
-	cv := -1.0
-	for _, c := range m.Cells {
-		if c.Stack == stack && c.Case == cas && c.State == CellValid && c.Counted >= 3 {
-			cv = max(cv, c.ThroughputCV)
-		}
-	}
-	return cv
-}
-
-// capacityChange calls a capacity step. The data are each side's passing
-// confirmation windows at its capacity: their achieved throughputs give
-// the Hodges–Lehmann shift and its interval (stats.HodgesLehmann), as the
-// throughput steps' windows do; the interval is then widened by both
-// searches' brackets (stats.Shift.Bracketed), since a search only knows
-// its capacity to within the bracket between the confirmed rate and the
-// lowest rate that failed above it, and by the spread between processes
-// (stats.ProcessMargin of the two stacks' closed-loop cells' robust CVs,
-// fromCV and toCV), since each search is one process's and another
-// process would have found another capacity. The widened shift is called
-// with stats.CallOf against the run's minimum effect. Without a known
-// spread (a CV below 0) the step stays undecided (docs/capacity.md).
-func capacityChange(from, to CapacityRow, fromCV, toCV, minEffect, alpha float64) Change {
-	c := Change{Call: stats.CallInvalid, FromWindows: len(from.ConfirmRPS), ToWindows: len(to.ConfirmRPS)}
+// capacityChange calls a capacity step from the two stacks' searches: each
+// confirmed search gives one value, its capacity (the middle of its
+// bracket), and the two-sample Hodges–Lehmann shift between the two sets
+// gives the estimate and its Mann–Whitney interval at 1 − α
+// (stats.HodgesLehmann), called with stats.CallOf against the run's
+// minimum effect, as a throughput step of independent windows is. Each
+// search is a fresh process's whole search, so the interval holds the
+// spread between processes and between searches as the run met it; it is
+// not widened by anything else. A side without a confirmed search makes
+// the step invalid; too few searches for a finite interval leave it
+// undecided (4 a side at α = 0.05; docs/capacity.md).
+func capacityChange(from, to CapacityRow, minEffect, alpha float64) Change {
+	c := Change{Call: stats.CallInvalid, FromWindows: len(from.SearchCapacitiesRPS), ToWindows: len(to.SearchCapacitiesRPS)}
 	for _, r := range []CapacityRow{from, to} {
-		if r.Status != capacity.StatusConfirmed {
+		if len(r.SearchCapacitiesRPS) == 0 {
 			c.Reason = fmt.Sprintf("%s has no confirmed capacity (%s)", r.Stack, r.Status)
 			return c
 		}
 	}
-	s, err := stats.HodgesLehmann(from.ConfirmRPS, to.ConfirmRPS, alpha)
+	s, err := stats.HodgesLehmann(from.SearchCapacitiesRPS, to.SearchCapacitiesRPS, alpha)
 	if err != nil {
 		c.Reason = err.Error()
 		return c
 	}
-	s = s.Bracketed(from.CapacityRPS, from.FirstFailRPS, to.CapacityRPS, to.FirstFailRPS)
-	spreadKnown := fromCV >= 0 && toCV >= 0
-	if spreadKnown {
-		s = s.Widened(stats.ProcessMargin(fromCV, toCV, alpha))
-	}
 	c.Call, c.EstimatePct = stats.CallOf(s, minEffect), 100*s.Estimate
-	if !spreadKnown {
-		c.Call = stats.CallUndecided
-	}
 	if s.Bounded {
 		lo, hi := 100*s.Lo, 100*s.Hi
 		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, s.Confidence
 	}
-	brackets := fmt.Sprintf("widened by the brackets (%s %.1f–%.1f, %s %.1f–%.1f req/s) and by the spread between processes (closed-loop robust CV %.1f %% and %.1f %%)",
-		from.Stack, from.CapacityRPS, from.FirstFailRPS, to.Stack, to.CapacityRPS, to.FirstFailRPS, 100*fromCV, 100*toCV)
-	switch {
-	case !spreadKnown:
-		c.Reason = "one search a side is one process's, and the closed-loop cells have too few windows to say how much another process would differ: no call rests on it"
-	case c.Call == stats.CallGain || c.Call == stats.CallLoss:
-		c.Reason = fmt.Sprintf("the %.0f %% interval of the confirmation windows, %s, excludes 0 and the estimate reaches the minimum effect of %g %%", 100*s.Confidence, brackets, 100*minEffect)
-	case c.Call == stats.CallSame:
-		c.Reason = fmt.Sprintf("the %.0f %% interval of the confirmation windows, %s, lies within ±%g %%", 100*s.Confidence, brackets, 100*minEffect)
-	case !s.Bounded && (from.FirstFailRPS <= from.CapacityRPS || to.FirstFailRPS <= to.CapacityRPS):
-		c.Reason = "a search found no failing rate above its capacity, so its capacity has no upper bound"
-	case !s.Bounded:
-		c.Reason = fmt.Sprintf("too few confirmation windows (%d and %d) for any finite interval at α=%g: raise confirm", s.N1, s.N2, alpha)
+	data := fmt.Sprintf("the %.0f %% interval of the two stacks' search capacities (%s)", 100*s.Confidence, restsOn(from, to))
+	switch c.Call {
+	case stats.CallGain, stats.CallLoss:
+		c.Reason = fmt.Sprintf("%s excludes 0 and the estimate reaches the minimum effect of %g %%", data, 100*minEffect)
+	case stats.CallSame:
+		c.Reason = fmt.Sprintf("%s lies within ±%g %%", data, 100*minEffect)
 	default:
-		c.Reason = fmt.Sprintf("the %.0f %% interval of the confirmation windows, %s, reaches past ±%g %% and is not clear of 0 there", 100*s.Confidence, brackets, 100*minEffect)
+		if !s.Bounded {
+			c.Reason = fmt.Sprintf("too few searches (%s) for any finite interval at α=%g: %s", restsOn(from, to), alpha, searchesNeeded(alpha))
+		} else {
+			c.Reason = fmt.Sprintf("%s reaches past ±%g %% and is not clear of 0 there", data, 100*minEffect)
+		}
 	}
 	return c
+}
+
+// restsOn says how many searches each side of a capacity step rests on:
+// "4 and 4 searches", "3 of 4 and 4 searches".
+func restsOn(from, to CapacityRow) string {
+	side := func(r CapacityRow) string {
+		if r.Searches > r.Confirmed {
+			return fmt.Sprintf("%d of %d", r.Confirmed, r.Searches)
+		}
+		return fmt.Sprint(r.Confirmed)
+	}
+	return side(from) + " and " + side(to) + " searches"
+}
+
+// searchesNeeded names the fewest searches a side that can give a capacity
+// step a finite interval at α.
+func searchesNeeded(alpha float64) string {
+	for k := 1; k <= plan.MaxCapacitySearches; k++ {
+		if stats.MinP(k, k) <= alpha {
+			return fmt.Sprintf("%d a side can (capacity: searches: %d)", k, k)
+		}
+	}
+	return "raise capacity: searches"
 }
 
 // addCapacityCost prices each stack at its capacity within the SLO, on

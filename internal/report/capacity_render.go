@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/capacity"
@@ -13,11 +14,17 @@ import (
 // capacityIntro says how the searches were made.
 func capacityIntro(cs *CapacitySection) []string {
 	s := cs.Settings
+	searched := "was searched once"
+	if s.Searches > 1 {
+		searched = fmt.Sprintf("was searched %d times, each search in a fresh process, the stacks taking turns search by search in a balanced order,", s.Searches)
+	}
 	return []string{
-		fmt.Sprintf("After the windows, each stack × case was searched for the highest open-loop rate that meets the case's SLO: probes of %s s after %s s of warm-up at the rate, %d connections, "+
+		fmt.Sprintf("After the windows, each stack × case %s for the highest open-loop rate that meets the case's SLO: probes of %s s after %s s of warm-up at the rate, %d connections, "+
 			"climbing ×2 from half the cell's closed-loop median, bisected to %s, then %d confirmation windows in a row; a failed probe is repeated %d time(s) before it is believed; each search within %s s (docs/capacity.md).",
-			sig3(s.ProbeSeconds), sig3(s.WarmupSeconds), s.Connections, fmtFraction(s.Resolution), s.Confirmations, s.Retries, sig3(s.BudgetSeconds)),
-		"Capacity is the confirmed rate; latency at capacity is over its confirmation windows merged, server CPU and RSS their means. The bracket is the lowest rate whose failure was believed and the highest rate that passed below it: the server sustains less than the former; a confirmation that failed steps the capacity down, below the bracket's lower end.",
+			searched, sig3(s.ProbeSeconds), sig3(s.WarmupSeconds), s.Connections, fmtFraction(s.Resolution), s.Confirmations, s.Retries, sig3(s.BudgetSeconds)),
+		"A search's capacity is the middle of its bracket: from the rate it confirmed to the lowest rate above it whose failure was believed, the server sustains something in between. " +
+			"A stack's capacity is the median of its confirmed searches' (the lower middle one for an even count); \"searches\" says how many it rests on and their range. " +
+			"Latency, server CPU and RSS at capacity, and the bracket, are the median search's: over its confirmation windows merged, and their means.",
 	}
 }
 
@@ -27,15 +34,17 @@ func capacityHead(c CapacityCase) []string {
 	if c.SLOName != "p99" {
 		head = append(head, c.SLOName+" at capacity")
 	}
-	return append(head, "server CPU", "CPU per request", "RSS (mean / peak)", "bracket", "closed loop", "probes", "search")
+	return append(head, "server CPU", "CPU per request", "RSS (mean / peak)", "searches", "bracket", "closed loop", "probes", "search")
 }
 
 // capacityCells is one stack's line of a case's capacity table.
 func capacityCells(c CapacityCase, r CapacityRow) []string {
 	dash := "–"
 	capRate, p50, p99, pSLO, cores, perReq, rss := dash, dash, dash, dash, dash, dash, dash
-	if a := r.AtCapacity; r.Status == capacity.StatusConfirmed && a != nil {
+	if r.Status == capacity.StatusConfirmed {
 		capRate = fmtRate(r.CapacityRPS) + " rps"
+	}
+	if a := r.AtCapacity; r.Status == capacity.StatusConfirmed && a != nil {
 		p50, p99, pSLO = fmtMicros(float64(a.LatencyMicros.P50)), fmtMicros(float64(a.LatencyMicros.P99)), fmtMicros(float64(a.LatencyMicros.SLO))
 		cores, perReq = fmtCores(r.ServerCores), sig3(r.CPUMicrosPerRequest)+" µs"
 		rss = fmtBytes(r.RSSMeanBytes) + " / " + fmtBytes(r.RSSPeakBytes)
@@ -44,8 +53,19 @@ func capacityCells(c CapacityCase, r CapacityRow) []string {
 	if c.SLOName != "p99" {
 		cells = append(cells, pSLO)
 	}
-	return append(cells, cores, perReq, rss, bracketText(r), fmtRate(r.ClosedLoopRPS)+" rps",
+	return append(cells, cores, perReq, rss, searchesText(r), bracketText(r), fmtRate(r.ClosedLoopRPS)+" rps",
 		fmt.Sprint(len(r.Probes)), capacityStatusText(r))
+}
+
+// searchesText says what a stack's capacity rests on: "4 of 4: 8,010–8,420
+// rps", "1 of 1", "0 of 4".
+func searchesText(r CapacityRow) string {
+	n := max(r.Searches, len(r.SearchResults))
+	t := fmt.Sprintf("%d of %d", r.Confirmed, n)
+	if len(r.SearchCapacitiesRPS) > 1 {
+		t += ": " + fmtRate(slices.Min(r.SearchCapacitiesRPS)) + "–" + fmtRate(slices.Max(r.SearchCapacitiesRPS)) + " rps"
+	}
+	return t
 }
 
 // bracketText is "12,000–12,240 rps", with "none" for an end without a rate.
@@ -59,28 +79,57 @@ func bracketText(r CapacityRow) string {
 	return end(r.LastPassRPS) + "–" + end(r.FirstFailRPS) + " rps"
 }
 
-// capacityStatusText says how a search ended.
+// capacityStatusText says how a stack's searches ended: "confirmed in
+// 41.2 s" for one, "confirmed ×3, out of budget ×1; 170 s" for several.
 func capacityStatusText(r CapacityRow) string {
-	switch r.Status {
+	if len(r.SearchResults) <= 1 {
+		return searchStatusText(r.Status, r.Error, r.ElapsedSeconds)
+	}
+	var parts []string
+	seen := map[string]int{}
+	var order []string
+	for _, s := range r.SearchResults {
+		text := searchStatusText(s.Status, s.Error, 0)
+		if seen[text] == 0 {
+			order = append(order, text)
+		}
+		seen[text]++
+	}
+	for _, text := range order {
+		parts = append(parts, fmt.Sprintf("%s ×%d", text, seen[text]))
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf("; %s s in all", sig3(r.ElapsedSeconds))
+}
+
+// searchStatusText says how one search ended; elapsed is left out when 0.
+func searchStatusText(status, errText string, elapsed float64) string {
+	switch status {
 	case capacity.StatusConfirmed:
-		return fmt.Sprintf("confirmed in %s s", sig3(r.ElapsedSeconds))
+		if elapsed == 0 {
+			return "confirmed"
+		}
+		return fmt.Sprintf("confirmed in %s s", sig3(elapsed))
 	case capacity.StatusBudget:
 		return "out of budget: only the bracket is known"
 	case capacity.StatusNoPass:
 		return "no rate met the SLO"
 	case capacity.StatusFailed:
-		return "failed: " + r.Error
+		return "failed: " + errText
 	case CapacityStopped:
 		return "stopped (the run was stopped in this search; resume it)"
 	}
 	return "not run"
 }
 
-// capacityStepCaveat says what a capacity step's interval does not hold.
-const capacityStepCaveat = "Each search is one server process and one pass: the interval holds the confirmation windows' noise and the searches' resolution, not the variation between processes or searches, which on a busy host can be far larger; repeat the run before building on a capacity step."
+// capacityStepIntro says what a capacity step's call rests on.
+const capacityStepIntro = "Each call is on the ratio of the two capacities: the two-sample Hodges–Lehmann shift between the two stacks' search capacities (one value per confirmed search), with its Mann–Whitney interval (docs/capacity.md, \"The call on a capacity step\"); \"searches\" counts the values on each side."
+
+// capacityStepCaveat says what a capacity step's interval holds and what
+// it does not.
+const capacityStepCaveat = "Each search is a fresh process's whole search, so the interval holds the spread between processes and between searches as this run met it (the stacks' searches took turns, so a drift of the host lands on both); it says nothing of another host or another time."
 
 // capacityStepHead and capacityStepCells are the capacity steps' table.
-var capacityStepHead = []string{"step", "case", "capacity call", "estimate (interval)", "confirmation windows", "why"}
+var capacityStepHead = []string{"step", "case", "capacity call", "estimate (interval)", "searches", "why"}
 
 func capacityStepCells(s CapacityStep) []string {
 	step := s.From + " → " + s.To
@@ -144,7 +193,7 @@ func mdCapacity(b *strings.Builder, m *Model) {
 	}
 	if len(cs.Steps) > 0 {
 		b.WriteString("### Capacity steps\n\n")
-		b.WriteString("Each call is on the ratio of the two capacities: the Hodges–Lehmann shift between the two stacks' confirmation windows' achieved rates, its interval widened by both searches' brackets (docs/capacity.md, \"The call on a capacity step\"). " + capacityStepCaveat + "\n\n")
+		b.WriteString(capacityStepIntro + " " + capacityStepCaveat + "\n\n")
 		t := mdTable{head: capacityStepHead}
 		for _, s := range cs.Steps {
 			t.add(capacityStepCells(s)...)
@@ -167,6 +216,7 @@ type capacityView struct {
 	Intro      []string
 	Cases      []capacityCaseView
 	StepHead   []string
+	StepIntro  string
 	StepCaveat string
 	Steps      [][]string
 	CostIntro  string
@@ -189,7 +239,7 @@ func newCapacityView(m *Model, colors map[string]string) *capacityView {
 	if cs == nil {
 		return nil
 	}
-	v := &capacityView{Intro: capacityIntro(cs), StepHead: capacityStepHead, StepCaveat: capacityStepCaveat}
+	v := &capacityView{Intro: capacityIntro(cs), StepHead: capacityStepHead, StepIntro: capacityStepIntro, StepCaveat: capacityStepCaveat}
 	for _, c := range cs.Cases {
 		cv := capacityCaseView{Title: fmt.Sprintf("%s (SLO %s)", c.Case, c.SLO), Chart: capacityChart(c, colors), Head: capacityHead(c)}
 		for _, r := range c.Rows {

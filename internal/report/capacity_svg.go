@@ -59,7 +59,11 @@ func capacityChart(c CapacityCase, colors map[string]string) template.HTML {
 		col := colors[r.Stack]
 		fmt.Fprintf(&s, `<g class="probes"><title>%s</title>`, template.HTMLEscapeString(r.Stack))
 		for _, p := range r.Probes {
-			title := fmt.Sprintf("%s %s at %s req/s: p50 %s, p99 %s, %s", r.Stack, p.Phase, fmtRate(p.RateRPS), fmtMicros(float64(p.P50Micros)), fmtMicros(float64(p.P99Micros)), passText(p.Pass))
+			search := ""
+			if len(r.SearchResults) > 1 {
+				search = fmt.Sprintf(" (search %d)", p.Search)
+			}
+			title := fmt.Sprintf("%s%s %s at %s req/s: p50 %s, p99 %s, %s", r.Stack, search, p.Phase, fmtRate(p.RateRPS), fmtMicros(float64(p.P50Micros)), fmtMicros(float64(p.P99Micros)), passText(p.Pass))
 			fmt.Fprintf(&s, `<g><title>%s</title>`, template.HTMLEscapeString(title))
 			px := x(p.RateRPS)
 			if p.P50Micros > 0 {

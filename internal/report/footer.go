@@ -36,9 +36,12 @@ func protocolFields(res *journal.Results) []Field {
 	f.add("cases", strings.Join(pr.Cases, ", "))
 	f.add("fresh process per", pr.Fresh)
 	f.add("client timeout", pr.Timeout.String())
-	if pr.Spread {
+	switch v := variantsText(res.Plan.Cases); {
+	case v != "":
+		f.add("requests", v)
+	case pr.Spread:
 		f.add("requests", "spread over all users")
-	} else {
+	default:
 		f.add("requests", "fixed (as the published runs)")
 	}
 	f.add("contention gate", gateText(res))
@@ -47,6 +50,11 @@ func protocolFields(res *journal.Results) []Field {
 		f.add("placement", pr.Placement.String())
 	}
 	f.add("database", p.Database)
+	for _, s := range p.Plan.Stacks {
+		if s.Git != nil {
+			f.add("git "+s.Name, s.Git.Rev+" at commit "+s.Git.Commit)
+		}
+	}
 	f.add("parity gate", parityText(res))
 	f.add("plan fingerprint", p.Plan.Fingerprint)
 	f.add("command", strings.Join(p.Args, " "))
@@ -142,4 +150,23 @@ func joinInts(v []int) string {
 		s[i] = fmt.Sprint(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// variantsText lists the cases whose load cycled over request variants
+// ("article: 200 variants, me: 1 request"); "" when none did.
+func variantsText(cases []journal.Case) string {
+	var parts []string
+	varied := false
+	for _, c := range cases {
+		if c.Variants > 1 {
+			varied = true
+			parts = append(parts, fmt.Sprintf("%s: %d variants", c.Name, c.Variants))
+		} else {
+			parts = append(parts, c.Name+": 1 request")
+		}
+	}
+	if !varied {
+		return ""
+	}
+	return strings.Join(parts, ", ")
 }

@@ -19,7 +19,7 @@ var suitesSource string
 //go:embed capacity.html.tmpl
 var capacitySource string
 
-var htmlTemplate = template.Must(template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource)).Parse(capacitySource))
+var htmlTemplate = template.Must(template.Must(template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource)).Parse(capacitySource)).Parse(profilingSource))
 
 // WriteHTML renders the model as one self-contained HTML page (report.html):
 // inline CSS and SVG, no script from anywhere, nothing fetched.
@@ -35,6 +35,10 @@ func WriteHTML(w io.Writer, m *Model) error {
 type htmlView struct {
 	M           *Model
 	HeaderLines []string
+	// Verdict is the run's verdict in three lines (VerdictLines), the
+	// page's first words; Thresholds are the threshold checks as lines.
+	Verdict     []string
+	Thresholds  []string
 	Legend      []legendItem
 	ChipRows    []chipRow
 	Groups      []groupTable
@@ -52,6 +56,7 @@ type htmlView struct {
 	CostNotes   []string
 	Suites      suitesView
 	Capacity    *capacityView
+	Profiling   *profilingView
 }
 
 // bootRowView is a line of the boot table; Failed replaces the figures.
@@ -112,7 +117,7 @@ type cellView struct {
 }
 
 func newHTMLView(m *Model) htmlView {
-	v := htmlView{M: m, HeaderLines: headerLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
+	v := htmlView{M: m, HeaderLines: headerLines(m), Verdict: VerdictLines(m), Thresholds: thresholdLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
 	v.HostSpeed = hostSpeedStrip(m.Header.HostSpeed)
 	colors := map[string]string{}
 	for i, s := range m.Header.Stacks {
@@ -134,6 +139,7 @@ func newHTMLView(m *Model) htmlView {
 	}
 	v.BootChart, v.BootRows = bootView(m, colors)
 	v.Capacity = newCapacityView(m, colors)
+	v.Profiling = newProfilingView(m)
 	if c := m.Cost; c != nil {
 		v.CostIntro = costIntro(c)
 		v.CostInputs, v.CostHead, v.CostGrid = costInputRows(c), costGridHead(c), costGrid(c)

@@ -22,6 +22,7 @@ func WriteMarkdown(w io.Writer, m *Model) error {
 	mdProcess(&b, m)
 	mdCost(&b, m)
 	mdCapacity(&b, m)
+	mdProfiling(&b, m)
 	mdFooter(&b, m)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -33,6 +34,14 @@ func mdHeader(b *strings.Builder, m *Model) {
 		b.WriteString("> **Parity was skipped** (`--skip-parity`): the stacks were never checked to answer the same thing, so a difference below may be a difference in what they do.\n\n")
 	}
 	fmt.Fprintf(b, "# stackbench report: %s\n\n", h.RunID)
+	b.WriteString("> " + strings.Join(VerdictLines(m), "\\\n> ") + "\n\n")
+	if ts := thresholdLines(m); len(ts) > 0 {
+		b.WriteString("Thresholds (each the median of the cell's windows and its 95 % interval):\n\n")
+		for _, t := range ts {
+			fmt.Fprintf(b, "- %s\n", t)
+		}
+		b.WriteString("\n")
+	}
 	for _, line := range headerLines(m) {
 		b.WriteString(line + "\n")
 	}

@@ -7,7 +7,9 @@ package report
 
 // ModelVersion is the version of the Model's JSON shape (report.json).
 // It changes when a field is removed or changes meaning; added fields keep it.
-const ModelVersion = 2
+// 3: a capacity row's capacity_rps is the median of its searches' and
+// confirm_rps is gone (repeated capacity searches).
+const ModelVersion = 3
 
 // Model is everything a report shows, computed once from a journal. The
 // renderers only format it: every figure, band and verdict is decided here.
@@ -21,7 +23,13 @@ type Model struct {
 	Cost         *CostSection `json:"cost,omitempty"`
 	// Capacity is the capacity phase, when the plan has one (capacity.go).
 	Capacity *CapacitySection `json:"capacity,omitempty"`
-	Footer   Footer           `json:"footer"`
+	// Profiling is the profiling phase, when the run had one
+	// (profiling.go).
+	Profiling *ProfilingSection `json:"profiling,omitempty"`
+	// Thresholds are the plan's thresholds judged on every cell of their
+	// case (thresholds.go).
+	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
+	Footer     Footer           `json:"footer"`
 
 	// DX and Process are the developer-experience and process suites,
 	// when the run measured them (dx.go, process.go).

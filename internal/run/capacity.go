@@ -12,18 +12,24 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
 // capacityPhase carries out the plan's capacity searches (plan.Capacity)
-// once the windows and any adaptive rounds are measured: for each stack,
-// in plan order, a fresh server process (one per search with fresh: case),
-// then a search per case with an SLO (internal/capacity), each probe with
-// the windows' hygiene (orders reset before an inserting case, CHECKPOINT,
-// the gate's wait, the generator as a child process, every process tree
-// sampled) and journaled as a journal.CapacityProbe before the next one;
-// each search's end is a journal.CapacitySearch. A resumed run skips the
-// searches that ended, and replays the probes of one that did not
+// once the windows and any adaptive rounds are measured, in
+// plan.Capacity.SearchCount() rounds of searches: in round i the stacks
+// take Williams sequence i − 1 (stats.WilliamsSequence: A B, B A, A B …
+// with two stacks), and each stack gets a fresh server process (one per
+// search with fresh: case) for its i-th search of every case with an SLO
+// (internal/capacity). So every search of a stack × case is its own
+// process's, and the stacks' searches alternate in a balanced order. Each
+// probe has the windows' hygiene (orders reset before an inserting case,
+// CHECKPOINT, the gate's wait, the generator as a child process, every
+// process tree sampled) and is journaled as a journal.CapacityProbe
+// before the next one; each search's end is a journal.CapacitySearch,
+// both tagged with the search's index. A resumed run skips the searches
+// that ended, and replays the probes of one that did not
 // (capacity.Config.Past), so no probe is measured twice.
 func (r *runner) capacityPhase(ctx context.Context) error {
 	c := r.opt.Plan.Capacity
@@ -43,40 +49,62 @@ func (r *runner) capacityPhase(ctx context.Context) error {
 		return nil
 	}
 	r.progress.logf("capacity at an SLO: %d searches (each within %s)", len(left), c.Budget)
-	for _, st := range r.opt.Plan.Stacks {
-		var cur *server
-		for _, cc := range c.Cases {
-			key := journal.CapacityKey(st.Name, cc.Case)
-			if !left[key] {
-				continue
-			}
-			if cur != nil && r.opt.Plan.Protocol.Fresh == plan.FreshCase {
-				r.stopServer(cur)
-				cur = nil
-			}
-			if cur == nil {
-				s, err := r.newServer(ctx, st, -1)
-				if err != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					if err := r.endSearch(key, st.Name, cc.Case, nil, fmt.Sprintf("the stack did not start: %v", err)); err != nil {
-						return err
-					}
+	stacks := r.opt.Plan.Stacks
+	for i := 1; i <= c.SearchCount(); i++ {
+		for _, si := range stats.WilliamsSequence(len(stacks), i-1) {
+			st := stacks[si]
+			var cur *server
+			for _, cc := range c.Cases {
+				sk := searchKey{st.Name, cc.Case, i}
+				key := sk.key()
+				if !left[key] {
 					continue
 				}
-				cur = s
+				if cur != nil && r.opt.Plan.Protocol.Fresh == plan.FreshCase {
+					r.stopServer(cur)
+					cur = nil
+				}
+				if cur == nil {
+					s, err := r.newServer(ctx, st, -1)
+					if err != nil {
+						if ctx.Err() != nil {
+							return ctx.Err()
+						}
+						if err := r.endSearch(sk, nil, fmt.Sprintf("the stack did not start: %v", err)); err != nil {
+							return err
+						}
+						continue
+					}
+					cur = s
+				}
+				var err error
+				cur, err = r.search(ctx, cur, sk, cc, res.CapacityProbes(key), closedLoopRPS(m, st.Name, cc.Case))
+				if err != nil {
+					r.stopServer(cur)
+					return err
+				}
 			}
-			var err error
-			cur, err = r.search(ctx, cur, st.Name, cc, res.CapacityProbes(key), closedLoopRPS(m, st.Name, cc.Case))
-			if err != nil {
-				r.stopServer(cur)
-				return err
-			}
+			r.stopServer(cur)
 		}
-		r.stopServer(cur)
 	}
 	return nil
+}
+
+// searchKey is one search: the index-th (from 1) of a stack × case.
+type searchKey struct {
+	stack, cas string
+	index      int
+}
+
+func (k searchKey) key() string { return journal.CapacitySearchKey(k.stack, k.cas, k.index) }
+
+// name is "gin user" for the first search of one, "gin user, search 2 of
+// 4" with several.
+func (k searchKey) name(of int) string {
+	if of <= 1 {
+		return k.stack + " " + k.cas
+	}
+	return fmt.Sprintf("%s %s, search %d of %d", k.stack, k.cas, k.index, of)
 }
 
 // capacityLeft lists the searches of the plan without an end record.
@@ -87,9 +115,11 @@ func capacityLeft(p *plan.Plan, res *journal.Results) map[string]bool {
 	}
 	for _, st := range p.Stacks {
 		for _, cc := range p.Capacity.Cases {
-			key := journal.CapacityKey(st.Name, cc.Case)
-			if _, ended := res.CapacitySearch(key); !ended {
-				left[key] = true
+			for i := 1; i <= p.Capacity.SearchCount(); i++ {
+				key := journal.CapacitySearchKey(st.Name, cc.Case, i)
+				if _, ended := res.CapacitySearch(key); !ended {
+					left[key] = true
+				}
 			}
 		}
 	}
@@ -115,14 +145,14 @@ func closedLoopRPS(m *analysis.Result, stack, cas string) float64 {
 // journals its end; it returns the server to go on with (nil when it died).
 // Only a cancelled context or a broken journal is an error: a search that
 // could not go on (the server died, the generator failed) ends failed.
-func (r *runner) search(ctx context.Context, cur *server, stack string, cc plan.CapacityCase, past []journal.CapacityProbe, closedRPS float64) (*server, error) {
+func (r *runner) search(ctx context.Context, cur *server, sk searchKey, cc plan.CapacityCase, past []journal.CapacityProbe, closedRPS float64) (*server, error) {
 	c := r.opt.Plan.Capacity
-	key := journal.CapacityKey(stack, cc.Case)
+	stack := sk.stack
 	if len(past) > 0 {
 		closedRPS = past[0].ClosedLoopRPS // the start the search began from
 	}
 	wc, _ := r.opt.Plan.Case(cc.Case)
-	pr := &runProber{r: r, cur: cur, key: key, stack: stack, slo: cc.SLO, c: wc, closedRPS: closedRPS, n: len(past)}
+	pr := &runProber{r: r, cur: cur, sk: sk, key: sk.key(), name: sk.name(c.SearchCount()), stack: stack, slo: cc.SLO, c: wc, closedRPS: closedRPS, n: len(past)}
 	cfg := capacity.Config{SLO: cc.ParsedSLO(), MaxErrorShare: c.MaxErrorShare, Resolution: c.Resolution,
 		Confirmations: c.Confirmations, Retries: c.Retries, StartRPS: closedRPS, StartFraction: c.StartFraction,
 		Probe: c.Probe, Warmup: c.Warmup, Budget: c.Budget, MaxGeneratorWaitShare: c.MaxGeneratorWaitShare, OnProbe: pr.journal}
@@ -133,7 +163,7 @@ func (r *runner) search(ctx context.Context, cur *server, stack string, cc plan.
 		cfg.Past = append(cfg.Past, p.Probe.WithResult(p.Window.Load))
 	}
 	if len(past) > 0 {
-		r.event(journal.LevelInfo, stack, "capacity %s %s: resumed after %d journaled probes", stack, cc.Case, len(past))
+		r.event(journal.LevelInfo, stack, "capacity %s: resumed after %d journaled probes", pr.name, len(past))
 	}
 	rep, err := capacity.Search(ctx, cfg, pr)
 	if pr.err != nil {
@@ -145,14 +175,15 @@ func (r *runner) search(ctx context.Context, cur *server, stack string, cc plan.
 	msg := ""
 	if err != nil {
 		msg = err.Error()
-		r.event(journal.LevelWarning, stack, "capacity %s %s: the search stopped: %v", stack, cc.Case, err)
+		r.event(journal.LevelWarning, stack, "capacity %s: the search stopped: %v", pr.name, err)
 	}
-	return pr.cur, r.endSearch(key, stack, cc.Case, rep, msg)
+	return pr.cur, r.endSearch(sk, rep, msg)
 }
 
 // endSearch journals a search's end.
-func (r *runner) endSearch(key, stack, cas string, rep *capacity.Report, msg string) error {
-	rec := journal.CapacitySearch{Search: key, Stack: stack, Case: cas, Time: time.Now().UTC(), Error: msg}
+func (r *runner) endSearch(sk searchKey, rep *capacity.Report, msg string) error {
+	key, name := sk.key(), sk.name(r.opt.Plan.Capacity.SearchCount())
+	rec := journal.CapacitySearch{Search: key, SearchIndex: sk.index, Stack: sk.stack, Case: sk.cas, Time: time.Now().UTC(), Error: msg}
 	if rep != nil {
 		rec.Report = *rep
 		rec.Report.Probes = nil // journaled one by one
@@ -164,10 +195,10 @@ func (r *runner) endSearch(key, stack, cas string, rep *capacity.Report, msg str
 	}
 	switch rec.Report.Status {
 	case capacity.StatusConfirmed:
-		r.progress.logf("capacity %s %s: %.1f req/s confirmed (%d probes, %s)", stack, cas, rec.Report.CapacityRPS,
+		r.progress.logf("capacity %s: %.1f req/s confirmed, failed from %.1f (%d probes, %s)", name, rec.Report.CapacityRPS, rec.Report.FirstFailRPS,
 			len(r.probesOf(key)), time.Duration(rec.Report.ElapsedSeconds*float64(time.Second)).Round(time.Second))
 	default:
-		r.progress.logf("capacity %s %s: no capacity (%s); %s %s", stack, cas, rec.Report.Status, bracketWords(rec.Report), msg)
+		r.progress.logf("capacity %s: no capacity (%s); %s %s", name, rec.Report.Status, bracketWords(rec.Report), msg)
 	}
 	return nil
 }
@@ -193,9 +224,11 @@ func (r *runner) probesOf(key string) []journal.CapacityProbe {
 // window of the stack's process with a run's hygiene, its generator a
 // `stackbench load` child like the windows'.
 type runProber struct {
-	r         *runner
-	cur       *server
-	key       string
+	r   *runner
+	cur *server
+	sk  searchKey
+	// key is the search's journal key, name its name in the log.
+	key, name string
 	stack     string
 	slo       string
 	c         workload.Case
@@ -263,7 +296,7 @@ func (pr *runProber) journal(p capacity.Probe) {
 	if pr.pending == nil || pr.err != nil {
 		return
 	}
-	rec := journal.CapacityProbe{Search: pr.key, Stack: pr.stack, Case: pr.c.Name, SLO: pr.slo,
+	rec := journal.CapacityProbe{Search: pr.key, SearchIndex: pr.sk.index, Stack: pr.stack, Case: pr.c.Name, SLO: pr.slo,
 		ClosedLoopRPS: pr.closedRPS, Probe: p, Window: *pr.pending}
 	pr.pending = nil
 	if err := pr.r.jw.Append(journal.KindCapacityProbe, rec); err != nil {
@@ -278,6 +311,6 @@ func (pr *runProber) journal(p capacity.Probe) {
 	if p.Phase == capacity.PhaseEstimate {
 		rate = fmt.Sprintf("closed loop, %.1f req/s", p.ThroughputRPS)
 	}
-	pr.r.progress.logf("capacity %s %s probe %d %s %s: p99 %s, %.2f cores, %s", pr.stack, pr.c.Name, p.Index, p.Phase, rate,
+	pr.r.progress.logf("capacity %s probe %d %s %s: p99 %s, %.2f cores, %s", pr.name, p.Index, p.Phase, rate,
 		micros(p.LatencyMicros.P99), rec.Window.Server.Cores, verdict)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/report"
 )
 
 // capacityFile is a one-round saas-slice file with a capacity section of
@@ -28,10 +29,13 @@ func capacityFile(admin, cases, capacity, stacks string) string {
 }
 
 // A run with a capacity section searches every stack × case with an SLO
-// after the windows: each probe journaled with its measurement (server
-// CPU and memory, the orders table reset before each probe of the
+// after the windows, here twice: each probe journaled with its measurement
+// (server CPU and memory, the orders table reset before each probe of the
 // inserting case, a checkpoint), starting from half the cell's
-// closed-loop median, and each search's end journaled.
+// closed-loop median, and each search's end journaled with its index.
+// Each search of a stack is its own fresh process's (one per stack and
+// round of searches, serving both cases), and the stacks take turns in a
+// balanced order: first, second, then second, first.
 func TestRunSearchesCapacityAfterTheWindows(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, capacityFile(admin, "[user, order]", `  cases: {user: p99=50ms, order: p99=200ms}
@@ -40,65 +44,93 @@ func TestRunSearchesCapacityAfterTheWindows(t *testing.T) {
   budget: 2500ms
   confirm: 2
   resolution: 25%
+  searches: 2
 `, refStacks()))
 	dir := filepath.Join(t.TempDir(), "results")
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	byKey, res := finals(t, dir)
+	searchPID := map[string]int{}  // stack and search index → the process
+	firstProbe := map[string]int{} // stack and search index → its first probe's place in the journal
+	for i, p := range res.Capacity.Probes {
+		k := p.Stack + " s" + itoa(p.Index())
+		if _, ok := firstProbe[k]; !ok {
+			firstProbe[k] = i
+		}
+	}
+	if !(firstProbe["first s1"] < firstProbe["second s1"] && firstProbe["second s1"] < firstProbe["second s2"] && firstProbe["second s2"] < firstProbe["first s2"]) {
+		t.Errorf("searches in the order %v; want first, second, second, first", firstProbe)
+	}
 	for _, stack := range []string{"first", "second"} {
 		for _, cas := range []string{"user", "order"} {
-			key := journal.CapacityKey(stack, cas)
-			s, ok := res.CapacitySearch(key)
-			if !ok {
-				t.Errorf("%s: no end record", key)
-				continue
-			}
-			probes := res.CapacityProbes(key)
-			if len(probes) < 2 {
-				t.Errorf("%s: %d probes (status %s, %s)", key, len(probes), s.Report.Status, s.Error)
-				continue
-			}
-			median := byKey["r1/"+stack+"/"+cas+"/c8"].Load.ThroughputRPS // one window: its own median
-			if p := probes[0]; p.ClosedLoopRPS != median || p.Probe.RateRPS != median/2 || p.Probe.Phase != capacity.PhaseClimb {
-				t.Errorf("%s: first probe %s at %.1f from %.1f; want the climb at half the window's %.1f", key, p.Probe.Phase, p.Probe.RateRPS, p.ClosedLoopRPS, median)
-			}
-			if s.Report.Status != capacity.StatusConfirmed && s.Report.Status != capacity.StatusBudget {
-				t.Errorf("%s: status %s (%s)", key, s.Report.Status, s.Error)
-			}
-			if s.Report.ElapsedSeconds > 3.5 { // the budget and one probe's overhead misjudged
-				t.Errorf("%s: the search took %.1f s of a 2.5 s budget", key, s.Report.ElapsedSeconds)
-			}
-			pids := map[int]bool{}
-			for i, p := range probes {
-				w := p.Window
-				pids[w.Process.PID] = true
-				if p.Probe.Index != i+1 || w.Key != key+"/p"+itoa(i+1) || w.Load == nil || w.Concurrency != 256 {
-					t.Errorf("%s probe %d: index %d key %s load %v connections %d", key, i+1, p.Probe.Index, w.Key, w.Load != nil, w.Concurrency)
+			for index := 1; index <= 2; index++ {
+				key := journal.CapacitySearchKey(stack, cas, index)
+				s, ok := res.CapacitySearch(key)
+				if !ok {
+					t.Errorf("%s: no end record", key)
 					continue
 				}
-				if w.Load.Mode != "open" || w.Load.Rate != p.Probe.RateRPS {
-					t.Errorf("%s: the generator ran %s at %v, the search asked %v", w.Key, w.Load.Mode, w.Load.Rate, p.Probe.RateRPS)
+				if s.SearchIndex != index || (index == 2) != strings.HasSuffix(key, "/s2") {
+					t.Errorf("%s: end record of search %d", key, s.SearchIndex)
 				}
-				if w.Server.CPUSeconds <= 0 || w.Server.RSSPeakBytes <= 0 || w.DBBefore == nil {
-					t.Errorf("%s: server %+v db %v", w.Key, w.Server, w.DBBefore)
+				probes := res.CapacityProbes(key)
+				if len(probes) < 1 {
+					t.Errorf("%s: %d probes (status %s, %s)", key, len(probes), s.Report.Status, s.Error)
+					continue
 				}
-				if cas == "order" && w.DBBefore != nil && w.DBBefore.OrdersRows != 200000 {
-					t.Errorf("%s: orders not reset before the probe: %d rows", w.Key, w.DBBefore.OrdersRows)
+				median := byKey["r1/"+stack+"/"+cas+"/c8"].Load.ThroughputRPS // one window: its own median
+				if p := probes[0]; p.ClosedLoopRPS != median || p.Probe.RateRPS != median/2 || p.Probe.Phase != capacity.PhaseClimb {
+					t.Errorf("%s: first probe %s at %.1f from %.1f; want the climb at half the window's %.1f", key, p.Probe.Phase, p.Probe.RateRPS, p.ClosedLoopRPS, median)
+				}
+				if s.Report.Status != capacity.StatusConfirmed && s.Report.Status != capacity.StatusBudget {
+					t.Errorf("%s: status %s (%s)", key, s.Report.Status, s.Error)
+				}
+				if s.Report.ElapsedSeconds > 3.5 { // the budget and one probe's overhead misjudged
+					t.Errorf("%s: the search took %.1f s of a 2.5 s budget", key, s.Report.ElapsedSeconds)
+				}
+				pids := map[int]bool{}
+				for i, p := range probes {
+					w := p.Window
+					pids[w.Process.PID] = true
+					if p.Probe.Index != i+1 || w.Key != key+"/p"+itoa(i+1) || w.Load == nil || w.Concurrency != 256 {
+						t.Errorf("%s probe %d: index %d key %s load %v connections %d", key, i+1, p.Probe.Index, w.Key, w.Load != nil, w.Concurrency)
+						continue
+					}
+					if w.Load.Mode != "open" || w.Load.Rate != p.Probe.RateRPS {
+						t.Errorf("%s: the generator ran %s at %v, the search asked %v", w.Key, w.Load.Mode, w.Load.Rate, p.Probe.RateRPS)
+					}
+					if w.Server.CPUSeconds <= 0 || w.Server.RSSPeakBytes <= 0 || w.DBBefore == nil {
+						t.Errorf("%s: server %+v db %v", w.Key, w.Server, w.DBBefore)
+					}
+					if cas == "order" && w.DBBefore != nil && w.DBBefore.OrdersRows != 200000 {
+						t.Errorf("%s: orders not reset before the probe: %d rows", w.Key, w.DBBefore.OrdersRows)
+					}
+				}
+				if len(pids) != 1 || pids[byKey["r1/"+stack+"/"+cas+"/c8"].Process.PID] {
+					t.Errorf("%s: probes on processes %v; want one fresh process, not the windows'", key, pids)
+				}
+				pk := stack + " s" + itoa(index)
+				for pid := range pids {
+					if prev, ok := searchPID[pk]; ok && prev != pid {
+						t.Errorf("%s: process %d, but %d served the other case's search %d", key, pid, prev, index)
+					}
+					searchPID[pk] = pid
 				}
 			}
-			if len(pids) != 1 || pids[byKey["r1/"+stack+"/"+cas+"/c8"].Process.PID] {
-				t.Errorf("%s: probes on processes %v; want one fresh process, not the windows'", key, pids)
-			}
+		}
+		if a, b := searchPID[stack+" s1"], searchPID[stack+" s2"]; a == b {
+			t.Errorf("%s: both searches on process %d; want a fresh process for each", stack, a)
 		}
 	}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// A run stopped in the middle of a capacity search and resumed goes on
-// with that search from its journaled probes: none is measured again, the
-// probe numbers go on, and the search ends once.
+// A run stopped in the middle of its second capacity search and resumed
+// goes on with that search from its journaled probes: the first search is
+// not measured again, none of the second's journaled probes is, the probe
+// numbers go on, and each search ends once, tagged with its index.
 func TestResumedRunContinuesTheCapacitySearch(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, capacityFile(admin, "[user]", `  slo: p99=50ms
@@ -107,16 +139,18 @@ func TestResumedRunContinuesTheCapacitySearch(t *testing.T) {
   budget: 20s
   confirm: 2
   resolution: 25%
+  searches: 2
 `, refStack("first")))
 	dir := filepath.Join(t.TempDir(), "results")
 	journalPath := filepath.Join(dir, journal.FileName)
+	key := journal.CapacitySearchKey("first", "user", 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
 		for ctx.Err() == nil {
 			b, _ := os.ReadFile(journalPath)
-			if bytes.Count(b, []byte(`{"kind":"capacity_probe"`)) >= 2 {
+			if bytes.Count(b, []byte(`"search":"`+key+`","search_index":2`)) >= 2 {
 				cancel()
 				return
 			}
@@ -129,14 +163,17 @@ func TestResumedRunContinuesTheCapacitySearch(t *testing.T) {
 	if err == nil {
 		t.Fatal("the first run finished before it was stopped")
 	}
-	key := journal.CapacityKey("first", "user")
 	res, rerr := journal.ReadDir(dir)
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
+	first := res.CapacityProbes(journal.CapacityKey("first", "user"))
 	before := res.CapacityProbes(key)
 	if _, ended := res.CapacitySearch(key); ended || len(before) < 2 {
 		t.Fatalf("stopped with %d probes, ended %v; want a search in progress", len(before), ended)
+	}
+	if s, ended := res.CapacitySearch(journal.CapacityKey("first", "user")); !ended || s.SearchIndex != 1 {
+		t.Fatalf("the first search: ended %v, index %d", ended, s.SearchIndex)
 	}
 
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, true); err != nil {
@@ -146,22 +183,28 @@ func TestResumedRunContinuesTheCapacitySearch(t *testing.T) {
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
+	if again := res.CapacityProbes(journal.CapacityKey("first", "user")); len(again) != len(first) {
+		t.Errorf("the first search has %d probes after the resume, %d before", len(again), len(first))
+	}
 	after := res.CapacityProbes(key)
 	if len(after) <= len(before) {
 		t.Fatalf("%d probes after the resume, %d before", len(after), len(before))
 	}
 	seen := map[string]bool{}
 	for i, p := range after {
-		if want := key + "/p" + itoa(i+1); p.Window.Key != want || seen[p.Window.Key] {
-			t.Errorf("probe %d: key %s (measured twice, or out of order); want %s", i+1, p.Window.Key, want)
+		if want := key + "/p" + itoa(i+1); p.Window.Key != want || seen[p.Window.Key] || p.SearchIndex != 2 {
+			t.Errorf("probe %d: key %s, search %d (measured twice, or out of order); want %s of search 2", i+1, p.Window.Key, p.SearchIndex, want)
 		}
 		seen[p.Window.Key] = true
 		if i < len(before) && p.Window.StartedAt != before[i].Window.StartedAt {
 			t.Errorf("probe %d changed", i+1)
 		}
 	}
-	if len(res.Capacity.Searches) != 1 {
-		t.Fatalf("%d end records, want 1", len(res.Capacity.Searches))
+	if len(res.Capacity.Searches) != 2 {
+		t.Fatalf("%d end records, want 2", len(res.Capacity.Searches))
+	}
+	if s, _ := res.CapacitySearch(key); s.SearchIndex != 2 {
+		t.Errorf("the second search's end has index %d", s.SearchIndex)
 	}
 	// The first probe after the resume is the one the search's rule asks
 	// for after the journaled ones: replaying them through a search gives
@@ -174,7 +217,15 @@ func TestResumedRunContinuesTheCapacitySearch(t *testing.T) {
 	for _, e := range res.Events {
 		events = append(events, e.Msg)
 	}
-	if !strings.Contains(strings.Join(events, "\n"), "resumed after "+itoa(len(before))+" journaled probes") {
+	if !strings.Contains(strings.Join(events, "\n"), "capacity first user, search 2 of 2: resumed after "+itoa(len(before))+" journaled probes") {
 		t.Errorf("no resume event for the search:\n%s", strings.Join(events, "\n"))
+	}
+	// The report reads both searches.
+	m, err := report.FromResults(res, report.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := m.Capacity.Cases[0].Rows[0]; row.Searches != 2 || len(row.SearchResults) != 2 || row.SearchResults[1].Status == report.CapacityMissing {
+		t.Errorf("report row %+v", row)
 	}
 }

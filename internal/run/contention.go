@@ -26,6 +26,7 @@ func (r *runner) ownGroups(ctx context.Context, cur *server) []proc.Group {
 	}
 	if cur != nil {
 		groups = append(groups, cur.p.Group("server"))
+		groups = append(groups, r.serviceGroups(ctx, cur)...)
 	}
 	groups = append(groups, r.containerGroups()...)
 	return append(groups, r.idleGroups(cur)...)

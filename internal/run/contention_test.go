@@ -11,7 +11,7 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
-// The automatic gate is the idle baseline plus half a core: on a host whose
+// The automatic gate is the idle baseline plus 0.25 cores (capped): on a host whose
 // other processes already use most of its CPUs the threshold passes the
 // core count, foreign CPU can never cross it, and a saturated host would be
 // reported as clean without a word.

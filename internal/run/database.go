@@ -41,7 +41,8 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 			}
 		}
 	}
-	d, err := stack.OpenDatabaseOn(ctx, r.opt.Plan.Database, dir, r.opt.Plan.Protocol.Placement.Lanes().Database, func(s string) { r.progress.logf("%s", s) })
+	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, r.logsDir())
+	d, err := stack.OpenFixtureDatabase(ctx, r.opt.Plan.Database, dir, r.opt.Plan.Protocol.Placement.Lanes().Database, r.fixture, func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
 		return err
 	}

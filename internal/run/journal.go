@@ -54,7 +54,11 @@ func (r *runner) openJournal() error {
 	}
 	var cases []journal.Case
 	for _, c := range r.opt.Plan.Cases {
-		cases = append(cases, journal.Case{Name: c.Name, Method: c.Method, Path: c.Path, Database: c.Database, Inserts: c.Inserts})
+		jc := journal.Case{Name: c.Name, Method: c.Method, Path: c.Path, Database: c.Database, Inserts: c.Inserts}
+		if sc := r.opt.File.Scenario; sc != nil && c.Templated {
+			jc.Variants, _, _ = sc.Planned(c)
+		}
+		cases = append(cases, jc)
 	}
 	return r.jw.Append(journal.KindPlan, journal.Plan{
 		Cases:       cases,
@@ -93,6 +97,7 @@ func (r *runner) readPrevious() error {
 	}
 	_, r.adaptiveStopped = res.Stopped()
 	r.capacityLeft = len(capacityLeft(r.opt.Plan, res))
+	r.profilingLeft = len(profilingLeft(r.opt.Plan, res))
 	for _, w := range res.Windows {
 		r.attempts[w.Key] = max(r.attempts[w.Key], w.Attempt)
 		r.seq[w.Stack] = max(r.seq[w.Stack], w.Process.Seq)

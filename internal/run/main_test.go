@@ -15,6 +15,7 @@ import (
 var (
 	stackbenchBin string
 	flakyBin      string
+	ownAppBin     string
 	refServerDir  string
 )
 
@@ -26,11 +27,13 @@ func TestMain(m *testing.M) {
 	}
 	stackbenchBin = filepath.Join(dir, "stackbench")
 	flakyBin = filepath.Join(dir, "flaky")
+	ownAppBin = filepath.Join(dir, "ownapp")
 	root, _ := filepath.Abs("../..")
 	refServerDir = filepath.Join(root, "apps", "nethttp-pgx")
 	for _, b := range []struct{ out, pkg string }{
 		{stackbenchBin, "./cmd/stackbench"},
 		{flakyBin, "./internal/run/testdata/flaky"},
+		{ownAppBin, "./internal/run/testdata/ownapp"},
 		{filepath.Join(dir, "server"), "./apps/nethttp-pgx"},
 	} {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)

@@ -30,6 +30,9 @@ type server struct {
 	cases []string // served so far, in order
 	// planProcess is the plan's number for this process (plan.Window.Process).
 	planProcess int
+	// captures are the setup steps' values for this process (nil without
+	// a scenario).
+	captures map[string][]string
 }
 
 // measure runs every window of the plan not yet journaled, in plan order.
@@ -144,7 +147,12 @@ func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) 
 	}
 	r.rememberServer(p.PID())
 	r.rememberContainer(p)
-	return &server{stack: st, p: p, seq: r.seq[st.Name], planProcess: planProcess}, nil
+	s := &server{stack: st, p: p, seq: r.seq[st.Name], planProcess: planProcess}
+	if err := r.setupServer(ctx, s); err != nil {
+		r.stopServer(s)
+		return nil, err
+	}
+	return s, nil
 }
 
 func (r *runner) stopServer(s *server) {
@@ -326,7 +334,12 @@ type warmupSpan struct{ floor, max time.Duration }
 // capacity probe's.
 func (r *runner) launchAt(ctx context.Context, cur *server, c workload.Case, conns int, rateRPS float64, warmup warmupSpan, window time.Duration) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	pool := ""
-	if r.opt.Plan.Protocol.Spread {
+	switch {
+	case c.Templated:
+		if pool, err = r.variantPool(cur, c); err != nil {
+			return nil, nil, 0, err
+		}
+	case r.opt.Plan.Protocol.Spread:
 		if pool, err = r.poolFile(c); err != nil {
 			return nil, nil, 0, err
 		}
@@ -351,6 +364,7 @@ func (r *runner) startSampled(ctx context.Context, cur *server, args []string, w
 		groups = append(groups, g)
 	}
 	groups = append(groups, r.idleGroups(cur)...)
+	groups = append(groups, r.serviceGroups(ctx, cur)...)
 	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
 }
 
@@ -433,6 +447,12 @@ func fillUsage(rec *journal.Window, s proc.WindowStats) {
 	rec.Generator = use("generator")
 	rec.Harness = use("harness")
 	for _, g := range s.Groups {
+		if strings.HasPrefix(g.Name, serviceGroupPrefix) {
+			if rec.Services == nil {
+				rec.Services = &journal.Usage{}
+			}
+			addUsage(rec.Services, g)
+		}
 		if strings.HasPrefix(g.Name, idleGroupPrefix) {
 			if rec.IdleServers == nil {
 				rec.IdleServers = &journal.Usage{}
@@ -471,8 +491,15 @@ func (r *runner) prepareDatabase(ctx context.Context, w plan.Window, rec *journa
 	}
 	if w.Inserts {
 		t0 := time.Now()
-		if err := r.db.ResetOrders(ctx); err != nil {
-			return fmt.Errorf("reset orders before %s: %w", w.Key, err)
+		switch {
+		case r.fixture != nil:
+			if err := r.db.Reset(ctx, r.fixture.Reset); err != nil {
+				return fmt.Errorf("reset the database before %s: %w; fix workload.database.reset", w.Key, err)
+			}
+		default:
+			if err := r.db.ResetOrders(ctx); err != nil {
+				return fmt.Errorf("reset orders before %s: %w", w.Key, err)
+			}
 		}
 		rec.Timings.ResetSeconds = time.Since(t0).Seconds()
 	}

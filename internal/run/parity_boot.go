@@ -28,7 +28,7 @@ func (r *runner) parityGate(ctx context.Context) error {
 	}
 	results, err := stack.Parity(ctx, r.opt.Plan.Stacks, stack.ParityOptions{
 		Workload: r.opt.File.Workload, JWTSecret: r.opt.Plan.JWTSecret, Database: r.database,
-		LogDir: r.logsDir(), Progress: func(s string) { r.progress.logf("%s", s) },
+		LogDir: r.logsDir(), Progress: func(s string) { r.progress.logf("%s", s) }, Scenario: r.opt.File.Scenario,
 	})
 	if err != nil {
 		return err

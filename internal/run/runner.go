@@ -26,8 +26,10 @@ type runner struct {
 	envCount int
 
 	database *stack.Database
-	dbURL    string
-	db       *pgfix.DB
+	// fixture is a custom workload's own database; nil for the seed.
+	fixture *pgfix.Fixture
+	dbURL   string
+	db      *pgfix.DB
 
 	// gate is nil when the contention gate is off.
 	gate *host.Gate
@@ -39,10 +41,16 @@ type runner struct {
 	// capacityLeft counts the capacity searches a resumed run has still to
 	// end (capacity.go).
 	capacityLeft int
+	// profilingLeft counts the profile windows a resumed run has still to
+	// measure (profiling.go).
+	profilingLeft int
 	// seq counts the processes started per stack over the run; a resume
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int
 	pools map[string]string
+	// captures holds each stack's setup captures (the stack-scoped steps'),
+	// from its first process of this invocation.
+	captures map[string]map[string][]string
 	// live holds the server processes up while windows are measured, by
 	// stack: one in a grouped round, every stack's of the round in an
 	// interleaved one (all but the one serving a window are idle).

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -11,7 +12,27 @@ import (
 // buildStacks runs every stack's build command; a failed build stops the run
 // before anything is measured.
 func (r *runner) buildStacks(ctx context.Context) error {
+	if err := r.checkoutStacks(ctx); err != nil {
+		return err
+	}
 	return stack.BuildAll(ctx, r.opt.Plan.Stacks, r.logsDir(), func(s string) { r.progress.logf("%s", s) })
+}
+
+// checkoutStacks moves the stacks with git: into worktrees of their
+// commits, kept beside the results directory (stack.WorktreesDir) and
+// reused by later runs of the same commits.
+func (r *runner) checkoutStacks(ctx context.Context) error {
+	cache := filepath.Join(filepath.Dir(r.opt.Dir), stack.WorktreesDir)
+	logf := func(s string) { r.progress.logf("%s", s) }
+	stacks, err := stack.CheckoutAll(ctx, r.opt.Plan.Stacks, cache, logf)
+	if err != nil {
+		return err
+	}
+	r.opt.Plan.Stacks = stacks
+	if r.opt.File.Stacks, err = stack.CheckoutAll(ctx, r.opt.File.Stacks, cache, logf); err != nil {
+		return err
+	}
+	return nil
 }
 
 // harness is what every stack of the run is given.

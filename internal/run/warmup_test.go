@@ -43,13 +43,17 @@ func runWarmup(t *testing.T, yaml string) map[string]journal.Window {
 	return byKey
 }
 
+// busyHostCores is the foreign CPU above which a window's trend is put
+// down to the host, not the server.
+const busyHostCores = 0.5
+
 // A server that speeds up over its first 2.5 s (a runtime still
 // compiling): the warm-up waits for it in every fresh process — steady
 // after the ramp, or, when the shared host is too noisy for the slices to
 // agree, at the cap and flagged — and a steady window is counted and,
 // bar a stall of the host, shows no trend.
 func TestWarmupWaitsForARampingServer(t *testing.T) {
-	byKey := runWarmup(t, warmupFile("ramp", "16", "  warmup: 1s\n  warmup_max: 8s\n  rounds: 2\n"))
+	byKey := runWarmup(t, warmupFile("ramp", "16", "  warmup: 1s\n  warmup_max: 5s\n  rounds: 2\n"))
 	clean := 0
 	for key, w := range byKey {
 		switch {
@@ -61,12 +65,18 @@ func TestWarmupWaitsForARampingServer(t *testing.T) {
 			t.Errorf("%s: capped warm-up not flagged: %v", key, w.Flags)
 		case !w.Valid():
 			t.Errorf("%s not counted: %v", key, w.Reasons)
-		case len(w.Flags) == 0:
+		case w.HasFlag(journal.FlagNotSteady):
+		case !w.HasFlag(journal.FlagTrend):
+			clean++
+		case w.ForeignCores > busyHostCores:
+			// A trend on a host this busy is the host's: counted as
+			// clean only for the warm-up, and said.
+			t.Logf("%s: steady after %.2f s, trend on a host with %.2f cores of foreign CPU: %v", key, w.Load.WarmupSeconds, w.ForeignCores, w.Reasons)
 			clean++
 		}
 	}
 	if clean == 0 {
-		t.Errorf("no window came out steady and unflagged: %v", byKey)
+		t.Errorf("no window came out steady and without a trend (on a quiet host): %v", byKey)
 	}
 }
 

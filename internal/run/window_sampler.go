@@ -27,6 +27,16 @@ type windowSampler struct {
 	closed  bool
 	stats   *proc.WindowStats
 	timers  []*time.Timer
+	// onOpen and onClose, when set (profiling.go), are called with the
+	// opening and the closing snapshot, under the lock: they must not block.
+	onOpen, onClose func()
+}
+
+// hooks sets onOpen and onClose.
+func (ws *windowSampler) hooks(onOpen, onClose func()) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.onOpen, ws.onClose = onOpen, onClose
 }
 
 func newWindowSampler(s *proc.Sampler, window time.Duration) *windowSampler {
@@ -64,6 +74,9 @@ func (ws *windowSampler) open() {
 	}
 	ws.sampler.Start()
 	ws.started = true
+	if ws.onOpen != nil {
+		ws.onOpen()
+	}
 }
 
 // close takes the closing snapshot if the sampler was opened; after it,
@@ -81,6 +94,9 @@ func (ws *windowSampler) close() {
 	if ws.started {
 		s := ws.sampler.Stop()
 		ws.stats = &s
+		if ws.onClose != nil {
+			ws.onClose()
+		}
 	}
 }
 

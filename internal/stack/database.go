@@ -20,6 +20,9 @@ type Database struct {
 	Cluster *pgfix.Cluster
 	// made lists databases made by Fresh, dropped by Close on a user's server.
 	made []string
+	// template is the database Fresh copies: the saas-slice seed's, or a
+	// fixture's.
+	template string
 }
 
 // OpenDatabase brings up the database of a comparison file: for "embedded",
@@ -35,7 +38,13 @@ func OpenDatabase(ctx context.Context, database, dir string, progress func(strin
 // an earlier harness left it running. A server of the user's is not
 // touched.
 func OpenDatabaseOn(ctx context.Context, database, dir string, cpus cpuset.Set, progress func(string)) (*Database, error) {
-	d := &Database{AdminURL: database}
+	return OpenFixtureDatabase(ctx, database, dir, cpus, nil, progress)
+}
+
+// OpenFixtureDatabase is OpenDatabaseOn with a workload's own fixture
+// built into the template instead of the saas-slice seed (nil: the seed).
+func OpenFixtureDatabase(ctx context.Context, database, dir string, cpus cpuset.Set, fx *pgfix.Fixture, progress func(string)) (*Database, error) {
+	d := &Database{AdminURL: database, template: pgfix.TemplateDatabase}
 	if database == plan.Embedded || database == "" {
 		var c *pgfix.Cluster
 		var err error
@@ -58,6 +67,18 @@ func OpenDatabaseOn(ctx context.Context, database, dir string, cpus cpuset.Set, 
 		d.Cluster, d.AdminURL = c, c.AdminURL()
 	}
 	t0 := time.Now()
+	if fx != nil {
+		d.template = fx.TemplateName()
+		reused, err := pgfix.EnsureFixture(ctx, d.AdminURL, *fx)
+		if err != nil {
+			d.Close(true)
+			return nil, fmt.Errorf("build the %s database: %w", fx.Name, err)
+		}
+		if !reused {
+			progress(fmt.Sprintf("database: built the %s template in %.1fs", fx.Name, time.Since(t0).Seconds()))
+		}
+		return d, nil
+	}
 	rep, err := pgfix.EnsureTemplate(ctx, d.AdminURL)
 	if err != nil {
 		d.Close(true)
@@ -72,7 +93,7 @@ func OpenDatabaseOn(ctx context.Context, database, dir string, cpus cpuset.Set, 
 // Fresh makes a new database copied from the seeded template (replacing one
 // of the same name) and returns its URL.
 func (d *Database) Fresh(ctx context.Context, name string) (string, error) {
-	url, err := pgfix.FreshDatabase(ctx, d.AdminURL, name)
+	url, err := pgfix.FreshDatabaseFrom(ctx, d.AdminURL, d.template, name)
 	if err != nil {
 		return "", fmt.Errorf("copy the seeded database: %w", err)
 	}

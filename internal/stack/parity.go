@@ -10,6 +10,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/scenario"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -24,6 +25,12 @@ type ParityOptions struct {
 	LogDir string
 	// Progress receives one line per stack.
 	Progress func(string)
+	// Scenario is a custom workload's setup steps and templated cases; nil
+	// for none. Each stack's process runs every setup step before the
+	// checks, and a templated case is checked with its first variant, after
+	// all its variants were expanded (a variant that cannot be sent fails
+	// the stack before any load).
+	Scenario *scenario.Scenario
 }
 
 // Parity runs the parity gate: each stack (already built) is started against
@@ -67,8 +74,14 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 		// proc's error already quotes the end of the stack's output.
 		return fail(fmt.Errorf("did not start: %w", err), "")
 	}
-	r := workload.RunChecks(ctx, o.Workload, fmt.Sprintf("http://127.0.0.1:%d", p.Port()), workload.RunOptions{
-		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health,
+	base := fmt.Sprintf("http://127.0.0.1:%d", p.Port())
+	requests, err := FirstVariants(ctx, o.Scenario, o.Workload, base)
+	if err != nil {
+		p.Stop(StopGrace)
+		return fail(err, p.LogTail())
+	}
+	r := workload.RunChecks(ctx, o.Workload, base, workload.RunOptions{
+		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health, Requests: requests,
 	})
 	if err := p.Check(); err != nil && r.Error == "" {
 		r.Error = fmt.Sprintf("crashed during the checks: %v", err)

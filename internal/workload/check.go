@@ -33,6 +33,10 @@ type Expect struct {
 	// Volatile is true when a success body holds generated values (a custom
 	// workload's inserting case), so stacks are not compared on it.
 	Volatile bool `json:"volatile,omitempty"`
+	// Compare is the case's compare mode ("" is exact) and Ignore its
+	// ignored paths (see Case).
+	Compare string   `json:"compare,omitempty"`
+	Ignore  []string `json:"ignore,omitempty"`
 }
 
 // OrderExpect is the order a check's request creates.
@@ -105,20 +109,34 @@ func truncate(s string, n int) string {
 // one of the case's expected statuses, and success bodies must agree across
 // stacks.
 func Checks(w *Workload, secret string) []Check {
+	return checksWith(w, secret, nil)
+}
+
+// checksWith is Checks with the requests of a custom workload's templated
+// cases given (their first variant, by case).
+func checksWith(w *Workload, secret string, requests map[string]Request) []Check {
 	switch w.Name {
 	case "saas-slice":
 		return saasSliceChecks(secret)
 	case "micro":
 		return microChecks()
 	}
-	return caseChecks(w)
+	return caseChecks(w, requests)
 }
 
-func caseChecks(w *Workload) []Check {
+// caseChecks is one check per case of a custom workload: the request its
+// load sends, or the first of its variants when requests gives them.
+func caseChecks(w *Workload, requests map[string]Request) []Check {
 	cs := make([]Check, len(w.Cases))
 	for i, c := range w.Cases {
-		cs[i] = Check{Name: c.Name + "/load-request", Case: c.Name, Method: c.Method, Path: c.Path,
-			Header: c.Header, Body: c.Body, Expect: Expect{Status: c.Expect, Volatile: c.Inserts}}
+		req := Request{Method: c.Method, Path: c.Path, Header: c.Header, Body: c.Body}
+		if r, ok := requests[c.Name]; ok {
+			req = r
+		}
+		volatile := c.Inserts && (c.Compare == "" || c.Compare == CompareExact)
+		cs[i] = Check{Name: c.Name + "/load-request", Case: c.Name, Method: req.Method, Path: req.Path,
+			Header: req.Header, Body: req.Body,
+			Expect: Expect{Status: c.Expect, Volatile: volatile, Compare: c.Compare, Ignore: c.Ignore}}
 	}
 	return cs
 }

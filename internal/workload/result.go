@@ -22,6 +22,11 @@ type CheckResult struct {
 	// blanked).
 	Body       []byte `json:"-"`
 	comparable []byte
+	// compare and ignore are the check's compare mode and ignore paths;
+	// ignored lists the ignore paths that matched something in Body.
+	compare string
+	ignore  []string
+	ignored []string
 }
 
 // Passed reports whether the check passed.

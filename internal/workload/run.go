@@ -27,6 +27,10 @@ type RunOptions struct {
 	// RequestTimeout bounds each request; 0 is 30 s (the largest cpu check
 	// takes a second or more on a loaded machine).
 	RequestTimeout time.Duration
+	// Requests, by case, replaces a custom case's request as written: the
+	// first variant of a templated case, expanded with the stack's setup
+	// captures (internal/scenario).
+	Requests map[string]Request
 }
 
 // maxBodyBytes is how much of a response body a check reads.
@@ -52,7 +56,7 @@ func RunChecks(ctx context.Context, w *Workload, baseURL string, opt RunOptions)
 	defer r.client.CloseIdleConnections()
 	defer r.closeDB()
 	res := StackResult{Stack: opt.Stack, Workload: w.Name}
-	checks := Checks(w, opt.Secret)
+	checks := checksWith(w, opt.Secret, opt.Requests)
 	// Only the built-in order checks know which answers created an order; a
 	// custom workload's inserting case is not held to the orders table.
 	countOrders := slices.ContainsFunc(checks, func(c Check) bool { return c.Expect.Order != nil })
@@ -113,8 +117,13 @@ func (r *runner) run(c Check) CheckResult {
 		cr.Problem = "reading the body: " + err.Error()
 		return cr
 	}
-	if !c.Expect.Volatile {
-		cr.comparable = cr.Body
+	cr.compare, cr.ignore = c.Expect.Compare, c.Expect.Ignore
+	if !c.Expect.Volatile && slices.Contains(c.Expect.Status, cr.Status) {
+		cr.comparable, cr.ignored, err = normalize(c.Expect.Compare, c.Expect.Ignore, cr.Body)
+		if err != nil && c.Expect.Success() {
+			cr.Problem = err.Error()
+			return cr
+		}
 	}
 	if c.Case == "order" && cr.Status == http.StatusCreated {
 		r.created++

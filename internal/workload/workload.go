@@ -35,6 +35,16 @@ type Case struct {
 	// Database is true when the route reads or writes the database; reports
 	// summarise database routes apart from framework-only routes.
 	Database bool
+	// Compare is how the parity gate holds the case's success bodies
+	// against the first stack's (CompareExact … CompareNone); "" is exact.
+	Compare string
+	// Ignore lists gjson-style paths left out of a json comparison ("#"
+	// for every element of an array: "articles.#.createdAt").
+	Ignore []string
+	// Templated is true when Path, a header value or Body holds ${…}
+	// references: the requests are the variants internal/scenario expands,
+	// never the fields as written.
+	Templated bool
 }
 
 // Workload is a named list of cases.

@@ -93,12 +93,13 @@ const shutdownTimeout = 5 * time.Second
 // to 5 s, and returns nil. When STACKBENCH_CPUPROFILE names a file, the
 // server's CPU profile is written to it (see WithCPUProfile). With
 // SAAS_BURN_US set, each request first burns that much CPU (see BurnEnv).
+// Go's net/http/pprof is served under /debug/pprof/ (withPprof).
 func ServeHTTP(ctx context.Context, addr string, h http.Handler) error {
 	burn, err := burnFromEnv(os.Getenv)
 	if err != nil {
 		return err
 	}
-	h = withBurn(h, burn)
+	h = withPprof(withBurn(h, burn))
 	return WithCPUProfile(os.Getenv(CPUProfileEnv), func() error { return serveHTTP(ctx, addr, h) })
 }
 

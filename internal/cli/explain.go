@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/run"
+)
+
+func init() {
+	register(Command{Name: "explain", Short: "why a step differs: profile each cell and name the functions and statements per request", Order: 62, Run: runExplain})
+}
+
+const explainSynopsis = "[-f stackbench.yaml] [--steps FROM..TO] [--cases c,d] [--out DIR] [protocol flags]"
+
+// runExplain runs the profiling phase for a file's stacks (those from
+// FROM to TO in file order with --steps), with the least around it that
+// it needs: the parity gate, one round of windows (the cells' throughput
+// the profile windows' overhead is set against), no boot suite, then one
+// profile window per cell; it prints each step's top changes and writes
+// the reports. The results directory resumes with stackbench run --resume.
+func runExplain(ctx context.Context, args []string, env Env) error {
+	ra, err := parseExplainArgs(args, env)
+	if err != nil {
+		return err
+	}
+	opt, err := runOptions(ra, env)
+	if err != nil {
+		return err
+	}
+	stopHard := secondInterrupt(env, opt.Dir)
+	defer stopHard()
+	fmt.Fprintf(env.Stderr, "stackbench explain: %s, %s and a profile window per cell, results in %s\n",
+		countNoun(len(opt.Plan.Stacks), "stack"), countNoun(len(opt.Plan.Windows), "window"), opt.Dir)
+	outcome, err := run.Run(ctx, opt)
+	printOutcome(env, outcome, err)
+	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
+		writeRunReport(env, opt.Dir, outcome.Measured+outcome.Skipped < outcome.Planned)
+	}
+	return runExit(err, opt.Dir, false)
+}
+
+// parseExplainArgs reads explain's command line into the run's: the
+// stacks of --steps, profiling on, one fixed round and no boot suite
+// unless the protocol flags say otherwise.
+func parseExplainArgs(args []string, env Env) (runArgs, error) {
+	pro := newPrologue("explain", explainSynopsis, "comparison file", "", env)
+	fs := pro.fs
+	out := fs.String("out", "", "results directory (default results/<timestamp>)")
+	steps := fs.String("steps", "", "the stacks from FROM to TO in the file's order, e.g. --steps nethttp-pgx..nethttp-pgx-pgo (default: every stack)")
+	overrides := overrideFlags(fs)
+	if err := pro.parse(args); err != nil {
+		return runArgs{}, err
+	}
+	if fs.Lookup("stacks").Value.String() != "" {
+		return runArgs{}, usagef("explain names its stacks with --steps FROM..TO; drop --stacks")
+	}
+	o, err := overrides()
+	if err != nil {
+		return runArgs{}, err
+	}
+	ra := runArgs{file: resolvePath(env, *pro.file)}
+	if *out != "" {
+		ra.out = resolvePath(env, *out)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	yes, no, zero := true, false, 0
+	o.Profiling = &yes
+	if !set["rounds"] {
+		o.Rounds, o.Adaptive = 1, &no
+	}
+	if !set["boot-starts"] {
+		o.BootStarts = &zero
+	}
+	if *steps != "" {
+		var names []string
+		if _, err := readComparison(env, ra.file, func(f *plan.File) error {
+			names, err = stepStacks(*steps, f.StackNames())
+			return err
+		}); err != nil {
+			return ra, err
+		}
+		o.Stacks = names
+	}
+	ra.overrides = o
+	// Recorded as run's arguments, so that run --resume continues it.
+	ra.recorded = []string{"-f", ra.file, "--profiling=true"}
+	if !set["rounds"] {
+		ra.recorded = append(ra.recorded, "--rounds=1")
+	}
+	if !set["boot-starts"] {
+		ra.recorded = append(ra.recorded, "--boot-starts=0")
+	}
+	if len(o.Stacks) > 0 {
+		ra.recorded = append(ra.recorded, "--stacks="+strings.Join(o.Stacks, ","))
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "f", "out", "steps":
+			return
+		}
+		ra.recorded = append(ra.recorded, "--"+f.Name+"="+f.Value.String())
+	})
+	return ra, nil
+}
+
+// stepStacks reads FROM..TO against the file's stacks: FROM, TO and every
+// stack listed between them.
+func stepStacks(spec string, stacks []string) ([]string, error) {
+	from, to, ok := strings.Cut(spec, "..")
+	if !ok || from == "" || to == "" {
+		return nil, usagef("--steps %q: write FROM..TO with two stack names, e.g. --steps %s", spec, exampleSteps(stacks))
+	}
+	i, j := slices.Index(stacks, from), slices.Index(stacks, to)
+	for _, bad := range []struct {
+		name string
+		at   int
+	}{{from, i}, {to, j}} {
+		if bad.at < 0 {
+			return nil, usagef("--steps: no stack %q in the file; its stacks are %s", bad.name, strings.Join(stacks, ", "))
+		}
+	}
+	if i >= j {
+		return nil, usagef("--steps %s: %s must be listed before %s in the file (steps run in the file's order)", spec, from, to)
+	}
+	return stacks[i : j+1], nil
+}
+
+func exampleSteps(stacks []string) string {
+	if len(stacks) >= 2 {
+		return stacks[0] + ".." + stacks[1]
+	}
+	return "a..b"
+}
+
+// printProfiling prints each step's top five changes per request.
+func printProfiling(w io.Writer, m *report.Model) {
+	if m.Profiling == nil || len(m.Profiling.Steps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nWhere each step's difference goes (profile windows; per successful request; rows under %d samples hidden):\n", m.Profiling.MinSamples)
+	report.WriteProfilingText(w, m, 5)
+}
+
+// profilingEstimate is the plan line's part for the profiling phase.
+func profilingEstimate(p *plan.Plan) string {
+	if !p.Protocol.Profiling {
+		return ""
+	}
+	cells := len(p.Stacks) * len(p.Cases) * len(p.Protocol.Concurrency)
+	return fmt.Sprintf(", profiling %s of %s %s", countNoun(cells, "window"), p.Protocol.ProfilingWindow(), roundEstimate(p.EstimateProfiling()))
+}

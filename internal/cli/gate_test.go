@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/journal"
+
+	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// report DIR --fail-on gates the calls of one run, on the synthetic journal
+// of the report package (three stacks, some cells invalid or failed).
+func TestReportGatesOneRun(t *testing.T) {
+	dir := resultsDir(t)
+	for _, c := range []struct {
+		args    []string
+		code    int
+		want    []string
+		notWant string
+	}{
+		{[]string{"--fail-on", "undecided", "--steps", "chi..gin"}, ExitGateFailed,
+			[]string{"gate failed: 12 of 14 check(s) called undecided:", "chi → gin user c=10 throughput: undecided +4.0 % (+0.9 … +7.2 %)", "chi → gin cpu c=10 throughput: invalid: gin is failed"}, "nethttp →"},
+		// No loss anywhere, but six steps have an invalid side: the gate
+		// cannot say the run passed.
+		{[]string{"--fail-on", "loss"}, ExitNotMeasured,
+			[]string{"cannot judge 6 of 42 check(s) (add invalid to --fail-on", "nethttp → chi health c=100 throughput: invalid: nethttp is insufficient"}, ""},
+		{[]string{"--fail-on", "loss,invalid", "--steps", "nethttp..chi"}, ExitGateFailed,
+			[]string{"gate failed: 1 of 14 check(s) called loss or invalid:", "nethttp → chi health c=100 throughput: invalid"}, "chi → gin"},
+		{[]string{"--fail-on", "same", "--steps", "nethttp..chi", "--metrics", "per_cpu"}, ExitNotMeasured,
+			[]string{"cannot judge 1 of 14 check(s)", "nethttp → chi health c=100 throughput per CPU-second: invalid"}, "c=100 throughput: invalid"},
+	} {
+		args := append([]string{"report", dir, "-o", "json"}, c.args...)
+		code, _, stderr := runMain(t, dir, nil, args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d; stderr:\n%s", c.args, code, c.code, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, stderr)
+			}
+		}
+		if c.notWant != "" && strings.Contains(stderr, c.notWant) {
+			t.Errorf("%v: stderr holds %q:\n%s", c.args, c.notWant, stderr)
+		}
+	}
+}
+
+func TestJudgeRun(t *testing.T) {
+	lo, hi := -12.0, -4.0
+	loss := report.Change{Call: stats.CallLoss, EstimatePct: -8, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
+	same := report.Change{Call: stats.CallSame, EstimatePct: 0.5}
+	step := func(from, to string, tp, cpu report.Change) report.Step {
+		return report.Step{Kind: report.StepAdjacent, From: from, To: to, Case: "user", Concurrency: 32, Throughput: tp, PerCPU: cpu}
+	}
+	m := &report.Model{Steps: []report.Step{step("base", "head", same, loss), step("head", "next", loss, same)}}
+	gate := func(steps string, metrics ...report.GateMetric) gateSpec {
+		g := gateSpec{GateSpec: report.GateSpec{FailOn: []stats.Call{stats.CallLoss}, Metrics: metrics}}
+		g.Steps, _ = report.ParseStepPairs(steps)
+		return g
+	}
+	var errOut strings.Builder
+	env := Env{Stderr: &errOut}
+	var ee *ExitError
+	if err := judgeRun(m, gate("base..head"), "", env); err != nil || errOut.String() != "gate passed: 1 check got none of loss\n" {
+		t.Errorf("throughput of base..head is the same: %v, stderr %q", err, errOut.String())
+	}
+	if err := judgeRun(m, gate("base..head", report.GatePerCPU), "", env); !errors.As(err, &ee) || ee.Code != ExitGateFailed ||
+		ee.Msg != "gate failed: 1 of 1 check(s) called loss:\n  base → head user c=32 throughput per CPU-second: loss -8.0 % (-12.0 … -4.0 %)" {
+		t.Errorf("per CPU-second of base..head is a loss: %v", err)
+	}
+	if err := judgeRun(m, gate(""), "", env); !errors.As(err, &ee) || ee.Code != ExitGateFailed || !strings.Contains(ee.Msg, "head → next user c=32 throughput: loss") {
+		t.Errorf("every step: %v", err)
+	}
+	var ue *UsageError
+	if err := judgeRun(m, gate("base..next"), "", env); !errors.As(err, &ue) || !strings.Contains(ue.Msg, "its steps are base..head, head..next") {
+		t.Errorf("a step the run lacks: %v", err)
+	}
+	if err := judgeRun(&report.Model{}, gate(""), "", env); !errors.As(err, &ee) || ee.Code != ExitNotMeasured || !strings.Contains(ee.Msg, "no step to judge") {
+		t.Errorf("a run of one stack: %v", err)
+	}
+}
+
+// Under GitHub Actions, report DIR --fail-on prints an ::error line per
+// failing check and appends the job summary; --junit and --history write
+// their files whatever the verdict.
+func TestReportCIOutputs(t *testing.T) {
+	dir := resultsDir(t)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	getenv := func(k string) string {
+		return map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}[k]
+	}
+	code, stdout, stderr := runMain(t, dir, getenv, "report", dir, "-o", "json", "--fail-on", "undecided", "--steps", "chi..gin",
+		"--junit", "junit.xml", "--history", "history.json")
+	if code != ExitGateFailed {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
+	}
+	// A workflow command escapes % as %25.
+	if want := "::error title=stackbench undecided::chi → gin user c=10 throughput: undecided +4.0 %25 (+0.9 … +7.2 %25)"; !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+	if n := strings.Count(stdout, "::error "); n != 12 {
+		t.Errorf("%d ::error lines, want 12:\n%s", n, stdout)
+	}
+	if !strings.Contains(stdout, "::warning title=stackbench not measured::chi → gin order c=100 throughput: invalid: gin is invalid") {
+		t.Errorf("stdout lacks the warning for the invalid step:\n%s", stdout)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## stackbench run 20261129-184500\n\n**Gate failed**: 12 of 14 checks failed.\n\n> Decided: ", "| chi → gin | user | 10 | throughput | undecided ❌ | +4.0 % (+0.9 … +7.2 %) |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("job summary lacks %q:\n%s", want, md)
+		}
+	}
+
+	data, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Errors   int `xml:"errors,attr"`
+		Suites   []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Classname string `xml:"classname,attr"`
+				Name      string `xml:"name,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+					Type    string `xml:"type,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &junit); err != nil {
+		t.Fatalf("junit.xml: %v\n%s", err, data)
+	}
+	if junit.Tests != 14 || junit.Failures != 12 || junit.Errors != 2 || len(junit.Suites) != 1 {
+		t.Errorf("junit: %d tests, %d failures, %d errors, %d suites; want 14, 12, 2, 1", junit.Tests, junit.Failures, junit.Errors, len(junit.Suites))
+	}
+	found := false
+	for _, c := range junit.Suites[0].Cases {
+		if c.Classname == "stackbench.chi..gin" && c.Name == "user c=10 throughput" {
+			found = c.Failure != nil && c.Failure.Type == "undecided" && strings.Contains(c.Failure.Message, "(+0.9 … +7.2 %)")
+		}
+	}
+	if !found {
+		t.Errorf("junit lacks the failing case chi..gin user c=10 throughput with its interval:\n%s", data)
+	}
+
+	var bigger, smaller []report.HistoryEntry
+	for path, into := range map[string]*[]report.HistoryEntry{"history.json": &bigger, "history-smaller.json": &smaller} {
+		data, err := os.ReadFile(filepath.Join(dir, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, into); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	if len(bigger) == 0 || bigger[0].Unit != "req/s" || !strings.HasSuffix(bigger[0].Name, " throughput") || bigger[0].Value <= 0 {
+		t.Errorf("history: %+v", bigger)
+	}
+	if len(smaller) == 0 || smaller[1].Unit != "ms" || !strings.HasSuffix(smaller[1].Name, " p99") || smaller[1].Value <= 0 {
+		t.Errorf("history, smaller is better: %+v", smaller)
+	}
+}
+
+// The gate's flags are this command line's: a run does not record them,
+// and --resume takes them.
+func TestResumeTakesTheGate(t *testing.T) {
+	work := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/b, start: ./server}\n")
+	ra, err := parseRunArgs([]string{"-f", "stackbench.yaml", "--rounds", "3", "--fail-on", "loss", "--steps", "a..b", "--junit", "j.xml"}, Env{Dir: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ra.recorded, " "); strings.Contains(got, "fail-on") || strings.Contains(got, "junit") || !strings.Contains(got, "--rounds=3") {
+		t.Errorf("recorded %q: want the protocol's flags and not the gate's", got)
+	}
+	ra, err = parseRunArgs([]string{"--resume", "r", "--fail-on", "loss,undecided", "--history", "h.json"}, Env{Dir: work})
+	if err != nil || len(ra.gate.FailOn) != 2 || ra.gate.history != "h.json" {
+		t.Errorf("--resume with the gate's flags: %+v, %v", ra.gate, err)
+	}
+}
+
+func TestResumeKeepsTheCommandLinesGate(t *testing.T) {
+	dir := resultsDir(t)
+	// The synthetic journal records the arguments of an older format.
+	path := filepath.Join(dir, journal.FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = regexp.MustCompile(`"args":\[[^]]*\]`).ReplaceAll(data, []byte(`"args":["-f","stackbench.yaml","--rounds=4"]`))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ra, err := resumeArgs([]string{"--resume", dir, "--fail-on", "loss", "--junit", "j.xml"}, Env{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.resume != dir || len(ra.gate.FailOn) != 1 || ra.gate.FailOn[0] != stats.CallLoss || ra.gate.junit != "j.xml" {
+		t.Errorf("resumed with %+v", ra)
+	}
+}

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// openAPICases reads an OpenAPI 3 document and returns a starter case per
+// GET operation: path and required query parameters filled from the
+// document's examples, and where it has none a ${TODO_name} placeholder
+// (which `stackbench plan` reports at its line and column until it is
+// given a value).
+func openAPICases(ctx context.Context, path string) ([]plan.StarterCase, error) {
+	loader := openapi3.NewLoader()
+	loader.Context = ctx
+	doc, err := loader.LoadFromFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read OpenAPI document %s: %w", path, err)
+	}
+	if err := doc.Validate(ctx); err != nil {
+		return nil, fmt.Errorf("OpenAPI document %s is not valid: %w", path, err)
+	}
+	var out []plan.StarterCase
+	seen := map[string]bool{}
+	for _, p := range slices.Sorted(func(yield func(string) bool) {
+		for k := range doc.Paths.Map() {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		item := doc.Paths.Value(p)
+		op := item.Get
+		if op == nil {
+			continue
+		}
+		c := plan.StarterCase{Name: caseName(op.OperationID, p), Ignore: true}
+		for seen[c.Name] {
+			c.Name += "-2"
+		}
+		seen[c.Name] = true
+		params := append(openapi3.Parameters{}, item.Parameters...)
+		params = append(params, op.Parameters...)
+		var todo []string
+		filled := p
+		var query url.Values
+		for _, ref := range params {
+			prm := ref.Value
+			if prm == nil {
+				continue
+			}
+			v, ok := example(prm)
+			if !ok {
+				if prm.In == openapi3.ParameterInPath || prm.Required {
+					todo = append(todo, prm.Name)
+					v = "${TODO_" + placeholderName(prm.Name) + "}"
+				} else {
+					continue
+				}
+			}
+			switch prm.In {
+			case openapi3.ParameterInPath:
+				filled = strings.ReplaceAll(filled, "{"+prm.Name+"}", v)
+			case openapi3.ParameterInQuery:
+				if prm.Required || ok {
+					if query == nil {
+						query = url.Values{}
+					}
+					query.Set(prm.Name, v)
+				}
+			}
+		}
+		if len(query) > 0 {
+			q, _ := url.QueryUnescape(query.Encode())
+			filled += "?" + q
+		}
+		c.Path = filled
+		if len(todo) > 0 {
+			c.Comment = fmt.Sprintf("TODO: the document gives no example for %s; write a value, ${rand:A..B}, or a list captured by a setup step", strings.Join(todo, ", "))
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("OpenAPI document %s has no GET operation; write the cases by hand (docs/config.md)", path)
+	}
+	return out, nil
+}
+
+// example is a parameter's example value, from the parameter or its schema.
+func example(p *openapi3.Parameter) (string, bool) {
+	if p.Example != nil {
+		return fmt.Sprint(p.Example), true
+	}
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range p.Examples {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		if e := p.Examples[name]; e != nil && e.Value != nil && e.Value.Value != nil {
+			return fmt.Sprint(e.Value.Value), true
+		}
+	}
+	if p.Schema != nil && p.Schema.Value != nil {
+		if p.Schema.Value.Example != nil {
+			return fmt.Sprint(p.Schema.Value.Example), true
+		}
+		if p.Schema.Value.Default != nil {
+			return fmt.Sprint(p.Schema.Value.Default), true
+		}
+	}
+	return "", false
+}
+
+var nonName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// caseName is a case name from an operation id or, without one, its path.
+func caseName(operationID, path string) string {
+	s := operationID
+	if s == "" {
+		s = strings.NewReplacer("{", "", "}", "").Replace(path)
+	}
+	s = strings.Trim(nonName.ReplaceAllString(s, "-"), "-._")
+	if s == "" {
+		return "root"
+	}
+	return s
+}
+
+var nonIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
+func placeholderName(s string) string { return nonIdent.ReplaceAllString(s, "_") }

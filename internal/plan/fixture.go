@@ -1,0 +1,153 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var fixtureKeys = []string{"schema", "setup", "seed", "reset"}
+
+const fixtureExample = "database: {schema: [migrations/*.up.sql], seed: seed.sql, reset: \"TRUNCATE comments\"}"
+
+// DatabaseFixture is a custom workload's own database (workload.database):
+// a template database built once from it, a fresh copy for each run.
+type DatabaseFixture struct {
+	// Schema lists the SQL files applied in order (globs expanded, each
+	// glob's files in name order), absolute.
+	Schema []string `json:"schema,omitempty"`
+	// Setup is a command run once, after the schema, in Dir with
+	// DATABASE_URL set to the template.
+	Setup string `json:"setup,omitempty"`
+	// Seed is a SQL file (SeedFile, absolute) or a command, run last.
+	Seed     string `json:"seed,omitempty"`
+	SeedFile bool   `json:"seed_file,omitempty"`
+	// Reset holds the statements run one by one before each window of a
+	// case with inserts: true.
+	Reset []string `json:"reset,omitempty"`
+	// Dir is the comparison file's directory.
+	Dir string `json:"-"`
+	// Hash covers the files' contents and the commands' text: a template
+	// built from another hash is built again.
+	Hash string `json:"hash"`
+}
+
+// workloadDatabase reads workload.database: "none", or the fixture keys.
+func (p *parser) workloadDatabase(n *yaml.Node) (fx *DatabaseFixture, none bool) {
+	n = deref(n)
+	if n.Kind == yaml.ScalarNode {
+		if n.Value == "none" {
+			return nil, true
+		}
+		p.addf(n, "workload database %s: write database: none (the app brings its own storage), or the keys of %s", describe(n), fixtureExample)
+		return nil, false
+	}
+	m, ok := p.fields(n, "workload database", fixtureKeys, fixtureExample)
+	if !ok {
+		return nil, false
+	}
+	fx = &DatabaseFixture{Dir: p.dir}
+	h := sha256.New()
+	if v := m.get("schema"); v != nil {
+		items, _ := p.items(v, "schema", "schema: [migrations/*.up.sql]")
+		for _, it := range items {
+			pattern, ok := p.str(it, "a schema file", "migrations/*.up.sql")
+			if !ok {
+				continue
+			}
+			files, err := filepath.Glob(filepath.Join(p.dir, pattern))
+			if err != nil || len(files) == 0 {
+				p.addf(it, "schema %q matches no file (looked in %s); write SQL files relative to %s, e.g. migrations/*.up.sql", pattern, p.dir, filepath.Base(p.name))
+				continue
+			}
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					p.addf(it, "schema file %s: %v", f, err)
+					continue
+				}
+				fmt.Fprintf(h, "schema %s %d\n", filepath.Base(f), len(data))
+				h.Write(data)
+				fx.Schema = append(fx.Schema, f)
+			}
+		}
+	}
+	if v := m.get("setup"); v != nil {
+		fx.Setup, _ = p.str(v, "setup", "setup: ./bin/migrate up")
+		fmt.Fprintf(h, "setup %s\n", fx.Setup)
+	}
+	if v := m.get("seed"); v != nil {
+		if s, ok := p.str(v, "seed", "seed: seed.sql"); ok {
+			path := filepath.Join(p.dir, s)
+			if data, err := os.ReadFile(path); err == nil {
+				fx.Seed, fx.SeedFile = path, true
+				fmt.Fprintf(h, "seed file %d\n", len(data))
+				h.Write(data)
+			} else if strings.HasSuffix(s, ".sql") {
+				p.addf(v, "seed file %s: %v; write a SQL file relative to %s, or a command", s, err, filepath.Base(p.name))
+			} else {
+				fx.Seed = s
+				fmt.Fprintf(h, "seed command %s\n", s)
+			}
+		}
+	}
+	if v := m.get("reset"); v != nil {
+		fx.Reset = p.resetStatements(v)
+	}
+	if !m.has("schema") && !m.has("setup") && !m.has("seed") {
+		p.addf(n, "the workload database has no schema, setup or seed; add one, e.g. %s", fixtureExample)
+	}
+	fx.Hash = hex.EncodeToString(h.Sum(nil))
+	return fx, false
+}
+
+// resetStatements reads reset: one string of statements separated by ';'
+// or a list of them.
+func (p *parser) resetStatements(n *yaml.Node) []string {
+	items, ok := p.items(n, "reset", `reset: "TRUNCATE comments; VACUUM ANALYZE comments"`)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, it := range items {
+		s, ok := p.str(it, "reset", `reset: "TRUNCATE comments"`)
+		if !ok {
+			continue
+		}
+		out = append(out, splitStatements(s)...)
+	}
+	return out
+}
+
+// splitStatements splits SQL at the semicolons outside quotes, dropping
+// empty statements.
+func splitStatements(sql string) []string {
+	var out []string
+	var quote byte
+	start := 0
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ';':
+			if s := strings.TrimSpace(sql[start:i]); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(sql[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// This file is the gate on the calls of one run (or of a comparison of two):
+// which steps, on which metrics, got a call the user asked to fail on. It is
+// a pure function of the steps, so that it can move with them to the
+// analysis package; what a failure exits with is the command's business.
+
+// GateMetric names a metric a gate judges.
+type GateMetric string
+
+// The metrics a step is called on.
+const (
+	// GateThroughput is Step.Throughput.
+	GateThroughput GateMetric = "throughput"
+	// GatePerCPU is Step.PerCPU, throughput per CPU-second of the server.
+	GatePerCPU GateMetric = "per_cpu"
+)
+
+// GateMetrics lists the metrics a gate can judge, in the order checks are
+// listed.
+var GateMetrics = []GateMetric{GateThroughput, GatePerCPU}
+
+// change returns the step's change on metric m.
+func (m GateMetric) change(s Step) Change {
+	if m == GatePerCPU {
+		return s.PerCPU
+	}
+	return s.Throughput
+}
+
+// Label is the metric in words, as reports name it.
+func (m GateMetric) Label() string {
+	if m == GatePerCPU {
+		return "throughput per CPU-second"
+	}
+	return "throughput"
+}
+
+// StepPair names a step by its two stacks: From..To on the command line.
+type StepPair struct{ From, To string }
+
+func (p StepPair) String() string { return p.From + ".." + p.To }
+
+// ParseStepPairs reads "FROM..TO[,FROM..TO…]".
+func ParseStepPairs(s string) ([]StepPair, error) {
+	var out []StepPair
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		from, to, ok := strings.Cut(part, "..")
+		from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+		if !ok || from == "" || to == "" {
+			return nil, fmt.Errorf("%q is not a step: write FROM..TO with two stack names, e.g. base..head", part)
+		}
+		out = append(out, StepPair{from, to})
+	}
+	return out, nil
+}
+
+// GateSpec is what a gate judges and what fails it.
+type GateSpec struct {
+	// FailOn are the calls that fail the gate (loss, undecided, invalid,
+	// gain, same).
+	FailOn []stats.Call
+	// Steps limits the gate to these steps; empty: every step.
+	Steps []StepPair
+	// Metrics are judged on each step; empty: throughput.
+	Metrics []GateMetric
+}
+
+// GateCheck is one step's call on one metric, as the gate judged it.
+type GateCheck struct {
+	Step   Step       `json:"step"`
+	Metric GateMetric `json:"metric"`
+	Change Change     `json:"change"`
+	// Failed is true when the call is one the gate fails on.
+	Failed bool `json:"failed"`
+}
+
+// Name is the check as a line names it: "base → head user c=32 throughput".
+func (c GateCheck) Name() string {
+	stacks := c.Step.From + " → " + c.Step.To
+	if c.Step.From == c.Step.To {
+		stacks = c.Step.From
+	}
+	return fmt.Sprintf("%s %s c=%d %s", stacks, c.Step.Case, c.Step.Concurrency, c.Metric.Label())
+}
+
+// Invalid is true when the step could not be measured: a side is not a
+// valid cell, so no call was made.
+func (c GateCheck) Invalid() bool { return c.Change.Call == stats.CallInvalid }
+
+// Judge checks every selected step on every selected metric. It fails
+// with an error naming the steps the run has when spec.Steps names one it
+// does not.
+func Judge(steps []Step, spec GateSpec) ([]GateCheck, error) {
+	metrics := spec.Metrics
+	if len(metrics) == 0 {
+		metrics = []GateMetric{GateThroughput}
+	}
+	for _, p := range spec.Steps {
+		if !slices.ContainsFunc(steps, func(s Step) bool { return s.From == p.From && s.To == p.To }) {
+			return nil, fmt.Errorf("no step %s in this run; its steps are %s", p, strings.Join(stepNames(steps), ", "))
+		}
+	}
+	var out []GateCheck
+	for _, s := range steps {
+		if len(spec.Steps) > 0 && !slices.Contains(spec.Steps, StepPair{s.From, s.To}) {
+			continue
+		}
+		for _, m := range metrics {
+			ch := m.change(s)
+			out = append(out, GateCheck{Step: s, Metric: m, Change: ch, Failed: slices.Contains(spec.FailOn, ch.Call)})
+		}
+	}
+	return out, nil
+}
+
+// stepNames lists the distinct steps as FROM..TO, in order.
+func stepNames(steps []Step) []string {
+	var out []string
+	for _, s := range steps {
+		if n := (StepPair{s.From, s.To}).String(); !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"none (a run of one stack has no step; gate it with thresholds)"}
+	}
+	return out
+}
+
+// CheckText is one check on one line: its name and its call with the
+// estimate and interval it rests on.
+func CheckText(c GateCheck) string {
+	return c.Name() + ": " + CallText(c.Change)
+}

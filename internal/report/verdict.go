@@ -1,0 +1,109 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// VerdictLines is the verdict of a run in three lines, as every report
+// surface opens with it: what was decided (the throughput calls of the
+// steps, and the thresholds), what was not and why, and what would decide
+// it.
+func VerdictLines(m *Model) []string {
+	counts := map[stats.Call]int{}
+	var needed []int
+	for _, s := range m.Steps {
+		counts[s.Throughput.Call]++
+		if s.Throughput.Call == stats.CallUndecided && s.Throughput.WindowsNeeded > 0 {
+			needed = append(needed, s.Throughput.WindowsNeeded)
+		}
+	}
+	n := len(m.Steps)
+	decided := counts[stats.CallGain] + counts[stats.CallLoss] + counts[stats.CallSame]
+	var lines [3]string
+	switch {
+	case n == 0:
+		lines[0] = "Decided: no step to call (a run of one stack)"
+	default:
+		var parts []string
+		for _, c := range []stats.Call{stats.CallGain, stats.CallLoss, stats.CallSame} {
+			if counts[c] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
+			}
+		}
+		lines[0] = fmt.Sprintf("Decided: %d of %d step calls on throughput", decided, n)
+		if len(parts) > 0 {
+			lines[0] += " (" + strings.Join(parts, ", ") + ")"
+		}
+	}
+	if t := thresholdCounts(m.Thresholds); t != "" {
+		lines[0] += "; thresholds: " + t
+	}
+	lines[0] += "."
+	undecided, invalid := counts[stats.CallUndecided], counts[stats.CallInvalid]
+	switch {
+	case undecided == 0 && invalid == 0:
+		lines[1] = "Not decided: nothing."
+	default:
+		var why []string
+		if undecided > 0 {
+			w := fmt.Sprintf("%d undecided", undecided)
+			if d := m.Header.Dispersion; d.Known {
+				w += fmt.Sprintf(": windows vary %.0f %% (median robust CV), against a minimum effect of %.0f %%", 100*d.MedianCV, 100*m.Header.MinEffect)
+			}
+			why = append(why, w)
+		}
+		if invalid > 0 {
+			why = append(why, fmt.Sprintf("%d invalid: a cell was insufficient, failed or not measured", invalid))
+		}
+		lines[1] = "Not decided: " + strings.Join(why, "; ") + "."
+	}
+	switch {
+	case undecided > 0 && len(needed) > 0:
+		slices.Sort(needed)
+		med := needed[len(needed)/2]
+		if med >= stats.MaxWindowsNeeded {
+			lines[2] = fmt.Sprintf("To decide: more than %d windows a side; the effects are below what this host can resolve — raise min_effect or quiet the host.", stats.MaxWindowsNeeded)
+		} else {
+			lines[2] = fmt.Sprintf("To decide: ~%d windows a side would likely decide half of them — more rounds (--rounds, or rounds: auto with a larger --budget) or the full profile.", med)
+		}
+	case undecided > 0:
+		lines[2] = "To decide: more rounds (--rounds, or rounds: auto with a larger --budget) or the full profile."
+	case invalid > 0:
+		lines[2] = "To decide: see why each invalid cell failed (its windows' flags) and rerun."
+	default:
+		lines[2] = "To decide: nothing left."
+	}
+	return lines[:]
+}
+
+// thresholdCounts counts the threshold verdicts, "2 pass, 1 fail"; "" when
+// there are none.
+func thresholdCounts(ts []ThresholdCheck) string {
+	if len(ts) == 0 {
+		return ""
+	}
+	counts := map[string]int{}
+	for _, t := range ts {
+		counts[t.Verdict]++
+	}
+	var parts []string
+	for _, v := range []string{ThresholdPass, ThresholdFail, ThresholdUndecided, ThresholdInvalid} {
+		if counts[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// thresholdLines are the threshold checks, one line each (ThresholdText).
+func thresholdLines(m *Model) []string {
+	var out []string
+	for _, t := range m.Thresholds {
+		out = append(out, ThresholdText(t))
+	}
+	return out
+}

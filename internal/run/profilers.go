@@ -1,0 +1,429 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"debug/buildinfo"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/profiling"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// PerfRateHz is perf's sampling frequency in profile windows: at 499 Hz
+// (not 500, so as not to beat with timers) a busy core gives five times
+// Go's 100 Hz, for an overhead measured under 5 % on the reference
+// stacks (docs/profiles.md).
+const PerfRateHz = 499
+
+// maxStatements bounds the statements kept per profile window.
+const maxStatements = 10
+
+// profilerTools is what the profiling phase samples with.
+type profilerTools struct {
+	// perf is true when perf record works here (checkPerf).
+	perf bool
+	// db is a connection of the phase's own for pg_stat_statements; nil
+	// without a database or without the extension.
+	db *pgfix.DB
+}
+
+func (t *profilerTools) close() {
+	if t.db != nil {
+		t.db.Close()
+	}
+}
+
+// checkPerf records a tenth of a second of this process's threads with
+// the options the phase uses: perf missing, kernel.perf_event_paranoid
+// above 1 for a user who is not root, and a container without the
+// capability all fail here, once, rather than in every window.
+//
+// The phase records the server's and PostgreSQL's processes (-p), not
+// every CPU (-a): on a shared host -a made perf cost more (its start reads
+// the maps of every process on the machine, and it takes every process's
+// samples), 1.75 times the server's CPU per request against 1.10
+// (bench/profiling/overhead.sh, docs/profiles.md).
+func checkPerf(ctx context.Context, dir string) error {
+	path, err := exec.LookPath("perf")
+	if err != nil {
+		return errors.New("perf is not installed; on Debian: apt-get install linux-perf")
+	}
+	out := filepath.Join(dir, ".perf-check.data")
+	defer os.Remove(out)
+	cmd := exec.CommandContext(ctx, path, "record", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g",
+		"-p", strconv.Itoa(os.Getpid()), "-o", out, "--", "sleep", "0.1")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("perf record failed (%v): %s; as root, or with kernel.perf_event_paranoid at 1 or less, it works", err, firstLine(b))
+	}
+	return nil
+}
+
+func firstLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// profileSession samples one profile window: started at the window's
+// opening snapshot and stopped at its closing one (windowSampler hooks).
+type profileSession struct {
+	t         *profilerTools
+	base      string
+	pprof     string
+	serverPID int
+	dbRoot    int
+	usesDB    bool
+	win       time.Duration
+	dir, stem string
+
+	wg       sync.WaitGroup
+	started  bool
+	closed   chan struct{}
+	stopOnce sync.Once
+
+	// What the sampling gave; read after wait.
+	cpu, allocsBefore, allocsAfter []byte
+	cpuErr, allocsErr              error
+	perfData                       string
+	perfErr                        error
+	perfCmd                        *exec.Cmd
+	perfDone                       chan struct{}
+	// opened and closed are the window's boundaries (wall clock), the
+	// span of perf's samples kept.
+	opened, closedAt   time.Time
+	serverPIDs, dbPIDs map[int]bool
+	stmts              []pgfix.Statement
+	stmtErr            error
+}
+
+// session prepares the sampling of one window of cur on case c; dbRoot is
+// PostgreSQL's root process (0: none), dir and stem where its files go.
+func (t *profilerTools) session(cur *server, c workload.Case, dbRoot int, win time.Duration, dir, stem string) *profileSession {
+	return &profileSession{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port()), pprof: strings.TrimSuffix(cur.stack.Pprof, "/"),
+		serverPID: cur.p.PID(), dbRoot: dbRoot, usesDB: c.Database, win: win, dir: dir, stem: stem, closed: make(chan struct{})}
+}
+
+// start begins sampling; called with the window's opening snapshot,
+// under the sampler's lock, so the work goes to a goroutine.
+func (s *profileSession) start() {
+	s.started = true
+	s.opened = time.Now()
+	s.wg.Add(1)
+	go s.run()
+}
+
+// stop marks the window's end: the allocation profile is read again.
+func (s *profileSession) stop() {
+	s.stopOnce.Do(func() {
+		s.closedAt = time.Now()
+		close(s.closed)
+	})
+}
+
+// wait waits for the sampling to end (at once when it never started),
+// perf's included.
+func (s *profileSession) wait() {
+	s.stop()
+	s.wg.Wait()
+	s.stopPerf()
+}
+
+func (s *profileSession) run() {
+	defer s.wg.Done()
+	seconds := int(s.win / time.Second)
+	if s.t.db != nil && s.usesDB {
+		s.stmtErr = s.t.db.ResetStatements(context.Background())
+	}
+	var inner sync.WaitGroup
+	if s.pprof != "" {
+		s.allocsBefore, s.allocsErr = get(s.base+s.pprof+"/allocs", 10*time.Second)
+		inner.Go(func() {
+			s.cpu, s.cpuErr = get(s.base+s.pprof+"/profile?seconds="+strconv.Itoa(seconds), s.win+20*time.Second)
+		})
+	}
+	<-s.closed
+	if s.pprof != "" && s.allocsErr == nil {
+		s.allocsAfter, s.allocsErr = get(s.base+s.pprof+"/allocs", 10*time.Second)
+	}
+	if s.t.db != nil && s.usesDB && s.stmtErr == nil {
+		s.stmts, s.stmtErr = s.t.db.Statements(context.Background(), maxStatements)
+	}
+	inner.Wait()
+}
+
+// startPerf starts perf record over the server's and the database's
+// processes when the generator starts, before the warm-up: perf takes
+// seconds to start on a busy host (it reads the processes' maps and the
+// kernel's symbols), and started with the window it missed short
+// windows entirely. Threads and processes forked later by those
+// processes (a pool's new backends) are followed. The recording is
+// stopped by stopPerf after the window closes; limit bounds it if that
+// never comes. Its samples are kept from the window's opening to its
+// closing (convertPerf), on perf's realtime clock.
+func (s *profileSession) startPerf(limit time.Duration) {
+	if !s.t.perf {
+		return
+	}
+	s.serverPIDs, s.dbPIDs = pidSet(proc.TreePIDs(s.serverPID)), map[int]bool{}
+	if s.dbRoot > 0 {
+		s.dbPIDs = pidSet(proc.TreePIDs(s.dbRoot))
+	}
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		s.perfErr = err
+		return
+	}
+	out := filepath.Join(s.dir, "."+s.stem+".perf.data")
+	cmd := exec.Command("perf", "record", "-q", "-k", "realtime", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g",
+		"-p", pidList(s.serverPIDs, s.dbPIDs), "-o", out, "--", "sleep", strconv.Itoa(int(limit/time.Second)+1))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		s.perfErr = fmt.Errorf("perf record: %w", err)
+		return
+	}
+	s.perfCmd = cmd
+	s.perfDone = make(chan struct{})
+	go func() {
+		defer close(s.perfDone)
+		if err := cmd.Wait(); err != nil && !isInterrupted(err) {
+			s.perfErr = fmt.Errorf("perf record: %v: %s", err, firstLine(stderr.Bytes()))
+			return
+		}
+		s.perfData = out
+	}()
+}
+
+// stopPerf ends the recording (perf writes its data on SIGINT) and waits
+// for it; the pids forked during the window join the filter.
+func (s *profileSession) stopPerf() {
+	if s.perfCmd == nil {
+		return
+	}
+	s.perfCmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.perfDone:
+	case <-time.After(30 * time.Second):
+		s.perfCmd.Process.Kill()
+		<-s.perfDone
+	}
+	for _, p := range proc.TreePIDs(s.serverPID) {
+		s.serverPIDs[p] = true
+	}
+	if s.dbRoot > 0 {
+		for _, p := range proc.TreePIDs(s.dbRoot) {
+			s.dbPIDs[p] = true
+		}
+	}
+}
+
+// isInterrupted is true for perf's exit after the SIGINT that stops it.
+func isInterrupted(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && (ee.ExitCode() == 130 || ee.ExitCode() == -1 || ee.ExitCode() == 0)
+}
+
+func pidSet(pids []int) map[int]bool {
+	m := map[int]bool{}
+	for _, p := range pids {
+		m[p] = true
+	}
+	return m
+}
+
+// pidList is the comma-separated pids of the sets.
+func pidList(sets ...map[int]bool) string {
+	var pids []string
+	for _, set := range sets {
+		for p := range set {
+			pids = append(pids, strconv.Itoa(p))
+		}
+	}
+	return strings.Join(pids, ",")
+}
+
+// get fetches url, an error unless it answers 200.
+func get(url string, timeout time.Duration) ([]byte, error) {
+	c := &http.Client{Timeout: timeout}
+	resp, err := c.Get(url)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s answered %d (%s): does the server serve Go's net/http/pprof at the stack's pprof: path?", url, resp.StatusCode, firstLine(body))
+	}
+	return body, nil
+}
+
+// finish waits for the sampling, writes the profiles under resultsDir and
+// returns them, the statements and what went wrong.
+func (s *profileSession) finish(ctx context.Context, resultsDir string) ([]journal.ProfileFile, []journal.Statement, []string) {
+	s.wait()
+	if !s.started {
+		if s.perfData != "" {
+			os.Remove(s.perfData)
+		}
+		return nil, nil, []string{"the window never opened, so nothing was sampled"}
+	}
+	var files []journal.ProfileFile
+	var problems []string
+	keep := func(kind string, p *profile.Profile, err error) {
+		if err == nil {
+			var f journal.ProfileFile
+			f, err = s.write(resultsDir, kind, p)
+			if err == nil {
+				files = append(files, f)
+				return
+			}
+		}
+		problems = append(problems, kind+": "+err.Error())
+	}
+	if s.pprof != "" {
+		cpu, err := parseProfile(s.cpu, s.cpuErr)
+		keep(journal.ProfileGoCPU, cpu, err)
+		allocs, err := s.allocsDelta()
+		keep(journal.ProfileGoAllocs, allocs, err)
+	}
+	if s.t.perf {
+		server, db, err := s.convertPerf(ctx)
+		keep(journal.ProfilePerfServer, server, err)
+		if s.dbRoot > 0 {
+			keep(journal.ProfilePerfDatabase, db, err)
+		}
+	}
+	if s.stmtErr != nil {
+		problems = append(problems, "statements: "+s.stmtErr.Error())
+	}
+	var stmts []journal.Statement
+	for _, st := range s.stmts {
+		stmts = append(stmts, journal.Statement{Query: st.Query, Calls: st.Calls, TotalMillis: st.TotalMillis, Rows: st.Rows})
+	}
+	return files, stmts, problems
+}
+
+func parseProfile(b []byte, err error) (*profile.Profile, error) {
+	if err != nil {
+		return nil, err
+	}
+	p, err := profile.ParseData(b)
+	if err != nil {
+		return nil, fmt.Errorf("not a pprof profile: %w", err)
+	}
+	return p, nil
+}
+
+// allocsDelta is the allocation profile's change over the window.
+func (s *profileSession) allocsDelta() (*profile.Profile, error) {
+	before, err := parseProfile(s.allocsBefore, s.allocsErr)
+	if err != nil {
+		return nil, err
+	}
+	after, err := parseProfile(s.allocsAfter, nil)
+	if err != nil {
+		return nil, err
+	}
+	return profiling.Delta(before, after)
+}
+
+// convertPerf turns the window's perf data into a profile of the server's
+// processes and one of the database's.
+func (s *profileSession) convertPerf(ctx context.Context) (server, db *profile.Profile, err error) {
+	if s.perfErr != nil {
+		return nil, nil, s.perfErr
+	}
+	defer os.Remove(s.perfData)
+	cmd := exec.CommandContext(ctx, "perf", "script", "-F", profiling.PerfScriptFields, "-i", s.perfData)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	text, err := cmd.Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("perf script: %v: %s", err, firstLine(stderr.Bytes()))
+	}
+	from, to := float64(s.opened.UnixNano())/1e9, float64(s.closedAt.UnixNano())/1e9
+	inWindow := func(set map[int]bool) func(int, float64) bool {
+		return func(pid int, at float64) bool { return set[pid] && at >= from && at <= to }
+	}
+	server, err = profiling.ParsePerfScript(bytes.NewReader(text), inWindow(s.serverPIDs), PerfRateHz)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err = profiling.ParsePerfScript(bytes.NewReader(text), inWindow(s.dbPIDs), PerfRateHz)
+	dur := s.closedAt.Sub(s.opened).Nanoseconds()
+	server.DurationNanos = dur
+	server.Comments = append(server.Comments, mainModules(server)...)
+	if db != nil {
+		db.DurationNanos = dur
+	}
+	return server, db, err
+}
+
+// mainModules names the main module of every Go binary among a perf
+// profile's mappings, as profiling.MainModuleComment comments: perf's
+// frames carry no source file, and this is how their functions are known
+// as the stack's own code.
+func mainModules(p *profile.Profile) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range p.Mapping {
+		if !filepath.IsAbs(m.File) {
+			continue // [kernel.kallsyms], [vdso]
+		}
+		info, err := buildinfo.ReadFile(m.File)
+		if err != nil || info.Main.Path == "" || seen[info.Main.Path] {
+			continue
+		}
+		seen[info.Main.Path] = true
+		out = append(out, profiling.MainModuleComment+info.Main.Path)
+	}
+	return out
+}
+
+// write writes p as <dir>/<stem>.<kind>.pb.gz and describes it.
+func (s *profileSession) write(resultsDir, kind string, p *profile.Profile) (journal.ProfileFile, error) {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return journal.ProfileFile{}, err
+	}
+	path := filepath.Join(s.dir, s.stem+"."+kind+".pb.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		return journal.ProfileFile{}, err
+	}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return journal.ProfileFile{}, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return journal.ProfileFile{}, err
+	}
+	rel, err := filepath.Rel(resultsDir, path)
+	if err != nil {
+		rel = path
+	}
+	pf := journal.ProfileFile{Kind: kind, Path: filepath.ToSlash(rel), Samples: profiling.Samples(p), Seconds: float64(p.DurationNanos) / 1e9}
+	if p.Period > 0 && p.PeriodType != nil && p.PeriodType.Unit == "nanoseconds" {
+		pf.RateHz = int(1e9 / p.Period)
+	}
+	return pf, nil
+}

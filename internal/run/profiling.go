@@ -1,0 +1,261 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// ProfilesDir is where, in a results directory, the profiling phase
+// writes its pprof files: profiles/<stack>/<case>-c<concurrency>.<kind>.pb.gz.
+const ProfilesDir = "profiles"
+
+// profilingPhase carries out protocol profiling: on: after the measured
+// rounds (and any capacity searches), one extra window per cell with
+// sampling on — the server's Go profiles when the stack says pprof:, perf
+// over the server's process tree and PostgreSQL's processes where perf
+// works, pg_stat_statements for a case that uses the database — each
+// journaled as a journal.Profiling before the next. The calls never see
+// these windows. Each stack gets a fresh process (one per case with
+// fresh: case) started with its runtime's perf support (profilingStack).
+// A resumed run skips the cells whose profile window is journaled.
+func (r *runner) profilingPhase(ctx context.Context) error {
+	if !r.opt.Plan.Protocol.Profiling {
+		return nil
+	}
+	res, err := journal.ReadDir(r.opt.Dir)
+	if err != nil {
+		return fmt.Errorf("profiling: read the journal: %w", err)
+	}
+	left := profilingLeft(r.opt.Plan, res)
+	if len(left) == 0 {
+		return nil
+	}
+	win := r.opt.Plan.Protocol.ProfilingWindow()
+	r.progress.logf("profiling: %d windows of %s with sampling on (not counted in the calls)", len(left), win)
+	t := r.newProfilerTools(ctx)
+	defer t.close()
+	for _, st := range r.opt.Plan.Stacks {
+		var cur *server
+		for _, c := range r.opt.Plan.Cases {
+			if cur != nil && r.opt.Plan.Protocol.Fresh == plan.FreshCase {
+				r.stopProfiled(cur)
+				cur = nil
+			}
+			for _, conc := range r.opt.Plan.Protocol.Concurrency {
+				key := journal.ProfilingKey(st.Name, c.Name, conc)
+				if !left[key] {
+					continue
+				}
+				if cur == nil {
+					s, err := r.newServer(ctx, profilingStack(st), -1)
+					if err != nil {
+						if ctx.Err() != nil {
+							return ctx.Err()
+						}
+						rec := journal.Profiling{Key: key, Stack: st.Name, Case: c.Name, Concurrency: conc, Time: time.Now().UTC(),
+							Problems: []string{fmt.Sprintf("the stack did not start: %v", err)}}
+						if err := r.jw.Append(journal.KindProfiling, rec); err != nil {
+							return err
+						}
+						continue
+					}
+					cur = s
+				}
+				var err error
+				if cur, err = r.profileWindow(ctx, cur, t, key, c, conc, win); err != nil {
+					r.stopProfiled(cur)
+					return err
+				}
+			}
+		}
+		r.stopProfiled(cur)
+	}
+	return nil
+}
+
+// profilingLeft lists the profile windows of the plan not yet journaled.
+func profilingLeft(p *plan.Plan, res *journal.Results) map[string]bool {
+	left := map[string]bool{}
+	if !p.Protocol.Profiling {
+		return left
+	}
+	for _, st := range p.Stacks {
+		for _, c := range p.Cases {
+			for _, conc := range p.Protocol.Concurrency {
+				key := journal.ProfilingKey(st.Name, c.Name, conc)
+				if _, done := res.ProfilingWindow(key); !done {
+					left[key] = true
+				}
+			}
+		}
+	}
+	return left
+}
+
+// profilingStack is st with its runtime's perf support switched on: Node
+// writes /tmp/perf-<pid>.map for its JIT frames with --perf-basic-prof
+// (added to NODE_OPTIONS), CPython 3.12 and later names its frames for
+// perf with PYTHONPERFSUPPORT=1 (-X perf). Only the profiling phase's
+// processes get it: it costs the runtime some work, and the measured
+// windows run without it.
+func profilingStack(st plan.Stack) plan.Stack {
+	add := map[string]string{}
+	switch st.Runtime {
+	case plan.RuntimeNode:
+		opts := strings.TrimSpace(st.Env["NODE_OPTIONS"] + " --perf-basic-prof")
+		if v, ok := os.LookupEnv("NODE_OPTIONS"); ok && st.Env["NODE_OPTIONS"] == "" {
+			opts = strings.TrimSpace(v + " --perf-basic-prof")
+		}
+		add["NODE_OPTIONS"] = opts
+	case plan.RuntimePython:
+		add["PYTHONPERFSUPPORT"] = "1"
+	}
+	if len(add) == 0 {
+		return st
+	}
+	env := map[string]string{}
+	for k, v := range st.Env {
+		env[k] = v
+	}
+	order := append([]string(nil), st.EnvOrder...)
+	for k, v := range add {
+		if _, had := env[k]; !had {
+			order = append(order, k)
+		}
+		env[k] = v
+	}
+	st.Env, st.EnvOrder = env, order
+	return st
+}
+
+// profileWindow measures one profile window on cur and journals it; it
+// returns the server to go on with (nil when it died). Only a cancelled
+// context or a broken journal is an error.
+func (r *runner) profileWindow(ctx context.Context, cur *server, t *profilerTools, key string, c workload.Case, conc int, win time.Duration) (*server, error) {
+	w := plan.Window{Key: key, Stack: cur.stack.Name, Case: c.Name, Concurrency: conc, Inserts: c.Inserts}
+	sess := t.session(cur, c, r.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
+	rec, err := r.try(ctx, cur, w, 1, func() (*loadRun, *windowSampler, float64, error) {
+		floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
+		lr, ws, probe, err := r.launchAt(ctx, cur, c, conc, 0, warmupSpan{floor, cap}, win)
+		if err == nil {
+			ws.hooks(sess.start, sess.stop)
+			sess.startPerf(max(floor, cap) + win + 30*time.Second)
+		}
+		return lr, ws, probe, err
+	})
+	if err != nil {
+		sess.wait()
+		return cur, err
+	}
+	out := journal.Profiling{Key: key, Stack: cur.stack.Name, Case: c.Name, Concurrency: conc, Time: time.Now().UTC(), Window: *rec}
+	if rec.Load != nil {
+		out.Requests = rec.Load.Successes
+	}
+	out.Profiles, out.Statements, out.Problems = sess.finish(ctx, r.opt.Dir)
+	if rec.Error != "" {
+		out.Problems = append(out.Problems, "the window: "+rec.Error)
+	}
+	if err := r.jw.Append(journal.KindProfiling, out); err != nil {
+		return cur, err
+	}
+	r.logProfileWindow(out)
+	if rec.HasFlag(journal.FlagServerDied) {
+		r.stopProfiled(cur)
+		return nil, nil
+	}
+	cur.cases = append(cur.cases, c.Name)
+	return cur, nil
+}
+
+// logProfileWindow says what one profile window gave.
+func (r *runner) logProfileWindow(p journal.Profiling) {
+	var parts []string
+	for _, f := range p.Profiles {
+		parts = append(parts, fmt.Sprintf("%s %d samples", f.Kind, f.Samples))
+	}
+	if len(p.Statements) > 0 {
+		parts = append(parts, fmt.Sprintf("%d statements", len(p.Statements)))
+	}
+	rps := 0.0
+	if p.Window.Load != nil {
+		rps = p.Window.Load.ThroughputRPS
+	}
+	msg := fmt.Sprintf("profiling %s %s c%d: %.1f req/s; %s", p.Stack, p.Case, p.Concurrency, rps, strings.Join(parts, ", "))
+	if len(parts) == 0 {
+		msg += "no profile"
+	}
+	r.progress.logf("%s", msg)
+	for _, pr := range p.Problems {
+		r.event(journal.LevelWarning, p.Stack, "profiling %s %s c%d: %s", p.Stack, p.Case, p.Concurrency, pr)
+	}
+}
+
+// newProfilerTools finds what the phase can sample with, and says once
+// what it cannot.
+func (r *runner) newProfilerTools(ctx context.Context) *profilerTools {
+	t := &profilerTools{}
+	if err := checkPerf(ctx, r.opt.Dir); err != nil {
+		r.event(journal.LevelWarning, "", "profiling: perf cannot sample here (%v); the profiles come from the stacks' pprof: endpoints only", err)
+	} else {
+		t.perf = true
+	}
+	if r.dbURL != "" {
+		db, err := pgfix.Open(ctx, r.dbURL)
+		if err == nil {
+			err = db.ResetStatements(ctx)
+			if err != nil {
+				db.Close()
+			}
+		}
+		if err != nil {
+			r.event(journal.LevelWarning, "", "profiling: no statement counts: %v", err)
+		} else {
+			t.db = db
+		}
+	}
+	return t
+}
+
+// databaseRoot is the PostgreSQL process tree's root pid, 0 without one.
+func (r *runner) databaseRoot(ctx context.Context) int {
+	if r.database != nil && r.database.Cluster != nil {
+		return r.database.Cluster.PostmasterPID()
+	}
+	if r.db == nil {
+		return 0
+	}
+	pids, err := r.db.ServerPIDs(ctx)
+	if err != nil || len(pids) == 0 {
+		return 0
+	}
+	return pids[0]
+}
+
+// stopProfiled stops a profiling phase's server and removes what its
+// runtime wrote for perf: V8's /tmp/perf-<pid>.map (and CPython's), read
+// by perf script right after each window, and the isolate-…-<pid>-v8.log
+// that V8 writes into the working directory with --perf-basic-prof.
+func (r *runner) stopProfiled(s *server) {
+	if s == nil {
+		return
+	}
+	pids := proc.TreePIDs(s.p.PID())
+	r.stopServer(s)
+	for _, pid := range pids {
+		os.Remove(fmt.Sprintf("/tmp/perf-%d.map", pid)) // where V8 and perf put it, whatever TMPDIR says
+		logs, _ := filepath.Glob(filepath.Join(s.stack.Dir, fmt.Sprintf("isolate-*-%d-v8.log", pid)))
+		for _, l := range logs {
+			os.Remove(l)
+		}
+	}
+}

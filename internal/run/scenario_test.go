@@ -1,0 +1,158 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// ownAppFile is a custom workload with setup steps of both scopes, a
+// case cycling over a captured list and a case drawing from ${rand}.
+func ownAppFile(extraStacks string) string {
+	return `
+workload:
+  name: blog
+  setup:
+    - name: login
+      method: POST
+      path: /login
+      expect: [200]
+      capture: {token: body.user.token, auth: header.Authorization}
+    - name: articles
+      scope: process
+      repeat: 20
+      method: POST
+      path: /articles
+      headers: {Authorization: "${auth}", Content-Type: application/json}
+      body: '{"article":{"title":"Bench ${i}"}}'
+      expect: [201]
+      capture: {slugs: body.article.slug}
+  cases:
+    - name: article
+      path: /articles/${slugs}
+      ignore: [article.createdAt]
+    - name: page
+      path: /articles?offset=${rand:0..190}
+      ignore: [at]
+profile: quick
+protocol:
+  concurrency: [4]
+  warmup: 200ms
+  window: 500ms
+  rounds: 2
+  boot_starts: 0
+  gate: off
+stacks:
+  - name: one
+    dir: .
+    start: ` + ownAppBin + `
+` + extraStacks
+}
+
+func TestSetupCapturesFeedTheVariantsOfEachProcess(t *testing.T) {
+	path := writeFile(t, ownAppFile(`  - name: two
+    dir: .
+    start: `+ownAppBin+"\n"))
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, res := finals(t, dir)
+	if len(res.Parity) != 1 || !res.Parity[0].Passed || len(res.Parity[0].Warnings) != 0 {
+		t.Fatalf("parity %+v: createdAt and at differ between the stacks and are ignored", res.Parity)
+	}
+	variants := map[string]int{}
+	for _, c := range res.Plan.Cases {
+		variants[c.Name] = c.Variants
+	}
+	if variants["article"] != 20 || variants["page"] != 1000 {
+		t.Errorf("journaled variants %v, want article 20 and page 1000", variants)
+	}
+	if len(byKey) != 8 {
+		t.Fatalf("%d windows, want 8", len(byKey))
+	}
+	for k, w := range byKey {
+		want := map[string]int{"article": 20, "page": 1000}[w.Case]
+		// An article of another process (or none) would answer 404: the
+		// window would fail.
+		if !w.Valid() || w.Load.Successes == 0 || w.Load.PoolSize != want {
+			t.Errorf("%s: valid %v reasons %v, pool %d (want %d)", k, w.Valid(), w.Reasons, w.Load.PoolSize, want)
+		}
+	}
+	// Process-scoped captures: one pool per process; each lists its own
+	// 20 articles, in order.
+	pools, _ := filepath.Glob(filepath.Join(dir, "requests", "one", "article.p*.jsonl"))
+	if len(pools) != 2 {
+		t.Fatalf("pools of stack one: %v, want one per process", pools)
+	}
+	b, _ := os.ReadFile(pools[0])
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 20 || !strings.Contains(lines[0], `"/articles/bench-1"`) || !strings.Contains(lines[19], `"/articles/bench-20"`) {
+		t.Errorf("pool %s: %d lines, first %s", pools[0], len(lines), lines[0])
+	}
+	one, _ := os.ReadFile(filepath.Join(dir, "requests", "one", "page.p1.jsonl"))
+	two, _ := os.ReadFile(filepath.Join(dir, "requests", "two", "page.p1.jsonl"))
+	if len(one) == 0 || string(one) != string(two) {
+		t.Errorf("the ${rand} draws differ between stacks")
+	}
+}
+
+func TestSetupFailureNamesStepAndPath(t *testing.T) {
+	src := strings.Replace(ownAppFile(""), "capture: {token: body.user.token,", "capture: {token: body.user.jwt,", 1)
+	path := writeFile(t, src)
+	dir := filepath.Join(t.TempDir(), "results")
+	_, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
+	if err == nil {
+		t.Fatal("the run went on without its token")
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ParityFile))
+	if !strings.Contains(string(b), `setup step login: token: capture body.user.jwt found nothing in the body: "{\"user\":{\"email\"`) {
+		t.Errorf("parity report:\n%s", b)
+	}
+}
+
+// TestServicesAreMeasuredNotForeign: a process the stack relies on but the
+// run does not start (here a listener that burns CPU) is named by its port
+// and measured with the window, not left to foreign CPU.
+func TestServicesAreMeasuredNotForeign(t *testing.T) {
+	svc := exec.Command("python3", "-c", `import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+while True: pass`)
+	out, err := svc.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Process.Kill(); svc.Wait() })
+	var port int
+	if _, err := fmt.Fscan(out, &port); err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(ownAppFile(""), "  rounds: 2\n", "  rounds: 1\n  cases: [page]\n", 1) +
+		fmt.Sprintf("    services: [%d]\n", port)
+	path := writeFile(t, src)
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, _ := finals(t, dir)
+	w := byKey["r1/one/page/c4"]
+	// How much CPU the spinning listener gets depends on the host's load
+	// (on a busy 2-core host, a few percent of a core): any is enough to
+	// show it was measured.
+	if w.Services == nil || w.Services.CPUSeconds <= 0 || w.Services.Processes != 1 {
+		t.Fatalf("services %+v, want the spinning listener's CPU", w.Services)
+	}
+	if w.ForeignCores > w.HostBusyCores-w.Services.Cores+0.01 {
+		t.Errorf("foreign %.2f cores of %.2f busy includes the service's %.2f", w.ForeignCores, w.HostBusyCores, w.Services.Cores)
+	}
+}

@@ -1,0 +1,232 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/workload"
+	"github.com/tidwall/gjson"
+)
+
+// Scope says which processes of a stack a setup step runs against.
+type Scope string
+
+// The scopes of a setup step.
+const (
+	// ScopeStack runs the step once per stack, against its first process;
+	// what it captures is kept for the stack's later processes.
+	ScopeStack Scope = "stack"
+	// ScopeProcess runs the step against every fresh process of a stack.
+	ScopeProcess Scope = "process"
+)
+
+// CaptureSpec takes one value from a setup step's response: Path is
+// "body.<gjson path>" or "header.<Name>".
+type CaptureSpec struct {
+	Name string
+	Path string
+}
+
+// Step is one setup request of a workload.
+type Step struct {
+	Name  string
+	Scope Scope
+	// Repeat sends the request this many times, ${i} = 1..Repeat; 0 or 1
+	// sends it once with no ${i}.
+	Repeat  int
+	Request Request
+	// Expect lists the statuses that count as success; empty is any 2xx.
+	Expect  []int
+	Capture []CaptureSpec
+}
+
+// CaptureSource splits a capture path into its source ("body" or
+// "header") and the path within it, or says what is wrong with it.
+func CaptureSource(path string) (source, rest string, err error) {
+	source, rest, ok := strings.Cut(path, ".")
+	if !ok || rest == "" || (source != "body" && source != "header") {
+		return "", "", fmt.Errorf("capture path %q must start with body. or header., e.g. body.user.token or header.Authorization", path)
+	}
+	return source, rest, nil
+}
+
+// SetupOptions configure RunSetup.
+type SetupOptions struct {
+	// Client sends the requests; nil is a client with a 30 s timeout.
+	Client *http.Client
+	// Getenv and Lines resolve ${env:…} and ${line:…}.
+	Getenv func(string) string
+	Lines  map[string][]string
+}
+
+// responseStart is how much of a response a setup error quotes.
+const responseStart = 200
+
+// RunSetup runs the steps of scope against the stack at baseURL
+// (http://host:port), in order, and returns known with what they capture
+// added. A capture of a repeated step is a list, one value per iteration;
+// a body capture that finds a JSON array is a list of its elements. A step
+// that fails (no answer, an unexpected status, a capture that finds
+// nothing) is an error naming the step.
+func RunSetup(ctx context.Context, baseURL string, steps []Step, scope Scope, known map[string][]string, o SetupOptions) (map[string][]string, error) {
+	if o.Client == nil {
+		o.Client = &http.Client{Timeout: 30 * time.Second}
+		defer o.Client.CloseIdleConnections()
+	}
+	vals := Values{Captures: map[string][]string{}, Getenv: o.Getenv, Lines: o.Lines}
+	for k, v := range known {
+		vals.Captures[k] = v
+	}
+	for _, s := range steps {
+		if s.Scope != scope {
+			continue
+		}
+		if err := runStep(ctx, o.Client, baseURL, s, &vals); err != nil {
+			return nil, fmt.Errorf("setup step %s: %w", s.Name, err)
+		}
+	}
+	return vals.Captures, nil
+}
+
+// runStep sends one step (every iteration) and records its captures.
+func runStep(ctx context.Context, client *http.Client, baseURL string, s Step, vals *Values) error {
+	n := max(1, s.Repeat)
+	got := map[string][]string{}
+	rng := NewRand("setup/" + s.Name)
+	for i := 1; i <= n; i++ {
+		v := *vals
+		if s.Repeat > 0 {
+			v.Index = i
+		}
+		req, err := s.Request.render(i-1, v, rng)
+		if err != nil {
+			return err
+		}
+		status, header, body, err := send(ctx, client, baseURL, req.Method, req.Path, req.Header, req.Body)
+		at := ""
+		if s.Repeat > 0 {
+			at = fmt.Sprintf(" (i=%d)", i)
+		}
+		if err != nil {
+			return fmt.Errorf("%s %s%s: no answer: %v", req.Method, req.Path, at, err)
+		}
+		if !expected(s.Expect, status) {
+			return fmt.Errorf("%s %s%s answered %d, want %s: %s", req.Method, req.Path, at, status, statusText(s.Expect), start(body))
+		}
+		for _, c := range s.Capture {
+			values, err := capture(c, header, body)
+			if err != nil {
+				return fmt.Errorf("%s%s: %w", c.Name, at, err)
+			}
+			if s.Repeat > 1 && len(values) == 1 {
+				got[c.Name] = append(got[c.Name], values[0])
+			} else {
+				got[c.Name] = values
+			}
+		}
+	}
+	for k, v := range got {
+		vals.Captures[k] = v
+	}
+	return nil
+}
+
+// capture reads one capture from a response.
+func capture(c CaptureSpec, header http.Header, body []byte) ([]string, error) {
+	source, path, err := CaptureSource(c.Path)
+	if err != nil {
+		return nil, err
+	}
+	if source == "header" {
+		v := header.Values(path)
+		if len(v) == 0 {
+			return nil, fmt.Errorf("capture %s found no header %s in the response (headers: %s)", c.Path, path, headerNames(header))
+		}
+		return v[:1], nil
+	}
+	if !gjson.ValidBytes(body) {
+		return nil, fmt.Errorf("capture %s: the body is not JSON: %s", c.Path, start(body))
+	}
+	r := gjson.GetBytes(body, path)
+	if !r.Exists() || r.Type == gjson.Null {
+		return nil, fmt.Errorf("capture %s found nothing in the body: %s", c.Path, start(body))
+	}
+	if r.IsArray() {
+		var out []string
+		for _, e := range r.Array() {
+			out = append(out, e.String())
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("capture %s found an empty list in the body: %s", c.Path, start(body))
+		}
+		return out, nil
+	}
+	return []string{r.String()}, nil
+}
+
+// send makes one request and reads its answer.
+func send(ctx context.Context, client *http.Client, baseURL, method, path string, header []workload.Header, body []byte) (int, http.Header, []byte, error) {
+	var rd io.Reader = http.NoBody
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, baseURL+path, rd)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	for _, h := range header {
+		req.Header.Set(h.Name, h.Value)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	return resp.StatusCode, resp.Header, b, err
+}
+
+func expected(want []int, status int) bool {
+	if len(want) == 0 {
+		return status >= 200 && status < 300
+	}
+	return slices.Contains(want, status)
+}
+
+func statusText(want []int) string {
+	if len(want) == 0 {
+		return "a 2xx status"
+	}
+	s := make([]string, len(want))
+	for i, w := range want {
+		s[i] = strconv.Itoa(w)
+	}
+	return strings.Join(s, " or ")
+}
+
+// start quotes the beginning of a response body.
+func start(body []byte) string {
+	if len(body) == 0 {
+		return "(empty body)"
+	}
+	if len(body) > responseStart {
+		return strconv.Quote(string(body[:responseStart])) + "…"
+	}
+	return strconv.Quote(string(body))
+}
+
+func headerNames(h http.Header) string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}

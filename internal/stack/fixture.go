@@ -1,0 +1,76 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// Fixture is the pgfix fixture of a custom workload's own database: the
+// schema files applied in order, then the setup command, then the seed
+// (a SQL file or a command), each command run in the comparison file's
+// directory with DATABASE_URL set to the template. Commands log to
+// logDir/fixture.log; a failure quotes its tail.
+func Fixture(name string, fx *plan.DatabaseFixture, logDir string) *pgfix.Fixture {
+	if fx == nil {
+		return nil
+	}
+	return &pgfix.Fixture{Name: name, Hash: fx.Hash, Reset: fx.Reset,
+		Build: func(ctx context.Context, url string) error {
+			for _, f := range fx.Schema {
+				if err := applyFile(ctx, url, f); err != nil {
+					return fmt.Errorf("schema file %s: %w; fix the file, or apply it by hand to see why", f, err)
+				}
+			}
+			if fx.Setup != "" {
+				if err := runFixtureCommand(ctx, fx.Dir, "setup", fx.Setup, url, logDir); err != nil {
+					return err
+				}
+			}
+			switch {
+			case fx.Seed == "":
+			case fx.SeedFile:
+				if err := applyFile(ctx, url, fx.Seed); err != nil {
+					return fmt.Errorf("seed file %s: %w", fx.Seed, err)
+				}
+			default:
+				return runFixtureCommand(ctx, fx.Dir, "seed", fx.Seed, url, logDir)
+			}
+			return nil
+		}}
+}
+
+func applyFile(ctx context.Context, url, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return pgfix.ExecSQL(ctx, url, string(data))
+}
+
+// runFixtureCommand runs a setup or seed command against the template.
+func runFixtureCommand(ctx context.Context, dir, what, command, url, logDir string) error {
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return err
+	}
+	log := filepath.Join(logDir, "fixture.log")
+	os.Remove(log)
+	if err := Shell(ctx, dir, command, log, []string{"DATABASE_URL=" + url}); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("database %s command %q (in %s) failed: %v\n%s", what, command, dir, err, osutil.Tail(log, 0))
+	}
+	return nil
+}
+
+// OpenFileDatabase is OpenDatabase for a comparison file: its database
+// server, with the file's own fixture when its workload has one.
+func OpenFileDatabase(ctx context.Context, f *plan.File, logDir string, progress func(string)) (*Database, error) {
+	return OpenFixtureDatabase(ctx, f.Database, "", nil, Fixture(f.Workload.Name, f.Fixture, logDir), progress)
+}
