@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/scenario"
 	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -136,7 +137,7 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	if proto.Adaptive && proto.Budget > 0 {
 		p.Protocol.BudgetRounds = p.budgetRounds()
 	}
-	p.Fingerprint = fingerprint(p, filepath.Dir(f.Path))
+	p.Fingerprint = fingerprint(p, filepath.Dir(f.Path), f.Scenario, f.Fixture)
 	if err := p.addCapacity(f); err != nil {
 		return nil, err
 	}
@@ -349,7 +350,13 @@ func layRound(r int, stacks []Stack, cases []workload.Case, p Protocol, need map
 // dirs are taken relative to the file so that a moved checkout still
 // resumes; the database URL is left out so that a resumed run may reach the
 // same database on another port.
-func fingerprint(p *Plan, base string) string {
+// fixtureID is what of a database fixture the fingerprint holds.
+type fixtureID struct {
+	Hash  string
+	Reset []string
+}
+
+func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixture) string {
 	type stackID struct {
 		Name, Dir, Build, Start, Health string
 		Env                             map[string]string
@@ -358,6 +365,7 @@ func fingerprint(p *Plan, base string) string {
 		// Container is left out of the hash when nil, so plans without
 		// one keep their fingerprints.
 		Container *Container `json:",omitempty"`
+		Services  []int      `json:",omitempty"`
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -365,6 +373,11 @@ func fingerprint(p *Plan, base string) string {
 		Body               []byte
 		Expect             []int
 		Inserts, Database  bool
+		// What parity holds and how the requests vary: left out when
+		// unset, so built-in plans keep their fingerprints.
+		Compare   string   `json:",omitempty"`
+		Ignore    []string `json:",omitempty"`
+		Templated bool     `json:",omitempty"`
 	}
 	v := struct {
 		Version    int
@@ -373,13 +386,22 @@ func fingerprint(p *Plan, base string) string {
 		Stacks     []stackID
 		Cases      []caseID
 		Thresholds []CaseThresholds `json:",omitempty"`
-	}{Version: 1, Workload: p.WorkloadName, Protocol: p.Protocol, Thresholds: p.Thresholds}
+		// A custom workload's setup steps, templated requests, values and
+		// database fixture (its files' hash and reset statements).
+		Scenario *scenario.Scenario `json:",omitempty"`
+		Fixture  *fixtureID         `json:",omitempty"`
+	}{Version: 1, Workload: p.WorkloadName, Protocol: p.Protocol, Thresholds: p.Thresholds, Scenario: sc}
+	if fx != nil {
+		// Its hash covers the files' contents and the commands; its paths
+		// are absolute, so they stay out (a moved checkout still resumes).
+		v.Fixture = &fixtureID{fx.Hash, fx.Reset}
+	}
 	for _, s := range p.Stacks {
 		dir, err := filepath.Rel(base, s.Dir)
 		if err != nil {
 			dir = s.Dir
 		}
-		id := stackID{Name: s.Name, Dir: filepath.ToSlash(dir), Build: s.Build, Start: s.Start, Health: s.Health, Env: s.Env, Pprof: s.Pprof, Runtime: s.Runtime}
+		id := stackID{Name: s.Name, Dir: filepath.ToSlash(dir), Build: s.Build, Start: s.Start, Health: s.Health, Env: s.Env, Pprof: s.Pprof, Runtime: s.Runtime, Services: s.Services}
 		if s.Git != nil {
 			id.Commit = s.Git.Commit
 		}
@@ -393,7 +415,7 @@ func fingerprint(p *Plan, base string) string {
 		v.Stacks = append(v.Stacks, id)
 	}
 	for _, c := range p.Cases {
-		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database})
+		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database, c.Compare, c.Ignore, c.Templated})
 	}
 	data, err := json.Marshal(v) // maps marshal with sorted keys: stable
 	if err != nil {

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/scenario"
+	"github.com/stackbench/stackbench/internal/workload"
 )
 
 const threeStacks = `stacks:
@@ -241,7 +244,7 @@ func TestFingerprint(t *testing.T) {
 	// A plan laid out in the order of journals before the balanced one.
 	rotation := *base
 	rotation.Protocol.Order = OrderRotation
-	if base.Protocol.Order != OrderWilliams || fingerprint(&rotation, filepath.Dir(base.File)) == base.Fingerprint {
+	if base.Protocol.Order != OrderWilliams || fingerprint(&rotation, filepath.Dir(base.File), nil, nil) == base.Fingerprint {
 		t.Errorf("the order (%q) is not in the fingerprint", base.Protocol.Order)
 	}
 	for what, p := range changed {
@@ -310,5 +313,49 @@ func TestRemainingAndLookups(t *testing.T) {
 	}
 	if s, ok := p.Stack("b"); !ok || s.Name != "b" {
 		t.Errorf("stack b: %+v", s)
+	}
+}
+
+// TestFingerprintCoversACustomWorkload: a setup step, a case's compare
+// and ignore keys, the fixture and a stack's services shape what a run
+// measures, so a resumed run must not mix windows across a change of any.
+func TestFingerprintCoversACustomWorkload(t *testing.T) {
+	base := &Plan{WorkloadName: "w", Cases: []workload.Case{{Name: "a", Method: "GET", Path: "/a"}}, Stacks: []Stack{{Name: "s", Dir: "/x", Start: "./s"}}}
+	ref := fingerprint(base, "/", nil, nil)
+	if again := fingerprint(base, "/", nil, nil); again != ref {
+		t.Fatalf("fingerprint not stable: %s, %s", ref, again)
+	}
+	changes := map[string]func() string{
+		"compare": func() string {
+			p := *base
+			p.Cases = []workload.Case{{Name: "a", Method: "GET", Path: "/a", Compare: "status"}}
+			return fingerprint(&p, "/", nil, nil)
+		},
+		"ignore": func() string {
+			p := *base
+			p.Cases = []workload.Case{{Name: "a", Method: "GET", Path: "/a", Ignore: []string{"x"}}}
+			return fingerprint(&p, "/", nil, nil)
+		},
+		"services": func() string {
+			p := *base
+			p.Stacks = []Stack{{Name: "s", Dir: "/x", Start: "./s", Services: []int{6379}}}
+			return fingerprint(&p, "/", nil, nil)
+		},
+		"setup": func() string {
+			return fingerprint(base, "/", &scenario.Scenario{Steps: []scenario.Step{{Name: "login"}}}, nil)
+		},
+		"fixture": func() string {
+			return fingerprint(base, "/", nil, &DatabaseFixture{Hash: "h1", Schema: []string{"/abs/a.sql"}})
+		},
+	}
+	for name, f := range changes {
+		if f() == ref {
+			t.Errorf("changing the %s leaves the fingerprint as it was", name)
+		}
+	}
+	a := fingerprint(base, "/", nil, &DatabaseFixture{Hash: "h1", Schema: []string{"/one/a.sql"}})
+	b := fingerprint(base, "/", nil, &DatabaseFixture{Hash: "h1", Schema: []string{"/two/a.sql"}})
+	if a != b {
+		t.Error("a moved checkout (same fixture hash, other absolute paths) changed the fingerprint")
 	}
 }
