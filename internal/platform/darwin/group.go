@@ -29,7 +29,6 @@ func CancelGroup(cmd *exec.Cmd) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }
 
-
 var watchdog struct {
 	sync.Mutex
 	w   io.WriteCloser
