@@ -182,7 +182,16 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 	}
 	slices.Sort(ratios)
 	t.Logf("container ÷ native CPU per request, per round: %.2f", ratios)
-	if ratio := ratios[len(ratios)/2]; ratio < 0.85 || ratio > 1.15 {
+	// Judged, like a window, only on a quiet host: with other packages'
+	// tests beside it (go test runs two at once on 2 cores) the scheduler
+	// gives the container and the native server unequal shares of a busy
+	// CPU, and CPU per request follows (seen here: 1.22× with 1 core of
+	// foreign CPU, 0.95× quiet).
+	busy := max(nat.foreign, ctr.foreign)
+	switch ratio := ratios[len(ratios)/2]; {
+	case busy > 0.5:
+		t.Logf("container ÷ native %.2f× not judged: the host was busy (%.2f cores of foreign CPU, over the 0.5 a window's gate would allow)", ratio, busy)
+	case ratio < 0.85 || ratio > 1.15:
 		t.Errorf("container's server CPU per request is %.2f× the native one's (median of %d rounds); want within 15 %%", ratio, rounds)
 	}
 	if ctr.serverRSS <= 0 {
