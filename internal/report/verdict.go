@@ -68,7 +68,7 @@ func VerdictLines(m *Model) []string {
 		if med >= stats.MaxWindowsNeeded {
 			lines[2] = fmt.Sprintf("To decide: more than %d windows a side; the effects are below what this host can resolve — raise min_effect or quiet the host.", stats.MaxWindowsNeeded)
 		} else {
-			lines[2] = fmt.Sprintf("To decide: ~%d windows a side would likely decide half of them — more rounds (--rounds, or rounds: auto with a larger --budget) or the full profile.", med)
+			lines[2] = fmt.Sprintf("To decide: half of them need ~%d windows a side or fewer (each decided in 80 %% of runs at its need) — more rounds (--rounds, or rounds: auto with a larger --budget) or the full profile.", med)
 		}
 	case undecided > 0:
 		lines[2] = "To decide: more rounds (--rounds, or rounds: auto with a larger --budget) or the full profile."
