@@ -124,7 +124,11 @@ func intervalText(c Change) string {
 		if c.Pairs > 0 {
 			return fmt.Sprintf("(no finite interval with %d pairs)", c.Pairs)
 		}
-		return fmt.Sprintf("(no finite interval with %d and %d windows)", c.FromWindows, c.ToWindows)
+		unit := "windows"
+		if c.Unit != "" {
+			unit = c.Unit
+		}
+		return fmt.Sprintf("(no finite interval with %d and %d %s)", c.FromWindows, c.ToWindows, unit)
 	}
 	return fmt.Sprintf("(%s … %s %%)", signed(*c.CILowPct), signed(*c.CIHighPct))
 }

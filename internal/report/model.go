@@ -412,9 +412,13 @@ type Change struct {
 	CIHighPct *float64 `json:"ci_high_pct"`
 	// Confidence is the interval's actual coverage (≥ 1 − α).
 	Confidence float64 `json:"confidence,omitempty"`
-	// FromWindows and ToWindows are the two cells' counted windows.
+	// FromWindows and ToWindows are the two cells' counted windows (for
+	// a capacity step, the searches the call used: Unit "searches").
 	FromWindows int `json:"from_windows"`
 	ToWindows   int `json:"to_windows"`
+	// Unit names what FromWindows and ToWindows count when it is not
+	// windows: "searches" for a capacity step.
+	Unit string `json:"unit,omitempty"`
 	// Pairs, for a paired design, is the number of rounds in which both
 	// sides have a counted window: what the call used.
 	Pairs int `json:"pairs,omitempty"`
