@@ -425,6 +425,9 @@ type Change struct {
 	// FromWindows and ToWindows are the two cells' counted windows.
 	FromWindows int `json:"from_windows"`
 	ToWindows   int `json:"to_windows"`
+	// Unit names what FromWindows and ToWindows count when it is not
+	// windows: "searches" for a capacity step.
+	Unit string `json:"unit,omitempty"`
 	// FromValues and ToValues are the values the test compared: one per
 	// process (the geometric mean of its counted windows), so fewer than
 	// the windows when a process served several (protocol repeat).

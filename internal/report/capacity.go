@@ -357,7 +357,7 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 // the step invalid; too few searches for a finite interval leave it
 // undecided (4 a side at α = 0.05; docs/capacity.md).
 func capacityChange(from, to CapacityRow, minEffect, alpha float64) Change {
-	c := Change{Call: stats.CallInvalid, FromWindows: len(from.SearchCapacitiesRPS), ToWindows: len(to.SearchCapacitiesRPS)}
+	c := Change{Call: stats.CallInvalid, FromWindows: len(from.SearchCapacitiesRPS), ToWindows: len(to.SearchCapacitiesRPS), Unit: "searches"}
 	for _, r := range []CapacityRow{from, to} {
 		if len(r.SearchCapacitiesRPS) == 0 {
 			c.Reason = fmt.Sprintf("%s has no confirmed capacity (%s)", r.Stack, r.Status)

@@ -193,6 +193,9 @@ func TestCapacityStepRestsOnTheSearches(t *testing.T) {
 	if one.Call != stats.CallUndecided || one.Bounded() || !strings.Contains(one.Reason, "too few searches (1 and 1 searches)") || !strings.Contains(one.Reason, "4 a side can (capacity: searches: 4)") {
 		t.Errorf("one search a side: %+v", one)
 	}
+	if got := CallText(one); !strings.Contains(got, "(no finite interval with 1 and 1 searches)") {
+		t.Errorf("call text %q counts windows", got)
+	}
 	three := capacityChange(row("a", 8000, 8010, 8020), row("b", 11000, 11010, 11020), 0.05, 0.05)
 	if three.Call != stats.CallUndecided || three.Bounded() {
 		t.Errorf("three searches a side cannot give a finite interval at α 0.05: %+v", three)

@@ -124,6 +124,9 @@ func intervalText(c Change) string {
 		if c.Pairs > 0 {
 			return fmt.Sprintf("(no finite interval with %d pairs)", c.Pairs)
 		}
+		if c.Unit != "" {
+			return fmt.Sprintf("(no finite interval with %d and %d %s)", c.FromWindows, c.ToWindows, c.Unit)
+		}
 		if c.FromValues > 0 && (c.FromValues != c.FromWindows || c.ToValues != c.ToWindows) {
 			// The test compared one value per process, not the windows.
 			return fmt.Sprintf("(no finite interval with %d and %d processes)", c.FromValues, c.ToValues)
