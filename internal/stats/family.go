@@ -1,7 +1,9 @@
 package stats
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -36,17 +38,17 @@ func BenjaminiHochberg(p []float64, q float64) (selected []bool, r int) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case p[a] < p[b] || (p[b] != p[b] && p[a] == p[a]):
-			return -1
-		case p[a] > p[b] || (p[a] != p[a] && p[b] == p[b]):
-			return 1
+	// A NaN p-value sorts last, as +Inf: it is never selected.
+	key := make([]float64, m)
+	for i, v := range p {
+		key[i] = v
+		if math.IsNaN(v) {
+			key[i] = math.Inf(1)
 		}
-		return 0
-	})
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(key[a], key[b]) })
 	for k := m; k >= 1; k-- {
-		if pk := p[order[k-1]]; pk <= float64(k)*q/float64(m) {
+		if pk := key[order[k-1]]; pk <= float64(k)*q/float64(m) {
 			r = k
 			break
 		}
