@@ -153,6 +153,10 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 			t.Error(err)
 		}
 		box := start("container", true)
+		// Removed even when the test fails before Stop: a container left
+		// running would load every later run on this host.
+		left := box.Container().Name
+		t.Cleanup(func() { exec.Command(docker, "rm", "--force", left).Run() })
 		if !box.InContainer() || box.ContainerPID() <= 0 {
 			t.Fatalf("the container stack was not attached to its container (pid %d)", box.ContainerPID())
 		}
