@@ -28,10 +28,13 @@ type Options struct {
 // Result is a run's analysis: its header, its cells, its steps with their
 // calls, and the steps' summaries per route group.
 type Result struct {
-	Header Header      `json:"header"`
-	Cells  []Cell      `json:"cells"`
-	Steps  []Step      `json:"steps"`
-	Groups []GroupStep `json:"groups"`
+	Header Header `json:"header"`
+	Cells  []Cell `json:"cells"`
+	// LatencyCells are the cells of the latency windows (latency.go), in
+	// the order of Cells; nil without them.
+	LatencyCells []Cell      `json:"latency_cells,omitempty"`
+	Steps        []Step      `json:"steps"`
+	Groups       []GroupStep `json:"groups"`
 }
 
 // FromResults analyses a journal already read.
@@ -49,13 +52,17 @@ func FromResults(res *journal.Results, opt Options) (*Result, error) {
 		r.Header.Design = opt.Design
 	}
 	r.Cells = cells(r, res, finals)
+	latencyFinals := res.FinalLatencyWindows()
+	r.Header.Latency = latencyInfo(res, latencyFinals)
+	r.LatencyCells = latencyCells(r, res, latencyFinals)
 	r.Recompute()
 	return r, nil
 }
 
 // FamilyCalls is how many calls a plan's false calls are controlled over:
-// every step's two metrics (throughput and per CPU-second), over every
-// case and concurrency, under family run; 1 under family step.
+// every step's two metrics (throughput and per CPU-second), and p50 and
+// p99 with latency windows, over every case and concurrency, under family
+// run; 1 under family step.
 func FamilyCalls(pl *plan.Plan) int {
 	if pl.Protocol.CallFamily() != plan.FamilyRun {
 		return 1
@@ -67,7 +74,8 @@ func FamilyCalls(pl *plan.Plan) int {
 		from[s.Name] = s.From
 	}
 	cases := max(1, len(pl.Protocol.Cases))
-	return max(1, 2*len(StepPairs(stacks, from))*cases*max(1, len(pl.Protocol.Concurrency)))
+	metrics := len(stepMetrics) + latencyCalls(pl.Protocol)
+	return max(1, metrics*len(StepPairs(stacks, from))*cases*max(1, len(pl.Protocol.Concurrency)))
 }
 
 // Looks is an adaptive plan's looks and the level of each

@@ -285,7 +285,7 @@ func StepPairs(stacks []string, from map[string]string) []StackPair {
 // calls them all together under the run's false-call family (FamilyCalls).
 func addSteps(m *Result) {
 	m.Steps = nil
-	var cells [][2]Cell
+	var cells, latency [][2]Cell
 	for _, ci := range m.Header.Cases {
 		for _, conc := range m.Header.Concurrency {
 			for _, p := range StepPairs(m.Header.Stacks, m.Header.StepFrom) {
@@ -294,10 +294,15 @@ func addSteps(m *Result) {
 				m.Steps = append(m.Steps, Step{Kind: p.Kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency,
 					Database: from.Database, Flagged: append(countedFlags(from), countedFlags(to)...)})
 				cells = append(cells, [2]Cell{from, to})
+				if m.Header.Latency != nil {
+					latency = append(latency, [2]Cell{
+						throughRound(m.latencyCellOrMissing(p.From, ci, conc), m.Header.CallsThroughRound),
+						throughRound(m.latencyCellOrMissing(p.To, ci, conc), m.Header.CallsThroughRound)})
+				}
 			}
 		}
 	}
-	CallSteps(m.Steps, cells, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+	callSteps(m.Steps, cells, latency, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
 	if m.Header.BeforeFirstLook {
 		holdUntilTheFirstLook(m.Steps, m.Header.Rounds)
 	}
@@ -307,6 +312,11 @@ func addSteps(m *Result) {
 		m.Header.FamilyCalls = 0
 		for _, s := range m.Steps {
 			m.Header.FamilyCalls = max(m.Header.FamilyCalls, s.Throughput.FamilyCalls, s.PerCPU.FamilyCalls)
+			for _, c := range []*Change{s.P50, s.P99} {
+				if c != nil {
+					m.Header.FamilyCalls = max(m.Header.FamilyCalls, c.FamilyCalls)
+				}
+			}
 		}
 	}
 }
@@ -320,7 +330,10 @@ func holdUntilTheFirstLook(steps []Step, ri *RoundsInfo) {
 		first = ri.Looks[0]
 	}
 	for i := range steps {
-		for _, c := range []*Change{&steps[i].Throughput, &steps[i].PerCPU} {
+		for _, c := range []*Change{&steps[i].Throughput, &steps[i].PerCPU, steps[i].P50, steps[i].P99} {
+			if c == nil {
+				continue
+			}
 			if c.Call == stats.CallInvalid || c.Call == stats.CallUndecided {
 				continue
 			}
@@ -339,9 +352,21 @@ var stepMetrics = []func(WindowFigures) float64{
 // CallSteps sets the throughput and per-CPU calls of steps, whose cells
 // are cells[i] (from, to), deciding them all at once under the family.
 func CallSteps(steps []Step, cells [][2]Cell, family stats.Family, d stats.Design, minEffect, alpha float64) {
+	callSteps(steps, cells, nil, family, d, minEffect, alpha)
+}
+
+// callSteps is CallSteps with, when latency is not nil, the p50 and p99
+// calls of each step's latency cells (latency[i]) in the same family: a
+// rise of the latency is a loss (lowerIsBetter).
+func callSteps(steps []Step, cells, latency [][2]Cell, family stats.Family, d stats.Design, minEffect, alpha float64) {
 	var pairs []stats.SidePair
 	for _, c := range cells {
 		for _, metric := range stepMetrics {
+			pairs = append(pairs, sidesOf(c[0], c[1], metric))
+		}
+	}
+	for _, c := range latency {
+		for _, metric := range latencyMetrics {
 			pairs = append(pairs, sidesOf(c[0], c[1], metric))
 		}
 	}
@@ -350,6 +375,14 @@ func CallSteps(steps []Step, cells [][2]Cell, family stats.Family, d stats.Desig
 		from, to := cells[i][0], cells[i][1]
 		steps[i].Throughput = changeOf(vs[2*i], from, to)
 		steps[i].PerCPU = changeOf(vs[2*i+1], from, to)
+	}
+	base := len(stepMetrics) * len(cells)
+	for i := range latency {
+		from, to := latency[i][0], latency[i][1]
+		p50 := changeOf(lowerIsBetter(vs[base+2*i]), from, to)
+		p99 := changeOf(lowerIsBetter(vs[base+2*i+1]), from, to)
+		p50.LowerIsBetter, p99.LowerIsBetter = true, true
+		steps[i].P50, steps[i].P99 = &p50, &p99
 	}
 }
 
@@ -529,6 +562,9 @@ func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bo
 func (r *Result) Recompute() {
 	for i := range r.Cells {
 		summarizeCell(&r.Cells[i])
+	}
+	for i := range r.LatencyCells {
+		summarizeCell(&r.LatencyCells[i])
 	}
 	addDispersion(r)
 	addSteps(r)

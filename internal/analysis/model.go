@@ -80,6 +80,9 @@ type Header struct {
 	// its first look: calls are made at the looks only, so every step is
 	// undecided until then (and the run measures every cell).
 	BeforeFirstLook bool `json:"before_first_look,omitempty"`
+	// Latency describes the latency windows (latency.go); nil when the
+	// run has none.
+	Latency *LatencyInfo `json:"latency,omitempty"`
 	// Rounds describes an adaptive run's rounds (rounds: auto); nil for a
 	// fixed number of rounds.
 	Rounds *RoundsInfo `json:"rounds,omitempty"`
@@ -390,6 +393,11 @@ type Step struct {
 	Database    bool   `json:"database"`
 	Throughput  Change `json:"throughput"`
 	PerCPU      Change `json:"per_cpu_second"`
+	// P50 and P99 are the calls of the latency windows' corrected p50 and
+	// p99 (latency.go), lower-is-better: a rise is a loss; nil when the
+	// run has no latency windows.
+	P50 *Change `json:"p50,omitempty"`
+	P99 *Change `json:"p99,omitempty"`
 	// Flagged lists the flags raised on the counted windows of either cell,
 	// as "stack: flag ×windows" (contended, client_bound,
 	// checkpoint_in_window): such windows count, so the change may describe
@@ -451,6 +459,9 @@ type Change struct {
 	WindowsNeeded int `json:"windows_needed,omitempty"`
 	// Reason says why the call is what it is.
 	Reason string `json:"reason"`
+	// LowerIsBetter is set on a latency call: the estimate is the
+	// latency's shift, and a rise is the loss.
+	LowerIsBetter bool `json:"lower_is_better,omitempty"`
 }
 
 // Bounded reports whether the change has a finite interval.

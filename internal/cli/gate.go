@@ -31,7 +31,7 @@ func addGateFlags(fs *flag.FlagSet, comparison bool) *gateFlags {
 	return &gateFlags{
 		failOn:  fs.String("fail-on", "", failOnHelp),
 		steps:   fs.String("steps", "", "gate only these steps, FROM..TO[,FROM..TO…] with the stacks' names (default: every step)"),
-		metrics: fs.String("metrics", "", "judge these metrics of each step: throughput, per_cpu (default: throughput; with two directories, both)"),
+		metrics: fs.String("metrics", "", "judge these metrics of each step: throughput, per_cpu, p50, p99 (latency at a fixed rate: the run needs latency:) (default: throughput; with two directories, throughput and per_cpu)"),
 		junit:   fs.String("junit", "", "write the gate's checks as JUnit XML to this file: one test case per step × case × metric and per threshold"),
 		history: fs.String("history", "", "write the run's figures to this file in github-action-benchmark's customBiggerIsBetter JSON (throughput), and the latencies beside it (FILE-smaller.json, customSmallerIsBetter)"),
 	}
@@ -47,6 +47,20 @@ type gateSpec struct {
 	// junit and history are the files of --junit and --history
 	// (relative to the working directory), "" when not asked for.
 	junit, history string
+}
+
+// needsLatency says why the gate cannot judge a run without latency
+// windows ("" when it can): it names p50 or p99.
+func (g gateSpec) needsLatency(hasLatency bool) error {
+	if hasLatency {
+		return nil
+	}
+	for _, m := range g.Metrics {
+		if m.Latency() {
+			return usagef("--metrics %s: the run has no latency windows, so its steps have no %s call; add latency: {rate: 50%%} to the comparison file's protocol (or --latency-rate 50%%) and run again (docs/ci.md)", m, m)
+		}
+	}
+	return nil
 }
 
 // active reports whether the command line asked for a gate.
@@ -73,10 +87,10 @@ func (g *gateFlags) parse(comparison bool) (gateSpec, error) {
 	for _, name := range commaList(*g.metrics) {
 		m := report.GateMetric(name)
 		switch {
-		case name == "p99" || name == "p50":
-			return spec, usagef("--metrics %s: steps are not called on latency yet (closed-loop latency is mostly the inverse of throughput; latency at a fixed rate is to come); judge throughput or per_cpu, or gate latency with a thresholds: key in the comparison file", name)
-		case !slices.Contains(report.GateMetrics, m):
-			return spec, usagef("--metrics %s: write throughput, per_cpu or both, comma-separated", name)
+		case m.Latency() && comparison:
+			return spec, usagef("--metrics %s: latency at a fixed rate is called between the stacks of one run, not from run A to run B; put both versions in one run with latency: {rate: 50%%}", name)
+		case !slices.Contains(report.GateMetrics, m) && !m.Latency():
+			return spec, usagef("--metrics %s: write throughput, per_cpu, p50 or p99, comma-separated", name)
 		}
 		spec.Metrics = append(spec.Metrics, m)
 	}
@@ -125,6 +139,9 @@ func judgeRun(m *report.Model, spec gateSpec, dir string, env Env) error {
 	var v verdict
 	// A run of one stack has no step: with threshold named, only its
 	// thresholds are judged.
+	if err := spec.needsLatency(m.Header.Latency != nil); err != nil {
+		return err
+	}
 	judgeSteps := len(spec.FailOn) > 0 && (len(m.Steps) > 0 || !spec.thresholds)
 	if judgeSteps || !spec.active() {
 		checks, err := report.Judge(m.Steps, spec.GateSpec)

@@ -88,6 +88,41 @@ func TestJudgeRun(t *testing.T) {
 	}
 }
 
+// --metrics p99 judges the steps' latency calls at a fixed rate; a run
+// without latency windows is a usage error that says to add latency:.
+func TestJudgeRunLatency(t *testing.T) {
+	lo, hi := 18.0, 41.0
+	rise := report.Change{Call: stats.CallLoss, EstimatePct: 29, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
+	same := report.Change{Call: stats.CallSame, EstimatePct: 0.5}
+	step := report.Step{Kind: report.StepAdjacent, From: "base", To: "head", Case: "user", Concurrency: 32, Throughput: same, PerCPU: same, P50: &same, P99: &rise}
+	m := &report.Model{Header: report.Header{Latency: &report.LatencyInfo{Rate: "50%"}}, Steps: []report.Step{step}}
+	spec := func(metrics ...report.GateMetric) gateSpec {
+		return gateSpec{GateSpec: report.GateSpec{FailOn: []stats.Call{stats.CallLoss}, Metrics: metrics}}
+	}
+	var errOut strings.Builder
+	env := Env{Stderr: &errOut}
+	var ee *ExitError
+	if err := judgeRun(m, spec(report.GateP99), "", env); !errors.As(err, &ee) || ee.Code != ExitGateFailed ||
+		ee.Msg != "gate failed: 1 of 1 check(s) called loss:\n  base → head user c=32 p99 latency at a fixed rate: loss +29.0 % (+18.0 … +41.0 %)" {
+		t.Errorf("a p99 that rose is a loss: %v", err)
+	}
+	errOut.Reset()
+	if err := judgeRun(m, spec(report.GateP50), "", env); err != nil || !strings.HasPrefix(errOut.String(), "gate passed: 1 check") {
+		t.Errorf("p50 is the same: %v, stderr %q", err, errOut.String())
+	}
+	var ue *UsageError
+	m.Header.Latency = nil
+	if err := judgeRun(m, spec(report.GateP99), "", env); !errors.As(err, &ue) || !strings.Contains(ue.Msg, "add latency: {rate: 50%}") {
+		t.Errorf("a run without latency windows: %v", err)
+	}
+	g, err := (&gateFlags{failOn: ptr("loss"), steps: ptr(""), metrics: ptr("p50,p99"), junit: ptr(""), history: ptr("")}).parse(false)
+	if err != nil || len(g.Metrics) != 2 || g.Metrics[0] != report.GateP50 || g.Metrics[1] != report.GateP99 {
+		t.Errorf("--metrics p50,p99: %+v, %v", g.Metrics, err)
+	}
+}
+
+func ptr(s string) *string { return &s }
+
 // Under GitHub Actions, report DIR --fail-on prints an ::error line per
 // failing check and appends the job summary; --junit and --history write
 // their files whatever the verdict.

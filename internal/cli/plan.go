@@ -97,6 +97,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	fs.DurationVar(&o.GateWait, "gate-wait", 0, "longest wait for a quiet host before a window")
 	spread := fs.Bool("spread", false, "spread ids and pages over all users instead of the fixed requests")
 	profiling := fs.Bool("profiling", false, "after the measured rounds, profile one extra window per cell and explain each step by function (docs/profiles.md)")
+	latencyRate := fs.String("latency-rate", "", "add open-loop latency windows at one rate per case, and call p50 and p99: a share of the slowest stack's round-1 median (50%) or req/s (800)")
 	minEffect := fs.String("min-effect", "", "smallest shift a step calls a gain or a loss, e.g. 5% or 0.05")
 	placement := fs.String("placement", "", "where the generator, the server and the database run: shared, lanes (CPUs of their own), auto (lanes with 8 CPUs or more), or lanes:server=0-3:database=4-5:generator=6-7")
 	return func() (plan.Overrides, error) {
@@ -157,6 +158,13 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 		}
 		if set["profiling"] {
 			o.Profiling = profiling
+		}
+		if set["latency-rate"] {
+			l, err := plan.ParseLatencyRate(*latencyRate)
+			if err != nil {
+				return o, usagef("--latency-rate %q: %v; write e.g. --latency-rate 50%% (of the slowest stack's closed-loop median) or --latency-rate 800 (req/s)", *latencyRate, err)
+			}
+			o.Latency = &l
 		}
 		if set["placement"] {
 			spec, err := plan.ParsePlacementFlag(*placement)
@@ -225,6 +233,10 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	}
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
 	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
+	if l := pr.Latency; l != nil {
+		fmt.Fprintf(tw, "latency\tafter each cell's window from round %d, an open-loop window at %s on the same process (%s); steps call its p50 and p99 (a rise is a loss)\n",
+			l.FirstRound(), l.Describe(), countNoun(p.LatencyWindows(p.Windows), "latency window"))
+	}
 	fmt.Fprintf(tw, "calls\tgain / loss when the %.4g%% interval excludes 0 (\"at least\" past ±%g%%, \"small\" within); same when it includes 0 and lies within ±%g%% (log scale)\n", 100*(1-alpha), 100*pr.MinEffect, 100*pr.MinEffect)
 	tw.Flush()
 	fmt.Fprintf(w, "\nstacks, in file order:\n")

@@ -104,6 +104,9 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
+	if err := ra.gate.needsLatency(opt.Plan.Protocol.Latency != nil); err != nil {
+		return err
+	}
 	stopHard := secondInterrupt(env, opt.Dir)
 	defer stopHard()
 	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(opt.Plan.Stacks), "stack"), countNoun(len(opt.Plan.Windows), "window"), opt.Dir)
@@ -309,6 +312,12 @@ func writeRunReport(env Env, dir string, partial bool) *report.Model {
 		fmt.Fprintln(env.Stdout, line)
 	}
 	printSteps(env.Stdout, m)
+	if lines := report.LatencyLines(m); len(lines) > 0 {
+		fmt.Fprintln(env.Stdout)
+		for _, l := range lines {
+			fmt.Fprintln(env.Stdout, l)
+		}
+	}
 	printThresholds(env.Stdout, m)
 	printCapacitySteps(env.Stdout, m)
 	printProfiling(env.Stdout, m)

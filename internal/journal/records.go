@@ -282,14 +282,15 @@ func (w *Window) HasFlag(flag Flag) bool { return slices.Contains(w.Flags, flag)
 // number: it has a load result, is neither invalid nor failed, and was
 // not disturbed by the host (contended, suspended or host_slow, kept after
 // the retry budget: such a window measures the host as much as the stack,
-// trap T5, T7 and T18). Flags that describe the measurement itself
+// trap T5, T7 and T18), and, for a latency window, kept up with its
+// offered rate (FlagBehind). Flags that describe the measurement itself
 // (client_bound, client_starved, checkpoint_in_window) leave it counted;
 // the report's cell-majority rule weighs them.
 func (w *Window) Valid() bool {
 	if w.Load == nil {
 		return false
 	}
-	for _, f := range []Flag{FlagInvalid, FlagFailed, FlagContended, FlagSuspended, FlagHostSlow} {
+	for _, f := range []Flag{FlagInvalid, FlagFailed, FlagContended, FlagSuspended, FlagHostSlow, FlagBehind} {
 		if w.HasFlag(f) {
 			return false
 		}

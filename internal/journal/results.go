@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 
 	"github.com/stackbench/stackbench/internal/plan"
 )
@@ -30,6 +29,10 @@ type Results struct {
 	Capacity CapacityRecords `json:"capacity,omitzero"`
 	// Profiling holds the profiling phase's windows, in journal order.
 	Profiling []Profiling `json:"profiling,omitempty"`
+	// Latency holds every try of the latency windows, LatencyRates their
+	// rates' decisions, in journal order.
+	Latency      []Window      `json:"latency,omitempty"`
+	LatencyRates []LatencyRate `json:"latency_rates,omitempty"`
 	// JournalProblems lists journal lines that could not be read.
 	JournalProblems []string `json:"journal_problems,omitempty"`
 }
@@ -99,6 +102,16 @@ func ReadDir(dir string) (*Results, error) {
 			if err = l.Decode(&p); err == nil {
 				res.Profiling = append(res.Profiling, p)
 			}
+		case KindLatency:
+			var w Window
+			if err = l.Decode(&w); err == nil {
+				res.Latency = append(res.Latency, w)
+			}
+		case KindLatencyRate:
+			var lr LatencyRate
+			if err = l.Decode(&lr); err == nil {
+				res.LatencyRates = append(res.LatencyRates, lr)
+			}
 		case KindCapacity:
 			var s CapacitySearch
 			if err = l.Decode(&s); err == nil {
@@ -142,19 +155,5 @@ func (r *Results) Stopped() (Round, bool) {
 // FinalWindows returns, in plan order, the final try of every window key:
 // the windows reports use. Tries that were redone are left out.
 func (r *Results) FinalWindows() []Window {
-	byKey := map[string]int{}
-	var out []Window
-	for _, w := range r.Windows {
-		if !w.Final {
-			continue
-		}
-		if i, ok := byKey[w.Key]; ok {
-			out[i] = w // a later final try of the same key wins
-			continue
-		}
-		byKey[w.Key] = len(out)
-		out = append(out, w)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Index < out[j].Index })
-	return out
+	return finals(r.Windows)
 }

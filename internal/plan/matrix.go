@@ -133,6 +133,9 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		JWTSecret:     f.JWTSecret,
 	}
 	p.Thresholds = f.thresholds.resolve(cases)
+	if msg := checkLatency(proto); msg != "" {
+		return nil, &ConfigError{Problems: []Problem{{Msg: msg}}}
+	}
 	p.Windows = matrix(p.Stacks, cases, proto)
 	if proto.Adaptive && proto.Budget > 0 {
 		p.Protocol.BudgetRounds = p.budgetRounds()
@@ -436,11 +439,16 @@ func (p *Plan) budgetRounds() int {
 	return max(1, int(p.Protocol.Budget/per))
 }
 
-// RoundEstimate is EstimateWindows of one whole round (round 1's windows).
+// RoundEstimate is EstimateWindows of one whole round (round 1's
+// windows), with its latency windows as a later round has them when
+// round 1 has none (latency: {rate: 50%}).
 func (p *Plan) RoundEstimate() time.Duration {
 	var first []Window
 	for _, w := range p.Windows {
 		if w.Round == 1 {
+			if l := p.Protocol.Latency; l != nil {
+				w.Round = max(w.Round, l.FirstRound())
+			}
 			first = append(first, w)
 		}
 	}
@@ -461,7 +469,8 @@ const (
 )
 
 // EstimateWindows is a rough duration for running ws (all windows, or the
-// ones a resumed run still has to measure).
+// ones a resumed run still has to measure), with the latency windows that
+// follow them.
 func (p *Plan) EstimateWindows(ws []Window) time.Duration {
 	var d time.Duration
 	warmup := map[string]time.Duration{}
@@ -477,7 +486,7 @@ func (p *Plan) EstimateWindows(ws []Window) time.Duration {
 			d += resetOrders
 		}
 	}
-	return d
+	return d + p.latencyEstimate(ws)
 }
 
 // EstimateBoot is a rough duration for the boot suite.

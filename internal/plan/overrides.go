@@ -59,6 +59,9 @@ type Overrides struct {
 	// Profiling is profiling: on (true) or off (false); nil keeps the
 	// file's.
 	Profiling *bool
+	// Latency is the latency windows' rate (latency: {rate: …},
+	// --latency-rate); nil keeps the file's.
+	Latency *LatencyRate
 }
 
 // MaxRepeat bounds protocol repeat: past a few windows a process adds
@@ -112,6 +115,10 @@ func (o Overrides) apply(p *Protocol) {
 	}
 	if o.Profiling != nil {
 		p.Profiling = *o.Profiling
+	}
+	if o.Latency != nil {
+		l := *o.Latency
+		p.Latency = &l
 	}
 	if o.Gate != "" {
 		p.Gate.Mode, p.Gate.Cores, _ = parseGate(o.Gate)

@@ -232,6 +232,12 @@ type Protocol struct {
 	// after the measured rounds, one extra window per cell with sampling
 	// on, never counted among the calls' windows (docs/profiles.md).
 	Profiling bool `json:"profiling,omitempty"`
+	// Latency adds the latency windows (latency: {rate: …},
+	// --latency-rate): right after each cell's closed-loop window of a
+	// round (from LatencyRate.FirstRound), one open-loop window on the
+	// same process at one offered rate for every stack of the case and
+	// concurrency; steps call their p50 and p99 (latency.go). Nil without.
+	Latency *LatencyRate `json:"latency,omitempty"`
 }
 
 // WarmupFor is the warm-up floor and cap of a stack's windows: the

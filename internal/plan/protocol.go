@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	protocolKeys = []string{"concurrency", "warmup", "warmup_max", "jit_warmup", "jit_warmup_max", "window", "timeout", "rounds", "cases", "fresh", "layout", "repeat", "boot_starts", "gate", "spread", "min_effect", "family", "min_rounds", "max_rounds", "budget", "placement", "profiling"}
+	protocolKeys = []string{"concurrency", "warmup", "warmup_max", "jit_warmup", "jit_warmup_max", "window", "timeout", "rounds", "cases", "fresh", "layout", "repeat", "boot_starts", "gate", "spread", "min_effect", "family", "min_rounds", "max_rounds", "budget", "placement", "profiling", "latency"}
 	gateKeys     = []string{"threshold", "retries", "wait"}
 )
 
@@ -124,6 +124,9 @@ func (p *parser) protocol(n *yaml.Node, w *workload.Workload) Overrides {
 	}
 	if v := m.get("profiling"); v != nil {
 		o.Profiling = p.onOff(v, "profiling")
+	}
+	if v := m.get("latency"); v != nil {
+		o.Latency = p.latency(v)
 	}
 	return o
 }

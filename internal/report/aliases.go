@@ -26,6 +26,7 @@ type (
 	GroupStep      = analysis.GroupStep
 	Placement      = analysis.Placement
 	ContainerStack = analysis.ContainerStack
+	LatencyInfo    = analysis.LatencyInfo
 )
 
 // Cell states, step kinds and route groups, as analysis names them.
@@ -53,7 +54,7 @@ var OrderOf = analysis.OrderOf
 
 // result is the model's analysis part, for the lookups analysis defines.
 func (m *Model) result() *analysis.Result {
-	return &analysis.Result{Header: m.Header, Cells: m.Cells, Steps: m.Steps, Groups: m.Groups}
+	return &analysis.Result{Header: m.Header, Cells: m.Cells, LatencyCells: m.LatencyCells, Steps: m.Steps, Groups: m.Groups}
 }
 
 // CaseCells returns the cells of one case at one concurrency, in step order.
@@ -86,5 +87,5 @@ func (m *Model) groupCases(group string) []string {
 func (m *Model) recompute() {
 	r := m.result()
 	r.Recompute()
-	m.Header, m.Cells, m.Steps, m.Groups = r.Header, r.Cells, r.Steps, r.Groups
+	m.Header, m.Cells, m.LatencyCells, m.Steps, m.Groups = r.Header, r.Cells, r.LatencyCells, r.Steps, r.Groups
 }

@@ -73,7 +73,7 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{ModelVersion: ModelVersion, Header: a.Header, Cells: a.Cells, Steps: a.Steps, Groups: a.Groups}
+	m := &Model{ModelVersion: ModelVersion, Header: a.Header, Cells: a.Cells, LatencyCells: a.LatencyCells, Steps: a.Steps, Groups: a.Groups}
 	m.Boot = bootRows(m.Header.Stacks, res.Boot)
 	m.Footer = footer(res)
 	if err := addCost(m, *opt.Pricing, opt.Cost); err != nil {

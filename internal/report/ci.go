@@ -250,7 +250,8 @@ type HistoryEntry struct {
 // History returns the run's figures for github-action-benchmark: per valid
 // cell, the median throughput and throughput per CPU-second (bigger is
 // better), and the p50 and p99 latency of its merged windows and CPU µs
-// per request (smaller is better).
+// per request (smaller is better); per valid latency cell, its corrected
+// p50 and p99 at the fixed rate (smaller is better).
 func History(m *Model) (bigger, smaller []HistoryEntry) {
 	for _, c := range m.Cells {
 		if c.State != CellValid {
@@ -265,6 +266,16 @@ func History(m *Model) (bigger, smaller []HistoryEntry) {
 			HistoryEntry{Name: name + " p50", Unit: "ms", Value: c.Latency.P50 / 1000, Extra: extra},
 			HistoryEntry{Name: name + " p99", Unit: "ms", Value: c.Latency.P99 / 1000, Extra: extra},
 			HistoryEntry{Name: name + " CPU per request", Unit: "µs", Value: c.CPUMicrosPerRequest, Extra: extra})
+	}
+	for _, c := range m.LatencyCells {
+		if c.State != CellValid {
+			continue
+		}
+		name := fmt.Sprintf("%s %s c=%d", c.Stack, c.Case, c.Concurrency)
+		extra := fmt.Sprintf("%d latency windows at %.0f req/s offered, run %s", c.Counted, c.Throughput.Median, m.Header.RunID)
+		smaller = append(smaller,
+			HistoryEntry{Name: name + " p50 at a fixed rate", Unit: "ms", Value: c.Latency.P50 / 1000, Extra: extra},
+			HistoryEntry{Name: name + " p99 at a fixed rate", Unit: "ms", Value: c.Latency.P99 / 1000, Extra: extra})
 	}
 	return bigger, smaller
 }

@@ -184,7 +184,7 @@ func callLabel(c Change) string {
 	switch c.Size {
 	case stats.SizeLarge:
 		bound := c.MinEffectPct
-		if c.Call == stats.CallLoss {
+		if (c.Call == stats.CallLoss) != c.LowerIsBetter {
 			bound = 100 * (1/(1+c.MinEffectPct/100) - 1)
 		}
 		return fmt.Sprintf("%s (at least %s)", c.Call, fmtPct(bound))

@@ -22,24 +22,51 @@ const (
 	GateThroughput GateMetric = "throughput"
 	// GatePerCPU is Step.PerCPU, throughput per CPU-second of the server.
 	GatePerCPU GateMetric = "per_cpu"
+	// GateP50 and GateP99 are Step.P50 and Step.P99, the latency
+	// windows' corrected percentiles at a fixed rate (a rise is a loss);
+	// a run without latency windows has no such call.
+	GateP50 GateMetric = "p50"
+	GateP99 GateMetric = "p99"
 )
 
-// GateMetrics lists the metrics a gate can judge, in the order checks are
-// listed.
-var GateMetrics = []GateMetric{GateThroughput, GatePerCPU}
+// GateMetrics lists the throughput metrics a gate can judge, in the order
+// checks are listed; LatencyGateMetrics the latency ones, which a run
+// calls when it has latency windows (protocol latency:).
+var (
+	GateMetrics        = []GateMetric{GateThroughput, GatePerCPU}
+	LatencyGateMetrics = []GateMetric{GateP50, GateP99}
+)
+
+// Latency reports whether m is a latency metric.
+func (m GateMetric) Latency() bool { return slices.Contains(LatencyGateMetrics, m) }
 
 // change returns the step's change on metric m.
 func (m GateMetric) change(s Step) Change {
-	if m == GatePerCPU {
+	switch m {
+	case GatePerCPU:
 		return s.PerCPU
+	case GateP50, GateP99:
+		c := s.P50
+		if m == GateP99 {
+			c = s.P99
+		}
+		if c == nil {
+			return Change{Call: stats.CallInvalid, Reason: "the run has no latency windows (add latency: {rate: 50%} to the protocol)"}
+		}
+		return *c
 	}
 	return s.Throughput
 }
 
 // Label is the metric in words, as reports name it.
 func (m GateMetric) Label() string {
-	if m == GatePerCPU {
+	switch m {
+	case GatePerCPU:
 		return "throughput per CPU-second"
+	case GateP50:
+		return "p50 latency at a fixed rate"
+	case GateP99:
+		return "p99 latency at a fixed rate"
 	}
 	return "throughput"
 }

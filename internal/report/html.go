@@ -16,10 +16,13 @@ var htmlSource string
 //go:embed suites.html.tmpl
 var suitesSource string
 
+//go:embed latency.html.tmpl
+var latencySource string
+
 //go:embed capacity.html.tmpl
 var capacitySource string
 
-var htmlTemplate = template.Must(template.Must(template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource)).Parse(capacitySource)).Parse(profilingSource))
+var htmlTemplate = template.Must(template.Must(template.Must(template.Must(template.Must(template.New("report").Parse(htmlSource)).Parse(suitesSource)).Parse(capacitySource)).Parse(profilingSource)).Parse(latencySource))
 
 // WriteHTML renders the model as one self-contained HTML page (report.html):
 // inline CSS and SVG, no script from anywhere, nothing fetched.
@@ -57,6 +60,7 @@ type htmlView struct {
 	Suites      suitesView
 	Capacity    *capacityView
 	Profiling   *profilingView
+	Latency     *latencyView
 }
 
 // bootRowView is a line of the boot table; Failed replaces the figures.
@@ -140,6 +144,7 @@ func newHTMLView(m *Model) htmlView {
 	v.BootChart, v.BootRows = bootView(m, colors)
 	v.Capacity = newCapacityView(m, colors)
 	v.Profiling = newProfilingView(m)
+	v.Latency = newLatencyView(m)
 	if c := m.Cost; c != nil {
 		v.CostIntro = costIntro(c)
 		v.CostInputs, v.CostHead, v.CostGrid = costInputRows(c), costGridHead(c), costGrid(c)

@@ -16,6 +16,7 @@ func WriteMarkdown(w io.Writer, m *Model) error {
 	var b strings.Builder
 	mdHeader(&b, m)
 	mdSteps(&b, m)
+	mdLatency(&b, m)
 	mdCells(&b, m)
 	mdBoot(&b, m)
 	mdDX(&b, m)

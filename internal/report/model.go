@@ -14,9 +14,12 @@ const ModelVersion = 3
 // Model is everything a report shows, computed once from a journal. The
 // renderers only format it: every figure, band and verdict is decided here.
 type Model struct {
-	ModelVersion int          `json:"model_version"`
-	Header       Header       `json:"header"`
-	Cells        []Cell       `json:"cells"`
+	ModelVersion int    `json:"model_version"`
+	Header       Header `json:"header"`
+	Cells        []Cell `json:"cells"`
+	// LatencyCells are the latency windows' cells (analysis.LatencyInfo);
+	// nil without them.
+	LatencyCells []Cell       `json:"latency_cells,omitempty"`
 	Steps        []Step       `json:"steps"`
 	Groups       []GroupStep  `json:"groups"`
 	Boot         []BootRow    `json:"boot,omitempty"`

@@ -39,6 +39,9 @@ func VerdictLines(m *Model) []string {
 			lines[0] += " (" + strings.Join(parts, ", ") + ")"
 		}
 	}
+	if l := latencyCounts(m.Steps); l != "" {
+		lines[0] += "; latency at a fixed rate: " + l
+	}
 	if t := thresholdCounts(m.Thresholds); t != "" {
 		lines[0] += "; thresholds: " + t
 	}
@@ -78,6 +81,35 @@ func VerdictLines(m *Model) []string {
 		lines[2] = "To decide: nothing left."
 	}
 	return lines[:]
+}
+
+// latencyCounts counts the steps' p50 and p99 calls, "3 of 4 decided (1
+// loss, 2 same)"; "" when the run has no latency windows.
+func latencyCounts(steps []Step) string {
+	counts := map[stats.Call]int{}
+	n := 0
+	for _, s := range steps {
+		for _, c := range []*Change{s.P50, s.P99} {
+			if c != nil {
+				counts[c.Call]++
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range []stats.Call{stats.CallGain, stats.CallLoss, stats.CallSame} {
+		if counts[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
+		}
+	}
+	s := fmt.Sprintf("%d of %d p50 and p99 calls decided", counts[stats.CallGain]+counts[stats.CallLoss]+counts[stats.CallSame], n)
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
 }
 
 // thresholdCounts counts the threshold verdicts, "2 pass, 1 fail"; "" when

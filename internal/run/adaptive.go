@@ -97,7 +97,8 @@ type lookResult struct {
 }
 
 // look reads the journal and decides, as the report does, which steps are
-// still open. Only the layer steps count (each stack against the stack
+// still open (throughput, or p50 and p99 with latency windows: an extra
+// round measures both windows of a cell). Only the layer steps count (each stack against the stack
 // it changes one layer of), not first → last.
 func (r *runner) look() (lookResult, error) {
 	res, err := journal.ReadDir(r.opt.Dir)
@@ -113,7 +114,7 @@ func (r *runner) look() (lookResult, error) {
 		out.windowsTime += w.EndedAt.Sub(w.StartedAt)
 	}
 	for _, s := range m.Steps {
-		if s.Kind != analysis.StepAdjacent || !open(m, s) {
+		if s.Kind != analysis.StepAdjacent || !(open(m, s) || m.LatencyOpen(s)) {
 			continue
 		}
 		out.undecided = append(out.undecided, fmt.Sprintf("%s → %s %s c=%d", s.From, s.To, s.Case, s.Concurrency))

@@ -96,6 +96,7 @@ func (r *runner) readPrevious() error {
 		r.extend(rd.Windows)
 	}
 	_, r.adaptiveStopped = res.Stopped()
+	r.readLatency(res)
 	r.capacityLeft = len(capacityLeft(r.opt.Plan, res))
 	r.profilingLeft = len(profilingLeft(r.opt.Plan, res))
 	for _, w := range res.Windows {

@@ -64,6 +64,9 @@ func (r *runner) measure(ctx context.Context) error {
 				return err
 			}
 		}
+		if err := r.measureLatency(ctx, w); err != nil {
+			return err
+		}
 		if last[w.Process] == i {
 			if s := r.live[w.Stack]; s != nil && s.planProcess == w.Process {
 				r.stopServer(s)
@@ -167,10 +170,18 @@ func (r *runner) stopServer(s *server) {
 // window measures one window, redoing it when the protocol says so, and
 // returns the server to use next (a restarted one if it died).
 func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*server, error) {
+	once := func(cur *server) (*journal.Window, error) { return r.measureOnce(ctx, cur, w, c) }
+	return r.tries(ctx, cur, w, once, r.journalWindow)
+}
+
+// tries measures w's tries with once, journaling each with record, until
+// one is final: a server that died is restarted once, a try disturbed by
+// the host is redone within the gate's budget.
+func (r *runner) tries(ctx context.Context, cur *server, w plan.Window, once func(*server) (*journal.Window, error), record func(*journal.Window) error) (*server, error) {
 	diedOnce := false
 	disturbed := 0 // tries redone for the host (contended, suspended)
 	for {
-		rec, err := r.measureOnce(ctx, cur, w, c)
+		rec, err := once(cur)
 		if err != nil {
 			return cur, err
 		}
@@ -206,7 +217,7 @@ func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workl
 		if redo {
 			rec.Final = false
 		}
-		if err := r.journalWindow(rec); err != nil {
+		if err := record(rec); err != nil {
 			return cur, err
 		}
 		if !redo {

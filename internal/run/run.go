@@ -54,6 +54,9 @@ type Outcome struct {
 	// Planned is the number of windows in the plan; Measured were measured
 	// by this invocation; Skipped were already journaled (resume).
 	Planned, Measured, Skipped int
+	// Latency is the number of latency windows this invocation measured
+	// (their flags are in Flagged too).
+	Latency int
 	// FailedCells lists the windows that could not be measured.
 	FailedCells []string
 	// Flagged counts final windows per flag.
@@ -75,7 +78,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
-	r := &runner{opt: o, seq: map[string]int{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
+	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
 	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
 	err := r.run(ctx)
@@ -93,7 +96,7 @@ func (r *runner) run(ctx context.Context) error {
 	defer r.jw.Close()
 	defer r.teardown()
 
-	if r.opt.Resume && len(r.done) == len(r.opt.Plan.Windows) && (!r.opt.Plan.Protocol.Adaptive || r.adaptiveStopped) && r.capacityLeft == 0 && r.profilingLeft == 0 {
+	if r.opt.Resume && len(r.done) == len(r.opt.Plan.Windows) && (!r.opt.Plan.Protocol.Adaptive || r.adaptiveStopped) && r.capacityLeft == 0 && r.profilingLeft == 0 && r.latencyLeft() == 0 {
 		r.out.Skipped = len(r.done)
 		r.progress.logf("the run is complete: all %d windows are journaled; nothing to measure", len(r.done))
 		return r.finish()

@@ -44,6 +44,11 @@ type runner struct {
 	// profilingLeft counts the profile windows a resumed run has still to
 	// measure (profiling.go).
 	profilingLeft int
+	// latencyDone holds the keys of latency windows whose final try is
+	// journaled, latencyRates each case and concurrency's journaled rate
+	// (latency.go).
+	latencyDone  map[string]bool
+	latencyRates map[string]journal.LatencyRate
 	// seq counts the processes started per stack over the run; a resume
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int

@@ -2,7 +2,9 @@
 // /fail answers 503, /crash kills the process, /slow answers after 300 ms,
 // /ramp answers after a pause that shrinks from 40 ms to 4 ms over the
 // 2.5 s after its first request (a runtime still compiling), and /health
-// is always 200. It serves a custom workload, so it needs no database.
+// is always 200. With OK_DELAY set (a duration, "2ms"), /ok sleeps that
+// long before it answers: a stack with a known latency. It serves a
+// custom workload, so it needs no database.
 package main
 
 import (
@@ -13,12 +15,16 @@ import (
 )
 
 func main() {
+	okDelay, _ := time.ParseDuration(os.Getenv("OK_DELAY"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}`))
 	})
 	mux.HandleFunc("GET /ok", func(w http.ResponseWriter, r *http.Request) {
+		if okDelay > 0 {
+			time.Sleep(okDelay)
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"ok":true}`))
 	})

@@ -1,0 +1,212 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// The latency windows (plan.LatencyRate; docs/statistics.md, "Latency at
+// a fixed rate"): open-loop windows at one offered rate per case and
+// concurrency, journaled apart (journal.KindLatency). They make cells of
+// their own (Result.LatencyCells), never mixed with the closed-loop ones,
+// and each step calls their corrected p50 and p99 like throughput, paired
+// by round, in the run's false-call family, with the direction reversed:
+// a rise is a loss.
+
+// LatencyInfo is what the header says of a run's latency windows; nil
+// without them.
+type LatencyInfo struct {
+	// Rate is the protocol's rate as written ("50%", "800").
+	Rate string `json:"rate"`
+	// FirstRound is the first round with latency windows.
+	FirstRound int `json:"first_round"`
+	// Rates are the offered rates fixed per case and concurrency, in
+	// journal order.
+	Rates []LatencyRateInfo `json:"rates,omitempty"`
+	// Windows counts the final latency windows; Behind those flagged
+	// behind (the server did not keep up: not counted).
+	Windows int `json:"windows"`
+	Behind  int `json:"behind"`
+}
+
+// LatencyRateInfo is one case and concurrency's offered rate.
+type LatencyRateInfo struct {
+	Case        string  `json:"case"`
+	Concurrency int     `json:"concurrency"`
+	RateRPS     float64 `json:"rate_rps"`
+	// Slowest and SlowestRPS are the stack and its round-1 median the
+	// share was taken of; empty for an absolute rate.
+	Slowest    string  `json:"slowest,omitempty"`
+	SlowestRPS float64 `json:"slowest_rps,omitempty"`
+	Reason     string  `json:"reason,omitempty"`
+}
+
+// LatencyRate fixes the offered rate of one case and concurrency's latency
+// windows from round 1's closed-loop windows: share × the lowest of the
+// stacks' median throughputs. A stack's median is over its counted round-1
+// windows of the cell, or, when it has none, over those with a result and
+// some success (a stack that served nothing cannot set the rate). With no
+// stack to go by, the rate is 0 and Reason says why.
+func LatencyRate(share float64, cas string, conc int, stacks []string, finals []journal.Window) journal.LatencyRate {
+	lr := journal.LatencyRate{Case: cas, Concurrency: conc, Share: share, MedianRPS: map[string]float64{}}
+	for _, s := range stacks {
+		var counted, served []float64
+		for i := range finals {
+			w := &finals[i]
+			if w.Round != 1 || w.Stack != s || w.Case != cas || w.Concurrency != conc || w.Load == nil || w.Load.Successes == 0 {
+				continue
+			}
+			served = append(served, w.Load.ThroughputRPS)
+			if w.Valid() {
+				counted = append(counted, w.Load.ThroughputRPS)
+			}
+		}
+		if len(counted) == 0 {
+			counted = served
+		}
+		if med, err := stats.Quantile(counted, 0.5); err == nil && med > 0 {
+			lr.MedianRPS[s] = med
+			if lr.Slowest == "" || med < lr.MedianRPS[lr.Slowest] {
+				lr.Slowest = s
+			}
+		}
+	}
+	if lr.Slowest == "" {
+		lr.MedianRPS = nil
+		lr.Reason = fmt.Sprintf("no stack served %s at c=%d in round 1, so there is no median to take %g %% of", cas, conc, 100*share)
+		return lr
+	}
+	lr.RateRPS = share * lr.MedianRPS[lr.Slowest]
+	return lr
+}
+
+// latencyInfo summarises the journal's latency windows for the header.
+func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
+	l := res.Plan.Plan.Protocol.Latency
+	if l == nil {
+		return nil
+	}
+	info := &LatencyInfo{Rate: l.String(), FirstRound: l.FirstRound(), Windows: len(finals)}
+	for _, lr := range res.LatencyRates {
+		ri := LatencyRateInfo{Case: lr.Case, Concurrency: lr.Concurrency, RateRPS: lr.RateRPS, Reason: lr.Reason}
+		if lr.Share > 0 && lr.Slowest != "" {
+			ri.Slowest, ri.SlowestRPS = lr.Slowest, lr.MedianRPS[lr.Slowest]
+		}
+		info.Rates = append(info.Rates, ri)
+	}
+	for i := range finals {
+		if finals[i].HasFlag(journal.FlagBehind) {
+			info.Behind++
+		}
+	}
+	return info
+}
+
+// latencyCells builds a latency cell for every planned cell from its
+// final latency windows, in the order of the closed-loop cells; nil when
+// the run has no latency windows.
+func latencyCells(m *Result, res *journal.Results, finals []journal.Window) []Cell {
+	if res.Plan.Plan.Protocol.Latency == nil {
+		return nil
+	}
+	byCell := map[[3]string][]journal.Window{}
+	for _, w := range finals {
+		k := [3]string{w.Stack, w.Case, fmt.Sprint(w.Concurrency)}
+		byCell[k] = append(byCell[k], w)
+	}
+	maxLatency := max(res.Plan.Plan.Protocol.Timeout, time.Minute)
+	var out []Cell
+	for _, ci := range m.Header.Cases {
+		for _, conc := range m.Header.Concurrency {
+			for _, s := range m.Header.Stacks {
+				c, warn := newCell(s, ci, conc, byCell[[3]string{s, ci.Name, fmt.Sprint(conc)}], maxLatency)
+				m.Header.Warnings = appendNew(m.Header.Warnings, warn...)
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// LatencyCell returns the latency cell of (stack, case, concurrency).
+func (m *Result) LatencyCell(stack, caseName string, concurrency int) (Cell, bool) {
+	for _, c := range m.LatencyCells {
+		if c.Stack == stack && c.Case == caseName && c.Concurrency == concurrency {
+			return c, true
+		}
+	}
+	return Cell{}, false
+}
+
+// latencyCellOrMissing is LatencyCell, or a missing cell.
+func (m *Result) latencyCellOrMissing(stack string, ci CaseInfo, conc int) Cell {
+	if c, ok := m.LatencyCell(stack, ci.Name, conc); ok {
+		return c
+	}
+	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
+}
+
+// latencyMetrics are the latency metrics every step calls when the run has
+// latency windows, in order: each window's corrected p50 and p99.
+var latencyMetrics = []func(WindowFigures) float64{
+	func(w WindowFigures) float64 { return w.Latency.P50 },
+	func(w WindowFigures) float64 { return w.Latency.P99 },
+}
+
+// lowerIsBetter turns a verdict on a lower-is-better metric into the
+// step's call: the interval is the same (a rise of the latency is a
+// positive shift), and a rise is a loss.
+func lowerIsBetter(v stats.Verdict) stats.Verdict {
+	switch v.Call {
+	case stats.CallGain:
+		v.Call = stats.CallLoss
+	case stats.CallLoss:
+		v.Call = stats.CallGain
+	}
+	return v
+}
+
+// latencyCalls counts the calls a plan's latency windows add per step:
+// p50 and p99, or none.
+func latencyCalls(pr plan.Protocol) int {
+	if pr.Latency == nil {
+		return 0
+	}
+	return len(latencyMetrics)
+}
+
+// LatencyOpen reports whether more windows could decide a step's latency
+// calls: one is undecided, or invalid only because a latency cell is
+// insufficient while neither failed, is missing or has no valid window.
+func (m *Result) LatencyOpen(s Step) bool {
+	for _, c := range []*Change{s.P50, s.P99} {
+		if c == nil {
+			continue
+		}
+		switch c.Call {
+		case stats.CallUndecided:
+			return true
+		case stats.CallInvalid:
+			states := []string{}
+			for _, stack := range []string{s.From, s.To} {
+				lc, ok := m.LatencyCell(stack, s.Case, s.Concurrency)
+				if !ok {
+					states = append(states, CellMissing)
+					continue
+				}
+				states = append(states, lc.State)
+			}
+			if slices.Contains(states, CellInsufficient) && !slices.ContainsFunc(states, func(st string) bool {
+				return st != CellValid && st != CellInsufficient
+			}) {
+				return true
+			}
+		}
+	}
+	return false
+}

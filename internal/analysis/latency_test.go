@@ -1,0 +1,157 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/hist"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// latencyJournal is a run of two stacks a and b on one case at c=4 over
+// rounds 1 … rounds, interleaved, with latency windows at 50 % from round
+// 2: both serve about 1000 req/s closed-loop; in the latency windows b's
+// p50 is p50Shift times a's and the p99s are alike. behind flags b's
+// latency window of round 3 behind.
+func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *journal.Results {
+	t.Helper()
+	pr := plan.Protocol{Concurrency: []int{4}, Cases: []string{"x"}, Rounds: rounds, Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams,
+		MinEffect: 0.05, Timeout: time.Minute, Latency: &plan.LatencyRate{Share: 0.5}}
+	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: pl}}
+	idx := 0
+	window := func(key string, round int, stack string, rps, p50, p99 float64) journal.Window {
+		h := hist.New(time.Minute)
+		for i := range 100 {
+			us := p50
+			if i >= 98 {
+				us = p99
+			}
+			h.RecordMicros(int64(us))
+		}
+		enc, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx++
+		return journal.Window{Key: key, Index: idx, Round: round, Stack: stack, Case: "x", Concurrency: 4, Final: true, Attempt: 1,
+			Process: journal.ProcessInfo{Seq: round},
+			Server:  journal.Usage{Cores: 1},
+			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
+				LatencyMicros: load.Latency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
+	}
+	for r := 1; r <= rounds; r++ {
+		wiggle := 1 + 0.002*float64(r%3) // the host's drift, shared by the round
+		for _, s := range []string{"a", "b"} {
+			noise := 1.0 // b's own noise, within ±0.2 %
+			if s == "b" {
+				noise += 0.001 * float64((r*7)%5-2)
+			}
+			pw := plan.Window{Key: plan.WindowKey(r, s, "x", 4), Round: r, Stack: s, Case: "x", Concurrency: 4}
+			res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, pw)
+			res.Windows = append(res.Windows, window(pw.Key, r, s, 1000*wiggle*noise, 3000, 9000))
+			if !pr.LatencyAfter(pw) {
+				continue
+			}
+			p50 := 1000 * wiggle
+			if s == "b" {
+				p50 *= p50Shift
+			}
+			lw := window(plan.LatencyKey(pw), r, s, 500, p50, 4000*wiggle*noise)
+			lw.Load.Rate = 500
+			if behind && s == "b" && r == 3 {
+				lw.Flags = []journal.Flag{journal.FlagBehind}
+			}
+			res.Latency = append(res.Latency, lw)
+		}
+	}
+	res.LatencyRates = []journal.LatencyRate{LatencyRate(0.5, "x", 4, []string{"a", "b"}, res.FinalWindows())}
+	return res
+}
+
+// A step's p50 and p99 are called from the latency windows like
+// throughput, paired by round, with the direction reversed: b's p50 30 %
+// above a's is a loss, alike p99s are the same; the four calls of the
+// step share the run's family.
+func TestLatencyStepsAreCalledLowerIsBetter(t *testing.T) {
+	res := latencyJournal(t, 9, 1.3, false)
+	m, err := FromResults(res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.LatencyCells) != 2 || m.LatencyCells[0].Counted != 8 || m.LatencyCells[0].Latency.P50 < 990 || m.LatencyCells[0].Latency.P50 > 1010 {
+		t.Fatalf("latency cells %+v; want a and b with 8 counted windows (rounds 2–9), a's p50 about 1 ms", m.LatencyCells)
+	}
+	if c, _ := m.Cell("a", "x", 4); c.Counted != 9 || c.Latency.P50 < 2990 {
+		t.Errorf("closed-loop cell a: %d counted, p50 %g; the latency windows must not enter it", c.Counted, c.Latency.P50)
+	}
+	s := m.Steps[0]
+	if s.P50 == nil || s.P99 == nil {
+		t.Fatalf("step without latency calls: %+v", s)
+	}
+	if s.P50.Call != stats.CallLoss || s.P50.EstimatePct < 29 || s.P50.EstimatePct > 31 || !s.P50.LowerIsBetter || s.P50.Pairs != 8 {
+		t.Errorf("p50 +30 %%: %+v; want a loss of +30 %% over 8 pairs", *s.P50)
+	}
+	if s.P99.Call != stats.CallSame {
+		t.Errorf("p99 alike: %s (%s), want same", s.P99.Call, s.P99.Reason)
+	}
+	if s.Throughput.Call != stats.CallSame {
+		t.Errorf("throughput alike: %s (%s), want same", s.Throughput.Call, s.Throughput.Reason)
+	}
+	if m.Header.FamilyCalls != 4 || FamilyCalls(&res.Plan.Plan) != 4 || s.P50.FamilyCalls != 4 {
+		t.Errorf("family of %d calls (plan %d, p50's %d); want 4: throughput, per CPU-second, p50 and p99", m.Header.FamilyCalls, FamilyCalls(&res.Plan.Plan), s.P50.FamilyCalls)
+	}
+	if l := m.Header.Latency; l == nil || l.Windows != 16 || l.FirstRound != 2 || len(l.Rates) != 1 || l.Rates[0].RateRPS <= 499 || l.Rates[0].RateRPS >= 502 {
+		t.Errorf("header latency %+v; want 16 windows from round 2 at half of ~1000 req/s", l)
+	}
+
+	// A p50 that falls is a gain.
+	m, _ = FromResults(latencyJournal(t, 9, 0.7, false), Options{})
+	if c := m.Steps[0].P50.Call; c != stats.CallGain {
+		t.Errorf("p50 −30 %%: %s, want gain", c)
+	}
+}
+
+// A latency window flagged behind is shown but not counted: its latency
+// is a queue's.
+func TestBehindLatencyWindowIsNotCounted(t *testing.T) {
+	m, err := FromResults(latencyJournal(t, 9, 1.3, true), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := m.LatencyCell("b", "x", 4)
+	if c.Windows != 8 || c.Counted != 7 || len(c.Flags) != 1 || c.Flags[0].Name != journal.FlagBehind {
+		t.Errorf("b's latency cell: %d windows, %d counted, flags %+v; want 8, 7, behind ×1", c.Windows, c.Counted, c.Flags)
+	}
+	if m.Header.Latency.Behind != 1 || m.Steps[0].P50.Pairs != 7 {
+		t.Errorf("behind %d, pairs %d; want 1 and 7", m.Header.Latency.Behind, m.Steps[0].P50.Pairs)
+	}
+}
+
+// The rate is the share of the slowest stack's round-1 median, over its
+// counted windows; a stack with none counts by what it served, and with no
+// stack to go by there is no rate, and the reason says so.
+func TestLatencyRate(t *testing.T) {
+	w := func(stack string, round int, rps float64, flags ...journal.Flag) journal.Window {
+		return journal.Window{Stack: stack, Case: "x", Concurrency: 4, Round: round, Flags: flags,
+			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps)}}
+	}
+	finals := []journal.Window{
+		w("a", 1, 1000), w("a", 1, 1200), w("a", 1, 1100), // median 1100
+		w("b", 1, 800), w("b", 1, 100, journal.FlagContended), // 800: the contended one is not counted
+		w("b", 2, 10), // round 2 does not count
+		w("c", 1, 2000, journal.FlagContended), // only a contended window: its figure stands
+	}
+	lr := LatencyRate(0.5, "x", 4, []string{"a", "b", "c"}, finals)
+	if lr.RateRPS != 400 || lr.Slowest != "b" || lr.MedianRPS["a"] != 1100 || lr.MedianRPS["c"] != 2000 {
+		t.Errorf("rate %+v; want 400 req/s, half of b's 800", lr)
+	}
+	none := LatencyRate(0.5, "x", 4, []string{"a"}, []journal.Window{{Stack: "a", Case: "x", Concurrency: 4, Round: 1}})
+	if none.RateRPS != 0 || !strings.Contains(none.Reason, "no stack served x at c=4 in round 1") {
+		t.Errorf("no rate: %+v", none)
+	}
+}

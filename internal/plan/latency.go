@@ -1,0 +1,166 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// LatencyRate is the offered rate of the latency windows (latency: {rate:
+// …}, --latency-rate): each cell of a round also gets an open-loop window
+// at one rate for every stack of its case and concurrency, and steps call
+// its p50 and p99 (docs/statistics.md, "Latency at a fixed rate"). Exactly
+// one of Share and RPS is set.
+type LatencyRate struct {
+	// Share is a fraction of the slowest stack's closed-loop median
+	// throughput in round 1 (0.5 for rate: 50%): the run fixes the rate
+	// once round 1's windows of the case are in, and journals it.
+	Share float64 `json:"share,omitempty"`
+	// RPS is an absolute rate in requests per second (rate: 800).
+	RPS float64 `json:"rps,omitempty"`
+}
+
+// String writes the rate as the file does: "50%" or "800".
+func (l LatencyRate) String() string {
+	if l.Share > 0 {
+		return strconv.FormatFloat(100*l.Share, 'f', -1, 64) + "%"
+	}
+	return strconv.FormatFloat(l.RPS, 'f', -1, 64)
+}
+
+// Describe says what the rate is, for the plan's summary.
+func (l LatencyRate) Describe() string {
+	if l.Share > 0 {
+		return fmt.Sprintf("%s of the slowest stack's round-1 median", l.String())
+	}
+	return l.String() + " req/s"
+}
+
+// FirstRound is the first round with latency windows: 2 for a share (its
+// rate is known once round 1's closed-loop windows are in), 1 for an
+// absolute rate.
+func (l LatencyRate) FirstRound() int {
+	if l.Share > 0 {
+		return 2
+	}
+	return 1
+}
+
+// ParseLatencyRate reads "50%" (a share of the slowest stack's median,
+// above 0 % and below 100 %) or "800" (requests per second, at least 1).
+func ParseLatencyRate(s string) (LatencyRate, error) {
+	t := strings.TrimSpace(s)
+	if strings.HasSuffix(t, "%") {
+		f, err := ParseFraction(t)
+		if err != nil {
+			return LatencyRate{}, err
+		}
+		return LatencyRate{Share: f}, nil
+	}
+	t = strings.TrimSpace(strings.TrimSuffix(t, "/s"))
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return LatencyRate{}, fmt.Errorf("not a percentage or a number of requests per second")
+	}
+	if f < 1 {
+		return LatencyRate{}, fmt.Errorf("an absolute rate is at least 1 request per second (a share is written with %%)")
+	}
+	return LatencyRate{RPS: f}, nil
+}
+
+const latencyExample = "latency: {rate: 50%} (a share of the slowest stack's closed-loop median), or latency: {rate: 800} (req/s)"
+
+// latency reads the protocol's latency: {rate: …}.
+func (p *parser) latency(n *yaml.Node) *LatencyRate {
+	m, ok := p.fields(n, "latency", []string{"rate"}, latencyExample)
+	if !ok {
+		return nil
+	}
+	v := m.get("rate")
+	if v == nil {
+		p.addf(n, "latency needs a rate; write %s", latencyExample)
+		return nil
+	}
+	s, ok := p.str(v, "latency rate", "rate: 50%")
+	if !ok {
+		return nil
+	}
+	l, err := ParseLatencyRate(s)
+	if err != nil {
+		p.addf(v, "latency rate %q: %v; write %s", s, err, latencyExample)
+		return nil
+	}
+	return &l
+}
+
+// LatencyWindows is how many latency windows follow the closed-loop
+// windows of ws: one per cell of each round from the rate's FirstRound,
+// after the cell's last window of the round (LatencyAfter).
+func (p *Plan) LatencyWindows(ws []Window) int {
+	n := 0
+	for _, w := range ws {
+		if p.Protocol.LatencyAfter(w) {
+			n++
+		}
+	}
+	return n
+}
+
+// LatencyAfter reports whether a latency window follows w: the protocol
+// has latency windows, w's round has them, and w is its cell's last
+// window of the round (its last repeat).
+func (p Protocol) LatencyAfter(w Window) bool {
+	if p.Latency == nil || w.Round < p.Latency.FirstRound() {
+		return false
+	}
+	return p.Repeats() == 1 || w.Repeat == p.Repeats()
+}
+
+// LatencyKey is the key of the latency window that follows w:
+// "r2/gin/order/c100/latency".
+func LatencyKey(w Window) string {
+	return WindowKey(w.Round, w.Stack, w.Case, w.Concurrency) + "/latency"
+}
+
+// minLatencyRounds is the fewest rounds a latency cell can be valid in:
+// its windows start in FirstRound, and a valid cell has 3 counted ones
+// (analysis.MinCountedWindows).
+func minLatencyRounds(l LatencyRate) int { return l.FirstRound() - 1 + 3 }
+
+// checkLatency says what is wrong with a protocol's latency windows, or "".
+func checkLatency(p Protocol) string {
+	if p.Latency == nil {
+		return ""
+	}
+	if need := minLatencyRounds(*p.Latency); p.LastRound() < need {
+		return fmt.Sprintf("latency: {rate: %s} starts its windows in round %d and a cell needs 3 of them, so the run needs at least %d rounds (it has %d); raise rounds (or max_rounds), or drop latency",
+			p.Latency, p.Latency.FirstRound(), need, p.LastRound())
+	}
+	return ""
+}
+
+// latencyEstimate is what the latency windows of ws add to their time: a
+// fixed warm-up at the floor (the process is warm from its closed-loop
+// window) and a window each.
+func (p *Plan) latencyEstimate(ws []Window) time.Duration {
+	if p.Protocol.Latency == nil {
+		return 0
+	}
+	var d time.Duration
+	for _, w := range ws {
+		if !p.Protocol.LatencyAfter(w) {
+			continue
+		}
+		st, _ := p.Stack(w.Stack)
+		floor, _ := p.Protocol.WarmupFor(st)
+		d += floor + p.Protocol.Window + windowOverhead
+		if w.Inserts {
+			d += resetOrders
+		}
+	}
+	return d
+}

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/journal"
+)
+
+// The latency windows' section (analysis.LatencyInfo): the offered rates,
+// each step's p50 and p99 calls at them, and the latency cells. Latency
+// is shown in milliseconds; a rise is a loss.
+
+// LatencyIntro says what the latency windows are, in one paragraph.
+func LatencyIntro(m *Model) string {
+	l := m.Header.Latency
+	if l == nil {
+		return ""
+	}
+	rate := l.Rate + " req/s, the same for every stack"
+	if strings.HasSuffix(l.Rate, "%") {
+		rate = l.Rate + " of the slowest stack's closed-loop median throughput in round 1, fixed per case and concurrency before any latency window and the same for every stack"
+	}
+	s := fmt.Sprintf("From round %d, right after each cell's closed-loop window, the same process served an open-loop window at %s. "+
+		"Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99 paired by round, in the run's false-call family, and a rise is a loss.",
+		l.FirstRound, rate)
+	if l.Behind > 0 {
+		s += fmt.Sprintf(" %d of %d latency windows were flagged %s (the server did not keep up with the offered rate: its latency is a queue's) and are not counted.", l.Behind, l.Windows, journal.FlagBehind)
+	}
+	return s
+}
+
+// latencyRateHead and latencyRateRows are the offered rates.
+var latencyRateHead = []string{"case", "c", "offered rate", "set by"}
+
+func latencyRateRows(m *Model) [][]string {
+	var rows [][]string
+	for _, r := range m.Header.Latency.Rates {
+		by := "absolute"
+		switch {
+		case r.RateRPS <= 0:
+			by = "no rate: " + r.Reason
+		case r.Slowest != "":
+			by = fmt.Sprintf("%s of %s's round-1 median, %s req/s", m.Header.Latency.Rate, r.Slowest, fmtRate(r.SlowestRPS))
+		}
+		rows = append(rows, []string{r.Case, fmt.Sprint(r.Concurrency), fmtRate(r.RateRPS) + " req/s", by})
+	}
+	return rows
+}
+
+// latencyStepHead and latencyStepRows are each step's latency calls.
+var latencyStepHead = []string{"case", "c", "step", "p50", "estimate (interval)", "p99", "estimate (interval)"}
+
+func latencyStepRows(m *Model, call func(Change) string) [][]string {
+	var rows [][]string
+	for _, s := range m.Steps {
+		if s.P50 == nil || s.P99 == nil {
+			continue
+		}
+		rows = append(rows, []string{s.Case, fmt.Sprint(s.Concurrency), stepLabel(s), call(*s.P50), estimateText(*s.P50), call(*s.P99), estimateText(*s.P99)})
+	}
+	return rows
+}
+
+// latencyCellHead and latencyCellRows are the latency cells.
+var latencyCellHead = []string{"case", "c", "stack", "state", "windows (counted)", "served req/s", "p50", "p99", "behind"}
+
+func latencyCellRows(m *Model) [][]string {
+	var rows [][]string
+	for _, c := range m.LatencyCells {
+		state := c.State
+		if c.StateReason != "" {
+			state += ": " + c.StateReason
+		}
+		behind := 0
+		for _, f := range c.Flags {
+			if f.Name == journal.FlagBehind {
+				behind = f.Windows
+			}
+		}
+		p50, p99, served := "–", "–", "–"
+		if c.Counted > 0 {
+			p50, p99, served = fmtMicros(c.Latency.P50), fmtMicros(c.Latency.P99), fmtRate(c.Throughput.Median)
+		}
+		rows = append(rows, []string{c.Case, fmt.Sprint(c.Concurrency), c.Stack, state, fmt.Sprintf("%d (%d)", c.Windows, c.Counted), served, p50, p99, fmt.Sprint(behind)})
+	}
+	return rows
+}
+
+// LatencyLines are the latency calls for a terminal: the rates, then each
+// step's p50 and p99 with what they rest on; nil without latency windows.
+func LatencyLines(m *Model) []string {
+	if m.Header.Latency == nil {
+		return nil
+	}
+	lines := []string{"Latency at a fixed rate (open loop, corrected for coordinated omission; a rise is a loss):"}
+	for _, r := range latencyRateRows(m) {
+		lines = append(lines, fmt.Sprintf("  %s c=%s: %s (%s)", r[0], r[1], r[2], r[3]))
+	}
+	for _, s := range m.Steps {
+		if s.P50 == nil || s.P99 == nil {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("  %s %s c=%d: p50 %s; p99 %s", stepLabel(s), s.Case, s.Concurrency, CallText(*s.P50), CallText(*s.P99)))
+	}
+	if b := m.Header.Latency.Behind; b > 0 {
+		lines = append(lines, fmt.Sprintf("  %d of %d latency windows fell behind their rate and are not counted", b, m.Header.Latency.Windows))
+	}
+	return lines
+}
+
+// mdLatency writes the latency section.
+func mdLatency(b *strings.Builder, m *Model) {
+	if m.Header.Latency == nil {
+		return
+	}
+	b.WriteString("## Latency at a fixed rate\n\n")
+	b.WriteString(LatencyIntro(m) + "\n\n")
+	for _, part := range []struct {
+		head []string
+		rows [][]string
+	}{
+		{latencyRateHead, latencyRateRows(m)},
+		{latencyStepHead, latencyStepRows(m, callCell)},
+		{latencyCellHead, latencyCellRows(m)},
+	} {
+		if len(part.rows) == 0 {
+			continue
+		}
+		t := mdTable{head: part.head}
+		for _, r := range part.rows {
+			t.add(r...)
+		}
+		t.write(b)
+	}
+}
+
+// latencyView is the latency section of the HTML page.
+type latencyView struct {
+	Intro  string
+	Tables []latencyTable
+}
+
+type latencyTable struct {
+	Title string
+	Head  []string
+	Rows  [][]string
+}
+
+func newLatencyView(m *Model) *latencyView {
+	if m.Header.Latency == nil {
+		return nil
+	}
+	v := &latencyView{Intro: LatencyIntro(m)}
+	plain := func(c Change) string { return callLabel(c) }
+	for _, t := range []latencyTable{
+		{"Offered rates", latencyRateHead, latencyRateRows(m)},
+		{"Steps: p50 and p99", latencyStepHead, latencyStepRows(m, plain)},
+		{"Latency cells", latencyCellHead, latencyCellRows(m)},
+	} {
+		if len(t.Rows) > 0 {
+			v.Tables = append(v.Tables, t)
+		}
+	}
+	return v
+}

@@ -1,0 +1,253 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/analysis"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// The latency windows (protocol latency: {rate: …}; docs/statistics.md,
+// "Latency at a fixed rate"). Right after a cell's closed-loop window of a
+// round (its last repeat; from round 2 for a share, as its rate needs
+// round 1), the same process serves an open-loop window at the case and
+// concurrency's offered rate — one rate for every stack, fixed once and
+// journaled (journal.LatencyRate) — with the window's own hygiene: the
+// database prepared, the gate, the host probe, every process tree
+// sampled, the redo rules. Each try is a journal.KindLatency record; the
+// calls read its corrected p50 and p99.
+
+// Limits past which a latency window's server did not keep up with its
+// offered rate (judgeBehind): a window that fell behind measures a queue.
+const (
+	// MaxBehindShare bounds each of the shares of requests unsent (due
+	// and never sent: no connection came free), unfinished (never
+	// answered) and failed otherwise: 0.1 % each.
+	MaxBehindShare = 0.001
+	// MaxRateShortfall is the most the served rate may fall short of the
+	// offered one: 3 % (the schedule is deterministic, so a window that
+	// keeps up serves its rate to within the requests in flight at its
+	// two ends).
+	MaxRateShortfall = 0.03
+)
+
+// latencyWindow is the plan window of the latency window after w: w's
+// round, stack, case, concurrency and process, under LatencyKey.
+func latencyWindow(w plan.Window) plan.Window {
+	lw := w
+	lw.Key = plan.LatencyKey(w)
+	lw.NewProcess = false
+	return lw
+}
+
+// measureLatency measures the latency window after w when the plan has
+// one there and it is not journaled yet, on w's process (started anew
+// when w was measured by an earlier invocation).
+func (r *runner) measureLatency(ctx context.Context, w plan.Window) error {
+	if !r.opt.Plan.Protocol.LatencyAfter(w) {
+		return nil
+	}
+	lw := latencyWindow(w)
+	if r.latencyDone[lw.Key] {
+		return nil
+	}
+	rate, err := r.latencyRate(w.Case, w.Concurrency)
+	if err != nil {
+		return err
+	}
+	if rate.RateRPS <= 0 {
+		r.failLatency(lw, "no offered rate: "+rate.Reason)
+		return nil
+	}
+	st, _ := r.opt.File.Stack(w.Stack)
+	c, _ := r.opt.File.Workload.Case(w.Case)
+	cur := r.live[w.Stack]
+	if cur == nil || cur.planProcess != w.Process {
+		r.stopServer(cur)
+		delete(r.live, w.Stack)
+		s, err := r.newServer(ctx, st, w.Process)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.failLatency(lw, fmt.Sprintf("the stack did not start: %v", err))
+			return nil
+		}
+		cur = s
+		r.live[w.Stack] = cur
+	}
+	once := func(cur *server) (*journal.Window, error) { return r.latencyOnce(ctx, cur, lw, c, rate.RateRPS) }
+	cur, err = r.tries(ctx, cur, lw, once, r.journalLatency)
+	if cur == nil {
+		delete(r.live, w.Stack)
+	} else {
+		r.live[w.Stack] = cur
+	}
+	return err
+}
+
+// latencyOnce runs one try of a latency window: the open loop at rateRPS
+// with the cell's concurrency as its most requests in flight, after a
+// fixed warm-up at the stack's floor (the process is warm from its
+// closed-loop window), then judgeBehind.
+func (r *runner) latencyOnce(ctx context.Context, cur *server, lw plan.Window, c workload.Case, rateRPS float64) (*journal.Window, error) {
+	r.attempts[lw.Key]++
+	p := r.opt.Plan.Protocol
+	floor, _ := p.WarmupFor(cur.stack)
+	rec, err := r.try(ctx, cur, lw, r.attempts[lw.Key], func() (*loadRun, *windowSampler, float64, error) {
+		return r.launchAt(ctx, cur, c, lw.Concurrency, rateRPS, warmupSpan{floor, floor}, p.Window)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if rec.Load != nil {
+		judgeBehind(rec, rec.Load)
+	}
+	return rec, nil
+}
+
+// judgeBehind flags a latency window whose server did not keep up with
+// its offered rate (journal.FlagBehind): requests unsent, unfinished or
+// failed above MaxBehindShare each, or a served rate short of the offered
+// one by more than MaxRateShortfall (and a request).
+func judgeBehind(rec *journal.Window, res *load.Result) {
+	f := flagger{rec}
+	total := float64(res.Attempts + res.Unsent)
+	if total == 0 {
+		f.add(journal.FlagBehind, "no request was sent in the window at %.1f req/s", res.Rate)
+		return
+	}
+	unfinished := res.Errors["unfinished"]
+	share := func(n int64) float64 { return float64(n) / total }
+	if s := share(res.Unsent); s > MaxBehindShare {
+		f.add(journal.FlagBehind, "%.2f %% of the requests due were never sent (no connection came free at %d in flight): the server fell behind %.1f req/s",
+			100*s, res.Connections, res.Rate)
+	}
+	if s := share(unfinished); s > MaxBehindShare {
+		f.add(journal.FlagBehind, "%.2f %% of the requests were still unanswered at the drain's end", 100*s)
+	}
+	if s := share(res.ErrorCount() - unfinished); s > MaxBehindShare {
+		f.add(journal.FlagBehind, "%.2f %% of the requests failed (%s)", 100*s, load.ErrorSplit(res.Errors))
+	}
+	if short := (res.Rate - res.ThroughputRPS) * res.DurationSeconds; res.Rate > 0 && short > MaxRateShortfall*res.Rate*res.DurationSeconds+1 {
+		f.add(journal.FlagBehind, "served %.1f of %.1f req/s offered (short by more than %.0f %%): a queue was growing",
+			res.ThroughputRPS, res.Rate, 100*MaxRateShortfall)
+	}
+}
+
+// journalLatency appends a latency window's try (fsynced) and updates the
+// outcome.
+func (r *runner) journalLatency(rec *journal.Window) error {
+	if err := r.jw.Append(journal.KindLatency, rec); err != nil {
+		return err
+	}
+	if !rec.Final {
+		r.progress.logf("redo %s: %s", rec.Key, joinReasons(rec))
+		return nil
+	}
+	r.latencyDone[rec.Key] = true
+	r.out.Latency++
+	for _, f := range rec.Flags {
+		r.out.Flagged[f]++
+	}
+	msg := fmt.Sprintf("latency %s", rec.Key)
+	if l := rec.Load; l != nil {
+		msg += fmt.Sprintf(": %.1f of %.1f req/s, p50 %s, p99 %s", l.ThroughputRPS, l.Rate, micros(l.LatencyMicros.P50), micros(l.LatencyMicros.P99))
+	}
+	if len(rec.Flags) > 0 {
+		msg += fmt.Sprintf(" [%s]", joinReasons(rec))
+	}
+	r.progress.logf("%s", msg)
+	return nil
+}
+
+// micros writes microseconds as milliseconds.
+func micros(us int64) string { return fmt.Sprintf("%.2f ms", float64(us)/1e3) }
+
+// failLatency journals a latency window that could not be measured.
+func (r *runner) failLatency(lw plan.Window, msg string) {
+	r.attempts[lw.Key]++
+	rec := newRecord(lw, r.attempts[lw.Key], r.envCount)
+	flagger{rec}.add(journal.FlagFailed, "%s", msg)
+	rec.Error = msg
+	rec.EndedAt = rec.StartedAt
+	if err := r.journalLatency(rec); err != nil {
+		r.progress.logf("journal: %v", err)
+	}
+}
+
+// latencyRate is the offered rate of a case and concurrency's latency
+// windows: the journaled one, or, the first time, the protocol's absolute
+// rate or its share of the slowest stack's round-1 median
+// (analysis.LatencyRate), journaled before any window uses it so that a
+// resumed run reuses it.
+func (r *runner) latencyRate(cas string, conc int) (journal.LatencyRate, error) {
+	key := latencyRateKey(cas, conc)
+	if lr, ok := r.latencyRates[key]; ok {
+		return lr, nil
+	}
+	l := *r.opt.Plan.Protocol.Latency
+	lr := journal.LatencyRate{Case: cas, Concurrency: conc, RateRPS: l.RPS}
+	if l.Share > 0 {
+		res, err := journal.ReadDir(r.opt.Dir)
+		if err != nil {
+			return lr, fmt.Errorf("latency: read the journal: %w", err)
+		}
+		var stacks []string
+		for _, s := range r.opt.Plan.Stacks {
+			stacks = append(stacks, s.Name)
+		}
+		lr = analysis.LatencyRate(l.Share, cas, conc, stacks, res.FinalWindows())
+	}
+	lr.Time = time.Now().UTC()
+	if err := r.jw.Append(journal.KindLatencyRate, lr); err != nil {
+		return lr, err
+	}
+	r.latencyRates[key] = lr
+	switch {
+	case lr.RateRPS <= 0:
+		r.event(journal.LevelWarning, "", "latency %s c%d: no offered rate (%s); its latency windows are failed", cas, conc, lr.Reason)
+	case lr.Share > 0:
+		r.event(journal.LevelInfo, "", "latency %s c%d: offered rate fixed at %.1f req/s (%g %% of %s's round-1 median, %.1f req/s, the slowest)",
+			cas, conc, lr.RateRPS, 100*lr.Share, lr.Slowest, lr.MedianRPS[lr.Slowest])
+	default:
+		r.event(journal.LevelInfo, "", "latency %s c%d: offered rate %.1f req/s", cas, conc, lr.RateRPS)
+	}
+	return lr, nil
+}
+
+func latencyRateKey(cas string, conc int) string { return fmt.Sprintf("%s/c%d", cas, conc) }
+
+// readLatency loads what a stopped run journaled of its latency windows:
+// the rates decided, the windows done and their tries.
+func (r *runner) readLatency(res *journal.Results) {
+	for _, lr := range res.LatencyRates {
+		key := latencyRateKey(lr.Case, lr.Concurrency)
+		if _, ok := r.latencyRates[key]; !ok {
+			r.latencyRates[key] = lr // the first decision stands
+		}
+	}
+	for _, w := range res.Latency {
+		r.attempts[w.Key] = max(r.attempts[w.Key], w.Attempt)
+		r.seq[w.Stack] = max(r.seq[w.Stack], w.Process.Seq)
+		if w.Final {
+			r.latencyDone[w.Key] = true
+		}
+	}
+}
+
+// latencyLeft counts the plan's latency windows not yet journaled.
+func (r *runner) latencyLeft() int {
+	n := 0
+	for _, w := range r.opt.Plan.Windows {
+		if r.opt.Plan.Protocol.LatencyAfter(w) && !r.latencyDone[plan.LatencyKey(w)] {
+			n++
+		}
+	}
+	return n
+}

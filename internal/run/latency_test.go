@@ -1,0 +1,207 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/analysis"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// latencyFile is two flaky stacks on /ok, the second sleeping 2 ms per
+// request, in 4 interleaved rounds with latency windows at 50 %.
+func latencyFile() string {
+	return `
+workload:
+  name: flaky
+  cases:
+    - {name: ok, method: GET, path: /ok}
+profile: quick
+protocol:
+  concurrency: [4]
+  warmup: 200ms
+  warmup_max: 200ms
+  window: 500ms
+  rounds: 4
+  boot_starts: 0
+  gate: off
+  latency: {rate: 50%}
+stacks:
+  - name: fast
+    dir: .
+    start: ` + flakyBin + `
+  - name: slow
+    dir: .
+    start: ` + flakyBin + `
+    env: {OK_DELAY: 2ms}
+`
+}
+
+// A run with latency: {rate: 50%} measures, from round 2, an open-loop
+// window right after each cell's closed-loop window on the same process,
+// at one rate for both stacks: half the slower stack's round-1 median,
+// journaled once before the first latency window. The slow stack's
+// corrected p50 is above its 2 ms sleep and the fast one's far below. A
+// resume measures only the latency windows missing, at the journaled
+// rate, never at one worked out again.
+func TestRunLatencyWindows(t *testing.T) {
+	path := writeFile(t, latencyFile()) // flaky.yaml: the parity gate is skipped
+	dir := filepath.Join(t.TempDir(), "results")
+	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if out.Latency != 6 {
+		t.Errorf("the run measured %d latency windows; want 6 (2 stacks × rounds 2–4)", out.Latency)
+	}
+	byKey, res := finals(t, dir)
+	if len(res.LatencyRates) != 1 {
+		t.Fatalf("%d latency rate records, want 1: %+v", len(res.LatencyRates), res.LatencyRates)
+	}
+	rate := res.LatencyRates[0]
+	slow := byKey["r1/slow/ok/c4"].Load.ThroughputRPS
+	if rate.Slowest != "slow" || rate.RateRPS != 0.5*slow || rate.MedianRPS["fast"] <= slow {
+		t.Errorf("rate %+v; want half of slow's round-1 %.1f req/s", rate, slow)
+	}
+	// The rate is journaled before the first latency window.
+	lines, _, _ := journal.ReadFile(filepath.Join(dir, journal.FileName))
+	firstLatency, rateAt := -1, -1
+	for i, l := range lines {
+		if l.Kind == journal.KindLatency && firstLatency < 0 {
+			firstLatency = i
+		}
+		if l.Kind == journal.KindLatencyRate {
+			rateAt = i
+		}
+	}
+	if rateAt < 0 || rateAt > firstLatency {
+		t.Errorf("rate record at line %d, first latency window at %d", rateAt, firstLatency)
+	}
+	latency := map[string]journal.Window{}
+	for _, w := range res.FinalLatencyWindows() {
+		latency[w.Key] = w
+	}
+	for r := 1; r <= 4; r++ {
+		for _, s := range []string{"fast", "slow"} {
+			cw := byKey[fmt.Sprintf("r%d/%s/ok/c4", r, s)]
+			key := fmt.Sprintf("r%d/%s/ok/c4/latency", r, s)
+			lw, ok := latency[key]
+			if r == 1 {
+				if ok {
+					t.Errorf("%s: a latency window in round 1, before the rate is known", key)
+				}
+				continue
+			}
+			if !ok || lw.Load == nil {
+				t.Errorf("%s: missing (%+v)", key, lw)
+				continue
+			}
+			if lw.Load.Mode != "open" || lw.Load.Rate != rate.RateRPS || lw.Load.LatencyUncorrectedMicros == nil {
+				t.Errorf("%s: mode %s at %.1f req/s; want open at the journaled %.1f", key, lw.Load.Mode, lw.Load.Rate, rate.RateRPS)
+			}
+			if lw.Process.PID != cw.Process.PID || lw.Round != r || lw.Server.Processes == 0 || lw.Probe == nil {
+				t.Errorf("%s: pid %d (closed-loop window's %d), round %d, server sampled %+v, probe %v", key, lw.Process.PID, cw.Process.PID, lw.Round, lw.Server, lw.Probe)
+			}
+			if !lw.Valid() {
+				t.Errorf("%s: not counted: %v", key, lw.Reasons)
+			}
+			p50 := lw.Load.LatencyMicros.P50
+			if s == "slow" && p50 < 2000 || s == "fast" && p50 > 1500 {
+				t.Errorf("%s: corrected p50 %d µs", key, p50)
+			}
+		}
+	}
+	m, err := analysis.FromResults(res, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := m.Steps[0]
+	if step.P50 == nil || step.P50.Pairs != 3 || step.P50.EstimatePct < 50 || !step.P50.LowerIsBetter {
+		t.Errorf("p50 step fast → slow: %+v; want +50 %% or more over 3 pairs", step.P50)
+	}
+
+	// Forge the journaled rate, drop round 4's latency windows as if the
+	// run had stopped there, and resume: they are measured again at the
+	// journaled rate.
+	jpath := filepath.Join(dir, journal.FileName)
+	data, err := os.ReadFile(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		switch {
+		case strings.Contains(line, `"kind":"latency"`) && strings.Contains(line, `"key":"r4/`):
+			continue
+		case strings.Contains(line, `"kind":"latency_rate"`):
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			rec["rate_rps"] = 123.0
+			b, _ := json.Marshal(rec)
+			line = string(b) + "\n"
+		}
+		kept = append(kept, line)
+	}
+	if err := os.WriteFile(jpath, []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runFile(t, context.Background(), path, dir, plan.Overrides{}, true)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if out.Measured != 0 || out.Latency != 2 {
+		t.Errorf("the resume measured %d windows and %d latency windows; want 0 and 2", out.Measured, out.Latency)
+	}
+	_, res = finals(t, dir)
+	if len(res.LatencyRates) != 1 {
+		t.Errorf("%d rate records after the resume; want the one", len(res.LatencyRates))
+	}
+	for _, w := range res.FinalLatencyWindows() {
+		want := rate.RateRPS
+		if w.Round == 4 {
+			want = 123
+		}
+		if w.Load == nil || w.Load.Rate != want {
+			t.Errorf("%s: offered %v, want %.1f", w.Key, w.Load, want)
+		}
+	}
+}
+
+// judgeBehind flags a latency window whose server fell behind: unsent or
+// unfinished requests, errors, or a served rate short of the offered one.
+func TestJudgeBehind(t *testing.T) {
+	base := func() *load.Result {
+		return &load.Result{Rate: 1000, DurationSeconds: 2, ThroughputRPS: 1000, Attempts: 2000, Successes: 2000, Connections: 4,
+			Errors: map[string]int64{"unfinished": 0}}
+	}
+	for _, c := range []struct {
+		name  string
+		edit  func(*load.Result)
+		flag  bool
+		words string
+	}{
+		{"kept up", func(*load.Result) {}, false, ""},
+		{"a little short", func(r *load.Result) { r.ThroughputRPS = 980 }, false, ""},
+		{"short", func(r *load.Result) { r.ThroughputRPS = 950 }, true, "served 950.0 of 1000.0 req/s"},
+		{"unsent", func(r *load.Result) { r.Unsent = 10 }, true, "never sent"},
+		{"unfinished", func(r *load.Result) { r.Errors["unfinished"] = 5 }, true, "unanswered"},
+		{"errors", func(r *load.Result) { r.Errors["status_503"] = 5 }, true, "failed (status_503"},
+	} {
+		res := base()
+		c.edit(res)
+		rec := &journal.Window{}
+		judgeBehind(rec, res)
+		if rec.HasFlag(journal.FlagBehind) != c.flag || c.flag && !strings.Contains(strings.Join(rec.Reasons, "; "), c.words) || rec.Valid() && c.flag {
+			t.Errorf("%s: flags %v, reasons %v", c.name, rec.Flags, rec.Reasons)
+		}
+	}
+}
