@@ -54,6 +54,9 @@ func FromResults(res *journal.Results, opt Options) (*Result, error) {
 	r.Cells = cells(r, res, finals)
 	latencyFinals := res.FinalLatencyWindows()
 	r.Header.Latency = latencyInfo(res, latencyFinals)
+	if l := r.Header.Latency; l != nil && l.Windows < l.Planned {
+		r.Header.State = "stopped" // its last latency windows are not in
+	}
 	r.LatencyCells = latencyCells(r, res, latencyFinals)
 	r.Recompute()
 	return r, nil

@@ -28,8 +28,10 @@ type LatencyInfo struct {
 	// Rates are the offered rates fixed per case and concurrency, in
 	// journal order.
 	Rates []LatencyRateInfo `json:"rates,omitempty"`
-	// Windows counts the final latency windows; Behind those flagged
-	// behind (the server did not keep up: not counted).
+	// Planned counts the latency windows the plan's windows (and extra
+	// rounds') are followed by, Windows the final ones journaled, Behind
+	// those flagged behind (the server did not keep up: not counted).
+	Planned int `json:"planned"`
 	Windows int `json:"windows"`
 	Behind  int `json:"behind"`
 }
@@ -92,6 +94,11 @@ func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
 		return nil
 	}
 	info := &LatencyInfo{Rate: l.String(), FirstRound: l.FirstRound(), Windows: len(finals)}
+	for _, w := range res.PlannedWindows() {
+		if res.Plan.Plan.Protocol.LatencyAfter(w) {
+			info.Planned++
+		}
+	}
 	for _, lr := range res.LatencyRates {
 		ri := LatencyRateInfo{Case: lr.Case, Concurrency: lr.Concurrency, RateRPS: lr.RateRPS, Reason: lr.Reason}
 		if lr.Share > 0 && lr.Slowest != "" {

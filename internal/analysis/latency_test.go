@@ -143,7 +143,7 @@ func TestLatencyRate(t *testing.T) {
 	finals := []journal.Window{
 		w("a", 1, 1000), w("a", 1, 1200), w("a", 1, 1100), // median 1100
 		w("b", 1, 800), w("b", 1, 100, journal.FlagContended), // 800: the contended one is not counted
-		w("b", 2, 10), // round 2 does not count
+		w("b", 2, 10),                          // round 2 does not count
 		w("c", 1, 2000, journal.FlagContended), // only a contended window: its figure stands
 	}
 	lr := LatencyRate(0.5, "x", 4, []string{"a", "b", "c"}, finals)

@@ -123,6 +123,24 @@ func TestJudgeRunLatency(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
+// stackbench plan shows the latency windows of --latency-rate; a run asked
+// to gate p99 without them stops before it measures anything, saying to
+// add latency:.
+func TestLatencyOnTheCommandLine(t *testing.T) {
+	work := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/b, start: ./server}\n")
+	code, stdout, stderr := runMain(t, work, nil, "plan", "-f", "stackbench.yaml", "--rounds", "4", "--latency-rate", "50%")
+	if code != 0 || !strings.Contains(stdout, "an open-loop window at 50% of the slowest stack's round-1 median") || !strings.Contains(stdout, "latency windows)") {
+		t.Errorf("plan --latency-rate 50%%: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runMain(t, work, nil, "plan", "-f", "stackbench.yaml", "--latency-rate", "fast"); code != ExitUsage || !strings.Contains(stderr, `--latency-rate "fast"`) {
+		t.Errorf("--latency-rate fast: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runMain(t, work, nil, "run", "-f", "stackbench.yaml", "--rounds", "3", "--fail-on", "loss", "--metrics", "p99", "--out", filepath.Join(t.TempDir(), "r"))
+	if code != ExitUsage || !strings.Contains(stderr, "add latency: {rate: 50%}") {
+		t.Errorf("run --metrics p99 without latency: exit %d, %q", code, stderr)
+	}
+}
+
 // Under GitHub Actions, report DIR --fail-on prints an ::error line per
 // failing check and appends the job summary; --junit and --history write
 // their files whatever the verdict.

@@ -192,6 +192,7 @@ func TestJudgeBehind(t *testing.T) {
 		{"kept up", func(*load.Result) {}, false, ""},
 		{"a little short", func(r *load.Result) { r.ThroughputRPS = 980 }, false, ""},
 		{"short", func(r *load.Result) { r.ThroughputRPS = 950 }, true, "served 950.0 of 1000.0 req/s"},
+		{"one unsent per connection", func(r *load.Result) { r.Unsent = 4 }, false, ""},
 		{"unsent", func(r *load.Result) { r.Unsent = 10 }, true, "never sent"},
 		{"unfinished", func(r *load.Result) { r.Errors["unfinished"] = 5 }, true, "unanswered"},
 		{"errors", func(r *load.Result) { r.Errors["status_503"] = 5 }, true, "failed (status_503"},
