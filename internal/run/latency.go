@@ -171,9 +171,6 @@ func (r *runner) journalLatency(rec *journal.Window) error {
 	return nil
 }
 
-// micros writes microseconds as milliseconds.
-func micros(us int64) string { return fmt.Sprintf("%.2f ms", float64(us)/1e3) }
-
 // failLatency journals a latency window that could not be measured.
 func (r *runner) failLatency(lw plan.Window, msg string) {
 	r.attempts[lw.Key]++
