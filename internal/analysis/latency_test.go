@@ -155,3 +155,19 @@ func TestLatencyRate(t *testing.T) {
 		t.Errorf("no rate: %+v", none)
 	}
 }
+
+// Adaptive rounds treat an undecided latency call like an undecided
+// throughput call: 3 pairs cannot decide p50 (the step stays open), 8 can.
+func TestLatencyOpen(t *testing.T) {
+	m, err := FromResults(latencyJournal(t, 4, 1.3, false), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Steps[0]; s.P50.Call != stats.CallUndecided || !m.LatencyOpen(s) {
+		t.Errorf("3 pairs: p50 %s, open %v; want undecided and open", s.P50.Call, m.LatencyOpen(s))
+	}
+	m, _ = FromResults(latencyJournal(t, 9, 1.3, false), Options{})
+	if m.LatencyOpen(m.Steps[0]) {
+		t.Errorf("8 pairs: p50 %s, p99 %s; want decided, not open", m.Steps[0].P50.Call, m.Steps[0].P99.Call)
+	}
+}
