@@ -131,7 +131,8 @@ func (w WarmupRule) enough(counts []int64) bool {
 // slow that no block before the cap would be long enough (four answers
 // every 300 ms) is judged once, on the slice before the cap's, on the
 // longest blocks then, whole requests per connection allowed, and
-// counting noise (countingNoise) unless the blocks rise: it cannot show steadiness finer than that, and
+// counting noise (countingNoise) unless no block is below the one before
+// it (a ramp, or a ramp's plateau): it cannot show steadiness finer than that, and
 // an early judgement on short blocks would pass a ramp (a JIT's first
 // slow seconds) as easily.
 func (w WarmupRule) Steady(counts []int64) bool {
@@ -153,12 +154,22 @@ func (w WarmupRule) Steady(counts []int64) bool {
 	}
 	blocks := lastBlocks(counts, longest)
 	slack := conns
-	if !rising(blocks) {
-		// Chance spreads blocks either way; a ramp rises block after
-		// block, and gets no such allowance.
+	if !climbing(blocks) {
+		// Chance spreads blocks either way; a ramp climbs block after
+		// block (or pauses on a plateau), and gets no such allowance.
 		slack += countingNoise(median(blocks))
 	}
 	return agree(blocks, slack)
+}
+
+// climbing reports whether no count is below the one before.
+func climbing(counts []int64) bool {
+	for i := 1; i < len(counts); i++ {
+		if counts[i] < counts[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // countingNoise is how far three blocks of about n completions of a

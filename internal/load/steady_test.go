@@ -87,6 +87,11 @@ func TestSteady(t *testing.T) {
 			t.Errorf("Steady(%v) on 32 connections at quick's cap = %v, want %v", c.counts, got, c.want)
 		}
 	}
+	// A ramp that pauses on a plateau gets no counting noise either:
+	// internal/run's ramping test server, 16 connections, 1–1.5 s.
+	if r := NewWarmupRule(time.Second, 1500*time.Millisecond, 16); r.Steady([]int64{96, 112, 128, 128, 160}) {
+		t.Error("a ramp with a plateau (96, 112, 128, 128, 160) judged steady at its cap")
+	}
 }
 
 func TestDecide(t *testing.T) {
