@@ -1,0 +1,95 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/agent"
+)
+
+// ClockExchanges is how many clock exchanges estimate a host's offset.
+const ClockExchanges = 8
+
+// MaxGeneratorClockError bounds a generator host's clock error after
+// correction (half the round trip of the best exchange): windows start at
+// the same instant on every generator only to within it.
+const MaxGeneratorClockError = 5 * time.Millisecond
+
+// Need says what a host's roles require of it.
+type Need struct {
+	// Postgres: the database runs there, so it needs initdb, pg_ctl and
+	// postgres.
+	Postgres bool
+	// Clock: a generator runs there, so its clock offset must be known
+	// within MaxGeneratorClockError.
+	Clock bool
+}
+
+// Check is what checking one host found. Err is the first problem; the
+// fields before it are filled.
+type Check struct {
+	Host     Host
+	Platform Platform
+	Hello    agent.Hello
+	// Copied: the binary was copied (false: the host's cache had it).
+	Copied bool
+	Offset agent.ClockOffset
+	// FreePort is a port the agent could listen on.
+	FreePort int
+	// Postgres is where the PostgreSQL binaries are, when Need.Postgres.
+	Postgres string
+	Took     time.Duration
+	Err      error
+}
+
+// CheckHosts checks every host at once: reachable, host key known, its
+// platform, the agent started and greeted, a free port, the clock offset,
+// and PostgreSQL where needs say so. The results are in the order of hosts.
+func CheckHosts(ctx context.Context, hosts []Host, needs map[string]Need, o Options) []Check {
+	out := make([]Check, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Go(func() { out[i] = CheckHost(ctx, h, needs[h.Name], o) })
+	}
+	wg.Wait()
+	return out
+}
+
+// CheckHost checks one host (see CheckHosts).
+func CheckHost(ctx context.Context, h Host, need Need, o Options) Check {
+	began := time.Now()
+	c := Check{Host: h}
+	s, err := Connect(ctx, h, o)
+	if err != nil {
+		c.Err = err
+		c.Took = time.Since(began)
+		return c
+	}
+	defer s.Close()
+	c.Platform, c.Hello, c.Copied = s.Platform, s.Hello, s.Copied
+	c.Err = check(ctx, s, need, &c)
+	c.Took = time.Since(began)
+	return c
+}
+
+func check(ctx context.Context, s *Session, need Need, c *Check) error {
+	var err error
+	if c.Offset, err = s.Agent.Clock(ctx, ClockExchanges); err != nil {
+		return err
+	}
+	if need.Clock && c.Offset.Bound > MaxGeneratorClockError {
+		return fmt.Errorf("host %s generates load, but its clock offset is known only to within %s (the best of %d exchanges took %s there and back), more than the %s a window's common start allows; use a host closer to this one",
+			c.Host.Name, c.Offset.Bound.Round(time.Microsecond), c.Offset.Exchanges, (2 * c.Offset.Bound).Round(time.Microsecond), MaxGeneratorClockError)
+	}
+	if c.FreePort, err = s.Agent.FreePort(ctx); err != nil {
+		return err
+	}
+	if need.Postgres {
+		if c.Postgres, err = s.Agent.Postgres(ctx); err != nil {
+			return fmt.Errorf("the database is placed on host %s, but: %w", c.Host.Name, err)
+		}
+	}
+	return nil
+}
