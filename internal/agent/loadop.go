@@ -8,22 +8,21 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"time"
 
 	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // LoadSpec is one load window to run on the agent's host: `stackbench
 // load` with Args (the first of them "load", the rest as the local run
-// passes them), started at At on the agent's clock.
+// passes them). To start generators on several hosts at one instant, give
+// each --start-at with the instant on its host's clock: the generator
+// opens its connections first, then waits for it.
 type LoadSpec struct {
-	Args []string  `json:"args"`
-	At   time.Time `json:"at,omitzero"`
+	Args []string `json:"args"`
 }
 
 // runLoad runs the agent's own binary as the load generator, as the local
-// run does, starting it at spec.At, and returns its JSON result as it
-// printed it. Exit status 1 with a result means nothing succeeded: the
+// run does, and returns its JSON result as it printed it. Exit status 1 with a result means nothing succeeded: the
 // result is still returned, as locally.
 func runLoad(ctx context.Context, spec *LoadSpec) (json.RawMessage, error) {
 	if spec == nil || len(spec.Args) == 0 || spec.Args[0] != "load" {
@@ -32,9 +31,6 @@ func runLoad(ctx context.Context, spec *LoadSpec) (json.RawMessage, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("agent: find its own binary: %w", err)
-	}
-	if err := sleepUntil(ctx, spec.At); err != nil {
-		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, exe, spec.Args...)
 	var stdout, stderr bytes.Buffer

@@ -66,6 +66,10 @@ func checkHosts(ctx context.Context, w io.Writer, f *plan.File, o remote.Options
 		if roles == "" {
 			roles = "no role"
 		}
+		if c.Skipped {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\treached, host key known; not checked further (another host failed)\n", c.Host.Name, c.Host.Target(), roles)
+			continue
+		}
 		if c.Err != nil {
 			failed = append(failed, c.Err.Error())
 			fmt.Fprintf(tw, "  %s\t%s\t%s\tFAILED after %s (below)\n", c.Host.Name, c.Host.Target(), roles, c.Took.Round(time.Millisecond))

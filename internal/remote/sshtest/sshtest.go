@@ -99,32 +99,16 @@ func Start(t testing.TB, names ...string) *Net {
 	// Subnets and names unique to this process, so that two test binaries
 	// running at once do not collide.
 	tag := os.Getpid() % 10000
-	subnet := 100 + os.Getpid()%100
+	subnet := fmt.Sprintf("10.%d.0.", 100+os.Getpid()%100)
+	sw := switchNS(t, tag, subnet)
+	n.Unreachable = subnet + "250"
 	var known []string
 	for i, name := range names {
-		h := Host{Name: name, NS: fmt.Sprintf("sbt%d-%d", tag, i), Addr: fmt.Sprintf("10.%d.%d.2", subnet, i), Port: 22}
-		outer, inner := fmt.Sprintf("sbo%d-%d", tag, i), fmt.Sprintf("sbi%d-%d", tag, i)
-		gw := fmt.Sprintf("10.%d.%d.1", subnet, i)
-		t.Cleanup(func() {
-			exec.Command("ip", "netns", "del", h.NS).Run()
-			exec.Command("ip", "link", "del", outer).Run()
-		})
-		for _, args := range [][]string{
-			{"netns", "add", h.NS},
-			{"link", "add", outer, "type", "veth", "peer", "name", inner},
-			{"link", "set", inner, "netns", h.NS},
-			{"addr", "add", gw + "/24", "dev", outer},
-			{"link", "set", outer, "up"},
-			{"-n", h.NS, "addr", "add", h.Addr + "/24", "dev", inner},
-			{"-n", h.NS, "link", "set", inner, "up"},
-			{"-n", h.NS, "link", "set", "lo", "up"},
-			{"-n", h.NS, "route", "add", "default", "via", gw},
-		} {
-			ip(t, args...)
-		}
-		if i == 0 {
-			n.Unreachable = fmt.Sprintf("10.%d.%d.9", subnet, i)
-		}
+		h := Host{Name: name, NS: fmt.Sprintf("sbt%d-%d", tag, i), Addr: subnet + strconv.Itoa(i+2), Port: 22}
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", h.NS).Run() })
+		ip(t, "netns", "add", h.NS)
+		plug(t, sw, fmt.Sprintf("sbo%d-%d", tag, i), fmt.Sprintf("sbi%d-%d", tag, i), h.NS, h.Addr)
+		ip(t, "-n", h.NS, "link", "set", "lo", "up")
 		hostKey := filepath.Join(dir, name+"_host_ed25519")
 		h.Key = WriteKey(t, hostKey)
 		cfg := filepath.Join(dir, name+"_sshd_config")
@@ -218,6 +202,41 @@ func NewKey(t testing.TB) ssh.PublicKey {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// switchNS makes the namespace that joins the hosts and us: a bridge in a
+// namespace of its own, so that no forwarding or firewall setting of this
+// machine is read or changed. Our end of it gets subnet.1.
+func switchNS(t testing.TB, tag int, subnet string) string {
+	t.Helper()
+	sw := fmt.Sprintf("sbt%d-sw", tag)
+	ours := fmt.Sprintf("sbo%d-sw", tag)
+	t.Cleanup(func() {
+		exec.Command("ip", "link", "del", ours).Run()
+		exec.Command("ip", "netns", "del", sw).Run()
+	})
+	ip(t, "netns", "add", sw)
+	ip(t, "-n", sw, "link", "add", "br0", "type", "bridge")
+	ip(t, "-n", sw, "link", "set", "br0", "up")
+	plug(t, sw, fmt.Sprintf("sbi%d-sw", tag), ours, "", subnet+"1")
+	return sw
+}
+
+// plug joins a namespace (ns; "" is ours) to the switch's bridge with a
+// veth pair: port goes into the switch, end into ns with addr.
+func plug(t testing.TB, sw, port, end, ns, addr string) {
+	t.Helper()
+	ip(t, "link", "add", port, "type", "veth", "peer", "name", end)
+	ip(t, "link", "set", port, "netns", sw)
+	ip(t, "-n", sw, "link", "set", port, "master", "br0")
+	ip(t, "-n", sw, "link", "set", port, "up")
+	in := []string{}
+	if ns != "" {
+		ip(t, "link", "set", end, "netns", ns)
+		in = []string{"-n", ns}
+	}
+	ip(t, append(in, "addr", "add", addr+"/24", "dev", end)...)
+	ip(t, append(in, "link", "set", end, "up")...)
 }
 
 func ip(t testing.TB, args ...string) {
