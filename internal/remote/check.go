@@ -115,9 +115,10 @@ func check(ctx context.Context, s *Session, need Need, c *Check) error {
 	if c.Offset, err = s.Agent.Clock(ctx, ClockExchanges); err != nil {
 		return err
 	}
-	if need.Clock && c.Offset.Bound > MaxGeneratorClockError {
-		return fmt.Errorf("host %s generates load, but its clock offset is known only to within %s (the best of %d exchanges took %s there and back), more than the %s a window's common start allows; use a host closer to this one",
-			c.Host.Name, c.Offset.Bound.Round(time.Microsecond), c.Offset.Exchanges, (2 * c.Offset.Bound).Round(time.Microsecond), MaxGeneratorClockError)
+	if need.Clock {
+		if err := clockRefusal(c.Host.Name, c.Offset); err != nil {
+			return err
+		}
 	}
 	if c.FreePort, err = s.Agent.FreePort(ctx); err != nil {
 		return err
@@ -128,4 +129,14 @@ func check(ctx context.Context, s *Session, need Need, c *Check) error {
 		}
 	}
 	return nil
+}
+
+// clockRefusal refuses a generator host whose clock offset is known less
+// precisely than MaxGeneratorClockError, with the figures.
+func clockRefusal(host string, o agent.ClockOffset) error {
+	if o.Bound <= MaxGeneratorClockError {
+		return nil
+	}
+	return fmt.Errorf("host %s generates load, but its clock offset is known only to within %s (the best of %d exchanges took %s there and back), more than the %s a window's common start allows; use a host closer to this one",
+		host, o.Bound.Round(time.Microsecond), o.Exchanges, (2 * o.Bound).Round(time.Microsecond), MaxGeneratorClockError)
 }
