@@ -71,7 +71,10 @@ for st in $STACKS; do
 					c=$!
 				fi
 				if [[ $SAMPLERS == *perf* ]]; then
-					(sleep 1; TIMEFORMAT='%U %S'; { time perf record -q -e cpu-clock -F "$PERF_HZ" -g $( [ "$PERF_TARGET" = -a ] && echo -a || echo -p "$pid") -o "$work/perf.data" -- sleep "$DURATION" >/dev/null 2>&1; } 2>"$work/perftime") &
+					# perf starts with the load, as the profiling phase starts it
+					# before the warm-up: its start (reading every process's maps)
+					# is then outside the window, its CPU is not.
+					(TIMEFORMAT='%U %S'; { time perf record -q -e cpu-clock -F "$PERF_HZ" -g $( [ "$PERF_TARGET" = -a ] && echo -a || echo -p "$pid") -o "$work/perf.data" -- sleep "$((DURATION + 1))" >/dev/null 2>&1; } 2>"$work/perftime") &
 					p=$!
 				fi
 				local res

@@ -130,9 +130,10 @@ func (w WarmupRule) enough(counts []int64) bool {
 // and until they are long enough the warm-up is not steady. A route so
 // slow that no block before the cap would be long enough (four answers
 // every 300 ms) is judged once, on the slice before the cap's, on the
-// longest blocks then, whole requests per connection allowed: it cannot
-// show steadiness finer than that, and an early judgement on short blocks
-// would pass a ramp (a JIT's first slow seconds) as easily.
+// longest blocks then, whole requests per connection allowed, and
+// counting noise (countingNoise) unless the blocks rise: it cannot show steadiness finer than that, and
+// an early judgement on short blocks would pass a ramp (a JIT's first
+// slow seconds) as easily.
 func (w WarmupRule) Steady(counts []int64) bool {
 	conns := float64(w.Connections)
 	longest := len(counts) / SteadySlices
@@ -150,7 +151,27 @@ func (w WarmupRule) Steady(counts []int64) bool {
 	if len(counts)+1 < w.CapSlices() {
 		return false
 	}
-	return agree(lastBlocks(counts, longest), conns)
+	blocks := lastBlocks(counts, longest)
+	slack := conns
+	if !rising(blocks) {
+		// Chance spreads blocks either way; a ramp rises block after
+		// block, and gets no such allowance.
+		slack += countingNoise(median(blocks))
+	}
+	return agree(blocks, slack)
+}
+
+// countingNoise is how far three blocks of about n completions of a
+// steady server may spread by chance alone: 3.3 standard deviations of a
+// count (√n, as if completions were a Poisson stream), which the range of
+// three such counts exceeds one time in twenty. A slow route's blocks are
+// short enough for it to matter: at 40 completions a 125 ms slice (a
+// CPU-heavy route at 32 connections), blocks of seven slices hold about
+// 280 and spread by 55 by chance, where one request per connection
+// allows 32, and such a server's warm-ups were judged not steady five
+// times in thirteen on a quiet host (the README demo's PGO cpu cell).
+func countingNoise(n float64) float64 {
+	return 3.3 * math.Sqrt(max(n, 0))
 }
 
 // lastBlocks sums the last SteadySlices blocks of b slices each.

@@ -469,13 +469,14 @@ func (p *Plan) RoundEstimate() time.Duration {
 }
 
 // Rough costs for Estimate, measured on a 2-core machine with the Go
-// reference server (journals of the README demo, December 2026: 1.63 s a
-// window of 1.5 s warm-up and load, starts and resets included, once a
-// window right after a quiet one skipped the gate's 0.25 s step; the reset
-// 0.18 s, a start 0.01–0.14 s); a gate that waits for a busy host adds to
-// them, and slower-starting stacks (Node, Python) to processStart.
+// reference server (journals of the README demo, December 2026: a window
+// took its warm-up, its load and 0.1–0.25 s more (host-speed probes
+// before and after, checkpoint, journal, the gate's step now and then);
+// the reset 0.18 s, a start 0.01–0.14 s); a gate that waits for a busy
+// host adds to them, and slower-starting stacks (Node, Python) to
+// processStart.
 const (
-	windowOverhead = 100 * time.Millisecond // checkpoint, probes, journal, the gate's step now and then
+	windowOverhead = 200 * time.Millisecond // checkpoint, probes, journal, the gate's step now and then
 	processStart   = 300 * time.Millisecond // spawn, health, stop
 	resetOrders    = 300 * time.Millisecond // reset and VACUUM (FULL, ANALYZE)
 	bootStart      = 1500 * time.Millisecond

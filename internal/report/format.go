@@ -172,10 +172,19 @@ func CallText(c Change) string {
 		return estimateText(c)
 	}
 	s := callLabel(c) + " " + estimateText(c)
+	if c.Call == stats.CallUndecided && c.FamilyCalls > 1 && excludesZero(c) {
+		s += fmt.Sprintf("; the interval excludes 0, but not yet at the level false-call control over %d calls needs", c.FamilyCalls)
+	}
 	if c.Call == stats.CallUndecided && c.WindowsNeeded > 0 {
 		s += "; " + windowsNeededText(c)
 	}
 	return s
+}
+
+// excludesZero says whether a change's interval lies wholly on one side
+// of 0.
+func excludesZero(c Change) bool {
+	return c.CILowPct != nil && c.CIHighPct != nil && (*c.CILowPct > 0 || *c.CIHighPct < 0)
 }
 
 // callLabel is the call with its size, the same words on every surface:

@@ -36,8 +36,10 @@ const maxStatements = 10
 
 // profilerTools is what the profiling phase samples with.
 type profilerTools struct {
-	// perf is true when perf record works here (checkPerf).
-	perf bool
+	// perf is true when perf record works here (checkPerf), and
+	// perfScope what it records.
+	perf      bool
+	perfScope perfScope
 	// db is a connection of the phase's own for pg_stat_statements; nil
 	// without a database or without the extension.
 	db *pgfix.DB
@@ -49,30 +51,57 @@ func (t *profilerTools) close() {
 	}
 }
 
-// checkPerf records a tenth of a second of this process's threads with
-// the options the phase uses: perf missing, kernel.perf_event_paranoid
-// above 1 for a user who is not root, and a container without the
+// checkPerf records a tenth of a second with the options the phase uses
+// and returns how perf may target the recording: perfAllCPUs when it may
+// record every CPU, perfProcesses when only processes (-p), which
+// kernel.perf_event_paranoid at 1 allows a user who is not root. perf
+// missing, paranoid above 1 for such a user, and a container without the
 // capability all fail here, once, rather than in every window.
 //
-// The phase records the server's and PostgreSQL's processes (-p), not
-// every CPU (-a): on a shared host -a made perf cost more (its start reads
-// the maps of every process on the machine, and it takes every process's
-// samples), 1.75 times the server's CPU per request against 1.10
-// (bench/profiling/overhead.sh, docs/profiles.md).
-func checkPerf(ctx context.Context, dir string) error {
+// Every CPU is the phase's first choice. Attached to processes (-p),
+// perf's events are switched in and out with every context switch of
+// every thread, and a server that serves a database route switches
+// thousands of times a second: on this project's 2-core host that cost
+// nethttp-pgx's user route 24 % of its throughput at 499 Hz (16 % at
+// 99 Hz), against none measurable recording every CPU
+// (bench/profiling/overhead.sh, docs/profiles.md). The samples of other
+// processes are dropped when the recording is converted.
+func checkPerf(ctx context.Context, dir string) (perfScope, error) {
 	path, err := exec.LookPath("perf")
 	if err != nil {
-		return errors.New("perf is not installed; on Debian: apt-get install linux-perf")
+		return 0, errors.New("perf is not installed; on Debian: apt-get install linux-perf")
 	}
 	out := filepath.Join(dir, ".perf-check.data")
 	defer os.Remove(out)
-	cmd := exec.CommandContext(ctx, path, "record", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g",
-		"-p", strconv.Itoa(os.Getpid()), "-o", out, "--", "sleep", "0.1")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("perf record failed (%v): %s; as root, or with kernel.perf_event_paranoid at 1 or less, it works", err, firstLine(b))
+	try := func(target ...string) error {
+		args := append([]string{"record", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g"}, target...)
+		cmd := exec.CommandContext(ctx, path, append(args, "-o", out, "--", "sleep", "0.1")...)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, firstLine(b))
+		}
+		return nil
 	}
-	return nil
+	if try("-a") == nil {
+		return perfAllCPUs, nil
+	}
+	if err := try("-p", strconv.Itoa(os.Getpid())); err != nil {
+		return 0, fmt.Errorf("perf record failed (%v); as root, or with kernel.perf_event_paranoid at 1 or less, it works", err)
+	}
+	return perfProcesses, nil
 }
+
+// perfScope is what a perf recording targets.
+type perfScope int
+
+const (
+	// perfAllCPUs records every CPU (-a); the phase keeps its processes'
+	// samples.
+	perfAllCPUs perfScope = iota + 1
+	// perfProcesses records the server's and the database's processes
+	// (-p), where every CPU is not allowed.
+	perfProcesses
+)
 
 func firstLine(b []byte) string {
 	s := strings.TrimSpace(string(b))
@@ -169,8 +198,9 @@ func (s *profileSession) run() {
 	inner.Wait()
 }
 
-// startPerf starts perf record over the server's and the database's
-// processes when the generator starts, before the warm-up: perf takes
+// startPerf starts perf record over every CPU (or, where only that is
+// allowed, the server's and the database's processes: checkPerf) when
+// the generator starts, before the warm-up: perf takes
 // seconds to start on a busy host (it reads the processes' maps and the
 // kernel's symbols), and started with the window it missed short
 // windows entirely. Threads and processes forked later by those
@@ -191,8 +221,12 @@ func (s *profileSession) startPerf(limit time.Duration) {
 		return
 	}
 	out := filepath.Join(s.dir, "."+s.stem+".perf.data")
-	cmd := exec.Command("perf", "record", "-q", "-k", "realtime", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g",
-		"-p", pidList(s.serverPIDs, s.dbPIDs), "-o", out, "--", "sleep", strconv.Itoa(int(limit/time.Second)+1))
+	target := []string{"-a"}
+	if s.t.perfScope == perfProcesses {
+		target = []string{"-p", pidList(s.serverPIDs, s.dbPIDs)}
+	}
+	args := append([]string{"record", "-q", "-k", "realtime", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g"}, target...)
+	cmd := exec.Command("perf", append(args, "-o", out, "--", "sleep", strconv.Itoa(int(limit/time.Second)+1))...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -204,10 +204,10 @@ func (r *runner) logProfileWindow(p journal.Profiling) {
 // what it cannot.
 func (r *runner) newProfilerTools(ctx context.Context) *profilerTools {
 	t := &profilerTools{}
-	if err := checkPerf(ctx, r.opt.Dir); err != nil {
+	if scope, err := checkPerf(ctx, r.opt.Dir); err != nil {
 		r.event(journal.LevelWarning, "", "profiling: perf cannot sample here (%v); the profiles come from the stacks' pprof: endpoints only", err)
 	} else {
-		t.perf = true
+		t.perf, t.perfScope = true, scope
 	}
 	if r.dbURL != "" {
 		db, err := pgfix.Open(ctx, r.dbURL)

@@ -114,8 +114,25 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 			continue
 		}
 		v.Call, v.Size = CallUndecided, SizeUnknown
-		v.WindowsNeeded = windowsFloor(d, max(v.Shift.N1, v.Shift.N2), alpha)
-		v.Reason = fmt.Sprintf("the interval at α=%.3g excludes 0 (p=%.2g), but false-call control over the run's %d calls (Benjamini–Hochberg) does not select it: more rounds would", alpha, v.Shift.P, m)
+		v.Reason = fmt.Sprintf("the interval at α=%.3g excludes 0 (p=%.2g), but false-call control over the run's %d calls (Benjamini–Hochberg) does not select it: one more call is selected at p ≤ %.2g", alpha, v.Shift.P, m, selectable(alpha, r, m))
+	}
+	// An undecided call's need is that of the level at which one more
+	// call of the family would be selected, (r+1)·α ÷ m, not of α: with
+	// pairs, no fewer than the rounds whose smallest p-value reaches it.
+	for _, i := range at {
+		v := &out[i]
+		if v.Call != CallUndecided || v.Shift.N1 == 0 {
+			continue
+		}
+		level := selectable(alpha, r, m)
+		n := max(v.Shift.N1, v.Shift.N2)
+		v.WindowsNeeded = max(v.WindowsNeeded, windowsFloor(d, n, level), DecideBy(d, pairs[i].From, pairs[i].To, minEffect, level).WindowsNeeded)
 	}
 	return out
+}
+
+// selectable is the p-value at which Benjamini–Hochberg, having selected
+// r of m calls at alpha, selects one more: (r+1)·alpha ÷ m.
+func selectable(alpha float64, r, m int) float64 {
+	return float64(r+1) * alpha / float64(m)
 }

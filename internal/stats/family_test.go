@@ -139,3 +139,41 @@ func TestRunFamilyControlsFalseCalls(t *testing.T) {
 		}
 	}
 }
+
+// A large, consistent loss over 8 pairs has a 95 % interval below 0, but
+// among 42 calls Benjamini–Hochberg cannot select it alone: 8 pairs give
+// at best p = 2/2⁸ against 0.05/42. What it needs is the rounds whose
+// smallest p-value reaches that level (11: 2/2¹¹ ≤ 0.05/42), not the 9
+// that α alone would ask for.
+func TestFamilyNeedIsTheSelectableLevel(t *testing.T) {
+	const rounds, m = 8, 42
+	side := func(scale float64, wobble []float64) Side {
+		s := Side{Valid: true}
+		for r := 1; r <= rounds; r++ {
+			s.Windows = append(s.Windows, scale*wobble[r-1])
+			s.Rounds = append(s.Rounds, r)
+		}
+		return s
+	}
+	up := []float64{1.00, 1.04, 0.97, 1.02, 0.99, 1.05, 0.96, 1.01}
+	down := []float64{1.01, 0.98, 1.03, 0.97, 1.02, 1.00, 0.99, 1.04}
+	pairs := []SidePair{{side(700, up), side(380, down)}}
+	// 41 unchanged steps with the same noise.
+	for i := 1; i < m; i++ {
+		pairs = append(pairs, SidePair{side(1000, up), side(1000, down)})
+	}
+	solo := DecideBy(Paired, pairs[0].From, pairs[0].To, 0.05, 0.05)
+	if solo.Call != CallLoss {
+		t.Fatalf("alone the step is %s (%s), want loss", solo.Call, solo.Reason)
+	}
+	v := DecideFamily(FamilyRun, Paired, pairs, 0.05, 0.05)[0]
+	if v.Call != CallUndecided {
+		t.Fatalf("in a family of %d the step is %s, want undecided (2/2^%d > 0.05/%d)", m, v.Call, rounds, m)
+	}
+	if v.WindowsNeeded < 11 {
+		t.Errorf("need %d pairs, want at least 11: fewer cannot reach p ≤ 0.05/%d", v.WindowsNeeded, m)
+	}
+	if Paired.MinLevel(v.WindowsNeeded) > 0.05/m {
+		t.Errorf("need %d pairs, whose smallest p %.3g cannot be selected at 0.05/%d", v.WindowsNeeded, Paired.MinLevel(v.WindowsNeeded), m)
+	}
+}
