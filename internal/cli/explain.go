@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -42,9 +43,32 @@ func runExplain(ctx context.Context, args []string, env Env) error {
 	outcome, err := run.Run(ctx, opt)
 	printOutcome(env, outcome, err)
 	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {
-		writeRunReport(env, opt.Dir, outcome.Measured+outcome.Skipped < outcome.Planned)
+		partial := outcome.Measured+outcome.Skipped < outcome.Planned
+		if opt.Plan.Protocol.LastRound() > 1 || partial {
+			writeRunReport(env, opt.Dir, partial)
+		} else {
+			writeExplainReport(env, opt.Dir)
+		}
 	}
 	return runExit(err, opt.Dir, false)
+}
+
+// writeExplainReport writes the report of an explain of one round and
+// prints its profiles' findings without the calls: one window per cell
+// is what the profile windows are set against, not the rounds a call
+// needs, so every step would print as undecided or invalid.
+func writeExplainReport(env Env, dir string) {
+	m, err := report.Build(dir)
+	if err == nil {
+		err = report.WriteAll(dir, m)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "warning: the report could not be written (%v); the journal is intact: stackbench report %s\n", err, dir)
+		return
+	}
+	fmt.Fprintln(env.Stdout, "\nOne window per cell, to set the profiles against: too few for calls. For gains and losses with their intervals, `stackbench run` (with profiling: on, both at once).")
+	printProfiling(env.Stdout, m)
+	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
 }
 
 // parseExplainArgs reads explain's command line into the run's: the
