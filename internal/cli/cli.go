@@ -66,7 +66,10 @@ type Command struct {
 	Short string // one line for the command list
 	// Order places the command in the list; lower comes first.
 	Order int
-	Run   func(ctx context.Context, args []string, env Env) error
+	// Hidden leaves the command out of the command list (stackbench
+	// agent, which only the coordinator runs).
+	Hidden bool
+	Run    func(ctx context.Context, args []string, env Env) error
 }
 
 var commands = map[string]Command{}
@@ -173,7 +176,9 @@ var errHelp = errors.New("help requested")
 func printUsage(w io.Writer) {
 	list := make([]Command, 0, len(commands))
 	for _, c := range commands {
-		list = append(list, c)
+		if !c.Hidden {
+			list = append(list, c)
+		}
 	}
 	sort.Slice(list, func(i, j int) bool {
 		if list[i].Order != list[j].Order {

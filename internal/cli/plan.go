@@ -25,12 +25,13 @@ func init() {
 	register(Command{Name: "plan", Short: "check stackbench.yaml and show what a run would do", Order: 55, Run: runPlan})
 }
 
-const planSynopsis = "[-f FILE] [--profile P] [--stacks a,b] [--cases c,d] [protocol flags] [--windows] [-o text|json]"
+const planSynopsis = "[-f FILE] [--profile P] [--stacks a,b] [--cases c,d] [protocol flags] [--windows] [--known-hosts FILE] [-o text|json]"
 
-func runPlan(_ context.Context, args []string, env Env) error {
+func runPlan(ctx context.Context, args []string, env Env) error {
 	pro := newPrologue("plan", planSynopsis, "comparison file", "output: text or json (the resolved plan)", env)
 	overrides := overrideFlags(pro.fs)
 	listWindows := pro.fs.Bool("windows", false, "list every window in run order")
+	knownHosts := pro.fs.String("known-hosts", "", "known_hosts file the hosts' keys are checked against (default ~/.ssh/known_hosts)")
 	if err := pro.parse(args); err != nil {
 		return err
 	}
@@ -49,7 +50,13 @@ func runPlan(_ context.Context, args []string, env Env) error {
 	if pro.json() {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		if err := enc.Encode(p); err != nil {
+			return err
+		}
+		if len(f.Hosts) > 0 {
+			return checkHosts(ctx, io.Discard, f, remoteOptions(env, *knownHosts))
+		}
+		return nil
 	}
 	printPlan(env.Stdout, f, p)
 	if w := undecidableWarning(p); w != "" {
@@ -57,6 +64,9 @@ func runPlan(_ context.Context, args []string, env Env) error {
 	}
 	if *listWindows {
 		printWindows(env.Stdout, p)
+	}
+	if len(f.Hosts) > 0 {
+		return checkHosts(ctx, env.Stdout, f, remoteOptions(env, *knownHosts))
 	}
 	return nil
 }

@@ -37,6 +37,8 @@ type Flags struct {
 	// EventsFD is an inherited descriptor for the run's events as JSON
 	// lines (-1: none).
 	EventsFD int
+	// StartAt is Config.StartAt (zero: start at once).
+	StartAt time.Time
 }
 
 // Register binds f's fields to their flags on fs, with their defaults.
@@ -47,6 +49,14 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.Warmup, "warmup", 0, "warm-up before the measured window, on the same connections, reported apart")
 	fs.DurationVar(&f.WarmupMax, "warmup-max", 0, "with --warmup: warm up until throughput is steady, at most this long")
 	fs.IntVar(&f.EventsFD, "events-fd", -1, "write run events as JSON lines to this inherited file descriptor")
+	fs.Func("start-at", "start at this instant (RFC 3339, e.g. 2026-01-02T15:04:05.123456789Z), after opening the connections", func(v string) error {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return fmt.Errorf("want an instant like 2026-01-02T15:04:05.123456789Z")
+		}
+		f.StartAt = t
+		return nil
+	})
 }
 
 // RegisterTarget binds only the flags that say what to send where —
@@ -112,6 +122,9 @@ func (f Flags) Args(url string) []string {
 	if f.EventsFD >= 0 {
 		add("--events-fd", strconv.Itoa(f.EventsFD))
 	}
+	if !f.StartAt.IsZero() {
+		add("--start-at", f.StartAt.UTC().Format(time.RFC3339Nano))
+	}
 	return append(args, url)
 }
 
@@ -122,7 +135,7 @@ func (f Flags) Config(url string) (Config, error) {
 	cfg := Config{
 		URL: url, Method: f.Method, Connections: f.Connections, Rate: f.Rate,
 		Duration: f.Duration, Warmup: f.Warmup, WarmupMax: f.WarmupMax, Timeout: f.Timeout, AllowRemote: f.AllowRemote,
-		Body: []byte(f.Body),
+		Body: []byte(f.Body), StartAt: f.StartAt,
 	}
 	switch {
 	case f.Connections < 1:
@@ -162,7 +175,7 @@ func FlagsOf(cfg Config) Flags {
 	f := Flags{
 		Connections: cfg.Connections, Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup, WarmupMax: cfg.WarmupMax,
 		Timeout: cfg.Timeout, Method: cfg.Method, Body: string(cfg.Body), AllowRemote: cfg.AllowRemote,
-		Output: "text", EventsFD: -1,
+		Output: "text", EventsFD: -1, StartAt: cfg.StartAt,
 	}
 	for _, h := range cfg.Headers {
 		f.Headers = append(f.Headers, h.Name+": "+h.Value)

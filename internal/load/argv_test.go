@@ -36,6 +36,7 @@ func TestFlagsRoundTrip(t *testing.T) {
 			Body:        []byte(`{"items":[1,2]}`),
 			Connections: 32, Rate: 1500.5, Duration: 2 * time.Second, Warmup: 1500 * time.Millisecond,
 			Timeout: time.Minute, Expect: []int{201, 202}, AllowRemote: true,
+			StartAt: time.Date(2026, 1, 2, 15, 4, 5, 123456789, time.UTC),
 		},
 	}
 	for _, cfg := range configs {

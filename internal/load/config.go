@@ -51,6 +51,12 @@ type Config struct {
 	Expect []int
 	// AllowRemote permits a target that is not a loopback address.
 	AllowRemote bool
+	// StartAt, when set, is the wall-clock instant the run's clock starts
+	// (the warm-up, or the window without one): Run opens its connections
+	// first, then waits for it. Generators on several hosts given one
+	// instant (each on its own clock) measure the same window. An instant
+	// already past starts at once.
+	StartAt time.Time
 	// Progress, when set, receives the run's events (see Event). It is
 	// called from the engine's own goroutines, at the moment each event
 	// happens, and must return quickly.

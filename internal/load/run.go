@@ -85,7 +85,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer stopWatch()
 
 	r.predial()
-	if err := ctx.Err(); err != nil {
+	if err := waitUntil(ctx, r.cfg.StartAt); err != nil {
 		return nil, err
 	}
 	r.schedule()
@@ -381,4 +381,18 @@ func cpuSeconds() float64 {
 		return math.NaN()
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// waitUntil sleeps until the wall-clock instant at (none when zero or
+// past), or until ctx ends.
+func waitUntil(ctx context.Context, at time.Time) error {
+	if d := time.Until(at); !at.IsZero() && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+	return ctx.Err()
 }

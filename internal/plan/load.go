@@ -16,7 +16,7 @@ import (
 )
 
 // topKeys are the keys of a comparison file.
-var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks", "process", "capacity", "thresholds"}
+var topKeys = []string{"workload", "database", "profile", "jwt_secret", "protocol", "stacks", "process", "capacity", "thresholds", "hosts", "roles", "placement"}
 
 // Load reads and validates the comparison file at path, with environment
 // variables (${NAME} in database and jwt_secret) read from the process. A
@@ -117,6 +117,18 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	if n := m.get("thresholds"); n != nil {
 		f.thresholds = p.thresholds(n, f.Workload)
 	}
+	if n := m.get("placement"); n != nil {
+		// protocol: placement: is CPU lanes on this machine; a top-level
+		// placement: is most likely meant as roles: on hosts.
+		p.addf(m.keys["placement"], "placement: belongs under protocol: (CPU lanes on this machine: shared, lanes or auto); to put the server, the database or the generators on other hosts write roles: {server: app1, database: db1, generators: [load1]} beside hosts: (see docs/scale-out.md)")
+	}
+	if n := m.get("hosts"); n != nil {
+		f.Hosts = p.hosts(n)
+	}
+	if n := m.get("roles"); n != nil {
+		f.Roles = p.roles(n, f.Hosts)
+	}
+	p.checkHosts(m, f)
 	if n := m.get("stacks"); n != nil {
 		f.Stacks = p.stacks(n, health)
 		for _, s := range f.Stacks {

@@ -39,6 +39,10 @@ type Plan struct {
 	// Thresholds are the limits each selected case's windows must meet
 	// (thresholds.go), in plan order; cases without one are left out.
 	Thresholds []CaseThresholds `json:"thresholds,omitempty"`
+	// Hosts and Roles are the file's hosts: and roles: (hosts.go); empty
+	// when everything runs on this machine.
+	Hosts []Host `json:"hosts,omitempty"`
+	Roles *Roles `json:"roles,omitempty"`
 }
 
 // Window is one measured interval of load on one (stack, case, concurrency)
@@ -131,6 +135,8 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		Cases:         cases,
 		NeedsDatabase: needsDB,
 		JWTSecret:     f.JWTSecret,
+		Hosts:         f.Hosts,
+		Roles:         f.Roles,
 	}
 	p.Thresholds = f.thresholds.resolve(cases)
 	if msg := checkLatency(proto); msg != "" {
@@ -359,6 +365,13 @@ type fixtureID struct {
 	Reset []string
 }
 
+// hostID is what of a host the fingerprint holds: not its identity file,
+// which may move without changing the machine.
+type hostID struct {
+	Name, User, Addr string
+	Port             int
+}
+
 func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixture) string {
 	type stackID struct {
 		Name, Dir, Build, Start, Health string
@@ -393,7 +406,15 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		// database fixture (its files' hash and reset statements).
 		Scenario *scenario.Scenario `json:",omitempty"`
 		Fixture  *fixtureID         `json:",omitempty"`
+		// Where the roles run: a resumed run must not mix windows
+		// measured on other machines. Left out without hosts:.
+		Roles *Roles   `json:",omitempty"`
+		Hosts []hostID `json:",omitempty"`
 	}{Version: 1, Workload: p.WorkloadName, Protocol: p.Protocol, Thresholds: p.Thresholds, Scenario: sc}
+	v.Roles = p.Roles
+	for _, h := range p.Hosts {
+		v.Hosts = append(v.Hosts, hostID{h.Name, h.User, h.Addr, h.Port})
+	}
 	if fx != nil {
 		// Its hash covers the files' contents and the commands; its paths
 		// are absolute, so they stay out (a moved checkout still resumes).

@@ -26,6 +26,10 @@ type parser struct {
 	brokenTemplates []templated
 	// fixture is the custom workload's own database, once read.
 	fixture *DatabaseFixture
+	// brokenHosts are the hosts: entries with problems (hosts.go).
+	brokenHosts []string
+	// rolesGiven: the roles: section names a role, valid or not.
+	rolesGiven bool
 }
 
 // addf records a problem at node n.

@@ -61,6 +61,12 @@ type File struct {
 	Process *ProcessSuite
 	// Warnings are things that are valid but probably not what was meant.
 	Warnings []Problem
+	// Hosts are the machines of the hosts: section, in file order, and
+	// Roles which of them runs the server, the database and the load
+	// generators (docs/scale-out.md); both empty without hosts:, when
+	// everything runs on this machine.
+	Hosts []Host
+	Roles *Roles
 
 	protocol Overrides // the file's protocol section
 	// capacity is the file's capacity section, nil when absent.

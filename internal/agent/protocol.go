@@ -1,0 +1,115 @@
+// Package agent is stackbench's agent on another host and the coordinator's
+// client of it. The coordinator starts `stackbench agent` over SSH
+// (internal/remote) and the two talk a small versioned protocol of JSON
+// lines on the session's stdin and stdout: one Request per line from the
+// coordinator, one Response per line back, matched by ID. The agent listens
+// on no port of its own, and when its stdin closes (the session dropped, or
+// the coordinator is done) it stops every process it started.
+//
+// The first request must be a hello; a hello whose Version differs from the
+// agent's is refused naming both versions, and the client refuses an agent
+// that answers with another version, so a coordinator never drives an agent
+// it does not understand.
+package agent
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Version is the protocol's version. Change it whenever a request or a
+// response changes meaning.
+const Version = 1
+
+// Operations a Request names in Op.
+const (
+	OpHello    = "hello"
+	OpClock    = "clock"
+	OpFreePort = "free_port"
+	OpPostgres = "postgres"
+	OpStart    = "start"
+	OpStop     = "stop"
+	OpSample   = "sample"
+	OpLoad     = "load"
+)
+
+// Request is one line from the coordinator.
+type Request struct {
+	ID int64  `json:"id"`
+	Op string `json:"op"`
+	// Version is the coordinator's protocol version (hello).
+	Version int `json:"version,omitempty"`
+	// Start is what to start (start).
+	Start *StartSpec `json:"start,omitempty"`
+	// Name names a process the agent started (stop, sample).
+	Name string `json:"name,omitempty"`
+	// From and To are the wall-clock instants, on the agent's clock, that
+	// bound a sample (sample).
+	From time.Time `json:"from,omitzero"`
+	To   time.Time `json:"to,omitzero"`
+	// Load is the load window to run (load).
+	Load *LoadSpec `json:"load,omitempty"`
+}
+
+// Response is one line from the agent. Error is set when the request
+// failed; the other fields belong to the request's operation.
+type Response struct {
+	ID    int64  `json:"id"`
+	Error string `json:"error,omitempty"`
+	// Hello is the agent's side of a hello.
+	Hello *Hello `json:"hello,omitempty"`
+	// Now is the agent's wall clock when it read the request (clock).
+	Now time.Time `json:"now,omitzero"`
+	// Port is a TCP port the agent could bind on every address (free_port).
+	Port int `json:"port,omitempty"`
+	// Postgres is the directory of the PostgreSQL server binaries and how
+	// it was found (postgres).
+	Postgres string `json:"postgres,omitempty"`
+	// PID is the root of a started tree (start).
+	PID int `json:"pid,omitempty"`
+	// Boot is spawn → first 200 on the health path (start).
+	Boot time.Duration `json:"boot_ns,omitempty"`
+	// Sample is the CPU and memory of a tree between two instants (sample).
+	Sample *Sample `json:"sample,omitempty"`
+	// Result is `stackbench load -o json`'s result as the generator
+	// printed it (load).
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// Hello is what an agent says about itself.
+type Hello struct {
+	Version int `json:"version"`
+	// Binary is the SHA-256 of the agent's executable, hex: the
+	// coordinator checks that it runs the binary it copied.
+	Binary   string `json:"binary"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	Hostname string `json:"hostname"`
+	CPUs     int    `json:"cpus"`
+}
+
+// StartSpec is a process tree to start on the agent's host: Command runs
+// with /bin/sh -c in Dir and must answer 200 on HealthPath at 127.0.0.1:Port
+// within BootTimeout.
+type StartSpec struct {
+	Name        string        `json:"name"`
+	Dir         string        `json:"dir"`
+	Command     string        `json:"command"`
+	Env         []string      `json:"env,omitempty"`
+	Port        int           `json:"port"`
+	HealthPath  string        `json:"health"`
+	LogPath     string        `json:"log"`
+	BootTimeout time.Duration `json:"boot_timeout_ns"`
+}
+
+// Sample is one tree's CPU and resident memory between two instants.
+type Sample struct {
+	Wall       time.Duration `json:"wall_ns"`
+	CPUSeconds float64       `json:"cpu_s"`
+	// Cores is CPUSeconds ÷ Wall.
+	Cores        float64 `json:"cores"`
+	RSSMeanBytes int64   `json:"rss_mean_bytes"`
+	RSSPeakBytes int64   `json:"rss_peak_bytes"`
+	// HostBusyCores is the busy CPU of the agent's whole host ÷ Wall.
+	HostBusyCores float64 `json:"host_busy_cores"`
+}

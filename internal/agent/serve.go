@@ -1,0 +1,273 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/proc"
+)
+
+// stopGrace is how long a started tree may take to exit after SIGTERM
+// before the agent kills it.
+const stopGrace = 2 * time.Second
+
+// maxLine bounds one request line.
+const maxLine = 1 << 20
+
+// Serve answers the requests read from r on w until r ends (EOF: the
+// coordinator closed the session) or ctx is cancelled, then stops every
+// process it started and returns. Requests are answered concurrently, so a
+// clock exchange is not held up behind a sample that waits for its end.
+func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	s := &server{enc: json.NewEncoder(w), procs: map[string]*proc.Process{}}
+	s.binary = executableHash()
+	defer s.stopAll()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), maxLine)
+		for sc.Scan() {
+			line := append([]byte(nil), sc.Bytes()...)
+			select {
+			case lines <- line:
+			case <-ctx.Done():
+				return
+			}
+		}
+		readErr <- sc.Err()
+	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	greeted := false
+	for {
+		var line []byte
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-readErr:
+			cancel() // a sample waiting for its end returns now
+			return err
+		case line = <-lines:
+		}
+		var req Request
+		if err := json.Unmarshal(line, &req); err != nil {
+			s.reply(Response{Error: fmt.Sprintf("agent: a request is not JSON: %v", err)})
+			continue
+		}
+		if !greeted {
+			if req.Op != OpHello {
+				s.reply(Response{ID: req.ID, Error: fmt.Sprintf("agent: the first request must be %q, not %q", OpHello, req.Op)})
+				return errors.New("agent: the coordinator did not say hello")
+			}
+			if req.Version != Version {
+				err := versionError(req.Version, Version)
+				s.reply(Response{ID: req.ID, Error: err.Error()})
+				return err
+			}
+			greeted = true
+			s.reply(Response{ID: req.ID, Hello: s.hello()})
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.reply(s.handle(ctx, req))
+		}()
+	}
+}
+
+// versionError refuses a peer that speaks another protocol version.
+func versionError(coordinator, agent int) error {
+	return fmt.Errorf("protocol version mismatch: the coordinator speaks version %d, the agent version %d; run the same stackbench on both sides", coordinator, agent)
+}
+
+type server struct {
+	mu     sync.Mutex // guards enc and procs
+	enc    *json.Encoder
+	procs  map[string]*proc.Process
+	binary string
+}
+
+func (s *server) reply(r Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.enc.Encode(r) // a broken stdout ends the session, and stdin with it
+}
+
+func (s *server) hello() *Hello {
+	name, _ := os.Hostname()
+	return &Hello{Version: Version, Binary: s.binary, OS: runtime.GOOS, Arch: runtime.GOARCH, Hostname: name, CPUs: runtime.NumCPU()}
+}
+
+func (s *server) handle(ctx context.Context, req Request) Response {
+	resp := Response{ID: req.ID}
+	var err error
+	switch req.Op {
+	case OpHello:
+		err = errors.New("agent: hello was already said")
+	case OpClock:
+		resp.Now = time.Now()
+	case OpFreePort:
+		resp.Port, err = freePort()
+	case OpPostgres:
+		var b pgfix.Binaries
+		if b, err = pgfix.LocateBinaries(); err == nil {
+			resp.Postgres = b.String()
+		}
+	case OpStart:
+		resp.PID, resp.Boot, err = s.start(ctx, req.Start)
+	case OpStop:
+		err = s.stop(req.Name)
+	case OpSample:
+		resp.Sample, err = s.sample(ctx, req.Name, req.From, req.To)
+	case OpLoad:
+		resp.Result, err = runLoad(ctx, req.Load)
+	default:
+		err = fmt.Errorf("agent: unknown operation %q (protocol version %d)", req.Op, Version)
+	}
+	if err != nil {
+		resp.Error = err.Error()
+	}
+	return resp
+}
+
+// freePort binds a TCP port on every address and releases it: the host
+// lets us listen, and that port was free.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", ":0")
+	if err != nil {
+		return 0, fmt.Errorf("listen on a TCP port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (s *server) start(ctx context.Context, spec *StartSpec) (int, time.Duration, error) {
+	if spec == nil || spec.Name == "" {
+		return 0, 0, errors.New("agent: start names no process")
+	}
+	s.mu.Lock()
+	_, dup := s.procs[spec.Name]
+	if !dup {
+		s.procs[spec.Name] = nil // reserved while it boots
+	}
+	s.mu.Unlock()
+	if dup {
+		return 0, 0, fmt.Errorf("agent: %q is already started; stop it first", spec.Name)
+	}
+	p, err := proc.Start(ctx, proc.Spec{Name: spec.Name, Dir: spec.Dir, Command: spec.Command, Env: spec.Env,
+		Port: spec.Port, HealthPath: spec.HealthPath, LogPath: spec.LogPath, BootTimeout: spec.BootTimeout})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		delete(s.procs, spec.Name)
+		return 0, 0, err
+	}
+	s.procs[spec.Name] = p
+	return p.PID(), p.BootDuration(), nil
+}
+
+func (s *server) stop(name string) error {
+	s.mu.Lock()
+	p, ok := s.procs[name]
+	if ok && p != nil {
+		delete(s.procs, name)
+	}
+	s.mu.Unlock()
+	if !ok || p == nil {
+		return fmt.Errorf("agent: no process %q is running", name)
+	}
+	return p.Stop(stopGrace)
+}
+
+// stopAll stops every process still running; called when the session ends.
+func (s *server) stopAll() {
+	s.mu.Lock()
+	procs := s.procs
+	s.procs = map[string]*proc.Process{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		if p != nil {
+			wg.Go(func() { p.Stop(stopGrace) })
+		}
+	}
+	wg.Wait()
+}
+
+// sample measures the tree of a started process from the instant from to
+// the instant to (both on this host's clock) with the samplers a local
+// window uses.
+func (s *server) sample(ctx context.Context, name string, from, to time.Time) (*Sample, error) {
+	s.mu.Lock()
+	p := s.procs[name]
+	s.mu.Unlock()
+	if p == nil {
+		return nil, fmt.Errorf("agent: no process %q is running", name)
+	}
+	if !to.After(from) {
+		return nil, fmt.Errorf("agent: a sample must end after it starts (from %s, to %s)", from.Format(time.RFC3339Nano), to.Format(time.RFC3339Nano))
+	}
+	if err := sleepUntil(ctx, from); err != nil {
+		return nil, err
+	}
+	smp := proc.NewSampler(0, proc.TreeGroup(name, p.PID()))
+	smp.Start()
+	err := sleepUntil(ctx, to)
+	st := smp.Stop()
+	if err != nil {
+		return nil, err
+	}
+	g, _ := st.Group(name)
+	return &Sample{Wall: st.Wall, CPUSeconds: g.CPUSeconds, Cores: g.Cores, RSSMeanBytes: g.RSSMeanBytes,
+		RSSPeakBytes: g.RSSPeakBytes, HostBusyCores: st.HostBusyCores}, nil
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// executableHash is the SHA-256 of the running binary, hex; "" when it
+// cannot be read.
+func executableHash() string {
+	path, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,308 @@
+// Package sshtest gives tests hosts to reach over SSH on one machine:
+// network namespaces joined to ours by veth pairs, each running Debian's
+// sshd with throwaway host keys and config, a throwaway user key allowed
+// in, and a known_hosts file that vouches for every host. Everything it
+// makes is removed in t.Cleanup, even when the test fails. It needs root,
+// ip(8) and sshd; without them a test is skipped, or fails when CI is set.
+package sshtest
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// Host is one namespace with sshd.
+type Host struct {
+	Name string
+	// NS is the network namespace; Addr its address, reachable from ours.
+	NS   string
+	Addr string
+	Port int
+	// Key is the host's public key.
+	Key ssh.PublicKey
+}
+
+// HostPort is Addr:Port.
+func (h Host) HostPort() string { return net.JoinHostPort(h.Addr, strconv.Itoa(h.Port)) }
+
+// Net is a set of hosts and what reaches them.
+type Net struct {
+	Hosts []Host
+	// User is the user to log in as (the test's own: root).
+	User string
+	// Identity is the private key file sshd accepts.
+	Identity string
+	// KnownHosts vouches for every host's key.
+	KnownHosts string
+	// Unreachable is an address on a namespace's link that nothing
+	// answers: a dial to it times out.
+	Unreachable string
+	dir         string
+}
+
+// Require skips the test without root, ip or sshd, or fails it when the
+// CI environment variable is set (.ci/run installs openssh-server).
+func Require(t testing.TB) {
+	t.Helper()
+	var missing []string
+	if os.Geteuid() != 0 {
+		missing = append(missing, "root")
+	}
+	for _, tool := range []string{"ip", "/usr/sbin/sshd"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	msg := "needs " + strings.Join(missing, ", ") + " (network namespaces and Debian's openssh-server: apt-get install openssh-server)"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// Start makes one namespace with sshd per name.
+func Start(t testing.TB, names ...string) *Net {
+	t.Helper()
+	Require(t)
+	dir, err := os.MkdirTemp("", "sshtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation directory
+		t.Fatal(err)
+	}
+	n := &Net{User: "root", dir: dir, Identity: filepath.Join(dir, "id_ed25519"), KnownHosts: filepath.Join(dir, "known_hosts")}
+	userPub := WriteKey(t, n.Identity)
+	authorized := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(authorized, ssh.MarshalAuthorizedKey(userPub), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Subnets and names unique to this process, so that two test binaries
+	// running at once do not collide.
+	tag := os.Getpid() % 10000
+	subnet := fmt.Sprintf("10.%d.0.", 100+os.Getpid()%100)
+	sw := switchNS(t, tag, subnet)
+	n.Unreachable = subnet + "250"
+	var known []string
+	for i, name := range names {
+		h := Host{Name: name, NS: fmt.Sprintf("sbt%d-%d", tag, i), Addr: subnet + strconv.Itoa(i+2), Port: 22}
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", h.NS).Run() })
+		ip(t, "netns", "add", h.NS)
+		plug(t, sw, fmt.Sprintf("sbo%d-%d", tag, i), fmt.Sprintf("sbi%d-%d", tag, i), h.NS, h.Addr)
+		ip(t, "-n", h.NS, "link", "set", "lo", "up")
+		hostKey := filepath.Join(dir, name+"_host_ed25519")
+		h.Key = WriteKey(t, hostKey)
+		cfg := filepath.Join(dir, name+"_sshd_config")
+		conf := strings.Join([]string{
+			"Port 22",
+			"ListenAddress " + h.Addr,
+			"HostKey " + hostKey,
+			"AuthorizedKeysFile " + authorized,
+			"PidFile " + filepath.Join(dir, name+".pid"),
+			"StrictModes no",
+			"PasswordAuthentication no",
+			"KbdInteractiveAuthentication no",
+			"UsePAM no",
+			"PermitRootLogin prohibit-password",
+			"LogLevel ERROR",
+			"",
+		}, "\n")
+		if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		log, err := os.Create(filepath.Join(dir, name+"_sshd.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("ip", "netns", "exec", h.NS, "/usr/sbin/sshd", "-D", "-e", "-f", cfg)
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start sshd in %s: %v", h.NS, err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			log.Close()
+		})
+		if err := waitListening(h.HostPort(), 10*time.Second); err != nil {
+			data, _ := os.ReadFile(log.Name())
+			t.Fatalf("sshd in %s: %v\n%s", h.NS, err, data)
+		}
+		known = append(known, knownhosts.Line([]string{knownhosts.Normalize(h.HostPort())}, h.Key))
+		n.Hosts = append(n.Hosts, h)
+	}
+	if err := os.WriteFile(n.KnownHosts, []byte(strings.Join(known, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Host returns the host of that name.
+func (n *Net) Host(name string) Host {
+	for _, h := range n.Hosts {
+		if h.Name == name {
+			return h
+		}
+	}
+	panic("sshtest: no host " + name)
+}
+
+// KnownHostsWith writes a known_hosts file holding lines for the given
+// hosts only, each with key when key is not nil (a changed key), and
+// returns its path.
+func (n *Net) KnownHostsWith(t testing.TB, key ssh.PublicKey, names ...string) string {
+	t.Helper()
+	var lines []string
+	for _, name := range names {
+		h := n.Host(name)
+		k := h.Key
+		if key != nil {
+			k = key
+		}
+		lines = append(lines, knownhosts.Line([]string{knownhosts.Normalize(h.HostPort())}, k))
+	}
+	f, err := os.CreateTemp(n.dir, "known_hosts-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	return f.Name()
+}
+
+// NewKey returns a fresh public key, as a changed host key.
+func NewKey(t testing.TB) ssh.PublicKey {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// switchNS makes the namespace that joins the hosts and us: a bridge in a
+// namespace of its own, so that no forwarding or firewall setting of this
+// machine is read or changed. Our end of it gets subnet.1.
+func switchNS(t testing.TB, tag int, subnet string) string {
+	t.Helper()
+	sw := fmt.Sprintf("sbt%d-sw", tag)
+	ours := fmt.Sprintf("sbo%d-sw", tag)
+	t.Cleanup(func() {
+		exec.Command("ip", "link", "del", ours).Run()
+		exec.Command("ip", "netns", "del", sw).Run()
+	})
+	ip(t, "netns", "add", sw)
+	ip(t, "-n", sw, "link", "add", "br0", "type", "bridge")
+	ip(t, "-n", sw, "link", "set", "br0", "up")
+	plug(t, sw, fmt.Sprintf("sbi%d-sw", tag), ours, "", subnet+"1")
+	return sw
+}
+
+// plug joins a namespace (ns; "" is ours) to the switch's bridge with a
+// veth pair: port goes into the switch, end into ns with addr.
+func plug(t testing.TB, sw, port, end, ns, addr string) {
+	t.Helper()
+	ip(t, "link", "add", port, "type", "veth", "peer", "name", end)
+	ip(t, "link", "set", port, "netns", sw)
+	ip(t, "-n", sw, "link", "set", port, "master", "br0")
+	ip(t, "-n", sw, "link", "set", port, "up")
+	in := []string{}
+	if ns != "" {
+		ip(t, "link", "set", end, "netns", ns)
+		in = []string{"-n", ns}
+	}
+	ip(t, append(in, "addr", "add", addr+"/24", "dev", end)...)
+	ip(t, append(in, "link", "set", end, "up")...)
+}
+
+func ip(t testing.TB, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+		t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+}
+
+// WriteKey writes a fresh ed25519 private key in OpenSSH's format and
+// returns its public key.
+func WriteKey(t testing.TB, path string) ssh.PublicKey {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func waitListening(addr string, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("nothing listens on %s after %s: %w", addr, within, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// ForgetAgent removes the agent the test binary's copies leave in the
+// hosts' cache, now and when the test ends: the namespaces share our file
+// system and home, so the cache is ~/.cache/stackbench/agent-HASH16
+// (remote.agentPath) of this machine.
+func ForgetAgent(t testing.TB) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, ".cache", "stackbench", "agent-"+hex.EncodeToString(sum[:])[:16])
+	os.Remove(path)
+	t.Cleanup(func() { os.Remove(path) })
+}
