@@ -202,9 +202,16 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 		t.Errorf("container's memory not measured: %d bytes", ctr.serverRSS)
 	}
 	// Had the cgroup not been measured, the container's whole server CPU
-	// (ctr.cores) would be foreign. The machine's other load is in both
-	// windows alike.
-	if excess := ctr.foreign - nat.foreign; excess > 0.3*ctr.cores+0.1 {
+	// (ctr.cores, about 0.33) would be foreign: on a quiet host its window
+	// would show it over the native one's. With other packages' tests
+	// beside it the two windows' foreign loads differ by as much (seen in
+	// CI: 0.18 and 0.52 cores, the container's CPU measured to 0.1 %), so
+	// like the ratio it is judged only when neither passed 0.5 cores; the
+	// cgroup-against-process-table check above holds either way.
+	excess := ctr.foreign - nat.foreign
+	if busy > 0.5 {
+		t.Logf("foreign CPU %+.2f cores with the container not judged: the host was busy (%.2f cores)", excess, busy)
+	} else if excess > 0.3*ctr.cores+0.1 {
 		t.Errorf("foreign CPU rose by %.2f cores with the container (its server used %.2f): the container's CPU went unmeasured", excess, ctr.cores)
 	}
 }
