@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -121,23 +120,7 @@ func latencyCells(m *Result, res *journal.Results, finals []journal.Window) []Ce
 	if res.Plan.Plan.Protocol.Latency == nil {
 		return nil
 	}
-	byCell := map[[3]string][]journal.Window{}
-	for _, w := range finals {
-		k := [3]string{w.Stack, w.Case, fmt.Sprint(w.Concurrency)}
-		byCell[k] = append(byCell[k], w)
-	}
-	maxLatency := max(res.Plan.Plan.Protocol.Timeout, time.Minute)
-	var out []Cell
-	for _, ci := range m.Header.Cases {
-		for _, conc := range m.Header.Concurrency {
-			for _, s := range m.Header.Stacks {
-				c, warn := newCell(s, ci, conc, byCell[[3]string{s, ci.Name, fmt.Sprint(conc)}], maxLatency)
-				m.Header.Warnings = appendNew(m.Header.Warnings, warn...)
-				out = append(out, c)
-			}
-		}
-	}
-	return out
+	return cells(m, res, finals)
 }
 
 // LatencyCell returns the latency cell of (stack, case, concurrency).

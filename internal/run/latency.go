@@ -65,30 +65,14 @@ func (r *runner) measureLatency(ctx context.Context, w plan.Window) error {
 		r.failLatency(lw, "no offered rate: "+rate.Reason)
 		return nil
 	}
-	st, _ := r.opt.File.Stack(w.Stack)
 	c, _ := r.opt.File.Workload.Case(w.Case)
-	cur := r.live[w.Stack]
-	if cur == nil || cur.planProcess != w.Process {
-		r.stopServer(cur)
-		delete(r.live, w.Stack)
-		s, err := r.newServer(ctx, st, w.Process)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			r.failLatency(lw, fmt.Sprintf("the stack did not start: %v", err))
-			return nil
-		}
-		cur = s
-		r.live[w.Stack] = cur
+	cur, err := r.liveServer(ctx, w, func(msg string) { r.failLatency(lw, msg) })
+	if cur == nil {
+		return err
 	}
 	once := func(cur *server) (*journal.Window, error) { return r.latencyOnce(ctx, cur, lw, c, rate.RateRPS) }
 	cur, err = r.tries(ctx, cur, lw, once, r.journalLatency)
-	if cur == nil {
-		delete(r.live, w.Stack)
-	} else {
-		r.live[w.Stack] = cur
-	}
+	r.keepLive(w.Stack, cur)
 	return err
 }
 

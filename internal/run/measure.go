@@ -77,33 +77,51 @@ func (r *runner) measure(ctx context.Context) error {
 	return nil
 }
 
-// measureWindow measures one window on its stack's live process, starting
-// a fresh one at each process boundary of the plan (a resumed run also
-// starts one for the first window it measures).
-func (r *runner) measureWindow(ctx context.Context, w plan.Window) error {
-	st, _ := r.opt.File.Stack(w.Stack)
-	c, _ := r.opt.File.Workload.Case(w.Case)
+// liveServer returns w's stack's live process, starting a fresh one at
+// each process boundary of the plan (a resumed run also starts one for
+// the first window it measures). A stack that does not start fails w
+// through fail and gives nil and no error; nil and an error only when
+// the run was interrupted.
+func (r *runner) liveServer(ctx context.Context, w plan.Window, fail func(msg string)) (*server, error) {
 	cur := r.live[w.Stack]
-	if cur == nil || cur.planProcess != w.Process {
-		r.stopServer(cur)
-		delete(r.live, w.Stack)
-		s, err := r.newServer(ctx, st, w.Process)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			r.failWindow(w, fmt.Sprintf("the stack did not start: %v", err))
-			return nil
+	if cur != nil && cur.planProcess == w.Process {
+		return cur, nil
+	}
+	r.stopServer(cur)
+	delete(r.live, w.Stack)
+	st, _ := r.opt.File.Stack(w.Stack)
+	s, err := r.newServer(ctx, st, w.Process)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		cur = s
-		r.live[w.Stack] = cur
+		fail(fmt.Sprintf("the stack did not start: %v", err))
+		return nil, nil
 	}
-	cur, err := r.window(ctx, cur, w, c)
+	r.live[w.Stack] = s
+	return s, nil
+}
+
+// keepLive records cur as stack's live process after a window (nil: it
+// died and was not restarted).
+func (r *runner) keepLive(stack string, cur *server) {
 	if cur == nil {
-		delete(r.live, w.Stack)
-	} else {
-		r.live[w.Stack] = cur
+		delete(r.live, stack)
+		return
 	}
+	r.live[stack] = cur
+}
+
+// measureWindow measures one window on its stack's live process
+// (liveServer).
+func (r *runner) measureWindow(ctx context.Context, w plan.Window) error {
+	c, _ := r.opt.File.Workload.Case(w.Case)
+	cur, err := r.liveServer(ctx, w, func(msg string) { r.failWindow(w, msg) })
+	if cur == nil {
+		return err
+	}
+	cur, err = r.window(ctx, cur, w, c)
+	r.keepLive(w.Stack, cur)
 	return err
 }
 
