@@ -1,6 +1,7 @@
 // Entry point: reads the harness's environment (PORT, DATABASE_URL,
 // JWT_SECRET, STACKBENCH_WORKLOAD) and serves the SaaS slice, or the micro
-// workload when STACKBENCH_WORKLOAD=micro, on 127.0.0.1:$PORT.
+// workload when STACKBENCH_WORKLOAD=micro, on $HOST:$PORT (HOST 127.0.0.1
+// when unset).
 import { saasApp } from './app.js'
 import { openPool } from './db.js'
 import { microApp } from './micro.js'
@@ -8,6 +9,7 @@ import { microApp } from './micro.js'
 const defaultSecret = 'bench-secret-do-not-use-in-prod'
 
 const port = Number(process.env.PORT || 3000)
+const host = process.env.HOST || '127.0.0.1'
 const micro = process.env.STACKBENCH_WORKLOAD === 'micro'
 
 let pool
@@ -23,9 +25,9 @@ if (micro) {
   app = saasApp(pool, process.env.JWT_SECRET || defaultSecret)
 }
 
-const server = app.listen(port, '127.0.0.1', (err) => {
+const server = app.listen(port, host, (err) => {
   if (err) {
-    console.error(`listen on 127.0.0.1:${port}: ${err.message}`)
+    console.error(`listen on ${host}:${port}: ${err.message}`)
     process.exit(1)
   }
 })

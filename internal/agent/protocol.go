@@ -33,6 +33,15 @@ const (
 	OpLoad     = "load"
 )
 
+// Operations of a directory sync (sync.go): open, then manifests and the
+// chunks of the files the agent asked for, then close.
+const (
+	OpSyncOpen     = "sync_open"
+	OpSyncManifest = "sync_manifest"
+	OpSyncChunk    = "sync_chunk"
+	OpSyncClose    = "sync_close"
+)
+
 // Request is one line from the coordinator.
 type Request struct {
 	ID int64  `json:"id"`
@@ -49,6 +58,9 @@ type Request struct {
 	To   time.Time `json:"to,omitzero"`
 	// Load is the load window to run (load).
 	Load *LoadSpec `json:"load,omitempty"`
+	// Sync is one step of a directory sync (sync_open, sync_manifest,
+	// sync_chunk, sync_close).
+	Sync *SyncRequest `json:"sync,omitempty"`
 }
 
 // Response is one line from the agent. Error is set when the request
@@ -74,6 +86,8 @@ type Response struct {
 	// Result is `stackbench load -o json`'s result as the generator
 	// printed it (load).
 	Result json.RawMessage `json:"result,omitempty"`
+	// Sync is the agent's side of a directory sync step.
+	Sync *SyncReply `json:"sync,omitempty"`
 }
 
 // Hello is what an agent says about itself.

@@ -34,6 +34,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s := &server{enc: json.NewEncoder(w), procs: map[string]*proc.Process{}}
 	s.binary = executableHash()
 	defer s.stopAll()
+	defer s.syncs.closeAll()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lines := make(chan []byte)
@@ -101,6 +102,7 @@ type server struct {
 	enc    *json.Encoder
 	procs  map[string]*proc.Process
 	binary string
+	syncs  syncs // directory syncs (sync.go)
 }
 
 func (s *server) reply(r Response) {
@@ -129,6 +131,8 @@ func (s *server) handle(ctx context.Context, req Request) Response {
 		if b, err = pgfix.LocateBinaries(); err == nil {
 			resp.Postgres = b.String()
 		}
+	case OpSyncOpen, OpSyncManifest, OpSyncChunk, OpSyncClose:
+		resp.Sync, err = s.syncs.handle(req.Op, req.Sync)
 	case OpStart:
 		resp.PID, resp.Boot, err = s.start(ctx, req.Start)
 	case OpStop:

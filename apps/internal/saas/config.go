@@ -20,15 +20,20 @@ const (
 // port); the harness always sets PORT.
 const defaultPort = "3000"
 
+// defaultHost is the address listened on when HOST is not set: only this
+// machine reaches the server. A server on another host than the load
+// generator gets HOST (0.0.0.0, or one of the host's addresses).
+const defaultHost = "127.0.0.1"
+
 // Config is what a reference server reads from its environment.
 type Config struct {
-	Addr        string // 127.0.0.1:$PORT
+	Addr        string // $HOST:$PORT, HOST 127.0.0.1 when unset
 	DatabaseURL string // DATABASE_URL; needed for saas-slice only
 	JWTSecret   string // JWT_SECRET, or DefaultJWTSecret
 	Workload    string // WorkloadSaaSSlice (default) or WorkloadMicro
 }
 
-// ConfigFromEnv reads PORT, DATABASE_URL, JWT_SECRET and STACKBENCH_WORKLOAD.
+// ConfigFromEnv reads HOST, PORT, DATABASE_URL, JWT_SECRET and STACKBENCH_WORKLOAD.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		DatabaseURL: getenv("DATABASE_URL"),
@@ -39,7 +44,11 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if port == "" {
 		port = defaultPort
 	}
-	c.Addr = net.JoinHostPort("127.0.0.1", port)
+	host := getenv("HOST")
+	if host == "" {
+		host = defaultHost
+	}
+	c.Addr = net.JoinHostPort(host, port)
 	if c.JWTSecret == "" {
 		c.JWTSecret = DefaultJWTSecret
 	}

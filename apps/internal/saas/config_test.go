@@ -22,6 +22,12 @@ func TestConfigFromEnv(t *testing.T) {
 	if err != nil || c.Workload != WorkloadMicro || c.JWTSecret != "s" {
 		t.Errorf("micro config = %+v, %v", c, err)
 	}
+	for host, want := range map[string]string{"0.0.0.0": "0.0.0.0:8123", "10.0.0.7": "10.0.0.7:8123", "::": "[::]:8123"} {
+		c, err = ConfigFromEnv(env(map[string]string{"HOST": host, "PORT": "8123", "STACKBENCH_WORKLOAD": "micro"}))
+		if err != nil || c.Addr != want {
+			t.Errorf("HOST=%s: addr %q, %v; want %q", host, c.Addr, err, want)
+		}
+	}
 	if _, err := ConfigFromEnv(env(map[string]string{"PORT": "8123"})); err == nil {
 		t.Error("saas-slice without DATABASE_URL: no error")
 	}

@@ -1,6 +1,7 @@
 """Settings of the SaaS slice on Django, stripped down as in the published run:
 no middleware, no installed apps beyond this one, DEBUG off, no request
-logging. The harness passes PORT, DATABASE_URL and JWT_SECRET."""
+logging. The harness passes PORT, DATABASE_URL and JWT_SECRET, and HOST when
+the server must be reached from other hosts."""
 
 import os
 from urllib.parse import unquote, urlsplit
@@ -8,6 +9,11 @@ from urllib.parse import unquote, urlsplit
 DEBUG = False
 SECRET_KEY = "stackbench-django-example-not-a-secret"
 ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+# HOST set: the server listens for other hosts (the start command binds
+# ${HOST:-127.0.0.1}), which name it by an address of its host that this file
+# cannot know: accept any Host header then.
+if os.environ.get("HOST"):
+    ALLOWED_HOSTS = ["*"]
 MIDDLEWARE = []
 INSTALLED_APPS = ["benchapp"]
 TEMPLATES = []

@@ -1,10 +1,11 @@
 // The baseline: the micro workload on Bun.serve alone, no framework. It
 // answers what the Nest controller answers, with the same JSON.stringify.
 const port = Number(process.env.PORT || 3000)
+const hostname = process.env.HOST || '127.0.0.1'
 
 const server = Bun.serve({
   port,
-  hostname: '127.0.0.1',
+  hostname,
   routes: {
     '/health': { GET: () => Response.json({ status: 'ok' }) },
     '/users/:id': {

@@ -1,5 +1,5 @@
 // Entry point of the Nest stacks: one controller, logger off, on
-// 127.0.0.1:$PORT, over the HTTP adapter NEST_ADAPTER names (express or
+// $HOST:$PORT (HOST 127.0.0.1 when unset), over the HTTP adapter NEST_ADAPTER names (express or
 // fastify). Built once with nest build (SWC) and started with Bun.
 import 'reflect-metadata'
 import { Module } from '@nestjs/common'
@@ -12,6 +12,7 @@ import { UsersController } from './users.controller.js'
 class AppModule {}
 
 const port = Number(process.env.PORT || 3000)
+const host = process.env.HOST || '127.0.0.1'
 const name = process.env.NEST_ADAPTER
 let adapter
 if (name === 'express') adapter = new ExpressAdapter()
@@ -23,4 +24,4 @@ else {
 
 const app = await NestFactory.create(AppModule, adapter, { logger: false })
 app.enableShutdownHooks()
-await app.listen(port, '127.0.0.1')
+await app.listen(port, host)

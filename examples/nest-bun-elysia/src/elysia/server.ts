@@ -1,5 +1,5 @@
 // The SaaS slice on Elysia, on Bun, over Bun's built-in SQL client (or
-// postgres.js with DB_DRIVER=postgres). Listens on 127.0.0.1:$PORT.
+// postgres.js with DB_DRIVER=postgres). Listens on $HOST:$PORT (HOST 127.0.0.1 when unset).
 import { Elysia } from 'elysia'
 import { verifier } from '../contract/auth.js'
 import { hashChain } from '../contract/cpu.js'
@@ -14,6 +14,7 @@ if (!process.env.DATABASE_URL) {
   process.exit(1)
 }
 const port = Number(process.env.PORT || 3000)
+const hostname = process.env.HOST || '127.0.0.1'
 const db = new Db(process.env.DATABASE_URL)
 const userIdOf = verifier(process.env.JWT_SECRET || defaultSecret)
 
@@ -79,7 +80,7 @@ const app = new Elysia()
     const n = rules.cpuRounds(query)
     return n.error !== undefined ? status(400, { error: n.error }) : { n: n.value, hash: hashChain(n.value) }
   })
-  .listen({ port, hostname: '127.0.0.1' })
+  .listen({ port, hostname })
 
 // shutdown stops accepting, closes the pool and exits.
 async function shutdown() {
