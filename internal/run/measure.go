@@ -31,7 +31,7 @@ type server struct {
 	tree serverTree
 	p    *proc.Process
 	// host is the host of hosts: it runs on; "" for this machine.
-	host string
+	host  string
 	seq   int
 	cases []string // served so far, in order
 	// planProcess is the plan's number for this process (plan.Window.Process).

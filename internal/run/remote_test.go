@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/agent"
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -74,6 +75,7 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 		}
 	})
 	path := writeFile(t, remoteFile(n))
+	forgetSynced(t, filepath.Dir(path))
 	f, err := plan.LoadEnv(path, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -217,6 +219,20 @@ func forgetAgentOf(t *testing.T, bin string) {
 	path := filepath.Join(home, ".cache", "stackbench", "agent-"+hex.EncodeToString(sum[:])[:16])
 	os.Remove(path)
 	t.Cleanup(func() { os.Remove(path) })
+}
+
+// forgetSynced removes the copy the server host's agent keeps of a stack's
+// dir (in our home, which the namespaces share) at the end.
+func forgetSynced(t *testing.T, dir string) {
+	key, err := agent.SyncKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(filepath.Join(home, ".cache", "stackbench", "dirs", key)) })
 }
 
 // killIn kills every process left in the hosts' namespaces (agents whose

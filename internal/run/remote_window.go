@@ -14,6 +14,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/remote"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -76,6 +77,10 @@ func (r *runner) startRemote(ctx context.Context, host string, st plan.Stack) (*
 	if err != nil {
 		return nil, err
 	}
+	dir, err := r.syncStack(ctx, s, host, st)
+	if err != nil {
+		return nil, err
+	}
 	port, err := s.Agent.FreePort(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("find a free port for %s on %s: %w", st.Name, host, err)
@@ -84,13 +89,34 @@ func (r *runner) startRemote(ctx context.Context, host string, st plan.Stack) (*
 	name := fmt.Sprintf("%s.%d", st.Name, r.seq[st.Name])
 	// HOST first: a stack's own env entries come later and win.
 	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, r.harness())...)
-	spec := agent.StartSpec{Name: name, Dir: st.Dir, Command: st.Start, Env: env, Port: port, HealthPath: st.Health,
+	spec := agent.StartSpec{Name: name, Dir: dir, Command: st.Start, Env: env, Port: port, HealthPath: st.Health,
 		LogPath: "/tmp/stackbench-" + name + ".log", BootTimeout: stack.BootTimeoutOf(st)}
 	pid, boot, err := s.Agent.Start(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("start %s on %s: %w (its log on that host: %s)", st.Name, host, err, spec.LogPath)
 	}
 	return &remoteTree{fl: r.fleet, host: host, name: name, pid: pid, port: port, boot: boot}, nil
+}
+
+// syncStack makes the stack's dir, as built here, present on host (the
+// agent's SyncDir: only the files the host lacks are sent), once per
+// stack and invocation, and returns its directory there.
+func (r *runner) syncStack(ctx context.Context, s *remote.Session, host string, st plan.Stack) (string, error) {
+	if dir, ok := r.synced[st.Name]; ok {
+		return dir, nil
+	}
+	t0 := time.Now()
+	res, err := s.Agent.SyncDir(ctx, st.Dir, agent.SyncOptions{})
+	if err != nil {
+		return "", fmt.Errorf("copy %s's dir %s to %s: %w", st.Name, st.Dir, host, err)
+	}
+	r.progress.logf("%s: dir synchronised to %s:%s (%d files, %d sent, %d bytes, %d removed) in %s",
+		st.Name, host, res.Dir, res.Files, res.Sent, res.SentBytes, res.Removed, time.Since(t0).Round(time.Millisecond))
+	if r.synced == nil {
+		r.synced = map[string]string{}
+	}
+	r.synced[st.Name] = res.Dir
+	return res.Dir, nil
 }
 
 // remoteLead is how far ahead of now a remote window's warm-up is

@@ -73,6 +73,9 @@ type runner struct {
 	// lostHost names the host whose session dropped during the try just
 	// made (try sets it, tries redoes the window).
 	lostHost string
+	// synced maps each stack to its dir on the server host, once synced
+	// in this invocation.
+	synced map[string]string
 
 	completed bool
 }
