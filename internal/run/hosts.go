@@ -246,11 +246,8 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	if pr.Spread {
 		no = append(no, "spread requests (protocol spread:, a request pool file on this machine)")
 	}
-	for _, c := range f.Workload.Cases {
-		if c.Templated {
-			no = append(no, fmt.Sprintf("templated cases (case %s: its variants are a pool file on this machine)", c.Name))
-			break
-		}
+	if f.Scenario != nil {
+		no = append(no, "setup steps and templated cases (workload setup:, ${…}: their variants are a pool file on this machine)")
 	}
 	for _, s := range f.Stacks {
 		if s.Container != nil {

@@ -26,7 +26,7 @@ import (
 func remoteFile(n *sshtest.Net) string {
 	host := func(name string) string {
 		h := n.Host(name)
-		return fmt.Sprintf("  %s: {ssh: %s@%s, identity: %s}\n", name, n.User, h.HostPort(), n.Identity)
+		return fmt.Sprintf("  %s: {ssh: \"%s@%s\", identity: %s}\n", name, n.User, h.HostPort(), n.Identity)
 	}
 	return `
 workload:
