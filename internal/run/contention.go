@@ -93,7 +93,7 @@ func (r *runner) gateWait(ctx context.Context, cur *server, rec *journal.Window)
 	if r.gate == nil {
 		return nil
 	}
-	if cur.host != "" {
+	if cur != nil && cur.host != "" {
 		// Nothing measured runs here: the server host's foreign CPU is
 		// judged after the window, from its agent's sample (judge).
 		rec.GateCores = r.gate.ThresholdCores

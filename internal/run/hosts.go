@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/agent"
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/remote"
 )
@@ -58,20 +60,16 @@ func newFleet(f *plan.File, o remote.Options, logf func(string, ...any)) *fleet 
 // open connects to every named host at once and measures their clocks.
 func (fl *fleet) open(ctx context.Context, names []string) error {
 	errs := make([]error, len(names))
-	done := make(chan struct{}, len(names))
 	sessions := make([]*remote.Session, len(names))
+	offsets := make([]agent.ClockOffset, len(names))
+	var wg sync.WaitGroup
 	for i, name := range names {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			sessions[i], errs[i] = fl.connect(ctx, name)
-		}()
+		wg.Go(func() { sessions[i], offsets[i], errs[i] = fl.connect(ctx, name) })
 	}
-	for range names {
-		<-done
-	}
+	wg.Wait()
 	for i, name := range names {
 		if sessions[i] != nil {
-			fl.sessions[name] = sessions[i]
+			fl.add(name, sessions[i], offsets[i])
 		}
 	}
 	return errors.Join(errs...)
@@ -80,28 +78,34 @@ func (fl *fleet) open(ctx context.Context, names []string) error {
 // connect opens one host's session and measures its clock offset; a
 // generator host whose offset is not known within
 // remote.MaxGeneratorClockError is refused with the figures.
-func (fl *fleet) connect(ctx context.Context, name string) (*remote.Session, error) {
+// It only reads fl, so that hosts are connected at once.
+func (fl *fleet) connect(ctx context.Context, name string) (*remote.Session, agent.ClockOffset, error) {
+	var none agent.ClockOffset
 	h, ok := fl.hosts[name]
 	if !ok {
-		return nil, fmt.Errorf("roles name host %q, which is not in hosts:", name)
+		return nil, none, fmt.Errorf("roles name host %q, which is not in hosts:", name)
 	}
 	s, err := remote.Connect(ctx, h, fl.opt)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrHostUnreachable, err)
+		return nil, none, fmt.Errorf("%w: %v", ErrHostUnreachable, err)
 	}
 	off, err := s.Agent.Clock(ctx, remote.ClockExchanges)
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("host %s: measure its clock: %w", name, err)
+		return nil, none, fmt.Errorf("host %s: measure its clock: %w", name, err)
 	}
 	if fl.clocked[name] && off.Bound > remote.MaxGeneratorClockError {
 		s.Close()
-		return nil, fmt.Errorf("generator host %s: its clock offset is known only to ±%s (the shortest of %d exchanges took %s), over the %s the generators' windows may differ by; a generator needs a faster, steadier link to this machine",
+		return nil, none, fmt.Errorf("generator host %s: its clock offset is known only to ±%s (the shortest of %d exchanges took %s), over the %s the generators' windows may differ by; a generator needs a faster, steadier link to this machine",
 			name, off.Bound.Round(time.Microsecond), off.Exchanges, (2 * off.Bound).Round(time.Microsecond), remote.MaxGeneratorClockError)
 	}
-	fl.offsets[name] = off
-	fl.logf("host %s (%s): agent protocol %d, %d CPUs, clock %s", name, h.Target(), s.Hello.Version, s.Hello.CPUs, off)
-	return s, nil
+	return s, off, nil
+}
+
+// add keeps a connected host's session and offset, and says so.
+func (fl *fleet) add(name string, s *remote.Session, off agent.ClockOffset) {
+	fl.sessions[name], fl.offsets[name] = s, off
+	fl.logf("host %s (%s): %s, %d CPUs (%s), agent protocol %d, clock %s", name, fl.hosts[name].Target(), s.Platform, s.Hello.CPUs, s.Hello.Hostname, s.Hello.Version, off)
 }
 
 // session returns name's live session, reconnecting when it dropped; an
@@ -117,9 +121,10 @@ func (fl *fleet) session(ctx context.Context, name string) (*remote.Session, err
 	var err error
 	for try := 1; try <= reconnectTries; try++ {
 		var s *remote.Session
-		if s, err = fl.connect(ctx, name); err == nil {
+		var off agent.ClockOffset
+		if s, off, err = fl.connect(ctx, name); err == nil {
 			fl.logf("host %s: reconnected", name)
-			fl.sessions[name] = s
+			fl.add(name, s, off)
 			return s, nil
 		}
 		if ctx.Err() != nil {
@@ -181,7 +186,9 @@ func (r *runner) openHosts(ctx context.Context) error {
 	if err := RemoteSupported(r.opt.File, r.opt.Plan); err != nil {
 		return err
 	}
-	r.fleet = newFleet(r.opt.File, r.opt.Remote, func(f string, a ...any) { r.progress.logf(f, a...) })
+	// Each connection is journaled as an event: which host, its
+	// platform and CPUs, and its clock offset when the windows ran.
+	r.fleet = newFleet(r.opt.File, r.opt.Remote, func(f string, a ...any) { r.event(journal.LevelInfo, "", f, a...) })
 	if err := r.fleet.open(ctx, names); err != nil {
 		r.fleet.close()
 		r.fleet = nil
