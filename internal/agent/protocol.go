@@ -42,6 +42,12 @@ const (
 	OpSyncClose    = "sync_close"
 )
 
+// Operations of the embedded database on the agent's host (database.go).
+const (
+	OpDatabase     = "database"
+	OpDatabaseStop = "database_stop"
+)
+
 // Request is one line from the coordinator.
 type Request struct {
 	ID int64  `json:"id"`
@@ -61,6 +67,8 @@ type Request struct {
 	// Sync is one step of a directory sync (sync_open, sync_manifest,
 	// sync_chunk, sync_close).
 	Sync *SyncRequest `json:"sync,omitempty"`
+	// Database is the embedded cluster to start (database).
+	Database *DatabaseSpec `json:"database,omitempty"`
 }
 
 // Response is one line from the agent. Error is set when the request
@@ -88,6 +96,8 @@ type Response struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	// Sync is the agent's side of a directory sync step.
 	Sync *SyncReply `json:"sync,omitempty"`
+	// Database is the embedded cluster the agent started (database).
+	Database *DatabaseInfo `json:"database,omitempty"`
 }
 
 // Hello is what an agent says about itself.

@@ -35,6 +35,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.binary = executableHash()
 	defer s.stopAll()
 	defer s.syncs.closeAll()
+	defer s.databases.stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lines := make(chan []byte)
@@ -103,6 +104,8 @@ type server struct {
 	procs  map[string]*proc.Process
 	binary string
 	syncs  syncs // directory syncs (sync.go)
+	// databases is the session's embedded cluster (database.go).
+	databases databases
 }
 
 func (s *server) reply(r Response) {
@@ -133,6 +136,10 @@ func (s *server) handle(ctx context.Context, req Request) Response {
 		}
 	case OpSyncOpen, OpSyncManifest, OpSyncChunk, OpSyncClose:
 		resp.Sync, err = s.syncs.handle(req.Op, req.Sync)
+	case OpDatabase:
+		resp.Database, err = s.databases.start(ctx, req.Database)
+	case OpDatabaseStop:
+		err = s.databases.stop()
 	case OpStart:
 		resp.PID, resp.Boot, err = s.start(ctx, req.Start)
 	case OpStop:
@@ -164,6 +171,9 @@ func freePort() (int, error) {
 func (s *server) start(ctx context.Context, spec *StartSpec) (int, time.Duration, error) {
 	if spec == nil || spec.Name == "" {
 		return 0, 0, errors.New("agent: start names no process")
+	}
+	if spec.Name == DatabaseProcess {
+		return 0, 0, fmt.Errorf("agent: the name %q is the embedded database's; start the process under another", DatabaseProcess)
 	}
 	s.mu.Lock()
 	_, dup := s.procs[spec.Name]
@@ -216,12 +226,19 @@ func (s *server) stopAll() {
 
 // sample measures the tree of a started process from the instant from to
 // the instant to (both on this host's clock) with the samplers a local
-// window uses.
+// window uses; DatabaseProcess names the embedded cluster's.
 func (s *server) sample(ctx context.Context, name string, from, to time.Time) (*Sample, error) {
 	s.mu.Lock()
 	p := s.procs[name]
 	s.mu.Unlock()
-	if p == nil {
+	root := 0
+	switch {
+	case p != nil:
+		root = p.PID()
+	case name == DatabaseProcess:
+		root = s.databases.postmaster()
+	}
+	if root == 0 {
 		return nil, fmt.Errorf("agent: no process %q is running", name)
 	}
 	if !to.After(from) {
@@ -230,7 +247,7 @@ func (s *server) sample(ctx context.Context, name string, from, to time.Time) (*
 	if err := sleepUntil(ctx, from); err != nil {
 		return nil, err
 	}
-	smp := proc.NewSampler(0, proc.TreeGroup(name, p.PID()))
+	smp := proc.NewSampler(0, proc.TreeGroup(name, root))
 	smp.Start()
 	err := sleepUntil(ctx, to)
 	st := smp.Stop()

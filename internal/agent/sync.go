@@ -93,6 +93,11 @@ type SyncReply struct {
 	Removed int `json:"removed,omitempty"`
 }
 
+// syncMarker is the file a sync leaves at the top of its directory. A
+// sync removes what its manifest does not name, so it refuses a directory
+// that holds something and not this file: one it did not make.
+const syncMarker = ".stackbench-sync"
+
 // syncs are the directory syncs of one agent session.
 type syncs struct {
 	mu    sync.Mutex
@@ -195,6 +200,9 @@ func (s *syncs) openSync(req *SyncRequest) (*SyncReply, error) {
 	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("agent: the sync's directory %s is not a directory", root)
 	}
+	if err := claimDir(root); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.roots[root] {
@@ -209,6 +217,26 @@ func (s *syncs) openSync(req *SyncRequest) (*SyncReply, error) {
 	s.open[st.token] = st
 	s.roots[root] = true
 	return &SyncReply{Token: st.token, Dir: root}, nil
+}
+
+// claimDir marks root as a sync's directory, refusing one that holds
+// files but no mark.
+func claimDir(root string) error {
+	marker := filepath.Join(root, syncMarker)
+	if _, err := os.Lstat(marker); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return fmt.Errorf("agent: sync: %w", err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("agent: %s holds files and was not made by a sync, which would remove them; sync into a new or empty directory", root)
+	}
+	if err := os.WriteFile(marker, []byte("A directory kept equal to one of the coordinator's by stackbench's sync: what it holds may be removed.\n"), 0o644); err != nil {
+		return fmt.Errorf("agent: sync: %w", err)
+	}
+	return nil
 }
 
 func (s *syncs) forget(st *syncState) {
@@ -439,7 +467,7 @@ func (st *syncState) finish() (int, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(st.root, p)
-		if rel == "." {
+		if rel == "." || rel == syncMarker {
 			return nil
 		}
 		if st.seen[rel] {

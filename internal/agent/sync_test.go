@@ -100,7 +100,7 @@ func TestSyncDir(t *testing.T) {
 	if res.Dir != remote || res.Files != 5 || res.Sent != 5 || res.SentBytes != int64(len(big)+13+24+3) || res.Removed != 0 {
 		t.Fatalf("first sync = %+v; want 5 files of 5 sent to %s", res, remote)
 	}
-	if got, want := treeOf(t, remote, nil), treeOf(t, local, DefaultExclude); got != want {
+	if got, want := treeOf(t, remote, []string{syncMarker}), treeOf(t, local, DefaultExclude); got != want {
 		t.Fatalf("after the first sync the copy is\n%s\nwant\n%s", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(remote, ".git")); err == nil {
@@ -137,7 +137,7 @@ func TestSyncDir(t *testing.T) {
 	if res.Sent != 2 || res.Files != 5 || res.Removed != 2 {
 		t.Fatalf("third sync = %+v; want main.go and web sent, old.txt and stray removed", res)
 	}
-	if got, want := treeOf(t, remote, DefaultExclude), treeOf(t, local, DefaultExclude); got != want {
+	if got, want := treeOf(t, remote, append([]string{syncMarker}, DefaultExclude...)), treeOf(t, local, DefaultExclude); got != want {
 		t.Fatalf("after the third sync the copy is\n%s\nwant\n%s", got, want)
 	}
 	if data, err := os.ReadFile(filepath.Join(remote, "node_modules", "dep", "index.js")); err != nil || string(data) != "built on the host" {
@@ -153,7 +153,7 @@ func TestSyncDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := treeOf(t, remote, nil), treeOf(t, local, nil); got != want || res.Sent != 1 || res.Removed != 1 {
+	if got, want := treeOf(t, remote, []string{syncMarker}), treeOf(t, local, nil); got != want || res.Sent != 1 || res.Removed != 1 {
 		t.Fatalf("sync excluding nothing = %+v; the copy is\n%s\nwant\n%s", res, got, want)
 	}
 }
@@ -228,11 +228,24 @@ func TestSyncRefusals(t *testing.T) {
 		t.Fatalf("close with a file missing = %v; want a refusal", err)
 	}
 	entries, _ := os.ReadDir(remote)
-	if len(entries) != 0 {
-		t.Fatalf("the directory holds %v after refused syncs; want nothing", entries)
+	if len(entries) != 1 || entries[0].Name() != syncMarker {
+		t.Fatalf("the directory holds %v after refused syncs; want only the sync's mark", entries)
 	}
 	if _, err := s.client.SyncDir(ctx, filepath.Join(remote, "missing"), SyncOptions{Dir: remote}); err == nil {
 		t.Fatal("a sync of a missing directory succeeded")
+	}
+
+	// A directory the sync did not make, with files in it, is not
+	// touched: the sync would remove them.
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "notes.txt"), []byte("mine"), 0o644)
+	local := t.TempDir()
+	writeFile(t, filepath.Join(local, "main.go"), []byte("package main\n"), 0o644)
+	if _, err := s.client.SyncDir(ctx, local, SyncOptions{Dir: home}); err == nil || !strings.Contains(err.Error(), "not made by a sync") {
+		t.Fatalf("a sync into a directory of files = %v; want a refusal", err)
+	}
+	if data, err := os.ReadFile(filepath.Join(home, "notes.txt")); err != nil || string(data) != "mine" {
+		t.Fatalf("notes.txt after a refused sync: %q, %v", data, err)
 	}
 }
 
@@ -256,15 +269,15 @@ func TestSyncLostSessionLeavesNoTemporaryFile(t *testing.T) {
 	if _, err := s.client.call(ctx, Request{Op: OpSyncChunk, Sync: &SyncRequest{Token: tok, Path: "f", Data: []byte("abc")}}); err != nil {
 		t.Fatal(err)
 	}
-	if entries, _ := os.ReadDir(remote); len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), ".sbsync-") {
-		t.Fatalf("mid-file the directory holds %v; want one temporary file", entries)
+	if entries, _ := os.ReadDir(remote); len(entries) != 2 || !strings.HasPrefix(entries[0].Name(), ".sbsync-") {
+		t.Fatalf("mid-file the directory holds %v; want the mark and one temporary file", entries)
 	}
 	s.stdin.Close()
 	if err := <-s.served; err != nil {
 		t.Fatal(err)
 	}
 	s.served <- nil // for the cleanup
-	if entries, _ := os.ReadDir(remote); len(entries) != 0 {
-		t.Fatalf("after the session ended the directory holds %v; want nothing", entries)
+	if entries, _ := os.ReadDir(remote); len(entries) != 1 || entries[0].Name() != syncMarker {
+		t.Fatalf("after the session ended the directory holds %v; want only the sync's mark", entries)
 	}
 }

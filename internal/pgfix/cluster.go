@@ -50,10 +50,18 @@ type Options struct {
 	// with this affinity, so the postmaster and every backend it forks
 	// inherit it. Empty leaves the caller's mask.
 	CPUs cpuset.Set
+	// Listen is the server's listen_addresses: "" is 127.0.0.1 only; "*"
+	// (every address) or an address of the host lets other hosts connect,
+	// with the superuser's password (SCRAM) as on loopback.
+	Listen string
+	// Host is the address URL puts in the URLs it returns, the one the
+	// clients dial; "" is 127.0.0.1.
+	Host string
 }
 
 // Cluster is a PostgreSQL cluster run from the machine's own binaries,
-// listening on 127.0.0.1 only, with no Unix socket.
+// listening on 127.0.0.1 only (or where Options.Listen says), with no Unix
+// socket.
 type Cluster struct {
 	dir     string
 	temp    bool
@@ -75,6 +83,10 @@ type clusterState struct {
 	BinDir   string            `json:"bin_dir"`
 	Version  string            `json:"version"`
 	Settings map[string]string `json:"settings"`
+	// Listen is Options.Listen ("" for loopback only) and Host the
+	// address in the cluster's URLs ("" for 127.0.0.1).
+	Listen string `json:"listen,omitempty"`
+	Host   string `json:"host,omitempty"`
 	// OldBinDir is BinDir as clusters made before JSON keys were snake_case
 	// recorded it; readState moves it to BinDir.
 	OldBinDir string `json:"binDir,omitempty"`
@@ -96,7 +108,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 	if err := c.prepareDir(opt.Dir); err != nil {
 		return nil, err
 	}
-	if err := c.start(ctx, opt.Port, logw); err != nil {
+	if err := c.start(ctx, opt, logw); err != nil {
 		// A start cut short (ctx cancelled while pg_ctl waited) can leave
 		// the server it launched running: stop it before giving up.
 		if c.launched {
@@ -143,7 +155,8 @@ func (c *Cluster) prepareDir(dir string) error {
 	return nil
 }
 
-func (c *Cluster) start(ctx context.Context, port int, logw io.Writer) error {
+func (c *Cluster) start(ctx context.Context, opt Options, logw io.Writer) error {
+	port := opt.Port
 	if pid, ok := c.livePostmaster(); ok {
 		return fmt.Errorf("a cluster is already running in %s (postmaster pid %d); "+
 			"use it (stackbench db status --dir %s) or stop it (stackbench db down --dir %s)", c.dir, pid, c.dir, c.dir)
@@ -153,6 +166,7 @@ func (c *Cluster) start(ctx context.Context, port int, logw io.Writer) error {
 	if err := c.chooseBinaries(old, dataVersion, logw); err != nil {
 		return err
 	}
+	c.state.Listen, c.state.Host = opt.Listen, opt.Host
 	if !hasData {
 		c.state.Password = randomHex(16)
 		if err := c.initdb(ctx, logw); err != nil {
@@ -165,6 +179,9 @@ func (c *Cluster) start(ctx context.Context, port int, logw io.Writer) error {
 	} else if c.state.Password == "" {
 		return fmt.Errorf("%s holds a data directory but no %s with its password; "+
 			"remove %s to start afresh", c.dir, stateFile, c.dir)
+	}
+	if err := c.allowOtherHosts(); err != nil {
+		return err
 	}
 	logPath := filepath.Join(c.dir, logFile)
 	if err := c.prepareLog(logPath); err != nil {
@@ -240,13 +257,13 @@ func majorVersion(versionLine string) string {
 }
 
 func (c *Cluster) startOnPort(ctx context.Context, port int, logPath string, logw io.Writer) error {
-	c.state.Settings = serverSettings(port)
+	c.state.Settings = serverSettings(port, c.state.Listen)
 	addStatementsLibrary(c.state.Settings, c.state.BinDir) // statements.go
 	if err := c.writeConf(); err != nil {
 		return err
 	}
 	logStart := fileSize(logPath)
-	fmt.Fprintf(logw, "pgfix: starting PostgreSQL in %s on 127.0.0.1:%d\n", c.dir, port)
+	fmt.Fprintf(logw, "pgfix: starting PostgreSQL in %s on %s port %d\n", c.dir, c.state.Settings["listen_addresses"], port)
 	c.launched = true
 	out, err := c.runOn(ctx, c.cpus, "pg_ctl", "start", "-w", "-t", "120", "-D", c.dataDir(), "-l", logPath)
 	if err != nil {
@@ -302,9 +319,12 @@ func (c *Cluster) initdb(ctx context.Context, logw io.Writer) error {
 // serverSettings are the settings stackbench sets; everything else is
 // PostgreSQL's default (fsync, synchronous_commit, shared_buffers...), so
 // the database behaves like a stock server.
-func serverSettings(port int) map[string]string {
+func serverSettings(port int, listen string) map[string]string {
+	if listen == "" {
+		listen = "127.0.0.1"
+	}
 	return map[string]string{
-		"listen_addresses":        "127.0.0.1",
+		"listen_addresses":        listen,
 		"port":                    strconv.Itoa(port),
 		"unix_socket_directories": "",
 		"max_connections":         "200", // room for several stacks' pools
@@ -402,7 +422,7 @@ func Attach(dir string) (*Cluster, error) {
 // Dir returns the cluster directory.
 func (c *Cluster) Dir() string { return c.dir }
 
-// Port returns the TCP port the server listens on at 127.0.0.1.
+// Port returns the TCP port the server listens on.
 func (c *Cluster) Port() int { return c.state.Port }
 
 // Version returns the server binaries' version line.
@@ -416,11 +436,19 @@ func (c *Cluster) URL(database string) string {
 	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.UserPassword(Superuser, c.state.Password),
-		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(c.state.Port)),
+		Host:     net.JoinHostPort(c.host(), strconv.Itoa(c.state.Port)),
 		Path:     "/" + database,
 		RawQuery: "sslmode=disable",
 	}
 	return u.String()
+}
+
+// host is the address in the cluster's URLs.
+func (c *Cluster) host() string {
+	if c.state.Host != "" {
+		return c.state.Host
+	}
+	return "127.0.0.1"
 }
 
 // AdminURL returns the URL of the cluster's "postgres" database, the one to
@@ -513,4 +541,34 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// hbaMark starts the lines allowOtherHosts adds to pg_hba.conf.
+const hbaMark = "# stackbench: other hosts"
+
+// allowOtherHosts lets clients on other hosts log in with the password
+// (initdb's pg_hba.conf admits loopback only) when the server listens
+// beyond loopback. The lines are added once and kept: a later start on
+// loopback only cannot be reached from elsewhere anyway.
+func (c *Cluster) allowOtherHosts() error {
+	if c.state.Listen == "" || c.state.Listen == "127.0.0.1" || c.state.Listen == "localhost" {
+		return nil
+	}
+	path := filepath.Join(c.dataDir(), "pg_hba.conf")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if bytes.Contains(b, []byte(hbaMark)) {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "\n%s, with the superuser's password (SCRAM)\nhost all all 0.0.0.0/0 scram-sha-256\nhost all all ::/0 scram-sha-256\n", hbaMark)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

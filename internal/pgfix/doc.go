@@ -6,6 +6,7 @@
 // Cluster (embedded server):
 //
 //	c, err := pgfix.Start(ctx, pgfix.Options{})  // temp dir, free port, 127.0.0.1 only
+//	pgfix.Start(ctx, pgfix.Options{Listen: "*", Host: addr}) // other hosts too, with the password; URLs name addr
 //	defer c.Destroy(ctx)                         // stop; remove the temp dir
 //	c.URL("db"), c.AdminURL(), c.PostmasterPID(), c.Settings()
 //	pgfix.Attach(dir)                            // a cluster left running by "stackbench db up"

@@ -30,6 +30,7 @@ func TestOverSSH(t *testing.T) {
 	sshtest.ForgetAgent(t)
 	t.Run("agent and checks", func(t *testing.T) { testAgentAndChecks(t, n) })
 	t.Run("sync dir", func(t *testing.T) { testSyncDir(t, n) })
+	t.Run("reference server on HOST", func(t *testing.T) { testReferenceServerOnHOST(t, n) })
 	t.Run("dropped session", func(t *testing.T) { testDroppedSession(t, n) })
 	t.Run("host keys", func(t *testing.T) { testHostKeys(t, n) })
 	t.Run("unreachable", func(t *testing.T) { testUnreachable(t, n) })

@@ -2,11 +2,14 @@ package run
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/agent"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -27,9 +30,15 @@ const DBPathFile = "embedded-db.path"
 // server, and makes the run's copy of the seed. The embedded cluster lives
 // in a temporary directory the database's account can reach (a results
 // directory under /root would not be, when stackbench runs as root).
+//
+// When roles: database: names a host, call setupRemoteDatabase instead,
+// with that host's agent session.
 func (r *runner) setupDatabase(ctx context.Context) error {
 	if !r.opt.Plan.NeedsDatabase {
 		return nil
+	}
+	if h := r.databaseHost(); h != "" {
+		return fmt.Errorf("the database goes on host %s: run starts it there with setupRemoteDatabase, not here", h)
 	}
 	t0 := time.Now()
 	pathFile := filepath.Join(r.opt.Dir, DBPathFile)
@@ -52,7 +61,14 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 			return err
 		}
 	}
-	if r.dbURL, err = d.Fresh(ctx, runDatabase); err != nil {
+	return r.openRunDatabase(ctx, t0)
+}
+
+// openRunDatabase makes the run's copy of the template on r.database and
+// opens the connection the operations between windows use.
+func (r *runner) openRunDatabase(ctx context.Context, t0 time.Time) error {
+	var err error
+	if r.dbURL, err = r.database.Fresh(ctx, runDatabase); err != nil {
 		return err
 	}
 	if r.db, err = pgfix.Open(ctx, r.dbURL); err != nil {
@@ -60,6 +76,71 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	}
 	r.progress.logf("database: ready in %.1fs", time.Since(t0).Seconds())
 	return nil
+}
+
+// remoteDatabase is the embedded cluster on the database host of roles:,
+// run by that host's agent. It lives as long as the agent's session: when
+// the session drops, the agent stops and removes it.
+type remoteDatabase struct {
+	host  string
+	agent *agent.Client
+	info  agent.DatabaseInfo
+}
+
+// databaseHost is the host roles: database: names; "" for this machine
+// (or the user's server, given by URL).
+func (r *runner) databaseHost() string {
+	if r.opt.File == nil || r.opt.File.Roles == nil {
+		return ""
+	}
+	return r.opt.File.Roles.Database
+}
+
+// setupRemoteDatabase is setupDatabase for roles: database: HOST. The agent
+// a, of that host, starts the embedded cluster there (pgfix, as here, in a
+// temporary directory), listening on every address with SCRAM password
+// authentication and a random password; its URLs name addr, the address
+// this machine reaches the host at, which the server host must reach too.
+// The template (the saas-slice seed or the workload's fixture) is built
+// from here over that URL, as on a server of the user's, and the resets,
+// checkpoints and statistics between windows go over it.
+func (r *runner) setupRemoteDatabase(ctx context.Context, a *agent.Client, host, addr string) error {
+	if !r.opt.Plan.NeedsDatabase {
+		return nil
+	}
+	t0 := time.Now()
+	r.progress.logf("database: starting an embedded PostgreSQL cluster on host %s", host)
+	info, err := a.StartDatabase(ctx, agent.DatabaseSpec{Host: addr})
+	if err != nil {
+		return fmt.Errorf("embedded database on host %s: %w", host, err)
+	}
+	r.remoteDB = &remoteDatabase{host: host, agent: a, info: info}
+	r.progress.logf("database: %s on host %s, port %d (%s)", info.Version, host, info.Port, info.Binaries)
+	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, r.logsDir())
+	d, err := stack.OpenFixtureDatabase(ctx, info.AdminURL, "", nil, r.fixture, func(s string) { r.progress.logf("%s", s) })
+	if err != nil {
+		return fmt.Errorf("embedded database on host %s: %w", host, err)
+	}
+	r.database = d
+	return r.openRunDatabase(ctx, t0)
+}
+
+// remoteDatabaseSample measures the processes of the cluster on the
+// database host (the postmaster's tree there, found again at every sample)
+// between from and to, two instants of that host's clock (this machine's
+// instant plus the host's clock offset); it returns after to. ok is false
+// when the database is not on another host: databaseGroup samples it here
+// then. The figures are those of a local window's database group: CPU
+// seconds, cores, mean and peak resident memory.
+func (r *runner) remoteDatabaseSample(ctx context.Context, from, to time.Time) (smp agent.Sample, host string, ok bool, err error) {
+	if r.remoteDB == nil {
+		return agent.Sample{}, "", false, nil
+	}
+	smp, err = r.remoteDB.agent.Sample(ctx, agent.DatabaseProcess, from, to)
+	if err != nil {
+		return smp, r.remoteDB.host, true, fmt.Errorf("sample the database on host %s: %w", r.remoteDB.host, err)
+	}
+	return smp, r.remoteDB.host, true, nil
 }
 
 // dbStats snapshots the database state around a window.
@@ -84,8 +165,15 @@ func (r *runner) dbStats(ctx context.Context) *journal.DBStats {
 
 // databaseGroup is the sampler group of the database server's processes:
 // the postmaster tree of the embedded cluster or of a server on this host
-// given by URL; ok is false when the server is elsewhere.
+// given by URL; ok is false when the server is elsewhere (on the database
+// host of roles:, see remoteDatabaseSample).
 func (r *runner) databaseGroup(ctx context.Context) (proc.Group, bool) {
+	if r.remoteDB != nil {
+		// On its own host: remoteDatabaseSample measures it there, even
+		// when that host shares this one's process table (the tests'
+		// network namespaces).
+		return proc.Group{}, false
+	}
 	if r.database != nil && r.database.Cluster != nil {
 		return proc.TreeGroup("database", r.database.Cluster.PostmasterPID()), true
 	}
@@ -107,6 +195,17 @@ func (r *runner) databaseGroup(ctx context.Context) (proc.Group, bool) {
 func (r *runner) teardownDatabase(completed bool) {
 	if r.db != nil {
 		r.db.Close()
+	}
+	if rdb := r.remoteDB; rdb != nil {
+		// The cluster and its databases go with it; a session that
+		// dropped (or was closed first) has taken them already.
+		r.remoteDB = nil
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := rdb.agent.StopDatabase(ctx); err != nil && !errors.Is(err, agent.ErrSessionLost) {
+			r.progress.logf("warning: stopping the database on host %s: %v", rdb.host, err)
+		}
+		return
 	}
 	if err := r.database.Close(completed); err != nil {
 		r.progress.logf("warning: closing the database: %v", err)

@@ -30,6 +30,9 @@ type runner struct {
 	fixture *pgfix.Fixture
 	dbURL   string
 	db      *pgfix.DB
+	// remoteDB is the embedded cluster on the database host of roles:
+	// (database.go); nil when the database is here or the user's.
+	remoteDB *remoteDatabase
 
 	// gate is nil when the contention gate is off.
 	gate *host.Gate

@@ -1,0 +1,114 @@
+package run
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/platform/local"
+	"github.com/stackbench/stackbench/internal/remote"
+	"github.com/stackbench/stackbench/internal/remote/sshtest"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// The embedded database on a host of its own (a network namespace with
+// sshd): its agent starts the cluster, the template is seeded from here
+// over the host's address, the operations between windows (reset,
+// checkpoint, statistics) go over it, the database's processes are
+// sampled by the agent on that host and not here, and the teardown stops
+// and removes the cluster.
+func TestDatabaseOnItsOwnHost(t *testing.T) {
+	n := sshtest.Start(t, "db1")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h := n.Host("db1")
+	s, err := remote.Connect(ctx, remote.Host{Name: "db1", User: n.User, Addr: h.Addr, Port: h.Port, Identity: n.Identity},
+		remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: stackbenchBin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(); removeCachedAgent(t, stackbenchBin) })
+
+	w, _ := workload.Builtin("saas-slice", "secret")
+	r := &runner{
+		opt: Options{Dir: t.TempDir(),
+			File: &plan.File{Workload: w, Roles: &plan.Roles{Database: "db1"}},
+			Plan: &plan.Plan{NeedsDatabase: true}},
+		progress: newProgress(io.Discard, false, 0),
+	}
+	if err := r.setupDatabase(ctx); err == nil || !strings.Contains(err.Error(), "host db1") {
+		t.Fatalf("setupDatabase with the database on db1 = %v; want a refusal naming the host", err)
+	}
+	if err := r.setupRemoteDatabase(ctx, s.Agent, "db1", h.Addr); err != nil {
+		t.Fatal(err)
+	}
+	torn := false
+	defer func() {
+		if !torn {
+			r.teardownDatabase(true)
+		}
+	}()
+	info := r.remoteDB.info
+	u, err := url.Parse(r.dbURL)
+	if err != nil || u.Hostname() != h.Addr || u.Path != "/"+runDatabase {
+		t.Fatalf("the run's database URL is %s; want database %s at the host's address %s", pgfix.Redact(r.dbURL), runDatabase, h.Addr)
+	}
+
+	if err := r.db.ResetOrders(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.db.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := r.dbStats(ctx)
+	if st == nil || st.OrdersRows != pgfix.SeedOrders || st.Checkpoints < 1 {
+		t.Fatalf("database statistics over the network = %+v; want %d orders and the checkpoint", st, pgfix.SeedOrders)
+	}
+
+	if _, ok := r.databaseGroup(ctx); ok {
+		t.Fatal("the database on db1 is sampled here")
+	}
+	from := time.Now().Add(20 * time.Millisecond) // one clock: the namespaces share it
+	smp, host, ok, err := r.remoteDatabaseSample(ctx, from, from.Add(300*time.Millisecond))
+	if err != nil || !ok || host != "db1" || smp.RSSPeakBytes <= 0 || smp.Wall <= 0 {
+		t.Fatalf("remote sample = %+v on %q (ok %v), %v; want db1's postmaster tree", smp, host, ok, err)
+	}
+
+	r.teardownDatabase(true)
+	torn = true
+	if r.remoteDB != nil {
+		t.Fatal("teardown kept the remote database")
+	}
+	// The namespaces share this machine's processes and files.
+	deadline := time.Now().Add(10 * time.Second)
+	for local.Alive(info.PostmasterPID) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if local.Alive(info.PostmasterPID) {
+		t.Fatalf("postmaster %d runs after the teardown", info.PostmasterPID)
+	}
+	if _, err := os.Stat(info.Dir); err == nil {
+		t.Fatalf("the cluster's directory %s is still there", info.Dir)
+	}
+}
+
+// removeCachedAgent removes the agent that copying bin left in the hosts'
+// cache (the test user's home: the namespaces share the file system).
+func removeCachedAgent(t *testing.T, bin string) {
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		return
+	}
+	sum := sha256.Sum256(data)
+	home, _ := os.UserHomeDir()
+	os.Remove(filepath.Join(home, ".cache", "stackbench", "agent-"+hex.EncodeToString(sum[:])[:16]))
+}
