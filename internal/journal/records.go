@@ -259,6 +259,9 @@ type Window struct {
 	// measured Server, HostBusyCores and ForeignCores; "" for this
 	// machine (and in journals written before roles: ran anywhere else).
 	ServerHost string `json:"server_host,omitempty"`
+	// DatabaseHost names the host of hosts: the embedded database ran on,
+	// which measured Database; "" for this machine.
+	DatabaseHost string `json:"database_host,omitempty"`
 	// Generators are the load generators' own parts of Load when the load
 	// came from hosts of hosts: (roles: generators:), one per host in file
 	// order; Load is their merge (counts summed, histograms merged). Nil

@@ -158,15 +158,15 @@ func (fl *fleet) close() {
 	}
 }
 
-// remoteRoles lists the hosts the file's roles put the server and the
-// generators on, each once, in the order server, generators.
+// remoteRoles lists the hosts the file's roles put the server, the
+// database and the generators on, each once, in that order.
 func remoteRoles(r *plan.Roles) []string {
 	if r == nil {
 		return nil
 	}
 	var names []string
 	seen := map[string]bool{}
-	for _, n := range append([]string{r.Server}, r.Generators...) {
+	for _, n := range append([]string{r.Server, r.Database}, r.Generators...) {
 		if n != "" && !seen[n] {
 			seen[n] = true
 			names = append(names, n)
@@ -195,6 +195,21 @@ func (r *runner) openHosts(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// setupDatabases brings up the database: on the database host of roles:
+// through its agent (the cluster listens on the host's address, which the
+// server host reaches), or here.
+func (r *runner) setupDatabases(ctx context.Context) error {
+	host := r.databaseHost()
+	if host == "" || r.fleet == nil {
+		return r.setupDatabase(ctx)
+	}
+	s, err := r.fleet.session(ctx, host)
+	if err != nil {
+		return err
+	}
+	return r.setupRemoteDatabase(ctx, s.Agent, host, r.fleet.addr(host))
 }
 
 // closeHosts ends the sessions.
@@ -231,13 +246,13 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		return nil
 	}
 	var no []string
-	if r.Database != "" {
-		no = append(no, "the database on another host (roles: database:)")
+	if r.Database != "" && r.Server == "" {
+		no = append(no, "the database on another host with the server on this machine (roles: database: without server:)")
 	}
 	if (r.Server == "") != (len(r.Generators) == 0) {
 		no = append(no, "the server and the load generators on different sides (roles: must name both server: and generators:, or neither): the reference servers listen on 127.0.0.1 here, and a local generator is not yet timed against a server's remote sampler")
 	}
-	if r.Server != "" && p.NeedsDatabase && f.Database == plan.Embedded {
+	if r.Server != "" && r.Database == "" && p.NeedsDatabase && f.Database == plan.Embedded {
 		no = append(no, "a server on another host with the embedded database on this machine (its URL is 127.0.0.1 here); give database: {url: …} reachable from the server host")
 	}
 	pr := p.Protocol

@@ -21,26 +21,24 @@ import (
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 )
 
-// remoteFile is two stacks of the test server on app1, loaded from load1
-// and load2: one case, two rounds, short windows.
+// remoteFile is two stacks of the Go reference server on app1, their
+// embedded database on db1, loaded from load1 and load2: one case, two
+// rounds, short windows.
 func remoteFile(n *sshtest.Net) string {
 	host := func(name string) string {
 		h := n.Host(name)
 		return fmt.Sprintf("  %s: {ssh: \"%s@%s\", identity: %s}\n", name, n.User, h.HostPort(), n.Identity)
 	}
 	return `
-workload:
-  name: blog
-  cases:
-    - name: page
-      path: /articles?offset=3
-      ignore: [at]
+workload: saas-slice
 hosts:
-` + host("app1") + host("load1") + host("load2") + `roles:
+` + host("app1") + host("db1") + host("load1") + host("load2") + `roles:
   server: app1
+  database: db1
   generators: [load1, load2]
 profile: quick
 protocol:
+  cases: [user]
   concurrency: [5]
   warmup: 200ms
   window: 600ms
@@ -49,22 +47,22 @@ protocol:
   gate: off
 stacks:
   - name: one
-    dir: .
-    start: ` + ownAppBin + `
+    dir: ` + refServerDir + `
+    start: ` + refServerBin + `
   - name: two
-    dir: .
-    start: ` + ownAppBin + `
+    dir: ` + refServerDir + `
+    start: ` + refServerBin + `
 `
 }
 
-// A run with the server in one namespace and two generators in two
-// others, over SSH: every window's counts are the sums of the
+// A run with the server, the database and two generators in four
+// namespaces, over SSH: every window's counts are the sums of the
 // generators' own and its percentiles those of their merged histograms;
 // a session killed mid-window gives a redone window; a generator host
 // that stays unreachable stops the run with its journal intact, and
 // --resume reconnects and finishes it.
 func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
-	n := sshtest.Start(t, "app1", "load1", "load2")
+	n := sshtest.Start(t, "app1", "db1", "load1", "load2")
 	forgetAgentOf(t, stackbenchBin)
 	t.Cleanup(func() { killIn(n) }) // before the namespaces go: nothing left behind
 	t.Cleanup(func() {
@@ -75,7 +73,7 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 		}
 	})
 	path := writeFile(t, remoteFile(n))
-	forgetSynced(t, filepath.Dir(path))
+	forgetSynced(t, refServerDir)
 	f, err := plan.LoadEnv(path, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +157,9 @@ func checkMerged(t *testing.T, key string, w journal.Window) {
 	}
 	if w.ServerHost != "app1" || w.Server.CPUSeconds <= 0 {
 		t.Errorf("%s: server on %q with %.3f CPU-s; want it measured on app1", key, w.ServerHost, w.Server.CPUSeconds)
+	}
+	if w.DatabaseHost != "db1" || w.Database.CPUSeconds <= 0 {
+		t.Errorf("%s: database on %q with %.3f CPU-s; want it measured on db1", key, w.DatabaseHost, w.Database.CPUSeconds)
 	}
 	var succ, att, fail, conns int64
 	var h *hist.Histogram

@@ -213,6 +213,16 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	wg.Go(func() {
 		sample, sampleErr = srv.Agent.Sample(ctx, rw.cur.tree.(*remoteTree).name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
 	})
+	var dbSample agent.Sample
+	var dbHost string
+	var dbOK bool
+	var dbErr error
+	if r.remoteDB != nil {
+		dbOff := fl.offsets[r.remoteDB.host]
+		wg.Go(func() {
+			dbSample, dbHost, dbOK, dbErr = r.remoteDatabaseSample(ctx, from.Add(dbOff.Offset), to.Add(dbOff.Offset))
+		})
+	}
 	if windowHook != nil {
 		windowHook(rec.Key, rec.Attempt, fl)
 	}
@@ -226,6 +236,9 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	}
 	if sampleErr != nil && errors.Is(sampleErr, agent.ErrSessionLost) {
 		return driven{err: sampleErr, lost: rw.cur.host}
+	}
+	if dbErr != nil && errors.Is(dbErr, agent.ErrSessionLost) {
+		return driven{err: dbErr, lost: dbHost}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return driven{err: err}
@@ -249,6 +262,13 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 		r.event(journal.LevelWarning, rw.cur.stack.Name, "sampling %s on %s: %v", rw.cur.stack.Name, rw.cur.host, sampleErr)
 	} else {
 		fillRemoteUsage(rec, sample, merged)
+	}
+	switch {
+	case dbErr != nil:
+		r.event(journal.LevelWarning, rw.cur.stack.Name, "%v", dbErr)
+	case dbOK:
+		rec.DatabaseHost = dbHost
+		rec.Database = journal.Usage{CPUSeconds: dbSample.CPUSeconds, Cores: dbSample.Cores, RSSMeanBytes: dbSample.RSSMeanBytes, RSSPeakBytes: dbSample.RSSPeakBytes}
 	}
 	return d
 }
@@ -318,6 +338,9 @@ func (r *runner) afterLost(ctx context.Context, cur *server, w plan.Window, rec 
 		return cur, err
 	}
 	r.event(journal.LevelWarning, w.Stack, "the session with host %s dropped during %s; reconnecting to redo it", host, w.Key)
+	if host == r.databaseHost() {
+		return cur, fmt.Errorf("%w: the session with the database host %s dropped during %s, and the embedded cluster went with it; continue with --resume, which starts and seeds a fresh one", ErrHostUnreachable, host, w.Key)
+	}
 	if lost > maxLostRedos {
 		return cur, fmt.Errorf("%w: the session with host %s dropped during %s %d times; check the network to it", ErrHostUnreachable, host, w.Key, lost)
 	}

@@ -111,7 +111,7 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	defer r.closeHosts()
-	if err := r.setupDatabase(ctx); err != nil {
+	if err := r.setupDatabases(ctx); err != nil {
 		return err
 	}
 	if err := r.buildStacks(ctx); err != nil {
