@@ -145,7 +145,7 @@ func (w WarmupRule) Steady(counts []int64) bool {
 	for b := 1; b <= longest; b++ {
 		blocks := lastBlocks(counts, b)
 		if m := median(blocks); SteadyTolerance*m >= conns {
-			return agree(blocks, chance(blocks))
+			return agree(blocks, chance(blocks, counts, b, w.Connections))
 		}
 	}
 	// No block so far resolves the tolerance: judge coarsely only at the
@@ -154,22 +154,73 @@ func (w WarmupRule) Steady(counts []int64) bool {
 		return false
 	}
 	blocks := lastBlocks(counts, longest)
-	return agree(blocks, conns+chance(blocks))
+	return agree(blocks, conns+chance(blocks, nil, longest, 0))
 }
 
-// chance is how far blocks may spread by chance alone: counting noise
-// (countingNoise) unless no block is below the one before it. Chance
-// spreads blocks either way; a ramp climbs block after block (or pauses
-// on a plateau), and gets no such allowance. Under about 1,100
-// completions a block the noise is wider than SteadyTolerance: a route
-// of 130 req/s on 32 connections, in blocks of five 500 ms slices
-// (317, 373, 330), was judged not steady on the 10 % alone where chance
-// spreads such blocks by 60 (examples/django-elysia, Uvicorn's cpu).
-func chance(blocks []int64) float64 {
+// chance is how far blocks of b slices each may spread by chance alone,
+// unless no block is below the one before it: chance spreads blocks
+// either way, while a ramp climbs block after block (or pauses on a
+// plateau) and gets no such allowance. Chance is the larger of two
+// figures. Counting noise (countingNoise): under about 1,100 completions
+// a block it is wider than SteadyTolerance; a route of 130 req/s on 32
+// connections, in blocks of five 500 ms slices (317, 373, 330), was
+// judged not steady on the 10 % alone where chance spreads such blocks by
+// 60 (examples/django-elysia, Uvicorn's cpu). And, when counts (the
+// slices) are given, the process's own jitter (jitterNoise): a JIT
+// runtime's garbage collector, or a host whose CPU comes and goes, moves
+// slices of tens of thousands of requests by a quarter to either side
+// (Elysia on Bun, health: 24,834 to 48,938 a 500 ms slice), where
+// counting noise is 1 %, and such a process was judged not steady in 59
+// of 168 windows (examples/nest-bun-elysia) although it never climbed.
+func chance(blocks, counts []int64, b, conns int) float64 {
 	if climbing(blocks) {
 		return 0
 	}
-	return countingNoise(median(blocks))
+	return max(countingNoise(median(blocks)), jitterNoise(counts, b, conns))
+}
+
+// JitterSlices is how many of the last slices jitterNoise reads, at
+// least: enough for a median of their differences to mean something.
+const JitterSlices = 8
+
+// jitterNoise is how far three blocks of b slices of a stationary process
+// may spread by chance, judged from the slices themselves: 3.3 standard
+// deviations of a block, as countingNoise, where a slice's deviation is
+// estimated from the differences between consecutive slices (robustly:
+// 1.4826 × their median absolute deviation from their median ÷ √2) over the last 3b slices, or
+// JitterSlices when that is more; with fewer slices than that, or when a
+// slice holds too few requests per connection to resolve the tolerance,
+// none. It is allowed in the fine judgement only. Differences between neighbours hardly
+// see a slow drift, so a drifting process is not excused by its drift;
+// blocks that climb get no allowance at all (chance).
+func jitterNoise(counts []int64, b, conns int) float64 {
+	n := max(SteadySlices*b, JitterSlices)
+	if len(counts) < n {
+		// Too few slices to tell the process's jitter from what is
+		// being judged: three slices' own differences would excuse any
+		// spread they have.
+		return 0
+	}
+	tail := counts[len(counts)-n:]
+	if float64(slices.Min(tail))*SteadyTolerance < float64(conns) {
+		// Slices of a few requests per connection differ by the
+		// pattern in which whole requests complete (0, 0, 4, 0, 0, 4
+		// …), which is not noise to excuse: the whole-requests rule
+		// (Steady) handles them.
+		return 0
+	}
+	diffs := make([]int64, 0, len(tail)-1)
+	for i := 1; i < len(tail); i++ {
+		diffs = append(diffs, tail[i]-tail[i-1])
+	}
+	// Around their median, not 0: a ramp's slices differ by its pace,
+	// which is not noise either.
+	pace := int64(math.Round(median(diffs)))
+	for i, d := range diffs {
+		diffs[i] = max(d-pace, pace-d)
+	}
+	sd := 1.4826 * median(diffs) / math.Sqrt2
+	return 3.3 * sd * math.Sqrt(float64(b))
 }
 
 // climbing reports whether no count is below the one before.

@@ -107,6 +107,28 @@ func TestSteady(t *testing.T) {
 			t.Errorf("Steady(%v) on 32 connections at the JIT cap = %v, want %v", c.counts, got, c.want)
 		}
 	}
+	// A process whose slices jitter by a quarter either way, thousands of
+	// requests each: Elysia on Bun serving health (examples/nest-bun-
+	// elysia, 500 ms slices, 2–8 s). Three slices never agreed within
+	// 10 %, and the warm-up was called not steady at its cap, though it
+	// never climbed. Its own jitter (from the differences of the last
+	// eight slices) excuses the spread; blocks that climb get no excuse,
+	// nor does a ramp whose slices differ by its pace, nor anything
+	// before eight slices.
+	jit := NewWarmupRule(2*time.Second, 8*time.Second, 32)
+	for _, c := range []struct {
+		counts []int64
+		want   bool
+	}{
+		{[]int64{41174, 48101, 34861, 32870, 40091, 42405, 45324, 45606, 27518, 31958, 32484, 36152, 42723, 32387, 40092}, true},
+		{[]int64{41174, 48101, 34861, 32870, 40091, 42405, 45324, 45606, 27518, 31958, 32484, 36152, 42723, 43387, 48092}, false},
+		{[]int64{1000, 1200, 1400, 1600, 1800, 2000, 2200, 2400, 2300, 2600}, false},
+		{[]int64{41174, 48101, 34861, 32870, 40091, 32387}, false},
+	} {
+		if got := jit.Steady(c.counts); got != c.want {
+			t.Errorf("Steady(%v) on 32 connections, JIT rule = %v, want %v", c.counts, got, c.want)
+		}
+	}
 	// A ramp that pauses on a plateau gets no counting noise either:
 	// internal/run's ramping test server, 16 connections, 1–1.5 s.
 	if r := NewWarmupRule(time.Second, 1500*time.Millisecond, 16); r.Steady([]int64{96, 112, 128, 128, 160}) {

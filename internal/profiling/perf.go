@@ -21,7 +21,10 @@ const KernelMapping = "[kernel.kallsyms]"
 
 // perfHeader is a sample's first line: "comm pid/tid time: period event:".
 // comm may hold spaces (a thread's name), so the line is read from its end.
-var perfHeader = regexp.MustCompile(`^(.*?)\s+(\d+)/(\d+)\s+([\d.]+):\s+(\d+)\s+(\S+):\s*$`)
+// perf prints -1 for an id it did not learn (":-1 20795/-1" for a thread
+// whose comm and tid it never saw, as with `-a` while processes in other
+// PID namespaces come and go).
+var perfHeader = regexp.MustCompile(`^(.*?)\s+(-?\d+)/(-?\d+)\s+([\d.]+):\s+(\d+)\s+(\S+):\s*$`)
 
 // perfFrame is one frame of a sample's call chain: "addr sym+0xoff (dso)".
 var perfFrame = regexp.MustCompile(`^([0-9a-fA-F]+)\s+(.*?)\s+\((.*)\)$`)

@@ -81,6 +81,9 @@ func TestParsePerfScriptKeepAndUnknown(t *testing.T) {
 
 postgres 20/20   5.000002:    1000000 cpu-clock: 
 	    501000 ExecScan+0x1 (/usr/lib/postgresql/15/bin/postgres)
+
+:-1 20795/-1    5.000003:    1000000 cpu-clock: 
+	    601000 [unknown] ([unknown])
 `
 	p, err := ParsePerfScript(strings.NewReader(text), func(pid int, at float64) bool { return pid == 10 && at < 5.0000015 }, 1000)
 	if err != nil {
@@ -93,9 +96,14 @@ postgres 20/20   5.000002:    1000000 cpu-clock:
 	if leaf != "[unknown] server" {
 		t.Errorf("unsymbolised leaf named %q, want it grouped by its binary", leaf)
 	}
-	late, err := ParsePerfScript(strings.NewReader(text), func(pid int, at float64) bool { return at > 5.0000015 }, 1000)
+	late, err := ParsePerfScript(strings.NewReader(text), func(pid int, at float64) bool { return at > 5.0000015 && at < 5.0000025 }, 1000)
 	if err != nil || len(late.Sample) != 1 || late.Sample[0].NumLabel["pid"][0] != 20 {
 		t.Errorf("by time: %v, %v; want pid 20's sample only", late, err)
+	}
+	// perf's -1 for a thread id it never learnt is a sample like any other.
+	lost, err := ParsePerfScript(strings.NewReader(text), func(pid int, at float64) bool { return pid == 20795 }, 1000)
+	if err != nil || len(lost.Sample) != 1 || lost.Sample[0].Label["comm"][0] != ":-1" {
+		t.Errorf("a sample of tid -1: %v, %v; want it parsed and kept", lost, err)
 	}
 	if _, err := ParsePerfScript(strings.NewReader("garbage\n"), nil, 99); err == nil {
 		t.Error("a line that is no sample header was accepted")
