@@ -26,7 +26,7 @@ func init() {
 	register(Command{Name: "run", Short: "run the whole comparison: parity, cold starts, every window, the report", Order: 60, Run: runRun})
 }
 
-const runSynopsis = "[-f stackbench.yaml] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [--fail-on loss[,undecided][,invalid]] [--steps A..B] [--metrics throughput,per_cpu] [protocol flags]"
+const runSynopsis = "[-f stackbench.yaml] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [--known-hosts FILE] [--fail-on loss[,undecided][,invalid]] [--steps A..B] [--metrics throughput,per_cpu] [protocol flags]"
 
 // runArgs is a parsed `stackbench run` command line.
 type runArgs struct {
@@ -34,6 +34,9 @@ type runArgs struct {
 	out        string // absolute, "" for the default
 	resume     string // absolute
 	skipParity bool
+	// knownHosts is --known-hosts: the known_hosts file for the hosts of
+	// roles: ("" for ~/.ssh/known_hosts).
+	knownHosts string
 	overrides  plan.Overrides
 	// gate judges the finished run's steps; it is not recorded, and may
 	// be given with --resume.
@@ -49,6 +52,7 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 	out := fs.String("out", "", "results directory (default results/<timestamp>)")
 	resume := fs.String("resume", "", "continue the stopped run in this results directory (with the arguments it was started with)")
 	skipParity := fs.Bool("skip-parity", false, "measure without the parity gate (the report says so in its first line)")
+	knownHosts := fs.String("known-hosts", "", "known_hosts file the keys of the hosts of roles: are checked against (default ~/.ssh/known_hosts)")
 	overrides := overrideFlags(fs)
 	gf := addGateFlags(fs, false)
 	if err := pro.parse(args); err != nil {
@@ -59,6 +63,9 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 		return runArgs{}, err
 	}
 	ra := runArgs{file: resolvePath(env, *pro.file), skipParity: *skipParity, gate: gate}
+	if *knownHosts != "" {
+		ra.knownHosts = resolvePath(env, *knownHosts)
+	}
 	if *out != "" {
 		ra.out = resolvePath(env, *out)
 	}
@@ -163,11 +170,10 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 	if err != nil {
 		return run.Options{}, err
 	}
-	if f.Roles.Remote() {
-		// stackbench plan checks the hosts, but the run cannot place a
-		// role on them yet; measuring everything here instead would
-		// silently answer another question than the file asks.
-		return run.Options{}, usagef("%s puts roles on other hosts (roles:); stackbench plan checks them, but stackbench run does not yet run a role on another host (docs/scale-out.md, \"What is done\"); remove roles: to run everything on this machine", f.Name)
+	if err := run.RemoteSupported(f, p); err != nil {
+		// Measuring the rest here instead would silently answer another
+		// question than the file asks.
+		return run.Options{}, usagef("%v; remove roles: to run everything on this machine", err)
 	}
 	if w := undecidableWarning(p); w != "" {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
@@ -195,7 +201,7 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 	return run.Options{
 		File: f, Plan: p, Dir: dir, Resume: ra.resume != "", SkipParity: ra.skipParity,
 		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal, Width: terminalWidth(env),
-		ToolVersion: toolVersion(),
+		ToolVersion: toolVersion(), Remote: remoteOptions(env, ra.knownHosts),
 	}, nil
 }
 

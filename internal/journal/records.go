@@ -254,6 +254,48 @@ type Window struct {
 	// EnvironmentRef is the ordinal, from 1, of the environment record the
 	// window ran under: each invocation (the first and every resume) adds one.
 	EnvironmentRef int `json:"environment_ref"`
+
+	// ServerHost names the host of hosts: the server ran on, which also
+	// measured Server, HostBusyCores and ForeignCores; "" for this
+	// machine (and in journals written before roles: ran anywhere else).
+	ServerHost string `json:"server_host,omitempty"`
+	// DatabaseHost names the host of hosts: the embedded database ran on,
+	// which measured Database; "" for this machine.
+	DatabaseHost string `json:"database_host,omitempty"`
+	// Generators are the load generators' own parts of Load when the load
+	// came from hosts of hosts: (roles: generators:), one per host in file
+	// order; Load is their merge (counts summed, histograms merged). Nil
+	// when the generator ran on this machine.
+	Generators []GeneratorPart `json:"generators,omitempty"`
+}
+
+// GeneratorPart is what one generator host measured of a window.
+type GeneratorPart struct {
+	// Host is the generator's host in hosts:.
+	Host        string  `json:"host"`
+	Connections int     `json:"connections"`
+	RateRPS     float64 `json:"rate_rps,omitempty"`
+	Attempts    int64   `json:"attempts"`
+	Successes   int64   `json:"successes"`
+	// Failures are its failed requests by class (load.Result.Errors).
+	Failures map[string]int64 `json:"failures,omitempty"`
+	Unsent   int64            `json:"unsent,omitempty"`
+	// ClientBound is this generator's own starvation verdict: the window
+	// is client-bound when any generator was.
+	ClientBound bool `json:"client_bound"`
+	// CPUSeconds is the generator's own CPU over its window.
+	CPUSeconds float64 `json:"cpu_s"`
+	// MeasureStartUnixNano and MeasureEndUnixNano are its window's
+	// boundaries on the coordinator's clock (the host's minus its offset).
+	MeasureStartUnixNano int64 `json:"measure_start_unix_ns"`
+	MeasureEndUnixNano   int64 `json:"measure_end_unix_ns"`
+	// ClockOffsetSeconds and ClockBoundSeconds are the host's clock offset
+	// (its clock minus ours) and the bound of its error, as measured when
+	// the session opened.
+	ClockOffsetSeconds float64 `json:"clock_offset_s"`
+	ClockBoundSeconds  float64 `json:"clock_bound_s"`
+	// LatencyHist is its own latency histogram, encoded as in load.Result.
+	LatencyHist string `json:"latency_hist"`
 }
 
 // Probe is a fixed-work CPU probe timed just before a window's warm-up and

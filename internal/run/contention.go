@@ -24,7 +24,7 @@ func (r *runner) ownGroups(ctx context.Context, cur *server) []proc.Group {
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	if cur != nil {
+	if cur != nil && cur.p != nil {
 		groups = append(groups, cur.p.Group("server"))
 		groups = append(groups, r.serviceGroups(ctx, cur)...)
 	}
@@ -91,6 +91,12 @@ const GateFreshness = time.Second
 // measured anyway and judged after the window.
 func (r *runner) gateWait(ctx context.Context, cur *server, rec *journal.Window) error {
 	if r.gate == nil {
+		return nil
+	}
+	if cur != nil && cur.host != "" {
+		// Nothing measured runs here: the server host's foreign CPU is
+		// judged after the window, from its agent's sample (judge).
+		rec.GateCores = r.gate.ThresholdCores
 		return nil
 	}
 	if !r.quietAt.IsZero() && time.Since(r.quietAt) < GateFreshness {

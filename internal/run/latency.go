@@ -84,8 +84,8 @@ func (r *runner) latencyOnce(ctx context.Context, cur *server, lw plan.Window, c
 	r.attempts[lw.Key]++
 	p := r.opt.Plan.Protocol
 	floor, _ := p.WarmupFor(cur.stack)
-	rec, err := r.try(ctx, cur, lw, r.attempts[lw.Key], func() (*loadRun, *windowSampler, float64, error) {
-		return r.launchAt(ctx, cur, c, lw.Concurrency, rateRPS, warmupSpan{floor, floor}, p.Window)
+	rec, err := r.try(ctx, cur, lw, r.attempts[lw.Key], func() (launched, error) {
+		return r.local(cur)(r.launchAt(ctx, cur, c, lw.Concurrency, rateRPS, warmupSpan{floor, floor}, p.Window))
 	})
 	if err != nil {
 		return nil, err

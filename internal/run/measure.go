@@ -25,7 +25,13 @@ const MaxSuspendRedos = 3
 // server is the stack process currently serving windows.
 type server struct {
 	stack plan.Stack
-	p     *proc.Process
+	// tree is the process tree, here or on the server host; p is the same
+	// tree when it runs here (nil on another host): what only a local
+	// tree has (its /proc, its container) goes through p.
+	tree serverTree
+	p    *proc.Process
+	// host is the host of hosts: it runs on; "" for this machine.
+	host  string
 	seq   int
 	cases []string // served so far, in order
 	// planProcess is the plan's number for this process (plan.Window.Process).
@@ -141,7 +147,9 @@ func (r *runner) idleGroups(cur *server) []proc.Group {
 	var gs []proc.Group
 	for name, s := range r.live {
 		if s != nil && s != cur {
-			gs = append(gs, s.p.Group(idleGroupPrefix+name))
+			if s.p != nil {
+				gs = append(gs, s.p.Group(idleGroupPrefix+name))
+			}
 		}
 	}
 	return gs
@@ -162,13 +170,20 @@ func (r *runner) remaining() []plan.Window {
 }
 
 func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
+	if host := r.serverHost(); host != "" {
+		t, err := r.startRemote(ctx, host, st)
+		if err != nil {
+			return nil, err
+		}
+		return &server{stack: st, tree: t, host: host, seq: r.seq[st.Name], planProcess: planProcess}, nil
+	}
 	p, err := r.startStack(ctx, st)
 	if err != nil {
 		return nil, err
 	}
 	r.rememberServer(p.PID())
 	r.rememberContainer(p)
-	s := &server{stack: st, p: p, seq: r.seq[st.Name], planProcess: planProcess}
+	s := &server{stack: st, tree: p, p: p, seq: r.seq[st.Name], planProcess: planProcess}
 	if err := r.setupServer(ctx, s); err != nil {
 		r.stopServer(s)
 		return nil, err
@@ -180,7 +195,7 @@ func (r *runner) stopServer(s *server) {
 	if s == nil {
 		return
 	}
-	if err := s.p.Stop(stack.StopGrace); err != nil {
+	if err := s.tree.Stop(stack.StopGrace); err != nil {
 		r.event(journal.LevelWarning, s.stack.Name, "stopping %s: %v", s.stack.Name, err)
 	}
 }
@@ -198,10 +213,19 @@ func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workl
 func (r *runner) tries(ctx context.Context, cur *server, w plan.Window, once func(*server) (*journal.Window, error), record func(*journal.Window) error) (*server, error) {
 	diedOnce := false
 	disturbed := 0 // tries redone for the host (contended, suspended)
+	lost := 0      // tries redone because a host's session dropped
 	for {
 		rec, err := once(cur)
 		if err != nil {
 			return cur, err
+		}
+		if host := r.lostHost; host != "" {
+			r.lostHost = ""
+			lost++
+			if cur, err = r.afterLost(ctx, cur, w, rec, host, lost, record); err != nil || cur == nil {
+				return cur, err
+			}
+			continue
 		}
 		redo := false
 		switch {
@@ -296,7 +320,44 @@ func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
 // context) is an error.
 func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*journal.Window, error) {
 	r.attempts[w.Key]++
-	return r.try(ctx, cur, w, r.attempts[w.Key], func() (*loadRun, *windowSampler, float64, error) { return r.launch(ctx, cur, w, c) })
+	return r.try(ctx, cur, w, r.attempts[w.Key], func() (launched, error) {
+		if len(r.generatorHosts()) > 0 {
+			return r.launchRemote(cur, w, c), nil
+		}
+		return r.local(cur)(r.launch(ctx, cur, w, c))
+	})
+}
+
+// launched is a window's load under way: the generator here with its
+// sampler (localWindow), or generators on other hosts (remoteWindow).
+type launched interface {
+	// drive follows the window to its end and returns what it measured;
+	// it records in rec what only it knows (placement, probe, timings).
+	drive(ctx context.Context, rec *journal.Window) driven
+}
+
+// localWindow is a window whose generator runs here, sampled here.
+type localWindow struct {
+	r           *runner
+	cur         *server
+	lr          *loadRun
+	ws          *windowSampler
+	probeBefore float64
+}
+
+func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
+	rec.CPUs = l.r.readPlacement(l.cur, l.lr)
+	return l.r.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
+}
+
+// local wraps launchAt's results as a launched window of cur.
+func (r *runner) local(cur *server) func(*loadRun, *windowSampler, float64, error) (launched, error) {
+	return func(lr *loadRun, ws *windowSampler, probeBefore float64, err error) (launched, error) {
+		if err != nil {
+			return nil, err
+		}
+		return &localWindow{r: r, cur: cur, lr: lr, ws: ws, probeBefore: probeBefore}, nil
+	}
 }
 
 // try runs one try of w on cur as its attempt: the checks before, the
@@ -304,13 +365,14 @@ func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c 
 // sampler over its window and the host-speed probe before it), and the
 // checks after it. Windows and capacity probes differ only in launch.
 func (r *runner) try(ctx context.Context, cur *server, w plan.Window, attempt int,
-	launch func() (*loadRun, *windowSampler, float64, error)) (*journal.Window, error) {
+	launch func() (launched, error)) (*journal.Window, error) {
 	rec := newRecord(w, attempt, r.envCount)
-	rec.Process = journal.ProcessInfo{PID: cur.p.PID(), Seq: cur.seq,
-		CasesBefore: append([]string{}, cur.cases...), BootSeconds: cur.p.BootDuration().Seconds()}
+	rec.Process = journal.ProcessInfo{PID: cur.tree.PID(), Seq: cur.seq,
+		CasesBefore: append([]string{}, cur.cases...), BootSeconds: cur.tree.BootDuration().Seconds()}
+	rec.ServerHost = cur.host
 	r.progress.current(w, rec.Attempt)
 
-	if err := cur.p.Check(); err != nil {
+	if err := cur.tree.Check(); err != nil {
 		flagger{rec}.add(journal.FlagServerDied, "%v", err)
 		rec.Error = err.Error()
 		rec.EndedAt = time.Now().UTC()
@@ -319,17 +381,25 @@ func (r *runner) try(ctx context.Context, cur *server, w plan.Window, attempt in
 	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
 		return nil, err
 	}
-	lr, ws, probeBefore, err := launch()
+	l, err := launch()
 	if err != nil {
 		return nil, err
 	}
-	rec.CPUs = r.readPlacement(cur, lr)
-	d := r.collect(ctx, lr, ws, rec, probeBefore)
+	d := l.drive(ctx, rec)
 	// The process served this case, whatever becomes of the try: a redo on
 	// the same process comes after it (trap T9).
 	cur.cases = append(cur.cases, w.Case)
 	if d.err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if d.lost != "" {
+		// A host's session dropped mid-window: nothing it measured came
+		// back. The try is journaled, not final, and redone (tries).
+		r.lostHost = d.lost
+		rec.Error = d.err.Error()
+		rec.Reasons = append(rec.Reasons, fmt.Sprintf("the session with host %s dropped during the window (%v); the window is redone", d.lost, d.err))
+		rec.EndedAt = time.Now().UTC()
+		return rec, nil
 	}
 	rec.DBAfter = r.dbStats(ctx)
 	rec.EndedAt = time.Now().UTC()
@@ -400,8 +470,18 @@ func (r *runner) startSampled(ctx context.Context, cur *server, args []string, w
 // driven is what one try's generator and sampler gave.
 type driven struct {
 	res   *load.Result
-	stats *proc.WindowStats // nil when the window never opened
+	stats *proc.WindowStats // nil when the window never opened (or was sampled on other hosts)
 	err   error             // the generator gave no result: data, not a harness error
+	// lost names the host whose session dropped during the window (err
+	// says how); "" otherwise.
+	lost string
+	// parts are the generator hosts' own results, in their order, when
+	// the load came from other hosts; res is their merge.
+	parts []journal.GeneratorPart
+	// partResults are the same parts' whole results, of the hosts in
+	// hosts, for the per-generator judgement.
+	partResults []*load.Result
+	hosts       []string
 }
 
 // collect follows the generator's events (progress, the sampler's window)
@@ -443,7 +523,7 @@ func judgeTry(rec *journal.Window, cur *server, d driven) {
 	if d.stats != nil {
 		fillUsage(rec, *d.stats)
 	}
-	if err := cur.p.Check(); err != nil {
+	if err := cur.tree.Check(); err != nil {
 		flagger{rec}.add(journal.FlagServerDied, "%v", err)
 		rec.Error = err.Error()
 	}
@@ -455,10 +535,15 @@ func judgeTry(rec *journal.Window, cur *server, d driven) {
 		return
 	}
 	rec.Load = d.res
+	rec.Generators = d.parts
 	if d.stats != nil {
 		alignSampler(rec, *d.stats, d.res)
 	}
-	judgeLoad(rec, d.res)
+	if len(d.partResults) > 0 {
+		judgeMerged(rec, d.res, d.partResults, d.hosts)
+	} else {
+		judgeLoad(rec, d.res)
+	}
 	judgeDB(rec)
 }
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/remote"
 )
 
 // Options configure a run.
@@ -46,6 +47,9 @@ type Options struct {
 	Width int
 	// ToolVersion is recorded in the journal.
 	ToolVersion string
+	// Remote says how to reach the hosts of the file's roles: (known_hosts,
+	// ssh-agent); unused when every role runs here.
+	Remote remote.Options
 }
 
 // Outcome is what a run did.
@@ -101,7 +105,13 @@ func (r *runner) run(ctx context.Context) error {
 		r.progress.logf("the run is complete: all %d windows are journaled; nothing to measure", len(r.done))
 		return r.finish()
 	}
-	if err := r.setupDatabase(ctx); err != nil {
+	// The hosts first: one that is unreachable stops the run in seconds,
+	// before anything is built.
+	if err := r.openHosts(ctx); err != nil {
+		return err
+	}
+	defer r.closeHosts()
+	if err := r.setupDatabases(ctx); err != nil {
 		return err
 	}
 	if err := r.buildStacks(ctx); err != nil {

@@ -70,6 +70,16 @@ type runner struct {
 	// laneWarned holds the placement read-backs already warned about.
 	laneWarned map[string]bool
 
+	// fleet holds the sessions with the hosts of roles: (hosts.go); nil
+	// when every role runs here.
+	fleet *fleet
+	// lostHost names the host whose session dropped during the try just
+	// made (try sets it, tries redoes the window).
+	lostHost string
+	// synced maps each stack to its dir on the server host, once synced
+	// in this invocation.
+	synced map[string]string
+
 	completed bool
 }
 

@@ -47,13 +47,36 @@ func judgeLoad(w *journal.Window, res *load.Result) {
 			100*res.FailureShare(), res.Attempts+res.Unsent, failureSplit(res))
 	}
 	judgeWarmup(w, res)
+	judgeStarved(w, res, "the load generator")
+}
+
+// judgeMerged is judgeLoad for a window loaded from several generator
+// hosts: the failures and the warm-up are judged on the merged result
+// (a window is valid only if every generator's requests were), the
+// starvation on each generator's own (parts, of the hosts in hosts).
+func judgeMerged(w *journal.Window, merged *load.Result, parts []*load.Result, hosts []string) {
+	wait, clientBound := merged.GeneratorWaitSeconds, merged.ClientBound
+	merged.GeneratorWaitSeconds, merged.ClientBound = 0, false // judged per generator below
+	judgeLoad(w, merged)
+	merged.GeneratorWaitSeconds, merged.ClientBound = wait, clientBound
+	for i, p := range parts {
+		judgeStarved(w, p, "the load generator on "+hosts[i])
+	}
+}
+
+// judgeStarved flags a generator (who) that waited for a CPU for most of
+// its window, or was bound by its own CPU. With generators on several
+// hosts each is judged on its own result, so that one starved generator
+// is not hidden by the others' idle time.
+func judgeStarved(w *journal.Window, res *load.Result, who string) {
+	f := flagger{w}
 	if res.DurationSeconds > 0 && res.GeneratorWaitSeconds > MaxGeneratorWaitShare*res.DurationSeconds {
-		f.add(journal.FlagClientStarved, "the load generator waited %.2f s for a CPU in a %.2f s window (more than %.0f %% of it; it ran %.2f CPU-s): it could not send as meant",
-			res.GeneratorWaitSeconds, res.DurationSeconds, 100*MaxGeneratorWaitShare, res.GeneratorCPUSeconds)
+		f.add(journal.FlagClientStarved, "%s waited %.2f s for a CPU in a %.2f s window (more than %.0f %% of it; it ran %.2f CPU-s): it could not send as meant",
+			who, res.GeneratorWaitSeconds, res.DurationSeconds, 100*MaxGeneratorWaitShare, res.GeneratorCPUSeconds)
 	}
 	if res.ClientBound {
-		f.add(journal.FlagClientBound, "the load generator used %.2f CPU-s in %.2f s on %d cores (≥ 85 %%): the figure describes the generator more than the server",
-			res.GeneratorCPUSeconds, res.DurationSeconds, res.CoresAvailable)
+		f.add(journal.FlagClientBound, "%s used %.2f CPU-s in %.2f s on %d cores (≥ 85 %%): the figure describes the generator more than the server",
+			who, res.GeneratorCPUSeconds, res.DurationSeconds, res.CoresAvailable)
 	}
 }
 

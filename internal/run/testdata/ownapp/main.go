@@ -75,5 +75,9 @@ func main() {
 		}
 		reply(w, 200, map[string]any{"offset": off, "at": time.Now().UTC().Format(time.RFC3339Nano)})
 	})
-	http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), mux)
+	host := os.Getenv("HOST") // a server on another host listens beyond loopback
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	http.ListenAndServe(host+":"+os.Getenv("PORT"), mux)
 }

@@ -1,0 +1,304 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/agent"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/remote"
+)
+
+// Reconnecting: a host whose session dropped is dialled again this many
+// times, this far apart, before the run stops on it.
+const (
+	reconnectTries = 3
+	reconnectPause = time.Second
+)
+
+// ErrHostUnreachable wraps the error that stops a run when a host of
+// roles: cannot be reached (at the start, or again after its session
+// dropped). The journal keeps every window measured before it.
+var ErrHostUnreachable = errors.New("host unreachable")
+
+// fleet is the run's sessions with the hosts of roles:, one per host,
+// opened at the start of each invocation and opened again when one drops.
+// It is used by the measuring goroutine only, apart from the concurrent
+// calls of one window on distinct sessions.
+type fleet struct {
+	opt      remote.Options
+	hosts    map[string]remote.Host
+	sessions map[string]*remote.Session
+	// offsets are the hosts' clock offsets, measured when their session
+	// opened.
+	offsets map[string]agent.ClockOffset
+	// clocked are the hosts whose offset must be within
+	// remote.MaxGeneratorClockError (the generators).
+	clocked map[string]bool
+	logf    func(format string, a ...any)
+}
+
+// newFleet is the fleet of the file's hosts; nothing is dialled yet.
+func newFleet(f *plan.File, o remote.Options, logf func(string, ...any)) *fleet {
+	fl := &fleet{opt: o, hosts: map[string]remote.Host{}, sessions: map[string]*remote.Session{},
+		offsets: map[string]agent.ClockOffset{}, clocked: map[string]bool{}, logf: logf}
+	for _, h := range f.Hosts {
+		fl.hosts[h.Name] = remote.Host{Name: h.Name, User: h.User, Addr: h.Addr, Port: h.Port, Identity: h.Identity}
+	}
+	if f.Roles != nil {
+		for _, g := range f.Roles.Generators {
+			fl.clocked[g] = true
+		}
+	}
+	return fl
+}
+
+// open connects to every named host at once and measures their clocks.
+func (fl *fleet) open(ctx context.Context, names []string) error {
+	errs := make([]error, len(names))
+	sessions := make([]*remote.Session, len(names))
+	offsets := make([]agent.ClockOffset, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { sessions[i], offsets[i], errs[i] = fl.connect(ctx, name) })
+	}
+	wg.Wait()
+	for i, name := range names {
+		if sessions[i] != nil {
+			fl.add(name, sessions[i], offsets[i])
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// connect opens one host's session and measures its clock offset; a
+// generator host whose offset is not known within
+// remote.MaxGeneratorClockError is refused with the figures.
+// It only reads fl, so that hosts are connected at once.
+func (fl *fleet) connect(ctx context.Context, name string) (*remote.Session, agent.ClockOffset, error) {
+	var none agent.ClockOffset
+	h, ok := fl.hosts[name]
+	if !ok {
+		return nil, none, fmt.Errorf("roles name host %q, which is not in hosts:", name)
+	}
+	s, err := remote.Connect(ctx, h, fl.opt)
+	if err != nil {
+		return nil, none, fmt.Errorf("%w: %v", ErrHostUnreachable, err)
+	}
+	off, err := s.Agent.Clock(ctx, remote.ClockExchanges)
+	if err != nil {
+		s.Close()
+		return nil, none, fmt.Errorf("host %s: measure its clock: %w", name, err)
+	}
+	if fl.clocked[name] && off.Bound > remote.MaxGeneratorClockError {
+		s.Close()
+		return nil, none, fmt.Errorf("generator host %s: its clock offset is known only to ±%s (the shortest of %d exchanges took %s), over the %s the generators' windows may differ by; a generator needs a faster, steadier link to this machine",
+			name, off.Bound.Round(time.Microsecond), off.Exchanges, (2 * off.Bound).Round(time.Microsecond), remote.MaxGeneratorClockError)
+	}
+	return s, off, nil
+}
+
+// add keeps a connected host's session and offset, and says so.
+func (fl *fleet) add(name string, s *remote.Session, off agent.ClockOffset) {
+	fl.sessions[name], fl.offsets[name] = s, off
+	fl.logf("host %s (%s): %s, %d CPUs (%s), agent protocol %d, clock %s", name, fl.hosts[name].Target(), s.Platform, s.Hello.CPUs, s.Hello.Hostname, s.Hello.Version, off)
+}
+
+// session returns name's live session, reconnecting when it dropped; an
+// error wrapping ErrHostUnreachable when it stays unreachable.
+func (fl *fleet) session(ctx context.Context, name string) (*remote.Session, error) {
+	if s := fl.sessions[name]; s != nil && s.Agent.Err() == nil {
+		return s, nil
+	}
+	if s := fl.sessions[name]; s != nil {
+		go s.Close() // the connection is gone; this only reaps it
+		delete(fl.sessions, name)
+	}
+	var err error
+	for try := 1; try <= reconnectTries; try++ {
+		var s *remote.Session
+		var off agent.ClockOffset
+		if s, off, err = fl.connect(ctx, name); err == nil {
+			fl.logf("host %s: reconnected", name)
+			fl.add(name, s, off)
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !errors.Is(err, ErrHostUnreachable) {
+			return nil, err
+		}
+		if try < reconnectTries {
+			time.Sleep(reconnectPause)
+		}
+	}
+	h := fl.hosts[name]
+	return nil, fmt.Errorf("host %s (%s) stayed unreachable after %d tries: %w", name, h.Target(), reconnectTries, err)
+}
+
+// lost reports whether name's session has dropped.
+func (fl *fleet) lost(name string) bool {
+	s := fl.sessions[name]
+	return s == nil || s.Agent.Err() != nil
+}
+
+// addr is the address a host of the file is reached at.
+func (fl *fleet) addr(name string) string { return fl.hosts[name].Addr }
+
+// close ends every session: each agent stops what it started.
+func (fl *fleet) close() {
+	for name, s := range fl.sessions {
+		s.Close()
+		delete(fl.sessions, name)
+	}
+}
+
+// remoteRoles lists the hosts the file's roles put the server, the
+// database and the generators on, each once, in that order.
+func remoteRoles(r *plan.Roles) []string {
+	if r == nil {
+		return nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, n := range append([]string{r.Server, r.Database}, r.Generators...) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// openHosts connects to the hosts of roles: at the start of the
+// invocation (a resume reconnects here). A run without roles elsewhere
+// has no fleet.
+func (r *runner) openHosts(ctx context.Context) error {
+	names := remoteRoles(r.opt.File.Roles)
+	if len(names) == 0 {
+		return nil
+	}
+	if err := RemoteSupported(r.opt.File, r.opt.Plan); err != nil {
+		return err
+	}
+	// Each connection is journaled as an event: which host, its
+	// platform and CPUs, and its clock offset when the windows ran.
+	r.fleet = newFleet(r.opt.File, r.opt.Remote, func(f string, a ...any) { r.event(journal.LevelInfo, "", f, a...) })
+	if err := r.fleet.open(ctx, names); err != nil {
+		r.fleet.close()
+		r.fleet = nil
+		return err
+	}
+	return nil
+}
+
+// setupDatabases brings up the database: on the database host of roles:
+// through its agent (the cluster listens on the host's address, which the
+// server host reaches), or here.
+func (r *runner) setupDatabases(ctx context.Context) error {
+	host := r.databaseHost()
+	if host == "" || r.fleet == nil {
+		return r.setupDatabase(ctx)
+	}
+	s, err := r.fleet.session(ctx, host)
+	if err != nil {
+		return err
+	}
+	return r.setupRemoteDatabase(ctx, s.Agent, host, r.fleet.addr(host))
+}
+
+// closeHosts ends the sessions.
+func (r *runner) closeHosts() {
+	if r.fleet != nil {
+		r.fleet.close()
+	}
+}
+
+// serverHost is the host the servers run on; "" for this machine.
+func (r *runner) serverHost() string {
+	if r.opt.File.Roles == nil {
+		return ""
+	}
+	return r.opt.File.Roles.Server
+}
+
+// generatorHosts are the hosts the load is split across; none for this
+// machine.
+func (r *runner) generatorHosts() []string {
+	if r.opt.File.Roles == nil {
+		return nil
+	}
+	return r.opt.File.Roles.Generators
+}
+
+// RemoteSupported says what a file whose roles put a role on another host
+// asks that run cannot do yet; nil when run can measure it. Today run
+// places the servers and the load generators; the database, and the
+// phases and features below, stay on this machine or are refused.
+func RemoteSupported(f *plan.File, p *plan.Plan) error {
+	r := f.Roles
+	if !r.Remote() {
+		return nil
+	}
+	var no []string
+	if r.Database != "" && r.Server == "" {
+		no = append(no, "the database on another host with the server on this machine (roles: database: without server:)")
+	}
+	if (r.Server == "") != (len(r.Generators) == 0) {
+		no = append(no, "the server and the load generators on different sides (roles: must name both server: and generators:, or neither): the reference servers listen on 127.0.0.1 here, and a local generator is not yet timed against a server's remote sampler")
+	}
+	if r.Server != "" && r.Database == "" && p.NeedsDatabase && f.Database == plan.Embedded {
+		no = append(no, "a server on another host with the embedded database on this machine (its URL is 127.0.0.1 here); give database: {url: …} reachable from the server host")
+	}
+	pr := p.Protocol
+	if pr.Latency != nil {
+		no = append(no, "latency windows (protocol latency:)")
+	}
+	if p.Capacity != nil {
+		no = append(no, "the capacity search (protocol capacity:)")
+	}
+	if pr.Profiling {
+		no = append(no, "profiling windows (protocol profiling:)")
+	}
+	if pr.Spread {
+		no = append(no, "spread requests (protocol spread:, a request pool file on this machine)")
+	}
+	if f.Scenario != nil {
+		no = append(no, "setup steps and templated cases (workload setup:, ${…}: their variants are a pool file on this machine)")
+	}
+	for _, s := range f.Stacks {
+		if s.Container != nil {
+			no = append(no, fmt.Sprintf("container stacks (%s)", s.Name))
+		}
+		if len(s.Services) > 0 {
+			no = append(no, fmt.Sprintf("stacks with services: (%s)", s.Name))
+		}
+	}
+	if pr.Placement.IsLanes() {
+		no = append(no, "placement: lanes (CPU lanes are of this machine)")
+	}
+	if len(no) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s puts roles on other hosts, and stackbench run cannot yet run these with them: %s (docs/scale-out.md, \"What is done\")", f.Name, joinList(no))
+}
+
+func joinList(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		switch {
+		case i == 0:
+		case i == len(xs)-1:
+			out += "; and "
+		default:
+			out += "; "
+		}
+		out += x
+	}
+	return out
+}

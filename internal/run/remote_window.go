@@ -1,0 +1,358 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/agent"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/remote"
+	"github.com/stackbench/stackbench/internal/stack"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// serverTree is a server's process tree wherever it runs: *proc.Process
+// here, remoteTree on the server host. What crosses it is plain data.
+type serverTree interface {
+	PID() int
+	// Port is the TCP port it serves on, on its host.
+	Port() int
+	BootDuration() time.Duration
+	// Check says why the tree is gone, or nil while it runs.
+	Check() error
+	Stop(grace time.Duration) error
+}
+
+// remoteTree is a server started on another host by that host's agent.
+type remoteTree struct {
+	fl   *fleet
+	host string
+	// name is the agent's name for the tree.
+	name string
+	pid  int
+	port int
+	boot time.Duration
+}
+
+func (t *remoteTree) PID() int                    { return t.pid }
+func (t *remoteTree) Port() int                   { return t.port }
+func (t *remoteTree) BootDuration() time.Duration { return t.boot }
+
+// Check reports a session that dropped: the agent stopped the server with
+// it. (A server that exits on its own is seen in its failed requests.)
+func (t *remoteTree) Check() error {
+	if t.fl.lost(t.host) {
+		return fmt.Errorf("the session with host %s dropped, and its agent stopped the server with it", t.host)
+	}
+	return nil
+}
+
+func (t *remoteTree) Stop(grace time.Duration) error {
+	if t.fl.lost(t.host) {
+		return nil // the agent stopped it when the session dropped
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace+10*time.Second)
+	defer cancel()
+	return t.fl.sessions[t.host].Agent.Stop(ctx, t.name)
+}
+
+// remoteServerHost is the HOST a server on another host is given: every
+// address, so that the generators reach it at the host's address and
+// its agent's health check at 127.0.0.1.
+const remoteServerHost = "0.0.0.0"
+
+// startRemote starts a fresh process of st on host through its agent, on
+// a port the agent found free, with the environment a local start gives
+// and HOST set so that it listens beyond loopback.
+func (r *runner) startRemote(ctx context.Context, host string, st plan.Stack) (*remoteTree, error) {
+	s, err := r.fleet.session(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := r.syncStack(ctx, s, host, st)
+	if err != nil {
+		return nil, err
+	}
+	port, err := s.Agent.FreePort(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("find a free port for %s on %s: %w", st.Name, host, err)
+	}
+	r.seq[st.Name]++
+	name := fmt.Sprintf("%s.%d", st.Name, r.seq[st.Name])
+	// HOST first: a stack's own env entries come later and win.
+	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, r.harness())...)
+	spec := agent.StartSpec{Name: name, Dir: dir, Command: st.Start, Env: env, Port: port, HealthPath: st.Health,
+		LogPath: "/tmp/stackbench-" + name + ".log", BootTimeout: stack.BootTimeoutOf(st)}
+	pid, boot, err := s.Agent.Start(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("start %s on %s: %w (its log on that host: %s)", st.Name, host, err, spec.LogPath)
+	}
+	return &remoteTree{fl: r.fleet, host: host, name: name, pid: pid, port: port, boot: boot}, nil
+}
+
+// syncStack makes the stack's dir, as built here, present on host (the
+// agent's SyncDir: only the files the host lacks are sent), once per
+// stack and invocation, and returns its directory there.
+func (r *runner) syncStack(ctx context.Context, s *remote.Session, host string, st plan.Stack) (string, error) {
+	if dir, ok := r.synced[st.Name]; ok {
+		return dir, nil
+	}
+	t0 := time.Now()
+	res, err := s.Agent.SyncDir(ctx, st.Dir, agent.SyncOptions{})
+	if err != nil {
+		return "", fmt.Errorf("copy %s's dir %s to %s: %w", st.Name, st.Dir, host, err)
+	}
+	r.progress.logf("%s: dir synchronised to %s:%s (%d files, %d sent, %d bytes, %d removed) in %s",
+		st.Name, host, res.Dir, res.Files, res.Sent, res.SentBytes, res.Removed, time.Since(t0).Round(time.Millisecond))
+	if r.synced == nil {
+		r.synced = map[string]string{}
+	}
+	r.synced[st.Name] = res.Dir
+	return res.Dir, nil
+}
+
+// remoteLead is how far ahead of now a remote window's warm-up is
+// scheduled: time for every agent to start its generator and open its
+// connections before the common instant.
+const remoteLead = 2 * time.Second
+
+// maxLostRedos bounds how often one window is redone because a host's
+// session dropped during it.
+const maxLostRedos = 3
+
+// remoteWindow is a window loaded from the generator hosts and sampled
+// on the server host.
+type remoteWindow struct {
+	r      *runner
+	cur    *server
+	c      workload.Case
+	conns  int
+	warmup time.Duration
+	window time.Duration
+}
+
+// launchRemote prepares w's window across the generator hosts. The
+// warm-up is fixed at the protocol's cap for the stack: an adaptive one
+// would end at a different moment on each generator.
+func (r *runner) launchRemote(cur *server, w plan.Window, c workload.Case) launched {
+	p := r.opt.Plan.Protocol
+	_, warmup := p.WarmupFor(cur.stack)
+	return &remoteWindow{r: r, cur: cur, c: c, conns: w.Concurrency, warmup: warmup, window: p.Window}
+}
+
+// split divides n connections across k generators as evenly as it can;
+// a generator that would get none is left out.
+func split(n, k int) []int {
+	var out []int
+	for i := range k {
+		if c := n/k + btoi(i < n%k); c > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// windowHook, when set (tests), is called once every generator of a
+// remote window has been sent its load, with the window's key and
+// attempt.
+var windowHook func(key string, attempt int, fl *fleet)
+
+// drive schedules the warm-up at one instant on every generator (each on
+// its own clock: the instant plus the host's offset), samples the server
+// tree on its host over the measured window (converted to that host's
+// clock), waits for all, and merges the generators' results.
+func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
+	r, fl := rw.r, rw.r.fleet
+	hosts := r.generatorHosts()
+	conns := split(rw.conns, len(hosts))
+	hosts = hosts[:len(conns)]
+	sessions := make([]*agentSession, len(hosts))
+	for i, h := range hosts {
+		s, err := fl.session(ctx, h)
+		if err != nil {
+			return driven{err: err, lost: h}
+		}
+		sessions[i] = &agentSession{host: h, c: s.Agent, off: fl.offsets[h]}
+	}
+	srv, err := fl.session(ctx, rw.cur.host)
+	if err != nil {
+		return driven{err: err, lost: rw.cur.host}
+	}
+	base := "http://" + net.JoinHostPort(fl.addr(rw.cur.host), strconv.Itoa(rw.cur.tree.Port()))
+	start := time.Now().Add(remoteLead)
+	from := start.Add(rw.warmup)
+	to := from.Add(rw.window)
+
+	results := make([]json.RawMessage, len(hosts))
+	errs := make([]error, len(hosts))
+	var sample agent.Sample
+	var sampleErr error
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	r.progress.phase("warm-up and window on " + countHosts(len(hosts)))
+	for i, s := range sessions {
+		args := remoteLoadArgs(base, rw.c, conns[i], rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
+		wg.Go(func() { results[i], errs[i] = s.c.Load(ctx, agent.LoadSpec{Args: args}) })
+	}
+	srvOff := fl.offsets[rw.cur.host]
+	wg.Go(func() {
+		sample, sampleErr = srv.Agent.Sample(ctx, rw.cur.tree.(*remoteTree).name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
+	})
+	var dbSample agent.Sample
+	var dbHost string
+	var dbOK bool
+	var dbErr error
+	if r.remoteDB != nil {
+		dbOff := fl.offsets[r.remoteDB.host]
+		wg.Go(func() {
+			dbSample, dbHost, dbOK, dbErr = r.remoteDatabaseSample(ctx, from.Add(dbOff.Offset), to.Add(dbOff.Offset))
+		})
+	}
+	if windowHook != nil {
+		windowHook(rec.Key, rec.Attempt, fl)
+	}
+	wg.Wait()
+	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
+
+	for i, err := range errs {
+		if err != nil && errors.Is(err, agent.ErrSessionLost) {
+			return driven{err: err, lost: hosts[i]}
+		}
+	}
+	if sampleErr != nil && errors.Is(sampleErr, agent.ErrSessionLost) {
+		return driven{err: sampleErr, lost: rw.cur.host}
+	}
+	if dbErr != nil && errors.Is(dbErr, agent.ErrSessionLost) {
+		return driven{err: dbErr, lost: dbHost}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return driven{err: err}
+	}
+	parts := make([]*load.Result, len(hosts))
+	for i, raw := range results {
+		parts[i] = &load.Result{}
+		if err := json.Unmarshal(raw, parts[i]); err != nil {
+			return driven{err: fmt.Errorf("the generator on %s sent a result that is not one: %w", hosts[i], err)}
+		}
+	}
+	merged, err := load.Merge(parts)
+	if err != nil {
+		return driven{err: err}
+	}
+	d := driven{res: merged, partResults: parts, hosts: hosts}
+	for i, p := range parts {
+		d.parts = append(d.parts, generatorPart(hosts[i], fl.offsets[hosts[i]], conns[i], p))
+	}
+	if sampleErr != nil {
+		r.event(journal.LevelWarning, rw.cur.stack.Name, "sampling %s on %s: %v", rw.cur.stack.Name, rw.cur.host, sampleErr)
+	} else {
+		fillRemoteUsage(rec, sample, merged)
+	}
+	switch {
+	case dbErr != nil:
+		r.event(journal.LevelWarning, rw.cur.stack.Name, "%v", dbErr)
+	case dbOK:
+		rec.DatabaseHost = dbHost
+		rec.Database = journal.Usage{CPUSeconds: dbSample.CPUSeconds, Cores: dbSample.Cores, RSSMeanBytes: dbSample.RSSMeanBytes, RSSPeakBytes: dbSample.RSSPeakBytes}
+	}
+	return d
+}
+
+// agentSession is one generator's agent and its clock offset.
+type agentSession struct {
+	host string
+	c    *agent.Client
+	off  agent.ClockOffset
+}
+
+func countHosts(n int) string {
+	if n == 1 {
+		return "1 generator host"
+	}
+	return strconv.Itoa(n) + " generator hosts"
+}
+
+// remoteLoadArgs is a generator host's command line: the case at conns
+// connections, a fixed warm-up, starting at startAt on that host's
+// clock, the target being a host of the file (--allow-remote).
+func remoteLoadArgs(base string, c workload.Case, conns int, warmup, window, timeout time.Duration, startAt time.Time) []string {
+	cfg := c.LoadConfig(base)
+	cfg.Connections, cfg.Duration, cfg.Warmup, cfg.Timeout = conns, window, warmup, timeout
+	cfg.AllowRemote, cfg.StartAt = true, startAt
+	f := load.FlagsOf(cfg)
+	f.Output = "json"
+	return append([]string{"load"}, f.Args(cfg.URL)...)
+}
+
+// generatorPart is one generator host's record of a window; its window's
+// boundaries are converted to our clock.
+func generatorPart(host string, off agent.ClockOffset, conns int, p *load.Result) journal.GeneratorPart {
+	return journal.GeneratorPart{
+		Host: host, Connections: conns, RateRPS: p.Rate,
+		Attempts: p.Attempts, Successes: p.Successes, Failures: p.Errors, Unsent: p.Unsent,
+		ClientBound: p.ClientBound, CPUSeconds: p.GeneratorCPUSeconds,
+		MeasureStartUnixNano: p.MeasureStartUnixNano - off.Offset.Nanoseconds(),
+		MeasureEndUnixNano:   p.MeasureEndUnixNano - off.Offset.Nanoseconds(),
+		ClockOffsetSeconds:   off.Offset.Seconds(), ClockBoundSeconds: off.Bound.Seconds(),
+		LatencyHist: p.LatencyHist,
+	}
+}
+
+// fillRemoteUsage records what the server host measured over the window:
+// the server tree's CPU and memory, that host's busy CPU, and as foreign
+// CPU its busy CPU that was not the server's. The generators' CPU is
+// their own account of it.
+func fillRemoteUsage(rec *journal.Window, s agent.Sample, merged *load.Result) {
+	rec.Server = journal.Usage{CPUSeconds: s.CPUSeconds, Cores: s.Cores, RSSMeanBytes: s.RSSMeanBytes, RSSPeakBytes: s.RSSPeakBytes, Processes: 1}
+	rec.WallSeconds = s.Wall.Seconds()
+	rec.HostBusyCores = s.HostBusyCores
+	rec.ForeignCores = max(0, s.HostBusyCores-s.Cores)
+	if merged.DurationSeconds > 0 {
+		rec.Generator = journal.Usage{CPUSeconds: merged.GeneratorCPUSeconds, Cores: merged.GeneratorCPUSeconds / merged.DurationSeconds}
+	}
+}
+
+// afterLost journals a try whose host's session dropped as redone,
+// reconnects to the host (or stops the run when it stays unreachable),
+// and restarts the server when it went with the session. It returns the
+// server to redo the window on.
+func (r *runner) afterLost(ctx context.Context, cur *server, w plan.Window, rec *journal.Window, host string, lost int,
+	record func(*journal.Window) error) (*server, error) {
+	rec.Final = false
+	if err := record(rec); err != nil {
+		return cur, err
+	}
+	r.event(journal.LevelWarning, w.Stack, "the session with host %s dropped during %s; reconnecting to redo it", host, w.Key)
+	if host == r.databaseHost() {
+		return cur, fmt.Errorf("%w: the session with the database host %s dropped during %s, and the embedded cluster went with it; continue with --resume, which starts and seeds a fresh one", ErrHostUnreachable, host, w.Key)
+	}
+	if lost > maxLostRedos {
+		return cur, fmt.Errorf("%w: the session with host %s dropped during %s %d times; check the network to it", ErrHostUnreachable, host, w.Key, lost)
+	}
+	if _, err := r.fleet.session(ctx, host); err != nil {
+		return cur, err
+	}
+	if cur.tree.Check() == nil && !(cur.host == host) {
+		return cur, nil
+	}
+	ns, err := r.newServer(ctx, cur.stack, cur.planProcess)
+	if err != nil {
+		return nil, fmt.Errorf("restart %s on %s after its session dropped: %w", cur.stack.Name, host, err)
+	}
+	return ns, nil
+}
