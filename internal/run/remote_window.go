@@ -64,6 +64,11 @@ func (t *remoteTree) Stop(grace time.Duration) error {
 	return t.fl.sessions[t.host].Agent.Stop(ctx, t.name)
 }
 
+// runSyncExclude is what run leaves out when it synchronises a built
+// stack's dir: the agent's defaults (agent.DefaultExclude) but
+// node_modules, which a build here made for the server to use.
+var runSyncExclude = []string{".git", ".venv", "__pycache__"}
+
 // remoteServerHost is the HOST a server on another host is given: every
 // address, so that the generators reach it at the host's address and
 // its agent's health check at 127.0.0.1.
@@ -106,7 +111,11 @@ func (r *runner) syncStack(ctx context.Context, s *remote.Session, host string, 
 		return dir, nil
 	}
 	t0 := time.Now()
-	res, err := s.Agent.SyncDir(ctx, st.Dir, agent.SyncOptions{})
+	// The build ran here, so its output goes with the sources,
+	// node_modules included (the host must share this machine's OS and
+	// architecture for it, as for a compiled binary). A virtualenv is
+	// left out: its scripts name this machine's absolute paths.
+	res, err := s.Agent.SyncDir(ctx, st.Dir, agent.SyncOptions{Exclude: runSyncExclude})
 	if err != nil {
 		return "", fmt.Errorf("copy %s's dir %s to %s: %w", st.Name, st.Dir, host, err)
 	}
