@@ -2,8 +2,6 @@ package run
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -63,7 +61,7 @@ stacks:
 // --resume reconnects and finishes it.
 func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	n := sshtest.Start(t, "app1", "db1", "load1", "load2")
-	forgetAgentOf(t, stackbenchBin)
+	sshtest.ForgetAgentOf(t, stackbenchBin)
 	t.Cleanup(func() { killIn(n) }) // before the namespaces go: nothing left behind
 	t.Cleanup(func() {
 		logs, _ := filepath.Glob("/tmp/stackbench-one.*.log")
@@ -203,23 +201,6 @@ func checkMerged(t *testing.T, key string, w journal.Window) {
 	if skew > 200*time.Millisecond {
 		t.Errorf("%s: the generators' windows opened %s apart; they were scheduled at one instant", key, skew)
 	}
-}
-
-// forgetAgentOf removes the agent that copying bin leaves in the hosts'
-// cache (the namespaces share our home), now and at the end.
-func forgetAgentOf(t *testing.T, bin string) {
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(home, ".cache", "stackbench", "agent-"+hex.EncodeToString(sum[:])[:16])
-	os.Remove(path)
-	t.Cleanup(func() { os.Remove(path) })
 }
 
 // forgetSynced removes the copy the server host's agent keeps of a stack's

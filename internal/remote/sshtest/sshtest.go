@@ -293,7 +293,14 @@ func ForgetAgent(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(exe)
+	ForgetAgentOf(t, exe)
+}
+
+// ForgetAgentOf removes the agent that copying the binary bin leaves in
+// the hosts' cache (the namespaces share our home), now and at the end.
+func ForgetAgentOf(t testing.TB, bin string) {
+	t.Helper()
+	data, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
