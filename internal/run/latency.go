@@ -157,12 +157,7 @@ func (r *runner) journalLatency(rec *journal.Window) error {
 
 // failLatency journals a latency window that could not be measured.
 func (r *runner) failLatency(lw plan.Window, msg string) {
-	r.attempts[lw.Key]++
-	rec := newRecord(lw, r.attempts[lw.Key], r.envCount)
-	flagger{rec}.add(journal.FlagFailed, "%s", msg)
-	rec.Error = msg
-	rec.EndedAt = rec.StartedAt
-	if err := r.journalLatency(rec); err != nil {
+	if err := r.journalLatency(r.failedRecord(lw, msg)); err != nil {
 		r.progress.logf("journal: %v", err)
 	}
 }

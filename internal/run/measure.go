@@ -294,14 +294,20 @@ func (r *runner) journalWindow(rec *journal.Window) error {
 
 // failWindow journals a window that could not be measured at all.
 func (r *runner) failWindow(w plan.Window, msg string) {
+	if err := r.journalWindow(r.failedRecord(w, msg)); err != nil {
+		r.progress.logf("journal: %v", err)
+	}
+}
+
+// failedRecord is the record of a further attempt at w that failed with
+// msg before it measured anything.
+func (r *runner) failedRecord(w plan.Window, msg string) *journal.Window {
 	r.attempts[w.Key]++
 	rec := newRecord(w, r.attempts[w.Key], r.envCount)
 	flagger{rec}.add(journal.FlagFailed, "%s", msg)
 	rec.Error = msg
 	rec.EndedAt = rec.StartedAt
-	if err := r.journalWindow(rec); err != nil {
-		r.progress.logf("journal: %v", err)
-	}
+	return rec
 }
 
 func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
