@@ -268,9 +268,7 @@ func (pr *runProber) measure(ctx context.Context, rateRPS float64, warmup, windo
 	}
 	pr.n++
 	w := plan.Window{Key: fmt.Sprintf("%s/p%d", pr.key, pr.n), Stack: pr.stack, Case: pr.c.Name, Concurrency: conns, Inserts: pr.c.Inserts}
-	rec, err := r.try(ctx, cur, w, 1, func() (launched, error) {
-		return r.local(cur)(r.launchAt(ctx, cur, pr.c, conns, rateRPS, warmupSpan{floor: warmup}, window))
-	})
+	rec, err := r.measureOne(ctx, cur, w, loadStream{c: pr.c, conns: conns, rateRPS: rateRPS, warmup: warmupSpan{floor: warmup}, window: window})
 	switch {
 	case err != nil:
 		return nil, err

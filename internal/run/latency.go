@@ -70,30 +70,20 @@ func (r *runner) measureLatency(ctx context.Context, w plan.Window) error {
 	if cur == nil {
 		return err
 	}
-	once := func(cur *server) (*journal.Window, error) { return r.latencyOnce(ctx, cur, lw, c, rate.RateRPS) }
-	cur, err = r.tries(ctx, cur, lw, once, r.journalLatency)
+	cur, err = r.tries(ctx, cur, lw, r.latencyStream(cur, lw, c, rate.RateRPS), r.journalLatency)
 	r.keepLive(w.Stack, cur)
 	return err
 }
 
-// latencyOnce runs one try of a latency window: the open loop at rateRPS
+// latencyStream is a latency window's load: the open loop at rateRPS
 // with the cell's concurrency as its most requests in flight, after a
 // fixed warm-up at the stack's floor (the process is warm from its
 // closed-loop window), then judgeBehind.
-func (r *runner) latencyOnce(ctx context.Context, cur *server, lw plan.Window, c workload.Case, rateRPS float64) (*journal.Window, error) {
-	r.attempts[lw.Key]++
+func (r *runner) latencyStream(cur *server, lw plan.Window, c workload.Case, rateRPS float64) loadStream {
 	p := r.opt.Plan.Protocol
 	floor, _ := p.WarmupFor(cur.stack)
-	rec, err := r.try(ctx, cur, lw, r.attempts[lw.Key], func() (launched, error) {
-		return r.local(cur)(r.launchAt(ctx, cur, c, lw.Concurrency, rateRPS, warmupSpan{floor, floor}, p.Window))
-	})
-	if err != nil {
-		return nil, err
-	}
-	if rec.Load != nil {
-		judgeBehind(rec, rec.Load)
-	}
-	return rec, nil
+	return loadStream{c: c, conns: lw.Concurrency, rateRPS: rateRPS, warmup: warmupSpan{floor, floor}, window: p.Window,
+		check: func(rec *journal.Window) { judgeBehind(rec, rec.Load) }}
 }
 
 // judgeBehind flags a latency window whose server did not keep up with

@@ -203,72 +203,9 @@ func (r *runner) stopServer(s *server) {
 // window measures one window, redoing it when the protocol says so, and
 // returns the server to use next (a restarted one if it died).
 func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*server, error) {
-	once := func(cur *server) (*journal.Window, error) { return r.measureOnce(ctx, cur, w, c) }
-	return r.tries(ctx, cur, w, once, r.journalWindow)
-}
-
-// tries measures w's tries with once, journaling each with record, until
-// one is final: a server that died is restarted once, a try disturbed by
-// the host is redone within the gate's budget.
-func (r *runner) tries(ctx context.Context, cur *server, w plan.Window, once func(*server) (*journal.Window, error), record func(*journal.Window) error) (*server, error) {
-	diedOnce := false
-	disturbed := 0 // tries redone for the host (contended, suspended)
-	lost := 0      // tries redone because a host's session dropped
-	for {
-		rec, err := once(cur)
-		if err != nil {
-			return cur, err
-		}
-		if host := r.lostHost; host != "" {
-			r.lostHost = ""
-			lost++
-			if cur, err = r.afterLost(ctx, cur, w, rec, host, lost, record); err != nil || cur == nil {
-				return cur, err
-			}
-			continue
-		}
-		redo := false
-		switch {
-		case rec.HasFlag(journal.FlagServerDied):
-			r.event(journal.LevelWarning, w.Stack, "%s died during %s: %s", w.Stack, w.Key, rec.Error)
-			r.stopServer(cur)
-			if diedOnce {
-				flagger{rec}.add(journal.FlagFailed, "the server died again after a restart; the cell is failed and the run goes on")
-			} else {
-				diedOnce, redo = true, true
-			}
-			ns, serr := r.newServer(ctx, cur.stack, cur.planProcess)
-			if serr != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				r.event(journal.LevelWarning, w.Stack, "restarting %s failed: %v", w.Stack, serr)
-				if redo {
-					flagger{rec}.add(journal.FlagFailed, "the server could not be restarted")
-					redo = false
-				}
-				cur = nil
-			} else {
-				cur = ns
-			}
-		case rec.Load != nil:
-			if redo = r.judge(rec, disturbed); redo {
-				disturbed++
-			}
-		}
-		if redo {
-			rec.Final = false
-		}
-		if err := record(rec); err != nil {
-			return cur, err
-		}
-		if !redo {
-			return cur, nil
-		}
-		if cur == nil {
-			return nil, nil
-		}
-	}
+	floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
+	ls := loadStream{c: c, conns: w.Concurrency, warmup: warmupSpan{floor, cap}, window: r.opt.Plan.Protocol.Window}
+	return r.tries(ctx, cur, w, ls, r.journalWindow)
 }
 
 // journalWindow appends a window record (fsynced) and updates the outcome.
@@ -320,20 +257,6 @@ func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
 	}
 }
 
-// measureOnce runs one try of a window: database preparation, the gate, the
-// load generator with the sampler over its measured window, and the
-// checks after it. A failed request is data; only a broken harness (journal,
-// context) is an error.
-func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*journal.Window, error) {
-	r.attempts[w.Key]++
-	return r.try(ctx, cur, w, r.attempts[w.Key], func() (launched, error) {
-		if len(r.generatorHosts()) > 0 {
-			return r.launchRemote(cur, w, c), nil
-		}
-		return r.local(cur)(r.launch(ctx, cur, w, c))
-	})
-}
-
 // launched is a window's load under way: the generator here with its
 // sampler (localWindow), or generators on other hosts (remoteWindow).
 type launched interface {
@@ -356,63 +279,6 @@ func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	return l.r.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
 }
 
-// local wraps launchAt's results as a launched window of cur.
-func (r *runner) local(cur *server) func(*loadRun, *windowSampler, float64, error) (launched, error) {
-	return func(lr *loadRun, ws *windowSampler, probeBefore float64, err error) (launched, error) {
-		if err != nil {
-			return nil, err
-		}
-		return &localWindow{r: r, cur: cur, lr: lr, ws: ws, probeBefore: probeBefore}, nil
-	}
-}
-
-// try runs one try of w on cur as its attempt: the checks before, the
-// database and the gate, the generator that launch starts (with the
-// sampler over its window and the host-speed probe before it), and the
-// checks after it. Windows and capacity probes differ only in launch.
-func (r *runner) try(ctx context.Context, cur *server, w plan.Window, attempt int,
-	launch func() (launched, error)) (*journal.Window, error) {
-	rec := newRecord(w, attempt, r.envCount)
-	rec.Process = journal.ProcessInfo{PID: cur.tree.PID(), Seq: cur.seq,
-		CasesBefore: append([]string{}, cur.cases...), BootSeconds: cur.tree.BootDuration().Seconds()}
-	rec.ServerHost = cur.host
-	r.progress.current(w, rec.Attempt)
-
-	if err := cur.tree.Check(); err != nil {
-		flagger{rec}.add(journal.FlagServerDied, "%v", err)
-		rec.Error = err.Error()
-		rec.EndedAt = time.Now().UTC()
-		return rec, nil
-	}
-	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
-		return nil, err
-	}
-	l, err := launch()
-	if err != nil {
-		return nil, err
-	}
-	d := l.drive(ctx, rec)
-	// The process served this case, whatever becomes of the try: a redo on
-	// the same process comes after it (trap T9).
-	cur.cases = append(cur.cases, w.Case)
-	if d.err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if d.lost != "" {
-		// A host's session dropped mid-window: nothing it measured came
-		// back. The try is journaled, not final, and redone (tries).
-		r.lostHost = d.lost
-		rec.Error = d.err.Error()
-		rec.Reasons = append(rec.Reasons, fmt.Sprintf("the session with host %s dropped during the window (%v); the window is redone", d.lost, d.err))
-		rec.EndedAt = time.Now().UTC()
-		return rec, nil
-	}
-	rec.DBAfter = r.dbStats(ctx)
-	rec.EndedAt = time.Now().UTC()
-	judgeTry(rec, cur, d)
-	return rec, nil
-}
-
 // prepareTry readies the database and waits for a quiet host.
 func (r *runner) prepareTry(ctx context.Context, cur *server, w plan.Window, rec *journal.Window) error {
 	if err := r.prepareDatabase(ctx, w, rec); err != nil {
@@ -422,22 +288,15 @@ func (r *runner) prepareTry(ctx context.Context, cur *server, w plan.Window, rec
 	return r.gateWait(ctx, cur, rec)
 }
 
-// launch starts the load generator on the case and a sampler of every
-// process tree, to be opened on the generator's window.
-func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workload.Case) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
-	p := r.opt.Plan.Protocol
-	floor, cap := p.WarmupFor(cur.stack)
-	return r.launchAt(ctx, cur, c, w.Concurrency, 0, warmupSpan{floor, cap}, p.Window)
-}
-
 // warmupSpan is a warm-up's floor and cap: fixed when max is not above
 // floor, otherwise until throughput is steady (load.WarmupRule).
 type warmupSpan struct{ floor, max time.Duration }
 
-// launchAt is launch with the generator's connections, open-loop rate in
-// requests per second (0: closed loop), warm-up and window given: a
-// capacity probe's.
-func (r *runner) launchAt(ctx context.Context, cur *server, c workload.Case, conns int, rateRPS float64, warmup warmupSpan, window time.Duration) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+// launchAt starts a generator here with ls against cur, and a sampler of
+// every process tree, to be opened on the generator's window; it probes
+// the host's speed first.
+func (r *runner) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+	c := ls.c
 	pool := ""
 	switch {
 	case c.Templated:
@@ -451,7 +310,7 @@ func (r *runner) launchAt(ctx context.Context, cur *server, c workload.Case, con
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
 	probeBefore = r.probe()
-	lr, ws, err = r.startSampled(ctx, cur, loadArgsAt(base, c, pool, conns, rateRPS, warmup, window, r.opt.Plan.Protocol.Timeout), window)
+	lr, ws, err = r.startSampled(ctx, cur, loadArgsAt(base, c, pool, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
 	return lr, ws, probeBefore, err
 }
 

@@ -75,6 +75,12 @@ var ErrParity = errors.New("parity gate failed")
 // current step, tears down the servers and the database, and returns the
 // outcome so far with ctx's error; every window journaled before stays.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
+	return runWith(ctx, o, &runWindows{})
+}
+
+// runWith is Run with the window executor given (a test's, with a hook);
+// its runner is set here.
+func runWith(ctx context.Context, o Options, exec *runWindows) (*Outcome, error) {
 	start := time.Now()
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -83,6 +89,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
 	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
+	exec.r, r.exec = r, exec
 	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
 	err := r.run(ctx)

@@ -73,12 +73,12 @@ type runner struct {
 	// fleet holds the sessions with the hosts of roles: (hosts.go); nil
 	// when every role runs here.
 	fleet *fleet
-	// lostHost names the host whose session dropped during the try just
-	// made (try sets it, tries redoes the window).
-	lostHost string
 	// synced maps each stack to its dir on the server host, once synced
 	// in this invocation.
 	synced map[string]string
+
+	// exec measures each try of a window (window.go).
+	exec windowExecutor
 
 	completed bool
 }
