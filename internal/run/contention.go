@@ -24,12 +24,7 @@ func (r *runner) ownGroups(ctx context.Context, cur *server) []proc.Group {
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	if cur != nil && cur.p != nil {
-		groups = append(groups, cur.p.Group("server"))
-		groups = append(groups, r.serviceGroups(ctx, cur)...)
-	}
-	groups = append(groups, r.containerGroups()...)
-	return append(groups, r.idleGroups(cur)...)
+	return append(groups, r.site.ownGroups(ctx, cur)...)
 }
 
 // setupGate measures the idle baseline and makes the gate, unless it is off.

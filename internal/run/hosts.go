@@ -194,6 +194,9 @@ func (r *runner) openHosts(ctx context.Context) error {
 		r.fleet = nil
 		return err
 	}
+	if host := r.serverHost(); host != "" {
+		r.site = &hostsSite{r: r, fl: r.fleet, host: host, trees: map[*server]*remoteTree{}, loaded: r.hooks.loaded}
+	}
 	return nil
 }
 

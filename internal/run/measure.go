@@ -14,7 +14,6 @@ import (
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
-	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -25,11 +24,10 @@ const MaxSuspendRedos = 3
 // server is the stack process currently serving windows.
 type server struct {
 	stack plan.Stack
-	// tree is the process tree, here or on the server host; p is the same
-	// tree when it runs here (nil on another host): what only a local
-	// tree has (its /proc, its container) goes through p.
+	// tree is the process tree, here or on the server host; what only
+	// its site knows of it (a local process's /proc and container, a
+	// remote agent's name for it) stays in the site.
 	tree serverTree
-	p    *proc.Process
 	// host is the host of hosts: it runs on; "" for this machine.
 	host  string
 	seq   int
@@ -143,13 +141,11 @@ func lastWindowOfProcess(ws []plan.Window) map[int]int {
 
 // idleGroups are the process trees of the live servers other than cur:
 // up between their windows in an interleaved round, and ours, not foreign.
-func (r *runner) idleGroups(cur *server) []proc.Group {
+func (l *localSite) idleGroups(cur *server) []proc.Group {
 	var gs []proc.Group
-	for name, s := range r.live {
-		if s != nil && s != cur {
-			if s.p != nil {
-				gs = append(gs, s.p.Group(idleGroupPrefix+name))
-			}
+	for name, s := range l.r.live {
+		if p := l.procs[s]; p != nil && s != cur {
+			gs = append(gs, p.Group(idleGroupPrefix+name))
 		}
 	}
 	return gs
@@ -169,33 +165,16 @@ func (r *runner) remaining() []plan.Window {
 	return ws
 }
 
+// newServer starts a fresh process of st on the run's site.
 func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
-	if host := r.serverHost(); host != "" {
-		t, err := r.startRemote(ctx, host, st)
-		if err != nil {
-			return nil, err
-		}
-		return &server{stack: st, tree: t, host: host, seq: r.seq[st.Name], planProcess: planProcess}, nil
-	}
-	p, err := r.startStack(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	r.rememberServer(p.PID())
-	r.rememberContainer(p)
-	s := &server{stack: st, tree: p, p: p, seq: r.seq[st.Name], planProcess: planProcess}
-	if err := r.setupServer(ctx, s); err != nil {
-		r.stopServer(s)
-		return nil, err
-	}
-	return s, nil
+	return r.site.startServer(ctx, st, planProcess)
 }
 
 func (r *runner) stopServer(s *server) {
 	if s == nil {
 		return
 	}
-	if err := s.tree.Stop(stack.StopGrace); err != nil {
+	if err := r.site.stopServer(s); err != nil {
 		r.event(journal.LevelWarning, s.stack.Name, "stopping %s: %v", s.stack.Name, err)
 	}
 }
@@ -295,8 +274,8 @@ type warmupSpan struct{ floor, max time.Duration }
 // launchAt starts a generator here with ls against cur, and a sampler of
 // every process tree, to be opened on the generator's window; it probes
 // the host's speed first.
-func (r *runner) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
-	c := ls.c
+func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+	r, c := l.r, ls.c
 	pool := ""
 	switch {
 	case c.Templated:
@@ -308,26 +287,27 @@ func (r *runner) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *
 			return nil, nil, 0, err
 		}
 	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
+	base := fmt.Sprintf("http://127.0.0.1:%d", cur.tree.Port())
 	probeBefore = r.probe()
-	lr, ws, err = r.startSampled(ctx, cur, loadArgsAt(base, c, pool, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
+	lr, ws, err = l.startSampled(ctx, cur, loadArgsAt(base, c, pool, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
 	return lr, ws, probeBefore, err
 }
 
 // startSampled starts the load generator with args and a sampler of every
 // process tree (server, generator, harness, database), to be opened on the
 // generator's window of the given length.
-func (r *runner) startSampled(ctx context.Context, cur *server, args []string, window time.Duration) (*loadRun, *windowSampler, error) {
+func (l *localSite) startSampled(ctx context.Context, cur *server, args []string, window time.Duration) (*loadRun, *windowSampler, error) {
+	r := l.r
 	lr, err := startLoad(r.opt.Stackbench, args, r.opt.Plan.Protocol.Placement.Lanes().Generator)
 	if err != nil {
 		return nil, nil, err
 	}
-	groups := []proc.Group{cur.p.Group("server"), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
-	groups = append(groups, r.containerGroups()...)
+	groups := []proc.Group{l.procs[cur].Group("server"), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
+	groups = append(groups, l.containerGroups()...)
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	groups = append(groups, r.idleGroups(cur)...)
+	groups = append(groups, l.idleGroups(cur)...)
 	groups = append(groups, r.serviceGroups(ctx, cur)...)
 	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
 }

@@ -35,7 +35,7 @@ func (r *runner) readPlacement(cur *server, lr *loadRun) *journal.CPUs {
 	}
 	lanes := pl.Lanes()
 	got := &journal.CPUs{
-		Server:    r.checkLane("server", cur.stack.Name, lanes.Server, proc.TreePIDs(cur.p.PID())),
+		Server:    r.checkLane("server", cur.stack.Name, lanes.Server, proc.TreePIDs(cur.tree.PID())),
 		Generator: r.checkLane("generator", "", lanes.Generator, proc.TreePIDs(lr.cmd.Process.Pid)),
 	}
 	if r.database != nil && r.database.Cluster != nil {

@@ -246,7 +246,7 @@ func (r *runner) stopProfiled(s *server) {
 	if s == nil {
 		return
 	}
-	pids := proc.TreePIDs(s.p.PID())
+	pids := proc.TreePIDs(s.tree.PID())
 	r.stopServer(s)
 	for _, pid := range pids {
 		os.Remove(fmt.Sprintf("/tmp/perf-%d.map", pid)) // where V8 and perf put it, whatever TMPDIR says

@@ -108,7 +108,7 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	opt := Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test",
 		Remote: remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: stackbenchBin, DialTimeout: time.Second}}
 	t0 := time.Now()
-	_, err = runWith(context.Background(), opt, &runWindows{loaded: hook})
+	_, err = runWith(context.Background(), opt, testHooks{loaded: hook})
 	t.Logf("first invocation: %s", time.Since(t0).Round(time.Millisecond))
 	if !errors.Is(err, ErrHostUnreachable) || !strings.Contains(err.Error(), "host load2") {
 		t.Fatalf("the run with load2 cut off: %v; want it stopped naming load2", err)

@@ -141,14 +141,16 @@ const maxLostRedos = 3
 // on the server host. Its warm-up is fixed: an adaptive one would end at
 // a different moment on each generator.
 type remoteWindow struct {
-	r      *runner
-	cur    *server
+	r   *runner
+	cur *server
+	// tree is cur's process tree on the server host.
+	tree   *remoteTree
 	c      workload.Case
 	conns  int
 	warmup time.Duration
 	window time.Duration
 	// loaded, when set (tests), is called once every generator has been
-	// sent its load (runWindows.loaded).
+	// sent its load (hostsSite.loaded).
 	loaded func(key string, attempt int, fl *fleet)
 }
 
@@ -210,7 +212,7 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	}
 	srvOff := fl.offsets[rw.cur.host]
 	wg.Go(func() {
-		sample, sampleErr = srv.Agent.Sample(ctx, rw.cur.tree.(*remoteTree).name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
+		sample, sampleErr = srv.Agent.Sample(ctx, rw.tree.name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
 	})
 	var dbSample agent.Sample
 	var dbHost string

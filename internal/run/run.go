@@ -75,12 +75,17 @@ var ErrParity = errors.New("parity gate failed")
 // current step, tears down the servers and the database, and returns the
 // outcome so far with ctx's error; every window journaled before stays.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
-	return runWith(ctx, o, &runWindows{})
+	return runWith(ctx, o, testHooks{})
 }
 
-// runWith is Run with the window executor given (a test's, with a hook);
-// its runner is set here.
-func runWith(ctx context.Context, o Options, exec *runWindows) (*Outcome, error) {
+// testHooks are what a test of the package injects into a run.
+type testHooks struct {
+	// loaded is hostsSite.loaded.
+	loaded func(key string, attempt int, fl *fleet)
+}
+
+// runWith is Run with a test's hooks.
+func runWith(ctx context.Context, o Options, hooks testHooks) (*Outcome, error) {
 	start := time.Now()
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -89,7 +94,7 @@ func runWith(ctx context.Context, o Options, exec *runWindows) (*Outcome, error)
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
 	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
-	exec.r, r.exec = r, exec
+	r.exec, r.site, r.hooks = &runWindows{r: r}, newLocalSite(r), hooks
 	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
 	err := r.run(ctx)

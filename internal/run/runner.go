@@ -77,8 +77,12 @@ type runner struct {
 	// in this invocation.
 	synced map[string]string
 
-	// exec measures each try of a window (window.go).
-	exec windowExecutor
+	// exec measures each try of a window (window.go) on site, where the
+	// servers run and the load comes from (site.go): this machine until
+	// openHosts opens the hosts of roles:.
+	exec  windowExecutor
+	site  site
+	hooks testHooks
 
 	completed bool
 }

@@ -24,7 +24,7 @@ func (r *runner) setupServer(ctx context.Context, s *server) error {
 	if r.captures == nil {
 		r.captures = map[string]map[string][]string{}
 	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", s.p.Port())
+	base := fmt.Sprintf("http://127.0.0.1:%d", s.tree.Port())
 	stackVals, processVals, err := stack.Setup(ctx, sc, base, r.captures[s.stack.Name])
 	if err != nil {
 		return fmt.Errorf("setup: %w", err)

@@ -22,7 +22,7 @@ func (r *runner) serviceGroups(ctx context.Context, cur *server) []proc.Group {
 		return nil
 	}
 	seen := map[int]bool{}
-	for _, pid := range proc.TreePIDs(cur.p.PID()) {
+	for _, pid := range proc.TreePIDs(cur.tree.PID()) {
 		seen[pid] = true
 	}
 	if g, ok := r.databaseGroup(ctx); ok {

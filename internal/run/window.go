@@ -138,15 +138,10 @@ func (o windowOutcome) reasons() string {
 func fatal(err error) windowOutcome { return windowOutcome{kind: tryFatal, err: err} }
 
 // runWindows is the run's window executor: the checks before a try, the
-// database and the gate, the load from a generator here (sampled here) or
-// from the generator hosts (sampled on the server host), and the checks
+// database and the gate, the load its site launches, and the checks
 // after it.
 type runWindows struct {
 	r *runner
-	// loaded, when set (tests), is called once every generator of a
-	// window across hosts has been sent its load, with the window's key
-	// and attempt.
-	loaded func(key string, attempt int, fl *fleet)
 }
 
 // execute measures a window of one side. A window of several sides
@@ -198,7 +193,7 @@ func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window
 	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
 		return nil, "", err
 	}
-	l, err := x.launch(ctx, s, rec)
+	l, err := r.site.launch(ctx, s, rec)
 	if err != nil {
 		return nil, "", err
 	}
@@ -221,24 +216,6 @@ func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window
 	rec.EndedAt = time.Now().UTC()
 	judgeTry(rec, cur, d)
 	return rec, "", nil
-}
-
-// launch starts s's load: from the generator hosts when roles: names
-// them, otherwise from a generator here.
-func (x *runWindows) launch(ctx context.Context, s windowSide, rec *journal.Window) (launched, error) {
-	r := x.r
-	if len(r.generatorHosts()) > 0 {
-		return &remoteWindow{r: r, cur: s.srv, c: s.load.c, conns: s.load.conns,
-			warmup: s.load.fixedWarmup(), window: s.load.window, loaded: x.loaded}, nil
-	}
-	lr, ws, probeBefore, err := r.launchAt(ctx, s.srv, s.load)
-	if err != nil {
-		return nil, err
-	}
-	if s.load.started != nil {
-		s.load.started(ws)
-	}
-	return &localWindow{r: r, cur: s.srv, lr: lr, ws: ws, probeBefore: probeBefore}, nil
 }
 
 // measureOne measures one try of w on cur with ls, unjudged for the host:
