@@ -215,13 +215,13 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 		sample, sampleErr = srv.Agent.Sample(ctx, rw.tree.name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
 	})
 	var dbSample agent.Sample
-	var dbHost string
 	var dbOK bool
 	var dbErr error
-	if r.remoteDB != nil {
-		dbOff := fl.offsets[r.remoteDB.host]
+	dbHost := r.dbs.host()
+	if dbHost != "" {
+		dbOff := fl.offsets[dbHost]
 		wg.Go(func() {
-			dbSample, dbHost, dbOK, dbErr = r.remoteDatabaseSample(ctx, from.Add(dbOff.Offset), to.Add(dbOff.Offset))
+			dbSample, dbOK, dbErr = r.dbs.sample(ctx, from.Add(dbOff.Offset), to.Add(dbOff.Offset))
 		})
 	}
 	if rw.loaded != nil {

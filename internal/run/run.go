@@ -94,7 +94,7 @@ func runWith(ctx context.Context, o Options, hooks testHooks) (*Outcome, error) 
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
 	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
-	r.exec, r.site, r.hooks = &runWindows{r: r}, newLocalSite(r), hooks
+	r.exec, r.site, r.dbs, r.hooks = &runWindows{r: r}, newLocalSite(r), hereDatabase{r}, hooks
 	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
 	err := r.run(ctx)

@@ -30,9 +30,9 @@ type runner struct {
 	fixture *pgfix.Fixture
 	dbURL   string
 	db      *pgfix.DB
-	// remoteDB is the embedded cluster on the database host of roles:
-	// (database.go); nil when the database is here or the user's.
-	remoteDB *remoteDatabase
+	// dbs is where the database runs (database_site.go): here, or the
+	// embedded cluster on the database host of roles:.
+	dbs databaseSite
 
 	// gate is nil when the contention gate is off.
 	gate *host.Gate
