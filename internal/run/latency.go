@@ -46,10 +46,18 @@ func latencyWindow(w plan.Window) plan.Window {
 	return lw
 }
 
-// measureLatency measures the latency window after w when the plan has
+// latencyPhase is the latency windows, each right after its cell's
+// closed-loop window (roundsPhase calls measure).
+type latencyPhase struct {
+	r      *runner
+	rounds *roundsPhase
+}
+
+// measure measures the latency window after w when the plan has
 // one there and it is not journaled yet, on w's process (started anew
 // when w was measured by an earlier invocation).
-func (r *runner) measureLatency(ctx context.Context, w plan.Window) error {
+func (ph *latencyPhase) measure(ctx context.Context, w plan.Window) error {
+	r := ph.r
 	if !r.opt.Plan.Protocol.LatencyAfter(w) {
 		return nil
 	}
@@ -57,21 +65,21 @@ func (r *runner) measureLatency(ctx context.Context, w plan.Window) error {
 	if r.latencyDone[lw.Key] {
 		return nil
 	}
-	rate, err := r.latencyRate(w.Case, w.Concurrency)
+	rate, err := ph.latencyRate(w.Case, w.Concurrency)
 	if err != nil {
 		return err
 	}
 	if rate.RateRPS <= 0 {
-		r.failLatency(lw, "no offered rate: "+rate.Reason)
+		ph.failLatency(lw, "no offered rate: "+rate.Reason)
 		return nil
 	}
 	c, _ := r.opt.File.Workload.Case(w.Case)
-	cur, err := r.liveServer(ctx, w, func(msg string) { r.failLatency(lw, msg) })
+	cur, err := ph.rounds.liveServer(ctx, w, func(msg string) { ph.failLatency(lw, msg) })
 	if cur == nil {
 		return err
 	}
-	cur, err = r.tries(ctx, cur, lw, r.latencyStream(cur, lw, c, rate.RateRPS), r.journalLatency)
-	r.keepLive(w.Stack, cur)
+	cur, err = ph.rounds.tries(ctx, cur, lw, ph.latencyStream(cur, lw, c, rate.RateRPS), ph.journalLatency)
+	ph.rounds.keepLive(w.Stack, cur)
 	return err
 }
 
@@ -79,7 +87,8 @@ func (r *runner) measureLatency(ctx context.Context, w plan.Window) error {
 // with the cell's concurrency as its most requests in flight, after a
 // fixed warm-up at the stack's floor (the process is warm from its
 // closed-loop window), then judgeBehind.
-func (r *runner) latencyStream(cur *server, lw plan.Window, c workload.Case, rateRPS float64) loadStream {
+func (ph *latencyPhase) latencyStream(cur *server, lw plan.Window, c workload.Case, rateRPS float64) loadStream {
+	r := ph.r
 	p := r.opt.Plan.Protocol
 	floor, _ := p.WarmupFor(cur.stack)
 	return loadStream{c: c, conns: lw.Concurrency, rateRPS: rateRPS, warmup: warmupSpan{floor, floor}, window: p.Window,
@@ -121,7 +130,8 @@ func judgeBehind(rec *journal.Window, res *load.Result) {
 
 // journalLatency appends a latency window's try (fsynced) and updates the
 // outcome.
-func (r *runner) journalLatency(rec *journal.Window) error {
+func (ph *latencyPhase) journalLatency(rec *journal.Window) error {
+	r := ph.r
 	if err := r.jw.Append(journal.KindLatency, rec); err != nil {
 		return err
 	}
@@ -146,8 +156,9 @@ func (r *runner) journalLatency(rec *journal.Window) error {
 }
 
 // failLatency journals a latency window that could not be measured.
-func (r *runner) failLatency(lw plan.Window, msg string) {
-	if err := r.journalLatency(r.failedRecord(lw, msg)); err != nil {
+func (ph *latencyPhase) failLatency(lw plan.Window, msg string) {
+	r := ph.r
+	if err := ph.journalLatency(r.failedRecord(lw, msg)); err != nil {
 		r.progress.logf("journal: %v", err)
 	}
 }
@@ -157,7 +168,8 @@ func (r *runner) failLatency(lw plan.Window, msg string) {
 // rate or its share of the slowest stack's round-1 median
 // (analysis.LatencyRate), journaled before any window uses it so that a
 // resumed run reuses it.
-func (r *runner) latencyRate(cas string, conc int) (journal.LatencyRate, error) {
+func (ph *latencyPhase) latencyRate(cas string, conc int) (journal.LatencyRate, error) {
+	r := ph.r
 	key := latencyRateKey(cas, conc)
 	if lr, ok := r.latencyRates[key]; ok {
 		return lr, nil

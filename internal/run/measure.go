@@ -39,11 +39,19 @@ type server struct {
 	captures map[string][]string
 }
 
-// measure runs every window of the plan not yet journaled, in plan order.
+// roundsPhase is the plan's windows, round by round, with their latency
+// windows.
+type roundsPhase struct {
+	r       *runner
+	latency *latencyPhase
+}
+
+// run runs every window of the plan not yet journaled, in plan order.
 // Each plan process is started at its first window still to measure and
 // stopped after its last one; in an interleaved round several are up at
 // once, each stack's own, and all but the one measured sit idle.
-func (r *runner) measure(ctx context.Context) error {
+func (ph *roundsPhase) run(ctx context.Context) error {
+	r := ph.r
 	r.live = map[string]*server{}
 	defer func() {
 		for name, s := range r.live {
@@ -51,7 +59,7 @@ func (r *runner) measure(ctx context.Context) error {
 			delete(r.live, name)
 		}
 	}()
-	todo := r.remaining()
+	todo := ph.remaining()
 	if r.out.Measured == 0 {
 		// Windows journaled before this invocation (a resume); an adaptive
 		// run's later calls come after windows this invocation measured.
@@ -64,11 +72,11 @@ func (r *runner) measure(ctx context.Context) error {
 			return err
 		}
 		if !r.done[w.Key] {
-			if err := r.measureWindow(ctx, w); err != nil {
+			if err := ph.measureWindow(ctx, w); err != nil {
 				return err
 			}
 		}
-		if err := r.measureLatency(ctx, w); err != nil {
+		if err := ph.latency.measure(ctx, w); err != nil {
 			return err
 		}
 		if last[w.Process] == i {
@@ -86,7 +94,8 @@ func (r *runner) measure(ctx context.Context) error {
 // the first window it measures). A stack that does not start fails w
 // through fail and gives nil and no error; nil and an error only when
 // the run was interrupted.
-func (r *runner) liveServer(ctx context.Context, w plan.Window, fail func(msg string)) (*server, error) {
+func (ph *roundsPhase) liveServer(ctx context.Context, w plan.Window, fail func(msg string)) (*server, error) {
+	r := ph.r
 	cur := r.live[w.Stack]
 	if cur != nil && cur.planProcess == w.Process {
 		return cur, nil
@@ -108,7 +117,8 @@ func (r *runner) liveServer(ctx context.Context, w plan.Window, fail func(msg st
 
 // keepLive records cur as stack's live process after a window (nil: it
 // died and was not restarted).
-func (r *runner) keepLive(stack string, cur *server) {
+func (ph *roundsPhase) keepLive(stack string, cur *server) {
+	r := ph.r
 	if cur == nil {
 		delete(r.live, stack)
 		return
@@ -118,14 +128,15 @@ func (r *runner) keepLive(stack string, cur *server) {
 
 // measureWindow measures one window on its stack's live process
 // (liveServer).
-func (r *runner) measureWindow(ctx context.Context, w plan.Window) error {
+func (ph *roundsPhase) measureWindow(ctx context.Context, w plan.Window) error {
+	r := ph.r
 	c, _ := r.opt.File.Workload.Case(w.Case)
-	cur, err := r.liveServer(ctx, w, func(msg string) { r.failWindow(w, msg) })
+	cur, err := ph.liveServer(ctx, w, func(msg string) { ph.failWindow(w, msg) })
 	if cur == nil {
 		return err
 	}
-	cur, err = r.window(ctx, cur, w, c)
-	r.keepLive(w.Stack, cur)
+	cur, err = ph.window(ctx, cur, w, c)
+	ph.keepLive(w.Stack, cur)
 	return err
 }
 
@@ -155,7 +166,8 @@ func (l *localSite) idleGroups(cur *server) []proc.Group {
 const idleGroupPrefix = "idle:"
 
 // remaining lists the windows still to measure.
-func (r *runner) remaining() []plan.Window {
+func (ph *roundsPhase) remaining() []plan.Window {
+	r := ph.r
 	var ws []plan.Window
 	for _, w := range r.opt.Plan.Windows {
 		if !r.done[w.Key] {
@@ -181,10 +193,11 @@ func (r *runner) stopServer(s *server) {
 
 // window measures one window, redoing it when the protocol says so, and
 // returns the server to use next (a restarted one if it died).
-func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*server, error) {
+func (ph *roundsPhase) window(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*server, error) {
+	r := ph.r
 	floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
 	ls := loadStream{c: c, conns: w.Concurrency, warmup: warmupSpan{floor, cap}, window: r.opt.Plan.Protocol.Window}
-	return r.tries(ctx, cur, w, ls, r.journalWindow)
+	return ph.tries(ctx, cur, w, ls, r.journalWindow)
 }
 
 // journalWindow appends a window record (fsynced) and updates the outcome.
@@ -209,7 +222,8 @@ func (r *runner) journalWindow(rec *journal.Window) error {
 }
 
 // failWindow journals a window that could not be measured at all.
-func (r *runner) failWindow(w plan.Window, msg string) {
+func (ph *roundsPhase) failWindow(w plan.Window, msg string) {
+	r := ph.r
 	if err := r.journalWindow(r.failedRecord(w, msg)); err != nil {
 		r.progress.logf("journal: %v", err)
 	}
@@ -246,7 +260,7 @@ type launched interface {
 
 // localWindow is a window whose generator runs here, sampled here.
 type localWindow struct {
-	r           *runner
+	site        *localSite
 	cur         *server
 	lr          *loadRun
 	ws          *windowSampler
@@ -254,17 +268,18 @@ type localWindow struct {
 }
 
 func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
-	rec.CPUs = l.r.readPlacement(l.cur, l.lr)
-	return l.r.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
+	rec.CPUs = l.site.readPlacement(l.cur, l.lr)
+	return l.site.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
 }
 
 // prepareTry readies the database and waits for a quiet host.
-func (r *runner) prepareTry(ctx context.Context, cur *server, w plan.Window, rec *journal.Window) error {
-	if err := r.prepareDatabase(ctx, w, rec); err != nil {
+func (x *runWindows) prepareTry(ctx context.Context, cur *server, w plan.Window, rec *journal.Window) error {
+	r := x.r
+	if err := x.prepareDatabase(ctx, w, rec); err != nil {
 		return err
 	}
 	rec.DBBefore = r.dbStats(ctx)
-	return r.gateWait(ctx, cur, rec)
+	return r.watch.gateWait(ctx, cur, rec)
 }
 
 // warmupSpan is a warm-up's floor and cap: fixed when max is not above
@@ -279,16 +294,16 @@ func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (l
 	pool := ""
 	switch {
 	case c.Templated:
-		if pool, err = r.variantPool(cur, c); err != nil {
+		if pool, err = l.variantPool(cur, c); err != nil {
 			return nil, nil, 0, err
 		}
 	case r.opt.Plan.Protocol.Spread:
-		if pool, err = r.poolFile(c); err != nil {
+		if pool, err = l.poolFile(c); err != nil {
 			return nil, nil, 0, err
 		}
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.tree.Port())
-	probeBefore = r.probe()
+	probeBefore = r.watch.probe()
 	lr, ws, err = l.startSampled(ctx, cur, loadArgsAt(base, c, pool, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
 	return lr, ws, probeBefore, err
 }
@@ -308,7 +323,7 @@ func (l *localSite) startSampled(ctx context.Context, cur *server, args []string
 		groups = append(groups, g)
 	}
 	groups = append(groups, l.idleGroups(cur)...)
-	groups = append(groups, r.serviceGroups(ctx, cur)...)
+	groups = append(groups, l.serviceGroups(ctx, cur)...)
 	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
 }
 
@@ -333,7 +348,8 @@ type driven struct {
 // until it exits, probes the host's speed again when it was probed before
 // (probeBefore above 0), and returns the generator's result and the
 // sampler's.
-func (r *runner) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window, probeBefore float64) driven {
+func (l *localSite) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window, probeBefore float64) driven {
+	r := l.r
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
@@ -356,7 +372,7 @@ func (r *runner) collect(ctx context.Context, lr *loadRun, ws *windowSampler, re
 	res, err := lr.wait(ctx)
 	<-followed
 	if probeBefore > 0 {
-		rec.Probe = &journal.Probe{BeforeMs: probeBefore, AfterMs: r.probe(), ReferenceMs: r.prober.ReferenceMs}
+		rec.Probe = &journal.Probe{BeforeMs: probeBefore, AfterMs: r.watch.probe(), ReferenceMs: r.watch.prober.ReferenceMs}
 	}
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
 	return driven{res: res, stats: ws.result(), err: err} // result closes the sampler if the generator died mid-window
@@ -444,7 +460,8 @@ func alignSampler(rec *journal.Window, s proc.WindowStats, res *load.Result) {
 
 // prepareDatabase resets the orders table before a window that inserts
 // (trap T3) and takes a checkpoint before every window (trap T4).
-func (r *runner) prepareDatabase(ctx context.Context, w plan.Window, rec *journal.Window) error {
+func (x *runWindows) prepareDatabase(ctx context.Context, w plan.Window, rec *journal.Window) error {
+	r := x.r
 	if r.db == nil {
 		return nil
 	}
@@ -472,11 +489,12 @@ func (r *runner) prepareDatabase(ctx context.Context, w plan.Window, rec *journa
 
 // poolFile writes a case's spread requests (workload.Requests) as a request
 // pool the first time it is needed; the generator sends them round-robin.
-func (r *runner) poolFile(c workload.Case) (string, error) {
-	if r.pools == nil {
-		r.pools = map[string]string{}
+func (l *localSite) poolFile(c workload.Case) (string, error) {
+	r := l.r
+	if l.pools == nil {
+		l.pools = map[string]string{}
 	}
-	if p, ok := r.pools[c.Name]; ok {
+	if p, ok := l.pools[c.Name]; ok {
 		return p, nil
 	}
 	dir := filepath.Join(r.opt.Dir, "requests")
@@ -495,7 +513,7 @@ func (r *runner) poolFile(c workload.Case) (string, error) {
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		return "", err
 	}
-	r.pools[c.Name] = path
+	l.pools[c.Name] = path
 	return path, nil
 }
 

@@ -77,12 +77,13 @@ const remoteServerHost = "0.0.0.0"
 // startRemote starts a fresh process of st on host through its agent, on
 // a port the agent found free, with the environment a local start gives
 // and HOST set so that it listens beyond loopback.
-func (r *runner) startRemote(ctx context.Context, host string, st plan.Stack) (*remoteTree, error) {
+func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack) (*remoteTree, error) {
+	r := h.r
 	s, err := r.fleet.session(ctx, host)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := r.syncStack(ctx, s, host, st)
+	dir, err := h.syncStack(ctx, s, host, st)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +107,9 @@ func (r *runner) startRemote(ctx context.Context, host string, st plan.Stack) (*
 // syncStack makes the stack's dir, as built here, present on host (the
 // agent's SyncDir: only the files the host lacks are sent), once per
 // stack and invocation, and returns its directory there.
-func (r *runner) syncStack(ctx context.Context, s *remote.Session, host string, st plan.Stack) (string, error) {
-	if dir, ok := r.synced[st.Name]; ok {
+func (h *hostsSite) syncStack(ctx context.Context, s *remote.Session, host string, st plan.Stack) (string, error) {
+	r := h.r
+	if dir, ok := h.synced[st.Name]; ok {
 		return dir, nil
 	}
 	t0 := time.Now()
@@ -121,10 +123,10 @@ func (r *runner) syncStack(ctx context.Context, s *remote.Session, host string, 
 	}
 	r.progress.logf("%s: dir synchronised to %s:%s (%d files, %d sent, %d bytes, %d removed) in %s",
 		st.Name, host, res.Dir, res.Files, res.Sent, res.SentBytes, res.Removed, time.Since(t0).Round(time.Millisecond))
-	if r.synced == nil {
-		r.synced = map[string]string{}
+	if h.synced == nil {
+		h.synced = map[string]string{}
 	}
-	r.synced[st.Name] = res.Dir
+	h.synced[st.Name] = res.Dir
 	return res.Dir, nil
 }
 

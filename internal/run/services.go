@@ -17,7 +17,8 @@ const serviceGroupPrefix = "service:"
 // the tree. A listener that another group already measures (in the
 // server's own tree, or the run's database) is left out: groups must not
 // overlap.
-func (r *runner) serviceGroups(ctx context.Context, cur *server) []proc.Group {
+func (l *localSite) serviceGroups(ctx context.Context, cur *server) []proc.Group {
+	r := l.r
 	if cur == nil || len(cur.stack.Services) == 0 {
 		return nil
 	}

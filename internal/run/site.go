@@ -40,13 +40,21 @@ type localSite struct {
 	r *runner
 	// procs are the processes of the servers it started, until stopped.
 	procs map[*server]*proc.Process
+	// pools are the request pools written so far (spread requests by
+	// case, a templated case's variants by stack and case or process),
+	// captures each stack's setup captures (the stack-scoped steps'),
+	// from its first process of this invocation.
+	pools    map[string]string
+	captures map[string]map[string][]string
+	// laneWarned holds the placement read-backs already warned about.
+	laneWarned map[string]bool
 }
 
 func newLocalSite(r *runner) *localSite { return &localSite{r: r, procs: map[*server]*proc.Process{}} }
 
 func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
 	r := l.r
-	p, err := r.startStack(ctx, st)
+	p, err := l.startStack(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +62,7 @@ func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 	r.rememberContainer(p)
 	s := &server{stack: st, tree: p, seq: r.seq[st.Name], planProcess: planProcess}
 	l.procs[s] = p
-	if err := r.setupServer(ctx, s); err != nil {
+	if err := l.setupServer(ctx, s); err != nil {
 		r.stopServer(s)
 		return nil, err
 	}
@@ -74,14 +82,14 @@ func (l *localSite) launch(ctx context.Context, side windowSide, rec *journal.Wi
 	if side.load.started != nil {
 		side.load.started(ws)
 	}
-	return &localWindow{r: l.r, cur: side.srv, lr: lr, ws: ws, probeBefore: probeBefore}, nil
+	return &localWindow{site: l, cur: side.srv, lr: lr, ws: ws, probeBefore: probeBefore}, nil
 }
 
 func (l *localSite) ownGroups(ctx context.Context, cur *server) []proc.Group {
 	var groups []proc.Group
 	if p := l.procs[cur]; p != nil {
 		groups = append(groups, p.Group("server"))
-		groups = append(groups, l.r.serviceGroups(ctx, cur)...)
+		groups = append(groups, l.serviceGroups(ctx, cur)...)
 	}
 	groups = append(groups, l.containerGroups()...)
 	return append(groups, l.idleGroups(cur)...)
@@ -96,13 +104,16 @@ type hostsSite struct {
 	host string
 	// trees are the servers it started, until stopped.
 	trees map[*server]*remoteTree
+	// synced maps each stack to its dir on the server host, once synced
+	// in this invocation.
+	synced map[string]string
 	// loaded, when set (tests), is called once every generator of a
 	// window has been sent its load, with the window's key and attempt.
 	loaded func(key string, attempt int, fl *fleet)
 }
 
 func (h *hostsSite) startServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
-	t, err := h.r.startRemote(ctx, h.host, st)
+	t, err := h.startRemote(ctx, h.host, st)
 	if err != nil {
 		return nil, err
 	}

@@ -176,7 +176,8 @@ func (r *runner) reconnect(ctx context.Context, host string) error {
 
 // tries measures plan window w on cur with ls until a try is final,
 // journaling each with record, and returns the server to go on with.
-func (r *runner) tries(ctx context.Context, cur *server, w plan.Window, ls loadStream, record func(*journal.Window) error) (*server, error) {
+func (ph *roundsPhase) tries(ctx context.Context, cur *server, w plan.Window, ls loadStream, record func(*journal.Window) error) (*server, error) {
+	r := ph.r
 	l := &retryLoop{exec: r.exec, hosts: r, record: record, attempts: r.attempts}
 	srvs, err := l.run(ctx, []windowSide{{w: w, srv: cur, load: ls}})
 	return srvs[0], err

@@ -40,7 +40,7 @@ type windowTry struct {
 	// sides are the window's sides, each with its own record.
 	sides []windowSide
 	// judged is true when a measured try is judged for the host
-	// (foreign CPU, suspension, the host's speed: runner.judge) and
+	// (foreign CPU, suspension, the host's speed: hostWatch.judge) and
 	// redone within the gate's budget: the windows and the latency
 	// windows. A capacity or profile probe is kept as measured.
 	judged bool
@@ -165,7 +165,7 @@ func (x *runWindows) execute(ctx context.Context, t windowTry) windowOutcome {
 	switch {
 	case rec.HasFlag(journal.FlagServerDied):
 		return windowOutcome{kind: tryRedo, recs: recs, died: []int{0}}
-	case t.judged && rec.Load != nil && x.r.judge(rec, t.disturbed):
+	case t.judged && rec.Load != nil && x.r.watch.judge(rec, t.disturbed):
 		return windowOutcome{kind: tryRedo, recs: recs}
 	}
 	return windowOutcome{kind: tryOK, recs: recs}
@@ -190,7 +190,7 @@ func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window
 		rec.EndedAt = time.Now().UTC()
 		return rec, "", nil
 	}
-	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
+	if err := x.prepareTry(ctx, cur, w, rec); err != nil {
 		return nil, "", err
 	}
 	l, err := r.site.launch(ctx, s, rec)
@@ -218,10 +218,11 @@ func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window
 	return rec, "", nil
 }
 
-// measureOne measures one try of w on cur with ls, unjudged for the host:
-// a capacity or a profile probe. The record is nil only with an error.
-func (r *runner) measureOne(ctx context.Context, cur *server, w plan.Window, ls loadStream) (*journal.Window, error) {
-	o := r.exec.execute(ctx, windowTry{sides: []windowSide{{w: w, attempt: 1, srv: cur, load: ls}}})
+// measureOne measures one try of w on cur with ls through ex, unjudged
+// for the host: a capacity or a profile probe. The record is nil only
+// with an error.
+func measureOne(ctx context.Context, ex windowExecutor, cur *server, w plan.Window, ls loadStream) (*journal.Window, error) {
+	o := ex.execute(ctx, windowTry{sides: []windowSide{{w: w, attempt: 1, srv: cur, load: ls}}})
 	if o.kind == tryFatal {
 		return nil, o.err
 	}
