@@ -1,11 +1,40 @@
-// Package run is the protocol: from a resolved plan to a journal of measured
-// windows. It brings up the database fixture, builds the stacks, runs the
-// parity gate, the boot suite, then every window of the plan in its order —
-// rounds, stacks in a balanced order, fresh processes — preparing the database, waiting
-// for a quiet host, driving `stackbench load` as a separate process, sampling
-// every process tree over the measured window (timed from the generator's
-// boundaries, a few milliseconds late; see windowSampler), validating and
-// journaling each window before the next starts.
+// Package run is the protocol: from a resolved plan to a journal of
+// measured windows. One invocation (Run) is a runner — the run state: the
+// plan, the journal, the outcome, the progress shown — handed to one phase
+// after another, each in its own file:
+//
+//   - hostsPhase (hosts.go): the sessions with the hosts of roles:, first,
+//     so that an unreachable host stops the run in seconds;
+//   - databasePhase (hosts.go, database.go): the database fixture, here or
+//     on the database host (databaseSite, database_site.go);
+//   - buildPhase (stacks.go): the stacks checked out and built;
+//   - environmentPhase (environment.go): the machine, the versions, the
+//     contention gate's baseline and the host-speed probe (hostWatch,
+//     contention.go);
+//   - parityPhase and bootPhase (parity_boot.go): the contract checks
+//     before any load, then the cold starts;
+//   - roundsPhase (measure.go): every window of the plan in its order —
+//     rounds, stacks in a balanced order, fresh processes — each followed
+//     by its latency window when the plan has one (latencyPhase,
+//     latency.go);
+//   - adaptPhase (adaptive.go): with rounds: auto, more rounds of only the
+//     cells the undecided steps need;
+//   - capacityPhase (capacity.go) and profilingPhase (profiling.go): the
+//     capacity searches at an SLO and the profile windows;
+//   - finishPhase (finish.go): results.json from the journal.
+//
+// Every window is measured the same way. The retry loop (retryLoop,
+// tries.go) hands each try to the window executor (windowExecutor,
+// window.go): it prepares the database (reset, checkpoint), waits for a
+// quiet host, launches each side's load stream at one instant through the
+// run's site, samples every process tree over the measured window (timed
+// from the generator's boundaries, a few milliseconds late; see
+// windowSampler), and judges the result; its typed outcome (ok, redo,
+// host lost, fatal) decides whether the window is redone. The site
+// (site.go) is where the servers run and the load comes from: this
+// machine (localSite) or the hosts of roles: (hostsSite, remote_window.go);
+// no phase knows which it has. Each try is journaled before the next
+// starts.
 //
 // A run resumes from its journal: windows whose final record is there are
 // never measured again, and the plan must not have changed.

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -227,4 +229,162 @@ func measureOne(ctx context.Context, ex windowExecutor, cur *server, w plan.Wind
 		return nil, o.err
 	}
 	return o.recs[0], nil
+}
+
+func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
+	return &journal.Window{
+		Key: w.Key, Index: w.Index, Round: w.Round, Slot: w.Slot,
+		Stack: w.Stack, Case: w.Case, Concurrency: w.Concurrency,
+		Attempt: attempt, Final: true, Flags: []journal.Flag{},
+		StartedAt:      time.Now().UTC(),
+		EnvironmentRef: envRef,
+	}
+}
+
+// launched is a window's load under way: the generator here with its
+// sampler (localWindow), or generators on other hosts (remoteWindow).
+type launched interface {
+	// drive follows the window to its end and returns what it measured;
+	// it records in rec what only it knows (placement, probe, timings).
+	drive(ctx context.Context, rec *journal.Window) driven
+}
+
+// prepareTry readies the database and waits for a quiet host.
+func (x *runWindows) prepareTry(ctx context.Context, cur *server, w plan.Window, rec *journal.Window) error {
+	r := x.r
+	if err := x.prepareDatabase(ctx, w, rec); err != nil {
+		return err
+	}
+	rec.DBBefore = r.dbStats(ctx)
+	return r.watch.gateWait(ctx, cur, rec)
+}
+
+// warmupSpan is a warm-up's floor and cap: fixed when max is not above
+// floor, otherwise until throughput is steady (load.WarmupRule).
+type warmupSpan struct{ floor, max time.Duration }
+
+// driven is what one try's generator and sampler gave.
+type driven struct {
+	res   *load.Result
+	stats *proc.WindowStats // nil when the window never opened (or was sampled on other hosts)
+	err   error             // the generator gave no result: data, not a harness error
+	// lost names the host whose session dropped during the window (err
+	// says how); "" otherwise.
+	lost string
+	// parts are the generator hosts' own results, in their order, when
+	// the load came from other hosts; res is their merge.
+	parts []journal.GeneratorPart
+	// partResults are the same parts' whole results, of the hosts in
+	// hosts, for the per-generator judgement.
+	partResults []*load.Result
+	hosts       []string
+}
+
+// judgeTry records what a try measured and raises its flags: a server that
+// died, a generator that failed, then the load's and the database's checks.
+func judgeTry(rec *journal.Window, cur *server, d driven) {
+	if d.stats != nil {
+		fillUsage(rec, *d.stats)
+	}
+	if err := cur.tree.Check(); err != nil {
+		flagger{rec}.add(journal.FlagServerDied, "%v", err)
+		rec.Error = err.Error()
+	}
+	if d.err != nil {
+		rec.Error = d.err.Error()
+		if !rec.HasFlag(journal.FlagServerDied) {
+			flagger{rec}.add(journal.FlagFailed, "%v", d.err)
+		}
+		return
+	}
+	rec.Load = d.res
+	rec.Generators = d.parts
+	if d.stats != nil {
+		alignSampler(rec, *d.stats, d.res)
+	}
+	if len(d.partResults) > 0 {
+		judgeMerged(rec, d.res, d.partResults, d.hosts)
+	} else {
+		judgeLoad(rec, d.res)
+	}
+	judgeDB(rec)
+}
+
+// fillUsage copies the sampler's figures into the record.
+func fillUsage(rec *journal.Window, s proc.WindowStats) {
+	use := func(name string) journal.Usage {
+		g, ok := s.Group(name)
+		if !ok {
+			return journal.Usage{}
+		}
+		return journal.Usage{CPUSeconds: g.CPUSeconds, Cores: g.Cores, RSSMeanBytes: g.RSSMeanBytes, RSSPeakBytes: g.RSSPeakBytes, Processes: g.Processes}
+	}
+	rec.Server = use("server")
+	rec.Database = use("database")
+	rec.Generator = use("generator")
+	rec.Harness = use("harness")
+	for _, g := range s.Groups {
+		if strings.HasPrefix(g.Name, serviceGroupPrefix) {
+			if rec.Services == nil {
+				rec.Services = &journal.Usage{}
+			}
+			addUsage(rec.Services, g)
+		}
+		if strings.HasPrefix(g.Name, idleGroupPrefix) {
+			if rec.IdleServers == nil {
+				rec.IdleServers = &journal.Usage{}
+			}
+			rec.IdleServers.CPUSeconds += g.CPUSeconds
+			rec.IdleServers.Cores += g.Cores
+			rec.IdleServers.RSSMeanBytes += g.RSSMeanBytes
+			rec.IdleServers.RSSPeakBytes += g.RSSPeakBytes
+			rec.IdleServers.Processes += g.Processes
+		}
+	}
+	rec.WallSeconds = s.Wall.Seconds()
+	rec.HostBusyCores = s.HostBusyCores
+	rec.ForeignCores = s.ForeignCores
+	rec.SamplerCPUSeconds = s.SamplerCPUSeconds
+	rec.Suspended = s.Suspended
+}
+
+// alignSampler records how far the sampler's window lagged the load's: its
+// opening and closing snapshots against the generator's own boundaries.
+func alignSampler(rec *journal.Window, s proc.WindowStats, res *load.Result) {
+	if s.Opened.IsZero() || res.MeasureStartUnixNano == 0 || res.MeasureEndUnixNano == 0 {
+		return
+	}
+	opened := s.Opened.UnixNano()
+	closed := opened + s.Wall.Nanoseconds()
+	rec.SamplerStartLagSeconds = float64(opened-res.MeasureStartUnixNano) / 1e9
+	rec.SamplerEndLagSeconds = float64(closed-res.MeasureEndUnixNano) / 1e9
+}
+
+// prepareDatabase resets the orders table before a window that inserts
+// (trap T3) and takes a checkpoint before every window (trap T4).
+func (x *runWindows) prepareDatabase(ctx context.Context, w plan.Window, rec *journal.Window) error {
+	r := x.r
+	if r.db == nil {
+		return nil
+	}
+	if w.Inserts {
+		t0 := time.Now()
+		switch {
+		case r.fixture != nil:
+			if err := r.db.Reset(ctx, r.fixture.Reset); err != nil {
+				return fmt.Errorf("reset the database before %s: %w; fix workload.database.reset", w.Key, err)
+			}
+		default:
+			if err := r.db.ResetOrders(ctx); err != nil {
+				return fmt.Errorf("reset orders before %s: %w", w.Key, err)
+			}
+		}
+		rec.Timings.ResetSeconds = time.Since(t0).Seconds()
+	}
+	t0 := time.Now()
+	if err := r.db.Checkpoint(ctx); err != nil {
+		return fmt.Errorf("checkpoint before %s: %w", w.Key, err)
+	}
+	rec.Timings.CheckpointSeconds = time.Since(t0).Seconds()
+	return nil
 }

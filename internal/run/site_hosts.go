@@ -1,0 +1,50 @@
+package run
+
+import (
+	"context"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stack"
+)
+
+// hostsSite runs the servers on the server host of roles: through its
+// agent, and the load from the generator hosts.
+type hostsSite struct {
+	r  *runner
+	fl *fleet
+	// host is the server host.
+	host string
+	// trees are the servers it started, until stopped.
+	trees map[*server]*remoteTree
+	// synced maps each stack to its dir on the server host, once synced
+	// in this invocation.
+	synced map[string]string
+	// loaded, when set (tests), is called once every generator of a
+	// window has been sent its load, with the window's key and attempt.
+	loaded func(key string, attempt int, fl *fleet)
+}
+
+func (h *hostsSite) startServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
+	t, err := h.startRemote(ctx, h.host, st)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{stack: st, tree: t, host: h.host, seq: h.r.seq[st.Name], planProcess: planProcess}
+	h.trees[s] = t
+	return s, nil
+}
+
+func (h *hostsSite) stopServer(s *server) error {
+	delete(h.trees, s)
+	return s.tree.Stop(stack.StopGrace)
+}
+
+func (h *hostsSite) launch(_ context.Context, side windowSide, _ *journal.Window) (launched, error) {
+	ls := side.load
+	return &remoteWindow{r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns,
+		warmup: ls.fixedWarmup(), window: ls.window, loaded: h.loaded}, nil
+}
+
+func (h *hostsSite) ownGroups(context.Context, *server) []proc.Group { return nil }

@@ -1,0 +1,212 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stack"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// localSite runs the servers and the load generator on this machine.
+type localSite struct {
+	r *runner
+	// procs are the processes of the servers it started, until stopped.
+	procs map[*server]*proc.Process
+	// pools are the request pools written so far (spread requests by
+	// case, a templated case's variants by stack and case or process),
+	// captures each stack's setup captures (the stack-scoped steps'),
+	// from its first process of this invocation.
+	pools    map[string]string
+	captures map[string]map[string][]string
+	// laneWarned holds the placement read-backs already warned about.
+	laneWarned map[string]bool
+}
+
+func newLocalSite(r *runner) *localSite { return &localSite{r: r, procs: map[*server]*proc.Process{}} }
+
+func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
+	r := l.r
+	p, err := l.startStack(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	r.rememberServer(p.PID())
+	r.rememberContainer(p)
+	s := &server{stack: st, tree: p, seq: r.seq[st.Name], planProcess: planProcess}
+	l.procs[s] = p
+	if err := l.setupServer(ctx, s); err != nil {
+		r.stopServer(s)
+		return nil, err
+	}
+	return s, nil
+}
+
+func (l *localSite) stopServer(s *server) error {
+	delete(l.procs, s)
+	return s.tree.Stop(stack.StopGrace)
+}
+
+func (l *localSite) launch(ctx context.Context, side windowSide, rec *journal.Window) (launched, error) {
+	lr, ws, probeBefore, err := l.launchAt(ctx, side.srv, side.load)
+	if err != nil {
+		return nil, err
+	}
+	if side.load.started != nil {
+		side.load.started(ws)
+	}
+	return &localWindow{site: l, cur: side.srv, lr: lr, ws: ws, probeBefore: probeBefore}, nil
+}
+
+func (l *localSite) ownGroups(ctx context.Context, cur *server) []proc.Group {
+	var groups []proc.Group
+	if p := l.procs[cur]; p != nil {
+		groups = append(groups, p.Group("server"))
+		groups = append(groups, l.serviceGroups(ctx, cur)...)
+	}
+	groups = append(groups, l.containerGroups()...)
+	return append(groups, l.idleGroups(cur)...)
+}
+
+// idleGroups are the process trees of the live servers other than cur:
+// up between their windows in an interleaved round, and ours, not foreign.
+func (l *localSite) idleGroups(cur *server) []proc.Group {
+	var gs []proc.Group
+	for name, s := range l.r.live {
+		if p := l.procs[s]; p != nil && s != cur {
+			gs = append(gs, p.Group(idleGroupPrefix+name))
+		}
+	}
+	return gs
+}
+
+// idleGroupPrefix names the sampler groups of idle servers.
+const idleGroupPrefix = "idle:"
+
+// localWindow is a window whose generator runs here, sampled here.
+type localWindow struct {
+	site        *localSite
+	cur         *server
+	lr          *loadRun
+	ws          *windowSampler
+	probeBefore float64
+}
+
+func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
+	rec.CPUs = l.site.readPlacement(l.cur, l.lr)
+	return l.site.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
+}
+
+// launchAt starts a generator here with ls against cur, and a sampler of
+// every process tree, to be opened on the generator's window; it probes
+// the host's speed first.
+func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+	r, c := l.r, ls.c
+	pool := ""
+	switch {
+	case c.Templated:
+		if pool, err = l.variantPool(cur, c); err != nil {
+			return nil, nil, 0, err
+		}
+	case r.opt.Plan.Protocol.Spread:
+		if pool, err = l.poolFile(c); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	base := fmt.Sprintf("http://127.0.0.1:%d", cur.tree.Port())
+	probeBefore = r.watch.probe()
+	lr, ws, err = l.startSampled(ctx, cur, loadArgsAt(base, c, pool, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
+	return lr, ws, probeBefore, err
+}
+
+// startSampled starts the load generator with args and a sampler of every
+// process tree (server, generator, harness, database), to be opened on the
+// generator's window of the given length.
+func (l *localSite) startSampled(ctx context.Context, cur *server, args []string, window time.Duration) (*loadRun, *windowSampler, error) {
+	r := l.r
+	lr, err := startLoad(r.opt.Stackbench, args, r.opt.Plan.Protocol.Placement.Lanes().Generator)
+	if err != nil {
+		return nil, nil, err
+	}
+	groups := []proc.Group{l.procs[cur].Group("server"), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
+	groups = append(groups, l.containerGroups()...)
+	if g, ok := r.databaseGroup(ctx); ok {
+		groups = append(groups, g)
+	}
+	groups = append(groups, l.idleGroups(cur)...)
+	groups = append(groups, l.serviceGroups(ctx, cur)...)
+	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
+}
+
+// collect follows the generator's events (progress, the sampler's window)
+// until it exits, probes the host's speed again when it was probed before
+// (probeBefore above 0), and returns the generator's result and the
+// sampler's.
+func (l *localSite) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window, probeBefore float64) driven {
+	r := l.r
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		lr.follow(func(ev load.Event) {
+			switch ev.Kind {
+			case load.Tick:
+				r.progress.tick(ev.ElapsedSeconds, ev.Successes, ev.Errors)
+				return
+			case load.WarmupStart:
+				r.progress.phase("warm-up")
+			case load.MeasureStart:
+				r.progress.phase("measuring")
+			case load.MeasureEnd:
+				r.progress.phase("draining")
+			}
+			ws.event(ev)
+		})
+	}()
+	t0 := time.Now()
+	res, err := lr.wait(ctx)
+	<-followed
+	if probeBefore > 0 {
+		rec.Probe = &journal.Probe{BeforeMs: probeBefore, AfterMs: r.watch.probe(), ReferenceMs: r.watch.prober.ReferenceMs}
+	}
+	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
+	return driven{res: res, stats: ws.result(), err: err} // result closes the sampler if the generator died mid-window
+}
+
+// poolFile writes a case's spread requests (workload.Requests) as a request
+// pool the first time it is needed; the generator sends them round-robin.
+func (l *localSite) poolFile(c workload.Case) (string, error) {
+	r := l.r
+	if l.pools == nil {
+		l.pools = map[string]string{}
+	}
+	if p, ok := l.pools[c.Name]; ok {
+		return p, nil
+	}
+	dir := filepath.Join(r.opt.Dir, "requests")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	var buf []byte
+	for _, req := range r.opt.File.Workload.Requests(c, r.opt.Plan.JWTSecret, true) {
+		line, err := json.Marshal(req.LoadRequest())
+		if err != nil {
+			return "", errors.New("encode request pool: " + err.Error())
+		}
+		buf = append(append(buf, line...), '\n')
+	}
+	path := filepath.Join(dir, c.Name+".jsonl")
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		return "", err
+	}
+	l.pools[c.Name] = path
+	return path, nil
+}
