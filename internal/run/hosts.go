@@ -251,8 +251,10 @@ func (r *runner) generatorHosts() []string {
 
 // RemoteSupported says what a file whose roles put a role on another host
 // asks that run cannot do yet; nil when run can measure it. Today run
-// places the servers and the load generators; the database, and the
-// phases and features below, stay on this machine or are refused.
+// places the servers, the database and the load generators, and measures
+// the windows, the latency windows (the generators share the offered
+// rate by their connections) and the capacity searches across them; the
+// features below are refused.
 func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	r := f.Roles
 	if !r.Remote() {
@@ -269,12 +271,6 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		no = append(no, "a server on another host with the embedded database on this machine (its URL is 127.0.0.1 here); give database: {url: …} reachable from the server host")
 	}
 	pr := p.Protocol
-	if pr.Latency != nil {
-		no = append(no, "latency windows (protocol latency:)")
-	}
-	if p.Capacity != nil {
-		no = append(no, "the capacity search (protocol capacity:)")
-	}
 	if pr.Profiling {
 		no = append(no, "profiling windows (protocol profiling:)")
 	}

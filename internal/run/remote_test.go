@@ -251,3 +251,121 @@ func ipLink(t *testing.T, ns, dev, state string) {
 		t.Fatalf("ip -n %s link set %s %s: %v: %s", ns, dev, state, err, out)
 	}
 }
+
+// latencyCapacityFile is one stack of the Go reference server on app1, its
+// embedded database on db1, loaded from load1 and load2: three rounds with
+// a latency window at 200 req/s after each, then a capacity search.
+func latencyCapacityFile(n *sshtest.Net) string {
+	host := func(name string) string {
+		h := n.Host(name)
+		return fmt.Sprintf("  %s: {ssh: \"%s@%s\", identity: %s}\n", name, n.User, h.HostPort(), n.Identity)
+	}
+	return `
+workload: saas-slice
+hosts:
+` + host("app1") + host("db1") + host("load1") + host("load2") + `roles:
+  server: app1
+  database: db1
+  generators: [load1, load2]
+profile: quick
+protocol:
+  cases: [user]
+  concurrency: [4]
+  warmup: 200ms
+  window: 600ms
+  rounds: 3
+  boot_starts: 0
+  gate: off
+  latency: {rate: 200}
+stacks:
+  - name: one
+    dir: ` + refServerDir + `
+    start: ` + refServerBin + `
+capacity:
+  cases: {user: p99=50ms}
+  probe: 300ms
+  warmup: 100ms
+  budget: 30s
+  confirm: 1
+  resolution: 25%
+`
+}
+
+// Across hosts, a latency window is an open loop whose rate the
+// generator hosts share by their connections, and a capacity search's
+// probes are windows of the same kind: each measured on app1 with both
+// generators' parts.
+func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
+	n := sshtest.Start(t, "app1", "db1", "load1", "load2")
+	sshtest.ForgetAgentOf(t, stackbenchBin)
+	t.Cleanup(func() { killIn(n) })
+	t.Cleanup(func() {
+		logs, _ := filepath.Glob("/tmp/stackbench-one.*.log")
+		for _, l := range logs {
+			os.Remove(l)
+		}
+	})
+	path := writeFile(t, latencyCapacityFile(n))
+	forgetSynced(t, refServerDir)
+	f, err := plan.LoadEnv(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(plan.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoteSupported(f, p); err != nil {
+		t.Fatalf("RemoteSupported: %v; latency windows and capacity searches run across hosts", err)
+	}
+	dir := filepath.Join(t.TempDir(), "results")
+	var log strings.Builder
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("run log:\n%s", log.String())
+		}
+	})
+	opt := Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test",
+		Remote: remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: stackbenchBin, DialTimeout: time.Second}}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	res, err := journal.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latency := 0
+	for _, w := range res.Latency {
+		if !w.Final {
+			continue
+		}
+		latency++
+		if w.Load == nil || w.Load.Mode != "open" || w.Load.Rate != 200 || w.ServerHost != "app1" || len(w.Generators) != 2 {
+			t.Errorf("%s: load %+v on %q with %d generator parts; want an open loop at 200 req/s on app1 from 2 generators (flags %v, %v)",
+				w.Key, w.Load, w.ServerHost, len(w.Generators), w.Flags, w.Reasons)
+			continue
+		}
+		if got := w.Generators[0].RateRPS + w.Generators[1].RateRPS; got != 200 || w.Generators[0].RateRPS != 100 {
+			t.Errorf("%s: the generators sent %.1f and %.1f req/s; want 100 each (2 connections each)", w.Key, w.Generators[0].RateRPS, w.Generators[1].RateRPS)
+		}
+		if w.Server.CPUSeconds <= 0 {
+			t.Errorf("%s: the server on app1 was not sampled: %+v", w.Key, w.Server)
+		}
+	}
+	if latency != 3 {
+		t.Errorf("%d final latency windows; want 3", latency)
+	}
+	key := journal.CapacitySearchKey("one", "user", 1)
+	if _, ok := res.CapacitySearch(key); !ok {
+		t.Errorf("%s: no end record", key)
+	}
+	probes := res.CapacityProbes(key)
+	if len(probes) == 0 {
+		t.Fatalf("%s: no probe journaled", key)
+	}
+	for _, pr := range probes {
+		if pr.Window.ServerHost != "app1" || len(pr.Window.Generators) != 2 || pr.Window.Load == nil {
+			t.Errorf("%s probe %d: on %q with %d generator parts; want app1 and 2 parts", key, pr.Probe.Index, pr.Window.ServerHost, len(pr.Window.Generators))
+		}
+	}
+}

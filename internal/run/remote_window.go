@@ -146,11 +146,14 @@ type remoteWindow struct {
 	r   *runner
 	cur *server
 	// tree is cur's process tree on the server host.
-	tree   *remoteTree
-	c      workload.Case
-	conns  int
-	warmup time.Duration
-	window time.Duration
+	tree  *remoteTree
+	c     workload.Case
+	conns int
+	// rateRPS is the open loop's rate over all the generators (0: a
+	// closed loop); each sends the share of its connections.
+	rateRPS float64
+	warmup  time.Duration
+	window  time.Duration
 	// loaded, when set (tests), is called once every generator has been
 	// sent its load (hostsSite.loaded).
 	loaded func(key string, attempt int, fl *fleet)
@@ -209,7 +212,8 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	t0 := time.Now()
 	r.progress.phase("warm-up and window on " + countHosts(len(hosts)))
 	for i, s := range sessions {
-		args := remoteLoadArgs(base, rw.c, conns[i], rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
+		rate := rw.rateRPS * float64(conns[i]) / float64(rw.conns)
+		args := remoteLoadArgs(base, rw.c, conns[i], rate, rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
 		wg.Go(func() { results[i], errs[i] = s.c.Load(ctx, agent.LoadSpec{Args: args}) })
 	}
 	srvOff := fl.offsets[rw.cur.host]
@@ -291,11 +295,13 @@ func countHosts(n int) string {
 }
 
 // remoteLoadArgs is a generator host's command line: the case at conns
-// connections, a fixed warm-up, starting at startAt on that host's
-// clock, the target being a host of the file (--allow-remote).
-func remoteLoadArgs(base string, c workload.Case, conns int, warmup, window, timeout time.Duration, startAt time.Time) []string {
+// connections, in an open loop at rateRPS (0: closed), a fixed warm-up,
+// starting at startAt on that host's clock, the target being a host of
+// the file (--allow-remote).
+func remoteLoadArgs(base string, c workload.Case, conns int, rateRPS float64, warmup, window, timeout time.Duration, startAt time.Time) []string {
 	cfg := c.LoadConfig(base)
 	cfg.Connections, cfg.Duration, cfg.Warmup, cfg.Timeout = conns, window, warmup, timeout
+	cfg.Rate = rateRPS
 	cfg.AllowRemote, cfg.StartAt = true, startAt
 	f := load.FlagsOf(cfg)
 	f.Output = "json"

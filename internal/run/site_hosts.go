@@ -43,7 +43,7 @@ func (h *hostsSite) stopServer(s *server) error {
 
 func (h *hostsSite) launch(_ context.Context, side windowSide, _ *journal.Window) (launched, error) {
 	ls := side.load
-	return &remoteWindow{r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns,
+	return &remoteWindow{r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
 		warmup: ls.fixedWarmup(), window: ls.window, loaded: h.loaded}, nil
 }
 
