@@ -19,7 +19,7 @@ import (
 
 // Version is the protocol's version. Change it whenever a request or a
 // response changes meaning.
-const Version = 1
+const Version = 2
 
 // Operations a Request names in Op.
 const (

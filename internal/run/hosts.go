@@ -253,8 +253,9 @@ func (r *runner) generatorHosts() []string {
 // asks that run cannot do yet; nil when run can measure it. Today run
 // places the servers, the database and the load generators, and measures
 // the windows, the latency windows (the generators share the offered
-// rate by their connections) and the capacity searches across them; the
-// features below are refused.
+// rate by their connections) and the capacity searches across them, with
+// setup steps run from here against the server host and request pools
+// sent to the generator hosts; the features below are refused.
 func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	r := f.Roles
 	if !r.Remote() {
@@ -273,12 +274,6 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	pr := p.Protocol
 	if pr.Profiling {
 		no = append(no, "profiling windows (protocol profiling:)")
-	}
-	if pr.Spread {
-		no = append(no, "spread requests (protocol spread:, a request pool file on this machine)")
-	}
-	if f.Scenario != nil {
-		no = append(no, "setup steps and templated cases (workload setup:, ${…}: their variants are a pool file on this machine)")
 	}
 	for _, s := range f.Stacks {
 		if s.Container != nil {

@@ -369,3 +369,70 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 		}
 	}
 }
+
+// Across hosts, a custom workload's setup steps run from here against
+// each fresh process on app1, and the variants they feed are sent to both
+// generator hosts as the windows' request pool: an article of another
+// process (or none) would answer 404, and the window would fail.
+func TestSetupStepsAcrossHosts(t *testing.T) {
+	n := sshtest.Start(t, "app1", "load1", "load2")
+	sshtest.ForgetAgentOf(t, stackbenchBin)
+	t.Cleanup(func() { killIn(n) })
+	t.Cleanup(func() {
+		logs, _ := filepath.Glob("/tmp/stackbench-one.*.log")
+		for _, l := range logs {
+			os.Remove(l)
+		}
+	})
+	host := func(name string) string {
+		h := n.Host(name)
+		return fmt.Sprintf("  %s: {ssh: \"%s@%s\", identity: %s}\n", name, n.User, h.HostPort(), n.Identity)
+	}
+	stackDir := t.TempDir()
+	forgetSynced(t, stackDir)
+	src := "hosts:\n" + host("app1") + host("load1") + host("load2") + "roles:\n  server: app1\n  generators: [load1, load2]\n" +
+		strings.ReplaceAll(ownAppFile(""), "dir: .", "dir: "+stackDir)
+	path := writeFile(t, src)
+	f, err := plan.LoadEnv(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(plan.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoteSupported(f, p); err != nil {
+		t.Fatalf("RemoteSupported: %v; setup steps and templated cases run across hosts", err)
+	}
+	dir := filepath.Join(t.TempDir(), "results")
+	var log strings.Builder
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("run log:\n%s", log.String())
+		}
+	})
+	opt := Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test",
+		Remote: remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: stackbenchBin, DialTimeout: time.Second}}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, _ := finals(t, dir)
+	if len(byKey) != 4 {
+		t.Fatalf("%d final windows; want 4", len(byKey))
+	}
+	for k, w := range byKey {
+		want := map[string]int{"article": 20, "page": 1000}[w.Case]
+		if w.Load == nil || w.ServerHost != "app1" || len(w.Generators) != 2 {
+			t.Errorf("%s: load %v on %q from %d generators; want app1 and 2 (reasons %v)", k, w.Load != nil, w.ServerHost, len(w.Generators), w.Reasons)
+			continue
+		}
+		if w.Load.Successes == 0 || w.Load.ErrorCount() != 0 || w.Load.PoolSize != want {
+			t.Errorf("%s: %d successes, %d failures (%v), pool %d; want successes only from a pool of %d", k, w.Load.Successes, w.Load.ErrorCount(), w.Load.Errors, w.Load.PoolSize, want)
+		}
+		for _, g := range w.Generators {
+			if g.Successes == 0 {
+				t.Errorf("%s: the generator on %s had no success", k, g.Host)
+			}
+		}
+	}
+}

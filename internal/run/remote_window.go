@@ -152,8 +152,11 @@ type remoteWindow struct {
 	// rateRPS is the open loop's rate over all the generators (0: a
 	// closed loop); each sends the share of its connections.
 	rateRPS float64
-	warmup  time.Duration
-	window  time.Duration
+	// pool is the request pool every generator sends from (nil: the
+	// case's one request).
+	pool   []byte
+	warmup time.Duration
+	window time.Duration
 	// loaded, when set (tests), is called once every generator has been
 	// sent its load (hostsSite.loaded).
 	loaded func(key string, attempt int, fl *fleet)
@@ -213,8 +216,8 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	r.progress.phase("warm-up and window on " + countHosts(len(hosts)))
 	for i, s := range sessions {
 		rate := rw.rateRPS * float64(conns[i]) / float64(rw.conns)
-		args := remoteLoadArgs(base, rw.c, conns[i], rate, rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
-		wg.Go(func() { results[i], errs[i] = s.c.Load(ctx, agent.LoadSpec{Args: args}) })
+		args := remoteLoadArgs(base, rw.c, len(rw.pool) > 0, conns[i], rate, rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
+		wg.Go(func() { results[i], errs[i] = s.c.Load(ctx, agent.LoadSpec{Args: args, Requests: rw.pool}) })
 	}
 	srvOff := fl.offsets[rw.cur.host]
 	wg.Go(func() {
@@ -297,15 +300,22 @@ func countHosts(n int) string {
 // remoteLoadArgs is a generator host's command line: the case at conns
 // connections, in an open loop at rateRPS (0: closed), a fixed warm-up,
 // starting at startAt on that host's clock, the target being a host of
-// the file (--allow-remote).
-func remoteLoadArgs(base string, c workload.Case, conns int, rateRPS float64, warmup, window, timeout time.Duration, startAt time.Time) []string {
+// the file (--allow-remote). With pooled, the requests come from the pool
+// the agent is sent with the window (agent.LoadSpec.Requests), against
+// base.
+func remoteLoadArgs(base string, c workload.Case, pooled bool, conns int, rateRPS float64, warmup, window, timeout time.Duration, startAt time.Time) []string {
 	cfg := c.LoadConfig(base)
 	cfg.Connections, cfg.Duration, cfg.Warmup, cfg.Timeout = conns, window, warmup, timeout
 	cfg.Rate = rateRPS
 	cfg.AllowRemote, cfg.StartAt = true, startAt
 	f := load.FlagsOf(cfg)
 	f.Output = "json"
-	return append([]string{"load"}, f.Args(cfg.URL)...)
+	url := cfg.URL
+	if pooled {
+		f.Method, f.Headers, f.Body = "", nil, ""
+		url = base
+	}
+	return append([]string{"load"}, f.Args(url)...)
 }
 
 // generatorPart is one generator host's record of a window; its window's

@@ -124,6 +124,7 @@ func runWith(ctx context.Context, o Options, hooks testHooks) (*Outcome, error) 
 	}
 	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
 	r.exec, r.site, r.dbs, r.watch, r.hooks = &runWindows{r: r}, newLocalSite(r), hereDatabase{r}, &hostWatch{r: r}, hooks
+	r.pools = &requestPools{r: r}
 	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
 	err := r.run(ctx)

@@ -66,6 +66,8 @@ type runner struct {
 	exec  windowExecutor
 	site  site
 	hooks testHooks
+	// pools are the request pools the generators send (scenario.go).
+	pools *requestPools
 
 	completed bool
 }

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,25 +13,51 @@ import (
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
-// setupServer runs a custom workload's setup steps on a fresh process: the
+// requestPools are the request pools the generators send, written here
+// once and sent to the generator hosts with each window across hosts: a
+// case's spread requests, a templated case's variants expanded with the
+// setup steps' captures.
+type requestPools struct {
+	r *runner
+	// files are the pools written, by case (spread requests) or by
+	// stack and case or process (variants).
+	files map[string]string
+	// captures holds each stack's setup captures (the stack-scoped
+	// steps'), from its first process of this invocation.
+	captures map[string]map[string][]string
+}
+
+// of is the pool c is sent from on cur: its variants when it is
+// templated, its spread requests under protocol spread:, or "" for its
+// one request.
+func (p *requestPools) of(cur *server, c workload.Case) (string, error) {
+	switch {
+	case c.Templated:
+		return p.variantPool(cur, c)
+	case p.r.opt.Plan.Protocol.Spread:
+		return p.poolFile(c)
+	}
+	return "", nil
+}
+
+// setup runs a custom workload's setup steps on a fresh process at base: the
 // stack-scoped ones on the stack's first process of this invocation, the
 // process-scoped ones on every process. The stack's captures are kept for
 // its later processes; the process's are kept on s for its pools.
-func (l *localSite) setupServer(ctx context.Context, s *server) error {
-	r := l.r
+func (p *requestPools) setup(ctx context.Context, s *server, base string) error {
+	r := p.r
 	sc := r.opt.File.Scenario
 	if sc == nil {
 		return nil
 	}
-	if l.captures == nil {
-		l.captures = map[string]map[string][]string{}
+	if p.captures == nil {
+		p.captures = map[string]map[string][]string{}
 	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", s.tree.Port())
-	stackVals, processVals, err := stack.Setup(ctx, sc, base, l.captures[s.stack.Name])
+	stackVals, processVals, err := stack.Setup(ctx, sc, base, p.captures[s.stack.Name])
 	if err != nil {
 		return fmt.Errorf("setup: %w", err)
 	}
-	l.captures[s.stack.Name] = stackVals
+	p.captures[s.stack.Name] = stackVals
 	s.captures = processVals
 	return nil
 }
@@ -39,18 +66,18 @@ func (l *localSite) setupServer(ctx context.Context, s *server) error {
 // captures and writes its variants as the generator's request pool, once
 // per stack (per process when a process-scoped step captures values). The
 // generator encodes the pool before its window and cycles over it.
-func (l *localSite) variantPool(cur *server, c workload.Case) (string, error) {
-	r := l.r
+func (p *requestPools) variantPool(cur *server, c workload.Case) (string, error) {
+	r := p.r
 	sc := r.opt.File.Scenario
 	name := c.Name
 	if sc.Has(scenario.ScopeProcess) {
 		name = fmt.Sprintf("%s.p%d", c.Name, cur.seq)
 	}
 	key := cur.stack.Name + "/" + name
-	if l.pools == nil {
-		l.pools = map[string]string{}
+	if p.files == nil {
+		p.files = map[string]string{}
 	}
-	if p, ok := l.pools[key]; ok {
+	if p, ok := p.files[key]; ok {
 		return p, nil
 	}
 	reqs, err := sc.Variants(c, cur.captures)
@@ -73,7 +100,37 @@ func (l *localSite) variantPool(cur *server, c workload.Case) (string, error) {
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		return "", err
 	}
-	l.pools[key] = path
+	p.files[key] = path
 	r.progress.logf("requests: %s %s: %d variants", cur.stack.Name, c.Name, len(reqs))
+	return path, nil
+}
+
+// poolFile writes a case's spread requests (workload.Requests) as a request
+// pool the first time it is needed; the generator sends them round-robin.
+func (p *requestPools) poolFile(c workload.Case) (string, error) {
+	r := p.r
+	if p.files == nil {
+		p.files = map[string]string{}
+	}
+	if p, ok := p.files[c.Name]; ok {
+		return p, nil
+	}
+	dir := filepath.Join(r.opt.Dir, "requests")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	var buf []byte
+	for _, req := range r.opt.File.Workload.Requests(c, r.opt.Plan.JWTSecret, true) {
+		line, err := json.Marshal(req.LoadRequest())
+		if err != nil {
+			return "", errors.New("encode request pool: " + err.Error())
+		}
+		buf = append(append(buf, line...), '\n')
+	}
+	path := filepath.Join(dir, c.Name+".jsonl")
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		return "", err
+	}
+	p.files[c.Name] = path
 	return path, nil
 }

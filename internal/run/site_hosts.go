@@ -2,6 +2,9 @@ package run
 
 import (
 	"context"
+	"net"
+	"os"
+	"strconv"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -33,6 +36,13 @@ func (h *hostsSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 	}
 	s := &server{stack: st, tree: t, host: h.host, seq: h.r.seq[st.Name], planProcess: planProcess}
 	h.trees[s] = t
+	// The setup steps go from here to the server at its host's address,
+	// as the generators reach it.
+	base := "http://" + net.JoinHostPort(h.fl.addr(h.host), strconv.Itoa(t.Port()))
+	if err := h.r.pools.setup(ctx, s, base); err != nil {
+		h.r.stopServer(s)
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -43,7 +53,17 @@ func (h *hostsSite) stopServer(s *server) error {
 
 func (h *hostsSite) launch(_ context.Context, side windowSide, _ *journal.Window) (launched, error) {
 	ls := side.load
-	return &remoteWindow{r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
+	// A request pool is written here and sent with the window: every
+	// generator host sends from the same pool.
+	var pool []byte
+	path, err := h.r.pools.of(side.srv, ls.c)
+	if err == nil && path != "" {
+		pool, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &remoteWindow{pool: pool, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
 		warmup: ls.fixedWarmup(), window: ls.window, loaded: h.loaded}, nil
 }
 

@@ -2,11 +2,7 @@ package run
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -14,7 +10,6 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/stack"
-	"github.com/stackbench/stackbench/internal/workload"
 )
 
 // localSite runs the servers and the load generator on this machine.
@@ -22,12 +17,6 @@ type localSite struct {
 	r *runner
 	// procs are the processes of the servers it started, until stopped.
 	procs map[*server]*proc.Process
-	// pools are the request pools written so far (spread requests by
-	// case, a templated case's variants by stack and case or process),
-	// captures each stack's setup captures (the stack-scoped steps'),
-	// from its first process of this invocation.
-	pools    map[string]string
-	captures map[string]map[string][]string
 	// laneWarned holds the placement read-backs already warned about.
 	laneWarned map[string]bool
 }
@@ -44,7 +33,7 @@ func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 	r.rememberContainer(p)
 	s := &server{stack: st, tree: p, seq: r.seq[st.Name], planProcess: planProcess}
 	l.procs[s] = p
-	if err := l.setupServer(ctx, s); err != nil {
+	if err := r.pools.setup(ctx, s, fmt.Sprintf("http://127.0.0.1:%d", s.tree.Port())); err != nil {
 		r.stopServer(s)
 		return nil, err
 	}
@@ -111,16 +100,9 @@ func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
 // the host's speed first.
 func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	r, c := l.r, ls.c
-	pool := ""
-	switch {
-	case c.Templated:
-		if pool, err = l.variantPool(cur, c); err != nil {
-			return nil, nil, 0, err
-		}
-	case r.opt.Plan.Protocol.Spread:
-		if pool, err = l.poolFile(c); err != nil {
-			return nil, nil, 0, err
-		}
+	pool, err := r.pools.of(cur, c)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", cur.tree.Port())
 	probeBefore = r.watch.probe()
@@ -179,34 +161,4 @@ func (l *localSite) collect(ctx context.Context, lr *loadRun, ws *windowSampler,
 	}
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
 	return driven{res: res, stats: ws.result(), err: err} // result closes the sampler if the generator died mid-window
-}
-
-// poolFile writes a case's spread requests (workload.Requests) as a request
-// pool the first time it is needed; the generator sends them round-robin.
-func (l *localSite) poolFile(c workload.Case) (string, error) {
-	r := l.r
-	if l.pools == nil {
-		l.pools = map[string]string{}
-	}
-	if p, ok := l.pools[c.Name]; ok {
-		return p, nil
-	}
-	dir := filepath.Join(r.opt.Dir, "requests")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	var buf []byte
-	for _, req := range r.opt.File.Workload.Requests(c, r.opt.Plan.JWTSecret, true) {
-		line, err := json.Marshal(req.LoadRequest())
-		if err != nil {
-			return "", errors.New("encode request pool: " + err.Error())
-		}
-		buf = append(append(buf, line...), '\n')
-	}
-	path := filepath.Join(dir, c.Name+".jsonl")
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
-		return "", err
-	}
-	l.pools[c.Name] = path
-	return path, nil
 }
