@@ -167,15 +167,16 @@ const MaxBadShare = 0.25
 
 // majority decides whether a cell with counted windows is valid: it needs
 // at least MinCountedWindows of them, and no more than MaxBadShare of all
-// its windows invalid or flagged, a trend aside (againstMajority) (trap
-// T17: one surviving window does not speak for a stack).
+// its windows invalid or flagged against it (againstMajority) (trap T17:
+// one surviving window does not speak for a stack).
 func majority(ws []WindowFigures) (state, reason string) {
 	counted, bad := 0, 0
-	for _, w := range ws {
+	outlier := fenced(ws)
+	for i, w := range ws {
 		if w.Counted {
 			counted++
 		}
-		if !w.Counted || slices.ContainsFunc(w.Flags, againstMajority) {
+		if !w.Counted || againstMajority(w, outlier[i]) {
 			bad++
 		}
 	}
@@ -188,13 +189,60 @@ func majority(ws []WindowFigures) (state, reason string) {
 	return CellValid, ""
 }
 
-// againstMajority reports whether a flag on a counted window counts
-// against its cell's majority. A trend (the window's halves apart by more
-// than the warm-up's tolerance) does not: on a shared 2-core host it is
-// raised by the host's own swings on a quarter to a half of a fast
-// server's windows, and the paired calls cancel a drift shared by a
-// round; it is shown and counted in the report all the same.
-func againstMajority(f journal.Flag) bool { return f != journal.FlagTrend }
+// fenced marks, per window, the counted ones whose throughput lies past
+// the outlier fence of the counted windows given (none with fewer than
+// three).
+func fenced(ws []WindowFigures) []bool {
+	out := make([]bool, len(ws))
+	var tp []float64
+	var at []int
+	for i, w := range ws {
+		if w.Counted {
+			tp, at = append(tp, w.ThroughputRPS), append(at, i)
+		}
+	}
+	if len(tp) < 3 {
+		return out
+	}
+	r, err := stats.RobustOf(tp)
+	if err != nil {
+		return out
+	}
+	for j, i := range at {
+		out[i] = r.Outliers[j]
+	}
+	return out
+}
+
+// againstMajority reports whether a counted window's flags count against
+// its cell's majority: each flag does but two, which say something about
+// the measurement only when the window's figure shows it.
+//   - A trend (the window's halves apart by more than the warm-up's
+//     tolerance) does not: on a shared 2-core host it is raised by the
+//     host's own swings on a quarter to a half of a fast server's windows,
+//     and the paired calls cancel a drift shared by a round; it is shown
+//     and counted in the report all the same.
+//   - not_steady (the warm-up reached its cap before its slices agreed)
+//     counts only when the window shows it: its halves disagree (trend) or
+//     its throughput is an outlier of its cell. A slow route's slices hold
+//     a few dozen completions each, so its warm-ups reach the cap by
+//     counting noise alone (the demo's PGO cpu cell: 4 of 10 windows, each
+//     within 254–329 req/s like the rest), and a window that is steady
+//     within itself and agrees with its cell is no evidence against it.
+func againstMajority(w WindowFigures, outlier bool) bool {
+	for _, f := range w.Flags {
+		switch f {
+		case journal.FlagTrend:
+		case journal.FlagNotSteady:
+			if outlier || slices.Contains(w.Flags, journal.FlagTrend) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
 
 // countedWindows returns the counted windows in journal order.
 func countedWindows(ws []WindowFigures) []WindowFigures {
@@ -490,6 +538,10 @@ func changeOf(v stats.Verdict, from, to Cell) Change {
 		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, v.Shift.Confidence
 	}
 	c.WindowsNeeded = v.WindowsNeeded
+	if v.PairedSD > 0 {
+		sd := 100 * v.PairedSD
+		c.PairedSDPct = &sd
+	}
 	return c
 }
 

@@ -173,6 +173,8 @@ func latencyCalls(pr plan.Protocol) int {
 // LatencyOpen reports whether more windows could decide a step's latency
 // calls: one is undecided, or invalid only because a latency cell is
 // insufficient while neither failed, is missing or has no valid window.
+// The cells are read as the calls read them: as of the last look
+// (Header.CallsThroughRound).
 func (m *Result) LatencyOpen(s Step) bool {
 	for _, c := range []*Change{s.P50, s.P99} {
 		if c == nil {
@@ -182,21 +184,58 @@ func (m *Result) LatencyOpen(s Step) bool {
 		case stats.CallUndecided:
 			return true
 		case stats.CallInvalid:
-			states := []string{}
-			for _, stack := range []string{s.From, s.To} {
-				lc, ok := m.LatencyCell(stack, s.Case, s.Concurrency)
-				if !ok {
-					states = append(states, CellMissing)
-					continue
-				}
-				states = append(states, lc.State)
-			}
-			if slices.Contains(states, CellInsufficient) && !slices.ContainsFunc(states, func(st string) bool {
-				return st != CellValid && st != CellInsufficient
-			}) {
+			if m.insufficientOnly(m.latencyCellAtLook(s.From, s.Case, s.Concurrency), m.latencyCellAtLook(s.To, s.Case, s.Concurrency)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// ThroughputOpen reports whether more windows could decide a step's
+// throughput call: it is undecided, or invalid only because a side is
+// insufficient (too few counted windows, or too many flagged ones) while
+// neither side failed, is missing or has no valid window at all. The
+// cells are read as the call read them, as of the last look
+// (Header.CallsThroughRound): a cell insufficient at the look but valid
+// with the windows measured since leaves the step open, not decided.
+func (m *Result) ThroughputOpen(s Step) bool {
+	switch s.Throughput.Call {
+	case stats.CallUndecided:
+		return true
+	case stats.CallInvalid:
+		return m.insufficientOnly(m.cellAtLook(s.From, s.Case, s.Concurrency), m.cellAtLook(s.To, s.Case, s.Concurrency))
+	}
+	return false
+}
+
+// insufficientOnly reports whether one of a step's two cells is
+// insufficient and each is either that or valid.
+func (m *Result) insufficientOnly(cells ...Cell) bool {
+	states := make([]string, len(cells))
+	for i, c := range cells {
+		states[i] = c.State
+	}
+	return slices.Contains(states, CellInsufficient) && !slices.ContainsFunc(states, func(st string) bool {
+		return st != CellValid && st != CellInsufficient
+	})
+}
+
+// cellAtLook is the cell as the calls see it (throughRound at
+// Header.CallsThroughRound); a missing one when the model has none.
+func (m *Result) cellAtLook(stack, caseName string, conc int) Cell {
+	c, ok := m.Cell(stack, caseName, conc)
+	if !ok {
+		return Cell{Stack: stack, Case: caseName, Concurrency: conc, State: CellMissing}
+	}
+	return throughRound(c, m.Header.CallsThroughRound)
+}
+
+// latencyCellAtLook is cellAtLook for the latency windows' cells.
+func (m *Result) latencyCellAtLook(stack, caseName string, conc int) Cell {
+	c, ok := m.LatencyCell(stack, caseName, conc)
+	if !ok {
+		return Cell{Stack: stack, Case: caseName, Concurrency: conc, State: CellMissing}
+	}
+	return throughRound(c, m.Header.CallsThroughRound)
 }

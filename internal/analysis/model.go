@@ -457,6 +457,11 @@ type Change struct {
 	// side that would likely decide it (stats.MaxWindowsNeeded means more
 	// than that); 0 otherwise or when it cannot be said.
 	WindowsNeeded int `json:"windows_needed,omitempty"`
+	// PairedSDPct, for a paired call with stats.MinPairsForSpread pairs or
+	// more, is the step's paired noise in percent: the robust standard
+	// deviation of the per-pair log-ratios its interval was built from
+	// (stats.Verdict.PairedSD × 100). Absent otherwise.
+	PairedSDPct *float64 `json:"paired_sd_pct,omitempty"`
 	// Reason says why the call is what it is.
 	Reason string `json:"reason"`
 	// LowerIsBetter is set on a latency call: the estimate is the

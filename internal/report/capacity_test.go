@@ -133,7 +133,7 @@ func TestCapacitySectionTableStepsAndCost(t *testing.T) {
 		"## Capacity at the SLO", "### user (SLO p99=20ms)", "was searched 4 times, each search in a fresh process",
 		"| nethttp | 8,030 rps | 3.50 ms | 14.0 ms | 0.90 |", "| 4 of 4: 7,979–8,181 rps | 7,950–8,109 rps |", "confirmed ×4; 41.6 s in all",
 		"| gin | – | – | – | – | – | – | 0 of 4 | 7,000–7,140 rps |", "out of budget: only the bracket is known ×4",
-		"| nethttp → chi | user | gain | +12.5 % (+9.7 … +15.3 %) | 4 / 4 | the 97 % interval of the two stacks' search capacities (4 and 4 searches)",
+		"| nethttp → chi | user | gain | +12.5 % (+9.7 … +15.3 %, 97.1 % interval) | 4 / 4 | the 97 % interval of the two stacks' search capacities (4 and 4 searches)",
 		"### Cost at capacity within the SLO", "SLO: ", " · saturation: ",
 	} {
 		if !strings.Contains(text, want) {

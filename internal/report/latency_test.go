@@ -64,7 +64,7 @@ func TestLatencySection(t *testing.T) {
 		t.Errorf("verdict: %q", v)
 	}
 	lines := strings.Join(LatencyLines(m), "\n")
-	if !strings.Contains(lines, "a → b user c=32: p50 same +0.4 %") || !strings.Contains(lines, "p99 loss (at least +5.0 %) +30.0 % (+21.0 … +40.0 %)") {
+	if !strings.Contains(lines, "a → b user c=32: p50 same +0.4 %") || !strings.Contains(lines, "p99 loss +30.0 % (+21.0 … +40.0 %), wholly past the minimum effect of +5.0 %") {
 		t.Errorf("terminal lines:\n%s", lines)
 	}
 	_, smaller := History(m)
