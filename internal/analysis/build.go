@@ -303,6 +303,9 @@ func windowFigures(w *journal.Window) WindowFigures {
 		if w.Server.Cores > 0 {
 			f.PerCPUSecond = l.ThroughputRPS / w.Server.Cores
 		}
+		if l.ThroughputRPS > 0 {
+			f.CostMicros = (w.Server.Cores + w.Database.Cores) * 1e6 / l.ThroughputRPS
+		}
 		lat := l.LatencyMicros
 		f.Latency = Latency{P50: float64(lat.P50), P90: float64(lat.P90), P99: float64(lat.P99), P999: float64(lat.P999), Max: float64(lat.Max)}
 	}

@@ -360,7 +360,7 @@ func addSteps(m *Result) {
 		m.Header.FamilyCalls = 0
 		for _, s := range m.Steps {
 			m.Header.FamilyCalls = max(m.Header.FamilyCalls, s.Throughput.FamilyCalls, s.PerCPU.FamilyCalls)
-			for _, c := range []*Change{s.P50, s.P99} {
+			for _, c := range []*Change{s.P50, s.P99, s.Cost} {
 				if c != nil {
 					m.Header.FamilyCalls = max(m.Header.FamilyCalls, c.FamilyCalls)
 				}
@@ -378,7 +378,7 @@ func holdUntilTheFirstLook(steps []Step, ri *RoundsInfo) {
 		first = ri.Looks[0]
 	}
 	for i := range steps {
-		for _, c := range []*Change{&steps[i].Throughput, &steps[i].PerCPU, steps[i].P50, steps[i].P99} {
+		for _, c := range []*Change{&steps[i].Throughput, &steps[i].PerCPU, steps[i].P50, steps[i].P99, steps[i].Cost} {
 			if c == nil {
 				continue
 			}
@@ -424,13 +424,14 @@ func callSteps(steps []Step, cells, latency [][2]Cell, family stats.Family, d st
 		steps[i].Throughput = changeOf(vs[2*i], from, to)
 		steps[i].PerCPU = changeOf(vs[2*i+1], from, to)
 	}
-	base := len(stepMetrics) * len(cells)
+	base, k := len(stepMetrics)*len(cells), len(latencyMetrics)
 	for i := range latency {
 		from, to := latency[i][0], latency[i][1]
-		p50 := changeOf(lowerIsBetter(vs[base+2*i]), from, to)
-		p99 := changeOf(lowerIsBetter(vs[base+2*i+1]), from, to)
-		p50.LowerIsBetter, p99.LowerIsBetter = true, true
-		steps[i].P50, steps[i].P99 = &p50, &p99
+		p50 := changeOf(lowerIsBetter(vs[base+k*i]), from, to)
+		p99 := changeOf(lowerIsBetter(vs[base+k*i+1]), from, to)
+		cost := changeOf(lowerIsBetter(vs[base+k*i+2]), from, to)
+		p50.LowerIsBetter, p99.LowerIsBetter, cost.LowerIsBetter = true, true, true
+		steps[i].P50, steps[i].P99, steps[i].Cost = &p50, &p99, &cost
 	}
 }
 

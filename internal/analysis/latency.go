@@ -141,11 +141,13 @@ func (m *Result) latencyCellOrMissing(stack string, ci CaseInfo, conc int) Cell 
 	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
 }
 
-// latencyMetrics are the latency metrics every step calls when the run has
-// latency windows, in order: each window's corrected p50 and p99.
+// latencyMetrics are the metrics of the latency windows every step calls
+// when the run has them, in order: each window's corrected p50 and p99,
+// and its fixed-rate cost (server and database CPU-µs per request).
 var latencyMetrics = []func(WindowFigures) float64{
 	func(w WindowFigures) float64 { return w.Latency.P50 },
 	func(w WindowFigures) float64 { return w.Latency.P99 },
+	func(w WindowFigures) float64 { return w.CostMicros },
 }
 
 // lowerIsBetter turns a verdict on a lower-is-better metric into the
@@ -176,7 +178,7 @@ func latencyCalls(pr plan.Protocol) int {
 // The cells are read as the calls read them: as of the last look
 // (Header.CallsThroughRound).
 func (m *Result) LatencyOpen(s Step) bool {
-	for _, c := range []*Change{s.P50, s.P99} {
+	for _, c := range []*Change{s.P50, s.P99, s.Cost} {
 		if c == nil {
 			continue
 		}

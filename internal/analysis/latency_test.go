@@ -102,8 +102,8 @@ func TestLatencyStepsAreCalledLowerIsBetter(t *testing.T) {
 	if s.Throughput.Call != stats.CallSame {
 		t.Errorf("throughput alike: %s (%s), want same", s.Throughput.Call, s.Throughput.Reason)
 	}
-	if m.Header.FamilyCalls != 4 || FamilyCalls(&res.Plan.Plan) != 4 || s.P50.FamilyCalls != 4 {
-		t.Errorf("family of %d calls (plan %d, p50's %d); want 4: throughput, per CPU-second, p50 and p99", m.Header.FamilyCalls, FamilyCalls(&res.Plan.Plan), s.P50.FamilyCalls)
+	if m.Header.FamilyCalls != 5 || FamilyCalls(&res.Plan.Plan) != 5 || s.P50.FamilyCalls != 5 {
+		t.Errorf("family of %d calls (plan %d, p50's %d); want 5: throughput, per CPU-second, p50, p99 and cost", m.Header.FamilyCalls, FamilyCalls(&res.Plan.Plan), s.P50.FamilyCalls)
 	}
 	if l := m.Header.Latency; l == nil || l.Windows != 16 || l.FirstRound != 2 || len(l.Rates) != 1 || l.Rates[0].RateRPS <= 499 || l.Rates[0].RateRPS >= 502 {
 		t.Errorf("header latency %+v; want 16 windows from round 2 at half of ~1000 req/s", l)
@@ -169,5 +169,40 @@ func TestLatencyOpen(t *testing.T) {
 	m, _ = FromResults(latencyJournal(t, 9, 1.3, false), Options{})
 	if m.LatencyOpen(m.Steps[0]) {
 		t.Errorf("8 pairs: p50 %s, p99 %s; want decided, not open", m.Steps[0].P50.Call, m.Steps[0].P99.Call)
+	}
+}
+
+// The fixed-rate cost is the server's and the database's CPU per request
+// in the latency windows, called lower-is-better like latency: b's server
+// spending 20 % more CPU at the same offered rate is a loss, whatever the
+// closed-loop throughput says (alike here); the same CPU is the same.
+func TestFixedRateCostIsCalledLowerIsBetter(t *testing.T) {
+	for _, c := range []struct {
+		bCores float64
+		want   stats.Call
+	}{{1.2, stats.CallLoss}, {0.8, stats.CallGain}, {1.0, stats.CallSame}} {
+		res := latencyJournal(t, 9, 1, false)
+		for i := range res.Latency {
+			w := &res.Latency[i]
+			w.Server.Cores, w.Database.Cores = 0.25, 0.1
+			if w.Stack == "b" {
+				w.Server.Cores *= c.bCores * (1 + 0.001*float64(w.Round%3))
+			}
+		}
+		m, err := FromResults(res, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc, _ := m.LatencyCell("a", "x", 4)
+		if got := lc.PerWindow[0].CostMicros; got < 690 || got > 710 {
+			t.Errorf("a's cost %.1f µs per request, want (0.25 + 0.1) cores × 10⁶ ÷ 500 req/s = 700", got)
+		}
+		s := m.Steps[0]
+		if s.Cost == nil || s.Cost.Call != c.want || !s.Cost.LowerIsBetter || s.Cost.Pairs != 8 {
+			t.Errorf("b's server at %.1f× a's CPU: cost %+v, want %s over 8 pairs", c.bCores, s.Cost, c.want)
+		}
+		if s.Throughput.Call != stats.CallSame {
+			t.Errorf("throughput alike: %s", s.Throughput.Call)
+		}
 	}
 }

@@ -121,7 +121,7 @@ func TestReportFailOnTheSameRunTwice(t *testing.T) {
 		{[]string{"report", a, b, "--fail-on", "loss", "--steps", "a..b"}, "drop --steps"},
 		{[]string{"report", a, "--fail-on", "loss", "--metrics", "p99"}, "--metrics p99: the run has no latency windows, so its steps have no p99 call; add latency: {rate: 50%}"},
 		{[]string{"report", a, b, "--fail-on", "loss", "--metrics", "p50"}, "--metrics p50: latency at a fixed rate is called between the stacks of one run"},
-		{[]string{"report", a, "--fail-on", "loss", "--metrics", "rps"}, "--metrics rps: write throughput, per_cpu, p50 or p99"},
+		{[]string{"report", a, "--fail-on", "loss", "--metrics", "rps"}, "--metrics rps: write throughput, per_cpu, p50, p99 or cost"},
 		{[]string{"report", a, "--steps", "gin..chi"}, "add --fail-on"},
 		{[]string{"report", a, "--fail-on", "loss", "--steps", "gin"}, `"gin" is not a step: write FROM..TO`},
 		{[]string{"report", a, "--fail-on", "loss", "--steps", "gin..nope"}, "no step gin..nope in this run; its steps are "},

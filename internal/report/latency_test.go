@@ -60,7 +60,7 @@ func TestLatencySection(t *testing.T) {
 	if !strings.Contains(html.String(), `<section id="latency">`) || !strings.Contains(html.String(), `href="#latency"`) {
 		t.Error("report.html has no latency section")
 	}
-	if v := VerdictLines(m)[0]; !strings.Contains(v, "latency at a fixed rate: 2 of 2 p50 and p99 calls decided (1 loss, 1 same)") {
+	if v := VerdictLines(m)[0]; !strings.Contains(v, "latency at a fixed rate: 2 of 2 p50, p99 and cost calls decided (1 loss, 1 same)") {
 		t.Errorf("verdict: %q", v)
 	}
 	lines := strings.Join(LatencyLines(m), "\n")
