@@ -109,6 +109,19 @@ type side struct {
 	Failures    int64   `json:"failures"`
 	ServerCPUs  float64 `json:"server_cpu_s"`
 	CPUPerReqUS float64 `json:"server_cpu_us_per_req"`
+	// DatabaseCPUs and CostUS (server and database CPU-µs per request) are
+	// set where the database served this side alone (not in a duet).
+	DatabaseCPUs float64 `json:"database_cpu_s,omitempty"`
+	CostUS       float64 `json:"cost_us_per_req,omitempty"`
+}
+
+// withDatabase adds the database's CPU seconds to a side the database
+// served alone.
+func (s *side) withDatabase(db float64) {
+	s.DatabaseCPUs += db
+	if s.Successes > 0 {
+		s.CostUS = (s.ServerCPUs + s.DatabaseCPUs) / float64(s.Successes) * 1e6
+	}
 }
 
 // pair is one pair of windows (or slices summed), A then B in the figures.
@@ -400,6 +413,7 @@ func (b *bench) design(ctx context.Context, d string) error {
 				s.Successes += ss[0].Successes
 				s.Failures += ss[0].Failures
 				s.ServerCPUs += ss[0].ServerCPUs
+				s.DatabaseCPUs += dbs
 				secs[l] += o.slice.Seconds()
 				pr.DatabaseCPU += dbs
 				pr.Foreign += fc / float64(n)
@@ -409,6 +423,7 @@ func (b *bench) design(ctx context.Context, d string) error {
 				if s.Successes > 0 {
 					s.CPUPerReqUS = s.ServerCPUs / float64(s.Successes) * 1e6
 				}
+				s.withDatabase(0)
 				put(*s)
 			}
 		default:
@@ -427,6 +442,7 @@ func (b *bench) design(ctx context.Context, d string) error {
 				if err != nil {
 					return err
 				}
+				ss[0].withDatabase(dbs)
 				put(ss[0])
 				pr.DatabaseCPU += dbs
 				pr.Foreign += fc / 2
@@ -517,7 +533,8 @@ func (b *bench) print() {
 		for _, m := range []struct {
 			name string
 			f    func(side) float64
-		}{{"throughput", func(s side) float64 { return s.RPS }}, {"CPU-µs/req", func(s side) float64 { return s.CPUPerReqUS }}} {
+		}{{"throughput", func(s side) float64 { return s.RPS }}, {"CPU-µs/req", func(s side) float64 { return s.CPUPerReqUS }},
+			{"+db CPU-µs/req", func(s side) float64 { return s.CostUS }}} {
 			if strings.HasSuffix(d, "rate") && m.name == "throughput" {
 				continue // the offered rate: nothing to compare
 			}
