@@ -19,6 +19,8 @@ var recordTypes = map[Kind]reflect.Type{
 	KindProfiling:     reflect.TypeFor[Profiling](),
 	KindLatency:       reflect.TypeFor[Window](),
 	KindLatencyRate:   reflect.TypeFor[LatencyRate](),
+	KindDX:            reflect.TypeFor[DX](),
+	KindProcess:       reflect.TypeFor[Process](),
 }
 
 // v1Run is a real journal of schema version 1, as stackbench wrote it on

@@ -40,6 +40,8 @@ func goldenRecords() []struct {
 		{KindProfiling, &Profiling{}},
 		{KindLatency, &Window{}},
 		{KindLatencyRate, &LatencyRate{}},
+		{KindDX, &DX{}},
+		{KindProcess, &Process{}},
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"strconv"
 	"strings"
@@ -119,7 +120,7 @@ func fmtUSD(v float64) string {
 
 // intervalText is a change's confidence interval, "(−12.0 … −2.9 %)", or
 // why there is none.
-func intervalText(c Change) string {
+func intervalText(c analysis.Change) string {
 	if !c.Bounded() {
 		if c.Pairs > 0 {
 			return fmt.Sprintf("(no finite interval with %d pairs)", c.Pairs)
@@ -157,7 +158,7 @@ func signed(pct float64) string {
 
 // estimateText is a change's estimate and interval, "−7.4 % (−12.0 …
 // −2.9 %)", or "invalid: why".
-func estimateText(c Change) string {
+func estimateText(c analysis.Change) string {
 	if c.Call == stats.CallInvalid {
 		return "invalid: " + c.Reason
 	}
@@ -167,7 +168,7 @@ func estimateText(c Change) string {
 // CallText is the call with what it rests on: "loss −7.4 % (−12.0 …
 // −2.9 %)", and for an undecided call how many windows would likely
 // decide it.
-func CallText(c Change) string {
+func CallText(c analysis.Change) string {
 	if c.Call == stats.CallInvalid {
 		return estimateText(c)
 	}
@@ -183,13 +184,13 @@ func CallText(c Change) string {
 
 // excludesZero says whether a change's interval lies wholly on one side
 // of 0.
-func excludesZero(c Change) bool {
+func excludesZero(c analysis.Change) bool {
 	return c.CILowPct != nil && c.CIHighPct != nil && (*c.CILowPct > 0 || *c.CIHighPct < 0)
 }
 
 // callLabel is the call with its size, the same words on every surface:
 // "gain (at least +5.0 %)", "loss (small)", "same".
-func callLabel(c Change) string {
+func callLabel(c analysis.Change) string {
 	switch c.Size {
 	case stats.SizeLarge:
 		bound := c.MinEffectPct
@@ -205,7 +206,7 @@ func callLabel(c Change) string {
 
 // windowsNeededText says how many windows a side (pairs, for a paired
 // call) would likely decide an undecided call.
-func windowsNeededText(c Change) string {
+func windowsNeededText(c analysis.Change) string {
 	unit := "windows a side"
 	if c.Pairs > 0 {
 		unit = "pairs"
@@ -228,7 +229,7 @@ func CallCounts(calls map[stats.Call]int) string {
 }
 
 // flagText lists a cell's flags with their window counts.
-func flagText(c Cell) string {
+func flagText(c analysis.Cell) string {
 	parts := make([]string, 0, len(c.Flags))
 	for _, f := range c.Flags {
 		parts = append(parts, fmt.Sprintf("%s ×%d", f.Name, f.Windows))
@@ -237,4 +238,4 @@ func flagText(c Cell) string {
 }
 
 // stepLabel is "from → to".
-func stepLabel(s Step) string { return s.From + " → " + s.To }
+func stepLabel(s analysis.Step) string { return s.From + " → " + s.To }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 	"testing"
 
@@ -16,12 +17,12 @@ func TestIntervalEndsKeepTheirSign(t *testing.T) {
 		}
 	}
 	lo, hi := 0.03, 4.2
-	c := Change{Call: stats.CallGain, Size: stats.SizeSmall, MinEffectPct: 5, EstimatePct: 2, CILowPct: &lo, CIHighPct: &hi}
+	c := analysis.Change{Call: stats.CallGain, Size: stats.SizeSmall, MinEffectPct: 5, EstimatePct: 2, CILowPct: &lo, CIHighPct: &hi}
 	if got := CallText(c); got != "gain (small) +2.0 % (+0.03 … +4.2 %)" {
 		t.Errorf("CallText = %q", got)
 	}
 	lo, hi = -40, -8
-	c = Change{Call: stats.CallLoss, Size: stats.SizeLarge, MinEffectPct: 5, EstimatePct: -20, CILowPct: &lo, CIHighPct: &hi}
+	c = analysis.Change{Call: stats.CallLoss, Size: stats.SizeLarge, MinEffectPct: 5, EstimatePct: -20, CILowPct: &lo, CIHighPct: &hi}
 	if got := CallText(c); got != "loss (at least -4.8 %) -20.0 % (-40.0 … -8.0 %)" {
 		t.Errorf("CallText = %q", got)
 	}
@@ -30,7 +31,7 @@ func TestIntervalEndsKeepTheirSign(t *testing.T) {
 // TestUnboundedIntervalCountsWhatTheTestCompared: with repeats the test
 // compares one value per process, and the text counts those, not windows.
 func TestUnboundedIntervalCountsWhatTheTestCompared(t *testing.T) {
-	c := Change{Call: stats.CallUndecided, FromWindows: 6, ToWindows: 6, FromValues: 3, ToValues: 3}
+	c := analysis.Change{Call: stats.CallUndecided, FromWindows: 6, ToWindows: 6, FromValues: 3, ToValues: 3}
 	if got := intervalText(c); !strings.Contains(got, "3 and 3 processes") {
 		t.Errorf("intervalText = %q, want the 3 and 3 processes the test compared", got)
 	}
