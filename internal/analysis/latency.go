@@ -88,13 +88,14 @@ func LatencyRate(share float64, cas string, conc int, stacks []string, finals []
 
 // latencyInfo summarises the journal's latency windows for the header.
 func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
-	l := res.Plan.Plan.Protocol.Latency
+	proto := res.Plan.Plan.Protocol.Plan()
+	l := proto.Latency
 	if l == nil {
 		return nil
 	}
 	info := &LatencyInfo{Rate: l.String(), FirstRound: l.FirstRound(), Windows: len(finals)}
 	for _, w := range res.PlannedWindows() {
-		if res.Plan.Plan.Protocol.LatencyAfter(w) {
+		if proto.LatencyAfter(w.Plan()) {
 			info.Planned++
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,12 +56,12 @@ func TestReportGatesOneRun(t *testing.T) {
 
 func TestJudgeRun(t *testing.T) {
 	lo, hi := -12.0, -4.0
-	loss := report.Change{Call: stats.CallLoss, EstimatePct: -8, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
-	same := report.Change{Call: stats.CallSame, EstimatePct: 0.5}
-	step := func(from, to string, tp, cpu report.Change) report.Step {
-		return report.Step{Kind: report.StepAdjacent, From: from, To: to, Case: "user", Concurrency: 32, Throughput: tp, PerCPU: cpu}
+	loss := analysis.Change{Call: stats.CallLoss, EstimatePct: -8, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
+	same := analysis.Change{Call: stats.CallSame, EstimatePct: 0.5}
+	step := func(from, to string, tp, cpu analysis.Change) analysis.Step {
+		return analysis.Step{Kind: analysis.StepAdjacent, From: from, To: to, Case: "user", Concurrency: 32, Throughput: tp, PerCPU: cpu}
 	}
-	m := &report.Model{Steps: []report.Step{step("base", "head", same, loss), step("head", "next", loss, same)}}
+	m := &report.Model{Steps: []analysis.Step{step("base", "head", same, loss), step("head", "next", loss, same)}}
 	gate := func(steps string, metrics ...report.GateMetric) gateSpec {
 		g := gateSpec{GateSpec: report.GateSpec{FailOn: []stats.Call{stats.CallLoss}, Metrics: metrics}}
 		g.Steps, _ = report.ParseStepPairs(steps)
@@ -92,10 +93,10 @@ func TestJudgeRun(t *testing.T) {
 // without latency windows is a usage error that says to add latency:.
 func TestJudgeRunLatency(t *testing.T) {
 	lo, hi := 18.0, 41.0
-	rise := report.Change{Call: stats.CallLoss, EstimatePct: 29, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
-	same := report.Change{Call: stats.CallSame, EstimatePct: 0.5}
-	step := report.Step{Kind: report.StepAdjacent, From: "base", To: "head", Case: "user", Concurrency: 32, Throughput: same, PerCPU: same, P50: &same, P99: &rise}
-	m := &report.Model{Header: report.Header{Latency: &report.LatencyInfo{Rate: "50%"}}, Steps: []report.Step{step}}
+	rise := analysis.Change{Call: stats.CallLoss, EstimatePct: 29, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
+	same := analysis.Change{Call: stats.CallSame, EstimatePct: 0.5}
+	step := analysis.Step{Kind: analysis.StepAdjacent, From: "base", To: "head", Case: "user", Concurrency: 32, Throughput: same, PerCPU: same, P50: &same, P99: &rise}
+	m := &report.Model{Header: analysis.Header{Latency: &analysis.LatencyInfo{Rate: "50%"}}, Steps: []analysis.Step{step}}
 	spec := func(metrics ...report.GateMetric) gateSpec {
 		return gateSpec{GateSpec: report.GateSpec{FailOn: []stats.Call{stats.CallLoss}, Metrics: metrics}}
 	}

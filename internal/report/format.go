@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"strconv"
 	"strings"
@@ -119,7 +120,7 @@ func fmtUSD(v float64) string {
 
 // intervalText is a change's confidence interval, "(−12.0 … −2.9 %)", or
 // why there is none.
-func intervalText(c Change) string {
+func intervalText(c analysis.Change) string {
 	if !c.Bounded() {
 		if c.Pairs > 0 {
 			return fmt.Sprintf("(no finite interval with %d pairs)", c.Pairs)
@@ -149,7 +150,7 @@ func levelText(confidence float64) string {
 
 // pairedNoiseText is a step's paired noise, "; paired noise 4.1 %", or ""
 // when the call has none (independent samples, fewer than three pairs).
-func pairedNoiseText(c Change) string {
+func pairedNoiseText(c analysis.Change) string {
 	if c.PairedSDPct == nil {
 		return ""
 	}
@@ -177,7 +178,7 @@ func signed(pct float64) string {
 
 // estimateText is a change's estimate and interval, "−7.4 % (−12.0 …
 // −2.9 %)", or "invalid: why".
-func estimateText(c Change) string {
+func estimateText(c analysis.Change) string {
 	if c.Call == stats.CallInvalid {
 		return "invalid: " + c.Reason
 	}
@@ -189,7 +190,7 @@ func estimateText(c Change) string {
 // paired noise 3.1 %", its size after it ("past the minimum effect of
 // −4.8 %"), and for an undecided call how many windows would likely decide
 // it.
-func CallText(c Change) string {
+func CallText(c analysis.Change) string {
 	if c.Call == stats.CallInvalid {
 		return estimateText(c)
 	}
@@ -205,13 +206,13 @@ func CallText(c Change) string {
 
 // excludesZero says whether a change's interval lies wholly on one side
 // of 0.
-func excludesZero(c Change) bool {
+func excludesZero(c analysis.Change) bool {
 	return c.CILowPct != nil && c.CIHighPct != nil && (*c.CILowPct > 0 || *c.CIHighPct < 0)
 }
 
 // sizeText qualifies a gain or a loss after its interval: ", past the
 // minimum effect of +5.0 %", ", smaller than the minimum effect", or "".
-func sizeText(c Change) string {
+func sizeText(c analysis.Change) string {
 	switch c.Size {
 	case stats.SizeLarge:
 		bound := c.MinEffectPct
@@ -227,7 +228,7 @@ func sizeText(c Change) string {
 
 // callLabel is the call with its size, the same words on every surface:
 // "gain (at least +5.0 %)", "loss (small)", "same".
-func callLabel(c Change) string {
+func callLabel(c analysis.Change) string {
 	switch c.Size {
 	case stats.SizeLarge:
 		bound := c.MinEffectPct
@@ -243,7 +244,7 @@ func callLabel(c Change) string {
 
 // windowsNeededText says how many windows a side (pairs, for a paired
 // call) would likely decide an undecided call.
-func windowsNeededText(c Change) string {
+func windowsNeededText(c analysis.Change) string {
 	unit := "windows a side"
 	if c.Pairs > 0 {
 		unit = "pairs"
@@ -266,7 +267,7 @@ func CallCounts(calls map[stats.Call]int) string {
 }
 
 // flagText lists a cell's flags with their window counts.
-func flagText(c Cell) string {
+func flagText(c analysis.Cell) string {
 	parts := make([]string, 0, len(c.Flags))
 	for _, f := range c.Flags {
 		parts = append(parts, fmt.Sprintf("%s ×%d", f.Name, f.Windows))
@@ -275,4 +276,4 @@ func flagText(c Cell) string {
 }
 
 // stepLabel is "from → to".
-func stepLabel(s Step) string { return s.From + " → " + s.To }
+func stepLabel(s analysis.Step) string { return s.From + " → " + s.To }

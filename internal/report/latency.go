@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -51,7 +52,7 @@ func latencyRateRows(m *Model) [][]string {
 // latencyStepHead and latencyStepRows are each step's latency calls.
 var latencyStepHead = []string{"case", "c", "step", "p50", "estimate (interval)", "p99", "estimate (interval)", "cost per request", "estimate (interval)"}
 
-func latencyStepRows(m *Model, call func(Change) string) [][]string {
+func latencyStepRows(m *Model, call func(analysis.Change) string) [][]string {
 	var rows [][]string
 	for _, s := range m.Steps {
 		if s.P50 == nil || s.P99 == nil {
@@ -160,7 +161,7 @@ func newLatencyView(m *Model) *latencyView {
 		return nil
 	}
 	v := &latencyView{Intro: LatencyIntro(m)}
-	plain := func(c Change) string { return callLabel(c) }
+	plain := func(c analysis.Change) string { return callLabel(c) }
 	for _, t := range []latencyTable{
 		{"Offered rates", latencyRateHead, latencyRateRows(m)},
 		{"Steps: p50 and p99", latencyStepHead, latencyStepRows(m, plain)},

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"slices"
 	"strings"
 
@@ -85,11 +86,11 @@ func VerdictLines(m *Model) []string {
 
 // latencyCounts counts the steps' p50, p99 and fixed-rate cost calls, "3
 // of 6 decided (1 loss, 2 same)"; "" when the run has no latency windows.
-func latencyCounts(steps []Step) string {
+func latencyCounts(steps []analysis.Step) string {
 	counts := map[stats.Call]int{}
 	n := 0
 	for _, s := range steps {
-		for _, c := range []*Change{s.P50, s.P99, s.Cost} {
+		for _, c := range []*analysis.Change{s.P50, s.P99, s.Cost} {
 			if c != nil {
 				counts[c.Call]++
 				n++

@@ -64,7 +64,7 @@ func (r *runner) adapt(ctx context.Context) error {
 			r.progress.logf("adaptive rounds: stopped after round %d: %s", last, stop)
 			return nil
 		}
-		rec.Round, rec.Windows = last+1, next
+		rec.Round, rec.Windows = last+1, journal.ConvertSlice(next, journal.PlanWindowOf)
 		if err := r.jw.Append(journal.KindRound, rec); err != nil {
 			return err
 		}

@@ -18,7 +18,7 @@ var captureHost = host.Capture
 // runs at the start of every invocation (a resume may be on another boot of
 // the machine); windows refer to the newest record.
 func (r *runner) recordEnvironment(ctx context.Context) error {
-	env := journal.Environment{CapturedAt: time.Now().UTC(), Host: captureHost(), StackVersions: map[string]string{}}
+	env := journal.Environment{CapturedAt: time.Now().UTC(), Host: journal.HostEnvironmentOf(captureHost()), StackVersions: map[string]string{}}
 	for _, s := range r.opt.Plan.Stacks {
 		if s.Version == "" {
 			continue
@@ -35,7 +35,7 @@ func (r *runner) recordEnvironment(ctx context.Context) error {
 			env.PostgresVersion, env.PostgresSettings = st.ServerVersion, st.Settings
 		}
 	}
-	env.Warnings = env.Host.Warnings(slices.Max(r.opt.Plan.Protocol.Concurrency))
+	env.Warnings = env.Host.Host().Warnings(slices.Max(r.opt.Plan.Protocol.Concurrency))
 	gateWarnings, err := r.setupGate(ctx, env.Host.CPUCount)
 	if err != nil {
 		return err

@@ -91,7 +91,7 @@ func (r *runner) latencyOnce(ctx context.Context, cur *server, lw plan.Window, c
 		return nil, err
 	}
 	if rec.Load != nil {
-		judgeBehind(rec, rec.Load)
+		judgeBehind(rec, journal.ConvertPtr(rec.Load, journal.LoadResult.Load))
 	}
 	return rec, nil
 }
