@@ -12,7 +12,13 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
-// adapt carries out rounds: auto once the planned windows are measured:
+// adaptPhase is the adaptive rounds (rounds: auto), after the planned ones.
+type adaptPhase struct {
+	r      *runner
+	rounds *roundsPhase
+}
+
+// run carries out rounds: auto once the planned windows are measured:
 // it looks at every step's throughput call, as the report makes it from
 // the journal, and while some step is undecided it journals and measures
 // one more round of only the cells those steps need, until every step is
@@ -20,7 +26,8 @@ import (
 // Budget affords fewer by the plan's estimate: Protocol.LastRound), or the
 // next round would take the windows past the Budget. Each decision is a journal.Round record, so
 // a resumed run goes on under the same rule (docs/statistics.md).
-func (r *runner) adapt(ctx context.Context) error {
+func (ph *adaptPhase) run(ctx context.Context) error {
+	r := ph.r
 	pr := r.opt.Plan.Protocol
 	if !pr.Adaptive || r.adaptiveStopped {
 		return nil
@@ -29,7 +36,7 @@ func (r *runner) adapt(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		look, err := r.look()
+		look, err := ph.look()
 		if err != nil {
 			return err
 		}
@@ -71,7 +78,7 @@ func (r *runner) adapt(ctx context.Context) error {
 		r.extend(next)
 		r.progress.logf("adaptive round %d: %d step(s) still open (%s); measuring %d windows of %d cells",
 			last+1, len(look.undecided), abbreviate(look.undecided, 3), len(next), len(look.need))
-		if err := r.measure(ctx); err != nil {
+		if err := ph.rounds.run(ctx); err != nil {
 			return err
 		}
 	}
@@ -99,7 +106,8 @@ type lookResult struct {
 // still open (throughput, or p50 and p99 with latency windows: an extra
 // round measures both windows of a cell). Only the layer steps count (each stack against the stack
 // it changes one layer of), not first → last.
-func (r *runner) look() (lookResult, error) {
+func (ph *adaptPhase) look() (lookResult, error) {
+	r := ph.r
 	res, err := journal.ReadDir(r.opt.Dir)
 	if err != nil {
 		return lookResult{}, fmt.Errorf("adaptive rounds: read the journal: %w", err)
