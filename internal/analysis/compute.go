@@ -584,10 +584,13 @@ func GroupStepsOf(steps []Step, pairs []StackPair, levels []int) []GroupStep {
 
 func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bool) {
 	gs := GroupStep{Kind: p.Kind, From: p.From, To: p.To, Concurrency: conc, Group: group, Calls: map[stats.Call]int{}}
-	var pcts []float64
+	var pcts, noise []float64
 	for _, s := range steps {
 		if s.From != p.From || s.To != p.To || s.Kind != p.Kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
 			continue
+		}
+		if sd := s.Throughput.PairedSDPct; sd != nil {
+			noise = append(noise, *sd)
 		}
 		gs.Cases++
 		gs.Calls[s.Throughput.Call]++
@@ -605,6 +608,10 @@ func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bo
 	if len(pcts) > 0 {
 		gs.MinPct, gs.MaxPct = slices.Min(pcts), slices.Max(pcts)
 		gs.MedianPct, _ = stats.Quantile(pcts, 0.5)
+	}
+	if len(noise) > 0 {
+		med, _ := stats.Quantile(noise, 0.5)
+		gs.PairedSDPct = &med
 	}
 	return gs, true
 }

@@ -517,4 +517,7 @@ type GroupStep struct {
 	// Flagged counts the cases whose step has flagged counted windows
 	// (Step.Flagged).
 	Flagged int `json:"flagged"`
+	// PairedSDPct is the median of the group's throughput calls' paired
+	// noise (Change.PairedSDPct) in percent; absent when none has one.
+	PairedSDPct *float64 `json:"paired_sd_pct,omitempty"`
 }
