@@ -175,7 +175,7 @@ func majority(ws []WindowFigures) (state, reason string) {
 		if w.Counted {
 			counted++
 		}
-		if !w.Counted || slices.ContainsFunc(w.Flags, againstMajority) {
+		if !w.Counted || slices.ContainsFunc(w.Flags, func(f journal.Flag) bool { return againstMajority(f) && !(w.latency && latencyResultFlag(f)) }) {
 			bad++
 		}
 	}
@@ -366,8 +366,8 @@ func callSteps(steps []Step, cells, latency [][2]Cell, family stats.Family, d st
 		}
 	}
 	for _, c := range latency {
-		for _, metric := range latencyMetrics {
-			pairs = append(pairs, sidesOf(c[0], c[1], metric))
+		for _, lm := range latencyMetrics {
+			pairs = append(pairs, latencySides(c[0], c[1], lm))
 		}
 	}
 	vs := stats.DecideFamily(family, d, pairs, minEffect, alpha)

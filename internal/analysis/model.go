@@ -326,6 +326,11 @@ type WindowFigures struct {
 	DBCores            float64 `json:"db_cores"`
 	GeneratorCores     float64 `json:"generator_cores"`
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`
+	// latency is set on a latency window; dist is a counted one's
+	// corrected histogram with its failures (latencyHist), for the pooled
+	// calls.
+	latency bool
+	dist    *stats.Dist
 }
 
 // CountedRounds returns the rounds of the cell's counted windows, in the

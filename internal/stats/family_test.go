@@ -157,10 +157,10 @@ func TestFamilyNeedIsTheSelectableLevel(t *testing.T) {
 	}
 	up := []float64{1.00, 1.04, 0.97, 1.02, 0.99, 1.05, 0.96, 1.01}
 	down := []float64{1.01, 0.98, 1.03, 0.97, 1.02, 1.00, 0.99, 1.04}
-	pairs := []SidePair{{side(700, up), side(380, down)}}
+	pairs := []SidePair{{From: side(700, up), To: side(380, down)}}
 	// 41 unchanged steps with the same noise.
 	for i := 1; i < m; i++ {
-		pairs = append(pairs, SidePair{side(1000, up), side(1000, down)})
+		pairs = append(pairs, SidePair{From: side(1000, up), To: side(1000, down)})
 	}
 	solo := DecideBy(Paired, pairs[0].From, pairs[0].To, 0.05, 0.05)
 	if solo.Call != CallLoss {
