@@ -198,7 +198,9 @@ func latencyCounted(w *journal.Window) bool {
 // of its result (behind, invalid for its failures) rather than a
 // disturbance: such a window counts and does not weigh against its
 // cell's majority.
-func latencyResultFlag(f journal.Flag) bool { return f == journal.FlagBehind || f == journal.FlagInvalid }
+func latencyResultFlag(f journal.Flag) bool {
+	return f == journal.FlagBehind || f == journal.FlagInvalid
+}
 
 // latencyHist is a latency window's corrected histogram with every failed
 // request it does not hold recorded at the window's timeout: a failure
