@@ -31,7 +31,8 @@ type LatencyInfo struct {
 	Rates []LatencyRateInfo `json:"rates,omitempty"`
 	// Planned counts the latency windows the plan's windows (and extra
 	// rounds') are followed by, Windows the final ones journaled, Behind
-	// those flagged behind (the server did not keep up: not counted).
+	// those flagged behind (the server did not keep up: counted, at their
+	// measured tail, latencyCounted).
 	Planned int `json:"planned"`
 	Windows int `json:"windows"`
 	Behind  int `json:"behind"`

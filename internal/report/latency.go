@@ -25,7 +25,7 @@ func LatencyIntro(m *Model) string {
 		"Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99 paired by round, in the run's false-call family, and a rise is a loss.",
 		l.FirstRound, rate)
 	if l.Behind > 0 {
-		s += fmt.Sprintf(" %d of %d latency windows were flagged %s (the server did not keep up with the offered rate: its latency is a queue's) and are not counted.", l.Behind, l.Windows, journal.FlagBehind)
+		s += fmt.Sprintf(" %d of %d latency windows were flagged %s (the server did not keep up with the offered rate); they are counted, at their measured tail, with their unsent and unfinished requests at the time they had waited.", l.Behind, l.Windows, journal.FlagBehind)
 	}
 	return s
 }
@@ -104,7 +104,7 @@ func LatencyLines(m *Model) []string {
 		lines = append(lines, fmt.Sprintf("  %s %s c=%d: p50 %s; p99 %s", stepLabel(s), s.Case, s.Concurrency, CallText(*s.P50), CallText(*s.P99)))
 	}
 	if b := m.Header.Latency.Behind; b > 0 {
-		lines = append(lines, fmt.Sprintf("  %d of %d latency windows fell behind their rate and are not counted", b, m.Header.Latency.Windows))
+		lines = append(lines, fmt.Sprintf("  %d of %d latency windows fell behind their rate; they are counted, at their measured tail", b, m.Header.Latency.Windows))
 	}
 	return lines
 }
