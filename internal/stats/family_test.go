@@ -177,3 +177,28 @@ func TestFamilyNeedIsTheSelectableLevel(t *testing.T) {
 		t.Errorf("need %d pairs, whose smallest p %.3g cannot be selected at 0.05/%d", v.WindowsNeeded, Paired.MinLevel(v.WindowsNeeded), m)
 	}
 }
+
+// A frozen verdict stands as it is, and its p-value keeps its place in
+// the family: m counts it, and it cannot be selected anew.
+func TestFrozenVerdictStands(t *testing.T) {
+	side := func(scale float64) Side {
+		s := Side{Valid: true}
+		for r := 1; r <= 12; r++ {
+			s.Windows = append(s.Windows, scale*(1+0.01*float64(r%3)))
+			s.Rounds = append(s.Rounds, r)
+		}
+		return s
+	}
+	frozen := Verdict{Call: CallSame, Shift: Shift{P: 0.001, Bounded: true}, Reason: "frozen"}
+	pairs := []SidePair{
+		{From: side(1000), To: side(1500)},
+		{From: side(1000), To: side(1001), Frozen: &frozen},
+	}
+	vs := DecideFamily(FamilyRun, Paired, pairs, DefaultMinEffect, DefaultAlpha)
+	if vs[1].Call != CallSame || vs[1].Reason != "frozen" {
+		t.Errorf("frozen pair: %s (%s), want it as frozen", vs[1].Call, vs[1].Reason)
+	}
+	if vs[0].Call != CallGain || vs[0].FamilySize != 2 || vs[0].FamilySelected != 2 {
+		t.Errorf("open pair: %s, family %d/%d; want a gain in a family of 2 with both p-values selected", vs[0].Call, vs[0].FamilySelected, vs[0].FamilySize)
+	}
+}
