@@ -172,7 +172,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	h.Containers = ContainersOf(res)
 	if len(res.Environments) > 0 {
 		he := res.Environments[0].Host
-		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount}
+		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount, MemoryBytes: he.MemoryBytes, Kernel: he.Kernel}
 	}
 	return h
 }

@@ -108,6 +108,11 @@ type Host struct {
 	Arch  string `json:"arch"`
 	CPU   string `json:"cpu"`
 	Cores int    `json:"cores"`
+	// MemoryBytes is the host's memory (MemTotal) and Kernel its kernel
+	// release and build; empty in a journal written before they were
+	// read into the header.
+	MemoryBytes int64  `json:"memory_bytes,omitempty"`
+	Kernel      string `json:"kernel,omitempty"`
 }
 
 // HostSpeed is the fixed-work CPU probe timed around every window: how

@@ -31,6 +31,9 @@ type SidePair struct {
 	// the sides' windows (DecidePooled over Side.Dists) instead of the
 	// windows' own values.
 	Quantile float64
+	// Decide, when set, decides the pair at a level in place of both (a
+	// call between runs: RunsShift, WithBetweenRun).
+	Decide func(alpha float64) Verdict
 	// Frozen, when set, is the verdict the pair was given at the look
 	// where its step stopped (an adaptive run measures no more windows
 	// for it): it stands as it is, and its p-value still counts in the
@@ -41,6 +44,9 @@ type SidePair struct {
 
 // decide decides one pair at level alpha on its own.
 func (sp SidePair) decide(d Design, minEffect, alpha float64) Verdict {
+	if sp.Decide != nil {
+		return sp.Decide(alpha)
+	}
 	if sp.Quantile > 0 {
 		return DecidePooled(d, sp.From, sp.To, sp.Quantile, minEffect, alpha)
 	}
