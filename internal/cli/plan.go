@@ -407,7 +407,7 @@ func undecidableWarning(p *plan.Plan) string {
 // fixedRoundsWarning is undecidableWarning for a fixed number of rounds:
 // with n rounds the smallest p-value the design can reach is
 // d.MinLevel(n) (2 ÷ 2ⁿ for pairs), and under family run a lone effect
-// among m calls is selected only at α ÷ m.
+// among m calls is selected only at α ÷ m (k effects together at k·α ÷ m).
 func fixedRoundsWarning(p *plan.Plan, d stats.Design) string {
 	pr := p.Protocol
 	m := analysis.FamilyCalls(p)
@@ -419,12 +419,19 @@ func fixedRoundsWarning(p *plan.Plan, d stats.Design) string {
 	for d.MinLevel(need) > first {
 		need++
 	}
-	control := fmt.Sprintf("false calls controlled over the run's %d calls, so a lone effect is selected only at p ≤ α ÷ %d = %.2g", m, m, first)
 	if m == 1 {
-		control = fmt.Sprintf("each call at α = %g", stats.DefaultAlpha)
+		return fmt.Sprintf("profile %s with %s (%s steps) can call no gain or loss: the smallest p-value they reach is %.2g, above α = %g; every change would be undecided. %d rounds would allow one (--rounds %d)",
+			pr.Profile, countNoun(pr.Rounds, "round"), d, d.MinLevel(pr.Rounds), stats.DefaultAlpha, need, need)
 	}
-	return fmt.Sprintf("profile %s with %s (%s steps) can call no gain or loss: the smallest p-value %s reach is %.2g, and %s; every change would be undecided. %d rounds would allow one (--rounds %d), or fewer cases, stacks or concurrencies shrink the family",
-		pr.Profile, countNoun(pr.Rounds, "round"), d, countNoun(pr.Rounds, "round"), d.MinLevel(pr.Rounds), control, need, need)
+	together := "none can be called at all"
+	for k := 2; k <= m; k++ {
+		if d.MinLevel(pr.Rounds) <= float64(k)*first {
+			together = fmt.Sprintf("only %d or more of them moving together can be called", k)
+			break
+		}
+	}
+	return fmt.Sprintf("profile %s with %s (%s steps) can call no lone gain or loss: the smallest p-value they reach is %.2g, and with false calls controlled over the run's %d calls a lone one is selected only at p ≤ α ÷ %d = %.2g (%s). %d rounds would allow one (--rounds %d), or fewer cases, stacks or concurrencies shrink the family",
+		pr.Profile, countNoun(pr.Rounds, "round"), d, d.MinLevel(pr.Rounds), m, m, first, together, need, need)
 }
 
 // budgetNote says what bounds an adaptive run's rounds.

@@ -234,11 +234,11 @@ func TestPlanShowsThresholds(t *testing.T) {
 func TestPlanWarnsWhenNoCallCanBeSelected(t *testing.T) {
 	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/a, start: ./server}\n")
 	code, out, errOut := runMain(t, dir, nil, "plan", "--rounds", "5", "--layout", "interleaved", "--cases", "get")
-	if code != 0 || !strings.Contains(errOut, "with 5 rounds (paired steps) can call no gain or loss") || !strings.Contains(errOut, "8 rounds would allow one (--rounds 8)") {
+	if code != 0 || !strings.Contains(errOut, "with 5 rounds (paired steps) can call no lone gain or loss") || !strings.Contains(errOut, "none can be called at all") || !strings.Contains(errOut, "8 rounds would allow one (--rounds 8)") {
 		t.Errorf("5 rounds, a family of 4: code %d, stderr %q\n%s", code, errOut, out)
 	}
 	code, _, errOut = runMain(t, dir, nil, "plan", "--rounds", "8", "--layout", "interleaved", "--cases", "get")
-	if code != 0 || strings.Contains(errOut, "can call no gain or loss") {
+	if code != 0 || strings.Contains(errOut, "can call no lone gain or loss") {
 		t.Errorf("8 rounds: code %d, stderr %q", code, errOut)
 	}
 }

@@ -82,7 +82,7 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if err := addCapacity(m, res, opt); err != nil {
 		return nil, err
 	}
-	addThresholds(m, res.Plan.Plan.Thresholds)
+	addThresholds(m, res.Plan.Plan.Thresholds, res.Plan.Plan.Protocol.Timeout)
 	return m, nil
 }
 
