@@ -10,7 +10,6 @@ import (
 	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
-	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // adaptPhase is the adaptive rounds (rounds: auto), after the planned ones.
@@ -72,7 +71,7 @@ func (ph *adaptPhase) run(ctx context.Context) error {
 			r.progress.logf("adaptive rounds: stopped after round %d: %s", last, stop)
 			return nil
 		}
-		rec.Round, rec.Windows = last+1, next
+		rec.Round, rec.Windows = last+1, journal.ConvertSlice(next, journal.PlanWindowOf)
 		if err := r.jw.Append(journal.KindRound, rec); err != nil {
 			return err
 		}
@@ -122,7 +121,7 @@ func (ph *adaptPhase) look() (lookResult, error) {
 		out.windowsTime += w.EndedAt.Sub(w.StartedAt)
 	}
 	for _, s := range m.Steps {
-		if s.Kind != analysis.StepAdjacent || !(open(m, s) || m.LatencyOpen(s)) {
+		if s.Kind != analysis.StepAdjacent || !(m.ThroughputOpen(s) || m.LatencyOpen(s)) {
 			continue
 		}
 		out.undecided = append(out.undecided, fmt.Sprintf("%s → %s %s c=%d", s.From, s.To, s.Case, s.Concurrency))
@@ -130,32 +129,6 @@ func (ph *adaptPhase) look() (lookResult, error) {
 		out.need[plan.CellKey{Stack: s.To, Case: s.Case, Concurrency: s.Concurrency}] = true
 	}
 	return out, nil
-}
-
-// open reports whether more windows could decide a step: its throughput
-// call is undecided, or it is invalid only because a side is insufficient
-// (too few counted windows, or too many flagged ones) while neither side
-// failed, is missing or has no valid window at all.
-func open(m *analysis.Result, s analysis.Step) bool {
-	switch s.Throughput.Call {
-	case stats.CallUndecided:
-		return true
-	case stats.CallInvalid:
-		insufficient := false
-		for _, stack := range []string{s.From, s.To} {
-			c, ok := m.Cell(stack, s.Case, s.Concurrency)
-			switch {
-			case !ok:
-				return false
-			case c.State == analysis.CellInsufficient:
-				insufficient = true
-			case c.State != analysis.CellValid:
-				return false
-			}
-		}
-		return insufficient
-	}
-	return false
 }
 
 // lastRound is the highest round among the windows.
