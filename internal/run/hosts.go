@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -261,7 +262,9 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	if !r.Remote() {
 		return nil
 	}
-	var no []string
+	// no is what is not built yet; never what cannot be measured with
+	// roles on other hosts, whoever builds it.
+	var no, never []string
 	if r.Database != "" && r.Server == "" {
 		no = append(no, "the database on another host with the server on this machine (roles: database: without server:)")
 	}
@@ -269,7 +272,7 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		no = append(no, "the server and the load generators on different sides (roles: must name both server: and generators:, or neither): the reference servers listen on 127.0.0.1 here, and a local generator is not yet timed against a server's remote sampler")
 	}
 	if r.Server != "" && r.Database == "" && p.NeedsDatabase && f.Database == plan.Embedded {
-		no = append(no, "a server on another host with the embedded database on this machine (its URL is 127.0.0.1 here); give database: {url: …} reachable from the server host")
+		never = append(never, "a server on another host with the embedded database on this machine (it listens on 127.0.0.1 here, which the server host cannot reach); put the database on a host (roles: database:) or give database: {url: …} reachable from the server host")
 	}
 	pr := p.Protocol
 	if pr.Profiling {
@@ -284,12 +287,19 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		}
 	}
 	if pr.Placement.IsLanes() {
-		no = append(no, "placement: lanes (CPU lanes are of this machine)")
+		never = append(never, "placement: lanes, which divides this machine's CPUs between the server, the generator and the database: with the roles on hosts of their own nothing here is divided; use placement: shared")
 	}
-	if len(no) == 0 {
+	var parts []string
+	if len(no) > 0 {
+		parts = append(parts, fmt.Sprintf("stackbench run cannot yet run these with them: %s (docs/scale-out.md, \"What is done\")", joinList(no)))
+	}
+	if len(never) > 0 {
+		parts = append(parts, "these cannot be measured with them: "+joinList(never))
+	}
+	if len(parts) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s puts roles on other hosts, and stackbench run cannot yet run these with them: %s (docs/scale-out.md, \"What is done\")", f.Name, joinList(no))
+	return fmt.Errorf("%s puts roles on other hosts, and %s", f.Name, strings.Join(parts, "; and "))
 }
 
 func joinList(xs []string) string {

@@ -1,0 +1,43 @@
+package run
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/scenario"
+)
+
+// With roles on other hosts, latency windows, capacity searches, spread
+// requests and setup steps are measured; what is not built yet is refused
+// as such, and what cannot be measured across hosts is refused with the
+// reason.
+func TestRemoteSupported(t *testing.T) {
+	roles := &plan.Roles{Server: "app1", Database: "db1", Generators: []string{"load1"}}
+	f := &plan.File{Name: "stackbench.yaml", Roles: roles, Scenario: &scenario.Scenario{}, Stacks: []plan.Stack{{Name: "a"}}}
+	p := &plan.Plan{NeedsDatabase: true, Capacity: &plan.Capacity{},
+		Protocol: plan.Protocol{Latency: &plan.LatencyRate{RPS: 200}, Spread: true}}
+	if err := RemoteSupported(f, p); err != nil {
+		t.Fatalf("latency, capacity, spread and setup steps across hosts: %v", err)
+	}
+
+	p.Protocol.Profiling = true
+	err := RemoteSupported(f, p)
+	if err == nil || !strings.Contains(err.Error(), "cannot yet run these with them: profiling windows") || strings.Contains(err.Error(), "cannot be measured") {
+		t.Errorf("profiling: %v; want it refused as not yet built, alone", err)
+	}
+
+	p.Protocol.Profiling = false
+	p.Protocol.Placement = plan.Placement{Mode: plan.PlacementLanes}
+	f.Roles = &plan.Roles{Server: "app1", Generators: []string{"load1"}}
+	f.Database = plan.Embedded
+	err = RemoteSupported(f, p)
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if strings.Contains(msg, "cannot yet") || !strings.Contains(msg, "these cannot be measured with them: a server on another host with the embedded database on this machine") ||
+		!strings.Contains(msg, "placement: lanes, which divides this machine's CPUs") || !strings.Contains(msg, "use placement: shared") {
+		t.Errorf("lanes and the embedded database here: %v; want both refused for what they are, with what to do", err)
+	}
+}
