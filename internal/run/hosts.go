@@ -200,8 +200,8 @@ func (ph *hostsPhase) open(ctx context.Context) error {
 		r.fleet = nil
 		return err
 	}
-	if host := r.serverHost(); host != "" {
-		r.site = &hostsSite{r: r, fl: r.fleet, host: host, trees: map[*server]*remoteTree{}, loaded: r.hooks.loaded}
+	if roles := r.opt.File.Roles; roles.Server != "" {
+		r.site = &hostsSite{r: r, fl: r.fleet, host: roles.Server, generators: roles.Generators, trees: map[*server]*remoteTree{}, loaded: r.hooks.loaded}
 	}
 	return nil
 }
@@ -231,23 +231,6 @@ func (ph *hostsPhase) close() {
 	if r.fleet != nil {
 		r.fleet.close()
 	}
-}
-
-// serverHost is the host the servers run on; "" for this machine.
-func (r *runner) serverHost() string {
-	if r.opt.File.Roles == nil {
-		return ""
-	}
-	return r.opt.File.Roles.Server
-}
-
-// generatorHosts are the hosts the load is split across; none for this
-// machine.
-func (r *runner) generatorHosts() []string {
-	if r.opt.File.Roles == nil {
-		return nil
-	}
-	return r.opt.File.Roles.Generators
 }
 
 // RemoteSupported says what a file whose roles put a role on another host

@@ -228,11 +228,12 @@ func (r *runner) readLatency(res *journal.Results) {
 	}
 }
 
-// latencyLeft counts the plan's latency windows not yet journaled.
-func (r *runner) latencyLeft() int {
+// latencyLeft counts the plan's latency windows not yet journaled (done
+// holds the keys of those that are).
+func latencyLeft(p *plan.Plan, done map[string]bool) int {
 	n := 0
-	for _, w := range r.opt.Plan.Windows {
-		if r.opt.Plan.Protocol.LatencyAfter(w) && !r.latencyDone[plan.LatencyKey(w)] {
+	for _, w := range p.Windows {
+		if p.Protocol.LatencyAfter(w) && !done[plan.LatencyKey(w)] {
 			n++
 		}
 	}

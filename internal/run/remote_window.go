@@ -145,6 +145,8 @@ const maxLostRedos = 3
 type remoteWindow struct {
 	r   *runner
 	cur *server
+	// generators are the hosts the load is split across.
+	generators []string
 	// tree is cur's process tree on the server host.
 	tree  *remoteTree
 	c     workload.Case
@@ -187,7 +189,7 @@ func btoi(b bool) int {
 // clock), waits for all, and merges the generators' results.
 func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	r, fl := rw.r, rw.r.fleet
-	hosts := r.generatorHosts()
+	hosts := rw.generators
 	conns := split(rw.conns, len(hosts))
 	hosts = hosts[:len(conns)]
 	sessions := make([]*agentSession, len(hosts))

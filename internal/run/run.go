@@ -142,7 +142,7 @@ func (r *runner) run(ctx context.Context) error {
 	defer r.jw.Close()
 	defer r.teardown()
 
-	if r.opt.Resume && len(r.done) == len(r.opt.Plan.Windows) && (!r.opt.Plan.Protocol.Adaptive || r.adaptiveStopped) && r.capacityLeft == 0 && r.profilingLeft == 0 && r.latencyLeft() == 0 {
+	if r.opt.Resume && len(r.done) == len(r.opt.Plan.Windows) && (!r.opt.Plan.Protocol.Adaptive || r.adaptiveStopped) && r.capacityLeft == 0 && r.profilingLeft == 0 && latencyLeft(r.opt.Plan, r.latencyDone) == 0 {
 		r.out.Skipped = len(r.done)
 		r.progress.logf("the run is complete: all %d windows are journaled; nothing to measure", len(r.done))
 		return (&finishPhase{r}).run()

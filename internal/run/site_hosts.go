@@ -17,8 +17,10 @@ import (
 type hostsSite struct {
 	r  *runner
 	fl *fleet
-	// host is the server host.
-	host string
+	// host is the server host, generators the hosts the load is split
+	// across.
+	host       string
+	generators []string
 	// trees are the servers it started, until stopped.
 	trees map[*server]*remoteTree
 	// synced maps each stack to its dir on the server host, once synced
@@ -63,7 +65,7 @@ func (h *hostsSite) launch(_ context.Context, side windowSide, _ *journal.Window
 	if err != nil {
 		return nil, err
 	}
-	return &remoteWindow{pool: pool, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
+	return &remoteWindow{pool: pool, generators: h.generators, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
 		warmup: ls.fixedWarmup(), window: ls.window, loaded: h.loaded}, nil
 }
 
