@@ -28,7 +28,7 @@ func TestReportGatesOneRun(t *testing.T) {
 		notWant string
 	}{
 		{[]string{"--fail-on", "undecided", "--steps", "chi..gin"}, ExitGateFailed,
-			[]string{"gate failed: 12 of 14 check(s) called undecided:", "chi → gin user c=10 throughput: undecided +4.0 % (+0.9 … +7.2 %)", "chi → gin cpu c=10 throughput: invalid: gin is failed"}, "nethttp →"},
+			[]string{"gate failed: 12 of 14 check(s) called undecided:", "chi → gin user c=10 throughput: undecided +4.0 % (+0.9 … +7.2 %, 97.1 % interval)", "chi → gin cpu c=10 throughput: invalid: gin is failed"}, "nethttp →"},
 		// No loss anywhere, but six steps have an invalid side: the gate
 		// cannot say the run passed.
 		{[]string{"--fail-on", "loss"}, ExitNotMeasured,
@@ -157,7 +157,7 @@ func TestReportCIOutputs(t *testing.T) {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
 	}
 	// A workflow command escapes % as %25.
-	if want := "::error title=stackbench undecided::chi → gin user c=10 throughput: undecided +4.0 %25 (+0.9 … +7.2 %25)"; !strings.Contains(stdout, want) {
+	if want := "::error title=stackbench undecided::chi → gin user c=10 throughput: undecided +4.0 %25 (+0.9 … +7.2 %25, 97.1 %25 interval)"; !strings.Contains(stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, stdout)
 	}
 	if n := strings.Count(stdout, "::error "); n != 12 {
@@ -170,7 +170,7 @@ func TestReportCIOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## stackbench run 20261129-184500\n\n**Gate failed**: 12 of 14 checks failed.\n\n> Decided: ", "| chi → gin | user | 10 | throughput | undecided ❌ | +4.0 % (+0.9 … +7.2 %) |"} {
+	for _, want := range []string{"## stackbench run 20261129-184500\n\n**Gate failed**: 12 of 14 checks failed.\n\n> Decided: ", "| chi → gin | user | 10 | throughput | undecided ❌ | +4.0 % (+0.9 … +7.2 %, 97.1 % interval) |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("job summary lacks %q:\n%s", want, md)
 		}
@@ -205,7 +205,7 @@ func TestReportCIOutputs(t *testing.T) {
 	found := false
 	for _, c := range junit.Suites[0].Cases {
 		if c.Classname == "stackbench.chi..gin" && c.Name == "user c=10 throughput" {
-			found = c.Failure != nil && c.Failure.Type == "undecided" && strings.Contains(c.Failure.Message, "(+0.9 … +7.2 %)")
+			found = c.Failure != nil && c.Failure.Type == "undecided" && strings.Contains(c.Failure.Message, "(+0.9 … +7.2 %, 97.1 % interval)")
 		}
 	}
 	if !found {

@@ -122,7 +122,7 @@ func TestReportFailOnTheSameRunTwice(t *testing.T) {
 		{[]string{"report", a, b, "--fail-on", "loss", "--steps", "a..b"}, "drop --steps"},
 		{[]string{"report", a, "--fail-on", "loss", "--metrics", "p99"}, "--metrics p99: the run has no latency windows, so its steps have no p99 call; add latency: {rate: 50%}"},
 		{[]string{"report", a, b, "--fail-on", "loss", "--metrics", "p50"}, "--metrics p50: latency at a fixed rate is called between the stacks of one run"},
-		{[]string{"report", a, "--fail-on", "loss", "--metrics", "rps"}, "--metrics rps: write throughput, per_cpu, p50 or p99"},
+		{[]string{"report", a, "--fail-on", "loss", "--metrics", "rps"}, "--metrics rps: write throughput, per_cpu, p50, p99 or cost"},
 		{[]string{"report", a, "--steps", "gin..chi"}, "add --fail-on"},
 		{[]string{"report", a, "--fail-on", "loss", "--steps", "gin"}, `"gin" is not a step: write FROM..TO`},
 		{[]string{"report", a, "--fail-on", "loss", "--steps", "gin..nope"}, "no step gin..nope in this run; its steps are "},
@@ -171,5 +171,21 @@ func TestJudgeComparison(t *testing.T) {
 	}
 	if err := judgeComparison(c, gate(stats.CallInvalid), env); !errors.As(err, &ee) || ee.Code != ExitGateFailed || !strings.Contains(ee.Msg, "api order c=32 throughput: invalid: api is insufficient") {
 		t.Errorf("an invalid step with --fail-on invalid: %v", err)
+	}
+}
+
+// Repeated runs of each side, A1 A2 -- B1 B2, are compared with the runs
+// as the unit; the same code never fails the gate.
+func TestReportRunsOfEachSide(t *testing.T) {
+	a1, a2, b1, b2 := resultsDir(t), resultsDir(t), resultsDir(t), resultsDir(t)
+	code, stdout, stderr := runMain(t, a1, nil, "report", a1, a2, "--", b1, b2, "--fail-on", "loss")
+	if code == ExitGateFailed || code == ExitUsage {
+		t.Errorf("exit %d, stderr %q; the same code must not fail the gate", code, stderr)
+	}
+	if !strings.Contains(stdout, "The runs are the unit (2 in A, 2 in B)") {
+		t.Errorf("the comparison should take the runs as the unit:\n%.1500s", stdout)
+	}
+	if code, _, stderr := runMain(t, a1, nil, "report", a1, "--", "--fail-on", "loss"); code != ExitUsage || !strings.Contains(stderr, "name the runs of each side") {
+		t.Errorf("no run after --: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -28,6 +28,9 @@ const (
 	// a run without latency windows has no such call.
 	GateP50 GateMetric = "p50"
 	GateP99 GateMetric = "p99"
+	// GateCost is Step.Cost, the server's and the database's CPU-µs per
+	// request at the latency windows' fixed rate (a rise is a loss).
+	GateCost GateMetric = "cost"
 )
 
 // GateMetrics lists the throughput metrics a gate can judge, in the order
@@ -35,7 +38,7 @@ const (
 // calls when it has latency windows (protocol latency:).
 var (
 	GateMetrics        = []GateMetric{GateThroughput, GatePerCPU}
-	LatencyGateMetrics = []GateMetric{GateP50, GateP99}
+	LatencyGateMetrics = []GateMetric{GateP50, GateP99, GateCost}
 )
 
 // Latency reports whether m is a latency metric.
@@ -46,10 +49,13 @@ func (m GateMetric) change(s analysis.Step) analysis.Change {
 	switch m {
 	case GatePerCPU:
 		return s.PerCPU
-	case GateP50, GateP99:
+	case GateP50, GateP99, GateCost:
 		c := s.P50
-		if m == GateP99 {
+		switch m {
+		case GateP99:
 			c = s.P99
+		case GateCost:
+			c = s.Cost
 		}
 		if c == nil {
 			return analysis.Change{Call: stats.CallInvalid, Reason: "the run has no latency windows (add latency: {rate: 50%} to the protocol)"}
@@ -68,6 +74,8 @@ func (m GateMetric) Label() string {
 		return "p50 latency at a fixed rate"
 	case GateP99:
 		return "p99 latency at a fixed rate"
+	case GateCost:
+		return "CPU cost per request at a fixed rate"
 	}
 	return "throughput"
 }

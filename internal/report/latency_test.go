@@ -60,11 +60,11 @@ func TestLatencySection(t *testing.T) {
 	if !strings.Contains(html.String(), `<section id="latency">`) || !strings.Contains(html.String(), `href="#latency"`) {
 		t.Error("report.html has no latency section")
 	}
-	if v := VerdictLines(m)[0]; !strings.Contains(v, "latency at a fixed rate: 2 of 2 p50 and p99 calls decided (1 loss, 1 same)") {
+	if v := VerdictLines(m)[0]; !strings.Contains(v, "latency at a fixed rate: 2 of 2 p50, p99 and cost calls decided (1 loss, 1 same)") {
 		t.Errorf("verdict: %q", v)
 	}
 	lines := strings.Join(LatencyLines(m), "\n")
-	if !strings.Contains(lines, "a → b user c=32: p50 same +0.4 %") || !strings.Contains(lines, "p99 loss (at least +5.0 %) +30.0 % (+21.0 … +40.0 %)") {
+	if !strings.Contains(lines, "a → b user c=32: p50 same +0.4 %") || !strings.Contains(lines, "p99 loss +30.0 % (+21.0 … +40.0 %), wholly past the minimum effect of +5.0 %") {
 		t.Errorf("terminal lines:\n%s", lines)
 	}
 	_, smaller := History(m)
