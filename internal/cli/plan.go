@@ -108,7 +108,9 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 			}
 		}
 		o.Stacks, o.Cases = commaList(*stacks), commaList(*cases)
-		if *placement != "" {
+		placementSet := false
+		fs.Visit(func(f *flag.Flag) { placementSet = placementSet || f.Name == "placement" })
+		if placementSet {
 			spec, err := plan.ParsePlacementFlag(*placement)
 			if err != nil {
 				return o, usagef("%v", err)
