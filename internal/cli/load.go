@@ -120,6 +120,13 @@ func loadConfig(f load.Flags, url string, rateSet bool, env Env) (load.Config, e
 		}
 		cfg.Body = b
 	}
+	if f.CACert != "" {
+		pem, err := os.ReadFile(resolvePath(env, f.CACert))
+		if err != nil {
+			return cfg, usagef("--cacert: %v", err)
+		}
+		cfg.CACertPEM = pem
+	}
 	if f.Requests != "" {
 		file, err := os.Open(resolvePath(env, f.Requests))
 		if err != nil {

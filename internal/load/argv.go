@@ -30,7 +30,12 @@ type Flags struct {
 	BodyFile string
 	Requests string
 	// Expect is a comma-separated list of statuses, e.g. "200,204".
-	Expect      string
+	Expect string
+	// TLS, CACert and TLSResume are Config.TLS, a PEM file the command
+	// reads into Config.CACertPEM, and Config.TLSResume.
+	TLS         bool
+	CACert      string
+	TLSResume   bool
 	AllowRemote bool
 	// Output is "text" or "json".
 	Output string
@@ -76,6 +81,9 @@ func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
 	fs.DurationVar(&f.Timeout, "t", DefaultTimeout, "request timeout")
 	fs.StringVar(&f.Output, "o", "text", "output: text or json")
 	fs.BoolVar(&f.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
+	fs.BoolVar(&f.TLS, "tls", false, "speak TLS (also implied by an https:// URL)")
+	fs.StringVar(&f.CACert, "cacert", "", "with TLS: trust the server's certificate through this CA file (PEM); default the system's roots")
+	fs.BoolVar(&f.TLSResume, "tls-resume", false, "with TLS: reopened connections resume their session instead of a full handshake")
 }
 
 // Args writes f as the arguments of `stackbench load`, url last; parsing
@@ -116,6 +124,15 @@ func (f Flags) Args(url string) []string {
 	if f.AllowRemote {
 		args = append(args, "--allow-remote")
 	}
+	if f.TLS {
+		args = append(args, "--tls")
+	}
+	if f.CACert != "" {
+		add("--cacert", f.CACert)
+	}
+	if f.TLSResume {
+		args = append(args, "--tls-resume")
+	}
 	if f.Output != "" {
 		add("-o", f.Output)
 	}
@@ -135,7 +152,7 @@ func (f Flags) Config(url string) (Config, error) {
 	cfg := Config{
 		URL: url, Method: f.Method, Connections: f.Connections, Rate: f.Rate,
 		Duration: f.Duration, Warmup: f.Warmup, WarmupMax: f.WarmupMax, Timeout: f.Timeout, AllowRemote: f.AllowRemote,
-		Body: []byte(f.Body), StartAt: f.StartAt,
+		Body: []byte(f.Body), StartAt: f.StartAt, TLS: f.TLS, TLSResume: f.TLSResume,
 	}
 	switch {
 	case f.Connections < 1:
@@ -148,6 +165,8 @@ func (f Flags) Config(url string) (Config, error) {
 		return cfg, fmt.Errorf("--warmup-max %v: give it with --warmup, and at least as long (--warmup %v)", f.WarmupMax, f.Warmup)
 	case f.Body != "" && f.BodyFile != "":
 		return cfg, errors.New("-b and --body-file both given; choose one")
+	case (f.CACert != "" || f.TLSResume) && !f.TLS && !strings.HasPrefix(url, "https://"):
+		return cfg, fmt.Errorf("--cacert and --tls-resume apply to TLS; add --tls or give an https:// URL (got %s)", url)
 	}
 	for _, h := range f.Headers {
 		hd, err := ParseHeader(h)
@@ -169,13 +188,14 @@ func (f Flags) Config(url string) (Config, error) {
 }
 
 // FlagsOf returns the flags whose Config is cfg (for cfg.URL), with text
-// output and no events descriptor. cfg.Requests and cfg.Progress have no
-// flag: a pool is passed as a file, in Flags.Requests.
+// output and no events descriptor. cfg.Requests, cfg.CACertPEM and
+// cfg.Progress have no flag: a pool and a CA are passed as files, in
+// Flags.Requests and Flags.CACert.
 func FlagsOf(cfg Config) Flags {
 	f := Flags{
 		Connections: cfg.Connections, Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup, WarmupMax: cfg.WarmupMax,
 		Timeout: cfg.Timeout, Method: cfg.Method, Body: string(cfg.Body), AllowRemote: cfg.AllowRemote,
-		Output: "text", EventsFD: -1, StartAt: cfg.StartAt,
+		Output: "text", EventsFD: -1, StartAt: cfg.StartAt, TLS: cfg.TLS, TLSResume: cfg.TLSResume,
 	}
 	for _, h := range cfg.Headers {
 		f.Headers = append(f.Headers, h.Name+": "+h.Value)

@@ -12,7 +12,10 @@ type errorClass uint8
 
 // The error classes, in the order they are reported: the transport
 // classes, then unfinished (sent, and still unanswered when the drain
-// ended), which classify never returns.
+// ended), which classify never returns. These six are always in a
+// Result's Errors. The protocol classes after them appear only when they
+// happened: tls (a handshake that failed: an untrusted certificate, no
+// common version).
 const (
 	classTimeout errorClass = iota
 	classReset
@@ -20,10 +23,14 @@ const (
 	classClosed
 	classOther
 	classUnfinished
+	classTLS
 	numClasses
 )
 
-var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished"}
+// alwaysReported is the number of classes a Result always lists.
+const alwaysReported = int(classUnfinished) + 1
+
+var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished", "tls"}
 
 // classify maps a socket error to its class.
 func classify(err error) errorClass {

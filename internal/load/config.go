@@ -17,8 +17,18 @@ import (
 // Config describes one load run. Zero values get the defaults noted on each
 // field.
 type Config struct {
-	// URL is the target, http://host:port/path. Only plain HTTP is spoken.
+	// URL is the target, http://host:port/path, or https:// for TLS.
 	URL string
+	// TLS speaks TLS to the target even when URL's scheme is http.
+	TLS bool
+	// CACertPEM holds the certificates (PEM) the target's certificate must
+	// chain to: the throwaway CA the harness made for the run (see
+	// WriteThrowawayCA). Empty: the system's roots. The certificate is
+	// always checked; there is no switch to skip it.
+	CACertPEM []byte
+	// TLSResume lets a reopened connection resume its TLS session (a
+	// ticket from an earlier handshake) instead of a full handshake.
+	TLSResume bool
 	// Method is the request method (default GET).
 	Method string
 	// Headers are added to every request built from URL; Host, Content-Length

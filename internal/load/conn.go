@@ -32,4 +32,6 @@ type conn struct {
 	// retryAt holds a connection that failed to open until then.
 	retryAt int64
 	parser  respParser
+	// tls is the connection's TLS state (nil: cleartext, or not open).
+	tls *tlsSession
 }

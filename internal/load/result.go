@@ -15,6 +15,10 @@ type Result struct {
 	SchemaVersion int    `json:"schema_version"`
 	URL           string `json:"url"`
 	Method        string `json:"method"`
+	// Protocol is how the requests went on the wire: "http1" (HTTP/1.1).
+	Protocol string `json:"protocol"`
+	// TLS describes the TLS layer; absent in cleartext.
+	TLS *TLSStats `json:"tls,omitempty"`
 	// Mode is "closed" or "open".
 	Mode string `json:"mode"`
 	// DurationSeconds is the measured window's wall time; throughput
@@ -118,6 +122,32 @@ type Result struct {
 	// MeasureStartUnixNano and MeasureEndUnixNano bound the window.
 	MeasureStartUnixNano int64 `json:"measure_start_unix_ns"`
 	MeasureEndUnixNano   int64 `json:"measure_end_unix_ns"`
+}
+
+// TLSStats is the TLS layer of a run. Handshakes are counted apart from
+// requests: those of the connections opened before the clock started and
+// those of connections reopened later, in the warm-up or the window (a
+// request that had to wait for one has it in its latency too).
+type TLSStats struct {
+	// Version and CipherSuite are the first handshake's ("TLS 1.3",
+	// "TLS_AES_128_GCM_SHA256"); ALPN the protocol it agreed on.
+	Version     string `json:"version"`
+	CipherSuite string `json:"cipher_suite"`
+	ALPN        string `json:"alpn,omitempty"`
+	// Resumption is true when reopened connections offered to resume a
+	// session (--tls-resume); Resumed counts the handshakes that did.
+	Resumption bool  `json:"resumption"`
+	Handshakes int64 `json:"handshakes"`
+	Resumed    int64 `json:"resumed"`
+	// HandshakesInWindow counts the handshakes completed in the measured
+	// window: each one held up its worker's other connections for its
+	// length (HandshakeMicros).
+	HandshakesInWindow int64 `json:"handshakes_in_window"`
+	// Failures counts failed handshakes; FirstError says why the first one
+	// failed.
+	Failures        int64   `json:"failures"`
+	FirstError      string  `json:"first_error,omitempty"`
+	HandshakeMicros Latency `json:"handshake_us"`
 }
 
 // Latency summarises a histogram, in microseconds.

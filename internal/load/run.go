@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"math"
 	"runtime"
@@ -27,6 +28,10 @@ type run struct {
 	rawWait bool // workers may block in epoll through RawSyscall (Linux)
 	seconds int  // timeline length: the window in whole seconds, rounded up
 	workers []*worker
+	// tlsConfig is the client's TLS configuration (nil: cleartext);
+	// tlsNotes what the handshakes said.
+	tlsConfig *tls.Config
+	tlsNotes  tlsNotes
 
 	// Monotonic times (nanotime) of the run's boundaries. t0 is fixed
 	// before the workers start; the others are atomics because an adaptive
@@ -129,6 +134,11 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 		return nil, err
 	}
 	r := &run{cfg: cfg, tgt: tgt, reqs: reqs, open: cfg.Rate > 0}
+	if cfg.TLS || tgt.url.Scheme == "https" {
+		if r.tlsConfig, err = tlsClientConfig(cfg, tgt, []string{"http/1.1"}); err != nil {
+			return nil, err
+		}
+	}
 	r.seconds = int((cfg.Duration + time.Second - 1) / time.Second)
 	if len(cfg.Expect) == 0 {
 		for s := 200; s < 300; s++ {

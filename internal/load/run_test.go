@@ -261,7 +261,8 @@ func TestRemoteTargetRefused(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	cases := []Config{
 		{URL: "::nonsense"},
-		{URL: "https://127.0.0.1/"},
+		{URL: "https://127.0.0.1/", CACertPEM: []byte("not a certificate")},
+		{URL: "ftp://127.0.0.1/"},
 		{URL: "http://127.0.0.1:99999/"},
 		{URL: "http://127.0.0.1/", Rate: -5},
 		{URL: "http://127.0.0.1/", Method: "GE T"},

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"crypto/tls"
 	"runtime"
 	"time"
 
@@ -22,6 +23,7 @@ func (r *run) result() (*Result, error) {
 		SchemaVersion:        SchemaVersion,
 		URL:                  r.tgt.url.Redacted(),
 		Method:               cfg.Method,
+		Protocol:             "http1",
 		Mode:                 "closed",
 		DurationSeconds:      window.Seconds(),
 		Interrupted:          r.measured > 0,
@@ -99,7 +101,9 @@ func (r *run) result() (*Result, error) {
 	}
 	res.Attempts = res.Successes
 	for c, n := range classes {
-		res.Errors[classNames[c]] = n
+		if c < alwaysReported || n > 0 {
+			res.Errors[classNames[c]] = n
+		}
 		res.Attempts += n
 	}
 	for s, n := range status {
@@ -108,6 +112,7 @@ func (r *run) result() (*Result, error) {
 			res.Attempts += n
 		}
 	}
+	res.TLS = r.tlsStats()
 	res.ThroughputRPS = float64(res.Successes) / window.Seconds()
 	res.GeneratorCPUSeconds = r.cpuEnd - r.cpuStart
 	if w := r.waitEnd - r.waitStart; w >= 0 { // NaN (no schedstat) stays 0
@@ -152,4 +157,27 @@ func summarize(h *hist.Histogram) Latency {
 		Max:   h.MaxMicros(),
 		Mean:  h.MeanMicros(),
 	}
+}
+
+// tlsStats merges the workers' handshake counts; nil in cleartext.
+func (r *run) tlsStats() *TLSStats {
+	if r.tlsConfig == nil {
+		return nil
+	}
+	s := &TLSStats{Resumption: r.cfg.TLSResume, FirstError: r.tlsNotes.firstErr}
+	if st := r.tlsNotes.state; st != nil {
+		s.Version = tls.VersionName(st.Version)
+		s.CipherSuite = tls.CipherSuiteName(st.CipherSuite)
+		s.ALPN = st.NegotiatedProtocol
+	}
+	h := hist.New(r.cfg.Timeout)
+	for _, w := range r.workers {
+		s.Handshakes += w.handshakes
+		s.Resumed += w.resumed
+		s.HandshakesInWindow += w.windowHandshakes
+		s.Failures += w.tlsFailures
+		h.Merge(w.hHandshake)
+	}
+	s.HandshakeMicros = summarize(h)
+	return s
 }

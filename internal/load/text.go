@@ -49,6 +49,18 @@ func (r *Result) WriteText(w io.Writer) error {
 	if n := r.ErrorCount(); n > 0 {
 		fmt.Fprintf(&b, "  error time    %s\n", latencyLine(r.ErrorLatencyMicros, n))
 	}
+	if t := r.TLS; t != nil {
+		fmt.Fprintf(&b, "  tls           %s %s", t.Version, t.CipherSuite)
+		if t.ALPN != "" {
+			fmt.Fprintf(&b, ", ALPN %s", t.ALPN)
+		}
+		fmt.Fprintf(&b, "; %d handshakes (%d in the window, %d resumed, resumption %s), each p50 %s max %s",
+			t.Handshakes, t.HandshakesInWindow, t.Resumed, onOff(t.Resumption), us(t.HandshakeMicros.P50), us(t.HandshakeMicros.Max))
+		if t.Failures > 0 {
+			fmt.Fprintf(&b, "; %d FAILED, the first: %s", t.Failures, t.FirstError)
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "  reconnects    %d", r.Reconnects)
 	if r.Mode == "open" {
 		fmt.Fprintf(&b, "   late sends %d (no free connection when due)", r.LateSends)
@@ -135,4 +147,11 @@ func us(v int64) string {
 
 func secs(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }

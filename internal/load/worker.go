@@ -70,6 +70,12 @@ type worker struct {
 	warmSlices []atomic.Int64
 	// halves counts the window's successes in its first and second half.
 	halves [2]int64
+
+	// TLS handshakes (all of them, the predial's included): their time,
+	// how many, how many resumed a session, how many completed in the
+	// window, how many failed.
+	hHandshake                                         *hist.Histogram
+	handshakes, resumed, windowHandshakes, tlsFailures int64
 }
 
 func newWorker(r *run, index, conns int) (*worker, error) {
@@ -87,6 +93,9 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 		timeline:  make([]atomic.Int64, 2*r.seconds),
 		nextHook:  -1,
 		nextSlice: -1,
+	}
+	if r.tlsConfig != nil {
+		w.hHandshake = hist.New(r.cfg.Timeout)
 	}
 	if r.adaptive {
 		w.warmSlices = make([]atomic.Int64, r.rule.CapSlices())
@@ -334,7 +343,7 @@ func (w *worker) onEvent(i int, events uint32, now int64) {
 	case connDialing:
 		w.onDialed(i, now)
 	case connBusy:
-		if events&evOut != 0 && c.written < len(c.req.bytes) {
+		if events&evOut != 0 && w.writePending(c) {
 			w.write(i, now)
 			return
 		}
@@ -343,8 +352,10 @@ func (w *worker) onEvent(i int, events uint32, now int64) {
 		}
 	case connIdle:
 		// The server closed an idle connection (or sent what nobody asked
-		// for): drop it quietly; it reopens when it gets a request.
-		if n, errno := rawRead(c.fd, w.buf); errno == unix.EAGAIN && n <= 0 {
+		// for): drop it quietly; it reopens when it gets a request. (A TLS
+		// 1.3 server's session tickets arrive here too: crypto/tls takes
+		// them, and no application byte comes out.)
+		if n, errno := w.recv(c); errno == unix.EAGAIN && n <= 0 {
 			return
 		}
 		w.closeConn(c)
@@ -368,6 +379,14 @@ func (w *worker) onDialed(i int, now int64) {
 	}
 	c.openedOnce = true
 	w.setOut(c, false)
+	if w.r.tlsConfig != nil {
+		if ok, class := w.handshake(c, now); !ok {
+			w.closeConn(c)
+			w.failOpen(i, class, nanotime())
+			return
+		}
+		now = nanotime()
+	}
 	if !c.pending {
 		c.state = connIdle
 		return
@@ -386,18 +405,30 @@ func (w *worker) setOut(c *conn, want bool) {
 	c.wantOut = want
 }
 
+// writePending reports whether connection c has request bytes the socket
+// has not taken yet.
+func (w *worker) writePending(c *conn) bool {
+	return c.written < len(c.req.bytes) || c.tls != nil && c.tls.fd.pending()
+}
+
 // write sends (the rest of) connection i's request.
 func (w *worker) write(i int, now int64) {
 	c := &w.conns[i]
 	if c.written == 0 {
 		c.sent = now
 	}
-	n, errno := rawWrite(c.fd, c.req.bytes[c.written:])
+	var n int
+	var errno unix.Errno
+	if c.tls != nil {
+		n, errno = c.tls.write(c.req.bytes[c.written:])
+	} else {
+		n, errno = rawWrite(c.fd, c.req.bytes[c.written:])
+	}
 	if n > 0 {
 		c.written += n
 	}
 	switch {
-	case c.written == len(c.req.bytes):
+	case c.written == len(c.req.bytes) && !w.writePending(c):
 		w.setOut(c, false)
 	case errno == 0 || errno == unix.EAGAIN:
 		w.setOut(c, true) // finish when the socket drains
@@ -410,7 +441,7 @@ func (w *worker) write(i int, now int64) {
 func (w *worker) read(i int, now int64) {
 	c := &w.conns[i]
 	for {
-		n, errno := rawRead(c.fd, w.buf)
+		n, errno := w.recv(c)
 		switch {
 		case errno == unix.EAGAIN:
 			return
@@ -435,10 +466,21 @@ func (w *worker) read(i int, now int64) {
 			// cannot be trusted for the next one.
 			w.complete(i, now, c.parser.close || used < n)
 			return
-		case n < len(w.buf):
+		case n < len(w.buf) && c.tls == nil:
+			// The socket is drained. (crypto/tls may hold a whole record
+			// more: TLS reads on until it says it would block.)
 			return
 		}
 	}
+}
+
+// recv reads the next bytes of connection c's answer into the worker's
+// buffer: EAGAIN when there are none yet, (0, 0) at the server's close.
+func (w *worker) recv(c *conn) (int, unix.Errno) {
+	if c.tls != nil {
+		return c.tls.read(w.buf)
+	}
+	return rawRead(c.fd, w.buf)
 }
 
 // complete records a whole response and moves the connection on.
@@ -467,6 +509,7 @@ func (w *worker) closeConn(c *conn) {
 		unix.Close(c.fd) // also removes it from the poller
 		c.fd = -1
 	}
+	c.tls = nil
 	c.state = connDown
 	c.wantOut = false
 }

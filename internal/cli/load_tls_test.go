@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stackbench/stackbench/internal/load"
+)
+
+// `stackbench load --cacert FILE https://...` trusts the server through
+// the CA file, and the JSON output keeps today's fields with the TLS
+// layer beside them.
+func TestLoadTLSWithCACert(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := load.WriteThrowawayCA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(ca.CertFile, ca.KeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+
+	code, out, stderr := loadMain(t, dir, "-c", "2", "-d", "300ms", "-o", "json", "--cacert", "ca.pem", srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"throughput_rps", "errors", "latency_us", "generator_cpu_s", "tls"} {
+		if _, ok := res[key]; !ok {
+			t.Errorf("JSON output lacks %q", key)
+		}
+	}
+	if tlsRes := res["tls"].(map[string]any); tlsRes["handshakes"].(float64) != 2 || res["successes"].(float64) == 0 {
+		t.Errorf("tls %v, successes %v; want 2 handshakes and successes", tlsRes, res["successes"])
+	}
+
+	// Without the CA file the system's roots do not vouch for it: every
+	// request fails as tls, and the exit status says nothing succeeded.
+	code, out, _ = loadMain(t, dir, "-c", "1", "-d", "200ms", srv.URL)
+	if code != 1 || !strings.Contains(out, "tls") || !strings.Contains(out, "unknown authority") {
+		t.Errorf("exit %d, output:\n%s\nwant exit 1 with the tls class and the reason", code, out)
+	}
+	code, _, stderr = loadMain(t, dir, "--cacert", "ca.pem", "http://127.0.0.1:1/")
+	if code != 2 || !strings.Contains(stderr, "--tls") {
+		t.Errorf("--cacert on a cleartext URL: exit %d, %s; want a usage error naming --tls", code, stderr)
+	}
+}
