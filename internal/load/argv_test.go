@@ -40,6 +40,10 @@ func TestFlagsRoundTrip(t *testing.T) {
 		},
 		{URL: "http://127.0.0.1:8443/", Method: "GET", Body: []byte{}, Connections: 4, Duration: time.Second, Timeout: time.Second,
 			TLS: true, TLSResume: true},
+		{URL: "http://127.0.0.1:8080/", Method: "GET", Body: []byte{}, Connections: 4, Duration: time.Second, Timeout: time.Second,
+			Protocol: ProtoH2C, Streams: 100},
+		{URL: "https://127.0.0.1:8443/", Method: "GET", Body: []byte{}, Connections: 4, Duration: time.Second, Timeout: time.Second,
+			Protocol: ProtoH2, Streams: 10, TLS: true},
 	}
 	for _, cfg := range configs {
 		f := FlagsOf(cfg)
@@ -54,6 +58,9 @@ func TestFlagsRoundTrip(t *testing.T) {
 		}
 		if len(cfg.Expect) == 0 {
 			cfg.Expect = nil
+		}
+		if cfg.Protocol == "" {
+			cfg.Protocol, cfg.Streams = ProtoHTTP1, 1
 		}
 		if !reflect.DeepEqual(got, cfg) {
 			t.Errorf("config %+v\nthrough argv: %+v", cfg, got)

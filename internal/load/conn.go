@@ -34,4 +34,6 @@ type conn struct {
 	parser  respParser
 	// tls is the connection's TLS state (nil: cleartext, or not open).
 	tls *tlsSession
+	// h2 is an HTTP/2 lane's request state.
+	h2 h2lane
 }

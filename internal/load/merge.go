@@ -66,6 +66,13 @@ func Merge(parts []*Result) (*Result, error) {
 		for k, n := range p.Errors {
 			out.Errors[k] += n
 		}
+		if out.H2 != nil && p.H2 != nil && i > 0 {
+			h := *out.H2
+			h.FlowStalled += p.H2.FlowStalled
+			h.GoAways += p.H2.GoAways
+			h.RSTStreamsReceived += p.H2.RSTStreamsReceived
+			out.H2 = &h
+		}
 		if out.TLS != nil && p.TLS != nil {
 			out.TLS.Handshakes += p.TLS.Handshakes
 			out.TLS.Resumed += p.TLS.Resumed

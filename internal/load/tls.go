@@ -5,8 +5,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -176,15 +178,15 @@ func tlsClientConfig(cfg Config, t target, alpn []string) (*tls.Config, error) {
 	return tc, nil
 }
 
-// handshake runs connection i's TLS handshake, blocking (see fdConn), and
+// handshake runs the TLS handshake of the connection on fd, blocking (see fdConn), and
 // returns the negotiated state, or the class of its failure.
-func (w *worker) handshake(c *conn, now int64) (ok bool, class errorClass) {
-	s := c.tls
+func (w *worker) handshake(fd int, sp **tlsSession, now int64) (ok bool, class errorClass) {
+	s := *sp
 	if s == nil {
 		s = &tlsSession{}
-		c.tls = s
+		*sp = s
 	}
-	s.fd = fdConn{fd: c.fd, blocking: true, deadline: now + int64(w.r.cfg.Timeout), out: s.fd.out[:0]}
+	s.fd = fdConn{fd: fd, blocking: true, deadline: now + int64(w.r.cfg.Timeout), out: s.fd.out[:0]}
 	s.conn = tls.Client(&s.fd, w.r.tlsConfig)
 	err := s.conn.HandshakeContext(context.Background())
 	done := nanotime()
@@ -196,6 +198,9 @@ func (w *worker) handshake(c *conn, now int64) (ok bool, class errorClass) {
 		}
 		if errors.Is(err, errHandshakeTimeout) {
 			return false, classTimeout
+		}
+		if w.r.h2 && strings.Contains(err.Error(), "application protocol") {
+			err = fmt.Errorf("the server refused HTTP/2 through ALPN (%v); load it as HTTP/1.1 (without --h2)", err)
 		}
 		w.r.noteTLSError(err)
 		return false, classTLS

@@ -24,7 +24,7 @@ const (
 // timeline (which alone counts the successes).
 type tally struct {
 	errs       [numClasses]int64
-	status     [1000]int64 // unexpected statuses by code
+	status     [grpcStatusBase + grpcCodes]int64 // unexpected statuses by code, then gRPC codes
 	reconnects int64
 	lateSends  int64
 }
@@ -76,13 +76,21 @@ type worker struct {
 	// window, how many failed.
 	hHandshake                                         *hist.Histogram
 	handshakes, resumed, windowHandshakes, tlsFailures int64
+
+	// HTTP/2: the sockets (conns are then their lanes), the sockets with
+	// frames to write this turn of the loop, and a scratch list.
+	socks   []h2sock
+	dirty   []int32
+	scratch []int32
+	h2      h2Counts
 }
 
-func newWorker(r *run, index, conns int) (*worker, error) {
+func newWorker(r *run, index, share int) (*worker, error) {
 	poll, err := newPoller(r.open)
 	if err != nil {
 		return nil, err
 	}
+	conns := share * r.streams // HTTP/1.1: one lane per connection
 	w := &worker{
 		r: r, index: index, poll: poll,
 		conns:     make([]conn, conns),
@@ -96,6 +104,9 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 	}
 	if r.tlsConfig != nil {
 		w.hHandshake = hist.New(r.cfg.Timeout)
+	}
+	if r.h2 {
+		w.newSocks(share, r.streams)
 	}
 	if r.adaptive {
 		w.warmSlices = make([]atomic.Int64, r.rule.CapSlices())
@@ -113,6 +124,12 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 
 // close releases every descriptor.
 func (w *worker) close() {
+	for i := range w.socks {
+		if w.socks[i].fd >= 0 {
+			unix.Close(w.socks[i].fd)
+			w.socks[i].fd = -1
+		}
+	}
 	for i := range w.conns {
 		if w.conns[i].fd >= 0 {
 			unix.Close(w.conns[i].fd)
@@ -126,6 +143,10 @@ func (w *worker) close() {
 // until deadline. A connection that fails stays down, uncounted: it will
 // fail again, counted, when it is given a request.
 func (w *worker) predial(deadline int64) {
+	if w.socks != nil {
+		w.h2predial(deadline)
+		return
+	}
 	now := nanotime()
 	for i := range w.conns {
 		w.dial(i, now)
@@ -197,6 +218,9 @@ func (w *worker) loop() {
 		if measEnd := r.measEnd.Load(); now >= measEnd && (w.inflight == 0 || now >= r.drainEnd.Load()) {
 			break
 		}
+		if len(w.dirty) > 0 {
+			w.flushDirty(now)
+		}
 		n, errno := w.poll.wait(w.waitMillis(now), r.rawWait)
 		if errno != 0 && errno != unix.EINTR {
 			r.fail(errno)
@@ -233,6 +257,9 @@ func (w *worker) countUnfinished(now int64) {
 	for i := range w.conns {
 		c := &w.conns[i]
 		if c.state == connBusy || c.state == connDialing && c.pending {
+			if c.h2.stalled {
+				w.h2.flowStalled++
+			}
 			w.meas.errs[classUnfinished]++
 			w.hErr.RecordMicros((now - c.intended) / 1000)
 		}
@@ -289,9 +316,13 @@ func (w *worker) begin(i int, intended, now int64) {
 	c := &w.conns[i]
 	c.req = w.r.nextRequest()
 	c.intended, c.started, c.sent = intended, now, now
+	w.inflight++
+	if w.socks != nil {
+		w.h2begin(i, now)
+		return
+	}
 	c.written = 0
 	c.parser.reset(c.req.head)
-	w.inflight++
 	if c.fd < 0 {
 		c.pending = true
 		w.dial(i, now)
@@ -338,6 +369,10 @@ func (w *worker) failOpen(i int, class errorClass, now int64) {
 
 // onEvent handles readiness of connection i.
 func (w *worker) onEvent(i int, events uint32, now int64) {
+	if w.socks != nil {
+		w.onSockEvent(&w.socks[i], events, now)
+		return
+	}
 	c := &w.conns[i]
 	switch c.state {
 	case connDialing:
@@ -380,7 +415,7 @@ func (w *worker) onDialed(i int, now int64) {
 	c.openedOnce = true
 	w.setOut(c, false)
 	if w.r.tlsConfig != nil {
-		if ok, class := w.handshake(c, now); !ok {
+		if ok, class := w.handshake(c.fd, &c.tls, now); !ok {
 			w.closeConn(c)
 			w.failOpen(i, class, nanotime())
 			return
@@ -624,12 +659,17 @@ func (w *worker) dispatch(now int64) {
 
 // scan fails requests past the timeout and restarts held-back connections.
 func (w *worker) scan(now int64) {
+	if w.socks != nil {
+		w.scanSocks(now)
+	}
 	timeout := int64(w.r.cfg.Timeout)
 	for i := range w.conns {
 		c := &w.conns[i]
 		switch c.state {
 		case connBusy:
-			if now-c.started >= timeout {
+			if now-c.started >= timeout && w.socks != nil {
+				w.h2timeout(i, now)
+			} else if now-c.started >= timeout {
 				w.fail(i, classTimeout, now)
 			}
 		case connDialing:

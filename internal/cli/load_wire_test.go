@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/h2c"
+
 	"github.com/stackbench/stackbench/internal/load"
 )
 
@@ -57,5 +60,34 @@ func TestLoadTLSWithCACert(t *testing.T) {
 	code, _, stderr = loadMain(t, dir, "--cacert", "ca.pem", "http://127.0.0.1:1/")
 	if code != 2 || !strings.Contains(stderr, "--tls") {
 		t.Errorf("--cacert on a cleartext URL: exit %d, %s; want a usage error naming --tls", code, stderr)
+	}
+}
+
+// `stackbench load --h2c --streams N` speaks HTTP/2 in cleartext, and says
+// so in the same JSON; --streams without HTTP/2 is bad input.
+func TestLoadH2CStreams(t *testing.T) {
+	srv := httptest.NewServer(h2c.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			w.WriteHeader(505)
+		}
+	}), &http2.Server{}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	code, out, stderr := loadMain(t, dir, "-c", "2", "--h2c", "--streams", "4", "-d", "300ms", "-o", "json", srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res load.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Protocol != "h2c" || res.H2 == nil || res.H2.StreamsPerConnection != 4 || res.Successes == 0 || res.ErrorCount() != 0 {
+		t.Errorf("protocol %q, h2 %+v, %d successes, errors %v", res.Protocol, res.H2, res.Successes, res.Errors)
+	}
+	for _, bad := range [][]string{{"--streams", "4"}, {"--h2", "--h2c"}, {"--grpc", "a.B/C"}} {
+		code, _, stderr = loadMain(t, dir, append(bad, srv.URL)...)
+		if code != 2 || !strings.Contains(stderr, "--") {
+			t.Errorf("%q: exit %d, %s; want a usage error naming the flag", bad, code, stderr)
+		}
 	}
 }
