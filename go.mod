@@ -3,9 +3,11 @@ module github.com/stackbench/stackbench
 go 1.26.8
 
 require (
+	github.com/bufbuild/protocompile v0.14.1
 	golang.org/x/crypto v0.57.0
 	golang.org/x/net v0.59.0
 	golang.org/x/sys v0.50.0
+	google.golang.org/protobuf v1.36.10
 )
 
 require (
@@ -81,5 +83,4 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
-	google.golang.org/protobuf v1.36.10 // indirect
 )

@@ -3,9 +3,12 @@ package cli
 import (
 	"crypto/tls"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/net/http2"
@@ -89,5 +92,37 @@ func TestLoadH2CStreams(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "--") {
 			t.Errorf("%q: exit %d, %s; want a usage error naming the flag", bad, code, stderr)
 		}
+	}
+}
+
+// `stackbench load --grpc METHOD --proto FILE --message JSON` sends the
+// message encoded through the .proto, and counts a call by its grpc-status.
+func TestLoadGRPCFromProto(t *testing.T) {
+	var bad atomic.Int64
+	srv := httptest.NewServer(h2c.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		// The gRPC frame of GetUserRequest{id: 4242}.
+		if r.URL.Path != "/saas.Users/GetUser" || string(b) != "\x00\x00\x00\x00\x03\x08\x92\x21" {
+			bad.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/grpc")
+		w.Write([]byte{0, 0, 0, 0, 0})
+		w.Header().Set(http.TrailerPrefix+"Grpc-Status", "0")
+	}), &http2.Server{}))
+	t.Cleanup(srv.Close)
+	proto, _ := filepath.Abs("../load/grpcmsg/testdata/saas.proto")
+	code, out, stderr := loadMain(t, t.TempDir(), "-c", "1", "--streams", "4", "-d", "300ms", "-o", "json",
+		"--grpc", "saas.Users/GetUser", "--proto", proto, "--message", `{"id": 4242}`, srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res load.Result
+	json.Unmarshal([]byte(out), &res)
+	if res.Protocol != "grpc" || res.GRPCMethod != "saas.Users/GetUser" || res.Successes == 0 || res.ErrorCount() != 0 || bad.Load() != 0 {
+		t.Errorf("protocol %q, method %q, %d successes, errors %v, %d bad requests", res.Protocol, res.GRPCMethod, res.Successes, res.Errors, bad.Load())
+	}
+	code, _, stderr = loadMain(t, t.TempDir(), "--grpc", "saas.Users/GetUser", "--proto", proto, "--message", `{"nope": 1}`, srv.URL)
+	if code != 2 || !strings.Contains(stderr, "--message") {
+		t.Errorf("a bad message: exit %d, %s", code, stderr)
 	}
 }
