@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -25,18 +24,18 @@ func frozenJournal(t *testing.T) *journal.Results {
 	pr := plan.Protocol{Concurrency: []int{1}, Cases: cases, Rounds: 10, MaxRounds: 24, Adaptive: true,
 		Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams, MinEffect: 0.05, Timeout: time.Minute}
 	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
-	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: pl}}
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: journal.PlanSpecOf(pl)}}
 	seq := 0
-	add := func(round int, stack, cas string, rps float64) plan.Window {
+	add := func(round int, stack, cas string, rps float64) journal.PlanWindow {
 		seq++
 		pw := plan.Window{Key: plan.WindowKey(round, stack, cas, 1), Round: round, Stack: stack, Case: cas, Concurrency: 1}
 		res.Windows = append(res.Windows, journal.Window{Key: pw.Key, Index: seq, Round: round, Stack: stack, Case: cas, Concurrency: 1,
 			Final: true, Attempt: 1, Process: journal.ProcessInfo{Seq: seq}, Server: journal.Usage{Cores: 1},
-			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1}})
-		return pw
+			Load: &journal.LoadResult{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1}})
+		return journal.PlanWindowOf(pw)
 	}
 	for r := 1; r <= 20; r++ {
-		var extra []plan.Window
+		var extra []journal.PlanWindow
 		for _, cas := range cases {
 			if cas == "x" && r > 10 {
 				continue

@@ -147,12 +147,12 @@ type CapacityPoint struct {
 // case. Capacity is the call on the ratio (see capacityChange); its
 // from_windows and to_windows count the searches it rests on.
 type CapacityStep struct {
-	Kind     string `json:"kind"`
-	From     string `json:"from"`
-	To       string `json:"to"`
-	Case     string `json:"case"`
-	Database bool   `json:"database"`
-	Capacity Change `json:"capacity"`
+	Kind     string          `json:"kind"`
+	From     string          `json:"from"`
+	To       string          `json:"to"`
+	Case     string          `json:"case"`
+	Database bool            `json:"database"`
+	Capacity analysis.Change `json:"capacity"`
 }
 
 // CapacityAlpha is the α a run's capacity steps are called at unless a
@@ -165,7 +165,7 @@ const CapacityAlpha = stats.DefaultAlpha
 // once, after every search: at opt's α, not at an adaptive run's per-look
 // share of it (Header.Alpha), which is for the throughput steps' looks.
 func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
-	pc := res.Plan.Plan.Capacity
+	pc := res.Plan.Plan.Plan().Capacity
 	if pc == nil {
 		return nil
 	}
@@ -282,7 +282,7 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 	var f searchFigures
 	probes := make([]capacity.Probe, len(recs))
 	for i, r := range recs {
-		probes[i] = r.Probe
+		probes[i] = r.Probe.Capacity()
 		row.ElapsedSeconds += r.Probe.WallSeconds
 		if r.Probe.Phase == capacity.PhaseEstimate {
 			// The run had no counted window of the cell: the search
@@ -306,7 +306,7 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 		f.search = row
 		return row, f
 	}
-	rep := end.Report
+	rep := end.Report.Capacity()
 	row.Status, row.Error = rep.Status, end.Error
 	row.LastPassRPS, row.FirstFailRPS = rep.LastPassRPS, rep.FirstFailRPS
 	row.ElapsedSeconds = rep.ElapsedSeconds
@@ -406,8 +406,8 @@ func capacityVerdict(from, to CapacityRow, minEffect, alpha float64) stats.Verdi
 
 // capacityChange is a capacity step's verdict as the report shows it,
 // counted in searches.
-func capacityChange(from, to CapacityRow, v stats.Verdict, alpha float64) Change {
-	c := Change{Call: v.Call, Size: v.Size, MinEffectPct: 100 * v.MinEffect, Reason: v.Reason, FromWindows: len(from.SearchCapacitiesRPS), ToWindows: len(to.SearchCapacitiesRPS),
+func capacityChange(from, to CapacityRow, v stats.Verdict, alpha float64) analysis.Change {
+	c := analysis.Change{Call: v.Call, Size: v.Size, MinEffectPct: 100 * v.MinEffect, Reason: v.Reason, FromWindows: len(from.SearchCapacitiesRPS), ToWindows: len(to.SearchCapacitiesRPS),
 		Unit: "searches", P: v.Shift.P, FamilyCalls: v.FamilySize, FamilySelected: v.FamilySelected}
 	if v.Call == stats.CallInvalid {
 		c.P = 0

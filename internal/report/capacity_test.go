@@ -10,7 +10,6 @@ import (
 	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/capacity"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -24,10 +23,10 @@ func capacitySearch(res *journal.Results, stack string, index int, capRPS, failR
 	add := func(phase string, rate, achieved float64, pass bool, p99 int64) {
 		n := len(res.CapacityProbes(key)) + 1
 		res.Capacity.Probes = append(res.Capacity.Probes, journal.CapacityProbe{Search: key, SearchIndex: index, Stack: stack, Case: "user", SLO: "p99=20ms", ClosedLoopRPS: 12000,
-			Probe: capacity.Probe{Index: n, Phase: phase, RateRPS: rate, ThroughputRPS: achieved, Pass: pass, WallSeconds: 2.6,
-				LatencyMicros: capacity.Percentiles{P50: p99 / 4, P99: p99, SLO: p99}},
+			Probe: journal.CapacitySearchProbe{Index: n, Phase: phase, RateRPS: rate, ThroughputRPS: achieved, Pass: pass, WallSeconds: 2.6,
+				LatencyMicros: journal.CapacityPercentiles{P50: p99 / 4, P99: p99, SLO: p99}},
 			Window: journal.Window{Key: fmt.Sprintf("%s/p%d", key, n), Stack: stack, Case: "user", Concurrency: 256,
-				Load:   &load.Result{DurationSeconds: 2, ThroughputRPS: achieved, Successes: int64(2 * achieved)},
+				Load:   &journal.LoadResult{DurationSeconds: 2, ThroughputRPS: achieved, Successes: int64(2 * achieved)},
 				Server: journal.Usage{Cores: cores, CPUSeconds: 2 * cores, RSSMeanBytes: 40 << 20, RSSPeakBytes: 48 << 20}}})
 	}
 	add(capacity.PhaseClimb, capRPS*0.75, capRPS*0.75, true, 3000)
@@ -42,7 +41,7 @@ func capacitySearch(res *journal.Results, stack string, index int, capRPS, failR
 		rep.Status, rep.CapacityRPS = capacity.StatusConfirmed, capRPS
 		rep.AtCapacity = &capacity.Figures{Windows: len(confirm), ThroughputRPS: capRPS, LatencyMicros: capacity.Percentiles{P50: 3500, P99: 14_000, SLO: 14_000}}
 	}
-	res.Capacity.Searches = append(res.Capacity.Searches, journal.CapacitySearch{Search: key, SearchIndex: index, Stack: stack, Case: "user", Time: fixtureStart, Report: rep})
+	res.Capacity.Searches = append(res.Capacity.Searches, journal.CapacitySearch{Search: key, SearchIndex: index, Stack: stack, Case: "user", Time: fixtureStart, Report: journal.CapacityReportOf(rep)})
 }
 
 // nethttpCapacities are the confirmed rates of nethttp's four searches,
@@ -61,8 +60,8 @@ func capacityResults(t *testing.T) *journal.Results {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Plan.Plan.Capacity = &plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 3,
-		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001, Searches: 4}
+	res.Plan.Plan.Capacity = journal.ConvertPtr(&plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 3,
+		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001, Searches: 4}, journal.PlanCapacityOf)
 	for i, c := range nethttpCapacities {
 		capacitySearch(res, "nethttp", i+1, c, c*1.02, []float64{c - 4, c + 1, c + 3}, 0.9)
 		capacitySearch(res, "chi", i+1, c*1.125, c*1.125*1.02, []float64{c*1.125 - 2, c * 1.125, c*1.125 + 1}, 1.5)
@@ -134,7 +133,7 @@ func TestCapacitySectionTableStepsAndCost(t *testing.T) {
 		"## Capacity at the SLO", "### user (SLO p99=20ms)", "was searched 4 times, each search in a fresh process",
 		"| nethttp | 8,030 rps | 3.50 ms | 14.0 ms | 0.90 |", "| 4 of 4: 7,979–8,181 rps | 7,950–8,109 rps |", "confirmed ×4; 41.6 s in all",
 		"| gin | – | – | – | – | – | – | 0 of 4 | 7,000–7,140 rps |", "out of budget: only the bracket is known ×4",
-		"| nethttp → chi | user | gain | +12.5 % (+9.7 … +15.3 %) | 4 / 4 | over the two stacks' search capacities (4 and 4 searches), the 97.14 % interval excludes 0 and lies wholly past ±5 % |",
+		"| nethttp → chi | user | gain | +12.5 % (+9.7 … +15.3 %, 97.1 % interval) | 4 / 4 | over the two stacks' search capacities (4 and 4 searches), the 97.14 % interval excludes 0 and lies wholly past ±5 % |",
 		"### Cost at capacity within the SLO", "SLO: ", " · saturation: ",
 	} {
 		if !strings.Contains(text, want) {
@@ -181,7 +180,7 @@ func TestCapacitySectionTableStepsAndCost(t *testing.T) {
 // +12 % difference undecided, and one search a side (a journal from
 // before repeated searches) cannot decide anything.
 func TestCapacityStepRestsOnTheSearches(t *testing.T) {
-	capacityChange := func(from, to CapacityRow, minEffect, alpha float64) Change {
+	capacityChange := func(from, to CapacityRow, minEffect, alpha float64) analysis.Change {
 		return capacityChange(from, to, capacityVerdict(from, to, minEffect, alpha), alpha)
 	}
 	row := func(stack string, caps ...float64) CapacityRow {
@@ -284,8 +283,8 @@ func TestCapacityFromAJournalBeforeRepeatedSearches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Plan.Plan.Capacity = &plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 4,
-		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001}
+	res.Plan.Plan.Capacity = journal.ConvertPtr(&plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 4,
+		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001}, journal.PlanCapacityOf)
 	for _, st := range []struct {
 		name string
 		rps  float64
@@ -350,7 +349,7 @@ func TestCapacityStepsAreAFamily(t *testing.T) {
 		row("b", 9000, 9100, 8900, 9050), // one search lost
 		row("c", 9020, 9110, 8890, 9060, 8950),
 	}}}
-	pairs := []analysis.StackPair{{Kind: StepAdjacent, From: "a", To: "b"}, {Kind: StepAdjacent, From: "b", To: "c"}, {Kind: StepOverall, From: "a", To: "c"}}
+	pairs := []analysis.StackPair{{Kind: analysis.StepAdjacent, From: "a", To: "b"}, {Kind: analysis.StepAdjacent, From: "b", To: "c"}, {Kind: analysis.StepOverall, From: "a", To: "c"}}
 	steps := capacitySteps(cases, pairs, stats.FamilyRun, 0.05, 0.05)
 	ab := steps[0].Capacity
 	if ab.Call != stats.CallGain || !ab.Bounded() || ab.FamilyCalls != 3 || !strings.Contains(ab.Reason, "a false-call family of their own (3 calls") {

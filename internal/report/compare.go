@@ -37,8 +37,8 @@ type Comparison struct {
 	// count, memory, kernel, OS and architecture).
 	HostCompared []string `json:"host_compared"`
 	// DispersionA and DispersionB are the two runs' quality figures.
-	DispersionA Dispersion `json:"dispersion_a"`
-	DispersionB Dispersion `json:"dispersion_b"`
+	DispersionA analysis.Dispersion `json:"dispersion_a"`
+	DispersionB analysis.Dispersion `json:"dispersion_b"`
 	// Method is CompareReference (through Reference, a stack both runs
 	// share unchanged) or ComparePooled.
 	Method    string `json:"method"`
@@ -47,22 +47,22 @@ type Comparison struct {
 	// be the hosts' rather than the code's: the calls are shown, but a
 	// regression gate must not act on them.
 	CannotJudge []string `json:"cannot_judge,omitempty"`
-	// Steps go from A's cell to B's (Kind StepCompare, From = To = stack).
-	Steps  []Step      `json:"steps"`
-	Groups []GroupStep `json:"groups"`
+	// Steps go from A's cell to B's (Kind analysis.StepCompare, From = To = stack).
+	Steps  []analysis.Step      `json:"steps"`
+	Groups []analysis.GroupStep `json:"groups"`
 	// Warnings say what differs between the runs beyond the stacks.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
 // RunRef identifies one side of a comparison.
 type RunRef struct {
-	RunID         string    `json:"run_id"`
-	Started       time.Time `json:"started"`
-	ToolVersion   string    `json:"tool_version"`
-	Profile       string    `json:"profile"`
-	State         string    `json:"state"`
-	Host          Host      `json:"host"`
-	ParitySkipped bool      `json:"parity_skipped"`
+	RunID         string        `json:"run_id"`
+	Started       time.Time     `json:"started"`
+	ToolVersion   string        `json:"tool_version"`
+	Profile       string        `json:"profile"`
+	State         string        `json:"state"`
+	Host          analysis.Host `json:"host"`
+	ParitySkipped bool          `json:"parity_skipped"`
 }
 
 // CompareOptions are the choices of a comparison between runs.
@@ -122,8 +122,8 @@ func CompareRuns(as, bs []*Model, opt CompareOptions) (*Comparison, error) {
 	stacks, cases, levels := a.Header.Stacks, a.Header.Cases, a.Header.Concurrency
 	for _, m := range all[1:] {
 		stacks, levels = common(stacks, m.Header.Stacks), common(levels, m.Header.Concurrency)
-		cases = slices.DeleteFunc(slices.Clone(cases), func(c CaseInfo) bool {
-			return !slices.ContainsFunc(m.Header.Cases, func(o CaseInfo) bool { return o.Name == c.Name })
+		cases = slices.DeleteFunc(slices.Clone(cases), func(c analysis.CaseInfo) bool {
+			return !slices.ContainsFunc(m.Header.Cases, func(o analysis.CaseInfo) bool { return o.Name == c.Name })
 		})
 	}
 	if len(stacks) == 0 {
@@ -201,7 +201,7 @@ func CompareRuns(as, bs []*Model, opt CompareOptions) (*Comparison, error) {
 		if shared && s == ref {
 			continue
 		}
-		pairs = append(pairs, analysis.StackPair{Kind: StepCompare, From: s, To: s})
+		pairs = append(pairs, analysis.StackPair{Kind: analysis.StepCompare, From: s, To: s})
 	}
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("the runs share only the reference stack %s: nothing else to compare", ref)
@@ -336,7 +336,7 @@ func compareWarnings(a, b *Model) []string {
 	}
 	for _, side := range []struct {
 		name string
-		h    Header
+		h    analysis.Header
 	}{{"A", ha}, {"B", hb}} {
 		if side.h.State != "finished" {
 			w = append(w, fmt.Sprintf("run %s (%s) is %s: %d of %d windows", side.name, side.h.RunID, side.h.State, side.h.WindowsRecorded, side.h.WindowsPlanned))
@@ -348,7 +348,7 @@ func compareWarnings(a, b *Model) []string {
 	return w
 }
 
-func hostText(h Host) string {
+func hostText(h analysis.Host) string {
 	return fmt.Sprintf("%s/%s, %d cores, %s", h.OS, h.Arch, h.Cores, h.CPU)
 }
 
@@ -374,7 +374,7 @@ func only[T comparable](a, b []T) []T {
 	return out
 }
 
-func caseNames(cases []CaseInfo) []string {
+func caseNames(cases []analysis.CaseInfo) []string {
 	names := make([]string, len(cases))
 	for i, c := range cases {
 		names[i] = c.Name

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"slices"
 	"time"
@@ -131,13 +132,13 @@ func addThresholds(m *Model, ts []plan.CaseThresholds, timeout time.Duration) {
 
 // latencyCell is the latency cell of (stack, case, concurrency) when the
 // run has one with windows.
-func (m *Model) latencyCell(stack, caseName string, conc int) (Cell, bool) {
+func (m *Model) latencyCell(stack, caseName string, conc int) (analysis.Cell, bool) {
 	for _, c := range m.LatencyCells {
 		if c.Stack == stack && c.Case == caseName && c.Concurrency == conc && c.Windows > 0 {
 			return c, true
 		}
 	}
-	return Cell{}, false
+	return analysis.Cell{}, false
 }
 
 // thresholdMetric is one limit of plan.Thresholds, with how to read its
@@ -153,7 +154,7 @@ type thresholdMetric struct {
 	// for p99).
 	latency bool
 	tail    float64
-	value   func(WindowFigures) float64
+	value   func(analysis.WindowFigures) float64
 }
 
 func limitsOf(t plan.Thresholds) []thresholdMetric {
@@ -163,12 +164,12 @@ func limitsOf(t plan.Thresholds) []thresholdMetric {
 		name  string
 		limit time.Duration
 		tail  float64
-		value func(WindowFigures) float64
+		value func(analysis.WindowFigures) float64
 	}{
-		{"p50", t.P50, 0.5, func(w WindowFigures) float64 { return w.Latency.P50 / 1000 }},
-		{"p90", t.P90, 0.1, func(w WindowFigures) float64 { return w.Latency.P90 / 1000 }},
-		{"p99", t.P99, 0.01, func(w WindowFigures) float64 { return w.Latency.P99 / 1000 }},
-		{"p999", t.P999, 0.001, func(w WindowFigures) float64 { return w.Latency.P999 / 1000 }},
+		{"p50", t.P50, 0.5, func(w analysis.WindowFigures) float64 { return w.Latency.P50 / 1000 }},
+		{"p90", t.P90, 0.1, func(w analysis.WindowFigures) float64 { return w.Latency.P90 / 1000 }},
+		{"p99", t.P99, 0.01, func(w analysis.WindowFigures) float64 { return w.Latency.P99 / 1000 }},
+		{"p999", t.P999, 0.001, func(w analysis.WindowFigures) float64 { return w.Latency.P999 / 1000 }},
 	} {
 		if l.limit > 0 {
 			out = append(out, thresholdMetric{name: l.name, unit: "ms", atMost: true, limit: ms(l.limit), latency: true, tail: l.tail, value: l.value})
@@ -176,11 +177,11 @@ func limitsOf(t plan.Thresholds) []thresholdMetric {
 	}
 	if t.ErrorRate != nil {
 		out = append(out, thresholdMetric{name: "error_rate", unit: "%", atMost: true, limit: 100 * *t.ErrorRate, all: true,
-			value: func(w WindowFigures) float64 { return 100 * w.ErrorRate }})
+			value: func(w analysis.WindowFigures) float64 { return 100 * w.ErrorRate }})
 	}
 	if t.ThroughputRPS > 0 {
 		out = append(out, thresholdMetric{name: "throughput", unit: "req/s", limit: t.ThroughputRPS,
-			value: func(w WindowFigures) float64 { return w.ThroughputRPS }})
+			value: func(w analysis.WindowFigures) float64 { return w.ThroughputRPS }})
 	}
 	return out
 }
@@ -192,7 +193,7 @@ func limitsOf(t plan.Thresholds) []thresholdMetric {
 // percentile's tail has that percentile at the timeout: failures count
 // against the limit, not around it. (Open-loop windows already hold
 // their failures in their histograms, and count when behind or invalid.)
-func thresholdValues(c Cell, l thresholdMetric, closed bool, timeout time.Duration) (windows int, values []float64) {
+func thresholdValues(c analysis.Cell, l thresholdMetric, closed bool, timeout time.Duration) (windows int, values []float64) {
 	type key struct{ round, process int }
 	sum, n := map[key]float64{}, map[key]int{}
 	var order []key
@@ -232,8 +233,8 @@ func failedOnly(flags []journal.Flag) bool {
 
 // judgeCell judges each limit of t on cell c alone (a family of its own
 // checks), on the closed-loop windows.
-func judgeCell(c Cell, t plan.Thresholds) []ThresholdCheck {
-	m := &Model{Cells: []Cell{c}}
+func judgeCell(c analysis.Cell, t plan.Thresholds) []ThresholdCheck {
+	m := &Model{Cells: []analysis.Cell{c}}
 	addThresholds(m, []plan.CaseThresholds{{Case: c.Case, Thresholds: t}}, 0)
 	return m.Thresholds
 }

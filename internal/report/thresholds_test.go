@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 	"testing"
 	"time"
@@ -11,18 +12,18 @@ import (
 
 // A cell whose eight windows' p99 lie from 4.1 to 5.4 ms, one of them not
 // counted, and whose error rates are 0.
-func thresholdCell() Cell {
-	c := Cell{Stack: "api", Case: "user", Concurrency: 8}
+func thresholdCell() analysis.Cell {
+	c := analysis.Cell{Stack: "api", Case: "user", Concurrency: 8}
 	for i, p99 := range []float64{5000, 4100, 5400, 4800, 4600, 5200, 4900, 4400, 90000} {
-		c.PerWindow = append(c.PerWindow, WindowFigures{Round: i + 1, Counted: i < 8, HasLoad: true,
-			ThroughputRPS: 1000 + 10*float64(i), Latency: Latency{P99: p99}, ErrorRate: float64(i) * 0.0001})
+		c.PerWindow = append(c.PerWindow, analysis.WindowFigures{Round: i + 1, Counted: i < 8, HasLoad: true,
+			ThroughputRPS: 1000 + 10*float64(i), Latency: analysis.Latency{P99: p99}, ErrorRate: float64(i) * 0.0001})
 	}
 	return c
 }
 
 func TestThresholdsJudgedWithAnInterval(t *testing.T) {
 	rate := func(f float64) *float64 { return &f }
-	m := &Model{Cells: []Cell{thresholdCell()}}
+	m := &Model{Cells: []analysis.Cell{thresholdCell()}}
 	addThresholds(m, []plan.CaseThresholds{{Case: "user", Thresholds: plan.Thresholds{P99: time.Millisecond, P50: time.Second, ThroughputRPS: 1040, ErrorRate: rate(0.0005)}}}, time.Minute)
 	got := map[string]ThresholdCheck{}
 	for _, tc := range m.Thresholds {
@@ -62,17 +63,17 @@ func TestThresholdsNeedSixWindows(t *testing.T) {
 		t.Errorf("five windows: %+v", ts)
 	}
 	c.PerWindow = c.PerWindow[:6]
-	c.PerWindow = append(c.PerWindow[:5], WindowFigures{Counted: true, HasLoad: true, Latency: Latency{P99: 4000}})
+	c.PerWindow = append(c.PerWindow[:5], analysis.WindowFigures{Counted: true, HasLoad: true, Latency: analysis.Latency{P99: 4000}})
 	if ts := judgeCell(c, plan.Thresholds{P99: time.Millisecond}); ts[0].Verdict != ThresholdFail {
 		t.Errorf("six windows all above: %+v", ts)
 	}
-	if ts := judgeCell(Cell{Stack: "api", Case: "user"}, plan.Thresholds{P99: time.Millisecond}); ts[0].Verdict != ThresholdInvalid {
+	if ts := judgeCell(analysis.Cell{Stack: "api", Case: "user"}, plan.Thresholds{P99: time.Millisecond}); ts[0].Verdict != ThresholdInvalid {
 		t.Errorf("no window: %+v", ts)
 	}
 }
 
 func TestVerdictLines(t *testing.T) {
-	m := &Model{Cells: []Cell{thresholdCell()}}
+	m := &Model{Cells: []analysis.Cell{thresholdCell()}}
 	addThresholds(m, []plan.CaseThresholds{{Case: "user", Thresholds: plan.Thresholds{P99: time.Millisecond, P50: time.Second}}}, time.Minute)
 	want := []string{
 		"Decided: no step to call (a run of one stack); thresholds: 1 pass, 1 fail.",
@@ -99,12 +100,12 @@ func TestVerdictLines(t *testing.T) {
 // invalid for its 3 % failures has its p99 at the timeout.
 func TestThresholdsOnCorrectedLatencyPerProcess(t *testing.T) {
 	closed := thresholdCell()
-	open := Cell{Stack: "api", Case: "user", Concurrency: 8, Windows: 8}
+	open := analysis.Cell{Stack: "api", Case: "user", Concurrency: 8, Windows: 8}
 	for i := range 8 {
-		open.PerWindow = append(open.PerWindow, WindowFigures{Round: i + 1, Process: i + 1, Counted: true, HasLoad: true,
-			Latency: Latency{P99: 30_000 + 1000*float64(i)}, Flags: []journal.Flag{journal.FlagBehind}})
+		open.PerWindow = append(open.PerWindow, analysis.WindowFigures{Round: i + 1, Process: i + 1, Counted: true, HasLoad: true,
+			Latency: analysis.Latency{P99: 30_000 + 1000*float64(i)}, Flags: []journal.Flag{journal.FlagBehind}})
 	}
-	m := &Model{Cells: []Cell{closed}, LatencyCells: []Cell{open}}
+	m := &Model{Cells: []analysis.Cell{closed}, LatencyCells: []analysis.Cell{open}}
 	addThresholds(m, []plan.CaseThresholds{{Case: "user", Thresholds: plan.Thresholds{P99: 25 * time.Millisecond}}}, time.Minute)
 	tc := m.Thresholds[0]
 	if tc.Source != ThresholdOpenLoop || tc.Verdict != ThresholdFail || tc.Values != 8 || !strings.Contains(ThresholdText(tc), "at the latency windows' rate (corrected)") {
@@ -112,9 +113,9 @@ func TestThresholdsOnCorrectedLatencyPerProcess(t *testing.T) {
 	}
 
 	// One value per process: two windows of each of six processes.
-	pp := Cell{Stack: "api", Case: "user", Concurrency: 8}
+	pp := analysis.Cell{Stack: "api", Case: "user", Concurrency: 8}
 	for i := range 12 {
-		pp.PerWindow = append(pp.PerWindow, WindowFigures{Round: i/2 + 1, Process: i/2 + 1, Counted: true, HasLoad: true, Latency: Latency{P99: 2000}})
+		pp.PerWindow = append(pp.PerWindow, analysis.WindowFigures{Round: i/2 + 1, Process: i/2 + 1, Counted: true, HasLoad: true, Latency: analysis.Latency{P99: 2000}})
 	}
 	if ts := judgeCell(pp, plan.Thresholds{P99: 25 * time.Millisecond}); ts[0].Values != 6 || ts[0].Windows != 12 || ts[0].Verdict != ThresholdPass {
 		t.Errorf("six processes of two windows: %+v", ts[0])
@@ -122,9 +123,9 @@ func TestThresholdsOnCorrectedLatencyPerProcess(t *testing.T) {
 
 	// Failures count against the limit: three of eight windows failed 3 %
 	// of their requests (invalid, not counted), their fast successes aside.
-	f := Cell{Stack: "api", Case: "user", Concurrency: 8}
+	f := analysis.Cell{Stack: "api", Case: "user", Concurrency: 8}
 	for i := range 8 {
-		w := WindowFigures{Round: i + 1, Process: i + 1, Counted: true, HasLoad: true, Latency: Latency{P99: 2000}}
+		w := analysis.WindowFigures{Round: i + 1, Process: i + 1, Counted: true, HasLoad: true, Latency: analysis.Latency{P99: 2000}}
 		if i%3 == 0 {
 			w.Counted, w.ErrorRate, w.Flags = false, 0.03, []journal.Flag{journal.FlagInvalid}
 		}

@@ -317,7 +317,7 @@ func DecidePooled(d Design, from, to Side, q, minEffect, alpha float64) Verdict 
 		v.Reason = fmt.Sprintf("%s: the whole %s bootstrap interval lies within ±%s", what, level, pct(minEffect))
 	default:
 		if len(xv) == len(x) && len(yv) == len(y) && len(xv) > 0 && allPositive(xv) && allPositive(yv) {
-			v.WindowsNeeded = windowsNeeded(d, xv, yv, s, minEffect, alpha)
+			v.WindowsNeeded = windowsNeeded(d, xv, yv, s, minEffect, alpha, alpha)
 		} else {
 			v.WindowsNeeded = windowsFloor(d, max(s.N1, s.N2), alpha)
 		}
