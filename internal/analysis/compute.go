@@ -229,10 +229,14 @@ func fenced(ws []WindowFigures) []bool {
 //     counting noise alone (the demo's PGO cpu cell: 4 of 10 windows, each
 //     within 254–329 req/s like the rest), and a window that is steady
 //     within itself and agrees with its cell is no evidence against it.
+//
+// On a latency window, behind and invalid (its failures) are part of its
+// result (latencyResultFlag) and count for nothing against its cell.
 func againstMajority(w WindowFigures, outlier bool) bool {
 	for _, f := range w.Flags {
 		if w.latency && latencyResultFlag(f) {
-			continue // a latency window's result, not a disturbance (trap T24)
+			// Part of a latency window's result, not a disturbance.
+			continue
 		}
 		switch f {
 		case journal.FlagTrend:
@@ -611,10 +615,13 @@ func GroupStepsOf(steps []Step, pairs []StackPair, levels []int) []GroupStep {
 
 func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bool) {
 	gs := GroupStep{Kind: p.Kind, From: p.From, To: p.To, Concurrency: conc, Group: group, Calls: map[stats.Call]int{}}
-	var pcts []float64
+	var pcts, noise []float64
 	for _, s := range steps {
 		if s.From != p.From || s.To != p.To || s.Kind != p.Kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
 			continue
+		}
+		if sd := s.Throughput.PairedSDPct; sd != nil {
+			noise = append(noise, *sd)
 		}
 		gs.Cases++
 		gs.Calls[s.Throughput.Call]++
@@ -632,6 +639,10 @@ func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bo
 	if len(pcts) > 0 {
 		gs.MinPct, gs.MaxPct = slices.Min(pcts), slices.Max(pcts)
 		gs.MedianPct, _ = stats.Quantile(pcts, 0.5)
+	}
+	if len(noise) > 0 {
+		med, _ := stats.Quantile(noise, 0.5)
+		gs.PairedSDPct = &med
 	}
 	return gs, true
 }

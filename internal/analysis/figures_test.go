@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -366,5 +367,21 @@ func TestStepOpenReadsTheCellsAtTheLook(t *testing.T) {
 	s.Throughput.Call = stats.CallInvalid
 	if m.ThroughputOpen(s) {
 		t.Errorf("a failed cell cannot be mended by more windows")
+	}
+}
+
+// A route group's paired noise is the median of its steps' (the figure
+// the demo's database routes are judged by); a step without one (too few
+// pairs) is left out.
+func TestGroupPairedNoiseIsTheMedianOfItsSteps(t *testing.T) {
+	sd := func(v float64) *float64 { return &v }
+	var steps []Step
+	for i, v := range []*float64{sd(4), sd(10), sd(6), nil} {
+		steps = append(steps, Step{Kind: StepAdjacent, From: "a", To: "b", Case: fmt.Sprint("db", i), Concurrency: 32, Database: true,
+			Throughput: Change{Call: stats.CallUndecided, PairedSDPct: v}})
+	}
+	gs := GroupStepsOf(steps, []StackPair{{StepAdjacent, "a", "b"}}, []int{32})
+	if len(gs) != 1 || gs[0].Group != GroupDatabase || gs[0].PairedSDPct == nil || *gs[0].PairedSDPct != 6 {
+		t.Fatalf("groups %+v; want the database group with a median paired noise of 6 %%", gs)
 	}
 }

@@ -145,20 +145,20 @@ func (m *Result) latencyCellOrMissing(stack string, ci CaseInfo, conc int) Cell 
 	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
 }
 
-// latencyMetric is one latency call of a step: a quantile of the pooled
-// corrected histograms (stats.DecidePooled), with the window's own figure
-// beside it (for the pairs' noise and the windows needed); with q 0, the
-// window's own figure alone.
+// latencyMetric is one call of a step's latency windows: a quantile of
+// the pooled corrected histograms (stats.DecidePooled), with the window's
+// own figure beside it (for the pairs' noise and the windows needed); or,
+// with q 0, the windows' own figures alone, called as throughput is.
 type latencyMetric struct {
 	q      float64
 	window func(WindowFigures) float64
 }
 
-// latencyMetrics are the latency calls every step makes when the run has
-// latency windows, in order: p50 and p99 of the counted windows'
+// latencyMetrics are the calls of the latency windows every step makes
+// when the run has them, in order: p50 and p99 of the counted windows'
 // corrected histograms merged, the figures the table shows, and the
-// fixed-rate cost (server and database CPU-µs per request), compared
-// window by window like throughput.
+// fixed-rate cost (server and database CPU-µs per request), each window's
+// own figure (q 0: called like throughput, per window).
 var latencyMetrics = []latencyMetric{
 	{0.50, func(w WindowFigures) float64 { return w.Latency.P50 }},
 	{0.99, func(w WindowFigures) float64 { return w.Latency.P99 }},
@@ -175,7 +175,7 @@ func latencySides(from, to Cell, lm latencyMetric) stats.SidePair {
 	side := func(c Cell) stats.Side {
 		s := stats.Side{Valid: c.State == CellValid}
 		for _, w := range c.PerWindow {
-			if !w.Counted || w.dist == nil {
+			if !w.Counted || lm.q > 0 && w.dist == nil {
 				continue
 			}
 			s.Windows, s.Rounds, s.Dists = append(s.Windows, lm.window(w)), append(s.Rounds, w.Round), append(s.Dists, *w.dist)

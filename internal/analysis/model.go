@@ -328,14 +328,14 @@ type WindowFigures struct {
 	// DBCores and GeneratorCores are the database's and the load
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.
-	DBCores            float64 `json:"db_cores"`
+	DBCores float64 `json:"db_cores"`
 	// CostMicros is the CPU the request cost the server and the database
 	// together, in CPU-µs per request: (ServerCores + DBCores) × 10⁶ ÷
 	// ThroughputRPS; 0 without a throughput. In a latency window, served
 	// at a fixed offered rate, it is the fixed-rate cost that steps call
 	// (Step.Cost). The database serves one stack at a time, so its CPU is
 	// the serving stack's.
-	CostMicros float64 `json:"cost_us_per_req,omitempty"`
+	CostMicros         float64 `json:"cost_us_per_req,omitempty"`
 	GeneratorCores     float64 `json:"generator_cores"`
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`
 	// latency is set on a latency window; dist is a counted one's
@@ -527,4 +527,7 @@ type GroupStep struct {
 	// Flagged counts the cases whose step has flagged counted windows
 	// (Step.Flagged).
 	Flagged int `json:"flagged"`
+	// PairedSDPct is the median of the group's throughput calls' paired
+	// noise (Change.PairedSDPct) in percent; absent when none has one.
+	PairedSDPct *float64 `json:"paired_sd_pct,omitempty"`
 }

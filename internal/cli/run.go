@@ -363,7 +363,11 @@ func printSteps(w io.Writer, m *report.Model) {
 			fmt.Fprintf(w, "%s, %s routes, c=%d: no valid comparison\n", label, g.Group, g.Concurrency)
 			continue
 		}
-		fmt.Fprintf(w, "%s, %s routes, c=%d: %s (median estimate %+.1f%%)\n", label, g.Group, g.Concurrency, report.CallCounts(g.Calls), g.MedianPct)
+		noise := ""
+		if g.PairedSDPct != nil {
+			noise = fmt.Sprintf(", median paired noise %.1f%%", *g.PairedSDPct)
+		}
+		fmt.Fprintf(w, "%s, %s routes, c=%d: %s (median estimate %+.1f%%%s)\n", label, g.Group, g.Concurrency, report.CallCounts(g.Calls), g.MedianPct, noise)
 		for _, s := range m.Steps {
 			if s.Kind != g.Kind || s.From != g.From || s.To != g.To || s.Concurrency != g.Concurrency || s.Database != (g.Group == analysis.GroupDatabase) {
 				continue

@@ -47,7 +47,7 @@ type Comparison struct {
 	// be the hosts' rather than the code's: the calls are shown, but a
 	// regression gate must not act on them.
 	CannotJudge []string `json:"cannot_judge,omitempty"`
-	// Steps go from A's cell to B's (Kind analysis.StepCompare, From = To = stack).
+	// Steps go from A's cell to B's (Kind StepCompare, From = To = stack).
 	Steps  []analysis.Step      `json:"steps"`
 	Groups []analysis.GroupStep `json:"groups"`
 	// Warnings say what differs between the runs beyond the stacks.

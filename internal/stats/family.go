@@ -159,14 +159,20 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 		if v.Call != CallUndecided || v.Shift.N1 == 0 || pairs[i].Frozen != nil {
 			continue
 		}
-		x, y := pairs[i].From.Windows, pairs[i].To.Windows
-		if d == Paired {
-			x, y, _ = Pair(pairs[i].From, pairs[i].To)
+		level := selectable(alpha, r, m)
+		sp := pairs[i]
+		if sp.Decide == nil && sp.Quantile == 0 {
+			x, y := sp.From.Windows, sp.To.Windows
+			if d == Paired {
+				x, y, _ = Pair(sp.From, sp.To)
+			}
+			if len(x) > 0 {
+				v.WindowsNeeded = windowsNeeded(d, x, y, v.Shift, minEffect, level, alpha)
+				continue
+			}
 		}
-		if len(x) == 0 {
-			continue
-		}
-		v.WindowsNeeded = windowsNeeded(d, x, y, v.Shift, minEffect, selectable(alpha, r, m), alpha)
+		n := max(v.Shift.N1, v.Shift.N2)
+		v.WindowsNeeded = max(v.WindowsNeeded, windowsFloor(d, n, level), sp.decide(d, minEffect, level).WindowsNeeded)
 	}
 	return out
 }
