@@ -3,6 +3,7 @@ module github.com/stackbench/stackbench
 go 1.26.8
 
 require (
+	connectrpc.com/connect v1.21.1
 	github.com/bufbuild/protocompile v0.14.1
 	golang.org/x/crypto v0.57.0
 	golang.org/x/net v0.60.0

@@ -34,10 +34,11 @@ var referenceStacks = []string{
 	"chi-pgx", "gin-pgx", "echo-pgx", "fiber-pgx",
 }
 
-// wireStacks are reference stacks that speak another wire than JSON over
-// HTTP (grpc-pgx: gRPC), so the HTTP parity gate does not apply to them;
-// each checks its answers against the JSON API in its own tests.
-var wireStacks = []string{"grpc-pgx"}
+// wireStacks are reference stacks that speak another wire than the JSON
+// routes over HTTP (grpc-pgx: gRPC; connect-pgx: gRPC and Connect's
+// protocol), so the HTTP parity gate does not apply to them; each checks
+// its answers against the JSON API in its own tests.
+var wireStacks = []string{"grpc-pgx", "connect-pgx"}
 
 func TestEveryStackIsListed(t *testing.T) {
 	entries, err := os.ReadDir(".")
