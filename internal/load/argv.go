@@ -185,7 +185,14 @@ func (f Flags) Config(url string) (Config, error) {
 		URL: url, Method: f.Method, Connections: f.Connections, Rate: f.Rate,
 		Duration: f.Duration, Warmup: f.Warmup, WarmupMax: f.WarmupMax, Timeout: f.Timeout, AllowRemote: f.AllowRemote,
 		Body: []byte(f.Body), StartAt: f.StartAt, TLS: f.TLS, TLSResume: f.TLSResume,
-		Streams: f.Streams, Protocol: f.protocol(),
+	}
+	// At their defaults the protocol and the streams stay zero, as a
+	// Config written for HTTP/1.1 has them (withDefaults fills them in).
+	if p := f.protocol(); p != ProtoHTTP1 {
+		cfg.Protocol = p
+	}
+	if f.Streams > 1 {
+		cfg.Streams = f.Streams
 	}
 	switch {
 	case f.Connections < 1:
@@ -202,7 +209,7 @@ func (f Flags) Config(url string) (Config, error) {
 		return cfg, errors.New("--h2 and --h2c both given: HTTP/2 goes over TLS (--h2) or in cleartext (--h2c), choose one")
 	case f.Streams < 1:
 		return cfg, fmt.Errorf("--streams %d: want at least 1", f.Streams)
-	case f.Streams > 1 && cfg.Protocol == ProtoHTTP1:
+	case f.Streams > 1 && f.protocol() == ProtoHTTP1:
 		return cfg, fmt.Errorf("--streams %d needs HTTP/2: add --h2c (cleartext) or --h2 (TLS), or --grpc", f.Streams)
 	case f.GRPC != "" && (f.Proto == "" || f.Message == ""):
 		return cfg, errors.New("--grpc needs --proto FILE (the service's .proto or a descriptor set) and --message JSON (the request)")
