@@ -252,8 +252,13 @@ func (w *worker) loop() {
 
 // countUnfinished counts the requests still unanswered when the drain
 // ended as failures of the window (class unfinished), each with its age
-// then as a lower bound of its latency in the error histogram.
+// then as a lower bound of its latency in the error histogram. In open
+// loop the corrected histogram gets them too, at that age, and every
+// request due before the window's end and never sent (unsent) at the time
+// it had waited since its due time (trap T24): a server that stalls at the
+// window's end shows the stall in its latency instead of hiding it.
 func (w *worker) countUnfinished(now int64) {
+	r := w.r
 	for i := range w.conns {
 		c := &w.conns[i]
 		if c.state == connBusy || c.state == connDialing && c.pending {
@@ -262,7 +267,18 @@ func (w *worker) countUnfinished(now int64) {
 			}
 			w.meas.errs[classUnfinished]++
 			w.hErr.RecordMicros((now - c.intended) / 1000)
+			if r.open {
+				w.hSucc.RecordMicros((now - c.intended) / 1000)
+			}
 		}
+	}
+	if !r.open {
+		return
+	}
+	// The same count as the Result's Unsent (result).
+	due := r.dueBefore(w.index, r.warmEnd.Load()+int64(r.cfg.Duration))
+	for k := w.nextK; k < due; k++ {
+		w.hSucc.RecordMicros((now - r.intendedAt(w.index, k)) / 1000)
 	}
 }
 
