@@ -18,6 +18,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/stackbench/stackbench/apps/grpc-pgx/saaspb"
 	"github.com/stackbench/stackbench/apps/internal/saas"
@@ -51,6 +52,7 @@ func serve(ctx context.Context, addr, certFile, keyFile string, store saas.Store
 	}
 	s := grpc.NewServer(opts...)
 	saaspb.RegisterUsersServer(s, &saasrpc.Users{Store: store})
+	reflection.Register(s) // stackbench load --grpc ... --reflect needs no .proto
 	go func() {
 		<-ctx.Done()
 		s.GracefulStop()

@@ -20,6 +20,7 @@ import (
 	"github.com/stackbench/stackbench/apps/grpc-pgx/saaspb"
 	"github.com/stackbench/stackbench/apps/internal/saas"
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/load/grpcmsg"
 )
 
 // memStore is a Store over a few users in memory.
@@ -131,6 +132,19 @@ func TestAnswersMatchTheJSONAPI(t *testing.T) {
 		if err := conn.Invoke(ctx, "/saas.Users/"+c.method, c.in, c.out); status.Code(err) != c.code {
 			t.Errorf("%s %v: %v, want %v", c.method, c.in, err, c.code)
 		}
+	}
+}
+
+// The stack answers server reflection: its method is found without the
+// .proto.
+func TestReflection(t *testing.T) {
+	addr := start(t, newStore())
+	m, err := grpcmsg.Reflect(context.Background(), addr, false, nil, "saas.Users/ListUsers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := m.Encode(`{"page": 2, "limit": 5}`); err != nil || len(b) != 4 {
+		t.Errorf("encoded % x, %v", b, err)
 	}
 }
 
