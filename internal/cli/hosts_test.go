@@ -22,6 +22,7 @@ import (
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/remote"
+	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 )
 
@@ -41,7 +42,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, http.ListenAndServe(":"+os.Getenv("PORT"), h))
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	// pgtest starts its shared cluster only for a test that asks for it.
+	os.Exit(pgtest.Run(m))
 }
 
 func hostsYAML(n *sshtest.Net, extra string) string {
