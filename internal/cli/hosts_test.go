@@ -21,8 +21,8 @@ import (
 	"github.com/stackbench/stackbench/internal/agent"
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/load"
-	"github.com/stackbench/stackbench/internal/remote"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
+	"github.com/stackbench/stackbench/internal/remote"
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 )
 
