@@ -148,7 +148,7 @@ func portFree(port int) error {
 }
 
 func openLog(s Spec) (*os.File, int64, error) {
-	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, 0, fmt.Errorf("start stack %q: open its log: %w", s.Name, err)
 	}

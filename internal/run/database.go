@@ -57,7 +57,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	}
 	r.database = d
 	if d.Cluster != nil {
-		if err := os.WriteFile(pathFile, []byte(d.Cluster.Dir()+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(pathFile, []byte(d.Cluster.Dir()+"\n"), privateFileMode); err != nil {
 			return err
 		}
 	}

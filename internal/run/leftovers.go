@@ -26,7 +26,7 @@ func (r *runner) rememberServer(pid int) {
 	if !ok {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(r.opt.Dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(r.opt.Dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
 	if err != nil {
 		return
 	}

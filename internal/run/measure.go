@@ -640,8 +640,8 @@ func (r *runner) poolFile(c workload.Case) (string, error) {
 	if p, ok := r.pools[c.Name]; ok {
 		return p, nil
 	}
-	dir := filepath.Join(r.opt.Dir, "requests")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := r.poolDir()
+	if err != nil {
 		return "", err
 	}
 	var buf []byte
@@ -653,7 +653,7 @@ func (r *runner) poolFile(c workload.Case) (string, error) {
 		buf = append(append(buf, line...), '\n')
 	}
 	path := filepath.Join(dir, c.Name+".jsonl")
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
+	if err := os.WriteFile(path, buf, privateFileMode); err != nil {
 		return "", err
 	}
 	r.pools[c.Name] = path

@@ -36,7 +36,7 @@ func (r *runner) parityGate(ctx context.Context) error {
 	rep := workload.NewReport(r.opt.File.Workload.Name, results)
 	var text bytes.Buffer
 	rep.WriteText(&text)
-	os.WriteFile(filepath.Join(r.opt.Dir, ParityFile), text.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(r.opt.Dir, ParityFile), text.Bytes(), privateFileMode)
 	rec := journal.Parity{Passed: rep.OK()}
 	for _, s := range results {
 		rec.Stacks = append(rec.Stacks, journal.ParityStack{Stack: s.Stack, Checks: len(s.Checks) + s.NotRun, Failed: len(s.Checks) + s.NotRun - s.Passed()})

@@ -216,7 +216,7 @@ func (s *profileSession) startPerf(limit time.Duration) {
 	if s.dbRoot > 0 {
 		s.dbPIDs = pidSet(proc.TreePIDs(s.dbRoot))
 	}
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+	if err := os.MkdirAll(s.dir, privateDirMode); err != nil {
 		s.perfErr = err
 		return
 	}
@@ -436,11 +436,11 @@ func mainModules(p *profile.Profile) []string {
 
 // write writes p as <dir>/<stem>.<kind>.pb.gz and describes it.
 func (s *profileSession) write(resultsDir, kind string, p *profile.Profile) (journal.ProfileFile, error) {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+	if err := os.MkdirAll(s.dir, privateDirMode); err != nil {
 		return journal.ProfileFile{}, err
 	}
 	path := filepath.Join(s.dir, s.stem+"."+kind+".pb.gz")
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, privateFileMode)
 	if err != nil {
 		return journal.ProfileFile{}, err
 	}

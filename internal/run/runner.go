@@ -56,6 +56,10 @@ type runner struct {
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq   map[string]int
 	pools map[string]string
+	// poolRoot is where the request pools go (private.go); poolTemp is
+	// true when it is a temporary directory of this invocation.
+	poolRoot string
+	poolTemp bool
 	// captures holds each stack's setup captures (the stack-scoped steps'),
 	// from its first process of this invocation.
 	captures map[string]map[string][]string
@@ -87,4 +91,5 @@ type runner struct {
 // started them.
 func (r *runner) teardown() {
 	r.teardownDatabase(r.completed)
+	r.removePools()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -226,5 +227,29 @@ func TestRunSetupErrorsNameStepPathAndResponse(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v\nwant it to contain %s", err, c.want)
 		}
+	}
+}
+
+// A setup error quotes the response, but never a value of ${env:…} or
+// one captured by an earlier step.
+func TestRunSetupErrorsRedactSecrets(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/login" {
+			io.WriteString(w, `{"token":"tok-0123456789"}`)
+			return
+		}
+		w.WriteHeader(500)
+		io.WriteString(w, `{"error":"bad key sk-live-PLANTED for token tok-0123456789"}`)
+	}))
+	defer srv.Close()
+	steps := []Step{
+		{Name: "login", Scope: ScopeStack, Request: mustRequest(t, "POST", "/login", []workload.Header{{Name: "X-Api-Key", Value: "${env:KEY}"}}, ""),
+			Capture: []CaptureSpec{{"token", "body.token"}}},
+		{Name: "use", Scope: ScopeStack, Request: mustRequest(t, "POST", "/use", nil, "")},
+	}
+	_, err := RunSetup(context.Background(), srv.URL, steps, ScopeStack, nil,
+		SetupOptions{Getenv: func(string) string { return "sk-live-PLANTED" }})
+	if err == nil || strings.Contains(err.Error(), "sk-live") || strings.Contains(err.Error(), "tok-0123") || !strings.Contains(err.Error(), "bad key [redacted] for token [redacted]") {
+		t.Errorf("setup error %v; want both secrets redacted", err)
 	}
 }

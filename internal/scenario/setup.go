@@ -89,10 +89,33 @@ func RunSetup(ctx context.Context, baseURL string, steps []Step, scope Scope, kn
 			continue
 		}
 		if err := runStep(ctx, o.Client, baseURL, s, &vals); err != nil {
-			return nil, fmt.Errorf("setup step %s: %w", s.Name, err)
+			return nil, fmt.Errorf("setup step %s: %s", s.Name, setupSecrets(steps, vals, o).Redact(err.Error()))
 		}
 	}
 	return vals.Captures, nil
+}
+
+// setupSecrets are the values a setup error must not quote: the ${env:…}
+// values the steps use and what was captured so far.
+func setupSecrets(steps []Step, vals Values, o SetupOptions) workload.Secrets {
+	var out workload.Secrets
+	for _, vs := range vals.Captures {
+		out = out.Add(vs...)
+	}
+	if o.Getenv == nil {
+		return out
+	}
+	for _, s := range steps {
+		_, ts := s.Request.Templates()
+		for _, t := range ts {
+			for _, p := range t.Refs() {
+				if p.Kind == Env {
+					out = out.Add(o.Getenv(p.Text))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // runStep sends one step (every iteration) and records its captures.

@@ -58,6 +58,9 @@ type StackResult struct {
 	// StderrTail is the end of the stack's stderr, set by the caller when
 	// Error is.
 	StderrTail string `json:"stderr_tail,omitempty"`
+	// Secrets are the values the stack was sent that came from ${env:…}
+	// or its setup captures: NewReport redacts them in every finding.
+	Secrets Secrets `json:"-"`
 }
 
 // StackFailure is the result of a stack that could not be checked at all,
