@@ -253,3 +253,23 @@ func TestRunSetupErrorsRedactSecrets(t *testing.T) {
 		t.Errorf("setup error %v; want both secrets redacted", err)
 	}
 }
+
+// A setup step answered with a redirect fails, saying where it pointed;
+// its body (the password) never reaches that place.
+func TestRunSetupDoesNotFollowRedirects(t *testing.T) {
+	var stolen atomic.Int64
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { stolen.Add(1) }))
+	defer elsewhere.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/login", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	steps := []Step{{Name: "login", Scope: ScopeStack, Request: mustRequest(t, "POST", "/login", nil, `{"password":"hunter2"}`)}}
+	_, err := RunSetup(context.Background(), srv.URL, steps, ScopeStack, nil, SetupOptions{})
+	if stolen.Load() != 0 {
+		t.Fatalf("the redirect was followed: %d requests reached the other server", stolen.Load())
+	}
+	if err == nil || !strings.Contains(err.Error(), "answered 307") || !strings.Contains(err.Error(), "a redirect to "+elsewhere.URL+"/login, not followed") {
+		t.Errorf("setup error %v; want the 307 and where it pointed", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/workload"
 	"github.com/tidwall/gjson"
 )
@@ -77,7 +78,10 @@ const responseStart = 200
 // nothing) is an error naming the step.
 func RunSetup(ctx context.Context, baseURL string, steps []Step, scope Scope, known map[string][]string, o SetupOptions) (map[string][]string, error) {
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 30 * time.Second}
+		// A redirect is answered, not followed: on 307 and 308 Go would send
+		// the step's body and headers (a password, a key) to wherever it
+		// points.
+		o.Client = &http.Client{Timeout: 30 * time.Second, CheckRedirect: osutil.NoRedirects}
 		defer o.Client.CloseIdleConnections()
 	}
 	vals := Values{Captures: map[string][]string{}, Getenv: o.Getenv, Lines: o.Lines}
@@ -141,7 +145,7 @@ func runStep(ctx context.Context, client *http.Client, baseURL string, s Step, v
 			return fmt.Errorf("%s %s%s: no answer: %v", req.Method, req.Path, at, err)
 		}
 		if !expected(s.Expect, status) {
-			return fmt.Errorf("%s %s%s answered %d, want %s: %s", req.Method, req.Path, at, status, statusText(s.Expect), start(body))
+			return fmt.Errorf("%s %s%s answered %d, want %s: %s%s", req.Method, req.Path, at, status, statusText(s.Expect), start(body), workload.RedirectNote(status, header))
 		}
 		for _, c := range s.Capture {
 			values, err := capture(c, header, body)

@@ -27,6 +27,8 @@ type CheckResult struct {
 	compare string
 	ignore  []string
 	ignored []string
+	// redirect describes a redirect answer, which is not followed.
+	redirect string
 }
 
 // Passed reports whether the check passed.
