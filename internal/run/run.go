@@ -90,10 +90,15 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 	if err := os.Chmod(o.Dir, privateDirMode); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
+	release, err := lockResults(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
 	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
-	err := r.run(ctx)
+	err = r.run(ctx)
 	r.out.Elapsed = time.Since(start)
 	return r.out, err
 }
