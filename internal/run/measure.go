@@ -181,7 +181,7 @@ func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) 
 	if err != nil {
 		return nil, err
 	}
-	r.rememberServer(p.PID())
+	r.rememberServer(p.PID(), p.Mark())
 	r.rememberContainer(p)
 	s := &server{stack: st, tree: p, p: p, seq: r.seq[st.Name], planProcess: planProcess}
 	if err := r.setupServer(ctx, s); err != nil {
