@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,9 +17,11 @@ import (
 	"github.com/stackbench/stackbench/internal/stack"
 )
 
-// runDatabase is the database every stack of the run uses: a fresh copy of
-// the seeded template, so a run never measures a database a user has been
-// writing to.
+// runDatabase begins the names of the run's databases: each stack gets a
+// fresh copy of the seeded template of its own for the whole run
+// (stackbench_run_1, _2, … in the plan's order), so a run never measures
+// a database a user has been writing to, and no stack meets the rows
+// another stack's setup steps or windows made (docs/workloads.md).
 const runDatabase = "stackbench_run"
 
 // DBPathFile names, in the results directory, the file that holds the
@@ -64,18 +67,60 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	return r.openRunDatabase(ctx, t0)
 }
 
-// openRunDatabase makes the run's copy of the template on r.database and
-// opens the connection the operations between windows use.
+// openRunDatabase makes each stack's copy of the template on r.database
+// and opens the connections the operations between windows use. r.db and
+// r.dbURL are the first stack's, for what concerns the whole server
+// (its processes, statement statistics, settings).
 func (r *runner) openRunDatabase(ctx context.Context, t0 time.Time) error {
-	var err error
-	if r.dbURL, err = r.database.Fresh(ctx, runDatabase); err != nil {
-		return err
+	r.stackDBs = map[string]*stackDB{}
+	for i, s := range r.opt.Plan.Stacks {
+		url, err := r.database.Fresh(ctx, fmt.Sprintf("%s_%d", runDatabase, i+1))
+		if err != nil {
+			return err
+		}
+		db, err := pgfix.Open(ctx, url)
+		if err != nil {
+			return err
+		}
+		r.stackDBs[s.Name] = &stackDB{url: url, db: db}
+		if i == 0 {
+			r.dbURL, r.db = url, db
+		}
 	}
-	if r.db, err = pgfix.Open(ctx, r.dbURL); err != nil {
-		return err
-	}
-	r.progress.logf("database: ready in %.1fs", time.Since(t0).Seconds())
+	r.progress.logf("database: %d copies (one per stack) ready in %.1fs", len(r.stackDBs), time.Since(t0).Seconds())
 	return nil
+}
+
+// stackDB is a stack's own copy of the template, and the connection to it.
+type stackDB struct {
+	url string
+	db  *pgfix.DB
+}
+
+// dbOf returns the URL of stack's database and the connection to it ("",
+// nil without a database).
+func (r *runner) dbOf(stack string) (string, *pgfix.DB) {
+	if d, ok := r.stackDBs[stack]; ok {
+		return d.url, d.db
+	}
+	return r.dbURL, r.db
+}
+
+// databaseName returns the name of stack's database ("" without one).
+func (r *runner) databaseName(stack string) string {
+	u, _ := r.dbOf(stack)
+	if pu, err := url.Parse(u); err == nil {
+		return strings.TrimPrefix(pu.Path, "/")
+	}
+	return ""
+}
+
+// closeStackDBs closes every stack's connection.
+func (r *runner) closeStackDBs() {
+	for _, d := range r.stackDBs {
+		d.db.Close()
+	}
+	r.stackDBs, r.db = nil, nil
 }
 
 // remoteDatabase is the embedded cluster on the database host of roles:,
@@ -143,12 +188,13 @@ func (r *runner) remoteDatabaseSample(ctx context.Context, from, to time.Time) (
 	return smp, r.remoteDB.host, true, nil
 }
 
-// dbStats snapshots the database state around a window.
-func (r *runner) dbStats(ctx context.Context) *journal.DBStats {
-	if r.db == nil {
+// dbStats snapshots the database state of stack's copy around a window.
+func (r *runner) dbStats(ctx context.Context, stack string) *journal.DBStats {
+	_, db := r.dbOf(stack)
+	if db == nil {
 		return nil
 	}
-	s, err := r.db.Stats(ctx)
+	s, err := db.Stats(ctx)
 	if err != nil {
 		r.event(journal.LevelWarning, "", "database statistics: %v", err)
 		return nil
@@ -193,9 +239,7 @@ func (r *runner) databaseGroup(ctx context.Context) (proc.Group, bool) {
 // teardownDatabase stops the embedded cluster; its directory is removed when
 // the run completed (a stopped run keeps it for the resume).
 func (r *runner) teardownDatabase(completed bool) {
-	if r.db != nil {
-		r.db.Close()
-	}
+	r.closeStackDBs()
 	if rdb := r.remoteDB; rdb != nil {
 		// The cluster and its databases go with it; a session that
 		// dropped (or was closed first) has taken them already.

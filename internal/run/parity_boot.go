@@ -11,6 +11,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/boot"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -73,7 +74,7 @@ func (r *runner) bootSuite(ctx context.Context) error {
 	}
 	t0 := time.Now()
 	r.progress.logf("boot: %d cold starts per stack", n)
-	stacks, err := stack.BootStacks(r.opt.Plan.Stacks, r.harness(), r.logsDir())
+	stacks, err := r.bootStacks()
 	if err != nil {
 		return err
 	}
@@ -135,4 +136,17 @@ func findingText(f workload.Finding) string {
 		s += " " + f.Check
 	}
 	return s + ": " + f.Problem
+}
+
+// bootStacks is stack.BootStacks with each stack's own database.
+func (r *runner) bootStacks() ([]boot.Stack, error) {
+	var out []boot.Stack
+	for _, s := range r.opt.Plan.Stacks {
+		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), r.logsDir())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bs...)
+	}
+	return out, nil
 }

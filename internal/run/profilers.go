@@ -141,6 +141,9 @@ type profileSession struct {
 	serverPIDs, dbPIDs map[int]bool
 	stmts              []pgfix.Statement
 	stmtErr            error
+	// database is the name of the stack's own database, whose statements
+	// are read.
+	database string
 }
 
 // session prepares the sampling of one window of cur on case c; dbRoot is
@@ -193,7 +196,7 @@ func (s *profileSession) run() {
 		s.allocsAfter, s.allocsErr = get(s.base+s.pprof+"/allocs", 10*time.Second)
 	}
 	if s.t.db != nil && s.usesDB && s.stmtErr == nil {
-		s.stmts, s.stmtErr = s.t.db.Statements(context.Background(), maxStatements)
+		s.stmts, s.stmtErr = s.t.db.StatementsIn(context.Background(), s.database, maxStatements)
 	}
 	inner.Wait()
 }

@@ -144,6 +144,7 @@ func profilingStack(st plan.Stack) plan.Stack {
 func (r *runner) profileWindow(ctx context.Context, cur *server, t *profilerTools, key string, c workload.Case, conc int, win time.Duration) (*server, error) {
 	w := plan.Window{Key: key, Stack: cur.stack.Name, Case: c.Name, Concurrency: conc, Inserts: c.Inserts}
 	sess := t.session(cur, c, r.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
+	sess.database = r.databaseName(cur.stack.Name)
 	rec, err := r.try(ctx, cur, w, 1, func() (launched, error) {
 		floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
 		lr, ws, probe, err := r.launchAt(ctx, cur, c, conc, 0, warmupSpan{floor, cap}, win)

@@ -93,7 +93,7 @@ func (r *runner) startRemote(ctx context.Context, host string, st plan.Stack) (*
 	r.seq[st.Name]++
 	name := fmt.Sprintf("%s.%d", st.Name, r.seq[st.Name])
 	// HOST first: a stack's own env entries come later and win.
-	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, r.harness())...)
+	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, r.harness(st.Name))...)
 	spec := agent.StartSpec{Name: name, Dir: dir, Command: st.Start, Env: env, Port: port, HealthPath: st.Health,
 		LogPath: "/tmp/stackbench-" + name + ".log", BootTimeout: stack.BootTimeoutOf(st)}
 	pid, boot, err := s.Agent.Start(ctx, spec)

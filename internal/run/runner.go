@@ -30,6 +30,9 @@ type runner struct {
 	fixture *pgfix.Fixture
 	dbURL   string
 	db      *pgfix.DB
+	// stackDBs holds each stack's own copy of the template, by stack
+	// (database.go); dbURL and db are the first stack's.
+	stackDBs map[string]*stackDB
 	// remoteDB is the embedded cluster on the database host of roles:
 	// (database.go); nil when the database is here or the user's.
 	remoteDB *remoteDatabase
