@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -271,5 +272,20 @@ func TestRunSetupDoesNotFollowRedirects(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "answered 307") || !strings.Contains(err.Error(), "a redirect to "+elsewhere.URL+"/login, not followed") {
 		t.Errorf("setup error %v; want the 307 and where it pointed", err)
+	}
+}
+
+// A ${rand} range whose count of values overflows is refused where it is
+// written, instead of panicking when drawn.
+func TestRandRangeTooWideIsRefused(t *testing.T) {
+	for _, src := range []string{"/a?n=${rand:0..9223372036854775807}", "/a?n=${rand:-9223372036854775808..9223372036854775807}", "/a?n=${rand:-1..9223372036854775806}"} {
+		_, err := Parse(src)
+		var e *Error
+		if !errors.As(err, &e) || e.Offset != 5 || !strings.Contains(err.Error(), "narrow it") {
+			t.Errorf("Parse(%q) = %v; want a refusal at offset 5", src, err)
+		}
+	}
+	if _, err := Parse("/a?n=${rand:-4611686018427387904..4611686018427387902}"); err != nil {
+		t.Errorf("a wide range that fits: %v", err)
 	}
 }
