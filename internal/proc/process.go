@@ -14,6 +14,7 @@ import (
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/platform/local"
+	"golang.org/x/sys/unix"
 )
 
 // Spec says how to start one stack.
@@ -157,7 +158,9 @@ func portFree(port int) error {
 }
 
 func openLog(s Spec) (*os.File, int64, error) {
-	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	// No-follow: a symlink planted at the log's path must not send the
+	// stack's output into its target.
+	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, 0, fmt.Errorf("start stack %q: open its log: %w", s.Name, err)
 	}
