@@ -126,7 +126,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 
 func (c *Cluster) prepareDir(dir string) error {
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "stackbench-pg-")
+		tmp, err := os.MkdirTemp("", TempDirPrefix)
 		if err != nil {
 			return fmt.Errorf("make a temporary cluster directory: %w", err)
 		}
@@ -571,4 +571,32 @@ func (c *Cluster) allowOtherHosts() error {
 		err = cerr
 	}
 	return err
+}
+
+// TempDirPrefix begins the name of a cluster directory Start makes in the
+// system's temporary directory (Options.Dir "").
+const TempDirPrefix = "stackbench-pg-"
+
+// IsTempCluster reports whether dir is a cluster directory Start made in
+// the temporary directory: named TempDirPrefix…, directly in
+// os.TempDir(), a directory (not a symlink) holding cluster.json. A
+// results directory names the cluster it kept for a resume; only such a
+// directory is reused, and removed once the run is done.
+func IsTempCluster(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil || filepath.Dir(abs) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(abs), TempDirPrefix) {
+		return false
+	}
+	return IsClusterDir(abs)
+}
+
+// IsClusterDir reports whether dir is a directory (not a symlink) that
+// holds a cluster's cluster.json.
+func IsClusterDir(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	st, err := os.Lstat(filepath.Join(dir, stateFile))
+	return err == nil && st.Mode().IsRegular()
 }

@@ -48,9 +48,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	dir := ""
 	if b, err := os.ReadFile(pathFile); err == nil {
 		if prev := strings.TrimSpace(string(b)); prev != "" {
-			if _, err := os.Stat(prev); err == nil {
-				dir = prev
-			}
+			dir = r.keptCluster(prev)
 		}
 	}
 	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, r.logsDir())
@@ -257,4 +255,18 @@ func (r *runner) teardownDatabase(completed bool) {
 	if completed {
 		os.Remove(filepath.Join(r.opt.Dir, DBPathFile))
 	}
+}
+
+// keptCluster returns prev, the cluster directory a results directory
+// names, when it is one a run made (pgfix.IsTempCluster), and "" (a new
+// cluster) otherwise: a results directory is data, and the directory it
+// names is reused and, once the run is done, removed.
+func (r *runner) keptCluster(prev string) string {
+	if pgfix.IsTempCluster(prev) {
+		return prev
+	}
+	if _, err := os.Stat(prev); err == nil {
+		r.event(journal.LevelWarning, "", "%s names %s, which is not a cluster directory a run made in %s: not used; starting a new cluster", DBPathFile, prev, os.TempDir())
+	}
+	return ""
 }

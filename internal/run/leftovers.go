@@ -52,7 +52,11 @@ func (r *runner) stopLeftovers() {
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 3 && f[0] == containerLine {
-			r.removeLeftoverContainer(f[1], f[2])
+			if r.leftoverContainerAllowed(f[1], f[2]) {
+				r.removeLeftoverContainer(f[1], f[2])
+			} else {
+				r.event(journal.LevelWarning, "", "%s names container %s of runtime %q, which no stack of this comparison file starts: not removed", serversFile, f[2], f[1])
+			}
 			continue
 		}
 		if len(f) != 4 {

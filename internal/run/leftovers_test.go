@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -126,5 +127,45 @@ func TestStopLeftoversKillsMarkedDaemons(t *testing.T) {
 		if time.Now().After(end) {
 			t.Fatalf("daemon %d, carrying the stopped run's mark, survived stopLeftovers", daemon)
 		}
+	}
+}
+
+// A results directory is data: a container line of servers.pids is acted
+// on only for a runtime and a name a stack of the file could have used,
+// and embedded-db.path only for a cluster directory a run made.
+func TestResumeActsOnlyOnWhatARunMade(t *testing.T) {
+	r := &runner{opt: Options{Dir: t.TempDir(), Plan: &plan.Plan{Stacks: []plan.Stack{
+		{Name: "Api", Container: &plan.Container{Runtime: "docker"}}, {Name: "native"}}}},
+		progress: newProgress(io.Discard, false, 0)}
+	for _, c := range []struct {
+		runtime, name string
+		want          bool
+	}{
+		{"docker", "stackbench-api-8080", true},
+		{"/tmp/evil", "stackbench-api-8080", false},
+		{"podman", "stackbench-api-8080", false},
+		{"docker", "postgres", false},
+		{"docker", "stackbench-native-8080", false},
+	} {
+		if got := r.leftoverContainerAllowed(c.runtime, c.name); got != c.want {
+			t.Errorf("container %s of %s allowed: %v, want %v", c.name, c.runtime, got, c.want)
+		}
+	}
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "cluster.json"), []byte("{}"), 0o600)
+	if got := r.keptCluster(home); got != "" {
+		t.Errorf("a directory outside the temporary directory's stackbench-pg-* was kept: %s", got)
+	}
+	kept, err := os.MkdirTemp("", "stackbench-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(kept)
+	if got := r.keptCluster(kept); got != "" {
+		t.Errorf("a directory without cluster.json was kept: %s", got)
+	}
+	os.WriteFile(filepath.Join(kept, "cluster.json"), []byte("{}"), 0o600)
+	if got := r.keptCluster(kept); got != kept {
+		t.Errorf("the run's own kept cluster %s was not taken: %q", kept, got)
 	}
 }
