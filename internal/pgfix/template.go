@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -212,11 +213,19 @@ func databaseURL(adminURL, name string) (string, error) {
 	return u.String(), nil
 }
 
-// Redact hides the password of a database URL, for messages and output.
+// Redact hides the password of a database URL, or of a key=value DSN
+// ("host=… password=…"), for messages and output.
 func Redact(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
+	if err != nil || u.Scheme == "" {
+		return dsnPassword.ReplaceAllString(s, "${1}xxxxx")
+	}
+	if u.User == nil {
 		return s
 	}
 	return u.Redacted()
 }
+
+// dsnPassword matches the password of a key=value DSN: a quoted value
+// (with \' inside) or a bare word.
+var dsnPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s]*)`)
