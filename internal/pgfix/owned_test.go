@@ -42,7 +42,7 @@ func TestOnlyMarkedDatabasesAreDropped(t *testing.T) {
 
 func TestRedactHidesEveryPassword(t *testing.T) {
 	for in, want := range map[string]string{
-		"postgres://u:secret@127.0.0.1:5432/db":         "postgres://u:xxxxx@127.0.0.1:5432/db",
+		"postgres://u:secret@127.0.0.1:5432/db":          "postgres://u:xxxxx@127.0.0.1:5432/db",
 		"host=127.0.0.1 user=u password=secret dbname=d": "host=127.0.0.1 user=u password=xxxxx dbname=d",
 		"host=h password = 'se cret\\'x' dbname=d":       "host=h password = xxxxx dbname=d",
 		"postgres://127.0.0.1/db":                        "postgres://127.0.0.1/db",
