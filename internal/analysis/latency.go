@@ -3,7 +3,9 @@ package analysis
 import (
 	"fmt"
 	"slices"
+	"time"
 
+	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
@@ -29,7 +31,8 @@ type LatencyInfo struct {
 	Rates []LatencyRateInfo `json:"rates,omitempty"`
 	// Planned counts the latency windows the plan's windows (and extra
 	// rounds') are followed by, Windows the final ones journaled, Behind
-	// those flagged behind (the server did not keep up: not counted).
+	// those flagged behind (the server did not keep up: counted, at their
+	// measured tail, latencyCounted).
 	Planned int `json:"planned"`
 	Windows int `json:"windows"`
 	Behind  int `json:"behind"`
@@ -88,13 +91,14 @@ func LatencyRate(share float64, cas string, conc int, stacks []string, finals []
 
 // latencyInfo summarises the journal's latency windows for the header.
 func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
-	l := res.Plan.Plan.Protocol.Latency
+	proto := res.Plan.Plan.Protocol.Plan()
+	l := proto.Latency
 	if l == nil {
 		return nil
 	}
 	info := &LatencyInfo{Rate: l.String(), FirstRound: l.FirstRound(), Windows: len(finals)}
 	for _, w := range res.PlannedWindows() {
-		if res.Plan.Plan.Protocol.LatencyAfter(w) {
+		if proto.LatencyAfter(w.Plan()) {
 			info.Planned++
 		}
 	}
@@ -120,7 +124,7 @@ func latencyCells(m *Result, res *journal.Results, finals []journal.Window) []Ce
 	if res.Plan.Plan.Protocol.Latency == nil {
 		return nil
 	}
-	return cells(m, res, finals)
+	return cellsOf(m, res, finals, true)
 }
 
 // LatencyCell returns the latency cell of (stack, case, concurrency).
@@ -141,11 +145,108 @@ func (m *Result) latencyCellOrMissing(stack string, ci CaseInfo, conc int) Cell 
 	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
 }
 
-// latencyMetrics are the latency metrics every step calls when the run has
-// latency windows, in order: each window's corrected p50 and p99.
-var latencyMetrics = []func(WindowFigures) float64{
-	func(w WindowFigures) float64 { return w.Latency.P50 },
-	func(w WindowFigures) float64 { return w.Latency.P99 },
+// latencyMetric is one call of a step's latency windows: a quantile of
+// the pooled corrected histograms (stats.DecidePooled), with the window's
+// own figure beside it (for the pairs' noise and the windows needed); or,
+// with q 0, the windows' own figures alone, called as throughput is.
+type latencyMetric struct {
+	q      float64
+	window func(WindowFigures) float64
+}
+
+// latencyMetrics are the calls of the latency windows every step makes
+// when the run has them, in order: p50 and p99 of the counted windows'
+// corrected histograms merged, the figures the table shows, and the
+// fixed-rate cost (server and database CPU-µs per request), each window's
+// own figure (q 0: called like throughput, per window).
+var latencyMetrics = []latencyMetric{
+	{0.50, func(w WindowFigures) float64 { return w.Latency.P50 }},
+	{0.99, func(w WindowFigures) float64 { return w.Latency.P99 }},
+	{0, func(w WindowFigures) float64 { return w.CostMicros }},
+}
+
+// latencySides is one latency metric of two latency cells as the call
+// compares them: every counted window's distribution, with its round.
+func latencySides(from, to Cell, lm latencyMetric) stats.SidePair {
+	side := func(c Cell) stats.Side {
+		s := stats.Side{Valid: c.State == CellValid}
+		for _, w := range c.PerWindow {
+			if !w.Counted || lm.q > 0 && w.dist == nil {
+				continue
+			}
+			s.Windows, s.Rounds, s.Dists = append(s.Windows, lm.window(w)), append(s.Rounds, w.Round), append(s.Dists, *w.dist)
+		}
+		return s
+	}
+	return stats.SidePair{From: side(from), To: side(to), Quantile: lm.q}
+}
+
+// latencyCounted reports whether a latency window enters its cell: it has
+// a load result and the host did not disturb it (failed, contended,
+// suspended, host_slow). A window whose server fell behind its offered
+// rate (behind) or failed requests (invalid) counts: that is its latency
+// result, not a reason to drop it (trap T24). Its unsent and unfinished
+// requests are in its corrected histogram at their lower-bound latency
+// (load schema 3), and latencyHist adds its other failures.
+func latencyCounted(w *journal.Window) bool {
+	if w.Load == nil {
+		return false
+	}
+	for _, f := range []journal.Flag{journal.FlagFailed, journal.FlagContended, journal.FlagSuspended, journal.FlagHostSlow} {
+		if w.HasFlag(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// latencyResultFlag reports whether a flag on a latency window is part
+// of its result (behind, invalid for its failures) rather than a
+// disturbance: such a window counts and does not weigh against its
+// cell's majority.
+func latencyResultFlag(f journal.Flag) bool {
+	return f == journal.FlagBehind || f == journal.FlagInvalid
+}
+
+// latencyHist is a latency window's corrected histogram with every failed
+// request it does not hold recorded at the window's timeout: a failure
+// is no faster than the slowest answer the client would have waited for,
+// so it counts against the tail, not around it. From load schema 3 the
+// histogram holds the unsent and unfinished requests at their lower
+// bound; before, those are added at the timeout too.
+func latencyHist(w *journal.Window, maxLatency time.Duration) (*hist.Histogram, error) {
+	l := w.Load
+	h, err := hist.Decode(l.LatencyHist)
+	if err != nil {
+		return nil, err
+	}
+	out := hist.New(maxLatency)
+	out.Merge(h)
+	missing := l.Failures()
+	if l.SchemaVersion >= 3 {
+		missing -= l.Errors["unfinished"] + l.Unsent
+	}
+	timeoutUS := int64(l.TimeoutSeconds * 1e6)
+	if timeoutUS <= 0 {
+		timeoutUS = maxLatency.Microseconds()
+	}
+	for range max(missing, 0) {
+		out.RecordMicros(timeoutUS)
+	}
+	return out, nil
+}
+
+// distOf is a histogram's buckets as the pooled calls read them; nil
+// when it is empty.
+func distOf(h *hist.Histogram) *stats.Dist {
+	var d stats.Dist
+	h.Buckets(func(v, n int64) {
+		d.Values, d.Counts = append(d.Values, float64(v)), append(d.Counts, n)
+	})
+	if len(d.Values) == 0 {
+		return nil
+	}
+	return &d
 }
 
 // lowerIsBetter turns a verdict on a lower-is-better metric into the
@@ -173,8 +274,10 @@ func latencyCalls(pr plan.Protocol) int {
 // LatencyOpen reports whether more windows could decide a step's latency
 // calls: one is undecided, or invalid only because a latency cell is
 // insufficient while neither failed, is missing or has no valid window.
+// The cells are read as the calls read them: as of the last look
+// (Header.CallsThroughRound).
 func (m *Result) LatencyOpen(s Step) bool {
-	for _, c := range []*Change{s.P50, s.P99} {
+	for _, c := range []*Change{s.P50, s.P99, s.Cost} {
 		if c == nil {
 			continue
 		}
@@ -182,21 +285,58 @@ func (m *Result) LatencyOpen(s Step) bool {
 		case stats.CallUndecided:
 			return true
 		case stats.CallInvalid:
-			states := []string{}
-			for _, stack := range []string{s.From, s.To} {
-				lc, ok := m.LatencyCell(stack, s.Case, s.Concurrency)
-				if !ok {
-					states = append(states, CellMissing)
-					continue
-				}
-				states = append(states, lc.State)
-			}
-			if slices.Contains(states, CellInsufficient) && !slices.ContainsFunc(states, func(st string) bool {
-				return st != CellValid && st != CellInsufficient
-			}) {
+			if m.insufficientOnly(m.latencyCellAtLook(s.From, s.Case, s.Concurrency), m.latencyCellAtLook(s.To, s.Case, s.Concurrency)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// ThroughputOpen reports whether more windows could decide a step's
+// throughput call: it is undecided, or invalid only because a side is
+// insufficient (too few counted windows, or too many flagged ones) while
+// neither side failed, is missing or has no valid window at all. The
+// cells are read as the call read them, as of the last look
+// (Header.CallsThroughRound): a cell insufficient at the look but valid
+// with the windows measured since leaves the step open, not decided.
+func (m *Result) ThroughputOpen(s Step) bool {
+	switch s.Throughput.Call {
+	case stats.CallUndecided:
+		return true
+	case stats.CallInvalid:
+		return m.insufficientOnly(m.cellAtLook(s.From, s.Case, s.Concurrency), m.cellAtLook(s.To, s.Case, s.Concurrency))
+	}
+	return false
+}
+
+// insufficientOnly reports whether one of a step's two cells is
+// insufficient and each is either that or valid.
+func (m *Result) insufficientOnly(cells ...Cell) bool {
+	states := make([]string, len(cells))
+	for i, c := range cells {
+		states[i] = c.State
+	}
+	return slices.Contains(states, CellInsufficient) && !slices.ContainsFunc(states, func(st string) bool {
+		return st != CellValid && st != CellInsufficient
+	})
+}
+
+// cellAtLook is the cell as the calls see it (throughRound at
+// Header.CallsThroughRound); a missing one when the model has none.
+func (m *Result) cellAtLook(stack, caseName string, conc int) Cell {
+	c, ok := m.Cell(stack, caseName, conc)
+	if !ok {
+		return Cell{Stack: stack, Case: caseName, Concurrency: conc, State: CellMissing}
+	}
+	return throughRound(c, m.Header.CallsThroughRound)
+}
+
+// latencyCellAtLook is cellAtLook for the latency windows' cells.
+func (m *Result) latencyCellAtLook(stack, caseName string, conc int) Cell {
+	c, ok := m.LatencyCell(stack, caseName, conc)
+	if !ok {
+		return Cell{Stack: stack, Case: caseName, Concurrency: conc, State: CellMissing}
+	}
+	return throughRound(c, m.Header.CallsThroughRound)
 }

@@ -1,13 +1,14 @@
 package analysis
 
 import (
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -22,12 +23,13 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 	pr := plan.Protocol{Concurrency: []int{4}, Cases: []string{"x"}, Rounds: rounds, Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams,
 		MinEffect: 0.05, Timeout: time.Minute, Latency: &plan.LatencyRate{Share: 0.5}}
 	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
-	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: pl}}
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: journal.PlanSpecOf(pl)}}
 	idx := 0
 	window := func(key string, round int, stack string, rps, p50, p99 float64) journal.Window {
 		h := hist.New(time.Minute)
 		for i := range 100 {
-			us := p50
+			// a spread about p50 (log-normal quantiles, 15 %), two at p99
+			us := p50 * math.Exp(0.15*math.Sqrt2*math.Erfinv(2*(float64(i)+0.5)/98-1))
 			if i >= 98 {
 				us = p99
 			}
@@ -41,8 +43,8 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 		return journal.Window{Key: key, Index: idx, Round: round, Stack: stack, Case: "x", Concurrency: 4, Final: true, Attempt: 1,
 			Process: journal.ProcessInfo{Seq: round},
 			Server:  journal.Usage{Cores: 1},
-			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
-				LatencyMicros: load.Latency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
+			Load: &journal.LoadResult{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
+				LatencyMicros: journal.LoadLatency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
 	}
 	for r := 1; r <= rounds; r++ {
 		wiggle := 1 + 0.002*float64(r%3) // the host's drift, shared by the round
@@ -52,7 +54,7 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 				noise += 0.001 * float64((r*7)%5-2)
 			}
 			pw := plan.Window{Key: plan.WindowKey(r, s, "x", 4), Round: r, Stack: s, Case: "x", Concurrency: 4}
-			res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, pw)
+			res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, journal.PlanWindowOf(pw))
 			res.Windows = append(res.Windows, window(pw.Key, r, s, 1000*wiggle*noise, 3000, 9000))
 			if !pr.LatencyAfter(pw) {
 				continue
@@ -102,8 +104,9 @@ func TestLatencyStepsAreCalledLowerIsBetter(t *testing.T) {
 	if s.Throughput.Call != stats.CallSame {
 		t.Errorf("throughput alike: %s (%s), want same", s.Throughput.Call, s.Throughput.Reason)
 	}
-	if m.Header.FamilyCalls != 4 || FamilyCalls(&res.Plan.Plan) != 4 || s.P50.FamilyCalls != 4 {
-		t.Errorf("family of %d calls (plan %d, p50's %d); want 4: throughput, per CPU-second, p50 and p99", m.Header.FamilyCalls, FamilyCalls(&res.Plan.Plan), s.P50.FamilyCalls)
+	pl := res.Plan.Plan.Plan()
+	if m.Header.FamilyCalls != 5 || FamilyCalls(&pl) != 5 || s.P50.FamilyCalls != 5 {
+		t.Errorf("family of %d calls (plan %d, p50's %d); want 5: throughput, per CPU-second, p50, p99 and cost", m.Header.FamilyCalls, FamilyCalls(&pl), s.P50.FamilyCalls)
 	}
 	if l := m.Header.Latency; l == nil || l.Windows != 16 || l.FirstRound != 2 || len(l.Rates) != 1 || l.Rates[0].RateRPS <= 499 || l.Rates[0].RateRPS >= 502 {
 		t.Errorf("header latency %+v; want 16 windows from round 2 at half of ~1000 req/s", l)
@@ -116,19 +119,20 @@ func TestLatencyStepsAreCalledLowerIsBetter(t *testing.T) {
 	}
 }
 
-// A latency window flagged behind is shown but not counted: its latency
-// is a queue's.
-func TestBehindLatencyWindowIsNotCounted(t *testing.T) {
+// A latency window flagged behind is shown and counted: its server did
+// not keep up with the offered rate, and that is its latency (trap T24);
+// it does not weigh against its cell's majority either.
+func TestBehindLatencyWindowCounts(t *testing.T) {
 	m, err := FromResults(latencyJournal(t, 9, 1.3, true), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c, _ := m.LatencyCell("b", "x", 4)
-	if c.Windows != 8 || c.Counted != 7 || len(c.Flags) != 1 || c.Flags[0].Name != journal.FlagBehind {
-		t.Errorf("b's latency cell: %d windows, %d counted, flags %+v; want 8, 7, behind ×1", c.Windows, c.Counted, c.Flags)
+	if c.Windows != 8 || c.Counted != 8 || c.State != CellValid || len(c.Flags) != 1 || c.Flags[0].Name != journal.FlagBehind {
+		t.Errorf("b's latency cell: %d windows, %d counted, %s, flags %+v; want 8, 8, valid, behind ×1", c.Windows, c.Counted, c.State, c.Flags)
 	}
-	if m.Header.Latency.Behind != 1 || m.Steps[0].P50.Pairs != 7 {
-		t.Errorf("behind %d, pairs %d; want 1 and 7", m.Header.Latency.Behind, m.Steps[0].P50.Pairs)
+	if m.Header.Latency.Behind != 1 || m.Steps[0].P50.Pairs != 8 {
+		t.Errorf("behind %d, pairs %d; want 1 and 8", m.Header.Latency.Behind, m.Steps[0].P50.Pairs)
 	}
 }
 
@@ -138,7 +142,7 @@ func TestBehindLatencyWindowIsNotCounted(t *testing.T) {
 func TestLatencyRate(t *testing.T) {
 	w := func(stack string, round int, rps float64, flags ...journal.Flag) journal.Window {
 		return journal.Window{Stack: stack, Case: "x", Concurrency: 4, Round: round, Flags: flags,
-			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps)}}
+			Load: &journal.LoadResult{ThroughputRPS: rps, Successes: int64(rps)}}
 	}
 	finals := []journal.Window{
 		w("a", 1, 1000), w("a", 1, 1200), w("a", 1, 1100), // median 1100
@@ -169,5 +173,112 @@ func TestLatencyOpen(t *testing.T) {
 	m, _ = FromResults(latencyJournal(t, 9, 1.3, false), Options{})
 	if m.LatencyOpen(m.Steps[0]) {
 		t.Errorf("8 pairs: p50 %s, p99 %s; want decided, not open", m.Steps[0].P50.Call, m.Steps[0].P99.Call)
+	}
+}
+
+// stallJournal is a run of two stacks over 16 rounds with latency windows
+// from round 2 (15 of them): a steady, b 20 % faster, except that b's
+// windows in stallRounds stall for 300 ms at their end, so that 30 % of
+// their requests are unsent or unfinished at the window's close (in the
+// corrected histogram at the time they had waited, load schema 3) and the
+// window is flagged behind and invalid, as the run flags it.
+func stallJournal(t *testing.T, seed int, stallRounds map[int]bool) *journal.Results {
+	t.Helper()
+	res := latencyJournal(t, 16, 1, false)
+	for i := range res.Latency {
+		w := &res.Latency[i]
+		h := hist.New(time.Minute)
+		base := 1000.0 * (1 + 0.03*math.Sin(float64(seed*31+w.Round*7)))
+		if w.Stack == "b" {
+			base *= 0.8
+		}
+		const n = 400
+		stall := w.Stack == "b" && stallRounds[w.Round]
+		for k := range n {
+			us := base * math.Exp(0.2*math.Sqrt2*math.Erfinv(2*(float64(k)+0.5)/n-1))
+			if stall && k >= n*7/10 {
+				us = 300_000 * float64(n-k) / (n * 3 / 10) // waited since its due time
+			}
+			h.RecordMicros(int64(us))
+		}
+		enc, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Load.SchemaVersion = 3
+		w.Load.LatencyHist = enc
+		w.Load.LatencyMicros = journal.LoadLatency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}
+		w.Load.Attempts, w.Load.Successes = n, n
+		if stall {
+			w.Load.Unsent, w.Load.Errors = n*3/10-4, map[string]int64{"unfinished": 4}
+			w.Load.Attempts, w.Load.Successes = n-w.Load.Unsent, n*7/10
+			w.Flags = []journal.Flag{journal.FlagBehind, journal.FlagInvalid}
+		}
+	}
+	return res
+}
+
+// Issue 31, item 1: a server that stalls 300 ms late in a fifth of its
+// latency windows (3 of 15) is never called a p99 gain against one that
+// never stalls, wherever the stalls fall; the p99 call and the table read
+// the same merged histograms.
+func TestStallingServerIsNeverCalledAP99Gain(t *testing.T) {
+	for seed := range 6 {
+		stalls := map[int]bool{}
+		for _, i := range rand.New(rand.NewPCG(uint64(seed), 31)).Perm(15)[:3] {
+			stalls[2+i] = true // latency rounds are 2 … 16
+		}
+		m, err := FromResults(stallJournal(t, seed, stalls), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := m.Steps[0]
+		if s.P99 == nil || s.P99.Call == stats.CallGain {
+			t.Errorf("stalls in rounds %v: p99 %+v; a stalling server must not be a p99 gain", stalls, s.P99)
+			continue
+		}
+		a, _ := m.LatencyCell("a", "x", 4)
+		b, _ := m.LatencyCell("b", "x", 4)
+		if b.Latency.P99 < 100_000 || b.Counted != 15 {
+			t.Errorf("b's table p99 %g µs over %d counted windows; want the stalls in it (≥ 100 ms) over all 15", b.Latency.P99, b.Counted)
+		}
+		if got, want := s.P99.EstimatePct, 100*(b.Latency.P99/a.Latency.P99-1); math.Abs(got-want) > 0.01*math.Abs(want) {
+			t.Errorf("the p99 call's estimate %+.1f %% is not the table's %+.1f %%", got, want)
+		}
+	}
+}
+
+// The fixed-rate cost is the server's and the database's CPU per request
+// in the latency windows, called lower-is-better like latency: b's server
+// spending 20 % more CPU at the same offered rate is a loss, whatever the
+// closed-loop throughput says (alike here); the same CPU is the same.
+func TestFixedRateCostIsCalledLowerIsBetter(t *testing.T) {
+	for _, c := range []struct {
+		bCores float64
+		want   stats.Call
+	}{{1.2, stats.CallLoss}, {0.8, stats.CallGain}, {1.0, stats.CallSame}} {
+		res := latencyJournal(t, 9, 1, false)
+		for i := range res.Latency {
+			w := &res.Latency[i]
+			w.Server.Cores, w.Database.Cores = 0.25, 0.1
+			if w.Stack == "b" {
+				w.Server.Cores *= c.bCores * (1 + 0.001*float64(w.Round%3))
+			}
+		}
+		m, err := FromResults(res, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc, _ := m.LatencyCell("a", "x", 4)
+		if got := lc.PerWindow[0].CostMicros; got < 690 || got > 710 {
+			t.Errorf("a's cost %.1f µs per request, want (0.25 + 0.1) cores × 10⁶ ÷ 500 req/s = 700", got)
+		}
+		s := m.Steps[0]
+		if s.Cost == nil || s.Cost.Call != c.want || !s.Cost.LowerIsBetter || s.Cost.Pairs != 8 {
+			t.Errorf("b's server at %.1f× a's CPU: cost %+v, want %s over 8 pairs", c.bCores, s.Cost, c.want)
+		}
+		if s.Throughput.Call != stats.CallSame {
+			t.Errorf("throughput alike: %s", s.Throughput.Call)
+		}
 	}
 }

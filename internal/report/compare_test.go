@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"strings"
 	"testing"
@@ -63,7 +64,7 @@ func TestCompare(t *testing.T) {
 		ch := s.Throughput
 		ref, _ := a.Cell("nethttp", s.Case, s.Concurrency)
 		switch {
-		case ref.State != CellValid, s.From == "gin" && s.Case == "order" && s.Concurrency == 100, s.From == "gin" && s.Case == "cpu" && s.Concurrency == 10:
+		case ref.State != analysis.CellValid, s.From == "gin" && s.Case == "order" && s.Concurrency == 100, s.From == "gin" && s.Case == "cpu" && s.Concurrency == 10:
 			if ch.Call != stats.CallInvalid || ch.Bounded() {
 				t.Errorf("%s/%s/c=%d: %+v, want invalid (a cell of the stack or the reference is not valid)", s.From, s.Case, s.Concurrency, ch)
 			}
@@ -155,7 +156,7 @@ func TestCompareThroughTheReferenceIgnoresTheHost(t *testing.T) {
 
 func TestCompareNeedsCommonStacks(t *testing.T) {
 	a := fixtureModel(t)
-	b := &Model{Header: Header{Stacks: []string{"express"}, Cases: a.Header.Cases, Concurrency: a.Header.Concurrency}}
+	b := &Model{Header: analysis.Header{Stacks: []string{"express"}, Cases: a.Header.Cases, Concurrency: a.Header.Concurrency}}
 	if _, err := Compare(a, b, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "no stack in common") {
 		t.Fatalf("got %v, want an error about stacks", err)
 	}
@@ -165,7 +166,7 @@ func TestCompareNeedsCommonStacks(t *testing.T) {
 // only are not compared, and the warnings name them, as stacks are named.
 func TestCompareNamesWhatItLeavesOut(t *testing.T) {
 	a := fixtureModel(t)
-	b := &Model{Header: Header{Stacks: a.Header.Stacks, Cases: append(a.Header.Cases[1:], CaseInfo{Name: "extra"}), Concurrency: a.Header.Concurrency[:1], Alpha: a.Header.Alpha}}
+	b := &Model{Header: analysis.Header{Stacks: a.Header.Stacks, Cases: append(a.Header.Cases[1:], analysis.CaseInfo{Name: "extra"}), Concurrency: a.Header.Concurrency[:1], Alpha: a.Header.Alpha}}
 	c, err := Compare(a, b, CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -193,8 +194,8 @@ func TestHostsDifferBySpeed(t *testing.T) {
 	if got := hostsDiffer(a, b, 0.025); len(got) != 1 || !strings.Contains(got[0], "no host-speed probe") {
 		t.Errorf("without probes: %v", got)
 	}
-	a.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.0}
-	b.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.08}
+	a.Header.HostSpeed = analysis.HostSpeed{Probes: 100, ProbeMedianMs: 4.0}
+	b.Header.HostSpeed = analysis.HostSpeed{Probes: 100, ProbeMedianMs: 4.08}
 	if got := hostsDiffer(a, b, 0.025); len(got) != 0 {
 		t.Errorf("2 %% apart is the same speed (within δ/2 = 2.5 %%): %v", got)
 	}
@@ -206,5 +207,74 @@ func TestHostsDifferBySpeed(t *testing.T) {
 	b.Header.Host.Cores++
 	if got := hostsDiffer(a, b, 0.025); len(got) != 1 || !strings.Contains(got[0], "different hosts") {
 		t.Errorf("another core count: %v", got)
+	}
+}
+
+// Issue 31, item 2: a reference stack does not cancel a change of machine
+// (stacks scale differently with cores), so runs on hosts that differ in
+// CPU model, count, memory or kernel cannot be judged, reference or not,
+// unless --assume-same-host; and every cross-run call is in one family
+// with the between-run term in its interval.
+func TestCompareAcrossMachinesCannotJudge(t *testing.T) {
+	a := fixtureModel(t)
+	for _, change := range []func(h *analysis.Host){
+		func(h *analysis.Host) { h.Cores = 4 },
+		func(h *analysis.Host) { h.CPU = "Other CPU" },
+		func(h *analysis.Host) { h.MemoryBytes *= 2 },
+		func(h *analysis.Host) { h.Kernel = "6.8.0-other" },
+	} {
+		b := fasterGin(t, a)
+		change(&b.Header.Host)
+		c, err := Compare(a, b, CompareOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Method != CompareReference || len(c.CannotJudge) == 0 || !strings.Contains(strings.Join(c.CannotJudge, " "), "different hosts") {
+			t.Errorf("host %+v: method %s, cannot judge %v; want the reference used and the gate refused", b.Header.Host, c.Method, c.CannotJudge)
+		}
+		ok, err := Compare(a, b, CompareOptions{AssumeSameHost: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ok.CannotJudge) != 0 || ok.Method != CompareReference {
+			t.Errorf("--assume-same-host: cannot judge %v, method %s", ok.CannotJudge, ok.Method)
+		}
+	}
+	b := fasterGin(t, a)
+	c, err := Compare(a, b, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Family != "run" || c.FamilyCalls != 48 || c.Steps[0].Throughput.FamilyCalls != 48 || c.BetweenRunPct != 3 || len(c.HostCompared) == 0 {
+		t.Errorf("family %s over %d calls (step's %d), between-run %v %%; want run over 48, 3 %%", c.Family, c.FamilyCalls, c.Steps[0].Throughput.FamilyCalls, c.BetweenRunPct)
+	}
+}
+
+// With two runs a side the runs are the unit: one value a run, the steps
+// counted in runs, and gin's +20 % still called.
+func TestCompareRunsAsTheUnit(t *testing.T) {
+	a1 := fixtureModel(t)
+	a2 := scaled(t, a1, func(string) float64 { return 1.01 })
+	b1 := fasterGin(t, a1)
+	b2 := scaled(t, a1, func(s string) float64 {
+		if s == "gin" {
+			return 1.22
+		}
+		return 0.99
+	})
+	c, err := CompareRuns([]*Model{a1, a2}, []*Model{b1, b2}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.RunsA) != 2 || len(c.RunsB) != 2 || c.BetweenRunPct != 0 {
+		t.Fatalf("runs %v / %v, between-run %v; want two a side as the unit", c.RunsA, c.RunsB, c.BetweenRunPct)
+	}
+	for _, s := range c.Steps {
+		if s.From != "gin" || s.Throughput.Call == stats.CallInvalid {
+			continue
+		}
+		if s.Throughput.Unit != "runs" || s.Throughput.FromWindows != 2 || s.Throughput.EstimatePct < 19 || s.Throughput.EstimatePct > 22 {
+			t.Errorf("gin %s c=%d: %+v; want about +20 %% over 2 runs a side", s.Case, s.Concurrency, s.Throughput)
+		}
 	}
 }

@@ -39,5 +39,5 @@ func (r *runner) removePools() {
 	if r.poolTemp {
 		os.RemoveAll(r.poolRoot)
 	}
-	r.poolRoot, r.poolTemp, r.pools = "", false, nil
+	r.poolRoot, r.poolTemp = "", false
 }

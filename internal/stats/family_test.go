@@ -157,10 +157,10 @@ func TestFamilyNeedIsTheSelectableLevel(t *testing.T) {
 	}
 	up := []float64{1.00, 1.04, 0.97, 1.02, 0.99, 1.05, 0.96, 1.01}
 	down := []float64{1.01, 0.98, 1.03, 0.97, 1.02, 1.00, 0.99, 1.04}
-	pairs := []SidePair{{side(700, up), side(380, down)}}
+	pairs := []SidePair{{From: side(700, up), To: side(380, down)}}
 	// 41 unchanged steps with the same noise.
 	for i := 1; i < m; i++ {
-		pairs = append(pairs, SidePair{side(1000, up), side(1000, down)})
+		pairs = append(pairs, SidePair{From: side(1000, up), To: side(1000, down)})
 	}
 	solo := DecideBy(Paired, pairs[0].From, pairs[0].To, 0.05, 0.05)
 	if solo.Call != CallLoss {
@@ -175,5 +175,90 @@ func TestFamilyNeedIsTheSelectableLevel(t *testing.T) {
 	}
 	if Paired.MinLevel(v.WindowsNeeded) > 0.05/m {
 		t.Errorf("need %d pairs, whose smallest p %.3g cannot be selected at 0.05/%d", v.WindowsNeeded, Paired.MinLevel(v.WindowsNeeded), m)
+	}
+}
+
+// A step whose estimate is near 0 is decided as same by its interval at α
+// fitting within ±δ, not by leaving 0 at the family's level: its need is
+// the smaller of the two ways, which here is what α alone asks for. (The
+// need used to be taken at the family's level for both, asking for more
+// pairs than same needs.)
+func TestFamilyNeedIsTheSmallerOfTheTwoWays(t *testing.T) {
+	const rounds, m = 6, 24
+	side := func(scale float64, wobble []float64) Side {
+		s := Side{Valid: true}
+		for r := 1; r <= rounds; r++ {
+			s.Windows = append(s.Windows, scale*wobble[r-1])
+			s.Rounds = append(s.Rounds, r)
+		}
+		return s
+	}
+	a := []float64{1.00, 1.06, 0.95, 1.03, 0.97, 1.05}
+	b := []float64{1.05, 0.97, 1.02, 0.94, 1.04, 0.99}
+	var pairs []SidePair
+	for range m {
+		pairs = append(pairs, SidePair{From: side(1000, a), To: side(1002, b)})
+	}
+	solo := DecideBy(Paired, pairs[0].From, pairs[0].To, 0.05, 0.05)
+	if solo.Call != CallUndecided {
+		t.Fatalf("alone the step is %s (%s), want undecided", solo.Call, solo.Reason)
+	}
+	v := DecideFamily(FamilyRun, Paired, pairs, 0.05, 0.05)[0]
+	if v.Call != CallUndecided {
+		t.Fatalf("in the family the step is %s, want undecided", v.Call)
+	}
+	if v.WindowsNeeded != solo.WindowsNeeded {
+		t.Errorf("need %d pairs in a family of %d, want %d: same is decided at α, whatever the family's size", v.WindowsNeeded, m, solo.WindowsNeeded)
+	}
+	if v.WindowsNeeded >= MaxWindowsNeeded || v.WindowsNeeded <= rounds {
+		t.Errorf("need %d pairs, want a finite figure above the %d there are", v.WindowsNeeded, rounds)
+	}
+}
+
+// PairedSD is the robust spread of the pairs' log-ratios, what the
+// interval was built from; not the spread of either side.
+func TestPairedSD(t *testing.T) {
+	from := Side{Valid: true, Rounds: []int{1, 2, 3, 4, 5}}
+	to := Side{Valid: true, Rounds: []int{1, 2, 3, 4, 5}}
+	ratios := []float64{0.02, -0.01, 0.00, 0.03, -0.02}
+	for i, r := range ratios {
+		// Each side swings by a factor of 2 round to round; the ratio does not.
+		base := 1000 * math.Pow(2, float64(i%2))
+		from.Windows = append(from.Windows, base)
+		to.Windows = append(to.Windows, base*math.Exp(r))
+	}
+	v := DecideBy(Paired, from, to, 0.05, 0.05)
+	// Log-ratios 0.02, -0.01, 0, 0.03, -0.02: median 0, deviations
+	// 0.02, 0.01, 0, 0.03, 0.02, their median 0.02.
+	if want := MADScale * 0.02; math.Abs(v.PairedSD-want) > 1e-9 {
+		t.Errorf("PairedSD = %.6f, want %.6f", v.PairedSD, want)
+	}
+	if v := DecideBy(Independent, from, to, 0.05, 0.05); v.PairedSD != 0 {
+		t.Errorf("independent samples have no paired noise, got %.4f", v.PairedSD)
+	}
+}
+
+// A frozen verdict stands as it is, and its p-value keeps its place in
+// the family: m counts it, and it cannot be selected anew.
+func TestFrozenVerdictStands(t *testing.T) {
+	side := func(scale float64) Side {
+		s := Side{Valid: true}
+		for r := 1; r <= 12; r++ {
+			s.Windows = append(s.Windows, scale*(1+0.01*float64(r%3)))
+			s.Rounds = append(s.Rounds, r)
+		}
+		return s
+	}
+	frozen := Verdict{Call: CallSame, Shift: Shift{P: 0.001, Bounded: true}, Reason: "frozen"}
+	pairs := []SidePair{
+		{From: side(1000), To: side(1500)},
+		{From: side(1000), To: side(1001), Frozen: &frozen},
+	}
+	vs := DecideFamily(FamilyRun, Paired, pairs, DefaultMinEffect, DefaultAlpha)
+	if vs[1].Call != CallSame || vs[1].Reason != "frozen" {
+		t.Errorf("frozen pair: %s (%s), want it as frozen", vs[1].Call, vs[1].Reason)
+	}
+	if vs[0].Call != CallGain || vs[0].FamilySize != 2 || vs[0].FamilySelected != 2 {
+		t.Errorf("open pair: %s, family %d/%d; want a gain in a family of 2 with both p-values selected", vs[0].Call, vs[0].FamilySelected, vs[0].FamilySize)
 	}
 }
