@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,7 +154,7 @@ func (r *runner) setupRemoteDatabase(ctx context.Context, a *agent.Client, host,
 	}
 	t0 := time.Now()
 	r.progress.logf("database: starting an embedded PostgreSQL cluster on host %s", host)
-	info, err := a.StartDatabase(ctx, agent.DatabaseSpec{Host: addr})
+	info, err := a.StartDatabase(ctx, agent.DatabaseSpec{Host: addr, Clients: r.fleet.addrs()})
 	if err != nil {
 		return fmt.Errorf("embedded database on host %s: %w", host, err)
 	}
@@ -202,4 +203,15 @@ func (r *runner) keptCluster(prev string) string {
 		r.event(journal.LevelWarning, "", "%s names %s, which is not a cluster directory a run made in %s: not used; starting a new cluster", DBPathFile, prev, os.TempDir())
 	}
 	return ""
+}
+
+// addrs are the addresses of every host of the file: the database host
+// admits these (and the coordinator) and nobody else.
+func (fl *fleet) addrs() []string {
+	var out []string
+	for _, h := range fl.hosts {
+		out = append(out, h.Addr)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
