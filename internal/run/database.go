@@ -208,6 +208,9 @@ func (r *runner) keptCluster(prev string) string {
 // addrs are the addresses of every host of the file: the database host
 // admits these (and the coordinator) and nobody else.
 func (fl *fleet) addrs() []string {
+	if fl == nil {
+		return nil
+	}
 	var out []string
 	for _, h := range fl.hosts {
 		out = append(out, h.Addr)
