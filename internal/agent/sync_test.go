@@ -314,3 +314,26 @@ func TestSyncLeavesOutResultsAndSecrets(t *testing.T) {
 		t.Errorf("a package named results was left out: %v", err)
 	}
 }
+
+// Synced modes keep to the host's umask: a file everyone may write here
+// is not made so there when the agent's umask says otherwise.
+func TestSyncHonoursTheHostsUmask(t *testing.T) {
+	s := startSession(t)
+	ctx := context.Background()
+	if _, err := s.client.Hello(ctx); err != nil {
+		t.Fatal(err)
+	}
+	local, remote := t.TempDir(), filepath.Join(t.TempDir(), "copy")
+	writeFile(t, filepath.Join(local, "open.txt"), []byte("x"), 0o666)
+	os.Chmod(filepath.Join(local, "open.txt"), 0o666)
+	if _, err := s.client.SyncDir(ctx, local, SyncOptions{Dir: remote}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(remote, "open.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fs.FileMode(0o666) &^ hostUmask(); fi.Mode().Perm() != want {
+		t.Errorf("synced mode %v, want %v (umask %04o)", fi.Mode().Perm(), want, hostUmask())
+	}
+}
