@@ -77,8 +77,8 @@ func (p *requestPools) variantPool(cur *server, c workload.Case) (string, error)
 	if p.files == nil {
 		p.files = map[string]string{}
 	}
-	if p, ok := p.files[key]; ok {
-		return p, nil
+	if path, ok := p.files[key]; ok {
+		return path, nil
 	}
 	reqs, err := sc.Variants(c, cur.captures)
 	if err != nil {
@@ -92,12 +92,12 @@ func (p *requestPools) variantPool(cur *server, c workload.Case) (string, error)
 		}
 		buf = append(append(buf, line...), '\n')
 	}
-	dir := filepath.Join(r.opt.Dir, "requests", cur.stack.Name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := r.poolDir(cur.stack.Name)
+	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, name+".jsonl")
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
+	if err := os.WriteFile(path, buf, privateFileMode); err != nil {
 		return "", err
 	}
 	p.files[key] = path
@@ -112,11 +112,11 @@ func (p *requestPools) poolFile(c workload.Case) (string, error) {
 	if p.files == nil {
 		p.files = map[string]string{}
 	}
-	if p, ok := p.files[c.Name]; ok {
-		return p, nil
+	if path, ok := p.files[c.Name]; ok {
+		return path, nil
 	}
-	dir := filepath.Join(r.opt.Dir, "requests")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := r.poolDir()
+	if err != nil {
 		return "", err
 	}
 	var buf []byte
@@ -128,7 +128,7 @@ func (p *requestPools) poolFile(c workload.Case) (string, error) {
 		buf = append(append(buf, line...), '\n')
 	}
 	path := filepath.Join(dir, c.Name+".jsonl")
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
+	if err := os.WriteFile(path, buf, privateFileMode); err != nil {
 		return "", err
 	}
 	p.files[c.Name] = path
