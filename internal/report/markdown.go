@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 func WriteMarkdown(w io.Writer, m *Model) error {
 	var b strings.Builder
 	mdHeader(&b, m)
+	mdForest(&b, m)
 	mdSteps(&b, m)
 	mdLatency(&b, m)
 	mdCells(&b, m)
@@ -43,10 +45,18 @@ func mdHeader(b *strings.Builder, m *Model) {
 		}
 		b.WriteString("\n")
 	}
-	for _, line := range headerLines(m) {
+	facts, protocol := splitHeader(headerLines(m))
+	for _, line := range facts {
 		b.WriteString(line + "\n")
 	}
 	b.WriteString("\n")
+	if len(protocol) > 0 {
+		b.WriteString("<details><summary>How this was measured</summary>\n\n")
+		for _, line := range protocol {
+			b.WriteString(line + "\n\n")
+		}
+		b.WriteString("</details>\n\n")
+	}
 	if len(h.Warnings)+len(h.JournalNotes) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range h.Warnings {
@@ -194,6 +204,33 @@ func groupRow(r GroupStep) []string {
 		row = append(row, fmt.Sprint(r.Calls[c]))
 	}
 	return append(row, fmt.Sprint(r.Flagged))
+}
+
+// mdForest is the forest plot as a table: every step on every case, its
+// throughput call, estimate and interval, sorted from the largest loss to
+// the largest gain, with the row drawn in text on one log axis.
+func mdForest(b *strings.Builder, m *Model) {
+	groups := forestGroups(m, func(s Step) Change { return s.Throughput })
+	rows := sortedByEffect(groups)
+	if len(rows) == 0 {
+		return
+	}
+	lo, hi := forestRange(groups, m.Header.MinEffect)
+	fmt.Fprintf(b, "## Every step by effect\n\nThroughput, sorted by the estimated change. The axis runs from %s to %s on a log scale: `●` the estimate, `─` its interval, `┊` no change, `·` the ±%s band.\n\n",
+		fmtPct(100*(math.Pow(10, lo)-1)), fmtPct(100*(math.Pow(10, hi)-1)), fmtFraction(m.Header.MinEffect))
+	t := mdTable{head: []string{"step", "case", "c", "call", "estimate (interval)", "picture"}}
+	for _, r := range rows {
+		pic := forestText(r.Change, lo, hi, m.Header.MinEffect)
+		if pic != "" {
+			pic = "`" + pic + "`"
+		}
+		step := stepLabel(r.Step)
+		if r.Step.Kind == StepOverall {
+			step += " (overall)"
+		}
+		t.add(step, "`"+r.Step.Case+"`", fmt.Sprint(r.Step.Concurrency), callCell(r.Change), estimateText(r.Change), pic)
+	}
+	t.write(b)
 }
 
 func mdSteps(b *strings.Builder, m *Model) {
