@@ -86,7 +86,7 @@ func resolvePlan(f *plan.File, o plan.Overrides) (*plan.Plan, error) {
 func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	var o plan.Overrides
 	fs.StringVar(&o.Profile, "profile", "", "protocol profile: quick, standard or full (default: the file's)")
-	stacks := fs.String("stacks", "", "run only these stacks, comma-separated (they keep the file's order)")
+	stacks := stacksFlag(fs, "run only these stacks")
 	cases := fs.String("cases", "", "run only these cases, comma-separated, in this order")
 	conc := fs.String("concurrency", "", "concurrency levels, comma-separated, e.g. 10,100")
 	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window: its floor when it runs until throughput is steady")
@@ -146,7 +146,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 			}
 			o.MinEffect = f
 		}
-		o.Stacks, o.Cases = commaList(*stacks), commaList(*cases)
+		o.Stacks, o.Cases = []string(*stacks), commaList(*cases)
 		for _, s := range commaList(*conc) {
 			c, err := strconv.Atoi(s)
 			if err != nil {

@@ -58,7 +58,7 @@ func runSuite[R interface{ Failed() bool }](pro *prologue, env Env, name string,
 		print(env.Stdout, res)
 	}
 	if res.Failed() {
-		return &ExitError{Code: 1, Msg: failMsg}
+		return &ExitError{Code: ExitGateFailed, Msg: failMsg}
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,14 +18,13 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/run"
-	"golang.org/x/term"
 )
 
 func init() {
 	register(Command{Name: "run", Short: "run the whole comparison: parity, cold starts, every window, the report", Order: 60, Run: runRun})
 }
 
-const runSynopsis = "[-f stackbench.yaml] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [--known-hosts FILE] [--fail-on loss[,undecided][,invalid]] [--steps A..B] [--metrics throughput,per_cpu] [protocol flags]"
+const runSynopsis = "[-f FILE] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [--known-hosts FILE] [--fail-on loss[,undecided][,invalid]] [--steps A..B] [--metrics throughput,per_cpu] [protocol flags]"
 
 // runArgs is a parsed `stackbench run` command line.
 type runArgs struct {
@@ -114,8 +112,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if err := ra.gate.needsLatency(opt.Plan.Protocol.Latency != nil); err != nil {
 		return err
 	}
-	stopHard := secondInterrupt(env, opt.Dir)
-	defer stopHard()
+	runInterruptNotes(env, opt.Dir)
 	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(opt.Plan.Stacks), "stack"), countNoun(len(opt.Plan.Windows), "window"), opt.Dir)
 	outcome, err := run.Run(ctx, opt)
 	printOutcome(env, outcome, err)
@@ -259,30 +256,11 @@ func keptDatabase(dir string) string {
 	return fmt.Sprintf(" (its embedded database is kept for it in %s, %.0f MiB; delete that directory if you will not resume)", cluster, float64(sizeBytes)/(1<<20))
 }
 
-// secondInterrupt makes a second Ctrl-C stop the process at once; the first
-// one cancels the run's context (see main), which tears down cleanly.
-func secondInterrupt(env Env, dir string) func() {
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, InterruptSignals()...)
-	done := make(chan struct{})
-	go func() {
-		n := 0
-		for {
-			select {
-			case <-ch:
-				n++
-				if n == 1 {
-					fmt.Fprintln(env.Stderr, "\nstopping after tearing down servers and the database; press Ctrl-C again to stop at once")
-					continue
-				}
-				fmt.Fprintf(env.Stderr, "stopped at once; the journal holds every window measured so far; continue with: stackbench run --resume %s\n", dir)
-				os.Exit(130)
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() { signal.Stop(ch); close(done) }
+// runInterruptNotes makes a second Ctrl-C stop the process at once; the first
+// one cancels the run's context (see Main), which tears down cleanly.
+func runInterruptNotes(env Env, dir string) {
+	env.onInterrupt("stopping after tearing down servers and the database; press Ctrl-C again to stop at once",
+		fmt.Sprintf("stopped at once; the journal holds every window measured so far; continue with: stackbench run --resume %s", dir))
 }
 
 // printOutcome counts the windows of a run; a run that failed before its
@@ -386,12 +364,8 @@ func printThresholds(w io.Writer, m *report.Model) {
 
 // terminalWidth is the width of the terminal on stderr, 0 when it is not one.
 func terminalWidth(env Env) int {
-	if !env.StderrIsTerminal {
+	if !env.StderrIsTerminal || env.StderrWidth == nil {
 		return 0
 	}
-	w, _, err := term.GetSize(int(os.Stderr.Fd()))
-	if err != nil {
-		return 0
-	}
-	return w
+	return env.StderrWidth()
 }
