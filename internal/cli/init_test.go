@@ -146,3 +146,46 @@ paths:
 		t.Errorf("plan: %v", err)
 	}
 }
+
+// gitRepo makes a repository in a fresh directory with a commit on main
+// and one on topic (checked out); it returns the directory and a function
+// running git in it.
+func gitRepo(t *testing.T) (string, func(args ...string) string) {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "one")
+	git("checkout", "-q", "-b", "topic")
+	git("commit", "-q", "--allow-empty", "-m", "two")
+	return dir, git
+}
+
+// TestPlanShowsEachGitCommit: the text plan names the commit each git:
+// stack resolves to, as plan -o json and parity do.
+func TestPlanShowsEachGitCommit(t *testing.T) {
+	dir, git := gitRepo(t)
+	yaml := "workload:\n  name: app\n  health: /\n  cases: [{name: home, path: /}]\nstacks:\n" +
+		"  - {name: base, dir: ., git: main, build: go build -o app ., start: ./app}\n" +
+		"  - {name: head, dir: ., git: HEAD, build: go build -o app ., start: ./app}\n"
+	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runMain(t, dir, nil, "plan")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, rev := range []string{"main", "HEAD"} {
+		commit := git("rev-parse", rev)
+		if want := "git " + rev + " = " + commit[:12]; !strings.Contains(out, want) {
+			t.Errorf("the plan does not show %q:\n%s", want, out)
+		}
+	}
+}

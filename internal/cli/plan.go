@@ -263,7 +263,15 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 			}
 			start = strings.TrimSpace("container " + c.Image + " (" + runtimeName(c.Runtime) + ", host network, measured through its cgroup) " + s.Start)
 		}
-		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, displayDir(f.Path, s.Dir), build, start)
+		dir := displayDir(f.Path, s.Dir)
+		if g := s.Git; g != nil {
+			// The commit the revision names now is what the run builds.
+			dir = fmt.Sprintf("git %s = %s", g.Rev, shortCommit(g.Commit))
+			if g.Subdir != "" && g.Subdir != "." {
+				dir += ", " + g.Subdir
+			}
+		}
+		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, dir, build, start)
 	}
 	tw.Flush()
 	if len(p.Stacks) > 1 {
@@ -280,6 +288,15 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()),
 		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p)+profilingEstimate(p))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
+}
+
+// shortCommit is a commit's first 12 hex digits, as git log shows enough
+// of it to be unique in any repository of this size.
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }
 
 // describePlacement is the plan's placement line, with what it cannot do.
