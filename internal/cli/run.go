@@ -326,8 +326,11 @@ func printSteps(w io.Writer, m *report.Model) {
 		return
 	}
 	family := "each call on its own"
-	if m.Header.Family == "run" && m.Header.FamilyCalls > 1 {
+	switch {
+	case m.Header.Family == "run" && m.Header.FamilyCalls > 1:
 		family = fmt.Sprintf("false calls controlled over the run's %d calls", m.Header.FamilyCalls)
+	case m.Header.Family == "run":
+		family = fmt.Sprintf("false calls controlled over the run's calls, of which %d valid", m.Header.FamilyCalls)
 	}
 	fmt.Fprintf(w, "\nWhat each step bought (throughput; each call from its %.4g%% interval alone, minimum effect %g%%; %s):\n",
 		100*(1-m.Header.Alpha), 100*m.Header.MinEffect, family)

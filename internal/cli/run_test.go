@@ -143,3 +143,19 @@ func TestFailedRunSaysHowToContinue(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintStepsKeepsTheFamilyWhenNoCallIsValid: with every call invalid,
+// a family: run plan is not reported as "each call on its own".
+func TestPrintStepsKeepsTheFamilyWhenNoCallIsValid(t *testing.T) {
+	m := &report.Model{
+		Header: report.Header{Alpha: 0.05, MinEffect: 0.05, Family: "run", FamilyCalls: 0},
+		Groups: []report.GroupStep{{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Cases: 1}},
+		Steps: []report.Step{{Kind: "adjacent", From: "a", To: "b", Case: "user", Concurrency: 32, Database: true,
+			Throughput: report.Change{Call: stats.CallInvalid, Reason: "a is insufficient"}}},
+	}
+	var b strings.Builder
+	printSteps(&b, m)
+	if strings.Contains(b.String(), "each call on its own") || !strings.Contains(b.String(), "false calls controlled over the run's calls, of which 0 valid") {
+		t.Errorf("steps:\n%s", b.String())
+	}
+}

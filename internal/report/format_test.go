@@ -65,3 +65,18 @@ func TestVerdictCountsTheNeedInTheCallsUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestFamilyLabelWhenNoCallIsValid: a run planned with family: run whose
+// calls are all invalid still says family: run (analysis counts 0 calls
+// in the family; that is not family: step).
+func TestFamilyLabelWhenNoCallIsValid(t *testing.T) {
+	for _, n := range []int{0, 1} {
+		got := familyText(Header{Family: "run", FamilyCalls: n, Alpha: 0.05})
+		if !strings.Contains(got, "family: run") || strings.Contains(got, "family: step") {
+			t.Errorf("%d valid calls: %q, want family: run", n, got)
+		}
+	}
+	if got := familyText(Header{Family: "step", Alpha: 0.05}); !strings.Contains(got, "family: step") {
+		t.Errorf("family step: %q", got)
+	}
+}

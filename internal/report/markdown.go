@@ -163,7 +163,14 @@ func callRule(alpha, minEffect float64) string {
 
 // familyText says how false calls were controlled over the run.
 func familyText(h Header) string {
-	if h.Family != "run" || h.FamilyCalls <= 1 {
+	switch {
+	case h.Family == "run" && h.FamilyCalls == 0:
+		// Analysis counts only the calls it could make: with every cell
+		// pair invalid there were none, but the family is still the run.
+		return "False gains and losses are controlled over the run's calls at once (family: run), but no call had two valid cells, so none was made."
+	case h.Family == "run" && h.FamilyCalls == 1:
+		return "False gains and losses are controlled over the run's calls at once (family: run); with one valid call that is its own α."
+	case h.Family != "run":
 		return "Each call is bounded at α on its own (family: step): with many calls, an unchanged run can show a false gain or loss."
 	}
 	return fmt.Sprintf("False gains and losses are controlled over the run's %d calls at once (family: run; Benjamini–Hochberg at α = %s): in an unchanged run the chance of any false gain or loss is at most α, and a called gain or loss shows its interval at the adjusted level (selected ÷ calls × α).",
