@@ -59,8 +59,10 @@ func runPlan(ctx context.Context, args []string, env Env) error {
 		return nil
 	}
 	printPlan(env.Stdout, f, p)
-	if w := undecidableWarning(p); w != "" {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	for _, w := range []string{undecidableWarning(p), shortWindowWarning(f, p)} {
+		if w != "" {
+			fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+		}
 	}
 	if *listWindows {
 		printWindows(env.Stdout, p)

@@ -172,8 +172,10 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 		// question than the file asks.
 		return run.Options{}, usagef("%v; remove roles: to run everything on this machine", err)
 	}
-	if w := undecidableWarning(p); w != "" {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	for _, w := range []string{undecidableWarning(p), shortWindowWarning(f, p)} {
+		if w != "" {
+			fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+		}
 	}
 	if _, design := report.LayoutOf(p.Protocol); !p.Protocol.Adaptive {
 		if note := roundsNote(design, p.Protocol.Rounds); note != "" {
