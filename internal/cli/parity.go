@@ -101,7 +101,7 @@ func checkParity(ctx context.Context, f *plan.File, stacks []plan.Stack, logDir 
 	say := func(line string) { fmt.Fprintln(progress, line) }
 	// Stacks with git: run from worktrees of their commits, kept where a
 	// run from this directory keeps them (results/).
-	stacks, err := stack.CheckoutAll(ctx, stacks, filepath.Join(filepath.Dir(f.Path), "results", stack.WorktreesDir), say)
+	stacks, err := stack.CheckoutAll(ctx, stacks, "", say)
 	if err != nil {
 		return workload.Report{}, err
 	}

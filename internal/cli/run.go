@@ -190,7 +190,11 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 	if ra.resume != "" {
 		dir = ra.resume
 	} else if dir == "" {
-		dir = filepath.Join(env.Dir, "results", time.Now().Format("20060102-150405"))
+		root := filepath.Join(env.Dir, "results")
+		if err := ignoreResults(root); err != nil {
+			return run.Options{}, err
+		}
+		dir = filepath.Join(root, time.Now().Format("20060102-150405"))
 	}
 	if ra.resume == "" {
 		if err := run.CheckNewDir(dir); err != nil {
@@ -202,6 +206,27 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal, Width: terminalWidth(env),
 		ToolVersion: toolVersion(), Remote: remoteOptions(env, ra.knownHosts),
 	}, nil
+}
+
+// resultsGitignore is the .gitignore stackbench writes in the default
+// results folder: the runs' journals, reports and logs are not the
+// repository's, and a user who wants one kept copies it out.
+const resultsGitignore = "# Written by stackbench: its runs' journals, reports and logs (docs/run.md).\n# Delete this file to commit them.\n*\n"
+
+// ignoreResults makes the default results folder root, in the user's
+// repository, with a .gitignore of its own, unless it has one already.
+func ignoreResults(root string) error {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return fmt.Errorf("make the results folder: %w", err)
+	}
+	path := filepath.Join(root, ".gitignore")
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(path, []byte(resultsGitignore), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // runExit turns the run's error into the command's, saying how to go on.

@@ -159,3 +159,34 @@ func TestPrintStepsKeepsTheFamilyWhenNoCallIsValid(t *testing.T) {
 		t.Errorf("steps:\n%s", b.String())
 	}
 }
+
+// TestDefaultResultsAreIgnored: the default results folder is made with a
+// .gitignore of its own, so a run leaves git status as it was; a user's
+// own .gitignore there is kept.
+func TestDefaultResultsAreIgnored(t *testing.T) {
+	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./a}\n")
+	env := Env{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}, Getenv: func(string) string { return "" }, Dir: dir}
+	ra, err := parseRunArgs(nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := runOptions(ra, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "results")
+	if filepath.Dir(opt.Dir) != root {
+		t.Fatalf("results in %s, want under %s", opt.Dir, root)
+	}
+	data, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+	if err != nil || !strings.Contains(string(data), "\n*\n") {
+		t.Fatalf("results/.gitignore: %q, %v", data, err)
+	}
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("mine\n"), 0o644)
+	if _, err := runOptions(ra, env); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, ".gitignore")); string(data) != "mine\n" {
+		t.Errorf("the user's .gitignore was replaced: %q", data)
+	}
+}

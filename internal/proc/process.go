@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -147,7 +148,45 @@ func portFree(port int) error {
 	return nil
 }
 
+// The size past which a stack's log is cut when a process of it starts,
+// and what of it is kept: a stack started fresh every round appends a
+// start's worth each time (four runs of one app wrote 261 MB), and only
+// the latest output explains a failure (formatTail reads the end).
+const (
+	MaxLogBytes  = 32 << 20
+	KeepLogBytes = 1 << 20
+)
+
+// capLog cuts the log at path to its last KeepLogBytes when it holds more
+// than MaxLogBytes, saying so at its top; a missing log is left alone.
+func capLog(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Size() <= MaxLogBytes {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	tail := make([]byte, KeepLogBytes)
+	n, err := f.ReadAt(tail, st.Size()-KeepLogBytes)
+	f.Close()
+	if err != nil && err != io.EOF {
+		return err
+	}
+	tail = tail[:n]
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:] // from a whole line
+	}
+	head := fmt.Sprintf("=== stackbench: this log reached %d MiB and was cut to its last %d KiB at %s\n",
+		st.Size()>>20, len(tail)>>10, time.Now().UTC().Format(time.RFC3339))
+	return osutil.WriteFile(path, append([]byte(head), tail...), 0o644)
+}
+
 func openLog(s Spec) (*os.File, int64, error) {
+	if err := capLog(s.LogPath); err != nil {
+		return nil, 0, fmt.Errorf("start stack %q: cut its log %s: %w", s.Name, s.LogPath, err)
+	}
 	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, 0, fmt.Errorf("start stack %q: open its log: %w", s.Name, err)

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -19,10 +18,10 @@ func (r *runner) buildStacks(ctx context.Context) error {
 }
 
 // checkoutStacks moves the stacks with git: into worktrees of their
-// commits, kept beside the results directory (stack.WorktreesDir) and
+// commits, kept under the user's cache directory (stack.WorktreeCache) and
 // reused by later runs of the same commits.
 func (r *runner) checkoutStacks(ctx context.Context) error {
-	cache := filepath.Join(filepath.Dir(r.opt.Dir), stack.WorktreesDir)
+	cache := ""
 	logf := func(s string) { r.progress.logf("%s", s) }
 	stacks, err := stack.CheckoutAll(ctx, r.opt.Plan.Stacks, cache, logf)
 	if err != nil {
