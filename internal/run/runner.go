@@ -69,6 +69,9 @@ type runner struct {
 	quietAt time.Time
 	// laneWarned holds the placement read-backs already warned about.
 	laneWarned map[string]bool
+	// paceWarned holds the looks the budget was said not to reach
+	// (pace.go), each said once.
+	paceWarned map[int]bool
 
 	// fleet holds the sessions with the hosts of roles: (hosts.go); nil
 	// when every role runs here.
