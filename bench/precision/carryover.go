@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"io"
 	"math"
 	"text/tabwriter"
 
-	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -15,7 +16,7 @@ import (
 // which of its two stacks went first in the round (the window of the
 // step's cell that the round laid out first).
 type orderSplit struct {
-	Step                 report.Step
+	Step                 analysis.Step
 	FromFirst, ToFirst   []float64 // log-ratios of the rounds where that side went first
 	Difference           stats.Shift
 	DifferenceComputable bool
@@ -30,7 +31,7 @@ type orderSplit struct {
 // carry-over it is about 0; a carry-over that favours the side going
 // second by c shows as about 2c (+c in the from-first rounds, −c in the
 // others).
-func carryOver(m *report.Model, planned []plan.Window, alpha float64) []orderSplit {
+func carryOver(m *report.Model, planned []journal.PlanWindow, alpha float64) []orderSplit {
 	type cellRound struct {
 		stack, cas  string
 		conc, round int
@@ -89,7 +90,7 @@ func carryOver(m *report.Model, planned []plan.Window, alpha float64) []orderSpl
 
 // roundLogs is a cell's mean log throughput per round over its counted
 // windows.
-func roundLogs(c report.Cell) map[int]float64 {
+func roundLogs(c analysis.Cell) map[int]float64 {
 	sum, n := map[int]float64{}, map[int]int{}
 	for _, w := range c.PerWindow {
 		if !w.Counted || !(w.ThroughputRPS > 0) {

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/report"
 )
 
@@ -14,11 +15,11 @@ import (
 // from side went first and +4.8 % in the others, a difference of about
 // +10 % whose interval excludes 0.
 func TestCarryOverSplitsByWhoWentFirst(t *testing.T) {
-	m := &report.Model{Steps: []report.Step{{Kind: report.StepAdjacent, From: "a", To: "b", Case: "user", Concurrency: 10},
-		{Kind: report.StepOverall, From: "a", To: "b", Case: "user", Concurrency: 10}}} // the same pair: one row
-	a := report.Cell{Stack: "a", Case: "user", Concurrency: 10}
-	b := report.Cell{Stack: "b", Case: "user", Concurrency: 10}
-	var planned []plan.Window
+	m := &report.Model{Steps: []analysis.Step{{Kind: analysis.StepAdjacent, From: "a", To: "b", Case: "user", Concurrency: 10},
+		{Kind: analysis.StepOverall, From: "a", To: "b", Case: "user", Concurrency: 10}}} // the same pair: one row
+	a := analysis.Cell{Stack: "a", Case: "user", Concurrency: 10}
+	b := analysis.Cell{Stack: "b", Case: "user", Concurrency: 10}
+	var planned []journal.PlanWindow
 	for r := 1; r <= 12; r++ {
 		aFirst := r%2 == 1
 		noise := 1 + 0.01*float64(r%3)
@@ -28,19 +29,19 @@ func TestCarryOverSplitsByWhoWentFirst(t *testing.T) {
 		} else {
 			va *= 1.05
 		}
-		a.PerWindow = append(a.PerWindow, report.WindowFigures{Round: r, Counted: true, ThroughputRPS: va})
-		b.PerWindow = append(b.PerWindow, report.WindowFigures{Round: r, Counted: true, ThroughputRPS: vb})
+		a.PerWindow = append(a.PerWindow, analysis.WindowFigures{Round: r, Counted: true, ThroughputRPS: va})
+		b.PerWindow = append(b.PerWindow, analysis.WindowFigures{Round: r, Counted: true, ThroughputRPS: vb})
 		order := []string{"a", "b"}
 		if !aFirst {
 			order = []string{"b", "a"}
 		}
 		for _, s := range order {
-			planned = append(planned, plan.Window{Index: len(planned), Round: r, Stack: s, Case: "user", Concurrency: 10})
+			planned = append(planned, journal.PlanWindow{Index: len(planned), Round: r, Stack: s, Case: "user", Concurrency: 10})
 		}
 	}
 	// A window not counted does not enter its round.
-	a.PerWindow = append(a.PerWindow, report.WindowFigures{Round: 1, Counted: false, ThroughputRPS: 1})
-	m.Cells = []report.Cell{a, b}
+	a.PerWindow = append(a.PerWindow, analysis.WindowFigures{Round: 1, Counted: false, ThroughputRPS: 1})
+	m.Cells = []analysis.Cell{a, b}
 	splits := carryOver(m, planned, 0.05)
 	if len(splits) != 1 {
 		t.Fatalf("%d splits", len(splits))

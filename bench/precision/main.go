@@ -11,6 +11,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"os"
 	"slices"
 	"text/tabwriter"
@@ -51,7 +52,7 @@ func compare(dir string) error {
 	fmt.Fprintln(tw, "step\tcase\tpaired\twidth\tindependent\twidth")
 	var pw, iw []float64
 	for i, s := range p.Steps {
-		if s.Kind != report.StepAdjacent {
+		if s.Kind != analysis.StepAdjacent {
 			continue
 		}
 		a, b := s.Throughput, ind.Steps[i].Throughput
@@ -69,7 +70,7 @@ func compare(dir string) error {
 
 // width is a change's interval width in percentage points, "–" when it has
 // none; finite widths are collected in ws.
-func width(c report.Change, ws *[]float64) string {
+func width(c analysis.Change, ws *[]float64) string {
 	if !c.Bounded() {
 		return "–"
 	}

@@ -91,7 +91,7 @@ func Looks(pl *plan.Plan, alpha float64) ([]int, float64) {
 // header gathers the run's identity, progress and caveats.
 func header(res *journal.Results, finals []journal.Window, alpha float64) Header {
 	p := res.Plan
-	pl := p.Plan
+	pl := p.Plan.Plan()
 	h := Header{
 		RunID:           p.RunID,
 		Started:         p.CreatedAt,
@@ -303,6 +303,9 @@ func windowFigures(w *journal.Window) WindowFigures {
 		if w.Server.Cores > 0 {
 			f.PerCPUSecond = l.ThroughputRPS / w.Server.Cores
 		}
+		if l.ThroughputRPS > 0 {
+			f.CostMicros = (w.Server.Cores + w.Database.Cores) * 1e6 / l.ThroughputRPS
+		}
 		lat := l.LatencyMicros
 		f.Latency = Latency{P50: float64(lat.P50), P90: float64(lat.P90), P99: float64(lat.P99), P999: float64(lat.P999), Max: float64(lat.Max)}
 	}
@@ -422,7 +425,7 @@ func LayoutOf(pr plan.Protocol) (string, stats.Design) {
 
 // roundsInfo summarises an adaptive run's rounds from its journal.
 func roundsInfo(res *journal.Results) *RoundsInfo {
-	pr := res.Plan.Plan.Protocol
+	pr := res.Plan.Plan.Protocol.Plan()
 	ri := &RoundsInfo{MinRounds: pr.Rounds, MaxRounds: pr.MaxRounds, BudgetRounds: pr.BudgetRounds, LastRound: pr.LastRound(),
 		Budget: pr.Budget.String(), Measured: pr.Rounds}
 	for _, rd := range res.Rounds {

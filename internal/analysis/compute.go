@@ -167,15 +167,16 @@ const MaxBadShare = 0.25
 
 // majority decides whether a cell with counted windows is valid: it needs
 // at least MinCountedWindows of them, and no more than MaxBadShare of all
-// its windows invalid or flagged, a trend aside (againstMajority) (trap
-// T17: one surviving window does not speak for a stack).
+// its windows invalid or flagged against it (againstMajority) (trap T17:
+// one surviving window does not speak for a stack).
 func majority(ws []WindowFigures) (state, reason string) {
 	counted, bad := 0, 0
-	for _, w := range ws {
+	outlier := fenced(ws)
+	for i, w := range ws {
 		if w.Counted {
 			counted++
 		}
-		if !w.Counted || slices.ContainsFunc(w.Flags, againstMajority) {
+		if !w.Counted || againstMajority(w, outlier[i]) {
 			bad++
 		}
 	}
@@ -188,13 +189,60 @@ func majority(ws []WindowFigures) (state, reason string) {
 	return CellValid, ""
 }
 
-// againstMajority reports whether a flag on a counted window counts
-// against its cell's majority. A trend (the window's halves apart by more
-// than the warm-up's tolerance) does not: on a shared 2-core host it is
-// raised by the host's own swings on a quarter to a half of a fast
-// server's windows, and the paired calls cancel a drift shared by a
-// round; it is shown and counted in the report all the same.
-func againstMajority(f journal.Flag) bool { return f != journal.FlagTrend }
+// fenced marks, per window, the counted ones whose throughput lies past
+// the outlier fence of the counted windows given (none with fewer than
+// three).
+func fenced(ws []WindowFigures) []bool {
+	out := make([]bool, len(ws))
+	var tp []float64
+	var at []int
+	for i, w := range ws {
+		if w.Counted {
+			tp, at = append(tp, w.ThroughputRPS), append(at, i)
+		}
+	}
+	if len(tp) < 3 {
+		return out
+	}
+	r, err := stats.RobustOf(tp)
+	if err != nil {
+		return out
+	}
+	for j, i := range at {
+		out[i] = r.Outliers[j]
+	}
+	return out
+}
+
+// againstMajority reports whether a counted window's flags count against
+// its cell's majority: each flag does but two, which say something about
+// the measurement only when the window's figure shows it.
+//   - A trend (the window's halves apart by more than the warm-up's
+//     tolerance) does not: on a shared 2-core host it is raised by the
+//     host's own swings on a quarter to a half of a fast server's windows,
+//     and the paired calls cancel a drift shared by a round; it is shown
+//     and counted in the report all the same.
+//   - not_steady (the warm-up reached its cap before its slices agreed)
+//     counts only when the window shows it: its halves disagree (trend) or
+//     its throughput is an outlier of its cell. A slow route's slices hold
+//     a few dozen completions each, so its warm-ups reach the cap by
+//     counting noise alone (the demo's PGO cpu cell: 4 of 10 windows, each
+//     within 254–329 req/s like the rest), and a window that is steady
+//     within itself and agrees with its cell is no evidence against it.
+func againstMajority(w WindowFigures, outlier bool) bool {
+	for _, f := range w.Flags {
+		switch f {
+		case journal.FlagTrend:
+		case journal.FlagNotSteady:
+			if outlier || slices.Contains(w.Flags, journal.FlagTrend) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
 
 // countedWindows returns the counted windows in journal order.
 func countedWindows(ws []WindowFigures) []WindowFigures {
@@ -312,7 +360,7 @@ func addSteps(m *Result) {
 		m.Header.FamilyCalls = 0
 		for _, s := range m.Steps {
 			m.Header.FamilyCalls = max(m.Header.FamilyCalls, s.Throughput.FamilyCalls, s.PerCPU.FamilyCalls)
-			for _, c := range []*Change{s.P50, s.P99} {
+			for _, c := range []*Change{s.P50, s.P99, s.Cost} {
 				if c != nil {
 					m.Header.FamilyCalls = max(m.Header.FamilyCalls, c.FamilyCalls)
 				}
@@ -330,7 +378,7 @@ func holdUntilTheFirstLook(steps []Step, ri *RoundsInfo) {
 		first = ri.Looks[0]
 	}
 	for i := range steps {
-		for _, c := range []*Change{&steps[i].Throughput, &steps[i].PerCPU, steps[i].P50, steps[i].P99} {
+		for _, c := range []*Change{&steps[i].Throughput, &steps[i].PerCPU, steps[i].P50, steps[i].P99, steps[i].Cost} {
 			if c == nil {
 				continue
 			}
@@ -376,13 +424,14 @@ func callSteps(steps []Step, cells, latency [][2]Cell, family stats.Family, d st
 		steps[i].Throughput = changeOf(vs[2*i], from, to)
 		steps[i].PerCPU = changeOf(vs[2*i+1], from, to)
 	}
-	base := len(stepMetrics) * len(cells)
+	base, k := len(stepMetrics)*len(cells), len(latencyMetrics)
 	for i := range latency {
 		from, to := latency[i][0], latency[i][1]
-		p50 := changeOf(lowerIsBetter(vs[base+2*i]), from, to)
-		p99 := changeOf(lowerIsBetter(vs[base+2*i+1]), from, to)
-		p50.LowerIsBetter, p99.LowerIsBetter = true, true
-		steps[i].P50, steps[i].P99 = &p50, &p99
+		p50 := changeOf(lowerIsBetter(vs[base+k*i]), from, to)
+		p99 := changeOf(lowerIsBetter(vs[base+k*i+1]), from, to)
+		cost := changeOf(lowerIsBetter(vs[base+k*i+2]), from, to)
+		p50.LowerIsBetter, p99.LowerIsBetter, cost.LowerIsBetter = true, true, true
+		steps[i].P50, steps[i].P99, steps[i].Cost = &p50, &p99, &cost
 	}
 }
 
@@ -490,6 +539,10 @@ func changeOf(v stats.Verdict, from, to Cell) Change {
 		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, v.Shift.Confidence
 	}
 	c.WindowsNeeded = v.WindowsNeeded
+	if v.PairedSD > 0 {
+		sd := 100 * v.PairedSD
+		c.PairedSDPct = &sd
+	}
 	return c
 }
 
@@ -531,10 +584,13 @@ func GroupStepsOf(steps []Step, pairs []StackPair, levels []int) []GroupStep {
 
 func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bool) {
 	gs := GroupStep{Kind: p.Kind, From: p.From, To: p.To, Concurrency: conc, Group: group, Calls: map[stats.Call]int{}}
-	var pcts []float64
+	var pcts, noise []float64
 	for _, s := range steps {
 		if s.From != p.From || s.To != p.To || s.Kind != p.Kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
 			continue
+		}
+		if sd := s.Throughput.PairedSDPct; sd != nil {
+			noise = append(noise, *sd)
 		}
 		gs.Cases++
 		gs.Calls[s.Throughput.Call]++
@@ -552,6 +608,10 @@ func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bo
 	if len(pcts) > 0 {
 		gs.MinPct, gs.MaxPct = slices.Min(pcts), slices.Max(pcts)
 		gs.MedianPct, _ = stats.Quantile(pcts, 0.5)
+	}
+	if len(noise) > 0 {
+		med, _ := stats.Quantile(noise, 0.5)
+		gs.PairedSDPct = &med
 	}
 	return gs, true
 }

@@ -1,13 +1,13 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -231,7 +231,7 @@ func TestClockStopMovesTheLastLook(t *testing.T) {
 // window of 2 s whose sampler ran 2.083 s).
 func TestPerCPUSecondIsThroughputOverCores(t *testing.T) {
 	w := journal.Window{
-		Load:        &load.Result{DurationSeconds: 2, Successes: 2281, ThroughputRPS: 1140.5},
+		Load:        &journal.LoadResult{DurationSeconds: 2, Successes: 2281, ThroughputRPS: 1140.5},
 		WallSeconds: 2.083447772,
 		Server:      journal.Usage{CPUSeconds: 0.45, Cores: 0.45 / 2.083447772},
 	}
@@ -294,7 +294,94 @@ func TestTrendDoesNotMakeACellInsufficient(t *testing.T) {
 	if state, _ := majority(ws(journal.FlagTrend)); state != CellValid {
 		t.Errorf("2 of 4 windows flagged trend: %s, want valid", state)
 	}
-	if state, _ := majority(ws(journal.FlagNotSteady)); state != CellInsufficient {
-		t.Errorf("2 of 4 windows flagged not_steady: %s, want insufficient", state)
+	if state, _ := majority(ws(journal.FlagContended)); state != CellInsufficient {
+		t.Errorf("2 of 4 windows flagged contended: %s, want insufficient", state)
+	}
+}
+
+// TestNotSteadyCountsOnlyWhenTheWindowShowsIt replays the demo's PGO cpu
+// cell (2026-12-01): 10 windows of 254–329 req/s, several not_steady
+// because a 125 ms slice of a 300 req/s route holds 16–38 completions.
+// Their halves agree and none is an outlier, so they are no evidence
+// against the cell, which is valid; the same flags on windows whose halves
+// disagree, or on outliers, still make it insufficient.
+func TestNotSteadyCountsOnlyWhenTheWindowShowsIt(t *testing.T) {
+	rps := []float64{301, 254, 329, 288, 297, 312, 270, 305, 283, 318}
+	cell := func(extra journal.Flag, outliers bool) []WindowFigures {
+		var out []WindowFigures
+		for i, v := range rps {
+			w := WindowFigures{Round: i + 1, Counted: true, ThroughputRPS: v}
+			if i%3 == 0 && i < 9 { // rounds 1, 4 and 7: more than a quarter
+				w.Flags = []journal.Flag{journal.FlagNotSteady}
+				if extra != "" {
+					w.Flags = append(w.Flags, extra)
+				}
+				if outliers {
+					w.ThroughputRPS = 3 * v
+				}
+			}
+			out = append(out, w)
+		}
+		return out
+	}
+	if state, reason := majority(cell("", false)); state != CellValid {
+		t.Errorf("3 of 10 windows not_steady, halves agreeing, none an outlier: %s (%s), want valid", state, reason)
+	}
+	if state, _ := majority(cell(journal.FlagTrend, false)); state != CellInsufficient {
+		t.Errorf("3 of 10 windows not_steady whose halves disagree: %s, want insufficient", state)
+	}
+	if state, _ := majority(cell("", true)); state != CellInsufficient {
+		t.Errorf("3 of 10 windows not_steady at three times the others' throughput: %s, want insufficient", state)
+	}
+}
+
+// TestStepOpenReadsTheCellsAtTheLook: a step invalid at the last look
+// because a cell had too few counted windows then is still open for the
+// adaptive rounds, although the windows measured since make the whole cell
+// valid; read whole, the step would have stopped the run as decided.
+func TestStepOpenReadsTheCellsAtTheLook(t *testing.T) {
+	cell := func(stack string, rounds int) Cell {
+		c := Cell{Stack: stack, Case: "user", Concurrency: 32, State: CellValid}
+		for r := 1; r <= rounds; r++ {
+			c.PerWindow = append(c.PerWindow, WindowFigures{Round: r, Counted: true, ThroughputRPS: 100})
+		}
+		c.Counted = rounds
+		return c
+	}
+	m := &Result{Cells: []Cell{cell("a", 4), cell("b", 4)}}
+	m.Header.CallsThroughRound = 2
+	s := Step{From: "a", To: "b", Case: "user", Concurrency: 32, Throughput: Change{Call: stats.CallInvalid}}
+	if !m.ThroughputOpen(s) {
+		t.Errorf("cells insufficient at the look (2 counted windows each) but valid since: the step must stay open")
+	}
+	m.Header.CallsThroughRound = 0
+	if m.ThroughputOpen(s) {
+		t.Errorf("an invalid step whose cells are valid at the look is not open")
+	}
+	s.Throughput.Call = stats.CallUndecided
+	if !m.ThroughputOpen(s) {
+		t.Errorf("an undecided step is open")
+	}
+	m.Cells[1].State = CellFailed
+	m.Header.CallsThroughRound = 2
+	s.Throughput.Call = stats.CallInvalid
+	if m.ThroughputOpen(s) {
+		t.Errorf("a failed cell cannot be mended by more windows")
+	}
+}
+
+// A route group's paired noise is the median of its steps' (the figure
+// the demo's database routes are judged by); a step without one (too few
+// pairs) is left out.
+func TestGroupPairedNoiseIsTheMedianOfItsSteps(t *testing.T) {
+	sd := func(v float64) *float64 { return &v }
+	var steps []Step
+	for i, v := range []*float64{sd(4), sd(10), sd(6), nil} {
+		steps = append(steps, Step{Kind: StepAdjacent, From: "a", To: "b", Case: fmt.Sprint("db", i), Concurrency: 32, Database: true,
+			Throughput: Change{Call: stats.CallUndecided, PairedSDPct: v}})
+	}
+	gs := GroupStepsOf(steps, []StackPair{{StepAdjacent, "a", "b"}}, []int{32})
+	if len(gs) != 1 || gs[0].Group != GroupDatabase || gs[0].PairedSDPct == nil || *gs[0].PairedSDPct != 6 {
+		t.Fatalf("groups %+v; want the database group with a median paired noise of 6 %%", gs)
 	}
 }

@@ -88,13 +88,14 @@ func LatencyRate(share float64, cas string, conc int, stacks []string, finals []
 
 // latencyInfo summarises the journal's latency windows for the header.
 func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
-	l := res.Plan.Plan.Protocol.Latency
+	proto := res.Plan.Plan.Protocol.Plan()
+	l := proto.Latency
 	if l == nil {
 		return nil
 	}
 	info := &LatencyInfo{Rate: l.String(), FirstRound: l.FirstRound(), Windows: len(finals)}
 	for _, w := range res.PlannedWindows() {
-		if res.Plan.Plan.Protocol.LatencyAfter(w) {
+		if proto.LatencyAfter(w.Plan()) {
 			info.Planned++
 		}
 	}
@@ -141,11 +142,13 @@ func (m *Result) latencyCellOrMissing(stack string, ci CaseInfo, conc int) Cell 
 	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
 }
 
-// latencyMetrics are the latency metrics every step calls when the run has
-// latency windows, in order: each window's corrected p50 and p99.
+// latencyMetrics are the metrics of the latency windows every step calls
+// when the run has them, in order: each window's corrected p50 and p99,
+// and its fixed-rate cost (server and database CPU-µs per request).
 var latencyMetrics = []func(WindowFigures) float64{
 	func(w WindowFigures) float64 { return w.Latency.P50 },
 	func(w WindowFigures) float64 { return w.Latency.P99 },
+	func(w WindowFigures) float64 { return w.CostMicros },
 }
 
 // lowerIsBetter turns a verdict on a lower-is-better metric into the
@@ -173,8 +176,10 @@ func latencyCalls(pr plan.Protocol) int {
 // LatencyOpen reports whether more windows could decide a step's latency
 // calls: one is undecided, or invalid only because a latency cell is
 // insufficient while neither failed, is missing or has no valid window.
+// The cells are read as the calls read them: as of the last look
+// (Header.CallsThroughRound).
 func (m *Result) LatencyOpen(s Step) bool {
-	for _, c := range []*Change{s.P50, s.P99} {
+	for _, c := range []*Change{s.P50, s.P99, s.Cost} {
 		if c == nil {
 			continue
 		}
@@ -182,21 +187,58 @@ func (m *Result) LatencyOpen(s Step) bool {
 		case stats.CallUndecided:
 			return true
 		case stats.CallInvalid:
-			states := []string{}
-			for _, stack := range []string{s.From, s.To} {
-				lc, ok := m.LatencyCell(stack, s.Case, s.Concurrency)
-				if !ok {
-					states = append(states, CellMissing)
-					continue
-				}
-				states = append(states, lc.State)
-			}
-			if slices.Contains(states, CellInsufficient) && !slices.ContainsFunc(states, func(st string) bool {
-				return st != CellValid && st != CellInsufficient
-			}) {
+			if m.insufficientOnly(m.latencyCellAtLook(s.From, s.Case, s.Concurrency), m.latencyCellAtLook(s.To, s.Case, s.Concurrency)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// ThroughputOpen reports whether more windows could decide a step's
+// throughput call: it is undecided, or invalid only because a side is
+// insufficient (too few counted windows, or too many flagged ones) while
+// neither side failed, is missing or has no valid window at all. The
+// cells are read as the call read them, as of the last look
+// (Header.CallsThroughRound): a cell insufficient at the look but valid
+// with the windows measured since leaves the step open, not decided.
+func (m *Result) ThroughputOpen(s Step) bool {
+	switch s.Throughput.Call {
+	case stats.CallUndecided:
+		return true
+	case stats.CallInvalid:
+		return m.insufficientOnly(m.cellAtLook(s.From, s.Case, s.Concurrency), m.cellAtLook(s.To, s.Case, s.Concurrency))
+	}
+	return false
+}
+
+// insufficientOnly reports whether one of a step's two cells is
+// insufficient and each is either that or valid.
+func (m *Result) insufficientOnly(cells ...Cell) bool {
+	states := make([]string, len(cells))
+	for i, c := range cells {
+		states[i] = c.State
+	}
+	return slices.Contains(states, CellInsufficient) && !slices.ContainsFunc(states, func(st string) bool {
+		return st != CellValid && st != CellInsufficient
+	})
+}
+
+// cellAtLook is the cell as the calls see it (throughRound at
+// Header.CallsThroughRound); a missing one when the model has none.
+func (m *Result) cellAtLook(stack, caseName string, conc int) Cell {
+	c, ok := m.Cell(stack, caseName, conc)
+	if !ok {
+		return Cell{Stack: stack, Case: caseName, Concurrency: conc, State: CellMissing}
+	}
+	return throughRound(c, m.Header.CallsThroughRound)
+}
+
+// latencyCellAtLook is cellAtLook for the latency windows' cells.
+func (m *Result) latencyCellAtLook(stack, caseName string, conc int) Cell {
+	c, ok := m.LatencyCell(stack, caseName, conc)
+	if !ok {
+		return Cell{Stack: stack, Case: caseName, Concurrency: conc, State: CellMissing}
+	}
+	return throughRound(c, m.Header.CallsThroughRound)
 }

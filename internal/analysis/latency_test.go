@@ -7,7 +7,6 @@ import (
 
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -22,7 +21,7 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 	pr := plan.Protocol{Concurrency: []int{4}, Cases: []string{"x"}, Rounds: rounds, Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams,
 		MinEffect: 0.05, Timeout: time.Minute, Latency: &plan.LatencyRate{Share: 0.5}}
 	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
-	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: pl}}
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: journal.PlanSpecOf(pl)}}
 	idx := 0
 	window := func(key string, round int, stack string, rps, p50, p99 float64) journal.Window {
 		h := hist.New(time.Minute)
@@ -41,8 +40,8 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 		return journal.Window{Key: key, Index: idx, Round: round, Stack: stack, Case: "x", Concurrency: 4, Final: true, Attempt: 1,
 			Process: journal.ProcessInfo{Seq: round},
 			Server:  journal.Usage{Cores: 1},
-			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
-				LatencyMicros: load.Latency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
+			Load: &journal.LoadResult{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
+				LatencyMicros: journal.LoadLatency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
 	}
 	for r := 1; r <= rounds; r++ {
 		wiggle := 1 + 0.002*float64(r%3) // the host's drift, shared by the round
@@ -52,7 +51,7 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 				noise += 0.001 * float64((r*7)%5-2)
 			}
 			pw := plan.Window{Key: plan.WindowKey(r, s, "x", 4), Round: r, Stack: s, Case: "x", Concurrency: 4}
-			res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, pw)
+			res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, journal.PlanWindowOf(pw))
 			res.Windows = append(res.Windows, window(pw.Key, r, s, 1000*wiggle*noise, 3000, 9000))
 			if !pr.LatencyAfter(pw) {
 				continue
@@ -102,8 +101,9 @@ func TestLatencyStepsAreCalledLowerIsBetter(t *testing.T) {
 	if s.Throughput.Call != stats.CallSame {
 		t.Errorf("throughput alike: %s (%s), want same", s.Throughput.Call, s.Throughput.Reason)
 	}
-	if m.Header.FamilyCalls != 4 || FamilyCalls(&res.Plan.Plan) != 4 || s.P50.FamilyCalls != 4 {
-		t.Errorf("family of %d calls (plan %d, p50's %d); want 4: throughput, per CPU-second, p50 and p99", m.Header.FamilyCalls, FamilyCalls(&res.Plan.Plan), s.P50.FamilyCalls)
+	pl := res.Plan.Plan.Plan()
+	if m.Header.FamilyCalls != 5 || FamilyCalls(&pl) != 5 || s.P50.FamilyCalls != 5 {
+		t.Errorf("family of %d calls (plan %d, p50's %d); want 5: throughput, per CPU-second, p50, p99 and cost", m.Header.FamilyCalls, FamilyCalls(&pl), s.P50.FamilyCalls)
 	}
 	if l := m.Header.Latency; l == nil || l.Windows != 16 || l.FirstRound != 2 || len(l.Rates) != 1 || l.Rates[0].RateRPS <= 499 || l.Rates[0].RateRPS >= 502 {
 		t.Errorf("header latency %+v; want 16 windows from round 2 at half of ~1000 req/s", l)
@@ -138,7 +138,7 @@ func TestBehindLatencyWindowIsNotCounted(t *testing.T) {
 func TestLatencyRate(t *testing.T) {
 	w := func(stack string, round int, rps float64, flags ...journal.Flag) journal.Window {
 		return journal.Window{Stack: stack, Case: "x", Concurrency: 4, Round: round, Flags: flags,
-			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps)}}
+			Load: &journal.LoadResult{ThroughputRPS: rps, Successes: int64(rps)}}
 	}
 	finals := []journal.Window{
 		w("a", 1, 1000), w("a", 1, 1200), w("a", 1, 1100), // median 1100
@@ -169,5 +169,40 @@ func TestLatencyOpen(t *testing.T) {
 	m, _ = FromResults(latencyJournal(t, 9, 1.3, false), Options{})
 	if m.LatencyOpen(m.Steps[0]) {
 		t.Errorf("8 pairs: p50 %s, p99 %s; want decided, not open", m.Steps[0].P50.Call, m.Steps[0].P99.Call)
+	}
+}
+
+// The fixed-rate cost is the server's and the database's CPU per request
+// in the latency windows, called lower-is-better like latency: b's server
+// spending 20 % more CPU at the same offered rate is a loss, whatever the
+// closed-loop throughput says (alike here); the same CPU is the same.
+func TestFixedRateCostIsCalledLowerIsBetter(t *testing.T) {
+	for _, c := range []struct {
+		bCores float64
+		want   stats.Call
+	}{{1.2, stats.CallLoss}, {0.8, stats.CallGain}, {1.0, stats.CallSame}} {
+		res := latencyJournal(t, 9, 1, false)
+		for i := range res.Latency {
+			w := &res.Latency[i]
+			w.Server.Cores, w.Database.Cores = 0.25, 0.1
+			if w.Stack == "b" {
+				w.Server.Cores *= c.bCores * (1 + 0.001*float64(w.Round%3))
+			}
+		}
+		m, err := FromResults(res, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc, _ := m.LatencyCell("a", "x", 4)
+		if got := lc.PerWindow[0].CostMicros; got < 690 || got > 710 {
+			t.Errorf("a's cost %.1f µs per request, want (0.25 + 0.1) cores × 10⁶ ÷ 500 req/s = 700", got)
+		}
+		s := m.Steps[0]
+		if s.Cost == nil || s.Cost.Call != c.want || !s.Cost.LowerIsBetter || s.Cost.Pairs != 8 {
+			t.Errorf("b's server at %.1f× a's CPU: cost %+v, want %s over 8 pairs", c.bCores, s.Cost, c.want)
+		}
+		if s.Throughput.Call != stats.CallSame {
+			t.Errorf("throughput alike: %s", s.Throughput.Call)
+		}
 	}
 }

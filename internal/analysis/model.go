@@ -324,6 +324,13 @@ type WindowFigures struct {
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.
 	DBCores            float64 `json:"db_cores"`
+	// CostMicros is the CPU the request cost the server and the database
+	// together, in CPU-µs per request: (ServerCores + DBCores) × 10⁶ ÷
+	// ThroughputRPS; 0 without a throughput. In a latency window, served
+	// at a fixed offered rate, it is the fixed-rate cost that steps call
+	// (Step.Cost). The database serves one stack at a time, so its CPU is
+	// the serving stack's.
+	CostMicros float64 `json:"cost_us_per_req,omitempty"`
 	GeneratorCores     float64 `json:"generator_cores"`
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`
 }
@@ -398,6 +405,15 @@ type Step struct {
 	// run has no latency windows.
 	P50 *Change `json:"p50,omitempty"`
 	P99 *Change `json:"p99,omitempty"`
+	// Cost is the call of the latency windows' fixed-rate cost
+	// (WindowFigures.CostMicros: server and database CPU-µs per request at
+	// the offered rate), lower-is-better; nil without latency windows. At
+	// a fixed rate the two stacks do the same work, so the call is not
+	// moved by how fast a saturated closed loop happened to run: on this
+	// project's 2-vCPU machine its paired noise was a third to a half of
+	// closed-loop throughput's (docs/methodology.md, "Where a step's
+	// paired noise comes from").
+	Cost *Change `json:"cost,omitempty"`
 	// Flagged lists the flags raised on the counted windows of either cell,
 	// as "stack: flag ×windows" (contended, client_bound,
 	// checkpoint_in_window): such windows count, so the change may describe
@@ -457,6 +473,11 @@ type Change struct {
 	// side that would likely decide it (stats.MaxWindowsNeeded means more
 	// than that); 0 otherwise or when it cannot be said.
 	WindowsNeeded int `json:"windows_needed,omitempty"`
+	// PairedSDPct, for a paired call with stats.MinPairsForSpread pairs or
+	// more, is the step's paired noise in percent: the robust standard
+	// deviation of the per-pair log-ratios its interval was built from
+	// (stats.Verdict.PairedSD × 100). Absent otherwise.
+	PairedSDPct *float64 `json:"paired_sd_pct,omitempty"`
 	// Reason says why the call is what it is.
 	Reason string `json:"reason"`
 	// LowerIsBetter is set on a latency call: the estimate is the
@@ -496,4 +517,7 @@ type GroupStep struct {
 	// Flagged counts the cases whose step has flagged counted windows
 	// (Step.Flagged).
 	Flagged int `json:"flagged"`
+	// PairedSDPct is the median of the group's throughput calls' paired
+	// noise (Change.PairedSDPct) in percent; absent when none has one.
+	PairedSDPct *float64 `json:"paired_sd_pct,omitempty"`
 }

@@ -90,7 +90,7 @@ func (g *gateFlags) parse(comparison bool) (gateSpec, error) {
 		case m.Latency() && comparison:
 			return spec, usagef("--metrics %s: latency at a fixed rate is called between the stacks of one run, not from run A to run B; put both versions in one run with latency: {rate: 50%%}", name)
 		case !slices.Contains(report.GateMetrics, m) && !m.Latency():
-			return spec, usagef("--metrics %s: write throughput, per_cpu, p50 or p99, comma-separated", name)
+			return spec, usagef("--metrics %s: write throughput, per_cpu, p50, p99 or cost, comma-separated", name)
 		}
 		spec.Metrics = append(spec.Metrics, m)
 	}

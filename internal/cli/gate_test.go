@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,7 +28,7 @@ func TestReportGatesOneRun(t *testing.T) {
 		notWant string
 	}{
 		{[]string{"--fail-on", "undecided", "--steps", "chi..gin"}, ExitGateFailed,
-			[]string{"gate failed: 12 of 14 check(s) called undecided:", "chi → gin user c=10 throughput: undecided +4.0 % (+0.9 … +7.2 %)", "chi → gin cpu c=10 throughput: invalid: gin is failed"}, "nethttp →"},
+			[]string{"gate failed: 12 of 14 check(s) called undecided:", "chi → gin user c=10 throughput: undecided +4.0 % (+0.9 … +7.2 %, 97.1 % interval)", "chi → gin cpu c=10 throughput: invalid: gin is failed"}, "nethttp →"},
 		// No loss anywhere, but six steps have an invalid side: the gate
 		// cannot say the run passed.
 		{[]string{"--fail-on", "loss"}, ExitNotMeasured,
@@ -55,12 +56,12 @@ func TestReportGatesOneRun(t *testing.T) {
 
 func TestJudgeRun(t *testing.T) {
 	lo, hi := -12.0, -4.0
-	loss := report.Change{Call: stats.CallLoss, EstimatePct: -8, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
-	same := report.Change{Call: stats.CallSame, EstimatePct: 0.5}
-	step := func(from, to string, tp, cpu report.Change) report.Step {
-		return report.Step{Kind: report.StepAdjacent, From: from, To: to, Case: "user", Concurrency: 32, Throughput: tp, PerCPU: cpu}
+	loss := analysis.Change{Call: stats.CallLoss, EstimatePct: -8, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
+	same := analysis.Change{Call: stats.CallSame, EstimatePct: 0.5}
+	step := func(from, to string, tp, cpu analysis.Change) analysis.Step {
+		return analysis.Step{Kind: analysis.StepAdjacent, From: from, To: to, Case: "user", Concurrency: 32, Throughput: tp, PerCPU: cpu}
 	}
-	m := &report.Model{Steps: []report.Step{step("base", "head", same, loss), step("head", "next", loss, same)}}
+	m := &report.Model{Steps: []analysis.Step{step("base", "head", same, loss), step("head", "next", loss, same)}}
 	gate := func(steps string, metrics ...report.GateMetric) gateSpec {
 		g := gateSpec{GateSpec: report.GateSpec{FailOn: []stats.Call{stats.CallLoss}, Metrics: metrics}}
 		g.Steps, _ = report.ParseStepPairs(steps)
@@ -92,10 +93,10 @@ func TestJudgeRun(t *testing.T) {
 // without latency windows is a usage error that says to add latency:.
 func TestJudgeRunLatency(t *testing.T) {
 	lo, hi := 18.0, 41.0
-	rise := report.Change{Call: stats.CallLoss, EstimatePct: 29, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
-	same := report.Change{Call: stats.CallSame, EstimatePct: 0.5}
-	step := report.Step{Kind: report.StepAdjacent, From: "base", To: "head", Case: "user", Concurrency: 32, Throughput: same, PerCPU: same, P50: &same, P99: &rise}
-	m := &report.Model{Header: report.Header{Latency: &report.LatencyInfo{Rate: "50%"}}, Steps: []report.Step{step}}
+	rise := analysis.Change{Call: stats.CallLoss, EstimatePct: 29, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
+	same := analysis.Change{Call: stats.CallSame, EstimatePct: 0.5}
+	step := analysis.Step{Kind: analysis.StepAdjacent, From: "base", To: "head", Case: "user", Concurrency: 32, Throughput: same, PerCPU: same, P50: &same, P99: &rise}
+	m := &report.Model{Header: analysis.Header{Latency: &analysis.LatencyInfo{Rate: "50%"}}, Steps: []analysis.Step{step}}
 	spec := func(metrics ...report.GateMetric) gateSpec {
 		return gateSpec{GateSpec: report.GateSpec{FailOn: []stats.Call{stats.CallLoss}, Metrics: metrics}}
 	}
@@ -156,7 +157,7 @@ func TestReportCIOutputs(t *testing.T) {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
 	}
 	// A workflow command escapes % as %25.
-	if want := "::error title=stackbench undecided::chi → gin user c=10 throughput: undecided +4.0 %25 (+0.9 … +7.2 %25)"; !strings.Contains(stdout, want) {
+	if want := "::error title=stackbench undecided::chi → gin user c=10 throughput: undecided +4.0 %25 (+0.9 … +7.2 %25, 97.1 %25 interval)"; !strings.Contains(stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, stdout)
 	}
 	if n := strings.Count(stdout, "::error "); n != 12 {
@@ -169,7 +170,7 @@ func TestReportCIOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## stackbench run 20261129-184500\n\n**Gate failed**: 12 of 14 checks failed.\n\n> Decided: ", "| chi → gin | user | 10 | throughput | undecided ❌ | +4.0 % (+0.9 … +7.2 %) |"} {
+	for _, want := range []string{"## stackbench run 20261129-184500\n\n**Gate failed**: 12 of 14 checks failed.\n\n> Decided: ", "| chi → gin | user | 10 | throughput | undecided ❌ | +4.0 % (+0.9 … +7.2 %, 97.1 % interval) |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("job summary lacks %q:\n%s", want, md)
 		}
@@ -204,7 +205,7 @@ func TestReportCIOutputs(t *testing.T) {
 	found := false
 	for _, c := range junit.Suites[0].Cases {
 		if c.Classname == "stackbench.chi..gin" && c.Name == "user c=10 throughput" {
-			found = c.Failure != nil && c.Failure.Type == "undecided" && strings.Contains(c.Failure.Message, "(+0.9 … +7.2 %)")
+			found = c.Failure != nil && c.Failure.Type == "undecided" && strings.Contains(c.Failure.Message, "(+0.9 … +7.2 %, 97.1 % interval)")
 		}
 	}
 	if !found {

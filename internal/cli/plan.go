@@ -17,7 +17,6 @@ import (
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
-	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -213,7 +212,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
 	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", plan.WarmupText(pr), pr.Window, pr.Timeout)
-	layout, design := report.LayoutOf(pr)
+	layout, design := analysis.LayoutOf(pr)
 	alpha := stats.DefaultAlpha
 	if pr.Adaptive {
 		var looks []int

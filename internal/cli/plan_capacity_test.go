@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/stackbench/stackbench/internal/analysis"
 	"regexp"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func TestPrintCapacityStepsSaysWhatEachFigureRestsOn(t *testing.T) {
 			{Stack: "b", Status: capacity.StatusConfirmed, Searches: 4, Confirmed: 3, CapacityRPS: 9000, SearchCapacitiesRPS: []float64{9000, 8900, 9100},
 				AtCapacity: &capacity.Figures{LatencyMicros: capacity.Percentiles{P99: 15000}}, ServerCores: 1, LastPassRPS: 8950, FirstFailRPS: 9050},
 		}}},
-		Steps: []report.CapacityStep{{From: "a", To: "b", Case: "user", Capacity: report.Change{Call: stats.CallUndecided, EstimatePct: 12, FromWindows: 4, ToWindows: 3}}},
+		Steps: []report.CapacityStep{{From: "a", To: "b", Case: "user", Capacity: analysis.Change{Call: stats.CallUndecided, EstimatePct: 12, FromWindows: 4, ToWindows: 3}}},
 	}}
 	var b strings.Builder
 	printCapacitySteps(&b, m)

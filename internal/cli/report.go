@@ -136,7 +136,9 @@ func buildReport(dir string, opt report.BuildOptions, env Env) (*report.Model, e
 // nothingInCommon says why two runs cannot be compared at all — no stack,
 // no case or no concurrency in common — or "" when they can.
 func nothingInCommon(a, b *report.Model) string {
-	shared := func(x, y []string) bool { return slices.ContainsFunc(x, func(s string) bool { return slices.Contains(y, s) }) }
+	shared := func(x, y []string) bool {
+		return slices.ContainsFunc(x, func(s string) bool { return slices.Contains(y, s) })
+	}
 	caseNames := func(m *report.Model) []string {
 		var out []string
 		for _, c := range m.Header.Cases {

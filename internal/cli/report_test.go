@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,7 +122,7 @@ func TestReportFailOnTheSameRunTwice(t *testing.T) {
 		{[]string{"report", a, b, "--fail-on", "loss", "--steps", "a..b"}, "drop --steps"},
 		{[]string{"report", a, "--fail-on", "loss", "--metrics", "p99"}, "--metrics p99: the run has no latency windows, so its steps have no p99 call; add latency: {rate: 50%}"},
 		{[]string{"report", a, b, "--fail-on", "loss", "--metrics", "p50"}, "--metrics p50: latency at a fixed rate is called between the stacks of one run"},
-		{[]string{"report", a, "--fail-on", "loss", "--metrics", "rps"}, "--metrics rps: write throughput, per_cpu, p50 or p99"},
+		{[]string{"report", a, "--fail-on", "loss", "--metrics", "rps"}, "--metrics rps: write throughput, per_cpu, p50, p99 or cost"},
 		{[]string{"report", a, "--steps", "gin..chi"}, "add --fail-on"},
 		{[]string{"report", a, "--fail-on", "loss", "--steps", "gin"}, `"gin" is not a step: write FROM..TO`},
 		{[]string{"report", a, "--fail-on", "loss", "--steps", "gin..nope"}, "no step gin..nope in this run; its steps are "},
@@ -135,13 +136,13 @@ func TestReportFailOnTheSameRunTwice(t *testing.T) {
 
 func TestJudgeComparison(t *testing.T) {
 	lo, hi := -12.0, -4.0
-	loss := report.Change{Call: stats.CallLoss, EstimatePct: -8, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
-	same := report.Change{Call: stats.CallSame, EstimatePct: 0.5}
-	undecided := report.Change{Call: stats.CallUndecided, EstimatePct: 3}
-	step := func(cs string, tp, cpu report.Change) report.Step {
-		return report.Step{Kind: report.StepCompare, From: "api", To: "api", Case: cs, Concurrency: 32, Throughput: tp, PerCPU: cpu}
+	loss := analysis.Change{Call: stats.CallLoss, EstimatePct: -8, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
+	same := analysis.Change{Call: stats.CallSame, EstimatePct: 0.5}
+	undecided := analysis.Change{Call: stats.CallUndecided, EstimatePct: 3}
+	step := func(cs string, tp, cpu analysis.Change) analysis.Step {
+		return analysis.Step{Kind: analysis.StepCompare, From: "api", To: "api", Case: cs, Concurrency: 32, Throughput: tp, PerCPU: cpu}
 	}
-	c := &report.Comparison{Steps: []report.Step{step("user", loss, same), step("health", same, undecided)}}
+	c := &report.Comparison{Steps: []analysis.Step{step("user", loss, same), step("health", same, undecided)}}
 	gate := func(calls ...stats.Call) gateSpec {
 		return gateSpec{GateSpec: report.GateSpec{FailOn: calls, Metrics: report.GateMetrics}}
 	}
@@ -164,7 +165,7 @@ func TestJudgeComparison(t *testing.T) {
 		t.Errorf("hosts differ: %v", err)
 	}
 	c.CannotJudge = nil
-	c.Steps = append(c.Steps, step("order", report.Change{Call: stats.CallInvalid, Reason: "api is insufficient"}, same))
+	c.Steps = append(c.Steps, step("order", analysis.Change{Call: stats.CallInvalid, Reason: "api is insufficient"}, same))
 	if err := judgeComparison(c, gate(stats.CallGain), env); !errors.As(err, &ee) || ee.Code != ExitNotMeasured || !strings.Contains(ee.Msg, "api is insufficient") {
 		t.Errorf("an invalid step: %v", err)
 	}

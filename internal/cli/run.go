@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"io"
 	"io/fs"
 	"maps"
@@ -177,7 +178,7 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 			fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 		}
 	}
-	if _, design := report.LayoutOf(p.Protocol); !p.Protocol.Adaptive {
+	if _, design := analysis.LayoutOf(p.Protocol); !p.Protocol.Adaptive {
 		if note := roundsNote(design, p.Protocol.Rounds); note != "" {
 			fmt.Fprintf(env.Stderr, "warning: %s%s\n", countNoun(p.Protocol.Rounds, "round"), note)
 		}
@@ -370,9 +371,13 @@ func printSteps(w io.Writer, m *report.Model) {
 			fmt.Fprintf(w, "%s, %s routes, c=%d: no valid comparison\n", label, g.Group, g.Concurrency)
 			continue
 		}
-		fmt.Fprintf(w, "%s, %s routes, c=%d: %s (median estimate %+.1f%%)\n", label, g.Group, g.Concurrency, report.CallCounts(g.Calls), g.MedianPct)
+		noise := ""
+		if g.PairedSDPct != nil {
+			noise = fmt.Sprintf(", median paired noise %.1f%%", *g.PairedSDPct)
+		}
+		fmt.Fprintf(w, "%s, %s routes, c=%d: %s (median estimate %+.1f%%%s)\n", label, g.Group, g.Concurrency, report.CallCounts(g.Calls), g.MedianPct, noise)
 		for _, s := range m.Steps {
-			if s.Kind != g.Kind || s.From != g.From || s.To != g.To || s.Concurrency != g.Concurrency || s.Database != (g.Group == report.GroupDatabase) {
+			if s.Kind != g.Kind || s.From != g.From || s.To != g.To || s.Concurrency != g.Concurrency || s.Database != (g.Group == analysis.GroupDatabase) {
 				continue
 			}
 			fmt.Fprintf(w, "      %-8s %s\n", s.Case, report.CallText(s.Throughput))

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,16 +36,16 @@ func TestResumeRefusesOtherFlags(t *testing.T) {
 func TestPrintStepsShowsEachCallWithItsInterval(t *testing.T) {
 	lo, hi := 3.1, 12.4
 	m := &report.Model{
-		Header: report.Header{Alpha: 0.05, MinEffect: 0.05},
-		Groups: []report.GroupStep{
+		Header: analysis.Header{Alpha: 0.05, MinEffect: 0.05},
+		Groups: []analysis.GroupStep{
 			{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Cases: 1, Defined: 1, MedianPct: 7.6, MinPct: 7.6, MaxPct: 7.6, Calls: map[stats.Call]int{stats.CallGain: 1}},
 			{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "framework-only", Cases: 1, Defined: 1, MedianPct: 2, MinPct: 2, MaxPct: 2, Calls: map[stats.Call]int{stats.CallUndecided: 1}},
 		},
-		Steps: []report.Step{
+		Steps: []analysis.Step{
 			{Kind: "adjacent", From: "a", To: "b", Case: "user", Concurrency: 32, Database: true,
-				Throughput: report.Change{Call: stats.CallGain, EstimatePct: 7.6, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}},
+				Throughput: analysis.Change{Call: stats.CallGain, EstimatePct: 7.6, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}},
 			{Kind: "adjacent", From: "a", To: "b", Case: "health", Concurrency: 32,
-				Throughput: report.Change{Call: stats.CallUndecided, EstimatePct: 2, FromWindows: 3, ToWindows: 3, WindowsNeeded: 4}},
+				Throughput: analysis.Change{Call: stats.CallUndecided, EstimatePct: 2, FromWindows: 3, ToWindows: 3, WindowsNeeded: 4}},
 		},
 	}
 	var b strings.Builder
@@ -148,10 +149,10 @@ func TestFailedRunSaysHowToContinue(t *testing.T) {
 // a family: run plan is not reported as "each call on its own".
 func TestPrintStepsKeepsTheFamilyWhenNoCallIsValid(t *testing.T) {
 	m := &report.Model{
-		Header: report.Header{Alpha: 0.05, MinEffect: 0.05, Family: "run", FamilyCalls: 0},
-		Groups: []report.GroupStep{{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Cases: 1}},
-		Steps: []report.Step{{Kind: "adjacent", From: "a", To: "b", Case: "user", Concurrency: 32, Database: true,
-			Throughput: report.Change{Call: stats.CallInvalid, Reason: "a is insufficient"}}},
+		Header: analysis.Header{Alpha: 0.05, MinEffect: 0.05, Family: "run", FamilyCalls: 0},
+		Groups: []analysis.GroupStep{{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Cases: 1}},
+		Steps: []analysis.Step{{Kind: "adjacent", From: "a", To: "b", Case: "user", Concurrency: 32, Database: true,
+			Throughput: analysis.Change{Call: stats.CallInvalid, Reason: "a is insufficient"}}},
 	}
 	var b strings.Builder
 	printSteps(&b, m)

@@ -2,22 +2,24 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stackbench/stackbench/internal/dx"
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/process"
 	"github.com/stackbench/stackbench/internal/stack"
 )
 
-// File names of the suites' results in a results directory; the report
-// reads them beside the journal.
+// Files in which results directories written before the suites were
+// journaled hold their results; a resume of such a run does not measure
+// them again (the report reads them, report.DXFile and ProcessFile).
 const (
 	dxResultFile      = "dx.json"
 	processResultFile = "process.json"
@@ -160,49 +162,61 @@ func runProcess(ctx context.Context, ps *plan.ProcessSuite, logDir string, progr
 }
 
 // runSuitePhases is the dx and process phases of `stackbench run`, after
-// the windows: each runs when the file asks for it and its results file is
-// not in dir yet (a resumed run keeps what it has). A failure is reported
-// and does not lose the run's windows.
+// the windows: each runs when the file asks for it and the journal has no
+// record of it yet (a resumed run keeps what it has), and appends its
+// results to the journal. A failure is reported and does not lose the
+// run's windows.
 func runSuitePhases(ctx context.Context, env Env, f *plan.File, dir string) error {
+	if !f.HasDX() && f.Process == nil {
+		return nil
+	}
 	progress := func(line string) { fmt.Fprintln(env.Stderr, line) }
 	logDir := filepath.Join(dir, "logs")
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return err
 	}
-	if f.HasDX() && !exists(filepath.Join(dir, dxResultFile)) {
+	done, err := journal.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if f.HasDX() && done.DX == nil && !exists(filepath.Join(dir, dxResultFile)) {
 		progress("dx phase: install, build, artifact, dependencies, reload")
 		res, err := runDX(ctx, f, logDir, progress)
 		if err != nil {
 			return fmt.Errorf("dx phase: %w", err)
 		}
-		if err := writeJSONFile(filepath.Join(dir, dxResultFile), res); err != nil {
-			return err
+		if err := appendRecord(dir, journal.KindDX, journal.DX{Time: time.Now().UTC(), DXResult: journal.DXResultOf(res)}); err != nil {
+			return fmt.Errorf("dx phase: %w", err)
 		}
 	}
-	if f.Process != nil && !exists(filepath.Join(dir, processResultFile)) {
+	if f.Process != nil && done.Process == nil && !exists(filepath.Join(dir, processResultFile)) {
 		progress("process phase: commands timed spawn → exit")
 		res, err := runProcess(ctx, f.Process, logDir, progress)
 		if err != nil {
 			return fmt.Errorf("process phase: %w", err)
 		}
-		if err := writeJSONFile(filepath.Join(dir, processResultFile), res); err != nil {
-			return err
+		if err := appendRecord(dir, journal.KindProcess, journal.Process{Time: time.Now().UTC(), ProcessResult: journal.ProcessResultOf(res)}); err != nil {
+			return fmt.Errorf("process phase: %w", err)
 		}
 	}
 	return nil
 }
 
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// writeJSONFile writes v as indented JSON, through a temporary file renamed
-// into place so that a reader never sees half of it.
-func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+// appendRecord appends one record to the journal of a results directory
+// whose run has ended (nothing else writes to it).
+func appendRecord(dir string, kind journal.Kind, rec any) error {
+	w, _, err := journal.Create(filepath.Join(dir, journal.FileName))
 	if err != nil {
 		return err
 	}
-	return osutil.WriteFile(path, append(b, '\n'), 0o644)
+	if err := w.Append(kind, rec); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

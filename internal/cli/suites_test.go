@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
@@ -95,5 +97,40 @@ func TestProcessCommandOutputsAndFails(t *testing.T) {
 	code, out, errOut = runMain(t, dir, nil, "process")
 	if code != 1 || !strings.Contains(out, "Process suite") || !strings.Contains(errOut, "a command failed") {
 		t.Errorf("failing command: code %d, stderr %q:\n%s", code, errOut, out)
+	}
+}
+
+// TestProcessPhaseIsJournaled runs the process phase of a run into a
+// results directory: its results are a journal record (no process.json),
+// and a resume that finds the record does not measure again.
+func TestProcessPhaseIsJournaled(t *testing.T) {
+	dir := writeComparison(t, "process:\n  sizes: [1]\n  warmup: 0\n  rounds: 2\n  commands:\n    - {name: yes, dir: ., run: /bin/true}\n")
+	f, err := plan.Load(filepath.Join(dir, "stackbench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := appendRecord(out, journal.KindPlan, journal.Plan{RunID: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	env := Env{Stdout: io.Discard, Stderr: &stderr}
+	for range 2 {
+		if err := runSuitePhases(context.Background(), env, f, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := journal.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Process == nil || len(res.Process.Cells) != 1 || res.Process.Cells[0].Command != "yes" || res.Process.Cells[0].Wall.N != 2 {
+		t.Fatalf("journaled process suite %+v", res.Process)
+	}
+	if n := strings.Count(stderr.String(), "process phase:"); n != 1 {
+		t.Errorf("the process phase ran %d times, want once (the resume keeps the journaled one):\n%s", n, stderr.String())
+	}
+	if exists(filepath.Join(out, processResultFile)) {
+		t.Errorf("%s written beside the journal", processResultFile)
 	}
 }

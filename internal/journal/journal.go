@@ -23,8 +23,21 @@ import (
 // FileName is the journal's name inside a results directory.
 const FileName = "journal.jsonl"
 
-// SchemaVersion is the version of the record types below. Readers refuse a
-// newer major version than they know.
+// SchemaVersion is the version of the records' JSON shape, written on
+// every line. testdata/golden.jsonl holds that shape (TestGoldenSchema
+// fails on any change of it). The rules:
+//
+//   - An additive change keeps the version: a new field (omitempty, or
+//     one whose zero value means what its absence meant in older
+//     journals), a new record kind. Update the golden file with it.
+//   - Any other change bumps it: a key renamed, retyped, moved or
+//     removed, or a key that keeps its name and changes its meaning or
+//     unit. The reader then goes on reading every older version,
+//     translating it where it decodes (Line.Decode or ReadDir), and a
+//     journal of the old version joins testdata beside v1-run
+//     (TestReadsJournalOfVersion1 is the pattern).
+//
+// Readers refuse a journal line of a newer version than they know.
 const SchemaVersion = 1
 
 // Kind names the type of one journal line.

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-
-	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // ResultsFile is the name of the whole-run JSON document in a results
@@ -33,6 +31,10 @@ type Results struct {
 	// rates' decisions, in journal order.
 	Latency      []Window      `json:"latency,omitempty"`
 	LatencyRates []LatencyRate `json:"latency_rates,omitempty"`
+	// DX and Process are the dx and process phases' results; nil when
+	// the run had none (a later record of either wins).
+	DX      *DX      `json:"dx,omitempty"`
+	Process *Process `json:"process,omitempty"`
 	// JournalProblems lists journal lines that could not be read.
 	JournalProblems []string `json:"journal_problems,omitempty"`
 }
@@ -112,6 +114,16 @@ func ReadDir(dir string) (*Results, error) {
 			if err = l.Decode(&lr); err == nil {
 				res.LatencyRates = append(res.LatencyRates, lr)
 			}
+		case KindDX:
+			var d DX
+			if err = l.Decode(&d); err == nil {
+				res.DX = &d
+			}
+		case KindProcess:
+			var p Process
+			if err = l.Decode(&p); err == nil {
+				res.Process = &p
+			}
 		case KindCapacity:
 			var s CapacitySearch
 			if err = l.Decode(&s); err == nil {
@@ -130,8 +142,8 @@ func ReadDir(dir string) (*Results, error) {
 
 // PlannedWindows are the plan's windows followed by every extra round's
 // (an adaptive run's Round records), in run order.
-func (r *Results) PlannedWindows() []plan.Window {
-	var out []plan.Window
+func (r *Results) PlannedWindows() []PlanWindow {
+	var out []PlanWindow
 	if r.Plan != nil {
 		out = append(out, r.Plan.Plan.Windows...)
 	}

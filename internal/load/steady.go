@@ -142,6 +142,9 @@ func (w WarmupRule) Steady(counts []int64) bool {
 	if longest == 0 {
 		return false
 	}
+	if len(counts) >= JitterSlices && ramping(counts[len(counts)-JitterSlices:]) {
+		return false
+	}
 	for b := 1; b <= longest; b++ {
 		blocks := lastBlocks(counts, b)
 		if m := median(blocks); SteadyTolerance*m >= conns {
@@ -221,6 +224,47 @@ func jitterNoise(counts []int64, b, conns int) float64 {
 	}
 	sd := 1.4826 * median(diffs) / math.Sqrt2
 	return 3.3 * sd * math.Sqrt(float64(b))
+}
+
+// RampT is the t statistic of the last slices' slope above which they
+// climb beyond chance: the one-sided 1 % point of Student's t with 6
+// degrees of freedom (JitterSlices slices, two parameters fitted).
+const RampT = 3.143
+
+// ramping reports whether counts (the last JitterSlices slices) climb: the
+// least-squares slope through them is above 0 beyond chance (its t
+// statistic above RampT) and rises, over their span, by more than half the
+// tolerance of their mean. The three blocks agree tests only a spread, and
+// a slow ramp whose slices jitter around it passes that (16,500 · 19,000 ·
+// 17,000 · 18,400, a 3 % rise a slice under ±7 % jitter); a window after
+// it would measure a process still warming.
+func ramping(counts []int64) bool {
+	n := float64(len(counts))
+	if n < 3 {
+		return false
+	}
+	var mx, my float64
+	for i, c := range counts {
+		mx += float64(i)
+		my += float64(c)
+	}
+	mx, my = mx/n, my/n
+	var sxy, sxx float64
+	for i, c := range counts {
+		sxy += (float64(i) - mx) * (float64(c) - my)
+		sxx += (float64(i) - mx) * (float64(i) - mx)
+	}
+	slope := sxy / sxx
+	if slope <= 0 || slope*(n-1) <= SteadyTolerance/2*my {
+		return false
+	}
+	var sse float64
+	for i, c := range counts {
+		r := float64(c) - (my + slope*(float64(i)-mx))
+		sse += r * r
+	}
+	se := math.Sqrt(sse/(n-2)) / math.Sqrt(sxx)
+	return se == 0 || slope/se > RampT
 }
 
 // climbing reports whether no count is below the one before.

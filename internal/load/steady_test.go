@@ -129,6 +129,22 @@ func TestSteady(t *testing.T) {
 			t.Errorf("Steady(%v) on 32 connections, JIT rule = %v, want %v", c.counts, got, c.want)
 		}
 	}
+	// A slow ramp under jitter: 3 % a slice with ±7 % around it. The last
+	// three slices agree (16,500 · 17,000 · 16,800 spread 3 %), so
+	// the spread alone called it steady; the slope of the last eight is
+	// far above 0 for chance and rises 18 % over them. The same jitter
+	// without the ramp stays steady.
+	for _, c := range []struct {
+		counts []int64
+		want   bool
+	}{
+		{[]int64{13900, 15200, 14100, 15900, 14800, 16500, 17000, 16800}, false},
+		{[]int64{15600, 16500, 15900, 16700, 15800, 16500, 17000, 16800}, true},
+	} {
+		if got := jit.Steady(c.counts); got != c.want {
+			t.Errorf("Steady(%v) on 32 connections, JIT rule = %v, want %v", c.counts, got, c.want)
+		}
+	}
 	// A ramp that pauses on a plateau gets no counting noise either:
 	// internal/run's ramping test server, 16 connections, 1–1.5 s.
 	if r := NewWarmupRule(time.Second, 1500*time.Millisecond, 16); r.Steady([]int64{96, 112, 128, 128, 160}) {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"io"
 	"strconv"
 	"strings"
@@ -16,17 +17,17 @@ import (
 var benchUnits = []struct {
 	unit   string
 	better string
-	value  func(WindowFigures) float64
+	value  func(analysis.WindowFigures) float64
 }{
-	{"req/s", "higher", func(w WindowFigures) float64 { return w.ThroughputRPS }},
-	{"req/cpu-sec", "higher", func(w WindowFigures) float64 { return w.PerCPUSecond }},
-	{"server-cores", "lower", func(w WindowFigures) float64 { return w.ServerCores }},
-	{"p50-sec", "lower", func(w WindowFigures) float64 { return w.Latency.P50 / 1e6 }},
-	{"p90-sec", "lower", func(w WindowFigures) float64 { return w.Latency.P90 / 1e6 }},
-	{"p99-sec", "lower", func(w WindowFigures) float64 { return w.Latency.P99 / 1e6 }},
-	{"p99.9-sec", "lower", func(w WindowFigures) float64 { return w.Latency.P999 / 1e6 }},
-	{"rss-mean-B", "lower", func(w WindowFigures) float64 { return float64(w.RSSMeanBytes) }},
-	{"rss-peak-B", "lower", func(w WindowFigures) float64 { return float64(w.RSSPeakBytes) }},
+	{"req/s", "higher", func(w analysis.WindowFigures) float64 { return w.ThroughputRPS }},
+	{"req/cpu-sec", "higher", func(w analysis.WindowFigures) float64 { return w.PerCPUSecond }},
+	{"server-cores", "lower", func(w analysis.WindowFigures) float64 { return w.ServerCores }},
+	{"p50-sec", "lower", func(w analysis.WindowFigures) float64 { return w.Latency.P50 / 1e6 }},
+	{"p90-sec", "lower", func(w analysis.WindowFigures) float64 { return w.Latency.P90 / 1e6 }},
+	{"p99-sec", "lower", func(w analysis.WindowFigures) float64 { return w.Latency.P99 / 1e6 }},
+	{"p99.9-sec", "lower", func(w analysis.WindowFigures) float64 { return w.Latency.P999 / 1e6 }},
+	{"rss-mean-B", "lower", func(w analysis.WindowFigures) float64 { return float64(w.RSSMeanBytes) }},
+	{"rss-peak-B", "lower", func(w analysis.WindowFigures) float64 { return float64(w.RSSPeakBytes) }},
 }
 
 // WriteBench writes the counted windows in the Go benchmark format, one line

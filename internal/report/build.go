@@ -47,7 +47,7 @@ func BuildWith(dir string, opt BuildOptions) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := readSuites(dir, m); err != nil {
+	if err := readSuites(dir, res, m); err != nil {
 		return nil, err
 	}
 	AddProfiling(dir, res, m)
@@ -82,7 +82,7 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if err := addCapacity(m, res, opt); err != nil {
 		return nil, err
 	}
-	addThresholds(m, res.Plan.Plan.Thresholds)
+	addThresholds(m, res.Plan.Plan.Plan().Thresholds)
 	return m, nil
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,7 +25,7 @@ func TestBuildFinishedRun(t *testing.T) {
 	if !h.ParitySkipped {
 		t.Error("the run was made with --skip-parity and the header does not say so")
 	}
-	cell := func(stack, caseName string, conc int) Cell {
+	cell := func(stack, caseName string, conc int) analysis.Cell {
 		t.Helper()
 		c, ok := m.Cell(stack, caseName, conc)
 		if !ok {
@@ -32,17 +33,17 @@ func TestBuildFinishedRun(t *testing.T) {
 		}
 		return c
 	}
-	if c := cell("gin", "order", 100); c.State != CellInvalid || c.Counted != 0 || !hasFlag(c, journal.FlagInvalid) || !strings.Contains(c.Flags[0].Reason, "attempts failed") {
+	if c := cell("gin", "order", 100); c.State != analysis.CellInvalid || c.Counted != 0 || !hasFlag(c, journal.FlagInvalid) || !strings.Contains(c.Flags[0].Reason, "attempts failed") {
 		t.Errorf("gin/order/c=100: %s, %d counted, flags %+v; want invalid with its reason", c.State, c.Counted, c.Flags)
 	}
-	if c := cell("gin", "cpu", 10); c.State != CellFailed || !hasFlag(c, journal.FlagFailed) {
+	if c := cell("gin", "cpu", 10); c.State != analysis.CellFailed || !hasFlag(c, journal.FlagFailed) {
 		t.Errorf("gin/cpu/c=10: %s, flags %+v; want failed", c.State, c.Flags)
 	}
 	// Redone tries are journaled but not counted: the contended cell has
 	// one window per round, the last try of round 2 kept flagged contended,
 	// and that window does not count either (it measured a busy host); one
 	// of four is within the cell's majority rule.
-	if c := cell("chi", "list", 100); c.State != CellValid || c.Windows != fixtureRounds || c.Counted != fixtureRounds-1 || !hasFlag(c, journal.FlagContended) {
+	if c := cell("chi", "list", 100); c.State != analysis.CellValid || c.Windows != fixtureRounds || c.Counted != fixtureRounds-1 || !hasFlag(c, journal.FlagContended) {
 		t.Errorf("chi/list/c=100: %s, %d windows, %d counted, flags %+v", c.State, c.Windows, c.Counted, c.Flags)
 	}
 	if c := cell("nethttp", "me", 10); c.Windows != fixtureRounds || hasFlag(c, journal.FlagSuspended) {
@@ -90,7 +91,7 @@ func TestBuildStoppedRun(t *testing.T) {
 	}
 	missing := 0
 	for _, c := range m.Cells {
-		if c.State == CellMissing {
+		if c.State == analysis.CellMissing {
 			missing++
 		}
 	}
@@ -153,12 +154,12 @@ func TestBuildPlanOnly(t *testing.T) {
 // windows no longer count at all.)
 func TestStepsSayWhenFlaggedWindowsCount(t *testing.T) {
 	m := fixtureModel(t)
-	var flagged, clean *Step
+	var flagged, clean *analysis.Step
 	for i, s := range m.Steps {
 		switch {
 		case s.Case == "order" && s.Concurrency == 10 && s.From == "nethttp" && s.To == "chi":
 			flagged = &m.Steps[i]
-		case s.Case == "health" && s.Concurrency == 10 && s.Kind == StepAdjacent && clean == nil:
+		case s.Case == "health" && s.Concurrency == 10 && s.Kind == analysis.StepAdjacent && clean == nil:
 			clean = &m.Steps[i]
 		}
 	}
@@ -191,8 +192,8 @@ func TestStepsSayWhenFlaggedWindowsCount(t *testing.T) {
 }
 
 // hasFlag reports whether the cell carries the flag.
-func hasFlag(c Cell, flag journal.Flag) bool {
-	return slices.ContainsFunc(c.Flags, func(f Flag) bool { return f.Name == flag })
+func hasFlag(c analysis.Cell, flag journal.Flag) bool {
+	return slices.ContainsFunc(c.Flags, func(f analysis.Flag) bool { return f.Name == flag })
 }
 
 // TestHeaderSaysWhichOrder: a journal from before the balanced order (its
@@ -210,8 +211,8 @@ func TestHeaderSaysWhichOrder(t *testing.T) {
 		{plan.OrderWilliams, []string{"a", "b", "c"}, "every stack came right before every other equally often"},
 	} {
 		pr := plan.Protocol{Layout: plan.LayoutInterleaved, Order: tc.order}
-		m := &Model{Header: Header{Stacks: tc.stacks, Order: OrderOf(pr)}}
-		m.Header.Layout, m.Header.Design = LayoutOf(pr)
+		m := &Model{Header: analysis.Header{Stacks: tc.stacks, Order: analysis.OrderOf(pr)}}
+		m.Header.Layout, m.Header.Design = analysis.LayoutOf(pr)
 		if got := strings.Join(headerLines(m), "\n"); !strings.Contains(got, tc.want) {
 			t.Errorf("order %q, %d stacks: header\n%s\nwant %q", tc.order, len(tc.stacks), got, tc.want)
 		}

@@ -146,12 +146,12 @@ type CapacityPoint struct {
 // case. Capacity is the call on the ratio (see capacityChange); its
 // from_windows and to_windows count the searches it rests on.
 type CapacityStep struct {
-	Kind     string `json:"kind"`
-	From     string `json:"from"`
-	To       string `json:"to"`
-	Case     string `json:"case"`
-	Database bool   `json:"database"`
-	Capacity Change `json:"capacity"`
+	Kind     string          `json:"kind"`
+	From     string          `json:"from"`
+	To       string          `json:"to"`
+	Case     string          `json:"case"`
+	Database bool            `json:"database"`
+	Capacity analysis.Change `json:"capacity"`
 }
 
 // CapacityAlpha is the α a run's capacity steps are called at unless a
@@ -164,7 +164,7 @@ const CapacityAlpha = stats.DefaultAlpha
 // once, after every search: at opt's α, not at an adaptive run's per-look
 // share of it (Header.Alpha), which is for the throughput steps' looks.
 func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
-	pc := res.Plan.Plan.Capacity
+	pc := res.Plan.Plan.Plan().Capacity
 	if pc == nil {
 		return nil
 	}
@@ -285,7 +285,7 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 	var f searchFigures
 	probes := make([]capacity.Probe, len(recs))
 	for i, r := range recs {
-		probes[i] = r.Probe
+		probes[i] = r.Probe.Capacity()
 		row.ElapsedSeconds += r.Probe.WallSeconds
 		if r.Probe.Phase == capacity.PhaseEstimate {
 			// The run had no counted window of the cell: the search
@@ -309,7 +309,7 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 		f.search = row
 		return row, f
 	}
-	rep := end.Report
+	rep := end.Report.Capacity()
 	row.Status, row.Error = rep.Status, end.Error
 	row.LastPassRPS, row.FirstFailRPS = rep.LastPassRPS, rep.FirstFailRPS
 	row.ElapsedSeconds = rep.ElapsedSeconds
@@ -356,8 +356,8 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 // not widened by anything else. A side without a confirmed search makes
 // the step invalid; too few searches for a finite interval leave it
 // undecided (4 a side at α = 0.05; docs/capacity.md).
-func capacityChange(from, to CapacityRow, minEffect, alpha float64) Change {
-	c := Change{Call: stats.CallInvalid, FromWindows: len(from.SearchCapacitiesRPS), ToWindows: len(to.SearchCapacitiesRPS), Unit: "searches"}
+func capacityChange(from, to CapacityRow, minEffect, alpha float64) analysis.Change {
+	c := analysis.Change{Call: stats.CallInvalid, FromWindows: len(from.SearchCapacitiesRPS), ToWindows: len(to.SearchCapacitiesRPS), Unit: "searches"}
 	for _, r := range []CapacityRow{from, to} {
 		if len(r.SearchCapacitiesRPS) == 0 {
 			c.Reason = fmt.Sprintf("%s has no confirmed capacity (%s)", r.Stack, r.Status)

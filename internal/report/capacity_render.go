@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"html/template"
 	"slices"
 	"strings"
@@ -133,7 +134,7 @@ var capacityStepHead = []string{"step", "case", "capacity call", "estimate (inte
 
 func capacityStepCells(s CapacityStep) []string {
 	step := s.From + " → " + s.To
-	if s.Kind == StepOverall {
+	if s.Kind == analysis.StepOverall {
 		step += " (overall)"
 	}
 	return []string{step, s.Case, string(s.Capacity.Call), estimateText(s.Capacity),

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stackbench/stackbench/internal/capacity"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -23,10 +22,10 @@ func capacitySearch(res *journal.Results, stack string, index int, capRPS, failR
 	add := func(phase string, rate, achieved float64, pass bool, p99 int64) {
 		n := len(res.CapacityProbes(key)) + 1
 		res.Capacity.Probes = append(res.Capacity.Probes, journal.CapacityProbe{Search: key, SearchIndex: index, Stack: stack, Case: "user", SLO: "p99=20ms", ClosedLoopRPS: 12000,
-			Probe: capacity.Probe{Index: n, Phase: phase, RateRPS: rate, ThroughputRPS: achieved, Pass: pass, WallSeconds: 2.6,
-				LatencyMicros: capacity.Percentiles{P50: p99 / 4, P99: p99, SLO: p99}},
+			Probe: journal.CapacitySearchProbe{Index: n, Phase: phase, RateRPS: rate, ThroughputRPS: achieved, Pass: pass, WallSeconds: 2.6,
+				LatencyMicros: journal.CapacityPercentiles{P50: p99 / 4, P99: p99, SLO: p99}},
 			Window: journal.Window{Key: fmt.Sprintf("%s/p%d", key, n), Stack: stack, Case: "user", Concurrency: 256,
-				Load:   &load.Result{DurationSeconds: 2, ThroughputRPS: achieved, Successes: int64(2 * achieved)},
+				Load:   &journal.LoadResult{DurationSeconds: 2, ThroughputRPS: achieved, Successes: int64(2 * achieved)},
 				Server: journal.Usage{Cores: cores, CPUSeconds: 2 * cores, RSSMeanBytes: 40 << 20, RSSPeakBytes: 48 << 20}}})
 	}
 	add(capacity.PhaseClimb, capRPS*0.75, capRPS*0.75, true, 3000)
@@ -41,7 +40,7 @@ func capacitySearch(res *journal.Results, stack string, index int, capRPS, failR
 		rep.Status, rep.CapacityRPS = capacity.StatusConfirmed, capRPS
 		rep.AtCapacity = &capacity.Figures{Windows: len(confirm), ThroughputRPS: capRPS, LatencyMicros: capacity.Percentiles{P50: 3500, P99: 14_000, SLO: 14_000}}
 	}
-	res.Capacity.Searches = append(res.Capacity.Searches, journal.CapacitySearch{Search: key, SearchIndex: index, Stack: stack, Case: "user", Time: fixtureStart, Report: rep})
+	res.Capacity.Searches = append(res.Capacity.Searches, journal.CapacitySearch{Search: key, SearchIndex: index, Stack: stack, Case: "user", Time: fixtureStart, Report: journal.CapacityReportOf(rep)})
 }
 
 // nethttpCapacities are the confirmed rates of nethttp's four searches,
@@ -60,8 +59,8 @@ func capacityResults(t *testing.T) *journal.Results {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Plan.Plan.Capacity = &plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 3,
-		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001, Searches: 4}
+	res.Plan.Plan.Capacity = journal.ConvertPtr(&plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 3,
+		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001, Searches: 4}, journal.PlanCapacityOf)
 	for i, c := range nethttpCapacities {
 		capacitySearch(res, "nethttp", i+1, c, c*1.02, []float64{c - 4, c + 1, c + 3}, 0.9)
 		capacitySearch(res, "chi", i+1, c*1.125, c*1.125*1.02, []float64{c*1.125 - 2, c * 1.125, c*1.125 + 1}, 1.5)
@@ -133,7 +132,7 @@ func TestCapacitySectionTableStepsAndCost(t *testing.T) {
 		"## Capacity at the SLO", "### user (SLO p99=20ms)", "was searched 4 times, each search in a fresh process",
 		"| nethttp | 8,030 rps | 3.50 ms | 14.0 ms | 0.90 |", "| 4 of 4: 7,979–8,181 rps | 7,950–8,109 rps |", "confirmed ×4; 41.6 s in all",
 		"| gin | – | – | – | – | – | – | 0 of 4 | 7,000–7,140 rps |", "out of budget: only the bracket is known ×4",
-		"| nethttp → chi | user | gain | +12.5 % (+9.7 … +15.3 %) | 4 / 4 | the 97 % interval of the two stacks' search capacities (4 and 4 searches)",
+		"| nethttp → chi | user | gain | +12.5 % (+9.7 … +15.3 %, 97.1 % interval) | 4 / 4 | the 97 % interval of the two stacks' search capacities (4 and 4 searches)",
 		"### Cost at capacity within the SLO", "SLO: ", " · saturation: ",
 	} {
 		if !strings.Contains(text, want) {
@@ -280,8 +279,8 @@ func TestCapacityFromAJournalBeforeRepeatedSearches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Plan.Plan.Capacity = &plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 4,
-		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001}
+	res.Plan.Plan.Capacity = journal.ConvertPtr(&plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 4,
+		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001}, journal.PlanCapacityOf)
 	for _, st := range []struct {
 		name string
 		rps  float64

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"io"
 	"strings"
 )
@@ -254,7 +255,7 @@ type HistoryEntry struct {
 // p50 and p99 at the fixed rate (smaller is better).
 func History(m *Model) (bigger, smaller []HistoryEntry) {
 	for _, c := range m.Cells {
-		if c.State != CellValid {
+		if c.State != analysis.CellValid {
 			continue
 		}
 		name := fmt.Sprintf("%s %s c=%d", c.Stack, c.Case, c.Concurrency)
@@ -268,7 +269,7 @@ func History(m *Model) (bigger, smaller []HistoryEntry) {
 			HistoryEntry{Name: name + " CPU per request", Unit: "µs", Value: c.CPUMicrosPerRequest, Extra: extra})
 	}
 	for _, c := range m.LatencyCells {
-		if c.State != CellValid {
+		if c.State != analysis.CellValid {
 			continue
 		}
 		name := fmt.Sprintf("%s %s c=%d", c.Stack, c.Case, c.Concurrency)

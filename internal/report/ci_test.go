@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/xml"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // whose failing case carries the median and interval; GitHub gets one
 // ::error; the job summary says the gate failed, or that there was none.
 func TestCIRenderersWithThresholds(t *testing.T) {
-	m := &Model{Header: Header{RunID: "r1"}, Cells: []Cell{thresholdCell()}}
+	m := &Model{Header: analysis.Header{RunID: "r1"}, Cells: []analysis.Cell{thresholdCell()}}
 	addThresholds(m, []plan.CaseThresholds{{Case: "user", Thresholds: plan.Thresholds{P99: time.Millisecond, P50: time.Second}}})
 	g := Gate{Title: "stackbench run r1", Active: true, Thresholds: m.Thresholds}
 

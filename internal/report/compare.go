@@ -22,8 +22,8 @@ type Comparison struct {
 	// MinEffect is the larger of the two runs' minimum effects.
 	MinEffect float64 `json:"min_effect"`
 	// DispersionA and DispersionB are the two runs' quality figures.
-	DispersionA Dispersion `json:"dispersion_a"`
-	DispersionB Dispersion `json:"dispersion_b"`
+	DispersionA analysis.Dispersion `json:"dispersion_a"`
+	DispersionB analysis.Dispersion `json:"dispersion_b"`
 	// Method is CompareReference (through Reference, a stack both runs
 	// share unchanged) or ComparePooled.
 	Method    string `json:"method"`
@@ -33,21 +33,21 @@ type Comparison struct {
 	// regression gate must not act on them.
 	CannotJudge []string `json:"cannot_judge,omitempty"`
 	// Steps go from A's cell to B's (Kind StepCompare, From = To = stack).
-	Steps  []Step      `json:"steps"`
-	Groups []GroupStep `json:"groups"`
+	Steps  []analysis.Step      `json:"steps"`
+	Groups []analysis.GroupStep `json:"groups"`
 	// Warnings say what differs between the runs beyond the stacks.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
 // RunRef identifies one side of a comparison.
 type RunRef struct {
-	RunID         string    `json:"run_id"`
-	Started       time.Time `json:"started"`
-	ToolVersion   string    `json:"tool_version"`
-	Profile       string    `json:"profile"`
-	State         string    `json:"state"`
-	Host          Host      `json:"host"`
-	ParitySkipped bool      `json:"parity_skipped"`
+	RunID         string        `json:"run_id"`
+	Started       time.Time     `json:"started"`
+	ToolVersion   string        `json:"tool_version"`
+	Profile       string        `json:"profile"`
+	State         string        `json:"state"`
+	Host          analysis.Host `json:"host"`
+	ParitySkipped bool          `json:"parity_skipped"`
 }
 
 // CompareOptions are the choices of a comparison between two runs.
@@ -90,9 +90,9 @@ func Compare(a, b *Model, opt CompareOptions) (*Comparison, error) {
 		return nil, fmt.Errorf("the runs have no stack in common (A: %s; B: %s): compare two runs of the same stacks",
 			strings.Join(a.Header.Stacks, ", "), strings.Join(b.Header.Stacks, ", "))
 	}
-	var cases []CaseInfo
+	var cases []analysis.CaseInfo
 	for _, c := range a.Header.Cases {
-		if slices.ContainsFunc(b.Header.Cases, func(o CaseInfo) bool { return o.Name == c.Name }) {
+		if slices.ContainsFunc(b.Header.Cases, func(o analysis.CaseInfo) bool { return o.Name == c.Name }) {
 			cases = append(cases, c)
 		}
 	}
@@ -130,14 +130,14 @@ func Compare(a, b *Model, opt CompareOptions) (*Comparison, error) {
 		if shared && s == ref {
 			continue
 		}
-		pairs = append(pairs, analysis.StackPair{Kind: StepCompare, From: s, To: s})
+		pairs = append(pairs, analysis.StackPair{Kind: analysis.StepCompare, From: s, To: s})
 		for _, ci := range cases {
 			for _, conc := range levels {
 				if shared {
 					c.Steps = append(c.Steps, analysis.CompareToReference(a.result(), b.result(), s, ref, ci, conc, minEffect, opt.Alpha))
 					continue
 				}
-				c.Steps = append(c.Steps, analysis.NewStep(StepCompare, a.result().CellOrMissing(s, ci, conc), b.result().CellOrMissing(s, ci, conc), stats.Independent, minEffect, opt.Alpha))
+				c.Steps = append(c.Steps, analysis.NewStep(analysis.StepCompare, a.result().CellOrMissing(s, ci, conc), b.result().CellOrMissing(s, ci, conc), stats.Independent, minEffect, opt.Alpha))
 			}
 		}
 	}
@@ -213,7 +213,7 @@ func compareWarnings(a, b *Model) []string {
 	}
 	for _, side := range []struct {
 		name string
-		h    Header
+		h    analysis.Header
 	}{{"A", ha}, {"B", hb}} {
 		if side.h.State != "finished" {
 			w = append(w, fmt.Sprintf("run %s (%s) is %s: %d of %d windows", side.name, side.h.RunID, side.h.State, side.h.WindowsRecorded, side.h.WindowsPlanned))
@@ -225,7 +225,7 @@ func compareWarnings(a, b *Model) []string {
 	return w
 }
 
-func hostText(h Host) string {
+func hostText(h analysis.Host) string {
 	return fmt.Sprintf("%s/%s, %d cores, %s", h.OS, h.Arch, h.Cores, h.CPU)
 }
 
@@ -251,7 +251,7 @@ func only[T comparable](a, b []T) []T {
 	return out
 }
 
-func caseNames(cases []CaseInfo) []string {
+func caseNames(cases []analysis.CaseInfo) []string {
 	names := make([]string, len(cases))
 	for i, c := range cases {
 		names[i] = c.Name

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"io"
 	"strings"
 )
@@ -34,8 +35,8 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("## Each stack, A → B\n\n")
-	for _, g := range []string{GroupDatabase, GroupFramework} {
-		var rows []GroupStep
+	for _, g := range []string{analysis.GroupDatabase, analysis.GroupFramework} {
+		var rows []analysis.GroupStep
 		for _, r := range c.Groups {
 			if r.Group == g {
 				rows = append(rows, r)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"strings"
 	"testing"
@@ -63,7 +64,7 @@ func TestCompare(t *testing.T) {
 		ch := s.Throughput
 		ref, _ := a.Cell("nethttp", s.Case, s.Concurrency)
 		switch {
-		case ref.State != CellValid, s.From == "gin" && s.Case == "order" && s.Concurrency == 100, s.From == "gin" && s.Case == "cpu" && s.Concurrency == 10:
+		case ref.State != analysis.CellValid, s.From == "gin" && s.Case == "order" && s.Concurrency == 100, s.From == "gin" && s.Case == "cpu" && s.Concurrency == 10:
 			if ch.Call != stats.CallInvalid || ch.Bounded() {
 				t.Errorf("%s/%s/c=%d: %+v, want invalid (a cell of the stack or the reference is not valid)", s.From, s.Case, s.Concurrency, ch)
 			}
@@ -155,7 +156,7 @@ func TestCompareThroughTheReferenceIgnoresTheHost(t *testing.T) {
 
 func TestCompareNeedsCommonStacks(t *testing.T) {
 	a := fixtureModel(t)
-	b := &Model{Header: Header{Stacks: []string{"express"}, Cases: a.Header.Cases, Concurrency: a.Header.Concurrency}}
+	b := &Model{Header: analysis.Header{Stacks: []string{"express"}, Cases: a.Header.Cases, Concurrency: a.Header.Concurrency}}
 	if _, err := Compare(a, b, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "no stack in common") {
 		t.Fatalf("got %v, want an error about stacks", err)
 	}
@@ -165,7 +166,7 @@ func TestCompareNeedsCommonStacks(t *testing.T) {
 // only are not compared, and the warnings name them, as stacks are named.
 func TestCompareNamesWhatItLeavesOut(t *testing.T) {
 	a := fixtureModel(t)
-	b := &Model{Header: Header{Stacks: a.Header.Stacks, Cases: append(a.Header.Cases[1:], CaseInfo{Name: "extra"}), Concurrency: a.Header.Concurrency[:1], Alpha: a.Header.Alpha}}
+	b := &Model{Header: analysis.Header{Stacks: a.Header.Stacks, Cases: append(a.Header.Cases[1:], analysis.CaseInfo{Name: "extra"}), Concurrency: a.Header.Concurrency[:1], Alpha: a.Header.Alpha}}
 	c, err := Compare(a, b, CompareOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -193,8 +194,8 @@ func TestHostsDifferBySpeed(t *testing.T) {
 	if got := hostsDiffer(a, b, 0.025); len(got) != 1 || !strings.Contains(got[0], "no host-speed probe") {
 		t.Errorf("without probes: %v", got)
 	}
-	a.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.0}
-	b.Header.HostSpeed = HostSpeed{Probes: 100, ProbeMedianMs: 4.08}
+	a.Header.HostSpeed = analysis.HostSpeed{Probes: 100, ProbeMedianMs: 4.0}
+	b.Header.HostSpeed = analysis.HostSpeed{Probes: 100, ProbeMedianMs: 4.08}
 	if got := hostsDiffer(a, b, 0.025); len(got) != 0 {
 		t.Errorf("2 %% apart is the same speed (within δ/2 = 2.5 %%): %v", got)
 	}

@@ -2,12 +2,13 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 )
 
 // containersLine is the header's sentence about container stacks; "" when
 // none ran in a container.
-func containersLine(cs []ContainerStack) string {
+func containersLine(cs []analysis.ContainerStack) string {
 	if len(cs) == 0 {
 		return ""
 	}

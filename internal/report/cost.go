@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"slices"
 
@@ -20,9 +21,9 @@ func addCost(m *Model, pricing cost.Pricing, opt cost.Options) error {
 	if conc == 0 {
 		return nil
 	}
-	cases := m.groupCases(GroupDatabase)
+	cases := m.groupCases(analysis.GroupDatabase)
 	if len(cases) == 0 {
-		cases = m.groupCases(GroupFramework)
+		cases = m.groupCases(analysis.GroupFramework)
 	}
 	var stacks []cost.StackMeasure
 	for _, s := range m.Header.Stacks {
@@ -31,7 +32,7 @@ func addCost(m *Model, pricing cost.Pricing, opt cost.Options) error {
 			c, _ := m.Cell(s, name, conc)
 			sm.Cases = append(sm.Cases, cost.CaseMeasure{
 				Case:         name,
-				Valid:        c.State == CellValid,
+				Valid:        c.State == analysis.CellValid,
 				RPS:          c.Throughput.Median,
 				Cores:        c.ServerCores,
 				PeakRSSBytes: float64(c.RSSPeakBytes),

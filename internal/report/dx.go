@@ -11,11 +11,13 @@ import (
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/dx"
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/process"
 )
 
-// Files of a results directory that hold the DX and process suites'
-// results, written by stackbench run's dx and process phases.
+// Files in which a results directory written before the suites were
+// journaled (journal.KindDX, KindProcess) holds their results; the report
+// reads them when the journal has no record of a suite.
 const (
 	DXFile      = "dx.json"
 	ProcessFile = "process.json"
@@ -31,20 +33,32 @@ type ProcessSection struct {
 	process.Result
 }
 
-// readSuites attaches the suites' results found in dir to the model; a
+// readSuites attaches the suites' results to the model: the journal's
+// records, or the files of a results directory written before them. A
 // suite that was not measured leaves its section nil.
-func readSuites(dir string, m *Model) error {
+func readSuites(dir string, res *journal.Results, m *Model) error {
 	var d dx.Result
-	ok, err := readJSONFile(filepath.Join(dir, DXFile), &d)
-	if err != nil {
-		return err
+	ok := res.DX != nil
+	if ok {
+		d = res.DX.DX()
+	} else {
+		var err error
+		if ok, err = readJSONFile(filepath.Join(dir, DXFile), &d); err != nil {
+			return err
+		}
 	}
 	if ok && len(d.Targets) > 0 {
 		m.DX = &DXSection{Targets: d.Targets}
 	}
 	var p process.Result
-	if ok, err = readJSONFile(filepath.Join(dir, ProcessFile), &p); err != nil {
-		return err
+	ok = res.Process != nil
+	if ok {
+		p = res.Process.Process()
+	} else {
+		var err error
+		if ok, err = readJSONFile(filepath.Join(dir, ProcessFile), &p); err != nil {
+			return err
+		}
 	}
 	if ok && len(p.Cells) > 0 {
 		m.Process = &ProcessSection{p}

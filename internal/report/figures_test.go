@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"testing"
 
@@ -18,10 +19,10 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	var cvs []float64
 	maxCV, outliers := 0.0, 0
 	for _, c := range m.Cells {
-		if c.State != CellValid || c.Counted < 3 {
+		if c.State != analysis.CellValid || c.Counted < 3 {
 			continue
 		}
-		tp := insertionSortedCopy(c.CountedValues(func(w WindowFigures) float64 { return w.ThroughputRPS }))
+		tp := insertionSortedCopy(c.CountedValues(func(w analysis.WindowFigures) float64 { return w.ThroughputRPS }))
 		med := middleOf(tp)
 		var dev []float64
 		for _, v := range tp {
@@ -39,8 +40,8 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	if !d.Known || d.Cells != len(cvs) || d.MaxCV != maxCV || math.Abs(d.MedianCV-middleOf(insertionSortedCopy(cvs))) > 1e-12 || d.Outliers != outliers {
 		t.Errorf("dispersion %+v; want %d cells, largest %v", d, len(cvs), maxCV)
 	}
-	tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
-	cpu := func(w WindowFigures) float64 { return w.PerCPUSecond }
+	tp := func(w analysis.WindowFigures) float64 { return w.ThroughputRPS }
+	cpu := func(w analysis.WindowFigures) float64 { return w.PerCPUSecond }
 	checked := 0
 	// The calls are the ones stats.DecideFamily makes from the counted
 	// windows of every step at once (false calls controlled over the run),
@@ -49,10 +50,10 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 	for _, s := range m.Steps {
 		from, _ := m.Cell(s.From, s.Case, s.Concurrency)
 		to, _ := m.Cell(s.To, s.Case, s.Concurrency)
-		for _, metric := range []func(WindowFigures) float64{tp, cpu} {
+		for _, metric := range []func(analysis.WindowFigures) float64{tp, cpu} {
 			pairs = append(pairs, stats.SidePair{
-				From: stats.Side{Valid: from.State == CellValid, Windows: from.CountedValues(metric)},
-				To:   stats.Side{Valid: to.State == CellValid, Windows: to.CountedValues(metric)}})
+				From: stats.Side{Valid: from.State == analysis.CellValid, Windows: from.CountedValues(metric)},
+				To:   stats.Side{Valid: to.State == analysis.CellValid, Windows: to.CountedValues(metric)}})
 		}
 	}
 	verdicts := stats.DecideFamily(stats.FamilyRun, m.Header.Design, pairs, m.Header.MinEffect, m.Header.Alpha)
@@ -70,13 +71,13 @@ func TestHeaderAndStepsFollowTheirDefinitions(t *testing.T) {
 		to, _ := m.Cell(s.To, s.Case, s.Concurrency)
 		for j, k := range []struct {
 			name   string
-			ch     Change
-			metric func(WindowFigures) float64
+			ch     analysis.Change
+			metric func(analysis.WindowFigures) float64
 		}{
 			{"throughput", s.Throughput, tp},
 			{"req/CPU-s", s.PerCPU, cpu},
 		} {
-			valid := from.State == CellValid && to.State == CellValid
+			valid := from.State == analysis.CellValid && to.State == analysis.CellValid
 			if !valid {
 				if k.ch.Call != stats.CallInvalid || k.ch.Bounded() || k.ch.Reason == "" {
 					t.Errorf("%s %s → %s %s c=%d: %+v, want invalid with a reason (a side is %s/%s)", k.name, s.From, s.To, s.Case, s.Concurrency, k.ch, from.State, to.State)

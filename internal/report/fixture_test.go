@@ -80,7 +80,7 @@ func writeFixtureJournal(t *testing.T, dir string) {
 	w, _ := workload.Builtin("saas-slice", workload.DefaultJWTSecret)
 	pl := fixturePlan(w)
 	add(journal.KindPlan, journal.Plan{RunID: "20261129-184500", CreatedAt: fixtureStart, ToolVersion: "v0.1.0-test",
-		SkipParity: true, Plan: pl, Args: []string{"run", "-f", "stackbench.yaml", "--skip-parity"}, Database: "embedded"})
+		SkipParity: true, Plan: journal.PlanSpecOf(pl), Args: []string{"run", "-f", "stackbench.yaml", "--skip-parity"}, Database: "embedded"})
 	add(journal.KindEnvironment, fixtureEnvironment(fixtureStart))
 	add(journal.KindParity, journal.Parity{Skipped: true})
 	add(journal.KindBoot, fixtureBoot("nethttp", 4.1, 9<<20))
@@ -138,9 +138,9 @@ func fixturePlan(w *workload.Workload) plan.Plan {
 func fixtureEnvironment(at time.Time) journal.Environment {
 	return journal.Environment{
 		CapturedAt: at,
-		Host: host.Environment{OS: "linux", Arch: "amd64", CPUModel: "Test CPU @ 2.0GHz", CPUCount: 2, CPUsAvailable: 2,
+		Host: journal.HostEnvironmentOf(host.Environment{OS: "linux", Arch: "amd64", CPUModel: "Test CPU @ 2.0GHz", CPUCount: 2, CPUsAvailable: 2,
 			Kernel: "6.1.0-test #1 SMP", MemoryBytes: 24 << 30, Somaxconn: 4096, OpenFileLimit: 1048576,
-			OpenFileLimitHard: 1048576, GoVersion: "go1.26.8"},
+			OpenFileLimitHard: 1048576, GoVersion: "go1.26.8"}),
 		PostgresVersion:    "15.10",
 		PostgresSettings:   map[string]string{"shared_buffers": "128MB", "max_connections": "200"},
 		StackVersions:      map[string]string{"nethttp": "go1.26.8 net/http", "chi": "chi v5.5.0", "gin": "gin v1.12.0"},
@@ -242,7 +242,7 @@ func fixtureWindow(c workload.Case, pw plan.Window, si, ci, attempt int, start t
 	if !c.Database { // the framework-only routes starve the generator a little
 		res.GeneratorWaitSeconds = 1.2
 	}
-	r.Load = res
+	r.Load = journal.ConvertPtr(res, journal.LoadResultOf)
 	r.Server = journal.Usage{CPUSeconds: cores * seconds, Cores: cores,
 		RSSMeanBytes: int64(18+2*si+pw.Concurrency/20) << 20, RSSPeakBytes: int64(21+2*si+pw.Concurrency/20+pw.Round) << 20, Processes: 1}
 	if c.Database {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -20,8 +21,8 @@ import (
 
 // forestRow is one row of the plot: a step's change on one case.
 type forestRow struct {
-	Step   Step
-	Change Change
+	Step   analysis.Step
+	Change analysis.Change
 }
 
 // forestGroup is the rows of one step (From → To), in case order.
@@ -33,15 +34,15 @@ type forestGroup struct {
 // forestGroups gathers the steps by From → To, adjacent steps in step
 // order and the first → last step after them, each group's rows in the
 // model's case and concurrency order. pick chooses the metric.
-func forestGroups(m *Model, pick func(Step) Change) []forestGroup {
+func forestGroups(m *Model, pick func(analysis.Step) analysis.Change) []forestGroup {
 	var groups []forestGroup
 	index := map[string]int{}
-	add := func(s Step) {
+	add := func(s analysis.Step) {
 		key := s.Kind + "\x00" + s.From + "\x00" + s.To
 		i, ok := index[key]
 		if !ok {
 			label := stepLabel(s)
-			if s.Kind == StepOverall {
+			if s.Kind == analysis.StepOverall {
 				label += " (first → last)"
 			}
 			i = len(groups)
@@ -54,7 +55,7 @@ func forestGroups(m *Model, pick func(Step) Change) []forestGroup {
 		for _, ci := range m.Header.Cases {
 			for _, conc := range m.Header.Concurrency {
 				for _, s := range m.CaseSteps(ci.Name, conc) {
-					if (s.Kind == StepOverall) == overall {
+					if (s.Kind == analysis.StepOverall) == overall {
 						add(s)
 					}
 				}
@@ -261,7 +262,7 @@ const forestTextWidth = 31
 // estimate, '┊' no change, '·' the ±min_effect band's edges, '◂' or '▸'
 // an interval that runs past the axis, '?' along the whole axis when
 // there is no finite interval.
-func forestText(c Change, lo, hi, minEffect float64) string {
+func forestText(c analysis.Change, lo, hi, minEffect float64) string {
 	if c.Call == stats.CallInvalid {
 		return ""
 	}

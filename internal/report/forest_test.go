@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -160,7 +161,7 @@ func TestMarkdownForestSortedByEffect(t *testing.T) {
 func TestForestText(t *testing.T) {
 	lo, hi := -0.1, 0.1 // about −21 % … +26 %
 	pct := func(v float64) *float64 { return &v }
-	loss := Change{Call: stats.CallLoss, EstimatePct: -15, CILowPct: pct(-18), CIHighPct: pct(-11)}
+	loss := analysis.Change{Call: stats.CallLoss, EstimatePct: -15, CILowPct: pct(-18), CIHighPct: pct(-11)}
 	got := forestText(loss, lo, hi, 0.05)
 	if len([]rune(got)) != forestTextWidth {
 		t.Fatalf("width %d, want %d: %q", len([]rune(got)), forestTextWidth, got)
@@ -171,15 +172,15 @@ func TestForestText(t *testing.T) {
 	if strings.Count(got, "·") != 2 {
 		t.Errorf("%q: want both edges of the ±5 %% band", got)
 	}
-	open := Change{Call: stats.CallUndecided, EstimatePct: 3}
+	open := analysis.Change{Call: stats.CallUndecided, EstimatePct: 3}
 	if got := forestText(open, lo, hi, 0.05); !strings.Contains(got, "?") || !strings.ContainsRune(got, '●') {
 		t.Errorf("no finite interval drawn %q, want '?' along the axis and the estimate", got)
 	}
-	wide := Change{Call: stats.CallUndecided, EstimatePct: 0, CILowPct: pct(-60), CIHighPct: pct(150)}
+	wide := analysis.Change{Call: stats.CallUndecided, EstimatePct: 0, CILowPct: pct(-60), CIHighPct: pct(150)}
 	if got := forestText(wide, lo, hi, 0.05); !strings.HasPrefix(got, "◂") || !strings.HasSuffix(got, "▸") {
 		t.Errorf("an interval past both ends drawn %q, want arrows at both ends", got)
 	}
-	if got := forestText(Change{Call: stats.CallInvalid}, lo, hi, 0.05); got != "" {
+	if got := forestText(analysis.Change{Call: stats.CallInvalid}, lo, hi, 0.05); got != "" {
 		t.Errorf("invalid drawn %q, want nothing", got)
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"strconv"
 	"strings"
@@ -119,7 +120,7 @@ func fmtUSD(v float64) string {
 
 // intervalText is a change's confidence interval, "(−12.0 … −2.9 %)", or
 // why there is none.
-func intervalText(c Change) string {
+func intervalText(c analysis.Change) string {
 	if !c.Bounded() {
 		if c.Pairs > 0 {
 			return fmt.Sprintf("(no finite interval with %d pairs)", c.Pairs)
@@ -133,7 +134,27 @@ func intervalText(c Change) string {
 		}
 		return fmt.Sprintf("(no finite interval with %d and %d windows)", c.FromWindows, c.ToWindows)
 	}
-	return fmt.Sprintf("(%s … %s %%)", signed(*c.CILowPct), signed(*c.CIHighPct))
+	if c.Confidence <= 0 {
+		return fmt.Sprintf("(%s … %s %%)", signed(*c.CILowPct), signed(*c.CIHighPct))
+	}
+	return fmt.Sprintf("(%s … %s %%, %s)", signed(*c.CILowPct), signed(*c.CIHighPct), levelText(c.Confidence))
+}
+
+// levelText names an interval's level, its actual coverage rounded down
+// to a tenth of a percent: "95 % interval", "99.8 % interval". Each
+// call's interval is the one it was made at (a gain or a loss selected by
+// false-call control at its adjusted level), so the level is said with it.
+func levelText(confidence float64) string {
+	return strconv.FormatFloat(math.Floor(confidence*1000+1e-9)/10, 'f', -1, 64) + " % interval"
+}
+
+// pairedNoiseText is a step's paired noise, "; paired noise 4.1 %", or ""
+// when the call has none (independent samples, fewer than three pairs).
+func pairedNoiseText(c analysis.Change) string {
+	if c.PairedSDPct == nil {
+		return ""
+	}
+	return fmt.Sprintf("; paired noise %.1f %%", *c.PairedSDPct)
 }
 
 // signed formats a percentage with its sign and one decimal, no unit;
@@ -157,21 +178,23 @@ func signed(pct float64) string {
 
 // estimateText is a change's estimate and interval, "−7.4 % (−12.0 …
 // −2.9 %)", or "invalid: why".
-func estimateText(c Change) string {
+func estimateText(c analysis.Change) string {
 	if c.Call == stats.CallInvalid {
 		return "invalid: " + c.Reason
 	}
-	return fmtPct(c.EstimatePct) + " " + intervalText(c)
+	return fmtPct(c.EstimatePct) + " " + intervalText(c) + pairedNoiseText(c)
 }
 
-// CallText is the call with what it rests on: "loss −7.4 % (−12.0 …
-// −2.9 %)", and for an undecided call how many windows would likely
-// decide it.
-func CallText(c Change) string {
+// CallText is the call with what it rests on, one interval at the level
+// the call was made at: "loss −7.4 % (−12.0 … −2.9 %, 95 % interval);
+// paired noise 3.1 %", its size after it ("past the minimum effect of
+// −4.8 %"), and for an undecided call how many windows would likely decide
+// it.
+func CallText(c analysis.Change) string {
 	if c.Call == stats.CallInvalid {
 		return estimateText(c)
 	}
-	s := callLabel(c) + " " + estimateText(c)
+	s := string(c.Call) + " " + fmtPct(c.EstimatePct) + " " + intervalText(c) + sizeText(c) + pairedNoiseText(c)
 	if c.Call == stats.CallUndecided && c.FamilyCalls > 1 && excludesZero(c) {
 		s += fmt.Sprintf("; the interval excludes 0, but not yet at the level false-call control over %d calls needs", c.FamilyCalls)
 	}
@@ -183,13 +206,29 @@ func CallText(c Change) string {
 
 // excludesZero says whether a change's interval lies wholly on one side
 // of 0.
-func excludesZero(c Change) bool {
+func excludesZero(c analysis.Change) bool {
 	return c.CILowPct != nil && c.CIHighPct != nil && (*c.CILowPct > 0 || *c.CIHighPct < 0)
+}
+
+// sizeText qualifies a gain or a loss after its interval: ", past the
+// minimum effect of +5.0 %", ", smaller than the minimum effect", or "".
+func sizeText(c analysis.Change) string {
+	switch c.Size {
+	case stats.SizeLarge:
+		bound := c.MinEffectPct
+		if (c.Call == stats.CallLoss) != c.LowerIsBetter {
+			bound = 100 * (1/(1+c.MinEffectPct/100) - 1)
+		}
+		return fmt.Sprintf(", wholly past the minimum effect of %s", fmtPct(bound))
+	case stats.SizeSmall:
+		return ", wholly within the minimum effect (small)"
+	}
+	return ""
 }
 
 // callLabel is the call with its size, the same words on every surface:
 // "gain (at least +5.0 %)", "loss (small)", "same".
-func callLabel(c Change) string {
+func callLabel(c analysis.Change) string {
 	switch c.Size {
 	case stats.SizeLarge:
 		bound := c.MinEffectPct
@@ -205,7 +244,7 @@ func callLabel(c Change) string {
 
 // windowsNeededText says how many windows a side (pairs, for a paired
 // call) would likely decide an undecided call.
-func windowsNeededText(c Change) string {
+func windowsNeededText(c analysis.Change) string {
 	unit := neededUnit(c)
 	if c.WindowsNeeded >= stats.MaxWindowsNeeded {
 		return fmt.Sprintf("more than %d %s would be needed", stats.MaxWindowsNeeded, unit)
@@ -216,7 +255,7 @@ func windowsNeededText(c Change) string {
 // neededUnit is what an undecided call's need is counted in: pairs (rounds
 // with a window on each side) for a paired call, windows a side otherwise.
 // The verdict and each case's line say the same.
-func neededUnit(c Change) string {
+func neededUnit(c analysis.Change) string {
 	if c.Pairs > 0 {
 		return "pairs"
 	}
@@ -235,7 +274,7 @@ func CallCounts(calls map[stats.Call]int) string {
 }
 
 // flagText lists a cell's flags with their window counts.
-func flagText(c Cell) string {
+func flagText(c analysis.Cell) string {
 	parts := make([]string, 0, len(c.Flags))
 	for _, f := range c.Flags {
 		parts = append(parts, fmt.Sprintf("%s ×%d", f.Name, f.Windows))
@@ -244,4 +283,4 @@ func flagText(c Cell) string {
 }
 
 // stepLabel is "from → to".
-func stepLabel(s Step) string { return s.From + " → " + s.To }
+func stepLabel(s analysis.Step) string { return s.From + " → " + s.To }

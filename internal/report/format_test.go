@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 	"testing"
 
@@ -16,13 +17,17 @@ func TestIntervalEndsKeepTheirSign(t *testing.T) {
 		}
 	}
 	lo, hi := 0.03, 4.2
-	c := Change{Call: stats.CallGain, Size: stats.SizeSmall, MinEffectPct: 5, EstimatePct: 2, CILowPct: &lo, CIHighPct: &hi}
-	if got := CallText(c); got != "gain (small) +2.0 % (+0.03 … +4.2 %)" {
+	c := analysis.Change{Call: stats.CallGain, Size: stats.SizeSmall, MinEffectPct: 5, EstimatePct: 2, CILowPct: &lo, CIHighPct: &hi, Confidence: 0.95}
+	if got := CallText(c); got != "gain +2.0 % (+0.03 … +4.2 %, 95 % interval), wholly within the minimum effect (small)" {
 		t.Errorf("CallText = %q", got)
 	}
 	lo, hi = -40, -8
-	c = Change{Call: stats.CallLoss, Size: stats.SizeLarge, MinEffectPct: 5, EstimatePct: -20, CILowPct: &lo, CIHighPct: &hi}
-	if got := CallText(c); got != "loss (at least -4.8 %) -20.0 % (-40.0 … -8.0 %)" {
+	// One interval, at the level the call was made (a selected call's
+	// adjusted level), said with it; the minimum effect is not shown as a
+	// second interval; the step's paired noise follows.
+	sd := 3.14
+	c = analysis.Change{Call: stats.CallLoss, Size: stats.SizeLarge, MinEffectPct: 5, EstimatePct: -20, CILowPct: &lo, CIHighPct: &hi, Confidence: 0.99817, PairedSDPct: &sd}
+	if got := CallText(c); got != "loss -20.0 % (-40.0 … -8.0 %, 99.8 % interval), wholly past the minimum effect of -4.8 %; paired noise 3.1 %" {
 		t.Errorf("CallText = %q", got)
 	}
 }
@@ -30,7 +35,7 @@ func TestIntervalEndsKeepTheirSign(t *testing.T) {
 // TestUnboundedIntervalCountsWhatTheTestCompared: with repeats the test
 // compares one value per process, and the text counts those, not windows.
 func TestUnboundedIntervalCountsWhatTheTestCompared(t *testing.T) {
-	c := Change{Call: stats.CallUndecided, FromWindows: 6, ToWindows: 6, FromValues: 3, ToValues: 3}
+	c := analysis.Change{Call: stats.CallUndecided, FromWindows: 6, ToWindows: 6, FromValues: 3, ToValues: 3}
 	if got := intervalText(c); !strings.Contains(got, "3 and 3 processes") {
 		t.Errorf("intervalText = %q, want the 3 and 3 processes the test compared", got)
 	}
@@ -71,12 +76,12 @@ func TestVerdictCountsTheNeedInTheCallsUnit(t *testing.T) {
 // in the family; that is not family: step).
 func TestFamilyLabelWhenNoCallIsValid(t *testing.T) {
 	for _, n := range []int{0, 1} {
-		got := familyText(Header{Family: "run", FamilyCalls: n, Alpha: 0.05})
+		got := familyText(analysis.Header{Family: "run", FamilyCalls: n, Alpha: 0.05})
 		if !strings.Contains(got, "family: run") || strings.Contains(got, "family: step") {
 			t.Errorf("%d valid calls: %q, want family: run", n, got)
 		}
 	}
-	if got := familyText(Header{Family: "step", Alpha: 0.05}); !strings.Contains(got, "family: step") {
+	if got := familyText(analysis.Header{Family: "step", Alpha: 0.05}); !strings.Contains(got, "family: step") {
 		t.Errorf("family step: %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"slices"
 	"strings"
 
@@ -27,6 +28,9 @@ const (
 	// a run without latency windows has no such call.
 	GateP50 GateMetric = "p50"
 	GateP99 GateMetric = "p99"
+	// GateCost is Step.Cost, the server's and the database's CPU-µs per
+	// request at the latency windows' fixed rate (a rise is a loss).
+	GateCost GateMetric = "cost"
 )
 
 // GateMetrics lists the throughput metrics a gate can judge, in the order
@@ -34,24 +38,27 @@ const (
 // calls when it has latency windows (protocol latency:).
 var (
 	GateMetrics        = []GateMetric{GateThroughput, GatePerCPU}
-	LatencyGateMetrics = []GateMetric{GateP50, GateP99}
+	LatencyGateMetrics = []GateMetric{GateP50, GateP99, GateCost}
 )
 
 // Latency reports whether m is a latency metric.
 func (m GateMetric) Latency() bool { return slices.Contains(LatencyGateMetrics, m) }
 
 // change returns the step's change on metric m.
-func (m GateMetric) change(s Step) Change {
+func (m GateMetric) change(s analysis.Step) analysis.Change {
 	switch m {
 	case GatePerCPU:
 		return s.PerCPU
-	case GateP50, GateP99:
+	case GateP50, GateP99, GateCost:
 		c := s.P50
-		if m == GateP99 {
+		switch m {
+		case GateP99:
 			c = s.P99
+		case GateCost:
+			c = s.Cost
 		}
 		if c == nil {
-			return Change{Call: stats.CallInvalid, Reason: "the run has no latency windows (add latency: {rate: 50%} to the protocol)"}
+			return analysis.Change{Call: stats.CallInvalid, Reason: "the run has no latency windows (add latency: {rate: 50%} to the protocol)"}
 		}
 		return *c
 	}
@@ -67,6 +74,8 @@ func (m GateMetric) Label() string {
 		return "p50 latency at a fixed rate"
 	case GateP99:
 		return "p99 latency at a fixed rate"
+	case GateCost:
+		return "CPU cost per request at a fixed rate"
 	}
 	return "throughput"
 }
@@ -107,9 +116,9 @@ type GateSpec struct {
 
 // GateCheck is one step's call on one metric, as the gate judged it.
 type GateCheck struct {
-	Step   Step       `json:"step"`
-	Metric GateMetric `json:"metric"`
-	Change Change     `json:"change"`
+	Step   analysis.Step   `json:"step"`
+	Metric GateMetric      `json:"metric"`
+	Change analysis.Change `json:"change"`
 	// Failed is true when the call is one the gate fails on.
 	Failed bool `json:"failed"`
 }
@@ -130,13 +139,13 @@ func (c GateCheck) Invalid() bool { return c.Change.Call == stats.CallInvalid }
 // Judge checks every selected step on every selected metric. It fails
 // with an error naming the steps the run has when spec.Steps names one it
 // does not.
-func Judge(steps []Step, spec GateSpec) ([]GateCheck, error) {
+func Judge(steps []analysis.Step, spec GateSpec) ([]GateCheck, error) {
 	metrics := spec.Metrics
 	if len(metrics) == 0 {
 		metrics = []GateMetric{GateThroughput}
 	}
 	for _, p := range spec.Steps {
-		if !slices.ContainsFunc(steps, func(s Step) bool { return s.From == p.From && s.To == p.To }) {
+		if !slices.ContainsFunc(steps, func(s analysis.Step) bool { return s.From == p.From && s.To == p.To }) {
 			return nil, fmt.Errorf("no step %s in this run; its steps are %s", p, strings.Join(stepNames(steps), ", "))
 		}
 	}
@@ -154,7 +163,7 @@ func Judge(steps []Step, spec GateSpec) ([]GateCheck, error) {
 }
 
 // stepNames lists the distinct steps as FROM..TO, in order.
-func stepNames(steps []Step) []string {
+func stepNames(steps []analysis.Step) []string {
 	var out []string
 	for _, s := range steps {
 		if n := (StepPair{s.From, s.To}).String(); !slices.Contains(out, n) {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"html/template"
 	"math"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // reference the window's slower probe ran, red past host.HostSlowShare (a
 // host_slow window), with the threshold as a dashed line. A slow minute of
 // the machine shows as a run of tall bars instead of becoming a result.
-func hostSpeedStrip(hs HostSpeed) template.HTML {
+func hostSpeedStrip(hs analysis.HostSpeed) template.HTML {
 	n := len(hs.Windows)
 	if n == 0 {
 		return ""

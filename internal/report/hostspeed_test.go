@@ -2,13 +2,14 @@ package report
 
 import (
 	"bytes"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 	"testing"
 )
 
 func TestHostSpeedStripShowsASlowMinute(t *testing.T) {
 	m := fixtureModel(t)
-	m.Header.HostSpeed = HostSpeed{Probes: 8, ProbeMedianMs: 4.1, ProbeMinMs: 3.9, ProbeMaxMs: 5.6, Windows: []HostSpeedPoint{
+	m.Header.HostSpeed = analysis.HostSpeed{Probes: 8, ProbeMedianMs: 4.1, ProbeMinMs: 3.9, ProbeMaxMs: 5.6, Windows: []analysis.HostSpeedPoint{
 		{Key: "r1/a/health/c32", SlowerPct: 1.5},
 		{Key: "r1/a/user/c32", SlowerPct: 35, HostSlow: true},
 		{Key: "r1/a/list/c32", SlowerPct: -2},
@@ -31,7 +32,7 @@ func TestHostSpeedStripShowsASlowMinute(t *testing.T) {
 	if !strings.Contains(page.String(), `id="host-speed"`) || !strings.Contains(md.String(), "Host speed: a fixed-work CPU probe around every window took 4.10 ms (median; 3.90–5.60 ms); 1 kept window(s)") {
 		t.Error("the host speed is not in the HTML header or the Markdown")
 	}
-	if hostSpeedStrip(HostSpeed{}) != "" {
+	if hostSpeedStrip(analysis.HostSpeed{}) != "" {
 		t.Error("a run without probes draws a strip")
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	_ "embed"
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"html/template"
 	"io"
 	"strings"
@@ -131,15 +132,15 @@ func newHTMLView(m *Model) htmlView {
 	v := htmlView{M: m, Verdict: VerdictLines(m), Thresholds: thresholdLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
 	v.HeaderLines, v.Measured = splitHeader(headerLines(m))
 	v.HostSpeed = hostSpeedStrip(m.Header.HostSpeed)
-	v.ForestTP = forestPlot("forest plot: each step's change in throughput, by case", forestGroups(m, func(s Step) Change { return s.Throughput }), m.Header.MinEffect)
-	v.ForestCPU = forestPlot("forest plot: each step's change in throughput per CPU-second, by case", forestGroups(m, func(s Step) Change { return s.PerCPU }), m.Header.MinEffect)
+	v.ForestTP = forestPlot("forest plot: each step's change in throughput, by case", forestGroups(m, func(s analysis.Step) analysis.Change { return s.Throughput }), m.Header.MinEffect)
+	v.ForestCPU = forestPlot("forest plot: each step's change in throughput per CPU-second, by case", forestGroups(m, func(s analysis.Step) analysis.Change { return s.PerCPU }), m.Header.MinEffect)
 	colors := map[string]string{}
 	for i, s := range m.Header.Stacks {
 		colors[s] = stackColor(i)
 		v.Legend = append(v.Legend, legendItem{s, stackColor(i)})
 	}
 	v.ChipRows = chipRows(m)
-	for _, g := range []string{GroupDatabase, GroupFramework} {
+	for _, g := range []string{analysis.GroupDatabase, analysis.GroupFramework} {
 		if rows := m.GroupSteps(g); len(rows) > 0 {
 			gt := groupTable{Title: fmt.Sprintf("%s routes (%s)", titleCase(g), strings.Join(m.groupCases(g), ", "))}
 			for _, r := range rows {
@@ -180,7 +181,7 @@ func chipRows(m *Model) []chipRow {
 			}
 			r := chipRow{Case: ci.Name, Concurrency: conc, Database: ci.Database}
 			for _, s := range steps {
-				r.Chips = append(r.Chips, chip{Step: stepLabel(s), Overall: s.Kind == StepOverall,
+				r.Chips = append(r.Chips, chip{Step: stepLabel(s), Overall: s.Kind == analysis.StepOverall,
 					TP: newChipMetric(s, s.Throughput, "throughput"), CPU: newChipMetric(s, s.PerCPU, "throughput per CPU-second")})
 			}
 			rows = append(rows, r)
@@ -189,7 +190,7 @@ func chipRows(m *Model) []chipRow {
 	return rows
 }
 
-func newChipMetric(s Step, c Change, metric string) chipMetric {
+func newChipMetric(s analysis.Step, c analysis.Change, metric string) chipMetric {
 	cm := chipMetric{Call: c.Call, Text: callLabel(c)}
 	if c.Call != stats.CallInvalid {
 		cm.Text += " " + fmtPct(c.EstimatePct)
@@ -203,7 +204,7 @@ func newChipMetric(s Step, c Change, metric string) chipMetric {
 	return cm
 }
 
-func newCaseView(m *Model, ci CaseInfo, colors map[string]string) caseView {
+func newCaseView(m *Model, ci analysis.CaseInfo, colors map[string]string) caseView {
 	cv := caseView{Name: ci.Name, Database: ci.Database, Notes: flagNotes(m, ci.Name)}
 	var tp, cpu, rss []barGroup
 	var lat []latRow
@@ -220,7 +221,7 @@ func newCaseView(m *Model, ci CaseInfo, colors map[string]string) caseView {
 			gcpu.Bars = append(gcpu.Bars, spreadBar(c, col, c.PerCPUSecond, "req per CPU-second"))
 			grss.Bars = append(grss.Bars, rssBar(c, col))
 			lr := latRow{Label: fmt.Sprintf("%s c=%d", c.Stack, c.Concurrency), Color: col, Latency: c.Latency}
-			if c.State != CellValid {
+			if c.State != analysis.CellValid {
 				lr.Missing = c.State
 			}
 			lat = append(lat, lr)
@@ -239,9 +240,9 @@ func newCaseView(m *Model, ci CaseInfo, colors map[string]string) caseView {
 }
 
 // spreadBar is a cell's bar for one metric: its median, min–max whisker.
-func spreadBar(c Cell, color string, sp Spread, unit string) bar {
+func spreadBar(c analysis.Cell, color string, sp analysis.Spread, unit string) bar {
 	b := bar{Color: color}
-	if c.State != CellValid {
+	if c.State != analysis.CellValid {
 		b.Missing = c.State
 		b.Title = fmt.Sprintf("%s c=%d: %s (%s)", c.Stack, c.Concurrency, c.State, flagText(c))
 		return b
@@ -257,9 +258,9 @@ func spreadBar(c Cell, color string, sp Spread, unit string) bar {
 	return b
 }
 
-func rssBar(c Cell, color string) bar {
+func rssBar(c analysis.Cell, color string) bar {
 	b := bar{Color: color}
-	if c.State != CellValid {
+	if c.State != analysis.CellValid {
 		b.Missing = c.State
 		b.Title = fmt.Sprintf("%s c=%d: %s", c.Stack, c.Concurrency, c.State)
 		return b

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,7 +157,7 @@ func TestHTMLInChromium(t *testing.T) {
 	for _, c := range []struct {
 		caseName, state string
 		conc            int
-	}{{"order", CellInvalid, 100}, {"cpu", CellFailed, 10}} {
+	}{{"order", analysis.CellInvalid, 100}, {"cpu", analysis.CellFailed, 10}} {
 		art := between(dom, `id="case-`+c.caseName+`"`, `</article>`)
 		if art == "" {
 			t.Fatalf("no chart card for case %s", c.caseName)

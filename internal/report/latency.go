@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -22,7 +23,7 @@ func LatencyIntro(m *Model) string {
 		rate = l.Rate + " of the slowest stack's closed-loop median throughput in round 1, fixed per case and concurrency before any latency window and the same for every stack"
 	}
 	s := fmt.Sprintf("From round %d, right after each cell's closed-loop window, the same process served an open-loop window at %s. "+
-		"Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99 paired by round, in the run's false-call family, and a rise is a loss.",
+		"Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99, and the fixed-rate cost (the server's and the database's CPU-µs per request at that rate), paired by round, in the run's false-call family, and a rise is a loss.",
 		l.FirstRound, rate)
 	if l.Behind > 0 {
 		s += fmt.Sprintf(" %d of %d latency windows were flagged %s (the server did not keep up with the offered rate: its latency is a queue's) and are not counted.", l.Behind, l.Windows, journal.FlagBehind)
@@ -49,15 +50,19 @@ func latencyRateRows(m *Model) [][]string {
 }
 
 // latencyStepHead and latencyStepRows are each step's latency calls.
-var latencyStepHead = []string{"case", "c", "step", "p50", "estimate (interval)", "p99", "estimate (interval)"}
+var latencyStepHead = []string{"case", "c", "step", "p50", "estimate (interval)", "p99", "estimate (interval)", "cost per request", "estimate (interval)"}
 
-func latencyStepRows(m *Model, call func(Change) string) [][]string {
+func latencyStepRows(m *Model, call func(analysis.Change) string) [][]string {
 	var rows [][]string
 	for _, s := range m.Steps {
 		if s.P50 == nil || s.P99 == nil {
 			continue
 		}
-		rows = append(rows, []string{s.Case, fmt.Sprint(s.Concurrency), stepLabel(s), call(*s.P50), estimateText(*s.P50), call(*s.P99), estimateText(*s.P99)})
+		cost, costEst := "–", "–"
+		if s.Cost != nil {
+			cost, costEst = call(*s.Cost), estimateText(*s.Cost)
+		}
+		rows = append(rows, []string{s.Case, fmt.Sprint(s.Concurrency), stepLabel(s), call(*s.P50), estimateText(*s.P50), call(*s.P99), estimateText(*s.P99), cost, costEst})
 	}
 	return rows
 }
@@ -93,7 +98,7 @@ func LatencyLines(m *Model) []string {
 	if m.Header.Latency == nil {
 		return nil
 	}
-	lines := []string{"Latency at a fixed rate (open loop, corrected for coordinated omission; a rise is a loss):"}
+	lines := []string{"Latency and cost at a fixed rate (open loop, latency corrected for coordinated omission, cost = server and database CPU-µs per request; a rise is a loss):"}
 	for _, r := range latencyRateRows(m) {
 		lines = append(lines, fmt.Sprintf("  %s c=%s: %s (%s)", r[0], r[1], r[2], r[3]))
 	}
@@ -101,7 +106,11 @@ func LatencyLines(m *Model) []string {
 		if s.P50 == nil || s.P99 == nil {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  %s %s c=%d: p50 %s; p99 %s", stepLabel(s), s.Case, s.Concurrency, CallText(*s.P50), CallText(*s.P99)))
+		line := fmt.Sprintf("  %s %s c=%d: p50 %s; p99 %s", stepLabel(s), s.Case, s.Concurrency, CallText(*s.P50), CallText(*s.P99))
+		if s.Cost != nil {
+			line += "; cost per request " + CallText(*s.Cost)
+		}
+		lines = append(lines, line)
 	}
 	if b := m.Header.Latency.Behind; b > 0 {
 		lines = append(lines, fmt.Sprintf("  %d of %d latency windows fell behind their rate and are not counted", b, m.Header.Latency.Windows))
@@ -152,7 +161,7 @@ func newLatencyView(m *Model) *latencyView {
 		return nil
 	}
 	v := &latencyView{Intro: LatencyIntro(m)}
-	plain := func(c Change) string { return callLabel(c) }
+	plain := func(c analysis.Change) string { return callLabel(c) }
 	for _, t := range []latencyTable{
 		{"Offered rates", latencyRateHead, latencyRateRows(m)},
 		{"Steps: p50 and p99", latencyStepHead, latencyStepRows(m, plain)},

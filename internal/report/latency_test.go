@@ -14,22 +14,22 @@ import (
 // fixed rate of 500 req/s, half of b's round-1 median.
 func latencyModel() *Model {
 	lo, hi := 21.0, 40.0
-	loss := Change{Call: stats.CallLoss, Size: stats.SizeLarge, MinEffectPct: 5, EstimatePct: 30, CILowPct: &lo, CIHighPct: &hi, Pairs: 8, LowerIsBetter: true}
-	same := Change{Call: stats.CallSame, EstimatePct: 0.4, Pairs: 8, LowerIsBetter: true}
-	cell := func(stack string, p99 float64, behind int) Cell {
-		c := Cell{Stack: stack, Case: "user", Concurrency: 32, State: CellValid, Windows: 8, Counted: 8 - behind,
-			Throughput: Spread{Median: 500}, Latency: Latency{P50: 1200, P99: p99}}
+	loss := analysis.Change{Call: stats.CallLoss, Size: stats.SizeLarge, MinEffectPct: 5, EstimatePct: 30, CILowPct: &lo, CIHighPct: &hi, Pairs: 8, LowerIsBetter: true}
+	same := analysis.Change{Call: stats.CallSame, EstimatePct: 0.4, Pairs: 8, LowerIsBetter: true}
+	cell := func(stack string, p99 float64, behind int) analysis.Cell {
+		c := analysis.Cell{Stack: stack, Case: "user", Concurrency: 32, State: analysis.CellValid, Windows: 8, Counted: 8 - behind,
+			Throughput: analysis.Spread{Median: 500}, Latency: analysis.Latency{P50: 1200, P99: p99}}
 		if behind > 0 {
-			c.Flags = []Flag{{Name: journal.FlagBehind, Windows: behind}}
+			c.Flags = []analysis.Flag{{Name: journal.FlagBehind, Windows: behind}}
 		}
 		return c
 	}
 	return &Model{
-		Header: Header{RunID: "r", Stacks: []string{"a", "b"}, Cases: []CaseInfo{{Name: "user"}}, Concurrency: []int{32},
+		Header: analysis.Header{RunID: "r", Stacks: []string{"a", "b"}, Cases: []analysis.CaseInfo{{Name: "user"}}, Concurrency: []int{32},
 			Latency: &analysis.LatencyInfo{Rate: "50%", FirstRound: 2, Planned: 16, Windows: 16, Behind: 1,
 				Rates: []analysis.LatencyRateInfo{{Case: "user", Concurrency: 32, RateRPS: 500, Slowest: "b", SlowestRPS: 1000}}}},
-		LatencyCells: []Cell{cell("a", 3000, 0), cell("b", 3900, 1)},
-		Steps:        []Step{{Kind: StepAdjacent, From: "a", To: "b", Case: "user", Concurrency: 32, Throughput: Change{Call: stats.CallSame}, PerCPU: Change{Call: stats.CallSame}, P50: &same, P99: &loss}},
+		LatencyCells: []analysis.Cell{cell("a", 3000, 0), cell("b", 3900, 1)},
+		Steps:        []analysis.Step{{Kind: analysis.StepAdjacent, From: "a", To: "b", Case: "user", Concurrency: 32, Throughput: analysis.Change{Call: stats.CallSame}, PerCPU: analysis.Change{Call: stats.CallSame}, P50: &same, P99: &loss}},
 	}
 }
 
@@ -60,11 +60,11 @@ func TestLatencySection(t *testing.T) {
 	if !strings.Contains(html.String(), `<section id="latency">`) || !strings.Contains(html.String(), `href="#latency"`) {
 		t.Error("report.html has no latency section")
 	}
-	if v := VerdictLines(m)[0]; !strings.Contains(v, "latency at a fixed rate: 2 of 2 p50 and p99 calls decided (1 loss, 1 same)") {
+	if v := VerdictLines(m)[0]; !strings.Contains(v, "latency at a fixed rate: 2 of 2 p50, p99 and cost calls decided (1 loss, 1 same)") {
 		t.Errorf("verdict: %q", v)
 	}
 	lines := strings.Join(LatencyLines(m), "\n")
-	if !strings.Contains(lines, "a → b user c=32: p50 same +0.4 %") || !strings.Contains(lines, "p99 loss (at least +5.0 %) +30.0 % (+21.0 … +40.0 %)") {
+	if !strings.Contains(lines, "a → b user c=32: p50 same +0.4 %") || !strings.Contains(lines, "p99 loss +30.0 % (+21.0 … +40.0 %), wholly past the minimum effect of +5.0 %") {
 		t.Errorf("terminal lines:\n%s", lines)
 	}
 	_, smaller := History(m)

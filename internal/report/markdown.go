@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"io"
 	"math"
 	"strconv"
@@ -71,7 +72,7 @@ func mdHeader(b *strings.Builder, m *Model) {
 
 // orderClause says, for an interleaved run, which order the stacks took
 // their turns in and what it balances.
-func orderClause(h Header) string {
+func orderClause(h analysis.Header) string {
 	if h.Order != "rotation" {
 		return ", in a balanced (Williams) order: within each case, over a cycle of rounds, every stack came right before every other equally often"
 	}
@@ -151,7 +152,7 @@ func looksText(looks []int) string {
 
 // noiseSentence says how the steps are called, and how much the run's
 // windows varied.
-func noiseSentence(h Header) string {
+func noiseSentence(h analysis.Header) string {
 	return callRule(h.Alpha, h.MinEffect) + " " + familyText(h) + " " + dispersionText(h.Dispersion, "")
 }
 
@@ -162,7 +163,7 @@ func callRule(alpha, minEffect float64) string {
 }
 
 // familyText says how false calls were controlled over the run.
-func familyText(h Header) string {
+func familyText(h analysis.Header) string {
 	switch {
 	case h.Family == "run" && h.FamilyCalls == 0:
 		// Analysis counts only the calls it could make: with every cell
@@ -184,7 +185,7 @@ func confidenceText(alpha float64) string {
 
 // dispersionText is the run's quality figure in one sentence; who names
 // the run ("run A's ") in a comparison.
-func dispersionText(d Dispersion, who string) string {
+func dispersionText(d analysis.Dispersion, who string) string {
 	if !d.Known {
 		return "Dispersion of " + who + "windows: unknown (no valid cell had three counted windows)."
 	}
@@ -205,7 +206,7 @@ func dispersionText(d Dispersion, who string) string {
 // groupHead is the head of a group-summary table; groupRow one row.
 var groupHead = []string{"step", "c", "throughput estimate: min / median / max", "gain", "loss", "same", "undecided", "invalid", "flagged"}
 
-func groupRow(r GroupStep) []string {
+func groupRow(r analysis.GroupStep) []string {
 	row := []string{r.From + " → " + r.To, fmt.Sprint(r.Concurrency), groupRange(r)}
 	for _, c := range stats.Calls {
 		row = append(row, fmt.Sprint(r.Calls[c]))
@@ -217,7 +218,7 @@ func groupRow(r GroupStep) []string {
 // throughput call, estimate and interval, sorted from the largest loss to
 // the largest gain, with the row drawn in text on one log axis.
 func mdForest(b *strings.Builder, m *Model) {
-	groups := forestGroups(m, func(s Step) Change { return s.Throughput })
+	groups := forestGroups(m, func(s analysis.Step) analysis.Change { return s.Throughput })
 	rows := sortedByEffect(groups)
 	if len(rows) == 0 {
 		return
@@ -232,7 +233,7 @@ func mdForest(b *strings.Builder, m *Model) {
 			pic = "`" + pic + "`"
 		}
 		step := stepLabel(r.Step)
-		if r.Step.Kind == StepOverall {
+		if r.Step.Kind == analysis.StepOverall {
 			step += " (overall)"
 		}
 		t.add(step, "`"+r.Step.Case+"`", fmt.Sprint(r.Step.Concurrency), callCell(r.Change), estimateText(r.Change), pic)
@@ -245,7 +246,7 @@ func mdSteps(b *strings.Builder, m *Model) {
 		return
 	}
 	b.WriteString("## What each step bought\n\n")
-	for _, g := range []string{GroupDatabase, GroupFramework} {
+	for _, g := range []string{analysis.GroupDatabase, analysis.GroupFramework} {
 		rows := m.GroupSteps(g)
 		if len(rows) == 0 {
 			continue
@@ -269,7 +270,7 @@ func mdSteps(b *strings.Builder, m *Model) {
 
 // callCell is a call for a table cell: bold when it is a gain or a loss,
 // with the windows needed when undecided.
-func callCell(c Change) string {
+func callCell(c analysis.Change) string {
 	switch c.Call {
 	case stats.CallGain, stats.CallLoss:
 		return "**" + callLabel(c) + "**"
@@ -282,7 +283,7 @@ func callCell(c Change) string {
 }
 
 // groupRange is a group step's min / median / max change, or why there is none.
-func groupRange(g GroupStep) string {
+func groupRange(g analysis.GroupStep) string {
 	if g.Defined == 0 {
 		return "no valid pair"
 	}
@@ -311,7 +312,7 @@ func mdCells(b *strings.Builder, m *Model) {
 				continue
 			}
 			row := cellRow(c)
-			if c.State != CellValid {
+			if c.State != analysis.CellValid {
 				row[3] = "**" + row[3] + "**"
 			}
 			t.add(row...)
@@ -346,9 +347,9 @@ var cellColumns = []string{"stack", "c", "windows", "req/s", "min–max", "req/C
 
 // cellRow is a cell's line of the tables under cellColumns; a cell that is
 // not valid shows its state in place of figures.
-func cellRow(c Cell) []string {
+func cellRow(c analysis.Cell) []string {
 	windows := fmt.Sprintf("%d/%d", c.Counted, c.Windows)
-	if c.State != CellValid {
+	if c.State != analysis.CellValid {
 		row := make([]string, len(cellColumns))
 		note := flagText(c)
 		if c.StateReason != "" {
@@ -366,7 +367,7 @@ func cellRow(c Cell) []string {
 
 // cvText is a cell's robust CV of throughput, " (CV 1.2 %)", when it has
 // one.
-func cvText(c Cell) string {
+func cvText(c analysis.Cell) string {
 	if c.Counted < 3 {
 		return ""
 	}
@@ -375,7 +376,7 @@ func cvText(c Cell) string {
 
 // outlierText names a cell's outlier windows (kept and counted) with their
 // rounds and throughput.
-func outlierText(c Cell) string {
+func outlierText(c analysis.Cell) string {
 	var parts []string
 	for _, w := range c.PerWindow {
 		if w.Outlier {

@@ -5,6 +5,8 @@
 // any results directory, finished, stopped or resumed.
 package report
 
+import "github.com/stackbench/stackbench/internal/analysis"
+
 // ModelVersion is the version of the Model's JSON shape (report.json).
 // It changes when a field is removed or changes meaning; added fields keep it.
 // 3: a capacity row's capacity_rps is the median of its searches' and
@@ -14,16 +16,16 @@ const ModelVersion = 3
 // Model is everything a report shows, computed once from a journal. The
 // renderers only format it: every figure, band and verdict is decided here.
 type Model struct {
-	ModelVersion int    `json:"model_version"`
-	Header       Header `json:"header"`
-	Cells        []Cell `json:"cells"`
+	ModelVersion int             `json:"model_version"`
+	Header       analysis.Header `json:"header"`
+	Cells        []analysis.Cell `json:"cells"`
 	// LatencyCells are the latency windows' cells (analysis.LatencyInfo);
 	// nil without them.
-	LatencyCells []Cell       `json:"latency_cells,omitempty"`
-	Steps        []Step       `json:"steps"`
-	Groups       []GroupStep  `json:"groups"`
-	Boot         []BootRow    `json:"boot,omitempty"`
-	Cost         *CostSection `json:"cost,omitempty"`
+	LatencyCells []analysis.Cell      `json:"latency_cells,omitempty"`
+	Steps        []analysis.Step      `json:"steps"`
+	Groups       []analysis.GroupStep `json:"groups"`
+	Boot         []BootRow            `json:"boot,omitempty"`
+	Cost         *CostSection         `json:"cost,omitempty"`
 	// Capacity is the capacity phase, when the plan has one (capacity.go).
 	Capacity *CapacitySection `json:"capacity,omitempty"`
 	// Profiling is the profiling phase, when the run had one
@@ -46,7 +48,7 @@ type BootRow struct {
 	// Starts is the number of measured starts.
 	Starts int `json:"starts"`
 	// ColdStartMs summarises spawn → first 200 from the health path.
-	ColdStartMs Spread `json:"cold_start_ms"`
+	ColdStartMs analysis.Spread `json:"cold_start_ms"`
 	// FirstDBRequestMs is the median latency of the first database request
 	// after the server was up, over the starts where it succeeded; zero
 	// without a database. FirstDBNote says how many first requests failed.

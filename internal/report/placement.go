@@ -2,13 +2,14 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // placementLine is the header's sentence about placement; "" for a journal
 // written before placement was recorded.
-func placementLine(p *Placement) string {
+func placementLine(p *analysis.Placement) string {
 	if p == nil {
 		return ""
 	}
@@ -29,7 +30,7 @@ func placementLine(p *Placement) string {
 // placementKey is what two runs must share to have placed their processes
 // alike: the mode and the lanes, not whether auto chose them. A journal
 // from before placement was recorded ran shared.
-func placementKey(p *Placement) string {
+func placementKey(p *analysis.Placement) string {
 	if p == nil || !p.IsLanes() {
 		return plan.PlacementShared
 	}

@@ -11,7 +11,7 @@ import (
 
 func placementResults(pl plan.Placement, cpus ...*journal.CPUs) (*journal.Results, []journal.Window) {
 	res := &journal.Results{Plan: &journal.Plan{}, Environments: []journal.Environment{{AffinityCPUs: "0-7"}}}
-	res.Plan.Plan.Protocol.Placement = pl
+	res.Plan.Plan.Protocol.Placement = journal.PlanPlacementOf(pl)
 	var finals []journal.Window
 	for _, c := range cpus {
 		finals = append(finals, journal.Window{Final: true, CPUs: c})
@@ -46,11 +46,11 @@ func TestPlacementInTheHeader(t *testing.T) {
 }
 
 func TestCompareWarnsOfAnotherPlacement(t *testing.T) {
-	lanes := &Placement{Placement: plan.Placement{Mode: plan.PlacementLanes, Server: "0", Database: "0", Generator: "1"}}
-	autoLanes := &Placement{Placement: lanes.Placement}
+	lanes := &analysis.Placement{Placement: plan.Placement{Mode: plan.PlacementLanes, Server: "0", Database: "0", Generator: "1"}}
+	autoLanes := &analysis.Placement{Placement: lanes.Placement}
 	autoLanes.Auto = true
-	shared := &Placement{Placement: plan.Placement{Mode: plan.PlacementShared, Auto: true}}
-	warns := func(a, b *Placement) []string {
+	shared := &analysis.Placement{Placement: plan.Placement{Mode: plan.PlacementShared, Auto: true}}
+	warns := func(a, b *analysis.Placement) []string {
 		ma, mb := &Model{}, &Model{}
 		ma.Header.State, mb.Header.State = "finished", "finished"
 		ma.Header.Placement, mb.Header.Placement = a, b
@@ -81,7 +81,7 @@ func TestPlacementInTheFooter(t *testing.T) {
 
 // A run on an OS without CPU affinity (macOS) says why it has no lanes.
 func TestPlacementLineWithoutAffinity(t *testing.T) {
-	p := &Placement{Placement: plan.Placement{Mode: plan.PlacementShared, Auto: true, NoAffinity: true}}
+	p := &analysis.Placement{Placement: plan.Placement{Mode: plan.PlacementShared, Auto: true, NoAffinity: true}}
 	if got, want := placementLine(p), "Placement: shared: the generator, the server and the database on every CPU; this OS has no CPU affinity, so no lanes."; got != want {
 		t.Errorf("placementLine = %q, want %q", got, want)
 	}
@@ -93,7 +93,7 @@ func TestContainersLine(t *testing.T) {
 	if got := containersLine(nil); got != "" {
 		t.Errorf("no container stack: %q", got)
 	}
-	got := containersLine([]ContainerStack{{Stack: "gin", Image: "stackbench-gin"}})
+	got := containersLine([]analysis.ContainerStack{{Stack: "gin", Image: "stackbench-gin"}})
 	if !strings.HasPrefix(got, "Containers: gin (image stackbench-gin) ran in a container") || !strings.Contains(got, "cgroup") || !strings.Contains(got, "not as foreign CPU") {
 		t.Errorf("containersLine = %q", got)
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 	"testing"
 
@@ -96,7 +97,7 @@ func TestFixtureHasEveryState(t *testing.T) {
 	for _, c := range m.Cells {
 		seen[c.State]++
 	}
-	for _, s := range []string{CellValid, CellInvalid, CellFailed} {
+	for _, s := range []string{analysis.CellValid, analysis.CellInvalid, analysis.CellFailed} {
 		if seen[s] == 0 {
 			t.Errorf("fixture has no %s cell: %v", s, seen)
 		}

@@ -10,11 +10,14 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/dx"
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/process"
 )
 
-// suitesDir is a copy of the fixture run with a dx.json and a process.json.
-func suitesDir(t *testing.T) string {
+// suitesDir is a copy of the fixture run with the dx and process suites'
+// results: journaled (as stackbench run writes them), or in a dx.json and
+// a process.json (as it wrote them before they were journaled).
+func suitesDir(t *testing.T, journaled bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(fixtureDir)); err != nil {
@@ -34,6 +37,20 @@ func suitesDir(t *testing.T) string {
 		},
 		Calls: []process.Call{{Size: 100, From: "hand", To: "dig", Verdict: "invalid"}},
 	}
+	if journaled {
+		w, _, err := journal.Create(filepath.Join(dir, journal.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if err := w.Append(journal.KindDX, journal.DX{Time: fixtureStart, DXResult: journal.DXResultOf(d)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Append(journal.KindProcess, journal.Process{Time: fixtureStart, ProcessResult: journal.ProcessResultOf(p)}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
 	for name, v := range map[string]any{DXFile: d, ProcessFile: p} {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -47,9 +64,18 @@ func suitesDir(t *testing.T) string {
 }
 
 func TestSuitesShownWhenMeasured(t *testing.T) {
-	m, err := Build(suitesDir(t))
+	t.Run("journaled", func(t *testing.T) { testSuitesShown(t, true) })
+	t.Run("files of an older run", func(t *testing.T) { testSuitesShown(t, false) })
+}
+
+func testSuitesShown(t *testing.T, journaled bool) {
+	dir := suitesDir(t, journaled)
+	m, err := Build(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, DXFile)); journaled == (err == nil) {
+		t.Fatalf("journaled %v, and %s exists: %v", journaled, DXFile, err == nil)
 	}
 	if m.DX == nil || m.Process == nil {
 		t.Fatalf("sections dx %v, process %v", m.DX, m.Process)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"html/template"
 	"math"
 	"regexp"
@@ -169,20 +170,20 @@ var trailingZeros = regexp.MustCompile(`\.0+(\D|$)`)
 type latRow struct {
 	Label   string
 	Color   string
-	Latency Latency
+	Latency analysis.Latency
 	Missing string
 }
 
 // latencyMarks are the percentiles a latency chart marks, with their shapes.
 var latencyMarks = []struct {
 	name string
-	v    func(Latency) float64
+	v    func(analysis.Latency) float64
 }{
-	{"p50", func(l Latency) float64 { return l.P50 }},
-	{"p90", func(l Latency) float64 { return l.P90 }},
-	{"p99", func(l Latency) float64 { return l.P99 }},
-	{"p99.9", func(l Latency) float64 { return l.P999 }},
-	{"max", func(l Latency) float64 { return l.Max }},
+	{"p50", func(l analysis.Latency) float64 { return l.P50 }},
+	{"p90", func(l analysis.Latency) float64 { return l.P90 }},
+	{"p99", func(l analysis.Latency) float64 { return l.P99 }},
+	{"p99.9", func(l analysis.Latency) float64 { return l.P999 }},
+	{"max", func(l analysis.Latency) float64 { return l.Max }},
 }
 
 // latencyChart draws one row per cell on a logarithmic axis: a line from

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"time"
 
@@ -84,7 +85,7 @@ type thresholdMetric struct {
 	limit  float64
 	// all takes every window with a load result, not only counted ones.
 	all   bool
-	value func(WindowFigures) float64
+	value func(analysis.WindowFigures) float64
 }
 
 func limitsOf(t plan.Thresholds) []thresholdMetric {
@@ -93,12 +94,12 @@ func limitsOf(t plan.Thresholds) []thresholdMetric {
 	for _, l := range []struct {
 		name  string
 		limit time.Duration
-		value func(WindowFigures) float64
+		value func(analysis.WindowFigures) float64
 	}{
-		{"p50", t.P50, func(w WindowFigures) float64 { return w.Latency.P50 / 1000 }},
-		{"p90", t.P90, func(w WindowFigures) float64 { return w.Latency.P90 / 1000 }},
-		{"p99", t.P99, func(w WindowFigures) float64 { return w.Latency.P99 / 1000 }},
-		{"p999", t.P999, func(w WindowFigures) float64 { return w.Latency.P999 / 1000 }},
+		{"p50", t.P50, func(w analysis.WindowFigures) float64 { return w.Latency.P50 / 1000 }},
+		{"p90", t.P90, func(w analysis.WindowFigures) float64 { return w.Latency.P90 / 1000 }},
+		{"p99", t.P99, func(w analysis.WindowFigures) float64 { return w.Latency.P99 / 1000 }},
+		{"p999", t.P999, func(w analysis.WindowFigures) float64 { return w.Latency.P999 / 1000 }},
 	} {
 		if l.limit > 0 {
 			out = append(out, thresholdMetric{name: l.name, unit: "ms", atMost: true, limit: ms(l.limit), value: l.value})
@@ -106,17 +107,17 @@ func limitsOf(t plan.Thresholds) []thresholdMetric {
 	}
 	if t.ErrorRate != nil {
 		out = append(out, thresholdMetric{name: "error_rate", unit: "%", atMost: true, limit: 100 * *t.ErrorRate, all: true,
-			value: func(w WindowFigures) float64 { return 100 * w.ErrorRate }})
+			value: func(w analysis.WindowFigures) float64 { return 100 * w.ErrorRate }})
 	}
 	if t.ThroughputRPS > 0 {
 		out = append(out, thresholdMetric{name: "throughput", unit: "req/s", limit: t.ThroughputRPS,
-			value: func(w WindowFigures) float64 { return w.ThroughputRPS }})
+			value: func(w analysis.WindowFigures) float64 { return w.ThroughputRPS }})
 	}
 	return out
 }
 
 // judgeCell judges each limit of t on cell c.
-func judgeCell(c Cell, t plan.Thresholds) []ThresholdCheck {
+func judgeCell(c analysis.Cell, t plan.Thresholds) []ThresholdCheck {
 	var out []ThresholdCheck
 	for _, l := range limitsOf(t) {
 		var values []float64

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 	"testing"
 	"time"
@@ -10,18 +11,18 @@ import (
 
 // A cell whose eight windows' p99 lie from 4.1 to 5.4 ms, one of them not
 // counted, and whose error rates are 0.
-func thresholdCell() Cell {
-	c := Cell{Stack: "api", Case: "user", Concurrency: 8}
+func thresholdCell() analysis.Cell {
+	c := analysis.Cell{Stack: "api", Case: "user", Concurrency: 8}
 	for i, p99 := range []float64{5000, 4100, 5400, 4800, 4600, 5200, 4900, 4400, 90000} {
-		c.PerWindow = append(c.PerWindow, WindowFigures{Round: i + 1, Counted: i < 8, HasLoad: true,
-			ThroughputRPS: 1000 + 10*float64(i), Latency: Latency{P99: p99}, ErrorRate: float64(i) * 0.0001})
+		c.PerWindow = append(c.PerWindow, analysis.WindowFigures{Round: i + 1, Counted: i < 8, HasLoad: true,
+			ThroughputRPS: 1000 + 10*float64(i), Latency: analysis.Latency{P99: p99}, ErrorRate: float64(i) * 0.0001})
 	}
 	return c
 }
 
 func TestThresholdsJudgedWithAnInterval(t *testing.T) {
 	rate := func(f float64) *float64 { return &f }
-	m := &Model{Cells: []Cell{thresholdCell()}}
+	m := &Model{Cells: []analysis.Cell{thresholdCell()}}
 	addThresholds(m, []plan.CaseThresholds{{Case: "user", Thresholds: plan.Thresholds{P99: time.Millisecond, P50: time.Second, ThroughputRPS: 1040, ErrorRate: rate(0.0005)}}})
 	got := map[string]ThresholdCheck{}
 	for _, tc := range m.Thresholds {
@@ -59,17 +60,17 @@ func TestThresholdsNeedSixWindows(t *testing.T) {
 		t.Errorf("five windows: %+v", ts)
 	}
 	c.PerWindow = c.PerWindow[:6]
-	c.PerWindow = append(c.PerWindow[:5], WindowFigures{Counted: true, HasLoad: true, Latency: Latency{P99: 4000}})
+	c.PerWindow = append(c.PerWindow[:5], analysis.WindowFigures{Counted: true, HasLoad: true, Latency: analysis.Latency{P99: 4000}})
 	if ts := judgeCell(c, plan.Thresholds{P99: time.Millisecond}); ts[0].Verdict != ThresholdFail {
 		t.Errorf("six windows all above: %+v", ts)
 	}
-	if ts := judgeCell(Cell{Stack: "api", Case: "user"}, plan.Thresholds{P99: time.Millisecond}); ts[0].Verdict != ThresholdInvalid {
+	if ts := judgeCell(analysis.Cell{Stack: "api", Case: "user"}, plan.Thresholds{P99: time.Millisecond}); ts[0].Verdict != ThresholdInvalid {
 		t.Errorf("no window: %+v", ts)
 	}
 }
 
 func TestVerdictLines(t *testing.T) {
-	m := &Model{Cells: []Cell{thresholdCell()}}
+	m := &Model{Cells: []analysis.Cell{thresholdCell()}}
 	addThresholds(m, []plan.CaseThresholds{{Case: "user", Thresholds: plan.Thresholds{P99: time.Millisecond, P50: time.Second}}})
 	want := []string{
 		"Decided: no step to call (a run of one stack); thresholds: 1 pass, 1 fail.",

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"slices"
 	"strings"
 
@@ -86,13 +87,13 @@ func VerdictLines(m *Model) []string {
 	return lines[:]
 }
 
-// latencyCounts counts the steps' p50 and p99 calls, "3 of 4 decided (1
-// loss, 2 same)"; "" when the run has no latency windows.
-func latencyCounts(steps []Step) string {
+// latencyCounts counts the steps' p50, p99 and fixed-rate cost calls, "3
+// of 6 decided (1 loss, 2 same)"; "" when the run has no latency windows.
+func latencyCounts(steps []analysis.Step) string {
 	counts := map[stats.Call]int{}
 	n := 0
 	for _, s := range steps {
-		for _, c := range []*Change{s.P50, s.P99} {
+		for _, c := range []*analysis.Change{s.P50, s.P99, s.Cost} {
 			if c != nil {
 				counts[c.Call]++
 				n++
@@ -108,7 +109,7 @@ func latencyCounts(steps []Step) string {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
 		}
 	}
-	s := fmt.Sprintf("%d of %d p50 and p99 calls decided", counts[stats.CallGain]+counts[stats.CallLoss]+counts[stats.CallSame], n)
+	s := fmt.Sprintf("%d of %d p50, p99 and cost calls decided", counts[stats.CallGain]+counts[stats.CallLoss]+counts[stats.CallSame], n)
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, ", ") + ")"
 	}

@@ -2,12 +2,13 @@ package report
 
 import (
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 )
 
 // warmupLine is the header's sentence about the warm-ups: overall, then
 // per stack.
-func warmupLine(ws *WarmupSummary, how string) string {
+func warmupLine(ws *analysis.WarmupSummary, how string) string {
 	if ws == nil {
 		return ""
 	}

@@ -10,10 +10,15 @@ import (
 	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
-	"github.com/stackbench/stackbench/internal/stats"
 )
 
-// adapt carries out rounds: auto once the planned windows are measured:
+// adaptPhase is the adaptive rounds (rounds: auto), after the planned ones.
+type adaptPhase struct {
+	r      *runner
+	rounds *roundsPhase
+}
+
+// run carries out rounds: auto once the planned windows are measured:
 // it looks at every step's throughput call, as the report makes it from
 // the journal, and while some step is undecided it journals and measures
 // one more round of only the cells those steps need, until every step is
@@ -21,7 +26,8 @@ import (
 // Budget affords fewer by the plan's estimate: Protocol.LastRound), or the
 // next round would take the windows past the Budget. Each decision is a journal.Round record, so
 // a resumed run goes on under the same rule (docs/statistics.md).
-func (r *runner) adapt(ctx context.Context) error {
+func (ph *adaptPhase) run(ctx context.Context) error {
+	r := ph.r
 	pr := r.opt.Plan.Protocol
 	if !pr.Adaptive || r.adaptiveStopped {
 		return nil
@@ -30,7 +36,7 @@ func (r *runner) adapt(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		look, err := r.look()
+		look, err := ph.look()
 		if err != nil {
 			return err
 		}
@@ -65,14 +71,14 @@ func (r *runner) adapt(ctx context.Context) error {
 			r.progress.logf("adaptive rounds: stopped after round %d: %s", last, stop)
 			return nil
 		}
-		rec.Round, rec.Windows = last+1, next
+		rec.Round, rec.Windows = last+1, journal.ConvertSlice(next, journal.PlanWindowOf)
 		if err := r.jw.Append(journal.KindRound, rec); err != nil {
 			return err
 		}
 		r.extend(next)
 		r.progress.logf("adaptive round %d: %d step(s) still open (%s); measuring %d windows of %d cells",
 			last+1, len(look.undecided), abbreviate(look.undecided, 3), len(next), len(look.need))
-		if err := r.measure(ctx); err != nil {
+		if err := ph.rounds.run(ctx); err != nil {
 			return err
 		}
 	}
@@ -100,7 +106,8 @@ type lookResult struct {
 // still open (throughput, or p50 and p99 with latency windows: an extra
 // round measures both windows of a cell). Only the layer steps count (each stack against the stack
 // it changes one layer of), not first → last.
-func (r *runner) look() (lookResult, error) {
+func (ph *adaptPhase) look() (lookResult, error) {
+	r := ph.r
 	res, err := journal.ReadDir(r.opt.Dir)
 	if err != nil {
 		return lookResult{}, fmt.Errorf("adaptive rounds: read the journal: %w", err)
@@ -114,7 +121,7 @@ func (r *runner) look() (lookResult, error) {
 		out.windowsTime += w.EndedAt.Sub(w.StartedAt)
 	}
 	for _, s := range m.Steps {
-		if s.Kind != analysis.StepAdjacent || !(open(m, s) || m.LatencyOpen(s)) {
+		if s.Kind != analysis.StepAdjacent || !(m.ThroughputOpen(s) || m.LatencyOpen(s)) {
 			continue
 		}
 		out.undecided = append(out.undecided, fmt.Sprintf("%s → %s %s c=%d", s.From, s.To, s.Case, s.Concurrency))
@@ -122,32 +129,6 @@ func (r *runner) look() (lookResult, error) {
 		out.need[plan.CellKey{Stack: s.To, Case: s.Case, Concurrency: s.Concurrency}] = true
 	}
 	return out, nil
-}
-
-// open reports whether more windows could decide a step: its throughput
-// call is undecided, or it is invalid only because a side is insufficient
-// (too few counted windows, or too many flagged ones) while neither side
-// failed, is missing or has no valid window at all.
-func open(m *analysis.Result, s analysis.Step) bool {
-	switch s.Throughput.Call {
-	case stats.CallUndecided:
-		return true
-	case stats.CallInvalid:
-		insufficient := false
-		for _, stack := range []string{s.From, s.To} {
-			c, ok := m.Cell(stack, s.Case, s.Concurrency)
-			switch {
-			case !ok:
-				return false
-			case c.State == analysis.CellInsufficient:
-				insufficient = true
-			case c.State != analysis.CellValid:
-				return false
-			}
-		}
-		return insufficient
-	}
-	return false
 }
 
 // lastRound is the highest round among the windows.

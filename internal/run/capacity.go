@@ -16,7 +16,10 @@ import (
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
-// capacityPhase carries out the plan's capacity searches (plan.Capacity)
+// capacityPhase is the capacity searches at an SLO, after the rounds.
+type capacityPhase struct{ r *runner }
+
+// run carries out the plan's capacity searches (plan.Capacity)
 // once the windows and any adaptive rounds are measured, in
 // plan.Capacity.SearchCount() rounds of searches: in round i the stacks
 // take Williams sequence i − 1 (stats.WilliamsSequence: A B, B A, A B …
@@ -31,7 +34,8 @@ import (
 // both tagged with the search's index. A resumed run skips the searches
 // that ended, and replays the probes of one that did not
 // (capacity.Config.Past), so no probe is measured twice.
-func (r *runner) capacityPhase(ctx context.Context) error {
+func (ph *capacityPhase) run(ctx context.Context) error {
+	r := ph.r
 	c := r.opt.Plan.Capacity
 	if c == nil {
 		return nil
@@ -70,7 +74,7 @@ func (r *runner) capacityPhase(ctx context.Context) error {
 						if ctx.Err() != nil {
 							return ctx.Err()
 						}
-						if err := r.endSearch(sk, nil, fmt.Sprintf("the stack did not start: %v", err)); err != nil {
+						if err := ph.endSearch(sk, nil, fmt.Sprintf("the stack did not start: %v", err)); err != nil {
 							return err
 						}
 						continue
@@ -78,7 +82,7 @@ func (r *runner) capacityPhase(ctx context.Context) error {
 					cur = s
 				}
 				var err error
-				cur, err = r.search(ctx, cur, sk, cc, res.CapacityProbes(key), closedLoopRPS(m, st.Name, cc.Case))
+				cur, err = ph.search(ctx, cur, sk, cc, res.CapacityProbes(key), closedLoopRPS(m, st.Name, cc.Case))
 				if err != nil {
 					r.stopServer(cur)
 					return err
@@ -145,7 +149,8 @@ func closedLoopRPS(m *analysis.Result, stack, cas string) float64 {
 // journals its end; it returns the server to go on with (nil when it died).
 // Only a cancelled context or a broken journal is an error: a search that
 // could not go on (the server died, the generator failed) ends failed.
-func (r *runner) search(ctx context.Context, cur *server, sk searchKey, cc plan.CapacityCase, past []journal.CapacityProbe, closedRPS float64) (*server, error) {
+func (ph *capacityPhase) search(ctx context.Context, cur *server, sk searchKey, cc plan.CapacityCase, past []journal.CapacityProbe, closedRPS float64) (*server, error) {
+	r := ph.r
 	c := r.opt.Plan.Capacity
 	stack := sk.stack
 	if len(past) > 0 {
@@ -160,7 +165,7 @@ func (r *runner) search(ctx context.Context, cur *server, sk searchKey, cc plan.
 		cfg.Retries = -1 // capacity.Config's "none"
 	}
 	for _, p := range past {
-		cfg.Past = append(cfg.Past, p.Probe.WithResult(p.Window.Load))
+		cfg.Past = append(cfg.Past, p.Probe.Capacity().WithResult(journal.ConvertPtr(p.Window.Load, journal.LoadResult.Load)))
 	}
 	if len(past) > 0 {
 		r.event(journal.LevelInfo, stack, "capacity %s: resumed after %d journaled probes", pr.name, len(past))
@@ -177,15 +182,16 @@ func (r *runner) search(ctx context.Context, cur *server, sk searchKey, cc plan.
 		msg = err.Error()
 		r.event(journal.LevelWarning, stack, "capacity %s: the search stopped: %v", pr.name, err)
 	}
-	return pr.cur, r.endSearch(sk, rep, msg)
+	return pr.cur, ph.endSearch(sk, rep, msg)
 }
 
 // endSearch journals a search's end.
-func (r *runner) endSearch(sk searchKey, rep *capacity.Report, msg string) error {
+func (ph *capacityPhase) endSearch(sk searchKey, rep *capacity.Report, msg string) error {
+	r := ph.r
 	key, name := sk.key(), sk.name(r.opt.Plan.Capacity.SearchCount())
 	rec := journal.CapacitySearch{Search: key, SearchIndex: sk.index, Stack: sk.stack, Case: sk.cas, Time: time.Now().UTC(), Error: msg}
 	if rep != nil {
-		rec.Report = *rep
+		rec.Report = journal.CapacityReportOf(*rep)
 		rec.Report.Probes = nil // journaled one by one
 	} else {
 		rec.Report.Status = capacity.StatusFailed
@@ -196,9 +202,9 @@ func (r *runner) endSearch(sk searchKey, rep *capacity.Report, msg string) error
 	switch rec.Report.Status {
 	case capacity.StatusConfirmed:
 		r.progress.logf("capacity %s: %.1f req/s confirmed, failed from %.1f (%d probes, %s)", name, rec.Report.CapacityRPS, rec.Report.FirstFailRPS,
-			len(r.probesOf(key)), time.Duration(rec.Report.ElapsedSeconds*float64(time.Second)).Round(time.Second))
+			len(ph.probesOf(key)), time.Duration(rec.Report.ElapsedSeconds*float64(time.Second)).Round(time.Second))
 	default:
-		r.progress.logf("capacity %s: no capacity (%s); %s %s", name, rec.Report.Status, bracketWords(rec.Report), msg)
+		r.progress.logf("capacity %s: no capacity (%s); %s %s", name, rec.Report.Status, bracketWords(rec.Report.Capacity()), msg)
 	}
 	return nil
 }
@@ -212,7 +218,8 @@ func bracketWords(rep capacity.Report) string {
 }
 
 // probesOf counts a search's journaled probes for the log.
-func (r *runner) probesOf(key string) []journal.CapacityProbe {
+func (ph *capacityPhase) probesOf(key string) []journal.CapacityProbe {
+	r := ph.r
 	res, err := journal.ReadDir(r.opt.Dir)
 	if err != nil {
 		return nil
@@ -268,9 +275,7 @@ func (pr *runProber) measure(ctx context.Context, rateRPS float64, warmup, windo
 	}
 	pr.n++
 	w := plan.Window{Key: fmt.Sprintf("%s/p%d", pr.key, pr.n), Stack: pr.stack, Case: pr.c.Name, Concurrency: conns, Inserts: pr.c.Inserts}
-	rec, err := r.try(ctx, cur, w, 1, func() (launched, error) {
-		return r.local(cur)(r.launchAt(ctx, cur, pr.c, conns, rateRPS, warmupSpan{floor: warmup}, window))
-	})
+	rec, err := measureOne(ctx, r.exec, cur, w, loadStream{c: pr.c, conns: conns, rateRPS: rateRPS, warmup: warmupSpan{floor: warmup}, window: window})
 	switch {
 	case err != nil:
 		return nil, err
@@ -280,7 +285,7 @@ func (pr *runProber) measure(ctx context.Context, rateRPS float64, warmup, windo
 		return nil, fmt.Errorf("the load generator gave no result: %s", rec.Error)
 	}
 	pr.pending = rec
-	return rec.Load, nil
+	return journal.ConvertPtr(rec.Load, journal.LoadResult.Load), nil
 }
 
 // died stops a server that died during a search; the next search starts
@@ -297,7 +302,7 @@ func (pr *runProber) journal(p capacity.Probe) {
 		return
 	}
 	rec := journal.CapacityProbe{Search: pr.key, SearchIndex: pr.sk.index, Stack: pr.stack, Case: pr.c.Name, SLO: pr.slo,
-		ClosedLoopRPS: pr.closedRPS, Probe: p, Window: *pr.pending}
+		ClosedLoopRPS: pr.closedRPS, Probe: journal.CapacitySearchProbeOf(p), Window: *pr.pending}
 	pr.pending = nil
 	if err := pr.r.jw.Append(journal.KindCapacityProbe, rec); err != nil {
 		pr.err = err

@@ -48,13 +48,14 @@ func (r *runner) removeLeftoverContainer(runtime, name string) {
 // they work for the stacks without being their servers, so they are the
 // harness's overhead, measured apart and kept out of foreign CPU (trap
 // T21). None when no stack runs in a container.
-func (r *runner) containerGroups() []proc.Group {
+func (l *localSite) containerGroups() []proc.Group {
 	var gs []proc.Group
-	for name, s := range r.live {
-		if s == nil {
+	for name, s := range l.r.live {
+		p := l.procs[s]
+		if p == nil {
 			continue
 		}
-		if g, ok := s.p.RuntimeGroup("container-runtime-" + name); ok {
+		if g, ok := p.RuntimeGroup("container-runtime-" + name); ok {
 			gs = append(gs, g)
 		}
 	}

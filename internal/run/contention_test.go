@@ -43,7 +43,7 @@ func TestUnreachableGateIsAWarning(t *testing.T) {
 // own reason: the gate's single reason names the suspension only.
 func TestJudgeSuspendedAndContended(t *testing.T) {
 	g, _ := host.NewGate(host.Baseline{}, 0.5, 1, 2, nil)
-	r := &runner{gate: g}
+	r := &hostWatch{gate: g}
 	rec := &journal.Window{ForeignCores: 1.2, Suspended: true}
 	if !r.judge(rec, 0) {
 		t.Error("first disturbed try: not redone")
@@ -75,7 +75,7 @@ func TestJudgeHostSlow(t *testing.T) {
 	g, _ := host.NewGate(host.Baseline{}, 0.5, 1, 2, nil)
 	slow := &journal.Probe{BeforeMs: 2.0, AfterMs: 2.5, ReferenceMs: 2.0} // 25 % slower after
 	fine := &journal.Probe{BeforeMs: 2.1, AfterMs: 2.3, ReferenceMs: 2.0} // 15 %
-	r := &runner{gate: g}
+	r := &hostWatch{gate: g}
 	rec := &journal.Window{ForeignCores: 0.1, Probe: slow}
 	if !r.judge(rec, 0) || !rec.HasFlag(journal.FlagHostSlow) || !strings.Contains(strings.Join(rec.Reasons, ";"), "25% slower") {
 		t.Errorf("a slow host: flags %v, reasons %v", rec.Flags, rec.Reasons)
@@ -90,7 +90,7 @@ func TestJudgeHostSlow(t *testing.T) {
 	}
 	// gate: off checks no window for the host: the probe is kept, not judged.
 	rec = &journal.Window{ForeignCores: 0.1, Probe: slow}
-	if (&runner{}).judge(rec, 0) || len(rec.Flags) != 0 {
+	if (&hostWatch{}).judge(rec, 0) || len(rec.Flags) != 0 {
 		t.Errorf("gate off: flags %v", rec.Flags)
 	}
 }
@@ -99,7 +99,7 @@ func TestJudgeHostSlow(t *testing.T) {
 // within GateFreshness; a contended one, or an old quiet one, does not.
 func TestGateSkipsAfterAQuietWindow(t *testing.T) {
 	g, _ := host.NewGate(host.Baseline{}, 0.5, 1, 2, nil)
-	r := &runner{gate: g, opt: Options{Plan: &plan.Plan{Protocol: plan.Protocol{Gate: plan.Gate{Wait: time.Second}}}}}
+	r := &hostWatch{gate: g, r: &runner{opt: Options{Plan: &plan.Plan{Protocol: plan.Protocol{Gate: plan.Gate{Wait: time.Second}}}}}}
 	quiet := &journal.Window{ForeignCores: 0.1, EndedAt: time.Now()}
 	r.judge(quiet, 0)
 	next := &journal.Window{}

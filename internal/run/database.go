@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"github.com/stackbench/stackbench/internal/agent"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
-	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/stack"
 )
 
@@ -82,9 +80,11 @@ func (r *runner) openRunDatabase(ctx context.Context, t0 time.Time) error {
 // run by that host's agent. It lives as long as the agent's session: when
 // the session drops, the agent stops and removes it.
 type remoteDatabase struct {
-	host  string
+	// name is the database host's.
+	name  string
 	agent *agent.Client
 	info  agent.DatabaseInfo
+	logf  func(format string, a ...any)
 }
 
 // databaseHost is the host roles: database: names; "" for this machine
@@ -114,7 +114,8 @@ func (r *runner) setupRemoteDatabase(ctx context.Context, a *agent.Client, host,
 	if err != nil {
 		return fmt.Errorf("embedded database on host %s: %w", host, err)
 	}
-	r.remoteDB = &remoteDatabase{host: host, agent: a, info: info}
+	rdb := &remoteDatabase{name: host, agent: a, info: info, logf: r.progress.logf}
+	r.dbs = rdb
 	r.progress.logf("database: %s on host %s, port %d (%s)", info.Version, host, info.Port, info.Binaries)
 	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, r.logsDir())
 	d, err := stack.OpenFixtureDatabase(ctx, info.AdminURL, "", nil, r.fixture, func(s string) { r.progress.logf("%s", s) })
@@ -123,24 +124,6 @@ func (r *runner) setupRemoteDatabase(ctx context.Context, a *agent.Client, host,
 	}
 	r.database = d
 	return r.openRunDatabase(ctx, t0)
-}
-
-// remoteDatabaseSample measures the processes of the cluster on the
-// database host (the postmaster's tree there, found again at every sample)
-// between from and to, two instants of that host's clock (this machine's
-// instant plus the host's clock offset); it returns after to. ok is false
-// when the database is not on another host: databaseGroup samples it here
-// then. The figures are those of a local window's database group: CPU
-// seconds, cores, mean and peak resident memory.
-func (r *runner) remoteDatabaseSample(ctx context.Context, from, to time.Time) (smp agent.Sample, host string, ok bool, err error) {
-	if r.remoteDB == nil {
-		return agent.Sample{}, "", false, nil
-	}
-	smp, err = r.remoteDB.agent.Sample(ctx, agent.DatabaseProcess, from, to)
-	if err != nil {
-		return smp, r.remoteDB.host, true, fmt.Errorf("sample the database on host %s: %w", r.remoteDB.host, err)
-	}
-	return smp, r.remoteDB.host, true, nil
 }
 
 // dbStats snapshots the database state around a window.
@@ -160,57 +143,5 @@ func (r *runner) dbStats(ctx context.Context) *journal.DBStats {
 		OrdersDeadTuples:      s.OrdersDeadTuples,
 		OrdersSizeBytes:       s.OrdersSizeBytes,
 		OrdersAutovacuumCount: s.OrdersAutovacuumCount,
-	}
-}
-
-// databaseGroup is the sampler group of the database server's processes:
-// the postmaster tree of the embedded cluster or of a server on this host
-// given by URL; ok is false when the server is elsewhere (on the database
-// host of roles:, see remoteDatabaseSample).
-func (r *runner) databaseGroup(ctx context.Context) (proc.Group, bool) {
-	if r.remoteDB != nil {
-		// On its own host: remoteDatabaseSample measures it there, even
-		// when that host shares this one's process table (the tests'
-		// network namespaces).
-		return proc.Group{}, false
-	}
-	if r.database != nil && r.database.Cluster != nil {
-		return proc.TreeGroup("database", r.database.Cluster.PostmasterPID()), true
-	}
-	if r.db == nil {
-		return proc.Group{}, false
-	}
-	// The postmaster's tree, re-resolved at every sample: a snapshot of
-	// its processes would miss the backends a fresh stack's pool forks
-	// during the warm-up, and with them most of the database's CPU.
-	pids, err := r.db.ServerPIDs(ctx)
-	if err != nil || len(pids) == 0 {
-		return proc.Group{}, false
-	}
-	return proc.TreeGroup("database", pids[0]), true
-}
-
-// teardownDatabase stops the embedded cluster; its directory is removed when
-// the run completed (a stopped run keeps it for the resume).
-func (r *runner) teardownDatabase(completed bool) {
-	if r.db != nil {
-		r.db.Close()
-	}
-	if rdb := r.remoteDB; rdb != nil {
-		// The cluster and its databases go with it; a session that
-		// dropped (or was closed first) has taken them already.
-		r.remoteDB = nil
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := rdb.agent.StopDatabase(ctx); err != nil && !errors.Is(err, agent.ErrSessionLost) {
-			r.progress.logf("warning: stopping the database on host %s: %v", rdb.host, err)
-		}
-		return
-	}
-	if err := r.database.Close(completed); err != nil {
-		r.progress.logf("warning: closing the database: %v", err)
-	}
-	if completed {
-		os.Remove(filepath.Join(r.opt.Dir, DBPathFile))
 	}
 }

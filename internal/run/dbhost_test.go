@@ -57,7 +57,7 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 			r.teardownDatabase(true)
 		}
 	}()
-	info := r.remoteDB.info
+	info := r.dbs.(*remoteDatabase).info
 	u, err := url.Parse(r.dbURL)
 	if err != nil || u.Hostname() != h.Addr || u.Path != "/"+runDatabase {
 		t.Fatalf("the run's database URL is %s; want database %s at the host's address %s", pgfix.Redact(r.dbURL), runDatabase, h.Addr)
@@ -78,14 +78,15 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 		t.Fatal("the database on db1 is sampled here")
 	}
 	from := time.Now().Add(20 * time.Millisecond) // one clock: the namespaces share it
-	smp, host, ok, err := r.remoteDatabaseSample(ctx, from, from.Add(300*time.Millisecond))
+	host := r.dbs.host()
+	smp, ok, err := r.dbs.sample(ctx, from, from.Add(300*time.Millisecond))
 	if err != nil || !ok || host != "db1" || smp.RSSPeakBytes <= 0 || smp.Wall <= 0 {
 		t.Fatalf("remote sample = %+v on %q (ok %v), %v; want db1's postmaster tree", smp, host, ok, err)
 	}
 
 	r.teardownDatabase(true)
 	torn = true
-	if r.remoteDB != nil {
+	if r.dbs.host() != "" {
 		t.Fatal("teardown kept the remote database")
 	}
 	// The namespaces share this machine's processes and files.

@@ -10,15 +10,21 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 )
 
+// environmentPhase records the machine, the database server and the
+// stacks' versions at the start of every invocation, and calibrates the
+// contention gate.
+type environmentPhase struct{ r *runner }
+
 // captureHost captures the machine; tests give it other limits.
 var captureHost = host.Capture
 
-// recordEnvironment captures the machine, the database server and the
+// run captures the machine, the database server and the
 // stacks' versions, calibrates the contention gate, and journals it all. It
 // runs at the start of every invocation (a resume may be on another boot of
 // the machine); windows refer to the newest record.
-func (r *runner) recordEnvironment(ctx context.Context) error {
-	env := journal.Environment{CapturedAt: time.Now().UTC(), Host: captureHost(), StackVersions: map[string]string{}}
+func (ph *environmentPhase) run(ctx context.Context) error {
+	r := ph.r
+	env := journal.Environment{CapturedAt: time.Now().UTC(), Host: journal.HostEnvironmentOf(captureHost()), StackVersions: map[string]string{}}
 	for _, s := range r.opt.Plan.Stacks {
 		if s.Version == "" {
 			continue
@@ -35,20 +41,20 @@ func (r *runner) recordEnvironment(ctx context.Context) error {
 			env.PostgresVersion, env.PostgresSettings = st.ServerVersion, st.Settings
 		}
 	}
-	env.Warnings = env.Host.Warnings(slices.Max(r.opt.Plan.Protocol.Concurrency))
-	gateWarnings, err := r.setupGate(ctx, env.Host.CPUCount)
+	env.Warnings = env.Host.Host().Warnings(slices.Max(r.opt.Plan.Protocol.Concurrency))
+	gateWarnings, err := r.watch.setupGate(ctx, env.Host.CPUCount)
 	if err != nil {
 		return err
 	}
 	env.Warnings = append(env.Warnings, gateWarnings...)
-	if r.gate != nil {
-		env.GateBaselineCores, env.GateThresholdCores = r.gate.Baseline.Rest(), r.gate.ThresholdCores
-		env.GateBaselineMeanCores, env.GateBusyAtStart = r.gate.Baseline.MeanCores, r.gate.Baseline.Busy(env.Host.CPUCount)
+	if r.watch.gate != nil {
+		env.GateBaselineCores, env.GateThresholdCores = r.watch.gate.Baseline.Rest(), r.watch.gate.ThresholdCores
+		env.GateBaselineMeanCores, env.GateBusyAtStart = r.watch.gate.Baseline.MeanCores, r.watch.gate.Baseline.Busy(env.Host.CPUCount)
 	}
-	r.placementEnvironment(&env)
-	r.prober = host.NewProber()
-	env.ProbeReferenceMs = r.prober.ReferenceMs
-	r.progress.logf("host-speed probe: %.2f ms for its fixed work (windows whose probe runs over %.0f%% slower are redone)", r.prober.ReferenceMs, 100*host.HostSlowShare)
+	ph.placement(&env)
+	r.watch.prober = host.NewProber()
+	env.ProbeReferenceMs = r.watch.prober.ReferenceMs
+	r.progress.logf("host-speed probe: %.2f ms for its fixed work (windows whose probe runs over %.0f%% slower are redone)", r.watch.prober.ReferenceMs, 100*host.HostSlowShare)
 	for _, w := range env.Warnings {
 		r.progress.logf("warning: %s", w)
 	}

@@ -175,10 +175,15 @@ func remoteRoles(r *plan.Roles) []string {
 	return names
 }
 
-// openHosts connects to the hosts of roles: at the start of the
+// hostsPhase opens the sessions with the hosts of roles: first, and
+// closes them last.
+type hostsPhase struct{ r *runner }
+
+// open connects to the hosts of roles: at the start of the
 // invocation (a resume reconnects here). A run without roles elsewhere
 // has no fleet.
-func (r *runner) openHosts(ctx context.Context) error {
+func (ph *hostsPhase) open(ctx context.Context) error {
+	r := ph.r
 	names := remoteRoles(r.opt.File.Roles)
 	if len(names) == 0 {
 		return nil
@@ -194,13 +199,20 @@ func (r *runner) openHosts(ctx context.Context) error {
 		r.fleet = nil
 		return err
 	}
+	if host := r.serverHost(); host != "" {
+		r.site = &hostsSite{r: r, fl: r.fleet, host: host, trees: map[*server]*remoteTree{}, loaded: r.hooks.loaded}
+	}
 	return nil
 }
 
-// setupDatabases brings up the database: on the database host of roles:
+// databasePhase brings up the run's database, here or on its host.
+type databasePhase struct{ r *runner }
+
+// run brings up the database: on the database host of roles:
 // through its agent (the cluster listens on the host's address, which the
 // server host reaches), or here.
-func (r *runner) setupDatabases(ctx context.Context) error {
+func (ph *databasePhase) run(ctx context.Context) error {
+	r := ph.r
 	host := r.databaseHost()
 	if host == "" || r.fleet == nil {
 		return r.setupDatabase(ctx)
@@ -212,8 +224,9 @@ func (r *runner) setupDatabases(ctx context.Context) error {
 	return r.setupRemoteDatabase(ctx, s.Agent, host, r.fleet.addr(host))
 }
 
-// closeHosts ends the sessions.
-func (r *runner) closeHosts() {
+// close ends the sessions.
+func (ph *hostsPhase) close() {
+	r := ph.r
 	if r.fleet != nil {
 		r.fleet.close()
 	}

@@ -46,10 +46,18 @@ func latencyWindow(w plan.Window) plan.Window {
 	return lw
 }
 
-// measureLatency measures the latency window after w when the plan has
+// latencyPhase is the latency windows, each right after its cell's
+// closed-loop window (roundsPhase calls measure).
+type latencyPhase struct {
+	r      *runner
+	rounds *roundsPhase
+}
+
+// measure measures the latency window after w when the plan has
 // one there and it is not journaled yet, on w's process (started anew
 // when w was measured by an earlier invocation).
-func (r *runner) measureLatency(ctx context.Context, w plan.Window) error {
+func (ph *latencyPhase) measure(ctx context.Context, w plan.Window) error {
+	r := ph.r
 	if !r.opt.Plan.Protocol.LatencyAfter(w) {
 		return nil
 	}
@@ -57,43 +65,34 @@ func (r *runner) measureLatency(ctx context.Context, w plan.Window) error {
 	if r.latencyDone[lw.Key] {
 		return nil
 	}
-	rate, err := r.latencyRate(w.Case, w.Concurrency)
+	rate, err := ph.latencyRate(w.Case, w.Concurrency)
 	if err != nil {
 		return err
 	}
 	if rate.RateRPS <= 0 {
-		r.failLatency(lw, "no offered rate: "+rate.Reason)
+		ph.failLatency(lw, "no offered rate: "+rate.Reason)
 		return nil
 	}
 	c, _ := r.opt.File.Workload.Case(w.Case)
-	cur, err := r.liveServer(ctx, w, func(msg string) { r.failLatency(lw, msg) })
+	cur, err := ph.rounds.liveServer(ctx, w, func(msg string) { ph.failLatency(lw, msg) })
 	if cur == nil {
 		return err
 	}
-	once := func(cur *server) (*journal.Window, error) { return r.latencyOnce(ctx, cur, lw, c, rate.RateRPS) }
-	cur, err = r.tries(ctx, cur, lw, once, r.journalLatency)
-	r.keepLive(w.Stack, cur)
+	cur, err = ph.rounds.tries(ctx, cur, lw, ph.latencyStream(cur, lw, c, rate.RateRPS), ph.journalLatency)
+	ph.rounds.keepLive(w.Stack, cur)
 	return err
 }
 
-// latencyOnce runs one try of a latency window: the open loop at rateRPS
+// latencyStream is a latency window's load: the open loop at rateRPS
 // with the cell's concurrency as its most requests in flight, after a
 // fixed warm-up at the stack's floor (the process is warm from its
 // closed-loop window), then judgeBehind.
-func (r *runner) latencyOnce(ctx context.Context, cur *server, lw plan.Window, c workload.Case, rateRPS float64) (*journal.Window, error) {
-	r.attempts[lw.Key]++
+func (ph *latencyPhase) latencyStream(cur *server, lw plan.Window, c workload.Case, rateRPS float64) loadStream {
+	r := ph.r
 	p := r.opt.Plan.Protocol
 	floor, _ := p.WarmupFor(cur.stack)
-	rec, err := r.try(ctx, cur, lw, r.attempts[lw.Key], func() (launched, error) {
-		return r.local(cur)(r.launchAt(ctx, cur, c, lw.Concurrency, rateRPS, warmupSpan{floor, floor}, p.Window))
-	})
-	if err != nil {
-		return nil, err
-	}
-	if rec.Load != nil {
-		judgeBehind(rec, rec.Load)
-	}
-	return rec, nil
+	return loadStream{c: c, conns: lw.Concurrency, rateRPS: rateRPS, warmup: warmupSpan{floor, floor}, window: p.Window,
+		check: func(rec *journal.Window) { judgeBehind(rec, journal.ConvertPtr(rec.Load, journal.LoadResult.Load)) }}
 }
 
 // judgeBehind flags a latency window whose server did not keep up with
@@ -131,7 +130,8 @@ func judgeBehind(rec *journal.Window, res *load.Result) {
 
 // journalLatency appends a latency window's try (fsynced) and updates the
 // outcome.
-func (r *runner) journalLatency(rec *journal.Window) error {
+func (ph *latencyPhase) journalLatency(rec *journal.Window) error {
+	r := ph.r
 	if err := r.jw.Append(journal.KindLatency, rec); err != nil {
 		return err
 	}
@@ -156,8 +156,9 @@ func (r *runner) journalLatency(rec *journal.Window) error {
 }
 
 // failLatency journals a latency window that could not be measured.
-func (r *runner) failLatency(lw plan.Window, msg string) {
-	if err := r.journalLatency(r.failedRecord(lw, msg)); err != nil {
+func (ph *latencyPhase) failLatency(lw plan.Window, msg string) {
+	r := ph.r
+	if err := ph.journalLatency(r.failedRecord(lw, msg)); err != nil {
 		r.progress.logf("journal: %v", err)
 	}
 }
@@ -167,7 +168,8 @@ func (r *runner) failLatency(lw plan.Window, msg string) {
 // rate or its share of the slowest stack's round-1 median
 // (analysis.LatencyRate), journaled before any window uses it so that a
 // resumed run reuses it.
-func (r *runner) latencyRate(cas string, conc int) (journal.LatencyRate, error) {
+func (ph *latencyPhase) latencyRate(cas string, conc int) (journal.LatencyRate, error) {
+	r := ph.r
 	key := latencyRateKey(cas, conc)
 	if lr, ok := r.latencyRates[key]; ok {
 		return lr, nil

@@ -14,7 +14,6 @@ import (
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
-	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -25,11 +24,10 @@ const MaxSuspendRedos = 3
 // server is the stack process currently serving windows.
 type server struct {
 	stack plan.Stack
-	// tree is the process tree, here or on the server host; p is the same
-	// tree when it runs here (nil on another host): what only a local
-	// tree has (its /proc, its container) goes through p.
+	// tree is the process tree, here or on the server host; what only
+	// its site knows of it (a local process's /proc and container, a
+	// remote agent's name for it) stays in the site.
 	tree serverTree
-	p    *proc.Process
 	// host is the host of hosts: it runs on; "" for this machine.
 	host  string
 	seq   int
@@ -41,11 +39,19 @@ type server struct {
 	captures map[string][]string
 }
 
-// measure runs every window of the plan not yet journaled, in plan order.
+// roundsPhase is the plan's windows, round by round, with their latency
+// windows.
+type roundsPhase struct {
+	r       *runner
+	latency *latencyPhase
+}
+
+// run runs every window of the plan not yet journaled, in plan order.
 // Each plan process is started at its first window still to measure and
 // stopped after its last one; in an interleaved round several are up at
 // once, each stack's own, and all but the one measured sit idle.
-func (r *runner) measure(ctx context.Context) error {
+func (ph *roundsPhase) run(ctx context.Context) error {
+	r := ph.r
 	r.live = map[string]*server{}
 	defer func() {
 		for name, s := range r.live {
@@ -53,7 +59,7 @@ func (r *runner) measure(ctx context.Context) error {
 			delete(r.live, name)
 		}
 	}()
-	todo := r.remaining()
+	todo := ph.remaining()
 	if r.out.Measured == 0 {
 		// Windows journaled before this invocation (a resume); an adaptive
 		// run's later calls come after windows this invocation measured.
@@ -66,11 +72,11 @@ func (r *runner) measure(ctx context.Context) error {
 			return err
 		}
 		if !r.done[w.Key] {
-			if err := r.measureWindow(ctx, w); err != nil {
+			if err := ph.measureWindow(ctx, w); err != nil {
 				return err
 			}
 		}
-		if err := r.measureLatency(ctx, w); err != nil {
+		if err := ph.latency.measure(ctx, w); err != nil {
 			return err
 		}
 		if last[w.Process] == i {
@@ -91,7 +97,8 @@ func (r *runner) measure(ctx context.Context) error {
 // the first window it measures). A stack that does not start fails w
 // through fail and gives nil and no error; nil and an error only when
 // the run was interrupted.
-func (r *runner) liveServer(ctx context.Context, w plan.Window, fail func(msg string)) (*server, error) {
+func (ph *roundsPhase) liveServer(ctx context.Context, w plan.Window, fail func(msg string)) (*server, error) {
+	r := ph.r
 	cur := r.live[w.Stack]
 	if cur != nil && cur.planProcess == w.Process {
 		return cur, nil
@@ -113,7 +120,8 @@ func (r *runner) liveServer(ctx context.Context, w plan.Window, fail func(msg st
 
 // keepLive records cur as stack's live process after a window (nil: it
 // died and was not restarted).
-func (r *runner) keepLive(stack string, cur *server) {
+func (ph *roundsPhase) keepLive(stack string, cur *server) {
+	r := ph.r
 	if cur == nil {
 		delete(r.live, stack)
 		return
@@ -123,14 +131,15 @@ func (r *runner) keepLive(stack string, cur *server) {
 
 // measureWindow measures one window on its stack's live process
 // (liveServer).
-func (r *runner) measureWindow(ctx context.Context, w plan.Window) error {
+func (ph *roundsPhase) measureWindow(ctx context.Context, w plan.Window) error {
+	r := ph.r
 	c, _ := r.opt.File.Workload.Case(w.Case)
-	cur, err := r.liveServer(ctx, w, func(msg string) { r.failWindow(w, msg) })
+	cur, err := ph.liveServer(ctx, w, func(msg string) { ph.failWindow(w, msg) })
 	if cur == nil {
 		return err
 	}
-	cur, err = r.window(ctx, cur, w, c)
-	r.keepLive(w.Stack, cur)
+	cur, err = ph.window(ctx, cur, w, c)
+	ph.keepLive(w.Stack, cur)
 	return err
 }
 
@@ -146,13 +155,11 @@ func lastWindowOfProcess(ws []plan.Window) map[int]int {
 
 // idleGroups are the process trees of the live servers other than cur:
 // up between their windows in an interleaved round, and ours, not foreign.
-func (r *runner) idleGroups(cur *server) []proc.Group {
+func (l *localSite) idleGroups(cur *server) []proc.Group {
 	var gs []proc.Group
-	for name, s := range r.live {
-		if s != nil && s != cur {
-			if s.p != nil {
-				gs = append(gs, s.p.Group(idleGroupPrefix+name))
-			}
+	for name, s := range l.r.live {
+		if p := l.procs[s]; p != nil && s != cur {
+			gs = append(gs, p.Group(idleGroupPrefix+name))
 		}
 	}
 	return gs
@@ -162,7 +169,8 @@ func (r *runner) idleGroups(cur *server) []proc.Group {
 const idleGroupPrefix = "idle:"
 
 // remaining lists the windows still to measure.
-func (r *runner) remaining() []plan.Window {
+func (ph *roundsPhase) remaining() []plan.Window {
+	r := ph.r
 	var ws []plan.Window
 	for _, w := range r.opt.Plan.Windows {
 		if !r.done[w.Key] {
@@ -172,106 +180,27 @@ func (r *runner) remaining() []plan.Window {
 	return ws
 }
 
+// newServer starts a fresh process of st on the run's site.
 func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
-	if host := r.serverHost(); host != "" {
-		t, err := r.startRemote(ctx, host, st)
-		if err != nil {
-			return nil, err
-		}
-		return &server{stack: st, tree: t, host: host, seq: r.seq[st.Name], planProcess: planProcess}, nil
-	}
-	p, err := r.startStack(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	r.rememberServer(p.PID())
-	r.rememberContainer(p)
-	s := &server{stack: st, tree: p, p: p, seq: r.seq[st.Name], planProcess: planProcess}
-	if err := r.setupServer(ctx, s); err != nil {
-		r.stopServer(s)
-		return nil, err
-	}
-	return s, nil
+	return r.site.startServer(ctx, st, planProcess)
 }
 
 func (r *runner) stopServer(s *server) {
 	if s == nil {
 		return
 	}
-	if err := s.tree.Stop(stack.StopGrace); err != nil {
+	if err := r.site.stopServer(s); err != nil {
 		r.event(journal.LevelWarning, s.stack.Name, "stopping %s: %v", s.stack.Name, err)
 	}
 }
 
 // window measures one window, redoing it when the protocol says so, and
 // returns the server to use next (a restarted one if it died).
-func (r *runner) window(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*server, error) {
-	once := func(cur *server) (*journal.Window, error) { return r.measureOnce(ctx, cur, w, c) }
-	return r.tries(ctx, cur, w, once, r.journalWindow)
-}
-
-// tries measures w's tries with once, journaling each with record, until
-// one is final: a server that died is restarted once, a try disturbed by
-// the host is redone within the gate's budget.
-func (r *runner) tries(ctx context.Context, cur *server, w plan.Window, once func(*server) (*journal.Window, error), record func(*journal.Window) error) (*server, error) {
-	diedOnce := false
-	disturbed := 0 // tries redone for the host (contended, suspended)
-	lost := 0      // tries redone because a host's session dropped
-	for {
-		rec, err := once(cur)
-		if err != nil {
-			return cur, err
-		}
-		if host := r.lostHost; host != "" {
-			r.lostHost = ""
-			lost++
-			if cur, err = r.afterLost(ctx, cur, w, rec, host, lost, record); err != nil || cur == nil {
-				return cur, err
-			}
-			continue
-		}
-		redo := false
-		switch {
-		case rec.HasFlag(journal.FlagServerDied):
-			r.event(journal.LevelWarning, w.Stack, "%s died during %s: %s", w.Stack, w.Key, rec.Error)
-			r.stopServer(cur)
-			if diedOnce {
-				flagger{rec}.add(journal.FlagFailed, "the server died again after a restart; the cell is failed and the run goes on")
-			} else {
-				diedOnce, redo = true, true
-			}
-			ns, serr := r.newServer(ctx, cur.stack, cur.planProcess)
-			if serr != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				r.event(journal.LevelWarning, w.Stack, "restarting %s failed: %v", w.Stack, serr)
-				if redo {
-					flagger{rec}.add(journal.FlagFailed, "the server could not be restarted")
-					redo = false
-				}
-				cur = nil
-			} else {
-				cur = ns
-			}
-		case rec.Load != nil:
-			if redo = r.judge(rec, disturbed); redo {
-				disturbed++
-			}
-		}
-		if redo {
-			rec.Final = false
-		}
-		if err := record(rec); err != nil {
-			return cur, err
-		}
-		if !redo {
-			return cur, nil
-		}
-		if cur == nil {
-			return nil, nil
-		}
-	}
+func (ph *roundsPhase) window(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*server, error) {
+	r := ph.r
+	floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
+	ls := loadStream{c: c, conns: w.Concurrency, warmup: warmupSpan{floor, cap}, window: r.opt.Plan.Protocol.Window}
+	return ph.tries(ctx, cur, w, ls, r.journalWindow)
 }
 
 // journalWindow appends a window record (fsynced) and updates the outcome.
@@ -296,7 +225,8 @@ func (r *runner) journalWindow(rec *journal.Window) error {
 }
 
 // failWindow journals a window that could not be measured at all.
-func (r *runner) failWindow(w plan.Window, msg string) {
+func (ph *roundsPhase) failWindow(w plan.Window, msg string) {
+	r := ph.r
 	if err := r.journalWindow(r.failedRecord(w, msg)); err != nil {
 		r.progress.logf("journal: %v", err)
 	}
@@ -323,20 +253,6 @@ func newRecord(w plan.Window, attempt, envRef int) *journal.Window {
 	}
 }
 
-// measureOnce runs one try of a window: database preparation, the gate, the
-// load generator with the sampler over its measured window, and the
-// checks after it. A failed request is data; only a broken harness (journal,
-// context) is an error.
-func (r *runner) measureOnce(ctx context.Context, cur *server, w plan.Window, c workload.Case) (*journal.Window, error) {
-	r.attempts[w.Key]++
-	return r.try(ctx, cur, w, r.attempts[w.Key], func() (launched, error) {
-		if len(r.generatorHosts()) > 0 {
-			return r.launchRemote(cur, w, c), nil
-		}
-		return r.local(cur)(r.launch(ctx, cur, w, c))
-	})
-}
-
 // launched is a window's load under way: the generator here with its
 // sampler (localWindow), or generators on other hosts (remoteWindow).
 type launched interface {
@@ -347,7 +263,7 @@ type launched interface {
 
 // localWindow is a window whose generator runs here, sampled here.
 type localWindow struct {
-	r           *runner
+	site        *localSite
 	cur         *server
 	lr          *loadRun
 	ws          *windowSampler
@@ -355,124 +271,62 @@ type localWindow struct {
 }
 
 func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
-	rec.CPUs = l.r.readPlacement(l.cur, l.lr)
-	return l.r.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
-}
-
-// local wraps launchAt's results as a launched window of cur.
-func (r *runner) local(cur *server) func(*loadRun, *windowSampler, float64, error) (launched, error) {
-	return func(lr *loadRun, ws *windowSampler, probeBefore float64, err error) (launched, error) {
-		if err != nil {
-			return nil, err
-		}
-		return &localWindow{r: r, cur: cur, lr: lr, ws: ws, probeBefore: probeBefore}, nil
-	}
-}
-
-// try runs one try of w on cur as its attempt: the checks before, the
-// database and the gate, the generator that launch starts (with the
-// sampler over its window and the host-speed probe before it), and the
-// checks after it. Windows and capacity probes differ only in launch.
-func (r *runner) try(ctx context.Context, cur *server, w plan.Window, attempt int,
-	launch func() (launched, error)) (*journal.Window, error) {
-	rec := newRecord(w, attempt, r.envCount)
-	rec.Process = journal.ProcessInfo{PID: cur.tree.PID(), Seq: cur.seq,
-		CasesBefore: append([]string{}, cur.cases...), BootSeconds: cur.tree.BootDuration().Seconds()}
-	rec.ServerHost = cur.host
-	r.progress.current(w, rec.Attempt)
-
-	if err := cur.tree.Check(); err != nil {
-		flagger{rec}.add(journal.FlagServerDied, "%v", err)
-		rec.Error = err.Error()
-		rec.EndedAt = time.Now().UTC()
-		return rec, nil
-	}
-	if err := r.prepareTry(ctx, cur, w, rec); err != nil {
-		return nil, err
-	}
-	l, err := launch()
-	if err != nil {
-		return nil, err
-	}
-	d := l.drive(ctx, rec)
-	// The process served this case, whatever becomes of the try: a redo on
-	// the same process comes after it (trap T9).
-	cur.cases = append(cur.cases, w.Case)
-	if d.err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if d.lost != "" {
-		// A host's session dropped mid-window: nothing it measured came
-		// back. The try is journaled, not final, and redone (tries).
-		r.lostHost = d.lost
-		rec.Error = d.err.Error()
-		rec.Reasons = append(rec.Reasons, fmt.Sprintf("the session with host %s dropped during the window (%v); the window is redone", d.lost, d.err))
-		rec.EndedAt = time.Now().UTC()
-		return rec, nil
-	}
-	rec.DBAfter = r.dbStats(ctx)
-	rec.EndedAt = time.Now().UTC()
-	judgeTry(rec, cur, d)
-	return rec, nil
+	rec.CPUs = l.site.readPlacement(l.cur, l.lr)
+	return l.site.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
 }
 
 // prepareTry readies the database and waits for a quiet host.
-func (r *runner) prepareTry(ctx context.Context, cur *server, w plan.Window, rec *journal.Window) error {
-	if err := r.prepareDatabase(ctx, w, rec); err != nil {
+func (x *runWindows) prepareTry(ctx context.Context, cur *server, w plan.Window, rec *journal.Window) error {
+	r := x.r
+	if err := x.prepareDatabase(ctx, w, rec); err != nil {
 		return err
 	}
 	rec.DBBefore = r.dbStats(ctx)
-	return r.gateWait(ctx, cur, rec)
-}
-
-// launch starts the load generator on the case and a sampler of every
-// process tree, to be opened on the generator's window.
-func (r *runner) launch(ctx context.Context, cur *server, w plan.Window, c workload.Case) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
-	p := r.opt.Plan.Protocol
-	floor, cap := p.WarmupFor(cur.stack)
-	return r.launchAt(ctx, cur, c, w.Concurrency, 0, warmupSpan{floor, cap}, p.Window)
+	return r.watch.gateWait(ctx, cur, rec)
 }
 
 // warmupSpan is a warm-up's floor and cap: fixed when max is not above
 // floor, otherwise until throughput is steady (load.WarmupRule).
 type warmupSpan struct{ floor, max time.Duration }
 
-// launchAt is launch with the generator's connections, open-loop rate in
-// requests per second (0: closed loop), warm-up and window given: a
-// capacity probe's.
-func (r *runner) launchAt(ctx context.Context, cur *server, c workload.Case, conns int, rateRPS float64, warmup warmupSpan, window time.Duration) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+// launchAt starts a generator here with ls against cur, and a sampler of
+// every process tree, to be opened on the generator's window; it probes
+// the host's speed first.
+func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+	r, c := l.r, ls.c
 	pool := ""
 	switch {
 	case c.Templated:
-		if pool, err = r.variantPool(cur, c); err != nil {
+		if pool, err = l.variantPool(cur, c); err != nil {
 			return nil, nil, 0, err
 		}
 	case r.opt.Plan.Protocol.Spread:
-		if pool, err = r.poolFile(c); err != nil {
+		if pool, err = l.poolFile(c); err != nil {
 			return nil, nil, 0, err
 		}
 	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port())
-	probeBefore = r.probe()
-	lr, ws, err = r.startSampled(ctx, cur, loadArgsAt(base, c, pool, conns, rateRPS, warmup, window, r.opt.Plan.Protocol.Timeout), window)
+	base := fmt.Sprintf("http://127.0.0.1:%d", cur.tree.Port())
+	probeBefore = r.watch.probe()
+	lr, ws, err = l.startSampled(ctx, cur, loadArgsAt(base, c, pool, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
 	return lr, ws, probeBefore, err
 }
 
 // startSampled starts the load generator with args and a sampler of every
 // process tree (server, generator, harness, database), to be opened on the
 // generator's window of the given length.
-func (r *runner) startSampled(ctx context.Context, cur *server, args []string, window time.Duration) (*loadRun, *windowSampler, error) {
+func (l *localSite) startSampled(ctx context.Context, cur *server, args []string, window time.Duration) (*loadRun, *windowSampler, error) {
+	r := l.r
 	lr, err := startLoad(r.opt.Stackbench, args, r.opt.Plan.Protocol.Placement.Lanes().Generator)
 	if err != nil {
 		return nil, nil, err
 	}
-	groups := []proc.Group{cur.p.Group("server"), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
-	groups = append(groups, r.containerGroups()...)
+	groups := []proc.Group{l.procs[cur].Group("server"), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
+	groups = append(groups, l.containerGroups()...)
 	if g, ok := r.databaseGroup(ctx); ok {
 		groups = append(groups, g)
 	}
-	groups = append(groups, r.idleGroups(cur)...)
-	groups = append(groups, r.serviceGroups(ctx, cur)...)
+	groups = append(groups, l.idleGroups(cur)...)
+	groups = append(groups, l.serviceGroups(ctx, cur)...)
 	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
 }
 
@@ -497,7 +351,8 @@ type driven struct {
 // until it exits, probes the host's speed again when it was probed before
 // (probeBefore above 0), and returns the generator's result and the
 // sampler's.
-func (r *runner) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window, probeBefore float64) driven {
+func (l *localSite) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window, probeBefore float64) driven {
+	r := l.r
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
@@ -520,7 +375,7 @@ func (r *runner) collect(ctx context.Context, lr *loadRun, ws *windowSampler, re
 	res, err := lr.wait(ctx)
 	<-followed
 	if probeBefore > 0 {
-		rec.Probe = &journal.Probe{BeforeMs: probeBefore, AfterMs: r.probe(), ReferenceMs: r.prober.ReferenceMs}
+		rec.Probe = &journal.Probe{BeforeMs: probeBefore, AfterMs: r.watch.probe(), ReferenceMs: r.watch.prober.ReferenceMs}
 	}
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
 	return driven{res: res, stats: ws.result(), err: err} // result closes the sampler if the generator died mid-window
@@ -543,7 +398,7 @@ func judgeTry(rec *journal.Window, cur *server, d driven) {
 		}
 		return
 	}
-	rec.Load = d.res
+	rec.Load = journal.ConvertPtr(d.res, journal.LoadResultOf)
 	rec.Generators = d.parts
 	if d.stats != nil {
 		alignSampler(rec, *d.stats, d.res)
@@ -608,7 +463,8 @@ func alignSampler(rec *journal.Window, s proc.WindowStats, res *load.Result) {
 
 // prepareDatabase resets the orders table before a window that inserts
 // (trap T3) and takes a checkpoint before every window (trap T4).
-func (r *runner) prepareDatabase(ctx context.Context, w plan.Window, rec *journal.Window) error {
+func (x *runWindows) prepareDatabase(ctx context.Context, w plan.Window, rec *journal.Window) error {
+	r := x.r
 	if r.db == nil {
 		return nil
 	}
@@ -636,11 +492,12 @@ func (r *runner) prepareDatabase(ctx context.Context, w plan.Window, rec *journa
 
 // poolFile writes a case's spread requests (workload.Requests) as a request
 // pool the first time it is needed; the generator sends them round-robin.
-func (r *runner) poolFile(c workload.Case) (string, error) {
-	if r.pools == nil {
-		r.pools = map[string]string{}
+func (l *localSite) poolFile(c workload.Case) (string, error) {
+	r := l.r
+	if l.pools == nil {
+		l.pools = map[string]string{}
 	}
-	if p, ok := r.pools[c.Name]; ok {
+	if p, ok := l.pools[c.Name]; ok {
 		return p, nil
 	}
 	dir := filepath.Join(r.opt.Dir, "requests")
@@ -659,7 +516,7 @@ func (r *runner) poolFile(c workload.Case) (string, error) {
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		return "", err
 	}
-	r.pools[c.Name] = path
+	l.pools[c.Name] = path
 	return path, nil
 }
 

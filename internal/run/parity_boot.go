@@ -18,10 +18,14 @@ import (
 // ParityFile holds the parity gate's text report in a results directory.
 const ParityFile = "parity.txt"
 
-// parityGate runs the contract checks on every stack before any load; a
+// parityPhase is the parity gate: the contract checks before any load.
+type parityPhase struct{ r *runner }
+
+// run runs the contract checks on every stack before any load; a
 // failure stops the run (trap T13). With SkipParity the journal records that
 // the gate was skipped, and every report says so first.
-func (r *runner) parityGate(ctx context.Context) error {
+func (ph *parityPhase) run(ctx context.Context) error {
+	r := ph.r
 	if r.opt.SkipParity {
 		r.event(journal.LevelWarning, "", "the parity gate was skipped (--skip-parity): the stacks were not checked to answer the same contract")
 		return r.jw.Append(journal.KindParity, journal.Parity{Skipped: true})
@@ -60,9 +64,13 @@ func (r *runner) parityGate(ctx context.Context) error {
 	return nil
 }
 
-// bootSuite measures cold starts (boot time, first database request, idle
+// bootPhase is the boot suite: cold starts, before the rounds.
+type bootPhase struct{ r *runner }
+
+// run measures cold starts (boot time, first database request, idle
 // RSS) and journals one record per stack.
-func (r *runner) bootSuite(ctx context.Context) error {
+func (ph *bootPhase) run(ctx context.Context) error {
+	r := ph.r
 	n := r.opt.Plan.Protocol.BootStarts
 	if n == 0 {
 		return nil

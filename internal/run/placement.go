@@ -14,10 +14,11 @@ import (
 // embedded database by stack.OpenDatabaseOn. This file records what they
 // got.
 
-// placementEnvironment records the harness's affinity mask and warns about
+// placement records the harness's affinity mask and warns about
 // what the placement cannot do (lanes that share CPUs, a database that
 // stackbench did not start).
-func (r *runner) placementEnvironment(env *journal.Environment) {
+func (ph *environmentPhase) placement(env *journal.Environment) {
+	r := ph.r
 	if mask, err := cpuset.Affinity(); err == nil {
 		env.AffinityCPUs = mask.String()
 	}
@@ -28,33 +29,35 @@ func (r *runner) placementEnvironment(env *journal.Environment) {
 // tree, the generator's and the embedded database's may run on (nil with
 // shared), and warns once about each party found outside its lane. It runs
 // while the generator warms up, outside the measured window.
-func (r *runner) readPlacement(cur *server, lr *loadRun) *journal.CPUs {
+func (l *localSite) readPlacement(cur *server, lr *loadRun) *journal.CPUs {
+	r := l.r
 	pl := r.opt.Plan.Protocol.Placement
 	if !pl.IsLanes() {
 		return nil
 	}
 	lanes := pl.Lanes()
 	got := &journal.CPUs{
-		Server:    r.checkLane("server", cur.stack.Name, lanes.Server, proc.TreePIDs(cur.p.PID())),
-		Generator: r.checkLane("generator", "", lanes.Generator, proc.TreePIDs(lr.cmd.Process.Pid)),
+		Server:    l.checkLane("server", cur.stack.Name, lanes.Server, proc.TreePIDs(cur.tree.PID())),
+		Generator: l.checkLane("generator", "", lanes.Generator, proc.TreePIDs(lr.cmd.Process.Pid)),
 	}
 	if r.database != nil && r.database.Cluster != nil {
-		got.Database = r.checkLane("database", "", lanes.Database, proc.TreePIDs(r.database.Cluster.PostmasterPID()))
+		got.Database = l.checkLane("database", "", lanes.Database, proc.TreePIDs(r.database.Cluster.PostmasterPID()))
 	}
 	return got
 }
 
 // checkLane reads back the CPUs of a party's processes and journals a
 // warning, once per party and CPU list, when they are not its lane.
-func (r *runner) checkLane(party, stackName string, lane cpuset.Set, pids []int) string {
+func (l *localSite) checkLane(party, stackName string, lane cpuset.Set, pids []int) string {
+	r := l.r
 	got := cpuset.AllowedAll(pids)
 	if len(got) > 0 && !got.Equal(lane) {
 		key := party + "/" + stackName + "/" + got.String()
-		if !r.laneWarned[key] {
-			if r.laneWarned == nil {
-				r.laneWarned = map[string]bool{}
+		if !l.laneWarned[key] {
+			if l.laneWarned == nil {
+				l.laneWarned = map[string]bool{}
 			}
-			r.laneWarned[key] = true
+			l.laneWarned[key] = true
 			r.event(journal.LevelWarning, stackName, "placement lanes: the %s's processes may run on %s, not only on its lane, %s (did a process change its own affinity?)", party, got.Describe(), lane.Describe())
 		}
 	}

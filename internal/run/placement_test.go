@@ -34,7 +34,7 @@ func TestLanesRunRecordsItsCPUs(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	byKey, res := finals(t, dir)
-	pl := res.Plan.Plan.Protocol.Placement
+	pl := res.Plan.Plan.Protocol.Placement.Plan()
 	lanes := cpuset.Split(cpuset.Cores(avail))
 	if !pl.IsLanes() || pl.Server != lanes.Server.String() || pl.Generator != lanes.Generator.String() || pl.Database != lanes.Database.String() {
 		t.Errorf("journaled placement %+v, want the default split %+v", pl, lanes)
@@ -95,7 +95,7 @@ func TestResumeRefusesAnotherPlacement(t *testing.T) {
 func TestCheckLaneWarnsOnceWhenAPartyLeftItsLane(t *testing.T) {
 	avail := twoCPUs(t)
 	var log strings.Builder
-	r := &runner{progress: newProgress(&log, false, 0)}
+	r := newLocalSite(&runner{progress: newProgress(&log, false, 0)})
 	lane := cpuset.Of(avail[0])
 	for range 3 {
 		if got := r.checkLane("server", "api", lane, []int{os.Getpid()}); got != avail.String() {

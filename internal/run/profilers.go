@@ -146,8 +146,8 @@ type profileSession struct {
 // session prepares the sampling of one window of cur on case c; dbRoot is
 // PostgreSQL's root process (0: none), dir and stem where its files go.
 func (t *profilerTools) session(cur *server, c workload.Case, dbRoot int, win time.Duration, dir, stem string) *profileSession {
-	return &profileSession{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", cur.p.Port()), pprof: strings.TrimSuffix(cur.stack.Pprof, "/"),
-		serverPID: cur.p.PID(), dbRoot: dbRoot, usesDB: c.Database, win: win, dir: dir, stem: stem, closed: make(chan struct{})}
+	return &profileSession{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", cur.tree.Port()), pprof: strings.TrimSuffix(cur.stack.Pprof, "/"),
+		serverPID: cur.tree.PID(), dbRoot: dbRoot, usesDB: c.Database, win: win, dir: dir, stem: stem, closed: make(chan struct{})}
 }
 
 // start begins sampling; called with the window's opening snapshot,

@@ -19,7 +19,10 @@ import (
 // writes its pprof files: profiles/<stack>/<case>-c<concurrency>.<kind>.pb.gz.
 const ProfilesDir = "profiles"
 
-// profilingPhase carries out protocol profiling: on: after the measured
+// profilingPhase is the profile windows, after the capacity searches.
+type profilingPhase struct{ r *runner }
+
+// run carries out protocol profiling: on: after the measured
 // rounds (and any capacity searches), one extra window per cell with
 // sampling on — the server's Go profiles when the stack says pprof:, perf
 // over the server's process tree and PostgreSQL's processes where perf
@@ -28,7 +31,8 @@ const ProfilesDir = "profiles"
 // these windows. Each stack gets a fresh process (one per case with
 // fresh: case) started with its runtime's perf support (profilingStack).
 // A resumed run skips the cells whose profile window is journaled.
-func (r *runner) profilingPhase(ctx context.Context) error {
+func (ph *profilingPhase) run(ctx context.Context) error {
+	r := ph.r
 	if !r.opt.Plan.Protocol.Profiling {
 		return nil
 	}
@@ -42,13 +46,13 @@ func (r *runner) profilingPhase(ctx context.Context) error {
 	}
 	win := r.opt.Plan.Protocol.ProfilingWindow()
 	r.progress.logf("profiling: %d windows of %s with sampling on (not counted in the calls)", len(left), win)
-	t := r.newProfilerTools(ctx)
+	t := ph.newProfilerTools(ctx)
 	defer t.close()
 	for _, st := range r.opt.Plan.Stacks {
 		var cur *server
 		for _, c := range r.opt.Plan.Cases {
 			if cur != nil && r.opt.Plan.Protocol.Fresh == plan.FreshCase {
-				r.stopProfiled(cur)
+				ph.stopProfiled(cur)
 				cur = nil
 			}
 			for _, conc := range r.opt.Plan.Protocol.Concurrency {
@@ -72,13 +76,13 @@ func (r *runner) profilingPhase(ctx context.Context) error {
 					cur = s
 				}
 				var err error
-				if cur, err = r.profileWindow(ctx, cur, t, key, c, conc, win); err != nil {
-					r.stopProfiled(cur)
+				if cur, err = ph.profileWindow(ctx, cur, t, key, c, conc, win); err != nil {
+					ph.stopProfiled(cur)
 					return err
 				}
 			}
 		}
-		r.stopProfiled(cur)
+		ph.stopProfiled(cur)
 	}
 	return nil
 }
@@ -141,18 +145,16 @@ func profilingStack(st plan.Stack) plan.Stack {
 // profileWindow measures one profile window on cur and journals it; it
 // returns the server to go on with (nil when it died). Only a cancelled
 // context or a broken journal is an error.
-func (r *runner) profileWindow(ctx context.Context, cur *server, t *profilerTools, key string, c workload.Case, conc int, win time.Duration) (*server, error) {
+func (ph *profilingPhase) profileWindow(ctx context.Context, cur *server, t *profilerTools, key string, c workload.Case, conc int, win time.Duration) (*server, error) {
+	r := ph.r
 	w := plan.Window{Key: key, Stack: cur.stack.Name, Case: c.Name, Concurrency: conc, Inserts: c.Inserts}
-	sess := t.session(cur, c, r.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
-	rec, err := r.try(ctx, cur, w, 1, func() (launched, error) {
-		floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
-		lr, ws, probe, err := r.launchAt(ctx, cur, c, conc, 0, warmupSpan{floor, cap}, win)
-		if err == nil {
+	sess := t.session(cur, c, ph.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
+	floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
+	rec, err := measureOne(ctx, r.exec, cur, w, loadStream{c: c, conns: conc, warmup: warmupSpan{floor, cap}, window: win,
+		started: func(ws *windowSampler) {
 			ws.hooks(sess.start, sess.stop)
 			sess.startPerf(max(floor, cap) + win + 30*time.Second)
-		}
-		return r.local(cur)(lr, ws, probe, err)
-	})
+		}})
 	if err != nil {
 		sess.wait()
 		return cur, err
@@ -168,9 +170,9 @@ func (r *runner) profileWindow(ctx context.Context, cur *server, t *profilerTool
 	if err := r.jw.Append(journal.KindProfiling, out); err != nil {
 		return cur, err
 	}
-	r.logProfileWindow(out)
+	ph.logProfileWindow(out)
 	if rec.HasFlag(journal.FlagServerDied) {
-		r.stopProfiled(cur)
+		ph.stopProfiled(cur)
 		return nil, nil
 	}
 	cur.cases = append(cur.cases, c.Name)
@@ -178,7 +180,8 @@ func (r *runner) profileWindow(ctx context.Context, cur *server, t *profilerTool
 }
 
 // logProfileWindow says what one profile window gave.
-func (r *runner) logProfileWindow(p journal.Profiling) {
+func (ph *profilingPhase) logProfileWindow(p journal.Profiling) {
+	r := ph.r
 	var parts []string
 	for _, f := range p.Profiles {
 		parts = append(parts, fmt.Sprintf("%s %d samples", f.Kind, f.Samples))
@@ -202,7 +205,8 @@ func (r *runner) logProfileWindow(p journal.Profiling) {
 
 // newProfilerTools finds what the phase can sample with, and says once
 // what it cannot.
-func (r *runner) newProfilerTools(ctx context.Context) *profilerTools {
+func (ph *profilingPhase) newProfilerTools(ctx context.Context) *profilerTools {
+	r := ph.r
 	t := &profilerTools{}
 	if scope, err := checkPerf(ctx, r.opt.Dir); err != nil {
 		r.event(journal.LevelWarning, "", "profiling: perf cannot sample here (%v); the profiles come from the stacks' pprof: endpoints only", err)
@@ -227,7 +231,8 @@ func (r *runner) newProfilerTools(ctx context.Context) *profilerTools {
 }
 
 // databaseRoot is the PostgreSQL process tree's root pid, 0 without one.
-func (r *runner) databaseRoot(ctx context.Context) int {
+func (ph *profilingPhase) databaseRoot(ctx context.Context) int {
+	r := ph.r
 	if r.database != nil && r.database.Cluster != nil {
 		return r.database.Cluster.PostmasterPID()
 	}
@@ -245,11 +250,12 @@ func (r *runner) databaseRoot(ctx context.Context) int {
 // runtime wrote for perf: V8's /tmp/perf-<pid>.map (and CPython's), read
 // by perf script right after each window, and the isolate-…-<pid>-v8.log
 // that V8 writes into the working directory with --perf-basic-prof.
-func (r *runner) stopProfiled(s *server) {
+func (ph *profilingPhase) stopProfiled(s *server) {
+	r := ph.r
 	if s == nil {
 		return
 	}
-	pids := proc.TreePIDs(s.p.PID())
+	pids := proc.TreePIDs(s.tree.PID())
 	r.stopServer(s)
 	for _, pid := range pids {
 		os.Remove(fmt.Sprintf("/tmp/perf-%d.map", pid)) // where V8 and perf put it, whatever TMPDIR says

@@ -85,7 +85,7 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	}
 	dropKey, cutKey := p.Windows[1].Key, p.Windows[2].Key
 	cut := ""
-	windowHook = func(key string, attempt int, fl *fleet) {
+	hook := func(key string, attempt int, fl *fleet) {
 		switch {
 		case key == dropKey && attempt == 1:
 			// Mid-window: after the lead and the warm-up.
@@ -98,7 +98,6 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 			time.AfterFunc(remoteLead+400*time.Millisecond, func() { s.Drop() })
 		}
 	}
-	t.Cleanup(func() { windowHook = nil })
 	dir := filepath.Join(t.TempDir(), "results")
 	var log strings.Builder
 	t.Cleanup(func() {
@@ -109,7 +108,7 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	opt := Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test",
 		Remote: remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: stackbenchBin, DialTimeout: time.Second}}
 	t0 := time.Now()
-	_, err = Run(context.Background(), opt)
+	_, err = runWith(context.Background(), opt, testHooks{loaded: hook})
 	t.Logf("first invocation: %s", time.Since(t0).Round(time.Millisecond))
 	if !errors.Is(err, ErrHostUnreachable) || !strings.Contains(err.Error(), "host load2") {
 		t.Fatalf("the run with load2 cut off: %v; want it stopped naming load2", err)

@@ -77,12 +77,13 @@ const remoteServerHost = "0.0.0.0"
 // startRemote starts a fresh process of st on host through its agent, on
 // a port the agent found free, with the environment a local start gives
 // and HOST set so that it listens beyond loopback.
-func (r *runner) startRemote(ctx context.Context, host string, st plan.Stack) (*remoteTree, error) {
+func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack) (*remoteTree, error) {
+	r := h.r
 	s, err := r.fleet.session(ctx, host)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := r.syncStack(ctx, s, host, st)
+	dir, err := h.syncStack(ctx, s, host, st)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +107,9 @@ func (r *runner) startRemote(ctx context.Context, host string, st plan.Stack) (*
 // syncStack makes the stack's dir, as built here, present on host (the
 // agent's SyncDir: only the files the host lacks are sent), once per
 // stack and invocation, and returns its directory there.
-func (r *runner) syncStack(ctx context.Context, s *remote.Session, host string, st plan.Stack) (string, error) {
-	if dir, ok := r.synced[st.Name]; ok {
+func (h *hostsSite) syncStack(ctx context.Context, s *remote.Session, host string, st plan.Stack) (string, error) {
+	r := h.r
+	if dir, ok := h.synced[st.Name]; ok {
 		return dir, nil
 	}
 	t0 := time.Now()
@@ -121,10 +123,10 @@ func (r *runner) syncStack(ctx context.Context, s *remote.Session, host string, 
 	}
 	r.progress.logf("%s: dir synchronised to %s:%s (%d files, %d sent, %d bytes, %d removed) in %s",
 		st.Name, host, res.Dir, res.Files, res.Sent, res.SentBytes, res.Removed, time.Since(t0).Round(time.Millisecond))
-	if r.synced == nil {
-		r.synced = map[string]string{}
+	if h.synced == nil {
+		h.synced = map[string]string{}
 	}
-	r.synced[st.Name] = res.Dir
+	h.synced[st.Name] = res.Dir
 	return res.Dir, nil
 }
 
@@ -138,23 +140,20 @@ const remoteLead = 2 * time.Second
 const maxLostRedos = 3
 
 // remoteWindow is a window loaded from the generator hosts and sampled
-// on the server host.
+// on the server host. Its warm-up is fixed: an adaptive one would end at
+// a different moment on each generator.
 type remoteWindow struct {
-	r      *runner
-	cur    *server
+	r   *runner
+	cur *server
+	// tree is cur's process tree on the server host.
+	tree   *remoteTree
 	c      workload.Case
 	conns  int
 	warmup time.Duration
 	window time.Duration
-}
-
-// launchRemote prepares w's window across the generator hosts. The
-// warm-up is fixed at the protocol's cap for the stack: an adaptive one
-// would end at a different moment on each generator.
-func (r *runner) launchRemote(cur *server, w plan.Window, c workload.Case) launched {
-	p := r.opt.Plan.Protocol
-	_, warmup := p.WarmupFor(cur.stack)
-	return &remoteWindow{r: r, cur: cur, c: c, conns: w.Concurrency, warmup: warmup, window: p.Window}
+	// loaded, when set (tests), is called once every generator has been
+	// sent its load (hostsSite.loaded).
+	loaded func(key string, attempt int, fl *fleet)
 }
 
 // split divides n connections across k generators as evenly as it can;
@@ -175,11 +174,6 @@ func btoi(b bool) int {
 	}
 	return 0
 }
-
-// windowHook, when set (tests), is called once every generator of a
-// remote window has been sent its load, with the window's key and
-// attempt.
-var windowHook func(key string, attempt int, fl *fleet)
 
 // drive schedules the warm-up at one instant on every generator (each on
 // its own clock: the instant plus the host's offset), samples the server
@@ -220,20 +214,20 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	}
 	srvOff := fl.offsets[rw.cur.host]
 	wg.Go(func() {
-		sample, sampleErr = srv.Agent.Sample(ctx, rw.cur.tree.(*remoteTree).name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
+		sample, sampleErr = srv.Agent.Sample(ctx, rw.tree.name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
 	})
 	var dbSample agent.Sample
-	var dbHost string
 	var dbOK bool
 	var dbErr error
-	if r.remoteDB != nil {
-		dbOff := fl.offsets[r.remoteDB.host]
+	dbHost := r.dbs.host()
+	if dbHost != "" {
+		dbOff := fl.offsets[dbHost]
 		wg.Go(func() {
-			dbSample, dbHost, dbOK, dbErr = r.remoteDatabaseSample(ctx, from.Add(dbOff.Offset), to.Add(dbOff.Offset))
+			dbSample, dbOK, dbErr = r.dbs.sample(ctx, from.Add(dbOff.Offset), to.Add(dbOff.Offset))
 		})
 	}
-	if windowHook != nil {
-		windowHook(rec.Key, rec.Attempt, fl)
+	if rw.loaded != nil {
+		rw.loaded(rec.Key, rec.Attempt, fl)
 	}
 	wg.Wait()
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
@@ -334,34 +328,4 @@ func fillRemoteUsage(rec *journal.Window, s agent.Sample, merged *load.Result) {
 	if merged.DurationSeconds > 0 {
 		rec.Generator = journal.Usage{CPUSeconds: merged.GeneratorCPUSeconds, Cores: merged.GeneratorCPUSeconds / merged.DurationSeconds}
 	}
-}
-
-// afterLost journals a try whose host's session dropped as redone,
-// reconnects to the host (or stops the run when it stays unreachable),
-// and restarts the server when it went with the session. It returns the
-// server to redo the window on.
-func (r *runner) afterLost(ctx context.Context, cur *server, w plan.Window, rec *journal.Window, host string, lost int,
-	record func(*journal.Window) error) (*server, error) {
-	rec.Final = false
-	if err := record(rec); err != nil {
-		return cur, err
-	}
-	r.event(journal.LevelWarning, w.Stack, "the session with host %s dropped during %s; reconnecting to redo it", host, w.Key)
-	if host == r.databaseHost() {
-		return cur, fmt.Errorf("%w: the session with the database host %s dropped during %s, and the embedded cluster went with it; continue with --resume, which starts and seeds a fresh one", ErrHostUnreachable, host, w.Key)
-	}
-	if lost > maxLostRedos {
-		return cur, fmt.Errorf("%w: the session with host %s dropped during %s %d times; check the network to it", ErrHostUnreachable, host, w.Key, lost)
-	}
-	if _, err := r.fleet.session(ctx, host); err != nil {
-		return cur, err
-	}
-	if cur.tree.Check() == nil && !(cur.host == host) {
-		return cur, nil
-	}
-	ns, err := r.newServer(ctx, cur.stack, cur.planProcess)
-	if err != nil {
-		return nil, fmt.Errorf("restart %s on %s after its session dropped: %w", cur.stack.Name, host, err)
-	}
-	return ns, nil
 }

@@ -75,6 +75,17 @@ var ErrParity = errors.New("parity gate failed")
 // current step, tears down the servers and the database, and returns the
 // outcome so far with ctx's error; every window journaled before stays.
 func Run(ctx context.Context, o Options) (*Outcome, error) {
+	return runWith(ctx, o, testHooks{})
+}
+
+// testHooks are what a test of the package injects into a run.
+type testHooks struct {
+	// loaded is hostsSite.loaded.
+	loaded func(key string, attempt int, fl *fleet)
+}
+
+// runWith is Run with a test's hooks.
+func runWith(ctx context.Context, o Options, hooks testHooks) (*Outcome, error) {
 	start := time.Now()
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -83,6 +94,7 @@ func Run(ctx context.Context, o Options) (*Outcome, error) {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
 	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
+	r.exec, r.site, r.dbs, r.watch, r.hooks = &runWindows{r: r}, newLocalSite(r), hereDatabase{r}, &hostWatch{r: r}, hooks
 	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
 	err := r.run(ctx)
@@ -103,46 +115,49 @@ func (r *runner) run(ctx context.Context) error {
 	if r.opt.Resume && len(r.done) == len(r.opt.Plan.Windows) && (!r.opt.Plan.Protocol.Adaptive || r.adaptiveStopped) && r.capacityLeft == 0 && r.profilingLeft == 0 && r.latencyLeft() == 0 {
 		r.out.Skipped = len(r.done)
 		r.progress.logf("the run is complete: all %d windows are journaled; nothing to measure", len(r.done))
-		return r.finish()
+		return (&finishPhase{r}).run()
 	}
 	// The hosts first: one that is unreachable stops the run in seconds,
 	// before anything is built.
-	if err := r.openHosts(ctx); err != nil {
+	hosts := &hostsPhase{r}
+	if err := hosts.open(ctx); err != nil {
 		return err
 	}
-	defer r.closeHosts()
-	if err := r.setupDatabases(ctx); err != nil {
+	defer hosts.close()
+	if err := (&databasePhase{r}).run(ctx); err != nil {
 		return err
 	}
-	if err := r.buildStacks(ctx); err != nil {
+	if err := (&buildPhase{r}).run(ctx); err != nil {
 		return err
 	}
-	if err := r.recordEnvironment(ctx); err != nil {
+	if err := (&environmentPhase{r}).run(ctx); err != nil {
 		return err
 	}
 	// Parity runs on every invocation, resumes included: the stacks were
 	// just rebuilt, and what is measured must be what was checked.
-	if err := r.parityGate(ctx); err != nil {
+	if err := (&parityPhase{r}).run(ctx); err != nil {
 		return err
 	}
 	if !r.bootDone {
-		if err := r.bootSuite(ctx); err != nil {
+		if err := (&bootPhase{r}).run(ctx); err != nil {
 			return err
 		}
 	}
-	if err := r.measure(ctx); err != nil {
+	rounds := &roundsPhase{r: r}
+	rounds.latency = &latencyPhase{r: r, rounds: rounds}
+	if err := rounds.run(ctx); err != nil {
 		return err
 	}
-	if err := r.adapt(ctx); err != nil {
+	if err := (&adaptPhase{r: r, rounds: rounds}).run(ctx); err != nil {
 		return err
 	}
-	if err := r.capacityPhase(ctx); err != nil {
+	if err := (&capacityPhase{r}).run(ctx); err != nil {
 		return err
 	}
-	if err := r.profilingPhase(ctx); err != nil {
+	if err := (&profilingPhase{r}).run(ctx); err != nil {
 		return err
 	}
-	return r.finish()
+	return (&finishPhase{r}).run()
 }
 
 // logsDir is where stack and build logs go.

@@ -1,9 +1,6 @@
 package run
 
 import (
-	"time"
-
-	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/stack"
@@ -30,14 +27,13 @@ type runner struct {
 	fixture *pgfix.Fixture
 	dbURL   string
 	db      *pgfix.DB
-	// remoteDB is the embedded cluster on the database host of roles:
-	// (database.go); nil when the database is here or the user's.
-	remoteDB *remoteDatabase
+	// dbs is where the database runs (database_site.go): here, or the
+	// embedded cluster on the database host of roles:.
+	dbs databaseSite
 
-	// gate is nil when the contention gate is off.
-	gate *host.Gate
-	// prober times the host-speed probe around each window (trap T18).
-	prober *host.Prober
+	// watch is the contention gate and the host-speed probe
+	// (contention.go).
+	watch *hostWatch
 	// adaptiveStopped is true once an adaptive run journaled why its extra
 	// rounds ended (a journal.Round with Stop).
 	adaptiveStopped bool
@@ -54,21 +50,11 @@ type runner struct {
 	latencyRates map[string]journal.LatencyRate
 	// seq counts the processes started per stack over the run; a resume
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
-	seq   map[string]int
-	pools map[string]string
-	// captures holds each stack's setup captures (the stack-scoped steps'),
-	// from its first process of this invocation.
-	captures map[string]map[string][]string
+	seq map[string]int
 	// live holds the server processes up while windows are measured, by
 	// stack: one in a grouped round, every stack's of the round in an
 	// interleaved one (all but the one serving a window are idle).
 	live map[string]*server
-	// quietAt is when the last judged window ended, if it measured the
-	// host quiet (foreign CPU under the gate, no suspension); zero
-	// otherwise. A window soon after it skips the gate's step (gateWait).
-	quietAt time.Time
-	// laneWarned holds the placement read-backs already warned about.
-	laneWarned map[string]bool
 	// paceWarned holds the looks the budget was said not to reach
 	// (pace.go), each said once.
 	paceWarned map[int]bool
@@ -76,12 +62,13 @@ type runner struct {
 	// fleet holds the sessions with the hosts of roles: (hosts.go); nil
 	// when every role runs here.
 	fleet *fleet
-	// lostHost names the host whose session dropped during the try just
-	// made (try sets it, tries redoes the window).
-	lostHost string
-	// synced maps each stack to its dir on the server host, once synced
-	// in this invocation.
-	synced map[string]string
+
+	// exec measures each try of a window (window.go) on site, where the
+	// servers run and the load comes from (site.go): this machine until
+	// hostsPhase opens the hosts of roles:.
+	exec  windowExecutor
+	site  site
+	hooks testHooks
 
 	completed bool
 }

@@ -16,20 +16,21 @@ import (
 // stack-scoped ones on the stack's first process of this invocation, the
 // process-scoped ones on every process. The stack's captures are kept for
 // its later processes; the process's are kept on s for its pools.
-func (r *runner) setupServer(ctx context.Context, s *server) error {
+func (l *localSite) setupServer(ctx context.Context, s *server) error {
+	r := l.r
 	sc := r.opt.File.Scenario
 	if sc == nil {
 		return nil
 	}
-	if r.captures == nil {
-		r.captures = map[string]map[string][]string{}
+	if l.captures == nil {
+		l.captures = map[string]map[string][]string{}
 	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", s.p.Port())
-	stackVals, processVals, err := stack.Setup(ctx, sc, base, r.captures[s.stack.Name])
+	base := fmt.Sprintf("http://127.0.0.1:%d", s.tree.Port())
+	stackVals, processVals, err := stack.Setup(ctx, sc, base, l.captures[s.stack.Name])
 	if err != nil {
 		return fmt.Errorf("setup: %w", err)
 	}
-	r.captures[s.stack.Name] = stackVals
+	l.captures[s.stack.Name] = stackVals
 	s.captures = processVals
 	return nil
 }
@@ -38,17 +39,18 @@ func (r *runner) setupServer(ctx context.Context, s *server) error {
 // captures and writes its variants as the generator's request pool, once
 // per stack (per process when a process-scoped step captures values). The
 // generator encodes the pool before its window and cycles over it.
-func (r *runner) variantPool(cur *server, c workload.Case) (string, error) {
+func (l *localSite) variantPool(cur *server, c workload.Case) (string, error) {
+	r := l.r
 	sc := r.opt.File.Scenario
 	name := c.Name
 	if sc.Has(scenario.ScopeProcess) {
 		name = fmt.Sprintf("%s.p%d", c.Name, cur.seq)
 	}
 	key := cur.stack.Name + "/" + name
-	if r.pools == nil {
-		r.pools = map[string]string{}
+	if l.pools == nil {
+		l.pools = map[string]string{}
 	}
-	if p, ok := r.pools[key]; ok {
+	if p, ok := l.pools[key]; ok {
 		return p, nil
 	}
 	reqs, err := sc.Variants(c, cur.captures)
@@ -71,7 +73,7 @@ func (r *runner) variantPool(cur *server, c workload.Case) (string, error) {
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		return "", err
 	}
-	r.pools[key] = path
+	l.pools[key] = path
 	r.progress.logf("requests: %s %s: %d variants", cur.stack.Name, c.Name, len(reqs))
 	return path, nil
 }

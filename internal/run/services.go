@@ -17,12 +17,13 @@ const serviceGroupPrefix = "service:"
 // the tree. A listener that another group already measures (in the
 // server's own tree, or the run's database) is left out: groups must not
 // overlap.
-func (r *runner) serviceGroups(ctx context.Context, cur *server) []proc.Group {
+func (l *localSite) serviceGroups(ctx context.Context, cur *server) []proc.Group {
+	r := l.r
 	if cur == nil || len(cur.stack.Services) == 0 {
 		return nil
 	}
 	seen := map[int]bool{}
-	for _, pid := range proc.TreePIDs(cur.p.PID()) {
+	for _, pid := range proc.TreePIDs(cur.tree.PID()) {
 		seen[pid] = true
 	}
 	if g, ok := r.databaseGroup(ctx); ok {

@@ -8,19 +8,24 @@ import (
 	"github.com/stackbench/stackbench/internal/stack"
 )
 
-// buildStacks runs every stack's build command; a failed build stops the run
+// buildPhase checks out and builds the stacks.
+type buildPhase struct{ r *runner }
+
+// run runs every stack's build command; a failed build stops the run
 // before anything is measured.
-func (r *runner) buildStacks(ctx context.Context) error {
-	if err := r.checkoutStacks(ctx); err != nil {
+func (ph *buildPhase) run(ctx context.Context) error {
+	r := ph.r
+	if err := ph.checkout(ctx); err != nil {
 		return err
 	}
 	return stack.BuildAll(ctx, r.opt.Plan.Stacks, r.logsDir(), func(s string) { r.progress.logf("%s", s) })
 }
 
-// checkoutStacks moves the stacks with git: into worktrees of their
+// checkout moves the stacks with git: into worktrees of their
 // commits, kept under the user's cache directory (stack.WorktreeCache) and
 // reused by later runs of the same commits.
-func (r *runner) checkoutStacks(ctx context.Context) error {
+func (ph *buildPhase) checkout(ctx context.Context) error {
+	r := ph.r
 	cache := ""
 	logf := func(s string) { r.progress.logf("%s", s) }
 	stacks, err := stack.CheckoutAll(ctx, r.opt.Plan.Stacks, cache, logf)
@@ -41,7 +46,8 @@ func (r *runner) harness() stack.Harness {
 }
 
 // startStack starts a fresh process of a stack on a free port.
-func (r *runner) startStack(ctx context.Context, s plan.Stack) (*proc.Process, error) {
+func (l *localSite) startStack(ctx context.Context, s plan.Stack) (*proc.Process, error) {
+	r := l.r
 	r.seq[s.Name]++
 	return stack.Start(ctx, s, r.harness(), r.logsDir())
 }

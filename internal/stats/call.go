@@ -93,6 +93,11 @@ type Verdict struct {
 	// be said (the spread is zero), and MaxWindowsNeeded when it is more
 	// than that.
 	WindowsNeeded int
+	// PairedSD, for Paired with MinPairsForSpread pairs or more, is the
+	// step's paired noise: the robust standard deviation of the pairs'
+	// log-ratios (logSpread), the spread its interval was built from; 0
+	// otherwise.
+	PairedSD float64
 	// Reason says in words why the call is what it is.
 	Reason string
 }
@@ -134,6 +139,9 @@ func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 		return v
 	}
 	v.Shift = s
+	if d == Paired && len(x) >= MinPairsForSpread {
+		v.PairedSD = logSpread(Paired, x, y)
+	}
 	v.Call = CallOf(s, minEffect)
 	v.Size = SizeOf(v.Call, s, minEffect)
 	level := fmt.Sprintf("%s %%", trimPct(100*s.Confidence))
@@ -149,7 +157,7 @@ func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 	case CallSame:
 		v.Reason = fmt.Sprintf("the whole %s interval lies within ±%s", level, pct(minEffect))
 	case CallUndecided:
-		v.WindowsNeeded = windowsNeeded(d, x, y, s, minEffect, alpha)
+		v.WindowsNeeded = windowsNeeded(d, x, y, s, minEffect, alpha, alpha)
 		switch {
 		case !s.Bounded && d == Paired:
 			v.Reason = fmt.Sprintf("too few rounds with both sides (%d) for any finite interval at α=%.2g", s.Pairs, alpha)
@@ -205,23 +213,55 @@ func trimPct(p float64) string {
 
 // windowsNeeded estimates the windows per side (equal sides; pairs, for
 // Paired) with which an undecided step would be decided in 80 % of runs
-// (PowerTarget). The
-// interval's half-width on the log scale is taken as z·σ·√(2 ÷ n) for
-// independent samples, with σ the pooled robust spread of the log values
-// (1.4826 × the median absolute deviation of each side from its own
-// median), and as z·σ_d ÷ √n for pairs, with σ_d the robust spread of the
-// pairs' log-ratios — the normal-theory widths, which the Hodges–Lehmann
-// intervals approach within a few percent. The target half-width is
-// the larger of |estimate| (to exclude 0) and δ − |estimate| (to fit
-// within ±δ), on the log scale, and the interval must reach it with
-// probability PowerTarget: n = factor·((z_{1−α/2} + z_{power})·σ ÷ target)². The answer is at
-// least one more than the larger side now, and at least the smallest size
-// with a finite interval.
-func windowsNeeded(d Design, from, to []float64, s Shift, minEffect, alpha float64) int {
-	var dev []float64
+// (PowerTarget), as the smaller of the two ways a step is decided: its
+// interval at alphaExclude leaving 0 (a gain or a loss; under false-call
+// control, the level at which the family would select one more call), or
+// its interval at alphaSame fitting within ±δ (same). The interval's
+// half-width on the log scale is taken as z·σ·√(2 ÷ n) for independent
+// samples and z·σ ÷ √n for pairs (logSpread's σ) — the normal-theory
+// widths, which the Hodges–Lehmann intervals approach within a few
+// percent. To leave 0 it must shrink below |estimate|, to fit within ±δ
+// below δ − |estimate|, each with probability PowerTarget: n =
+// factor·((z_{1−α/2} + z_{power})·σ ÷ target)². Each answer is at least
+// one more than the larger side now, and at least the smallest size with
+// a finite interval at its level.
+func windowsNeeded(d Design, from, to []float64, s Shift, minEffect, alphaExclude, alphaSame float64) int {
+	sigma := logSpread(d, from, to)
 	factor := 2.0
 	if d == Paired {
 		factor = 1
+	}
+	have := max(s.N1, s.N2)
+	est := math.Abs(math.Log1p(s.Estimate))
+	need := func(target, alpha float64) int {
+		floor := windowsFloor(d, have, alpha)
+		if sigma == 0 {
+			return floor
+		}
+		if target <= 0 {
+			return MaxWindowsNeeded
+		}
+		z := normalQuantile(1-alpha/2) + normalQuantile(PowerTarget)
+		// The rank intervals need π/3 times the windows of the normal-theory
+		// ones for the same width (the Wilcoxon tests' efficiency, 3/π, under
+		// normal noise).
+		n := factor * math.Pow(z*sigma/target, 2) * math.Pi / 3
+		if n >= MaxWindowsNeeded {
+			return MaxWindowsNeeded
+		}
+		return max(floor, int(math.Ceil(n)))
+	}
+	return min(need(est, alphaExclude), need(math.Log1p(minEffect)-est, alphaSame))
+}
+
+// logSpread is the noise a step's interval is built from, on the log
+// scale: for pairs the robust spread of the pairs' log-ratios (1.4826 ×
+// their median absolute deviation from their median), for independent
+// samples the pooled robust spread of each side's logs around its own
+// median.
+func logSpread(d Design, from, to []float64) float64 {
+	var dev []float64
+	if d == Paired {
 		logs := make([]float64, len(from))
 		for i := range from {
 			logs[i] = math.Log(to[i]) - math.Log(from[i])
@@ -243,26 +283,13 @@ func windowsNeeded(d Design, from, to []float64, s Shift, minEffect, alpha float
 		}
 	}
 	mad, _ := Quantile(dev, 0.5)
-	sigma := 1.4826 * mad
-	est := math.Abs(math.Log1p(s.Estimate))
-	target := max(est, math.Log1p(minEffect)-est)
-	floor := windowsFloor(d, max(s.N1, s.N2), alpha)
-	if sigma == 0 {
-		return floor
-	}
-	if target <= 0 {
-		return MaxWindowsNeeded
-	}
-	z := normalQuantile(1-alpha/2) + normalQuantile(PowerTarget)
-	// The rank intervals need π/3 times the windows of the normal-theory
-	// ones for the same width (the Wilcoxon tests' efficiency, 3/π, under
-	// normal noise).
-	n := factor * math.Pow(z*sigma/target, 2) * math.Pi / 3
-	if n >= MaxWindowsNeeded {
-		return MaxWindowsNeeded
-	}
-	return max(floor, int(math.Ceil(n)))
+	return MADScale * mad
 }
+
+// MinPairsForSpread is the fewest pairs whose log-ratios' robust spread
+// Verdict.PairedSD reports: a median absolute deviation of two values
+// says nothing.
+const MinPairsForSpread = 3
 
 // windowsFloor is the least a step with `have` windows a side can need:
 // one more, and at least the smallest size whose interval is finite at

@@ -116,17 +116,24 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 		v.Call, v.Size = CallUndecided, SizeUnknown
 		v.Reason = fmt.Sprintf("the interval at α=%.3g excludes 0 (p=%.2g), but false-call control over the run's %d calls (Benjamini–Hochberg) does not select it: one more call is selected at p ≤ %.2g", alpha, v.Shift.P, m, selectable(alpha, r, m))
 	}
-	// An undecided call's need is that of the level at which one more
-	// call of the family would be selected, (r+1)·α ÷ m, not of α: with
-	// pairs, no fewer than the rounds whose smallest p-value reaches it.
+	// An undecided call is decided either way: as a gain or a loss when
+	// its interval leaves 0 at the level at which one more call of the
+	// family would be selected, (r+1)·α ÷ m (with pairs, no fewer than the
+	// rounds whose smallest p-value reaches it), or as same when its
+	// interval at α fits within ±δ. Its need is the smaller of the two.
 	for _, i := range at {
 		v := &out[i]
 		if v.Call != CallUndecided || v.Shift.N1 == 0 {
 			continue
 		}
-		level := selectable(alpha, r, m)
-		n := max(v.Shift.N1, v.Shift.N2)
-		v.WindowsNeeded = max(v.WindowsNeeded, windowsFloor(d, n, level), DecideBy(d, pairs[i].From, pairs[i].To, minEffect, level).WindowsNeeded)
+		x, y := pairs[i].From.Windows, pairs[i].To.Windows
+		if d == Paired {
+			x, y, _ = Pair(pairs[i].From, pairs[i].To)
+		}
+		if len(x) == 0 {
+			continue
+		}
+		v.WindowsNeeded = windowsNeeded(d, x, y, v.Shift, minEffect, selectable(alpha, r, m), alpha)
 	}
 	return out
 }

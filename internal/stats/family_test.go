@@ -177,3 +177,63 @@ func TestFamilyNeedIsTheSelectableLevel(t *testing.T) {
 		t.Errorf("need %d pairs, whose smallest p %.3g cannot be selected at 0.05/%d", v.WindowsNeeded, Paired.MinLevel(v.WindowsNeeded), m)
 	}
 }
+
+// A step whose estimate is near 0 is decided as same by its interval at α
+// fitting within ±δ, not by leaving 0 at the family's level: its need is
+// the smaller of the two ways, which here is what α alone asks for. (The
+// need used to be taken at the family's level for both, asking for more
+// pairs than same needs.)
+func TestFamilyNeedIsTheSmallerOfTheTwoWays(t *testing.T) {
+	const rounds, m = 6, 24
+	side := func(scale float64, wobble []float64) Side {
+		s := Side{Valid: true}
+		for r := 1; r <= rounds; r++ {
+			s.Windows = append(s.Windows, scale*wobble[r-1])
+			s.Rounds = append(s.Rounds, r)
+		}
+		return s
+	}
+	a := []float64{1.00, 1.06, 0.95, 1.03, 0.97, 1.05}
+	b := []float64{1.05, 0.97, 1.02, 0.94, 1.04, 0.99}
+	var pairs []SidePair
+	for range m {
+		pairs = append(pairs, SidePair{side(1000, a), side(1002, b)})
+	}
+	solo := DecideBy(Paired, pairs[0].From, pairs[0].To, 0.05, 0.05)
+	if solo.Call != CallUndecided {
+		t.Fatalf("alone the step is %s (%s), want undecided", solo.Call, solo.Reason)
+	}
+	v := DecideFamily(FamilyRun, Paired, pairs, 0.05, 0.05)[0]
+	if v.Call != CallUndecided {
+		t.Fatalf("in the family the step is %s, want undecided", v.Call)
+	}
+	if v.WindowsNeeded != solo.WindowsNeeded {
+		t.Errorf("need %d pairs in a family of %d, want %d: same is decided at α, whatever the family's size", v.WindowsNeeded, m, solo.WindowsNeeded)
+	}
+	if v.WindowsNeeded >= MaxWindowsNeeded || v.WindowsNeeded <= rounds {
+		t.Errorf("need %d pairs, want a finite figure above the %d there are", v.WindowsNeeded, rounds)
+	}
+}
+
+// PairedSD is the robust spread of the pairs' log-ratios, what the
+// interval was built from; not the spread of either side.
+func TestPairedSD(t *testing.T) {
+	from := Side{Valid: true, Rounds: []int{1, 2, 3, 4, 5}}
+	to := Side{Valid: true, Rounds: []int{1, 2, 3, 4, 5}}
+	ratios := []float64{0.02, -0.01, 0.00, 0.03, -0.02}
+	for i, r := range ratios {
+		// Each side swings by a factor of 2 round to round; the ratio does not.
+		base := 1000 * math.Pow(2, float64(i%2))
+		from.Windows = append(from.Windows, base)
+		to.Windows = append(to.Windows, base*math.Exp(r))
+	}
+	v := DecideBy(Paired, from, to, 0.05, 0.05)
+	// Log-ratios 0.02, -0.01, 0, 0.03, -0.02: median 0, deviations
+	// 0.02, 0.01, 0, 0.03, 0.02, their median 0.02.
+	if want := MADScale * 0.02; math.Abs(v.PairedSD-want) > 1e-9 {
+		t.Errorf("PairedSD = %.6f, want %.6f", v.PairedSD, want)
+	}
+	if v := DecideBy(Independent, from, to, 0.05, 0.05); v.PairedSD != 0 {
+		t.Errorf("independent samples have no paired noise, got %.4f", v.PairedSD)
+	}
+}

@@ -1,0 +1,26 @@
+package journal
+
+import "time"
+
+// KindDX is the dx phase's results (DX), KindProcess the process phase's
+// (Process): each is journaled once, after the windows, by stackbench
+// run when the file has a dx: or process: section.
+const (
+	KindDX      Kind = "dx"
+	KindProcess Kind = "process"
+)
+
+// DX is the developer-experience suite as the run measured it
+// (docs/dx.md): install, build, artifact, dependencies and reload per
+// target.
+type DX struct {
+	Time time.Time `json:"time"`
+	DXResult
+}
+
+// Process is the process suite as the run measured it (docs/process.md):
+// commands timed spawn → exit over sizes, and their calls.
+type Process struct {
+	Time time.Time `json:"time"`
+	ProcessResult
+}

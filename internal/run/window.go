@@ -1,0 +1,230 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// A window, as the protocol measures it, is N sides started at one
+// instant: each side is a live server and the load stream that measures
+// it. Today every window has one side. A duet window has two: two live
+// servers under load at the same instant, one generator process driving
+// both, each side's result and flags kept apart.
+//
+// A windowExecutor measures one try of a window and says what the try
+// came to, as a windowOutcome: every side measured (tryOK), a redo and
+// why (tryRedo: a side's server died, or the host disturbed the try
+// within the gate's budget), a host whose session dropped (tryHostLost),
+// or a broken harness (tryFatal). The retry loop (retryLoop, tries.go)
+// works on that outcome alone: it journals the tries, restarts servers,
+// reconnects hosts and keeps the budgets; it never looks at how the
+// window was loaded or sampled. runWindows is the run's executor;
+// tries_test.go has a fake one.
+type windowExecutor interface {
+	// execute measures one try of t's sides. Only a cancelled context or
+	// a broken harness (the database between windows, the generator that
+	// would not start) gives tryFatal; a failed request, a dead server or
+	// a failed generator is data, in the sides' records.
+	execute(ctx context.Context, t windowTry) windowOutcome
+}
+
+// windowTry is one try of a window, as the retry loop hands it to the
+// executor.
+type windowTry struct {
+	// sides are the window's sides, each with its own record.
+	sides []windowSide
+	// judged is true when a measured try is judged for the host
+	// (foreign CPU, suspension, the host's speed: hostWatch.judge) and
+	// redone within the gate's budget: the windows and the latency
+	// windows. A capacity or profile probe is kept as measured.
+	judged bool
+	// disturbed counts the window's earlier tries that were redone
+	// because the host disturbed them: the gate's budget.
+	disturbed int
+}
+
+// windowSide is one side of a window: the live server srv, loaded by
+// load, journaled as plan window w's try number attempt.
+type windowSide struct {
+	w       plan.Window
+	attempt int
+	srv     *server
+	load    loadStream
+}
+
+// loadStream is what one generator sends one server over a window.
+type loadStream struct {
+	c     workload.Case
+	conns int
+	// rateRPS is the open loop's rate in requests per second; 0 for a
+	// closed loop.
+	rateRPS float64
+	warmup  warmupSpan
+	window  time.Duration
+	// started, when set, is called with the sampler once a generator
+	// here has started (the profile window's hooks).
+	started func(*windowSampler)
+	// check, when set, judges a try that measured further, after the
+	// load's own checks (judgeBehind for a latency window).
+	check func(*journal.Window)
+}
+
+// fixedWarmup is the warm-up of a stream whose generators cannot end it
+// on their own (generators on several hosts must end it at one instant):
+// the stream's cap.
+func (ls loadStream) fixedWarmup() time.Duration { return max(ls.warmup.floor, ls.warmup.max) }
+
+// outcomeKind is what one try of a window came to.
+type outcomeKind int
+
+const (
+	// tryOK: every side measured; each record is final as it stands
+	// (its flags may say the window was kept though disturbed).
+	tryOK outcomeKind = iota
+	// tryRedo: the try is to be redone; each record's Reasons say why.
+	// The sides in died had their server die: it is restarted first.
+	tryRedo
+	// tryHostLost: the session with host dropped during the try; err
+	// says how. Nothing the host measured came back.
+	tryHostLost
+	// tryFatal: the harness broke (err); no record.
+	tryFatal
+)
+
+func (k outcomeKind) String() string {
+	switch k {
+	case tryOK:
+		return "ok"
+	case tryRedo:
+		return "redo"
+	case tryHostLost:
+		return "host lost"
+	case tryFatal:
+		return "fatal"
+	}
+	return fmt.Sprintf("outcomeKind(%d)", int(k))
+}
+
+// windowOutcome is what an executor's try came to.
+type windowOutcome struct {
+	kind outcomeKind
+	// recs are the sides' records, in the sides' order; nil when fatal.
+	recs []*journal.Window
+	// died lists the sides (indices into recs) whose server died.
+	died []int
+	// host is the host whose session dropped (tryHostLost).
+	host string
+	err  error
+}
+
+// reasons joins the sides' reasons, for a log line.
+func (o windowOutcome) reasons() string {
+	var rs []string
+	for _, rec := range o.recs {
+		rs = append(rs, rec.Reasons...)
+	}
+	if len(rs) == 0 {
+		return "no reason"
+	}
+	return strings.Join(rs, "; ")
+}
+
+func fatal(err error) windowOutcome { return windowOutcome{kind: tryFatal, err: err} }
+
+// runWindows is the run's window executor: the checks before a try, the
+// database and the gate, the load its site launches, and the checks
+// after it.
+type runWindows struct {
+	r *runner
+}
+
+// execute measures a window of one side. A window of several sides
+// (duet) needs one generator driving them all and is the duet executor's.
+func (x *runWindows) execute(ctx context.Context, t windowTry) windowOutcome {
+	if len(t.sides) != 1 {
+		return fatal(fmt.Errorf("the run's executor measures windows of one side; this one has %d", len(t.sides)))
+	}
+	s := t.sides[0]
+	rec, lost, err := x.try(ctx, s)
+	if err != nil {
+		return fatal(err)
+	}
+	recs := []*journal.Window{rec}
+	if lost != "" {
+		return windowOutcome{kind: tryHostLost, recs: recs, host: lost, err: fmt.Errorf("%s", rec.Error)}
+	}
+	if s.load.check != nil && rec.Load != nil {
+		s.load.check(rec)
+	}
+	switch {
+	case rec.HasFlag(journal.FlagServerDied):
+		return windowOutcome{kind: tryRedo, recs: recs, died: []int{0}}
+	case t.judged && rec.Load != nil && x.r.watch.judge(rec, t.disturbed):
+		return windowOutcome{kind: tryRedo, recs: recs}
+	}
+	return windowOutcome{kind: tryOK, recs: recs}
+}
+
+// try runs one try of side s: the checks before, the database and the
+// gate, the generator with the sampler over its window and the host-speed
+// probe around it, and the checks after. lost names the host whose
+// session dropped during it ("" otherwise); the record then says so and
+// holds nothing measured.
+func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window, lost string, err error) {
+	r, cur, w := x.r, s.srv, s.w
+	rec = newRecord(w, s.attempt, r.envCount)
+	rec.Process = journal.ProcessInfo{PID: cur.tree.PID(), Seq: cur.seq,
+		CasesBefore: append([]string{}, cur.cases...), BootSeconds: cur.tree.BootDuration().Seconds()}
+	rec.ServerHost = cur.host
+	r.progress.current(w, rec.Attempt)
+
+	if err := cur.tree.Check(); err != nil {
+		flagger{rec}.add(journal.FlagServerDied, "%v", err)
+		rec.Error = err.Error()
+		rec.EndedAt = time.Now().UTC()
+		return rec, "", nil
+	}
+	if err := x.prepareTry(ctx, cur, w, rec); err != nil {
+		return nil, "", err
+	}
+	l, err := r.site.launch(ctx, s, rec)
+	if err != nil {
+		return nil, "", err
+	}
+	d := l.drive(ctx, rec)
+	// The process served this case, whatever becomes of the try: a redo on
+	// the same process comes after it (trap T9).
+	cur.cases = append(cur.cases, w.Case)
+	if d.err != nil && ctx.Err() != nil {
+		return nil, "", ctx.Err()
+	}
+	if d.lost != "" {
+		// A host's session dropped mid-window: nothing it measured came
+		// back. The try is journaled, not final, and redone (tries).
+		rec.Error = d.err.Error()
+		rec.Reasons = append(rec.Reasons, fmt.Sprintf("the session with host %s dropped during the window (%v); the window is redone", d.lost, d.err))
+		rec.EndedAt = time.Now().UTC()
+		return rec, d.lost, nil
+	}
+	rec.DBAfter = r.dbStats(ctx)
+	rec.EndedAt = time.Now().UTC()
+	judgeTry(rec, cur, d)
+	return rec, "", nil
+}
+
+// measureOne measures one try of w on cur with ls through ex, unjudged
+// for the host: a capacity or a profile probe. The record is nil only
+// with an error.
+func measureOne(ctx context.Context, ex windowExecutor, cur *server, w plan.Window, ls loadStream) (*journal.Window, error) {
+	o := ex.execute(ctx, windowTry{sides: []windowSide{{w: w, attempt: 1, srv: cur, load: ls}}})
+	if o.kind == tryFatal {
+		return nil, o.err
+	}
+	return o.recs[0], nil
+}
