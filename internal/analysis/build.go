@@ -51,7 +51,7 @@ func FromResults(res *journal.Results, opt Options) (*Result, error) {
 	if opt.Design != "" {
 		r.Header.Design = opt.Design
 	}
-	r.Cells = cells(r, res, finals)
+	r.Cells = cellsOf(r, res, finals, false)
 	latencyFinals := res.FinalLatencyWindows()
 	r.Header.Latency = latencyInfo(res, latencyFinals)
 	if l := r.Header.Latency; l != nil && l.Windows < l.Planned {
@@ -172,7 +172,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	h.Containers = ContainersOf(res)
 	if len(res.Environments) > 0 {
 		he := res.Environments[0].Host
-		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount}
+		h.Host = Host{OS: he.OS, Arch: he.Arch, CPU: he.CPUModel, Cores: he.CPUCount, MemoryBytes: he.MemoryBytes, Kernel: he.Kernel}
 	}
 	return h
 }
@@ -219,9 +219,10 @@ func caseOf(w *workload.Workload, name string) (workload.Case, bool) {
 	return w.Case(name)
 }
 
-// cells builds every planned cell from its final windows, in case,
-// concurrency and stack order.
-func cells(m *Result, res *journal.Results, finals []journal.Window) []Cell {
+// cellsOf builds every planned cell from its final windows, in case,
+// concurrency and stack order; latency says they are latency windows
+// (newCell).
+func cellsOf(m *Result, res *journal.Results, finals []journal.Window, latency bool) []Cell {
 	byCell := map[[3]string][]journal.Window{}
 	for _, w := range finals {
 		k := [3]string{w.Stack, w.Case, fmt.Sprint(w.Concurrency)}
@@ -233,7 +234,7 @@ func cells(m *Result, res *journal.Results, finals []journal.Window) []Cell {
 		for _, conc := range m.Header.Concurrency {
 			for _, s := range m.Header.Stacks {
 				ws := byCell[[3]string{s, ci.Name, fmt.Sprint(conc)}]
-				c, warn := newCell(s, ci, conc, ws, maxLatency)
+				c, warn := newCell(s, ci, conc, ws, maxLatency, latency)
 				m.Header.Warnings = appendNew(m.Header.Warnings, warn...)
 				out = append(out, c)
 			}
@@ -244,7 +245,10 @@ func cells(m *Result, res *journal.Results, finals []journal.Window) []Cell {
 
 // newCell turns a cell's final windows into its per-window figures, flags
 // and merged latency. Figures are summarised later, by summarizeCell.
-func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatency time.Duration) (Cell, []string) {
+// Latency windows (latency) count by latencyCounted, and their latency is
+// latencyHist's: the corrected histogram with the failures in it, per
+// window (kept for the pooled calls) and merged.
+func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatency time.Duration, latency bool) (Cell, []string) {
 	c := Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database}
 	if len(ws) == 0 {
 		c.State = CellMissing
@@ -255,13 +259,26 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 	failed := false
 	for i := range ws {
 		w := &ws[i]
-		c.PerWindow = append(c.PerWindow, windowFigures(w))
+		wf := windowFigures(w)
 		addFlags(&c, w)
 		failed = failed || w.HasFlag(journal.FlagFailed)
-		if !w.Valid() {
+		if latency {
+			wf.latency, wf.Counted = true, latencyCounted(w)
+		}
+		if !wf.Counted {
+			c.PerWindow = append(c.PerWindow, wf)
 			continue
 		}
-		h, err := hist.Decode(w.Load.LatencyHist)
+		var h *hist.Histogram
+		var err error
+		if latency {
+			if h, err = latencyHist(w, maxLatency); err == nil {
+				wf.dist, wf.Latency = distOf(h), latencyOf(h)
+			}
+		} else {
+			h, err = hist.Decode(w.Load.LatencyHist)
+		}
+		c.PerWindow = append(c.PerWindow, wf)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("window %s: its latency histogram cannot be read (%v); the cell's percentiles leave it out", w.Key, err))
 			continue
@@ -272,15 +289,20 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 		c.State = CellFailed
 	}
 	if merged.Count() > 0 {
-		c.Latency = Latency{
-			P50:  float64(merged.PercentileMicros(50)),
-			P90:  float64(merged.PercentileMicros(90)),
-			P99:  float64(merged.PercentileMicros(99)),
-			P999: float64(merged.PercentileMicros(99.9)),
-			Max:  float64(merged.MaxMicros()),
-		}
+		c.Latency = latencyOf(merged)
 	}
 	return c, warnings
+}
+
+// latencyOf reads a cell's or a window's percentiles off a histogram.
+func latencyOf(h *hist.Histogram) Latency {
+	return Latency{
+		P50:  float64(h.PercentileMicros(50)),
+		P90:  float64(h.PercentileMicros(90)),
+		P99:  float64(h.PercentileMicros(99)),
+		P999: float64(h.PercentileMicros(99.9)),
+		Max:  float64(h.MaxMicros()),
+	}
 }
 
 // windowFigures takes one window's own figures from its record.

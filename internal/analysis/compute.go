@@ -229,8 +229,15 @@ func fenced(ws []WindowFigures) []bool {
 //     counting noise alone (the demo's PGO cpu cell: 4 of 10 windows, each
 //     within 254–329 req/s like the rest), and a window that is steady
 //     within itself and agrees with its cell is no evidence against it.
+//
+// On a latency window, behind and invalid (its failures) are part of its
+// result (latencyResultFlag) and count for nothing against its cell.
 func againstMajority(w WindowFigures, outlier bool) bool {
 	for _, f := range w.Flags {
+		if w.latency && latencyResultFlag(f) {
+			// Part of a latency window's result, not a disturbance.
+			continue
+		}
 		switch f {
 		case journal.FlagTrend:
 		case journal.FlagNotSteady:
@@ -331,26 +338,13 @@ func StepPairs(stacks []string, from map[string]string) []StackPair {
 
 // addSteps computes every step of the run, per case and concurrency, and
 // calls them all together under the run's false-call family (FamilyCalls).
+// An adaptive run's steps that stopped at an earlier look keep the calls
+// they had there (frozenCalls).
 func addSteps(m *Result) {
-	m.Steps = nil
-	var cells, latency [][2]Cell
-	for _, ci := range m.Header.Cases {
-		for _, conc := range m.Header.Concurrency {
-			for _, p := range StepPairs(m.Header.Stacks, m.Header.StepFrom) {
-				from := throughRound(m.CellOrMissing(p.From, ci, conc), m.Header.CallsThroughRound)
-				to := throughRound(m.CellOrMissing(p.To, ci, conc), m.Header.CallsThroughRound)
-				m.Steps = append(m.Steps, Step{Kind: p.Kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency,
-					Database: from.Database, Flagged: append(countedFlags(from), countedFlags(to)...)})
-				cells = append(cells, [2]Cell{from, to})
-				if m.Header.Latency != nil {
-					latency = append(latency, [2]Cell{
-						throughRound(m.latencyCellOrMissing(p.From, ci, conc), m.Header.CallsThroughRound),
-						throughRound(m.latencyCellOrMissing(p.To, ci, conc), m.Header.CallsThroughRound)})
-				}
-			}
-		}
-	}
-	callSteps(m.Steps, cells, latency, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+	fz := frozenCalls(m)
+	steps, cells, latency := stepsThrough(m, m.Header.CallsThroughRound)
+	m.Steps = steps
+	callSteps(m.Steps, cells, latency, fz, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
 	if m.Header.BeforeFirstLook {
 		holdUntilTheFirstLook(m.Steps, m.Header.Rounds)
 	}
@@ -367,6 +361,29 @@ func addSteps(m *Result) {
 			}
 		}
 	}
+}
+
+// stepsThrough lists every step of the run, per case and concurrency, with
+// its two cells (and latency cells, when the run has them) as a look after
+// round last sees them (throughRound); the calls are left to callSteps.
+func stepsThrough(m *Result, last int) (steps []Step, cells, latency [][2]Cell) {
+	for _, ci := range m.Header.Cases {
+		for _, conc := range m.Header.Concurrency {
+			for _, p := range StepPairs(m.Header.Stacks, m.Header.StepFrom) {
+				from := throughRound(m.CellOrMissing(p.From, ci, conc), last)
+				to := throughRound(m.CellOrMissing(p.To, ci, conc), last)
+				steps = append(steps, Step{Kind: p.Kind, From: from.Stack, To: to.Stack, Case: from.Case, Concurrency: from.Concurrency,
+					Database: from.Database, Flagged: append(countedFlags(from), countedFlags(to)...)})
+				cells = append(cells, [2]Cell{from, to})
+				if m.Header.Latency != nil {
+					latency = append(latency, [2]Cell{
+						throughRound(m.latencyCellOrMissing(p.From, ci, conc), last),
+						throughRound(m.latencyCellOrMissing(p.To, ci, conc), last)})
+				}
+			}
+		}
+	}
+	return steps, cells, latency
 }
 
 // holdUntilTheFirstLook leaves every call undecided: an adaptive run
@@ -400,13 +417,15 @@ var stepMetrics = []func(WindowFigures) float64{
 // CallSteps sets the throughput and per-CPU calls of steps, whose cells
 // are cells[i] (from, to), deciding them all at once under the family.
 func CallSteps(steps []Step, cells [][2]Cell, family stats.Family, d stats.Design, minEffect, alpha float64) {
-	callSteps(steps, cells, nil, family, d, minEffect, alpha)
+	callSteps(steps, cells, nil, nil, family, d, minEffect, alpha)
 }
 
 // callSteps is CallSteps with, when latency is not nil, the p50 and p99
 // calls of each step's latency cells (latency[i]) in the same family: a
-// rise of the latency is a loss (lowerIsBetter).
-func callSteps(steps []Step, cells, latency [][2]Cell, family stats.Family, d stats.Design, minEffect, alpha float64) {
+// rise of the latency is a loss (lowerIsBetter). The calls fz holds
+// (frozenCalls, by the order of the family's pairs) stand as they are;
+// their p-values still count in the family.
+func callSteps(steps []Step, cells, latency [][2]Cell, fz frozen, family stats.Family, d stats.Design, minEffect, alpha float64) []stats.Verdict {
 	var pairs []stats.SidePair
 	for _, c := range cells {
 		for _, metric := range stepMetrics {
@@ -414,25 +433,37 @@ func callSteps(steps []Step, cells, latency [][2]Cell, family stats.Family, d st
 		}
 	}
 	for _, c := range latency {
-		for _, metric := range latencyMetrics {
-			pairs = append(pairs, sidesOf(c[0], c[1], metric))
+		for _, lm := range latencyMetrics {
+			pairs = append(pairs, latencySides(c[0], c[1], lm))
+		}
+	}
+	for i := range pairs {
+		if f, ok := fz[i]; ok {
+			pairs[i].Frozen = &f.verdict
 		}
 	}
 	vs := stats.DecideFamily(family, d, pairs, minEffect, alpha)
+	change := func(i int, v stats.Verdict, from, to Cell) Change {
+		if f, ok := fz[i]; ok {
+			return f.change
+		}
+		return changeOf(v, from, to)
+	}
 	for i := range steps {
 		from, to := cells[i][0], cells[i][1]
-		steps[i].Throughput = changeOf(vs[2*i], from, to)
-		steps[i].PerCPU = changeOf(vs[2*i+1], from, to)
+		steps[i].Throughput = change(2*i, vs[2*i], from, to)
+		steps[i].PerCPU = change(2*i+1, vs[2*i+1], from, to)
 	}
 	base, k := len(stepMetrics)*len(cells), len(latencyMetrics)
 	for i := range latency {
 		from, to := latency[i][0], latency[i][1]
-		p50 := changeOf(lowerIsBetter(vs[base+k*i]), from, to)
-		p99 := changeOf(lowerIsBetter(vs[base+k*i+1]), from, to)
-		cost := changeOf(lowerIsBetter(vs[base+k*i+2]), from, to)
+		p50 := change(base+k*i, lowerIsBetter(vs[base+k*i]), from, to)
+		p99 := change(base+k*i+1, lowerIsBetter(vs[base+k*i+1]), from, to)
+		cost := change(base+k*i+2, lowerIsBetter(vs[base+k*i+2]), from, to)
 		p50.LowerIsBetter, p99.LowerIsBetter, cost.LowerIsBetter = true, true, true
 		steps[i].P50, steps[i].P99, steps[i].Cost = &p50, &p99, &cost
 	}
+	return vs
 }
 
 // throughRound is the cell as a step's call sees it at a look: only its

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"github.com/stackbench/stackbench/internal/plan"
@@ -59,39 +60,159 @@ func SharedReference(a, b *Result, want string) (ref string, ok bool, why string
 	return "", false, "no stack is in both runs unchanged (same name, same build, start, environment and revision)"
 }
 
-// CompareToReference is a stack's change from run a to run b measured
-// against a reference stack both runs share: each run gives, per round,
-// the ratio of the stack to the reference (their process values paired by
-// round), and the step compares run a's ratios with run b's as two
-// independent samples — a difference in differences, the two-sample
-// Hodges–Lehmann shift with its exact Mann–Whitney interval at alpha. A
-// drift of the host within a run lands on both stacks of a round and
-// cancels; a change of the host between the runs lands on the reference
-// too and cancels; only what changed the stack relative to the reference
-// remains. Swapping a and b reverses the interval exactly.
-func CompareToReference(a, b *Result, stack, ref string, ci CaseInfo, conc int, minEffect, alpha float64) Step {
-	sa, ra := a.CellOrMissing(stack, ci, conc), a.CellOrMissing(ref, ci, conc)
-	sb, rb := b.CellOrMissing(stack, ci, conc), b.CellOrMissing(ref, ci, conc)
-	st := Step{Kind: StepCompare, From: stack, To: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database,
-		Flagged: append(append(countedFlags(sa), countedFlags(sb)...), append(countedFlags(ra), countedFlags(rb)...)...)}
-	for i, metric := range stepMetrics {
-		from := ratioSide(sa, ra, metric)
-		to := ratioSide(sb, rb, metric)
-		v := stats.DecideBy(stats.Independent, from, to, minEffect, alpha)
-		c := changeOf(v, sa, sb)
-		if v.Call == stats.CallInvalid {
-			c.Reason = invalidReason(ra, rb, invalidReason(sa, sb, v.Reason))
-		} else {
-			c.Reason += fmt.Sprintf("; each run's per-round ratio to the reference %s (%d rounds in A, %d in B)", ref, len(from.Windows), len(to.Windows))
+// DefaultBetweenRunSpread is the run-to-run spread of a stack's figure
+// (or its ratio to a reference) assumed when each side of a comparison is
+// a single run and the user states none: 3 %, the standard deviation on
+// the log scale. It is a stated floor, not a measurement of the user's
+// machine: measure yours with repeated runs of the same code (report A1
+// … -- B1 …) and pass it with --between-run.
+const DefaultBetweenRunSpread = 0.03
+
+// CrossRunOptions say how steps between runs are called.
+type CrossRunOptions struct {
+	// Reference is the stack every run shares unchanged; empty compares
+	// the stacks' own windows (pooled).
+	Reference string
+	// Family controls false calls over all the comparison's calls at
+	// once (stats.FamilyRun) or each on its own.
+	Family           stats.Family
+	MinEffect, Alpha float64
+	// BetweenRunSD is the run-to-run spread (standard deviation of the
+	// log) each single run adds; with two runs or more a side the runs
+	// are the unit and their own spread is used instead.
+	BetweenRunSD float64
+}
+
+// CompareRuns calls each stack's change from the runs as to the runs bs
+// (one or more a side), per case and concurrency, every call in one
+// false-call family. A run's figure for a stack is its per-round ratio to
+// the reference (or, pooled, its per-process values). With one run a
+// side the two runs' figures are compared as two independent samples
+// (the Hodges–Lehmann shift) and the interval widened by the stated
+// run-to-run spread of each run (stats.WithBetweenRun): the rounds alone
+// carry none of what moves a whole run. With two runs or more a side each
+// run gives one value (the geometric mean of its figures) and the runs
+// are compared as the unit (stats.RunsShift), so their own spread is the
+// between-run term.
+func CompareRuns(as, bs []*Result, stacks []string, cases []CaseInfo, levels []int, opt CrossRunOptions) []Step {
+	var steps []Step
+	var pairs []stats.SidePair
+	var cells [][2]Cell
+	for _, s := range stacks {
+		if s == opt.Reference {
+			continue
 		}
-		if i == 0 {
-			st.Throughput = c
-		} else {
-			st.PerCPU = c
+		for _, ci := range cases {
+			for _, conc := range levels {
+				st := Step{Kind: StepCompare, From: s, To: s, Case: ci.Name, Concurrency: conc, Database: ci.Database}
+				for _, runs := range [][]*Result{as, bs} {
+					for _, r := range runs {
+						st.Flagged = append(st.Flagged, countedFlags(r.CellOrMissing(s, ci, conc))...)
+					}
+				}
+				for _, metric := range stepMetrics {
+					sp, from, to := crossRunPair(as, bs, s, ci, conc, metric, opt)
+					pairs, cells = append(pairs, sp), append(cells, [2]Cell{from, to})
+				}
+				steps = append(steps, st)
+			}
 		}
 	}
-	return st
+	vs := stats.DecideFamily(opt.Family, stats.Independent, pairs, opt.MinEffect, opt.Alpha)
+	for i := range steps {
+		steps[i].Throughput = crossRunChange(vs[2*i], cells[2*i], len(as), len(bs))
+		steps[i].PerCPU = crossRunChange(vs[2*i+1], cells[2*i+1], len(as), len(bs))
+	}
+	return steps
 }
+
+// crossRunPair is one metric of one stack's step between the runs, with
+// the cells that name an invalid side (the stack's, or the reference's
+// when it is the one not valid), from the first run of each side.
+func crossRunPair(as, bs []*Result, stack string, ci CaseInfo, conc int, metric func(WindowFigures) float64, opt CrossRunOptions) (stats.SidePair, Cell, Cell) {
+	figures := func(r *Result) (stats.Side, Cell) {
+		c := r.CellOrMissing(stack, ci, conc)
+		if opt.Reference == "" {
+			v, rounds := processValues(c, metric)
+			return stats.Side{Valid: c.State == CellValid && positive(c, metric), Windows: v, Rounds: rounds}, c
+		}
+		ref := r.CellOrMissing(opt.Reference, ci, conc)
+		if c.State == CellValid && ref.State != CellValid {
+			c = ref
+		}
+		return ratioSide(r.CellOrMissing(stack, ci, conc), ref, metric), c
+	}
+	what := "each run's per-process values"
+	if opt.Reference != "" {
+		what = "each run's per-round ratio to the reference " + opt.Reference
+	}
+	fa, ca := figures(as[0])
+	fb, cb := figures(bs[0])
+	sp := stats.SidePair{From: fa, To: fb}
+	if len(as) == 1 && len(bs) == 1 {
+		sd := opt.BetweenRunSD
+		sp.Decide = func(level float64) stats.Verdict {
+			if !fa.Valid || !fb.Valid {
+				return stats.Verdict{Call: stats.CallInvalid, Reason: "a side is not valid", MinEffect: opt.MinEffect, Alpha: level}
+			}
+			// The within-run spread from the interval at the comparison's
+			// α (a property of the rounds, not of the level asked).
+			s, err := stats.HodgesLehmann(fa.Windows, fb.Windows, opt.Alpha)
+			s = stats.WithBetweenRun(s, opt.Alpha, sd, level)
+			return stats.DecideShift(s, err, fmt.Sprintf("%s (%d in A, %d in B), with a run-to-run spread of %s a run", what, len(fa.Windows), len(fb.Windows), pctText(sd)), opt.MinEffect, level)
+		}
+		return sp, ca, cb
+	}
+	runValues := func(runs []*Result) (vals []float64, invalid int) {
+		for _, r := range runs {
+			f, _ := figures(r)
+			if !f.Valid || len(f.Windows) == 0 {
+				invalid++
+				continue
+			}
+			vals = append(vals, geoMean(f.Windows))
+		}
+		return vals, invalid
+	}
+	va, ia := runValues(as)
+	vb, ib := runValues(bs)
+	sp.From, sp.To = stats.Side{Valid: len(va) >= 2, Windows: va}, stats.Side{Valid: len(vb) >= 2, Windows: vb}
+	sp.Decide = func(level float64) stats.Verdict {
+		if len(va) < 2 || len(vb) < 2 {
+			return stats.Verdict{Call: stats.CallInvalid, MinEffect: opt.MinEffect, Alpha: level,
+				Reason: fmt.Sprintf("%d of %d runs in A and %d of %d in B have a valid cell; the runs as the unit need two a side", len(va), len(as), len(vb), len(bs))}
+		}
+		s, err := stats.RunsShift(va, vb, level)
+		what := fmt.Sprintf("runs as the unit (%d in A, %d in B, Welch's t on %s, one value a run)", len(va), len(vb), what)
+		if ia+ib > 0 {
+			what += fmt.Sprintf("; %d run(s) left out for a cell that is not valid", ia+ib)
+		}
+		return stats.DecideShift(s, err, what, opt.MinEffect, level)
+	}
+	return sp, ca, cb
+}
+
+// crossRunChange is a cross-run verdict as the report shows it: counts in
+// runs when the runs are the unit.
+func crossRunChange(v stats.Verdict, c [2]Cell, runsA, runsB int) Change {
+	ch := changeOf(v, c[0], c[1])
+	ch.WindowsNeeded = 0 // more windows cannot shrink a between-run term
+	if runsA > 1 || runsB > 1 {
+		ch.Unit, ch.FromWindows, ch.ToWindows = "runs", runsA, runsB
+		ch.FromValues, ch.ToValues = v.Shift.N1, v.Shift.N2
+	}
+	return ch
+}
+
+func geoMean(xs []float64) float64 {
+	sum := 0.0
+	for _, x := range xs {
+		sum += math.Log(x)
+	}
+	return math.Exp(sum / float64(len(xs)))
+}
+
+func pctText(f float64) string { return fmt.Sprintf("%g %%", math.Round(f*1000)/10) }
 
 // ratioSide is one run's per-round ratios of a stack's cell to the
 // reference's, for one metric.

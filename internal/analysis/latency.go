@@ -3,7 +3,9 @@ package analysis
 import (
 	"fmt"
 	"slices"
+	"time"
 
+	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
@@ -29,7 +31,8 @@ type LatencyInfo struct {
 	Rates []LatencyRateInfo `json:"rates,omitempty"`
 	// Planned counts the latency windows the plan's windows (and extra
 	// rounds') are followed by, Windows the final ones journaled, Behind
-	// those flagged behind (the server did not keep up: not counted).
+	// those flagged behind (the server did not keep up: counted, at their
+	// measured tail, latencyCounted).
 	Planned int `json:"planned"`
 	Windows int `json:"windows"`
 	Behind  int `json:"behind"`
@@ -121,7 +124,7 @@ func latencyCells(m *Result, res *journal.Results, finals []journal.Window) []Ce
 	if res.Plan.Plan.Protocol.Latency == nil {
 		return nil
 	}
-	return cells(m, res, finals)
+	return cellsOf(m, res, finals, true)
 }
 
 // LatencyCell returns the latency cell of (stack, case, concurrency).
@@ -142,13 +145,108 @@ func (m *Result) latencyCellOrMissing(stack string, ci CaseInfo, conc int) Cell 
 	return Cell{Stack: stack, Case: ci.Name, Concurrency: conc, Database: ci.Database, State: CellMissing}
 }
 
-// latencyMetrics are the metrics of the latency windows every step calls
-// when the run has them, in order: each window's corrected p50 and p99,
-// and its fixed-rate cost (server and database CPU-µs per request).
-var latencyMetrics = []func(WindowFigures) float64{
-	func(w WindowFigures) float64 { return w.Latency.P50 },
-	func(w WindowFigures) float64 { return w.Latency.P99 },
-	func(w WindowFigures) float64 { return w.CostMicros },
+// latencyMetric is one call of a step's latency windows: a quantile of
+// the pooled corrected histograms (stats.DecidePooled), with the window's
+// own figure beside it (for the pairs' noise and the windows needed); or,
+// with q 0, the windows' own figures alone, called as throughput is.
+type latencyMetric struct {
+	q      float64
+	window func(WindowFigures) float64
+}
+
+// latencyMetrics are the calls of the latency windows every step makes
+// when the run has them, in order: p50 and p99 of the counted windows'
+// corrected histograms merged, the figures the table shows, and the
+// fixed-rate cost (server and database CPU-µs per request), each window's
+// own figure (q 0: called like throughput, per window).
+var latencyMetrics = []latencyMetric{
+	{0.50, func(w WindowFigures) float64 { return w.Latency.P50 }},
+	{0.99, func(w WindowFigures) float64 { return w.Latency.P99 }},
+	{0, func(w WindowFigures) float64 { return w.CostMicros }},
+}
+
+// latencySides is one latency metric of two latency cells as the call
+// compares them: every counted window's distribution, with its round.
+func latencySides(from, to Cell, lm latencyMetric) stats.SidePair {
+	side := func(c Cell) stats.Side {
+		s := stats.Side{Valid: c.State == CellValid}
+		for _, w := range c.PerWindow {
+			if !w.Counted || lm.q > 0 && w.dist == nil {
+				continue
+			}
+			s.Windows, s.Rounds, s.Dists = append(s.Windows, lm.window(w)), append(s.Rounds, w.Round), append(s.Dists, *w.dist)
+		}
+		return s
+	}
+	return stats.SidePair{From: side(from), To: side(to), Quantile: lm.q}
+}
+
+// latencyCounted reports whether a latency window enters its cell: it has
+// a load result and the host did not disturb it (failed, contended,
+// suspended, host_slow). A window whose server fell behind its offered
+// rate (behind) or failed requests (invalid) counts: that is its latency
+// result, not a reason to drop it (trap T24). Its unsent and unfinished
+// requests are in its corrected histogram at their lower-bound latency
+// (load schema 3), and latencyHist adds its other failures.
+func latencyCounted(w *journal.Window) bool {
+	if w.Load == nil {
+		return false
+	}
+	for _, f := range []journal.Flag{journal.FlagFailed, journal.FlagContended, journal.FlagSuspended, journal.FlagHostSlow} {
+		if w.HasFlag(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// latencyResultFlag reports whether a flag on a latency window is part
+// of its result (behind, invalid for its failures) rather than a
+// disturbance: such a window counts and does not weigh against its
+// cell's majority.
+func latencyResultFlag(f journal.Flag) bool {
+	return f == journal.FlagBehind || f == journal.FlagInvalid
+}
+
+// latencyHist is a latency window's corrected histogram with every failed
+// request it does not hold recorded at the window's timeout: a failure
+// is no faster than the slowest answer the client would have waited for,
+// so it counts against the tail, not around it. From load schema 3 the
+// histogram holds the unsent and unfinished requests at their lower
+// bound; before, those are added at the timeout too.
+func latencyHist(w *journal.Window, maxLatency time.Duration) (*hist.Histogram, error) {
+	l := w.Load
+	h, err := hist.Decode(l.LatencyHist)
+	if err != nil {
+		return nil, err
+	}
+	out := hist.New(maxLatency)
+	out.Merge(h)
+	missing := l.Failures()
+	if l.SchemaVersion >= 3 {
+		missing -= l.Errors["unfinished"] + l.Unsent
+	}
+	timeoutUS := int64(l.TimeoutSeconds * 1e6)
+	if timeoutUS <= 0 {
+		timeoutUS = maxLatency.Microseconds()
+	}
+	for range max(missing, 0) {
+		out.RecordMicros(timeoutUS)
+	}
+	return out, nil
+}
+
+// distOf is a histogram's buckets as the pooled calls read them; nil
+// when it is empty.
+func distOf(h *hist.Histogram) *stats.Dist {
+	var d stats.Dist
+	h.Buckets(func(v, n int64) {
+		d.Values, d.Counts = append(d.Values, float64(v)), append(d.Counts, n)
+	})
+	if len(d.Values) == 0 {
+		return nil
+	}
+	return &d
 }
 
 // lowerIsBetter turns a verdict on a lower-is-better metric into the

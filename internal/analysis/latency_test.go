@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +28,8 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 	window := func(key string, round int, stack string, rps, p50, p99 float64) journal.Window {
 		h := hist.New(time.Minute)
 		for i := range 100 {
-			us := p50
+			// a spread about p50 (log-normal quantiles, 15 %), two at p99
+			us := p50 * math.Exp(0.15*math.Sqrt2*math.Erfinv(2*(float64(i)+0.5)/98-1))
 			if i >= 98 {
 				us = p99
 			}
@@ -116,19 +119,20 @@ func TestLatencyStepsAreCalledLowerIsBetter(t *testing.T) {
 	}
 }
 
-// A latency window flagged behind is shown but not counted: its latency
-// is a queue's.
-func TestBehindLatencyWindowIsNotCounted(t *testing.T) {
+// A latency window flagged behind is shown and counted: its server did
+// not keep up with the offered rate, and that is its latency (trap T24);
+// it does not weigh against its cell's majority either.
+func TestBehindLatencyWindowCounts(t *testing.T) {
 	m, err := FromResults(latencyJournal(t, 9, 1.3, true), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c, _ := m.LatencyCell("b", "x", 4)
-	if c.Windows != 8 || c.Counted != 7 || len(c.Flags) != 1 || c.Flags[0].Name != journal.FlagBehind {
-		t.Errorf("b's latency cell: %d windows, %d counted, flags %+v; want 8, 7, behind ×1", c.Windows, c.Counted, c.Flags)
+	if c.Windows != 8 || c.Counted != 8 || c.State != CellValid || len(c.Flags) != 1 || c.Flags[0].Name != journal.FlagBehind {
+		t.Errorf("b's latency cell: %d windows, %d counted, %s, flags %+v; want 8, 8, valid, behind ×1", c.Windows, c.Counted, c.State, c.Flags)
 	}
-	if m.Header.Latency.Behind != 1 || m.Steps[0].P50.Pairs != 7 {
-		t.Errorf("behind %d, pairs %d; want 1 and 7", m.Header.Latency.Behind, m.Steps[0].P50.Pairs)
+	if m.Header.Latency.Behind != 1 || m.Steps[0].P50.Pairs != 8 {
+		t.Errorf("behind %d, pairs %d; want 1 and 8", m.Header.Latency.Behind, m.Steps[0].P50.Pairs)
 	}
 }
 
@@ -169,6 +173,78 @@ func TestLatencyOpen(t *testing.T) {
 	m, _ = FromResults(latencyJournal(t, 9, 1.3, false), Options{})
 	if m.LatencyOpen(m.Steps[0]) {
 		t.Errorf("8 pairs: p50 %s, p99 %s; want decided, not open", m.Steps[0].P50.Call, m.Steps[0].P99.Call)
+	}
+}
+
+// stallJournal is a run of two stacks over 16 rounds with latency windows
+// from round 2 (15 of them): a steady, b 20 % faster, except that b's
+// windows in stallRounds stall for 300 ms at their end, so that 30 % of
+// their requests are unsent or unfinished at the window's close (in the
+// corrected histogram at the time they had waited, load schema 3) and the
+// window is flagged behind and invalid, as the run flags it.
+func stallJournal(t *testing.T, seed int, stallRounds map[int]bool) *journal.Results {
+	t.Helper()
+	res := latencyJournal(t, 16, 1, false)
+	for i := range res.Latency {
+		w := &res.Latency[i]
+		h := hist.New(time.Minute)
+		base := 1000.0 * (1 + 0.03*math.Sin(float64(seed*31+w.Round*7)))
+		if w.Stack == "b" {
+			base *= 0.8
+		}
+		const n = 400
+		stall := w.Stack == "b" && stallRounds[w.Round]
+		for k := range n {
+			us := base * math.Exp(0.2*math.Sqrt2*math.Erfinv(2*(float64(k)+0.5)/n-1))
+			if stall && k >= n*7/10 {
+				us = 300_000 * float64(n-k) / (n * 3 / 10) // waited since its due time
+			}
+			h.RecordMicros(int64(us))
+		}
+		enc, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Load.SchemaVersion = 3
+		w.Load.LatencyHist = enc
+		w.Load.LatencyMicros = journal.LoadLatency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}
+		w.Load.Attempts, w.Load.Successes = n, n
+		if stall {
+			w.Load.Unsent, w.Load.Errors = n*3/10-4, map[string]int64{"unfinished": 4}
+			w.Load.Attempts, w.Load.Successes = n-w.Load.Unsent, n*7/10
+			w.Flags = []journal.Flag{journal.FlagBehind, journal.FlagInvalid}
+		}
+	}
+	return res
+}
+
+// Issue 31, item 1: a server that stalls 300 ms late in a fifth of its
+// latency windows (3 of 15) is never called a p99 gain against one that
+// never stalls, wherever the stalls fall; the p99 call and the table read
+// the same merged histograms.
+func TestStallingServerIsNeverCalledAP99Gain(t *testing.T) {
+	for seed := range 6 {
+		stalls := map[int]bool{}
+		for _, i := range rand.New(rand.NewPCG(uint64(seed), 31)).Perm(15)[:3] {
+			stalls[2+i] = true // latency rounds are 2 … 16
+		}
+		m, err := FromResults(stallJournal(t, seed, stalls), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := m.Steps[0]
+		if s.P99 == nil || s.P99.Call == stats.CallGain {
+			t.Errorf("stalls in rounds %v: p99 %+v; a stalling server must not be a p99 gain", stalls, s.P99)
+			continue
+		}
+		a, _ := m.LatencyCell("a", "x", 4)
+		b, _ := m.LatencyCell("b", "x", 4)
+		if b.Latency.P99 < 100_000 || b.Counted != 15 {
+			t.Errorf("b's table p99 %g µs over %d counted windows; want the stalls in it (≥ 100 ms) over all 15", b.Latency.P99, b.Counted)
+		}
+		if got, want := s.P99.EstimatePct, 100*(b.Latency.P99/a.Latency.P99-1); math.Abs(got-want) > 0.01*math.Abs(want) {
+			t.Errorf("the p99 call's estimate %+.1f %% is not the table's %+.1f %%", got, want)
+		}
 	}
 }
 

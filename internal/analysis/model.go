@@ -108,6 +108,11 @@ type Host struct {
 	Arch  string `json:"arch"`
 	CPU   string `json:"cpu"`
 	Cores int    `json:"cores"`
+	// MemoryBytes is the host's memory (MemTotal) and Kernel its kernel
+	// release and build; empty in a journal written before they were
+	// read into the header.
+	MemoryBytes int64  `json:"memory_bytes,omitempty"`
+	Kernel      string `json:"kernel,omitempty"`
 }
 
 // HostSpeed is the fixed-work CPU probe timed around every window: how
@@ -323,16 +328,21 @@ type WindowFigures struct {
 	// DBCores and GeneratorCores are the database's and the load
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.
-	DBCores            float64 `json:"db_cores"`
+	DBCores float64 `json:"db_cores"`
 	// CostMicros is the CPU the request cost the server and the database
 	// together, in CPU-µs per request: (ServerCores + DBCores) × 10⁶ ÷
 	// ThroughputRPS; 0 without a throughput. In a latency window, served
 	// at a fixed offered rate, it is the fixed-rate cost that steps call
 	// (Step.Cost). The database serves one stack at a time, so its CPU is
 	// the serving stack's.
-	CostMicros float64 `json:"cost_us_per_req,omitempty"`
+	CostMicros         float64 `json:"cost_us_per_req,omitempty"`
 	GeneratorCores     float64 `json:"generator_cores"`
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`
+	// latency is set on a latency window; dist is a counted one's
+	// corrected histogram with its failures (latencyHist), for the pooled
+	// calls.
+	latency bool
+	dist    *stats.Dist
 }
 
 // CountedRounds returns the rounds of the cell's counted windows, in the

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/load/grpcmsg"
 )
 
 func init() {
@@ -119,6 +120,24 @@ func loadConfig(f load.Flags, url string, rateSet bool, env Env) (load.Config, e
 			return cfg, usagef("--body-file: %v", err)
 		}
 		cfg.Body = b
+	}
+	if f.GRPC != "" {
+		m, err := grpcmsg.Load(resolvePath(env, f.Proto), f.GRPC)
+		if err != nil {
+			return cfg, usagef("--grpc %s --proto %s: %v", f.GRPC, f.Proto, err)
+		}
+		msg, err := m.Encode(f.Message)
+		if err != nil {
+			return cfg, usagef("--message: %v", err)
+		}
+		cfg.GRPC = &load.GRPCCall{Method: m.Name, Message: msg}
+	}
+	if f.CACert != "" {
+		pem, err := os.ReadFile(resolvePath(env, f.CACert))
+		if err != nil {
+			return cfg, usagef("--cacert: %v", err)
+		}
+		cfg.CACertPEM = pem
 	}
 	if f.Requests != "" {
 		file, err := os.Open(resolvePath(env, f.Requests))

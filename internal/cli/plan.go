@@ -386,15 +386,18 @@ func roundsNote(d stats.Design, rounds int) string {
 	return fmt.Sprintf(" (with %s no step's 95%% interval is finite, so every call is undecided; %d or more can decide)", what, need)
 }
 
-// undecidableWarning says when an adaptive run would stop before any look
-// could decide a step (its budget affords too few rounds for the design),
-// and what budget would let it; "" otherwise.
+// undecidableWarning says when no call of the plan could be selected as a
+// gain or a loss: an adaptive run that would stop before any look could
+// decide a step (its budget affords too few rounds for the design), and
+// what budget would let it; or a fixed number of rounds whose smallest
+// attainable p-value is above the family's first threshold (α ÷ its calls
+// under family run), and the rounds that would allow one. "" otherwise.
 func undecidableWarning(p *plan.Plan) string {
 	pr := p.Protocol
-	if !pr.Adaptive {
-		return ""
-	}
 	_, d := analysis.LayoutOf(pr)
+	if !pr.Adaptive {
+		return fixedRoundsWarning(p, d)
+	}
 	decidable := func(last int) bool {
 		q := *p
 		q.Protocol.MaxRounds, q.Protocol.BudgetRounds = last, 0
@@ -417,6 +420,36 @@ func undecidableWarning(p *plan.Plan) string {
 	budget := (time.Duration(need) * p.RoundEstimate()).Round(time.Minute) + time.Minute
 	return fmt.Sprintf("the budget of %s affords %d rounds by the plan's estimate, and no gain or loss can be called before round %d (%s steps, α split over the looks and controlled over %d calls): every change would be undecided; give --budget %s or more (budget: in the protocol; more rounds narrow the intervals), or run fewer stacks or cases",
 		pr.Budget, pr.LastRound(), need, d, analysis.FamilyCalls(p), budget)
+}
+
+// fixedRoundsWarning is undecidableWarning for a fixed number of rounds:
+// with n rounds the smallest p-value the design can reach is
+// d.MinLevel(n) (2 ÷ 2ⁿ for pairs), and under family run a lone effect
+// among m calls is selected only at α ÷ m (k effects together at k·α ÷ m).
+func fixedRoundsWarning(p *plan.Plan, d stats.Design) string {
+	pr := p.Protocol
+	m := analysis.FamilyCalls(p)
+	first := stats.DefaultAlpha / float64(m)
+	if pr.Rounds < 1 || d.MinLevel(pr.Rounds) <= first {
+		return ""
+	}
+	need := pr.Rounds + 1
+	for d.MinLevel(need) > first {
+		need++
+	}
+	if m == 1 {
+		return fmt.Sprintf("profile %s with %s (%s steps) can call no gain or loss: the smallest p-value they reach is %.2g, above α = %g; every change would be undecided. %d rounds would allow one (--rounds %d)",
+			pr.Profile, countNoun(pr.Rounds, "round"), d, d.MinLevel(pr.Rounds), stats.DefaultAlpha, need, need)
+	}
+	together := "none can be called at all"
+	for k := 2; k <= m; k++ {
+		if d.MinLevel(pr.Rounds) <= float64(k)*first {
+			together = fmt.Sprintf("only %d or more of them moving together can be called", k)
+			break
+		}
+	}
+	return fmt.Sprintf("profile %s with %s (%s steps) can call no lone gain or loss: the smallest p-value they reach is %.2g, and with false calls controlled over the run's %d calls a lone one is selected only at p ≤ α ÷ %d = %.2g (%s). %d rounds would allow one (--rounds %d), or fewer cases, stacks or concurrencies shrink the family",
+		pr.Profile, countNoun(pr.Rounds, "round"), d, d.MinLevel(pr.Rounds), m, m, first, together, need, need)
 }
 
 // budgetNote says what bounds an adaptive run's rounds.

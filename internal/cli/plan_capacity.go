@@ -30,9 +30,13 @@ func printCapacity(w io.Writer, p *plan.Plan) {
 	case len(p.Stacks) > 1:
 		fmt.Fprintf(w, "  1 search per stack × case\n")
 	}
-	if len(p.Stacks) > 1 && stats.MinP(n, n) > report.CapacityAlpha {
+	switch {
+	case len(p.Stacks) > 1 && stats.MinP(n, n) > report.CapacityAlpha:
 		fmt.Fprintf(w, "  note: with %s a side no capacity step can have a finite %g %% interval; give capacity: searches: %d or more\n",
 			countNoun(n, "search"), 100*(1-report.CapacityAlpha), minSearches(report.CapacityAlpha))
+	case len(p.Stacks) > 1 && stats.MinP(n, n-1) > report.CapacityAlpha:
+		fmt.Fprintf(w, "  note: a search that confirms nothing is dropped, and with %d against %d no capacity step can have a finite %g %% interval; give capacity: searches: %d to survive one lost search\n",
+			n, n-1, 100*(1-report.CapacityAlpha), n+1)
 	}
 	fmt.Fprintf(w, "  open-loop probes of %s after %s of warm-up, %d connections, from %g %% of the cell's closed-loop throughput;\n",
 		c.Probe, c.Warmup, c.Connections, 100*c.StartFraction)

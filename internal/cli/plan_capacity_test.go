@@ -21,7 +21,7 @@ func TestPlanShowsTheCapacityPhase(t *testing.T) {
 	}
 	for _, want := range []string{
 		"capacity at an SLO, after the windows: user p99=20ms, order p99=50ms × 2 stacks, each search within 1m30s",
-		"4 searches per stack × case, each in a fresh process, the stacks taking turns in a balanced order",
+		"5 searches per stack × case, each in a fresh process, the stacks taking turns in a balanced order",
 		"3 confirmation windows",
 	} {
 		if !strings.Contains(out, want) {
@@ -33,6 +33,10 @@ func TestPlanShowsTheCapacityPhase(t *testing.T) {
 	}
 	if strings.Contains(out, "no capacity step can have") {
 		t.Errorf("a note on too few searches with the default:\n%s", out)
+	}
+	_, four, _ := runMain(t, writeComparison(t, "profile: quick\ncapacity: {slo: p99=20ms, searches: 4}\n"+twoStacks), benchDB, "plan")
+	if !strings.Contains(four, "with 4 against 3 no capacity step can have a finite 95 % interval; give capacity: searches: 5 to survive one lost search") {
+		t.Errorf("no note on 4 searches, which one lost search leaves undecidable:\n%s", four)
 	}
 	_, few, _ := runMain(t, writeComparison(t, "profile: quick\ncapacity: {slo: p99=20ms, searches: 3}\n"+twoStacks), benchDB, "plan")
 	if !strings.Contains(few, "note: with 3 searches a side no capacity step can have a finite 95 % interval; give capacity: searches: 4 or more") {

@@ -244,3 +244,20 @@ func TestPlanWarnsOfShortWindowsOnYourOwnApp(t *testing.T) {
 		t.Errorf("the built-in workload warned: %q", errOut)
 	}
 }
+
+// Issue 31, item 4: a fixed number of rounds too few for any call of the
+// run's family to be selected is warned of, for every profile, with the
+// rounds that would allow one: 5 rounds reach p = 2/32 at best, and with
+// two stacks on one case at two concurrencies the family has 4 calls
+// (threshold 0.0125); 7 rounds reach 2/128 > 0.0125 too, 8 reach 2/256.
+func TestPlanWarnsWhenNoCallCanBeSelected(t *testing.T) {
+	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/a, start: ./server}\n")
+	code, out, errOut := runMain(t, dir, nil, "plan", "--rounds", "5", "--layout", "interleaved", "--cases", "get")
+	if code != 0 || !strings.Contains(errOut, "with 5 rounds (paired steps) can call no lone gain or loss") || !strings.Contains(errOut, "none can be called at all") || !strings.Contains(errOut, "8 rounds would allow one (--rounds 8)") {
+		t.Errorf("5 rounds, a family of 4: code %d, stderr %q\n%s", code, errOut, out)
+	}
+	code, _, errOut = runMain(t, dir, nil, "plan", "--rounds", "8", "--layout", "interleaved", "--cases", "get")
+	if code != 0 || strings.Contains(errOut, "can call no lone gain or loss") {
+		t.Errorf("8 rounds: code %d, stderr %q", code, errOut)
+	}
+}

@@ -19,7 +19,7 @@ func init() {
 	register(Command{Name: "report", Short: "render a results directory, or compare two", Order: 70, Run: runReport})
 }
 
-const reportSynopsis = "DIR [-o html|md|json|bench] [--pricing FILE] [--fail-on loss,undecided,invalid,threshold] [--steps A..B] [--metrics throughput,per_cpu] [--junit FILE] [--history FILE] | A B [-o md|json] [--fail-on loss,undecided] [--reference STACK] [--assume-same-host]"
+const reportSynopsis = "DIR [-o html|md|json|bench] [--pricing FILE] [--fail-on loss,undecided,invalid,threshold] [--steps A..B] [--metrics throughput,per_cpu] [--junit FILE] [--history FILE] | A B (or A1 A2 … -- B1 B2 …) [-o md|json] [--fail-on loss,undecided] [--reference STACK] [--assume-same-host] [--between-run 3%]"
 
 func runReport(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("report", reportSynopsis, env)
@@ -29,12 +29,24 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	minEffect := fs.String("min-effect", "", "smallest shift called a gain or a loss, e.g. 5% (default: each run's own)")
 	var cmp report.CompareOptions
 	fs.StringVar(&cmp.Reference, "reference", "", "with two directories: the stack both runs share unchanged, each other stack compared through its ratio to it (default: the first stack of A that B has unchanged)")
-	fs.BoolVar(&cmp.AssumeSameHost, "assume-same-host", false, "with two directories and no shared reference: judge the pooled windows anyway, trusting that the host and the hour did not change the figures")
+	fs.BoolVar(&cmp.AssumeSameHost, "assume-same-host", false, "comparing runs: judge them although their hosts differ (CPU model, count, memory, kernel) or, with no shared reference, although their windows are pooled, trusting that the machine did not change the figures")
+	betweenRun := fs.String("between-run", "", "comparing one run with one: the run-to-run spread of a run's figure (standard deviation), e.g. 2% (default 3%; measure it with repeated runs, A1 A2 … -- B1 B2 …)")
+	// A1 A2 … -- B1 B2 …: the runs of each side, flags on either side.
+	var restB []string
+	sides := false
+	if i := slices.Index(args, "--"); i >= 0 {
+		sides = true
+		var err error
+		if restB, err = parseFlags(fs, args[i+1:]); err != nil {
+			return err
+		}
+		args = args[:i]
+	}
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	gate, err := gf.parse(len(rest) == 2)
+	gate, err := gf.parse(len(rest) == 2 || sides)
 	if err != nil {
 		return err
 	}
@@ -55,6 +67,19 @@ func runReport(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 		opt.Pricing = &p
+	}
+	if *betweenRun != "" {
+		f, err := plan.ParseFraction(*betweenRun)
+		if err != nil || f <= 0 {
+			return usagef("--between-run %q: write the run-to-run spread as a percentage above 0, e.g. --between-run 2%%", *betweenRun)
+		}
+		cmp.BetweenRun = f
+	}
+	if sides {
+		if len(rest) == 0 || len(restB) == 0 {
+			return usagef("name the runs of each side around --: stackbench report A1 A2 … -- B1 B2 …")
+		}
+		return compareReports(resolvePaths(env, rest), resolvePaths(env, restB), *output, gate, opt, cmp, env)
 	}
 	switch len(rest) {
 	case 1:
@@ -86,7 +111,7 @@ func runReport(ctx context.Context, args []string, env Env) error {
 		}
 		return judgeRun(m, gate, dir, env)
 	case 2:
-		return compareReports(resolvePath(env, rest[0]), resolvePath(env, rest[1]), *output, gate, opt, cmp, env)
+		return compareReports(resolvePaths(env, rest[:1]), resolvePaths(env, rest[1:]), *output, gate, opt, cmp, env)
 	case 0:
 		return usagef("name a results directory (stackbench report results/<run>), or two to compare")
 	default:
@@ -164,33 +189,49 @@ func nothingInCommon(a, b *report.Model) string {
 	return ""
 }
 
-// compareReports measures run b against run a and prints the comparison.
-// With a gate, it then judges it as a regression gate (judgeComparison).
-func compareReports(a, b, output string, gate gateSpec, opt report.BuildOptions, cmp report.CompareOptions, env Env) error {
+// compareReports measures the runs b against the runs a and prints the
+// comparison. With a gate, it then judges it as a regression gate
+// (judgeComparison).
+func compareReports(a, b []string, output string, gate gateSpec, opt report.BuildOptions, cmp report.CompareOptions, env Env) error {
 	if output != "" && output != "md" && output != "json" {
 		return usagef("-o %s: a comparison is written as -o md (the default) or -o json", output)
 	}
-	var models [2]*report.Model
-	for i, dir := range []string{a, b} {
-		res, err := readResults(dir)
-		if err != nil {
-			return err
+	read := func(dirs []string) ([]*report.Model, error) {
+		var out []*report.Model
+		for _, dir := range dirs {
+			res, err := readResults(dir)
+			if err != nil {
+				return nil, err
+			}
+			m, err := report.FromResults(res, opt)
+			if err != nil {
+				return nil, err
+			}
+			printNotes(env, m.Header.JournalNotes)
+			out = append(out, m)
 		}
-		if models[i], err = report.FromResults(res, opt); err != nil {
-			return err
-		}
+		return out, nil
 	}
-	ma, mb := models[0], models[1]
-	printNotes(env, ma.Header.JournalNotes)
-	printNotes(env, mb.Header.JournalNotes)
-	if why := nothingInCommon(ma, mb); why != "" {
-		// Nothing to compare is the gate's "cannot judge" (docs/ci.md),
-		// with or without --fail-on.
-		return &ExitError{Code: ExitCannotJudge, Msg: "cannot judge: " + why}
-	}
-	c, err := report.Compare(ma, mb, cmp)
+	ma, err := read(a)
 	if err != nil {
-		return fmt.Errorf("compare %s with %s: %w", a, b, err)
+		return err
+	}
+	mb, err := read(b)
+	if err != nil {
+		return err
+	}
+	for _, x := range ma {
+		for _, y := range mb {
+			if why := nothingInCommon(x, y); why != "" {
+				// Nothing to compare is the gate's "cannot judge"
+				// (docs/ci.md), with or without --fail-on.
+				return &ExitError{Code: ExitCannotJudge, Msg: "cannot judge: " + why}
+			}
+		}
+	}
+	c, err := report.CompareRuns(ma, mb, cmp)
+	if err != nil {
+		return fmt.Errorf("compare %s with %s: %w", strings.Join(a, " "), strings.Join(b, " "), err)
 	}
 	if output == "json" {
 		err = report.WriteComparisonJSON(env.Stdout, c)
@@ -203,13 +244,21 @@ func compareReports(a, b, output string, gate gateSpec, opt report.BuildOptions,
 	return judgeComparison(c, gate, env)
 }
 
+func resolvePaths(env Env, dirs []string) []string {
+	out := make([]string, len(dirs))
+	for i, d := range dirs {
+		out[i] = resolvePath(env, d)
+	}
+	return out
+}
+
 // judgeComparison is the regression gate across two runs: ExitCannotJudge
 // when the runs' hosts may have run at different speeds, whatever the
 // calls say; otherwise as judgeRun, each stack's step from A to B.
 func judgeComparison(c *report.Comparison, gate gateSpec, env Env) error {
 	if len(c.CannotJudge) > 0 {
 		return &ExitError{Code: ExitCannotJudge, Msg: "cannot judge: " + strings.Join(c.CannotJudge, "; ") +
-			"; put both versions in one run as neighbouring stacks, so their windows interleave on the same host"}
+			"; put both versions in one run as neighbouring stacks, so their windows interleave on the same host (or, if the hosts are in fact the same, give --assume-same-host)"}
 	}
 	checks, err := report.Judge(c.Steps, gate.GateSpec)
 	if err != nil {

@@ -232,3 +232,19 @@ func TestReportCompareNothingInCommon(t *testing.T) {
 		}
 	}
 }
+
+// Repeated runs of each side, A1 A2 -- B1 B2, are compared with the runs
+// as the unit; the same code never fails the gate.
+func TestReportRunsOfEachSide(t *testing.T) {
+	a1, a2, b1, b2 := resultsDir(t), resultsDir(t), resultsDir(t), resultsDir(t)
+	code, stdout, stderr := runMain(t, a1, nil, "report", a1, a2, "--", b1, b2, "--fail-on", "loss")
+	if code == ExitGateFailed || code == ExitUsage {
+		t.Errorf("exit %d, stderr %q; the same code must not fail the gate", code, stderr)
+	}
+	if !strings.Contains(stdout, "The runs are the unit (2 in A, 2 in B)") {
+		t.Errorf("the comparison should take the runs as the unit:\n%.1500s", stdout)
+	}
+	if code, _, stderr := runMain(t, a1, nil, "report", a1, "--", "--fail-on", "loss"); code != ExitUsage || !strings.Contains(stderr, "name the runs of each side") {
+		t.Errorf("no run after --: exit %d, stderr %q", code, stderr)
+	}
+}

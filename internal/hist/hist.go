@@ -119,3 +119,14 @@ func Decode(s string) (*Histogram, error) {
 	}
 	return &Histogram{h: h}, nil
 }
+
+// Buckets calls fn with each non-empty bucket's highest equivalent value
+// (the value PercentileMicros reports for it) and count, in ascending
+// order: what a caller needs to pool windows' distributions itself.
+func (h *Histogram) Buckets(fn func(valueMicros, count int64)) {
+	for _, bar := range h.h.Distribution() {
+		if bar.Count > 0 {
+			fn(bar.To, bar.Count)
+		}
+	}
+}

@@ -99,3 +99,20 @@ func TestRecordAllocatesNothing(t *testing.T) {
 		t.Errorf("Record allocates %v times, want 0", n)
 	}
 }
+
+// Buckets lists the non-empty buckets in order, at the values the
+// percentiles report, with counts that add up to Count.
+func TestBuckets(t *testing.T) {
+	h := New(time.Second)
+	for _, us := range []int64{5, 5, 1200, 999_000} {
+		h.RecordMicros(us)
+	}
+	var vals, counts []int64
+	h.Buckets(func(v, n int64) { vals, counts = append(vals, v), append(counts, n) })
+	if len(vals) != 3 || counts[0] != 2 || counts[1] != 1 || counts[2] != 1 {
+		t.Fatalf("buckets %v %v; want three, counts 2, 1, 1", vals, counts)
+	}
+	if vals[0] != h.PercentileMicros(50) || vals[2] != h.PercentileMicros(100) || vals[1] != h.PercentileMicros(75) {
+		t.Errorf("bucket values %v; want the percentiles' %d, %d, %d", vals, h.PercentileMicros(50), h.PercentileMicros(75), h.PercentileMicros(100))
+	}
+}

@@ -41,10 +41,30 @@ func TestRequestPoolAllocatesNothingPerRequest(t *testing.T) {
 	}
 }
 
+// TLS adds only crypto/tls's own allocation per request: each record it
+// reads allocates one 24-byte reader (Conn.readFromUntil's atLeastReader,
+// which escapes through an interface), on each side — the server's
+// crypto/tls is in this process too. The engine adds none.
+func TestTLSClosedLoopAllocatesOnlyCryptoTLSReaders(t *testing.T) {
+	ca, pem := throwaway(t)
+	url := tlsServer(t, ca, nil, fixedResponder(okResponse))
+	allocs, successes := urlAllocations(t, url, Config{Connections: 8, Duration: time.Second, CACertPEM: pem})
+	const fixedCost = 200
+	if successes < 1000 || allocs > uint64(fixedCost+2*successes+successes/100) {
+		t.Errorf("%d allocations for %d requests, want at most %d (the window's fixed cost) plus 2 per request (one record read on each side)",
+			allocs, successes, fixedCost)
+	}
+}
+
 // windowAllocations runs cfg against a raw server and counts the
 // allocations of the measured window.
 func windowAllocations(t *testing.T, cfg Config) (allocs uint64, successes int64) {
-	url := rawServer(t, fixedResponder(okResponse))
+	return urlAllocations(t, rawServer(t, fixedResponder(okResponse)), cfg)
+}
+
+// urlAllocations runs cfg against url and counts the allocations of the
+// measured window.
+func urlAllocations(t *testing.T, url string, cfg Config) (allocs uint64, successes int64) {
 	var before, after runtime.MemStats
 	cfg.Progress = func(e Event) {
 		// Counted over the window only: encoding the histograms at the end

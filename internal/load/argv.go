@@ -30,8 +30,21 @@ type Flags struct {
 	BodyFile string
 	Requests string
 	// Expect is a comma-separated list of statuses, e.g. "200,204".
-	Expect      string
-	AllowRemote bool
+	Expect string
+	// TLS, CACert and TLSResume are Config.TLS, a PEM file the command
+	// reads into Config.CACertPEM, and Config.TLSResume.
+	TLS       bool
+	CACert    string
+	TLSResume bool
+	// H2, H2C and Streams choose HTTP/2 over TLS or in cleartext, and the
+	// streams per connection (Config.Protocol, Config.Streams).
+	H2, H2C bool
+	Streams int
+	// GRPC ("package.Service/Method"), Proto (a .proto file, or a
+	// descriptor set, .pb/.protoset) and Message (the request as JSON)
+	// make a gRPC run; the command turns them into Config.GRPC.
+	GRPC, Proto, Message string
+	AllowRemote          bool
 	// Output is "text" or "json".
 	Output string
 	// EventsFD is an inherited descriptor for the run's events as JSON
@@ -76,6 +89,15 @@ func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
 	fs.DurationVar(&f.Timeout, "t", DefaultTimeout, "request timeout")
 	fs.StringVar(&f.Output, "o", "text", "output: text or json")
 	fs.BoolVar(&f.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
+	fs.BoolVar(&f.TLS, "tls", false, "speak TLS (also implied by an https:// URL)")
+	fs.StringVar(&f.CACert, "cacert", "", "with TLS: trust the server's certificate through this CA file (PEM); default the system's roots")
+	fs.BoolVar(&f.TLSResume, "tls-resume", false, "with TLS: reopened connections resume their session instead of a full handshake")
+	fs.BoolVar(&f.H2, "h2", false, "HTTP/2 over TLS (agreed through ALPN)")
+	fs.BoolVar(&f.H2C, "h2c", false, "HTTP/2 in cleartext, with prior knowledge")
+	fs.IntVar(&f.Streams, "streams", 1, "HTTP/2 and gRPC: requests in flight at once on each connection")
+	fs.StringVar(&f.GRPC, "grpc", "", "gRPC unary call to this method, package.Service/Method (with --proto and --message)")
+	fs.StringVar(&f.Proto, "proto", "", "with --grpc: the service's .proto file, or a descriptor set (.pb, .protoset)")
+	fs.StringVar(&f.Message, "message", "", "with --grpc: the request message as JSON (protobuf's JSON mapping)")
 }
 
 // Args writes f as the arguments of `stackbench load`, url last; parsing
@@ -116,6 +138,33 @@ func (f Flags) Args(url string) []string {
 	if f.AllowRemote {
 		args = append(args, "--allow-remote")
 	}
+	if f.TLS {
+		args = append(args, "--tls")
+	}
+	if f.CACert != "" {
+		add("--cacert", f.CACert)
+	}
+	if f.TLSResume {
+		args = append(args, "--tls-resume")
+	}
+	if f.H2 {
+		args = append(args, "--h2")
+	}
+	if f.H2C {
+		args = append(args, "--h2c")
+	}
+	if f.Streams > 1 {
+		add("--streams", strconv.Itoa(f.Streams))
+	}
+	if f.GRPC != "" {
+		add("--grpc", f.GRPC)
+	}
+	if f.Proto != "" {
+		add("--proto", f.Proto)
+	}
+	if f.Message != "" {
+		add("--message", f.Message)
+	}
 	if f.Output != "" {
 		add("-o", f.Output)
 	}
@@ -135,7 +184,8 @@ func (f Flags) Config(url string) (Config, error) {
 	cfg := Config{
 		URL: url, Method: f.Method, Connections: f.Connections, Rate: f.Rate,
 		Duration: f.Duration, Warmup: f.Warmup, WarmupMax: f.WarmupMax, Timeout: f.Timeout, AllowRemote: f.AllowRemote,
-		Body: []byte(f.Body), StartAt: f.StartAt,
+		Body: []byte(f.Body), StartAt: f.StartAt, TLS: f.TLS, TLSResume: f.TLSResume,
+		Streams: f.Streams, Protocol: f.protocol(),
 	}
 	switch {
 	case f.Connections < 1:
@@ -148,6 +198,20 @@ func (f Flags) Config(url string) (Config, error) {
 		return cfg, fmt.Errorf("--warmup-max %v: give it with --warmup, and at least as long (--warmup %v)", f.WarmupMax, f.Warmup)
 	case f.Body != "" && f.BodyFile != "":
 		return cfg, errors.New("-b and --body-file both given; choose one")
+	case f.H2 && f.H2C:
+		return cfg, errors.New("--h2 and --h2c both given: HTTP/2 goes over TLS (--h2) or in cleartext (--h2c), choose one")
+	case f.Streams < 1:
+		return cfg, fmt.Errorf("--streams %d: want at least 1", f.Streams)
+	case f.Streams > 1 && cfg.Protocol == ProtoHTTP1:
+		return cfg, fmt.Errorf("--streams %d needs HTTP/2: add --h2c (cleartext) or --h2 (TLS), or --grpc", f.Streams)
+	case f.GRPC != "" && (f.Proto == "" || f.Message == ""):
+		return cfg, errors.New("--grpc needs --proto FILE (the service's .proto or a descriptor set) and --message JSON (the request)")
+	case f.GRPC == "" && (f.Proto != "" || f.Message != ""):
+		return cfg, errors.New("--proto and --message go with --grpc package.Service/Method")
+	case f.GRPC != "" && f.H2C:
+		return cfg, errors.New("--grpc speaks HTTP/2 already (cleartext, or TLS for https:// or --tls); drop --h2c")
+	case (f.CACert != "" || f.TLSResume) && !f.TLS && !f.H2 && !strings.HasPrefix(url, "https://"):
+		return cfg, fmt.Errorf("--cacert and --tls-resume apply to TLS; add --tls or give an https:// URL (got %s)", url)
 	}
 	for _, h := range f.Headers {
 		hd, err := ParseHeader(h)
@@ -169,13 +233,16 @@ func (f Flags) Config(url string) (Config, error) {
 }
 
 // FlagsOf returns the flags whose Config is cfg (for cfg.URL), with text
-// output and no events descriptor. cfg.Requests and cfg.Progress have no
-// flag: a pool is passed as a file, in Flags.Requests.
+// output and no events descriptor. cfg.Requests, cfg.CACertPEM, cfg.GRPC
+// and cfg.Progress have no flag: a pool and a CA are passed as files, in
+// Flags.Requests and Flags.CACert, a gRPC call as Flags.GRPC, Proto and
+// Message.
 func FlagsOf(cfg Config) Flags {
 	f := Flags{
 		Connections: cfg.Connections, Rate: cfg.Rate, Duration: cfg.Duration, Warmup: cfg.Warmup, WarmupMax: cfg.WarmupMax,
 		Timeout: cfg.Timeout, Method: cfg.Method, Body: string(cfg.Body), AllowRemote: cfg.AllowRemote,
-		Output: "text", EventsFD: -1, StartAt: cfg.StartAt,
+		Output: "text", EventsFD: -1, StartAt: cfg.StartAt, TLS: cfg.TLS, TLSResume: cfg.TLSResume,
+		H2: cfg.Protocol == ProtoH2, H2C: cfg.Protocol == ProtoH2C, Streams: max(cfg.Streams, 1),
 	}
 	for _, h := range cfg.Headers {
 		f.Headers = append(f.Headers, h.Name+": "+h.Value)
@@ -193,3 +260,16 @@ type repeated []string
 
 func (s *repeated) String() string     { return strings.Join(*s, ", ") }
 func (s *repeated) Set(v string) error { *s = append(*s, v); return nil }
+
+// protocol is Config.Protocol for the flags.
+func (f Flags) protocol() string {
+	switch {
+	case f.GRPC != "":
+		return ProtoGRPC
+	case f.H2:
+		return ProtoH2
+	case f.H2C:
+		return ProtoH2C
+	}
+	return ProtoHTTP1
+}

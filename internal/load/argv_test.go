@@ -38,6 +38,12 @@ func TestFlagsRoundTrip(t *testing.T) {
 			Timeout: time.Minute, Expect: []int{201, 202}, AllowRemote: true,
 			StartAt: time.Date(2026, 1, 2, 15, 4, 5, 123456789, time.UTC),
 		},
+		{URL: "http://127.0.0.1:8443/", Method: "GET", Body: []byte{}, Connections: 4, Duration: time.Second, Timeout: time.Second,
+			TLS: true, TLSResume: true},
+		{URL: "http://127.0.0.1:8080/", Method: "GET", Body: []byte{}, Connections: 4, Duration: time.Second, Timeout: time.Second,
+			Protocol: ProtoH2C, Streams: 100},
+		{URL: "https://127.0.0.1:8443/", Method: "GET", Body: []byte{}, Connections: 4, Duration: time.Second, Timeout: time.Second,
+			Protocol: ProtoH2, Streams: 10, TLS: true},
 	}
 	for _, cfg := range configs {
 		f := FlagsOf(cfg)
@@ -53,6 +59,9 @@ func TestFlagsRoundTrip(t *testing.T) {
 		if len(cfg.Expect) == 0 {
 			cfg.Expect = nil
 		}
+		if cfg.Protocol == "" {
+			cfg.Protocol, cfg.Streams = ProtoHTTP1, 1
+		}
 		if !reflect.DeepEqual(got, cfg) {
 			t.Errorf("config %+v\nthrough argv: %+v", cfg, got)
 		}
@@ -62,7 +71,7 @@ func TestFlagsRoundTrip(t *testing.T) {
 // TestFlagsDefaultsRoundTrip: the defaults written out parse to themselves.
 func TestFlagsDefaultsRoundTrip(t *testing.T) {
 	def, _ := parseArgs(t, []string{"http://127.0.0.1/"})
-	def.BodyFile, def.Requests = "body.json", "pool.jsonl"
+	def.BodyFile, def.Requests, def.CACert = "body.json", "pool.jsonl", "ca.pem"
 	back, _ := parseArgs(t, def.Args("http://127.0.0.1/"))
 	if !reflect.DeepEqual(back, def) {
 		t.Errorf("defaults %+v\nwritten and parsed: %+v", def, back)

@@ -12,7 +12,12 @@ type errorClass uint8
 
 // The error classes, in the order they are reported: the transport
 // classes, then unfinished (sent, and still unanswered when the drain
-// ended), which classify never returns.
+// ended), which classify never returns. These six are always in a
+// Result's Errors. The protocol classes after them appear only when they
+// happened: tls (a handshake that failed: an untrusted certificate, no
+// common version, no agreement on h2), rst_stream (the server reset the
+// request's HTTP/2 stream), goaway (the server's GOAWAY said it would not
+// answer the stream), grpc_no_status (a gRPC answer without a grpc-status).
 const (
 	classTimeout errorClass = iota
 	classReset
@@ -20,10 +25,17 @@ const (
 	classClosed
 	classOther
 	classUnfinished
+	classTLS
+	classRSTStream
+	classGoAway
+	classGRPCNoStatus
 	numClasses
 )
 
-var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished"}
+// alwaysReported is the number of classes a Result always lists.
+const alwaysReported = int(classUnfinished) + 1
+
+var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished", "tls", "rst_stream", "goaway", "grpc_no_status"}
 
 // classify maps a socket error to its class.
 func classify(err error) errorClass {
@@ -44,5 +56,11 @@ func classify(err error) errorClass {
 	return classOther
 }
 
-// statusKey is the Errors key of an unexpected status.
-func statusKey(code int) string { return "status_" + strconv.Itoa(code) }
+// statusKey is the Errors key of an unexpected status: an HTTP status, or
+// from grpcStatusBase on a gRPC status.
+func statusKey(code int) string {
+	if code >= grpcStatusBase {
+		return grpcKey(code - grpcStatusBase)
+	}
+	return "status_" + strconv.Itoa(code)
+}

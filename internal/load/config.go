@@ -17,8 +17,29 @@ import (
 // Config describes one load run. Zero values get the defaults noted on each
 // field.
 type Config struct {
-	// URL is the target, http://host:port/path. Only plain HTTP is spoken.
+	// URL is the target, http://host:port/path, or https:// for TLS.
 	URL string
+	// TLS speaks TLS to the target even when URL's scheme is http.
+	TLS bool
+	// CACertPEM holds the certificates (PEM) the target's certificate must
+	// chain to: the throwaway CA the harness made for the run (see
+	// WriteThrowawayCA). Empty: the system's roots. The certificate is
+	// always checked; there is no switch to skip it.
+	CACertPEM []byte
+	// TLSResume lets a reopened connection resume its TLS session (a
+	// ticket from an earlier handshake) instead of a full handshake.
+	TLSResume bool
+	// Protocol is how the requests go on the wire: ProtoHTTP1 (the
+	// default), ProtoH2C (HTTP/2 in cleartext, with prior knowledge),
+	// ProtoH2 (HTTP/2 over TLS, agreed through ALPN) or ProtoGRPC (gRPC
+	// unary over HTTP/2: cleartext, or TLS for an https URL or with TLS).
+	Protocol string
+	// Streams is the number of requests in flight at once on each HTTP/2
+	// connection (default 1); HTTP/1.1 has one.
+	Streams int
+	// GRPC is the call for ProtoGRPC: its method and its request message,
+	// already encoded (see GRPCCall).
+	GRPC *GRPCCall
 	// Method is the request method (default GET).
 	Method string
 	// Headers are added to every request built from URL; Host, Content-Length
@@ -63,6 +84,14 @@ type Config struct {
 	Progress func(Event)
 }
 
+// The protocols of Config.Protocol.
+const (
+	ProtoHTTP1 = "http1"
+	ProtoH2C   = "h2c"
+	ProtoH2    = "h2"
+	ProtoGRPC  = "grpc"
+)
+
 // Header is one request header.
 type Header struct {
 	Name, Value string
@@ -75,6 +104,9 @@ type Request struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    string            `json:"body,omitempty"`
 }
+
+// maxStreams bounds Config.Streams.
+const maxStreams = 1000
 
 // Defaults applied by Run to a zero Config field.
 const (
@@ -111,6 +143,15 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	if cfg.Protocol == "" {
+		cfg.Protocol = ProtoHTTP1
+	}
+	if cfg.Streams == 0 {
+		cfg.Streams = 1
+	}
+	if cfg.Protocol == ProtoH2 {
+		cfg.TLS = true
+	}
 	switch {
 	case cfg.Connections < 0:
 		return cfg, configErrorf("connections", "must be at least 1, got %d", cfg.Connections)
@@ -126,6 +167,16 @@ func withDefaults(cfg Config) (Config, error) {
 		return cfg, configErrorf("warmup_max", "needs a warm-up floor (warmup) above 0; got warmup_max %v without one", cfg.WarmupMax)
 	case cfg.Timeout < time.Millisecond:
 		return cfg, configErrorf("timeout", "must be at least 1ms, got %v", cfg.Timeout)
+	case cfg.Protocol != ProtoHTTP1 && cfg.Protocol != ProtoH2C && cfg.Protocol != ProtoH2 && cfg.Protocol != ProtoGRPC:
+		return cfg, configErrorf("protocol", "%q is not one of http1, h2c, h2, grpc", cfg.Protocol)
+	case cfg.Streams < 1 || cfg.Streams > maxStreams:
+		return cfg, configErrorf("streams", "must be from 1 to %d, got %d", maxStreams, cfg.Streams)
+	case cfg.Streams > 1 && cfg.Protocol == ProtoHTTP1:
+		return cfg, configErrorf("streams", "%d streams per connection need HTTP/2 (h2c, h2 or grpc); HTTP/1.1 carries one request at a time", cfg.Streams)
+	case cfg.Protocol == ProtoGRPC && cfg.GRPC == nil:
+		return cfg, configErrorf("grpc", "a gRPC run needs its call: the method and the request message")
+	case cfg.Protocol == ProtoGRPC && len(cfg.Requests) > 0:
+		return cfg, configErrorf("requests", "a request pool is HTTP's; a gRPC run sends its call's message")
 	}
 	for _, s := range cfg.Expect {
 		if s < 100 || s > 999 {

@@ -32,4 +32,8 @@ type conn struct {
 	// retryAt holds a connection that failed to open until then.
 	retryAt int64
 	parser  respParser
+	// tls is the connection's TLS state (nil: cleartext, or not open).
+	tls *tlsSession
+	// h2 is an HTTP/2 lane's request state.
+	h2 h2lane
 }

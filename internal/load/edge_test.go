@@ -84,6 +84,41 @@ func TestOverloadedOpenLoopCountsUnsent(t *testing.T) {
 	}
 }
 
+// Issue 31, item 1: in open loop the requests left unsent or unfinished
+// by a server that stops answering enter the corrected histogram at the
+// time they had waited, so the histogram holds every request due, and
+// its p99 shows the stall (a second and more) instead of the fast answers
+// before it.
+func TestOpenLoopStallIsInTheCorrectedHistogram(t *testing.T) {
+	var answered atomic.Int64
+	url := rawServer(t, func(c net.Conn) {
+		r := bufio.NewReader(c)
+		for skipRequestHead(r) == nil {
+			if answered.Add(1) > 60 {
+				continue // stalled: reads, never answers
+			}
+			if _, err := c.Write(okResponse); err != nil {
+				return
+			}
+		}
+	})
+	res := runLoad(t, url, Config{Connections: 4, Rate: 200, Duration: time.Second})
+	h, err := hist.Decode(res.LatencyHist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unsent == 0 || res.Errors["unfinished"] == 0 {
+		t.Fatalf("unsent %d, unfinished %d; the stalled server should leave both", res.Unsent, res.Errors["unfinished"])
+	}
+	if want := res.Successes + res.Errors["unfinished"] + res.Unsent; h.Count() != want {
+		t.Errorf("corrected histogram holds %d, want successes %d + unfinished %d + unsent %d = %d",
+			h.Count(), res.Successes, res.Errors["unfinished"], res.Unsent, want)
+	}
+	if res.LatencyMicros.P99 < (500 * time.Millisecond).Microseconds() {
+		t.Errorf("corrected p99 %d µs; want the stall in it (the requests waited up to the window and its drain)", res.LatencyMicros.P99)
+	}
+}
+
 // With one connection at 20 ms a request and 100 req/s due, the open loop
 // falls behind by half a second over the window; its corrected latency is
 // recorded past the 200 ms timeout, not clamped there, while each request

@@ -10,11 +10,20 @@ import (
 type wireRequest struct {
 	bytes []byte
 	head  bool // a HEAD request: its response has no body
+	// HTTP/2: the header block (hpack, no dynamic table) and the body.
+	h2block []byte
+	body    []byte
 }
 
 // encodeRequests builds the wire requests: the pool when there is one,
 // otherwise the single request described by cfg.
-func encodeRequests(cfg Config, t target) ([]wireRequest, error) {
+func encodeRequests(cfg Config, t target, tlsOn bool) ([]wireRequest, error) {
+	if cfg.Protocol == ProtoGRPC {
+		return encodeGRPC(cfg, t, tlsOn)
+	}
+	if cfg.Protocol != ProtoHTTP1 {
+		return encodeH2Requests(cfg, t, tlsOn)
+	}
 	if len(cfg.Requests) == 0 {
 		if !isToken(cfg.Method) {
 			return nil, configErrorf("method", "%q is not a valid HTTP method", cfg.Method)

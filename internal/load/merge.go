@@ -33,6 +33,13 @@ func Merge(parts []*Result) (*Result, error) {
 	out.Connections = 0
 	out.Rate = 0
 	out.Warmup, out.Drain, out.Halves = Phase{}, DrainPhase{}, [2]int64{}
+	if out.TLS != nil {
+		// The counts are summed below; the handshake time stays the first
+		// generator's.
+		t := *out.TLS
+		t.Handshakes, t.Resumed, t.HandshakesInWindow, t.Failures = 0, 0, 0, 0
+		out.TLS = &t
+	}
 	var succ, errs, uncorr *hist.Histogram
 	for i, p := range parts {
 		if p.SchemaVersion != parts[0].SchemaVersion || p.Mode != parts[0].Mode {
@@ -58,6 +65,19 @@ func Merge(parts []*Result) (*Result, error) {
 		out.MeasureEndUnixNano = max(out.MeasureEndUnixNano, p.MeasureEndUnixNano)
 		for k, n := range p.Errors {
 			out.Errors[k] += n
+		}
+		if out.H2 != nil && p.H2 != nil && i > 0 {
+			h := *out.H2
+			h.FlowStalled += p.H2.FlowStalled
+			h.GoAways += p.H2.GoAways
+			h.RSTStreamsReceived += p.H2.RSTStreamsReceived
+			out.H2 = &h
+		}
+		if out.TLS != nil && p.TLS != nil {
+			out.TLS.Handshakes += p.TLS.Handshakes
+			out.TLS.Resumed += p.TLS.Resumed
+			out.TLS.HandshakesInWindow += p.TLS.HandshakesInWindow
+			out.TLS.Failures += p.TLS.Failures
 		}
 		out.Warmup.add(p.Warmup)
 		out.Drain.add(p.Drain.Phase)

@@ -6,7 +6,11 @@ package load
 // Version 2: the requests still unanswered when the drain ends are failures
 // of the window (errors.unfinished, in attempts), no longer drain.abandoned;
 // unsent (open loop) is new; the histograms' range covers the schedule.
-const SchemaVersion = 2
+//
+// Version 3: in open loop, latency_hist (and latency_us) also holds the
+// window's unfinished and unsent requests at their lower-bound latency,
+// the time they had waited when the worker closed the window.
+const SchemaVersion = 3
 
 // Result is the outcome of a run, and with its json tags the versioned
 // JSON output of `stackbench load -o json`. Counts cover the measured
@@ -15,6 +19,15 @@ type Result struct {
 	SchemaVersion int    `json:"schema_version"`
 	URL           string `json:"url"`
 	Method        string `json:"method"`
+	// Protocol is how the requests went on the wire: "http1" (HTTP/1.1),
+	// "h2c", "h2" or "grpc".
+	Protocol string `json:"protocol"`
+	// TLS describes the TLS layer; absent in cleartext.
+	TLS *TLSStats `json:"tls,omitempty"`
+	// H2 describes the HTTP/2 layer; absent for HTTP/1.1.
+	H2 *H2Stats `json:"h2,omitempty"`
+	// GRPCMethod is a gRPC run's method.
+	GRPCMethod string `json:"grpc_method,omitempty"`
 	// Mode is "closed" or "open".
 	Mode string `json:"mode"`
 	// DurationSeconds is the measured window's wall time; throughput
@@ -68,7 +81,10 @@ type Result struct {
 	// LatencyMicros is the latency of successes; in open loop, measured from
 	// the intended send time (corrected for coordinated omission) and never
 	// clamped at the timeout: the histograms range over the timeout plus
-	// the whole schedule (warm-up, window, drain).
+	// the whole schedule (warm-up, window, drain). In open loop it also
+	// holds the unfinished and unsent requests at their lower-bound
+	// latency (their age when the window closed after its drain), so that
+	// a stall at the window's end is in the tail (schema 3).
 	LatencyMicros Latency `json:"latency_us"`
 	// LatencyUncorrectedMicros (open loop only) measures from the actual send.
 	LatencyUncorrectedMicros *Latency `json:"latency_uncorrected_us,omitempty"`
@@ -118,6 +134,61 @@ type Result struct {
 	// MeasureStartUnixNano and MeasureEndUnixNano bound the window.
 	MeasureStartUnixNano int64 `json:"measure_start_unix_ns"`
 	MeasureEndUnixNano   int64 `json:"measure_end_unix_ns"`
+}
+
+// TLSStats is the TLS layer of a run. Handshakes are counted apart from
+// requests: those of the connections opened before the clock started and
+// those of connections reopened later, in the warm-up or the window (a
+// request that had to wait for one has it in its latency too).
+type TLSStats struct {
+	// Version and CipherSuite are the first handshake's ("TLS 1.3",
+	// "TLS_AES_128_GCM_SHA256"); ALPN the protocol it agreed on.
+	Version     string `json:"version"`
+	CipherSuite string `json:"cipher_suite"`
+	ALPN        string `json:"alpn,omitempty"`
+	// Resumption is true when reopened connections offered to resume a
+	// session (--tls-resume); Resumed counts the handshakes that did.
+	Resumption bool  `json:"resumption"`
+	Handshakes int64 `json:"handshakes"`
+	Resumed    int64 `json:"resumed"`
+	// HandshakesInWindow counts the handshakes completed in the measured
+	// window: each one held up its worker's other connections for its
+	// length (HandshakeMicros).
+	HandshakesInWindow int64 `json:"handshakes_in_window"`
+	// Failures counts failed handshakes; FirstError says why the first one
+	// failed.
+	Failures        int64   `json:"failures"`
+	FirstError      string  `json:"first_error,omitempty"`
+	HandshakeMicros Latency `json:"handshake_us"`
+}
+
+// H2Stats is the HTTP/2 layer of a run: its settings and what the server
+// did to the connections besides answering.
+type H2Stats struct {
+	// StreamsPerConnection is Config.Streams: the requests in flight on
+	// each connection, at most (the server's limit may lower it).
+	StreamsPerConnection int `json:"streams_per_connection"`
+	// StreamWindowBytes and ConnectionWindowBytes are the flow-control
+	// windows the engine grants the server (topped up when half used).
+	StreamWindowBytes     int64 `json:"stream_window_bytes"`
+	ConnectionWindowBytes int64 `json:"connection_window_bytes"`
+	// PeerMaxStreams is the lowest SETTINGS_MAX_CONCURRENT_STREAMS a
+	// server connection stated (0: none stated); requests beyond it wait
+	// for a stream. PeerInitialWindowBytes is the server's stream window
+	// for request bodies.
+	PeerMaxStreams         int64 `json:"peer_max_streams"`
+	PeerInitialWindowBytes int64 `json:"peer_initial_window_bytes"`
+	// FlowStalled counts failed requests (timed out, unfinished, or on a
+	// connection that failed) whose body still waited for the server's
+	// flow-control window: the server had stopped granting it.
+	FlowStalled int64 `json:"flow_stalled"`
+	// GoAways counts GOAWAY frames; RSTStreamsReceived the RST_STREAM
+	// frames the server sent (those on a live request are errors.rst_stream).
+	GoAways            int64 `json:"goaways"`
+	RSTStreamsReceived int64 `json:"rst_streams_received"`
+	// FirstProtocolError is the first way the server broke HTTP/2, if it
+	// did (the connection was closed, its requests counted in other).
+	FirstProtocolError string `json:"first_protocol_error,omitempty"`
 }
 
 // Latency summarises a histogram, in microseconds.

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"math"
 	"runtime"
@@ -27,6 +28,17 @@ type run struct {
 	rawWait bool // workers may block in epoll through RawSyscall (Linux)
 	seconds int  // timeline length: the window in whole seconds, rounded up
 	workers []*worker
+	// tlsConfig is the client's TLS configuration (nil: cleartext);
+	// tlsNotes what the handshakes said.
+	tlsConfig *tls.Config
+	tlsNotes  tlsNotes
+	// h2 is true for HTTP/2 (h2c, h2, grpc); streams is the lanes per
+	// connection (1 for HTTP/1.1); grpc judges answers by grpc-status.
+	h2      bool
+	streams int
+	grpc    bool
+	// protocolErr is the first HTTP/2 protocol error (under tlsNotes.mu).
+	protocolErr string
 
 	// Monotonic times (nanotime) of the run's boundaries. t0 is fixed
 	// before the workers start; the others are atomics because an adaptive
@@ -124,11 +136,28 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	reqs, err := encodeRequests(cfg, tgt)
-	if err != nil {
+	r := &run{cfg: cfg, tgt: tgt, open: cfg.Rate > 0, streams: 1}
+	r.h2 = cfg.Protocol != ProtoHTTP1
+	r.grpc = cfg.Protocol == ProtoGRPC
+	tlsOn := cfg.TLS || tgt.url.Scheme == "https"
+	if cfg.Protocol == ProtoH2C && tlsOn {
+		return nil, configErrorf("protocol", "h2c is HTTP/2 in cleartext; for HTTP/2 over TLS use h2")
+	}
+	if r.h2 {
+		r.streams = cfg.Streams
+	}
+	if r.reqs, err = encodeRequests(cfg, tgt, tlsOn); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, tgt: tgt, reqs: reqs, open: cfg.Rate > 0}
+	alpn := []string{"http/1.1"}
+	if r.h2 {
+		alpn = []string{"h2"}
+	}
+	if tlsOn {
+		if r.tlsConfig, err = tlsClientConfig(cfg, tgt, alpn); err != nil {
+			return nil, err
+		}
+	}
 	r.seconds = int((cfg.Duration + time.Second - 1) / time.Second)
 	if len(cfg.Expect) == 0 {
 		for s := 200; s < 300; s++ {

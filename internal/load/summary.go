@@ -1,6 +1,7 @@
 package load
 
 import (
+	"crypto/tls"
 	"runtime"
 	"time"
 
@@ -22,6 +23,7 @@ func (r *run) result() (*Result, error) {
 		SchemaVersion:        SchemaVersion,
 		URL:                  r.tgt.url.Redacted(),
 		Method:               cfg.Method,
+		Protocol:             cfg.Protocol,
 		Mode:                 "closed",
 		DurationSeconds:      window.Seconds(),
 		Interrupted:          r.measured > 0,
@@ -61,7 +63,7 @@ func (r *run) result() (*Result, error) {
 		uncorr = hist.New(r.histMax)
 	}
 	var classes [numClasses]int64
-	var status [1000]int64
+	var status [grpcStatusBase + grpcCodes]int64
 	for _, w := range r.workers {
 		for s := 0; s < len(w.timeline); s += 2 {
 			res.Successes += w.timeline[s].Load()
@@ -99,7 +101,9 @@ func (r *run) result() (*Result, error) {
 	}
 	res.Attempts = res.Successes
 	for c, n := range classes {
-		res.Errors[classNames[c]] = n
+		if c < alwaysReported || n > 0 {
+			res.Errors[classNames[c]] = n
+		}
 		res.Attempts += n
 	}
 	for s, n := range status {
@@ -107,6 +111,12 @@ func (r *run) result() (*Result, error) {
 			res.Errors[statusKey(s)] = n
 			res.Attempts += n
 		}
+	}
+	res.TLS = r.tlsStats()
+	res.H2 = r.h2Stats()
+	if cfg.GRPC != nil {
+		res.GRPCMethod = cfg.GRPC.Method
+		res.Method = ""
 	}
 	res.ThroughputRPS = float64(res.Successes) / window.Seconds()
 	res.GeneratorCPUSeconds = r.cpuEnd - r.cpuStart
@@ -152,4 +162,51 @@ func summarize(h *hist.Histogram) Latency {
 		Max:   h.MaxMicros(),
 		Mean:  h.MeanMicros(),
 	}
+}
+
+// tlsStats merges the workers' handshake counts; nil in cleartext.
+func (r *run) tlsStats() *TLSStats {
+	if r.tlsConfig == nil {
+		return nil
+	}
+	s := &TLSStats{Resumption: r.cfg.TLSResume, FirstError: r.tlsNotes.firstErr}
+	if st := r.tlsNotes.state; st != nil {
+		s.Version = tls.VersionName(st.Version)
+		s.CipherSuite = tls.CipherSuiteName(st.CipherSuite)
+		s.ALPN = st.NegotiatedProtocol
+	}
+	h := hist.New(r.cfg.Timeout)
+	for _, w := range r.workers {
+		s.Handshakes += w.handshakes
+		s.Resumed += w.resumed
+		s.HandshakesInWindow += w.windowHandshakes
+		s.Failures += w.tlsFailures
+		h.Merge(w.hHandshake)
+	}
+	s.HandshakeMicros = summarize(h)
+	return s
+}
+
+// h2Stats merges the workers' HTTP/2 counts; nil for HTTP/1.1.
+func (r *run) h2Stats() *H2Stats {
+	if !r.h2 {
+		return nil
+	}
+	s := &H2Stats{StreamsPerConnection: r.streams, StreamWindowBytes: h2StreamWindowBytes,
+		ConnectionWindowBytes: h2ConnWindowBytes, PeerInitialWindowBytes: h2DefaultWindow}
+	r.tlsNotes.mu.Lock()
+	s.FirstProtocolError = r.protocolErr
+	r.tlsNotes.mu.Unlock()
+	for _, w := range r.workers {
+		s.FlowStalled += w.h2.flowStalled
+		s.GoAways += w.h2.goaways
+		s.RSTStreamsReceived += w.h2.rstReceived
+		if m := int64(w.h2.peerMaxStreams); m < h2MaxStreamID && (s.PeerMaxStreams == 0 || m < s.PeerMaxStreams) {
+			s.PeerMaxStreams = m
+		}
+		if w.h2.peerInitWin > 0 {
+			s.PeerInitialWindowBytes = w.h2.peerInitWin
+		}
+	}
+	return s
 }

@@ -27,17 +27,17 @@ func resolveTarget(ctx context.Context, rawURL string, allowRemote bool) (target
 		return target{}, configErrorf("url", "%q is not a URL like http://127.0.0.1:8080/path", rawURL)
 	}
 	switch u.Scheme {
-	case "http":
-	case "https":
-		return target{}, configErrorf("url", "%q: https is not supported; load the server over plain http", rawURL)
+	case "http", "https":
 	default:
-		return target{}, configErrorf("url", "%q: the scheme must be http", rawURL)
+		return target{}, configErrorf("url", "%q: the scheme must be http or https", rawURL)
 	}
 	if u.User != nil || u.Fragment != "" {
 		return target{}, configErrorf("url", "%q: user info and fragments are not sent; remove them", rawURL)
 	}
 	host, port := u.Hostname(), u.Port()
-	if port == "" {
+	if port == "" && u.Scheme == "https" {
+		port = "443"
+	} else if port == "" {
 		port = "80"
 	}
 	portNum, err := strconv.ParseUint(port, 10, 16)

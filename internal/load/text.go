@@ -17,8 +17,14 @@ func (r *Result) WriteText(w io.Writer) error {
 		mode = fmt.Sprintf("open loop at %g req/s", r.Rate)
 	}
 	method := r.Method
-	if method == "" {
+	switch {
+	case r.GRPCMethod != "":
+		method = "gRPC " + r.GRPCMethod
+	case method == "":
 		method = fmt.Sprintf("pool of %d requests", r.PoolSize)
+	}
+	if r.Protocol != "" && r.Protocol != ProtoHTTP1 {
+		method += " over " + r.Protocol
 	}
 	fmt.Fprintf(&b, "%s %s: %s, %d connections, %s measured", method, r.URL, mode, r.Connections, secs(r.DurationSeconds))
 	if r.Interrupted {
@@ -48,6 +54,32 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	if n := r.ErrorCount(); n > 0 {
 		fmt.Fprintf(&b, "  error time    %s\n", latencyLine(r.ErrorLatencyMicros, n))
+	}
+	if h := r.H2; h != nil {
+		fmt.Fprintf(&b, "  http/2        %d streams per connection; windows granted: stream %d B, connection %d B; server's: stream %d B",
+			h.StreamsPerConnection, h.StreamWindowBytes, h.ConnectionWindowBytes, h.PeerInitialWindowBytes)
+		if h.PeerMaxStreams > 0 {
+			fmt.Fprintf(&b, ", at most %d streams", h.PeerMaxStreams)
+		}
+		if h.GoAways+h.RSTStreamsReceived+h.FlowStalled > 0 {
+			fmt.Fprintf(&b, "; %d GOAWAY, %d RST_STREAM, %d failed while stalled by the server's window", h.GoAways, h.RSTStreamsReceived, h.FlowStalled)
+		}
+		if h.FirstProtocolError != "" {
+			fmt.Fprintf(&b, "; PROTOCOL ERROR: %s", h.FirstProtocolError)
+		}
+		b.WriteString("\n")
+	}
+	if t := r.TLS; t != nil {
+		fmt.Fprintf(&b, "  tls           %s %s", t.Version, t.CipherSuite)
+		if t.ALPN != "" {
+			fmt.Fprintf(&b, ", ALPN %s", t.ALPN)
+		}
+		fmt.Fprintf(&b, "; %d handshakes (%d in the window, %d resumed, resumption %s), each p50 %s max %s",
+			t.Handshakes, t.HandshakesInWindow, t.Resumed, onOff(t.Resumption), us(t.HandshakeMicros.P50), us(t.HandshakeMicros.Max))
+		if t.Failures > 0 {
+			fmt.Fprintf(&b, "; %d FAILED, the first: %s", t.Failures, t.FirstError)
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "  reconnects    %d", r.Reconnects)
 	if r.Mode == "open" {
@@ -135,4 +167,11 @@ func us(v int64) string {
 
 func secs(s float64) string {
 	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }

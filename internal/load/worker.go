@@ -24,7 +24,7 @@ const (
 // timeline (which alone counts the successes).
 type tally struct {
 	errs       [numClasses]int64
-	status     [1000]int64 // unexpected statuses by code
+	status     [grpcStatusBase + grpcCodes]int64 // unexpected statuses by code, then gRPC codes
 	reconnects int64
 	lateSends  int64
 }
@@ -70,13 +70,27 @@ type worker struct {
 	warmSlices []atomic.Int64
 	// halves counts the window's successes in its first and second half.
 	halves [2]int64
+
+	// TLS handshakes (all of them, the predial's included): their time,
+	// how many, how many resumed a session, how many completed in the
+	// window, how many failed.
+	hHandshake                                         *hist.Histogram
+	handshakes, resumed, windowHandshakes, tlsFailures int64
+
+	// HTTP/2: the sockets (conns are then their lanes), the sockets with
+	// frames to write this turn of the loop, and a scratch list.
+	socks   []h2sock
+	dirty   []int32
+	scratch []int32
+	h2      h2Counts
 }
 
-func newWorker(r *run, index, conns int) (*worker, error) {
+func newWorker(r *run, index, share int) (*worker, error) {
 	poll, err := newPoller(r.open)
 	if err != nil {
 		return nil, err
 	}
+	conns := share * r.streams // HTTP/1.1: one lane per connection
 	w := &worker{
 		r: r, index: index, poll: poll,
 		conns:     make([]conn, conns),
@@ -87,6 +101,12 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 		timeline:  make([]atomic.Int64, 2*r.seconds),
 		nextHook:  -1,
 		nextSlice: -1,
+	}
+	if r.tlsConfig != nil {
+		w.hHandshake = hist.New(r.cfg.Timeout)
+	}
+	if r.h2 {
+		w.newSocks(share, r.streams)
 	}
 	if r.adaptive {
 		w.warmSlices = make([]atomic.Int64, r.rule.CapSlices())
@@ -104,6 +124,12 @@ func newWorker(r *run, index, conns int) (*worker, error) {
 
 // close releases every descriptor.
 func (w *worker) close() {
+	for i := range w.socks {
+		if w.socks[i].fd >= 0 {
+			unix.Close(w.socks[i].fd)
+			w.socks[i].fd = -1
+		}
+	}
 	for i := range w.conns {
 		if w.conns[i].fd >= 0 {
 			unix.Close(w.conns[i].fd)
@@ -117,6 +143,10 @@ func (w *worker) close() {
 // until deadline. A connection that fails stays down, uncounted: it will
 // fail again, counted, when it is given a request.
 func (w *worker) predial(deadline int64) {
+	if w.socks != nil {
+		w.h2predial(deadline)
+		return
+	}
 	now := nanotime()
 	for i := range w.conns {
 		w.dial(i, now)
@@ -188,6 +218,9 @@ func (w *worker) loop() {
 		if measEnd := r.measEnd.Load(); now >= measEnd && (w.inflight == 0 || now >= r.drainEnd.Load()) {
 			break
 		}
+		if len(w.dirty) > 0 {
+			w.flushDirty(now)
+		}
 		n, errno := w.poll.wait(w.waitMillis(now), r.rawWait)
 		if errno != 0 && errno != unix.EINTR {
 			r.fail(errno)
@@ -219,14 +252,33 @@ func (w *worker) loop() {
 
 // countUnfinished counts the requests still unanswered when the drain
 // ended as failures of the window (class unfinished), each with its age
-// then as a lower bound of its latency in the error histogram.
+// then as a lower bound of its latency in the error histogram. In open
+// loop the corrected histogram gets them too, at that age, and every
+// request due before the window's end and never sent (unsent) at the time
+// it had waited since its due time (trap T24): a server that stalls at the
+// window's end shows the stall in its latency instead of hiding it.
 func (w *worker) countUnfinished(now int64) {
+	r := w.r
 	for i := range w.conns {
 		c := &w.conns[i]
 		if c.state == connBusy || c.state == connDialing && c.pending {
+			if c.h2.stalled {
+				w.h2.flowStalled++
+			}
 			w.meas.errs[classUnfinished]++
 			w.hErr.RecordMicros((now - c.intended) / 1000)
+			if r.open {
+				w.hSucc.RecordMicros((now - c.intended) / 1000)
+			}
 		}
+	}
+	if !r.open {
+		return
+	}
+	// The same count as the Result's Unsent (result).
+	due := r.dueBefore(w.index, r.warmEnd.Load()+int64(r.cfg.Duration))
+	for k := w.nextK; k < due; k++ {
+		w.hSucc.RecordMicros((now - r.intendedAt(w.index, k)) / 1000)
 	}
 }
 
@@ -280,9 +332,13 @@ func (w *worker) begin(i int, intended, now int64) {
 	c := &w.conns[i]
 	c.req = w.r.nextRequest()
 	c.intended, c.started, c.sent = intended, now, now
+	w.inflight++
+	if w.socks != nil {
+		w.h2begin(i, now)
+		return
+	}
 	c.written = 0
 	c.parser.reset(c.req.head)
-	w.inflight++
 	if c.fd < 0 {
 		c.pending = true
 		w.dial(i, now)
@@ -329,12 +385,16 @@ func (w *worker) failOpen(i int, class errorClass, now int64) {
 
 // onEvent handles readiness of connection i.
 func (w *worker) onEvent(i int, events uint32, now int64) {
+	if w.socks != nil {
+		w.onSockEvent(&w.socks[i], events, now)
+		return
+	}
 	c := &w.conns[i]
 	switch c.state {
 	case connDialing:
 		w.onDialed(i, now)
 	case connBusy:
-		if events&evOut != 0 && c.written < len(c.req.bytes) {
+		if events&evOut != 0 && w.writePending(c) {
 			w.write(i, now)
 			return
 		}
@@ -343,8 +403,10 @@ func (w *worker) onEvent(i int, events uint32, now int64) {
 		}
 	case connIdle:
 		// The server closed an idle connection (or sent what nobody asked
-		// for): drop it quietly; it reopens when it gets a request.
-		if n, errno := rawRead(c.fd, w.buf); errno == unix.EAGAIN && n <= 0 {
+		// for): drop it quietly; it reopens when it gets a request. (A TLS
+		// 1.3 server's session tickets arrive here too: crypto/tls takes
+		// them, and no application byte comes out.)
+		if n, errno := w.recv(c); errno == unix.EAGAIN && n <= 0 {
 			return
 		}
 		w.closeConn(c)
@@ -368,6 +430,14 @@ func (w *worker) onDialed(i int, now int64) {
 	}
 	c.openedOnce = true
 	w.setOut(c, false)
+	if w.r.tlsConfig != nil {
+		if ok, class := w.handshake(c.fd, &c.tls, now); !ok {
+			w.closeConn(c)
+			w.failOpen(i, class, nanotime())
+			return
+		}
+		now = nanotime()
+	}
 	if !c.pending {
 		c.state = connIdle
 		return
@@ -386,18 +456,30 @@ func (w *worker) setOut(c *conn, want bool) {
 	c.wantOut = want
 }
 
+// writePending reports whether connection c has request bytes the socket
+// has not taken yet.
+func (w *worker) writePending(c *conn) bool {
+	return c.written < len(c.req.bytes) || c.tls != nil && c.tls.fd.pending()
+}
+
 // write sends (the rest of) connection i's request.
 func (w *worker) write(i int, now int64) {
 	c := &w.conns[i]
 	if c.written == 0 {
 		c.sent = now
 	}
-	n, errno := rawWrite(c.fd, c.req.bytes[c.written:])
+	var n int
+	var errno unix.Errno
+	if c.tls != nil {
+		n, errno = c.tls.write(c.req.bytes[c.written:])
+	} else {
+		n, errno = rawWrite(c.fd, c.req.bytes[c.written:])
+	}
 	if n > 0 {
 		c.written += n
 	}
 	switch {
-	case c.written == len(c.req.bytes):
+	case c.written == len(c.req.bytes) && !w.writePending(c):
 		w.setOut(c, false)
 	case errno == 0 || errno == unix.EAGAIN:
 		w.setOut(c, true) // finish when the socket drains
@@ -410,7 +492,7 @@ func (w *worker) write(i int, now int64) {
 func (w *worker) read(i int, now int64) {
 	c := &w.conns[i]
 	for {
-		n, errno := rawRead(c.fd, w.buf)
+		n, errno := w.recv(c)
 		switch {
 		case errno == unix.EAGAIN:
 			return
@@ -435,10 +517,21 @@ func (w *worker) read(i int, now int64) {
 			// cannot be trusted for the next one.
 			w.complete(i, now, c.parser.close || used < n)
 			return
-		case n < len(w.buf):
+		case n < len(w.buf) && c.tls == nil:
+			// The socket is drained. (crypto/tls may hold a whole record
+			// more: TLS reads on until it says it would block.)
 			return
 		}
 	}
+}
+
+// recv reads the next bytes of connection c's answer into the worker's
+// buffer: EAGAIN when there are none yet, (0, 0) at the server's close.
+func (w *worker) recv(c *conn) (int, unix.Errno) {
+	if c.tls != nil {
+		return c.tls.read(w.buf)
+	}
+	return rawRead(c.fd, w.buf)
 }
 
 // complete records a whole response and moves the connection on.
@@ -467,6 +560,7 @@ func (w *worker) closeConn(c *conn) {
 		unix.Close(c.fd) // also removes it from the poller
 		c.fd = -1
 	}
+	c.tls = nil
 	c.state = connDown
 	c.wantOut = false
 }
@@ -581,12 +675,17 @@ func (w *worker) dispatch(now int64) {
 
 // scan fails requests past the timeout and restarts held-back connections.
 func (w *worker) scan(now int64) {
+	if w.socks != nil {
+		w.scanSocks(now)
+	}
 	timeout := int64(w.r.cfg.Timeout)
 	for i := range w.conns {
 		c := &w.conns[i]
 		switch c.state {
 		case connBusy:
-			if now-c.started >= timeout {
+			if now-c.started >= timeout && w.socks != nil {
+				w.h2timeout(i, now)
+			} else if now-c.started >= timeout {
 				w.fail(i, classTimeout, now)
 			}
 		case connDialing:

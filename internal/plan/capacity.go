@@ -66,15 +66,17 @@ type CapacityCase struct {
 
 // Defaults of the capacity section. Confirm is the capacity command's 3:
 // a capacity step compares the two stacks' searches, not their
-// confirmation windows. A run with steps searches each stack × case 4
+// confirmation windows. A run with steps searches each stack × case 5
 // times (DefaultCapacitySearches), a run of one stack once: a capacity
 // step's two-sample interval needs 4 searches a side to be finite at
-// α = 0.05 (3 against 3 reach at best 2 ÷ C(6, 3) = 0.1, stats.MinP).
+// α = 0.05 (3 against 3 reach at best 2 ÷ C(6, 3) = 0.1, stats.MinP), and
+// a search that confirms nothing is dropped, so 5 survive one lost search
+// (5 against 4: 2 ÷ C(9, 4) = 0.016; 3 against 4, 2 ÷ 35, never can).
 const (
 	DefaultCapacityConfirm     = 3
 	DefaultCapacityConnections = 256
 	DefaultCapacityBudget      = 3 * time.Minute
-	DefaultCapacitySearches    = 4
+	DefaultCapacitySearches    = 5
 	// MaxCapacitySearches bounds searches: each is a whole search.
 	MaxCapacitySearches = 20
 )

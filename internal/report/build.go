@@ -82,7 +82,8 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if err := addCapacity(m, res, opt); err != nil {
 		return nil, err
 	}
-	addThresholds(m, res.Plan.Plan.Plan().Thresholds)
+	pl := res.Plan.Plan.Plan()
+	addThresholds(m, pl.Thresholds, pl.Protocol.Timeout)
 	return m, nil
 }
 

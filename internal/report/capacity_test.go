@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/capacity"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -132,7 +133,7 @@ func TestCapacitySectionTableStepsAndCost(t *testing.T) {
 		"## Capacity at the SLO", "### user (SLO p99=20ms)", "was searched 4 times, each search in a fresh process",
 		"| nethttp | 8,030 rps | 3.50 ms | 14.0 ms | 0.90 |", "| 4 of 4: 7,979–8,181 rps | 7,950–8,109 rps |", "confirmed ×4; 41.6 s in all",
 		"| gin | – | – | – | – | – | – | 0 of 4 | 7,000–7,140 rps |", "out of budget: only the bracket is known ×4",
-		"| nethttp → chi | user | gain | +12.5 % (+9.7 … +15.3 %, 97.1 % interval) | 4 / 4 | the 97 % interval of the two stacks' search capacities (4 and 4 searches)",
+		"| nethttp → chi | user | gain | +12.5 % (+9.7 … +15.3 %, 97.1 % interval) | 4 / 4 | over the two stacks' search capacities (4 and 4 searches), the 97.14 % interval excludes 0 and lies wholly past ±5 % |",
 		"### Cost at capacity within the SLO", "SLO: ", " · saturation: ",
 	} {
 		if !strings.Contains(text, want) {
@@ -179,6 +180,9 @@ func TestCapacitySectionTableStepsAndCost(t *testing.T) {
 // +12 % difference undecided, and one search a side (a journal from
 // before repeated searches) cannot decide anything.
 func TestCapacityStepRestsOnTheSearches(t *testing.T) {
+	capacityChange := func(from, to CapacityRow, minEffect, alpha float64) analysis.Change {
+		return capacityChange(from, to, capacityVerdict(from, to, minEffect, alpha), alpha)
+	}
 	row := func(stack string, caps ...float64) CapacityRow {
 		return CapacityRow{Stack: stack, Status: capacity.StatusConfirmed, Searches: len(caps), Confirmed: len(caps), SearchCapacitiesRPS: caps}
 	}
@@ -189,7 +193,7 @@ func TestCapacityStepRestsOnTheSearches(t *testing.T) {
 		t.Errorf("spread searches: %+v, want the plain interval %+v", c, want)
 	}
 	one := capacityChange(row("a", 8000), row("b", 11000), 0.05, 0.05)
-	if one.Call != stats.CallUndecided || one.Bounded() || !strings.Contains(one.Reason, "too few searches (1 and 1 searches)") || !strings.Contains(one.Reason, "4 a side can (capacity: searches: 4)") {
+	if one.Call != stats.CallUndecided || one.Bounded() || !strings.Contains(one.Reason, "too few searches (1 and 1 searches)") || !strings.Contains(one.Reason, "5 a side can, even with one search lost (capacity: searches: 5)") {
 		t.Errorf("one search a side: %+v", one)
 	}
 	if got := CallText(one); !strings.Contains(got, "(no finite interval with 1 and 1 searches)") {
@@ -329,5 +333,35 @@ func TestCapacityRowKeepsAMeasuredStart(t *testing.T) {
 	}
 	if nh := m.Capacity.Cases[0].Rows[0]; nh.ClosedLoopRPS != 12000 {
 		t.Errorf("nethttp started from %v req/s, want the run's 12000", nh.ClosedLoopRPS)
+	}
+}
+
+// Issue 31, item 4: capacity steps are a false-call family of their own
+// (under family run), a gain's reason says what the interval does (not
+// "the estimate reaching the minimum effect"), and the default of 5
+// searches a side still gives a finite interval when one search is lost.
+func TestCapacityStepsAreAFamily(t *testing.T) {
+	row := func(stack string, caps ...float64) CapacityRow {
+		return CapacityRow{Stack: stack, Status: capacity.StatusConfirmed, Searches: 5, Confirmed: len(caps), SearchCapacitiesRPS: caps}
+	}
+	cases := []CapacityCase{{Case: "x", Rows: []CapacityRow{
+		row("a", 8000, 8100, 7900, 8050, 7950),
+		row("b", 9000, 9100, 8900, 9050), // one search lost
+		row("c", 9020, 9110, 8890, 9060, 8950),
+	}}}
+	pairs := []analysis.StackPair{{Kind: analysis.StepAdjacent, From: "a", To: "b"}, {Kind: analysis.StepAdjacent, From: "b", To: "c"}, {Kind: analysis.StepOverall, From: "a", To: "c"}}
+	steps := capacitySteps(cases, pairs, stats.FamilyRun, 0.05, 0.05)
+	ab := steps[0].Capacity
+	if ab.Call != stats.CallGain || !ab.Bounded() || ab.FamilyCalls != 3 || !strings.Contains(ab.Reason, "a false-call family of their own (3 calls") {
+		t.Errorf("a → b, 5 against 4 searches, +12 %%: %+v; want a gain with a finite interval in a family of 3", ab)
+	}
+	if strings.Contains(ab.Reason, "estimate reaches") || !strings.Contains(ab.Reason, "interval excludes 0") {
+		t.Errorf("reason %q; want what the interval does", ab.Reason)
+	}
+	if bc := steps[1].Capacity; bc.Call == stats.CallGain || bc.Call == stats.CallLoss {
+		t.Errorf("b → c, alike: %s (%s)", bc.Call, bc.Reason)
+	}
+	if plan.DefaultCapacitySearches < 5 || stats.MinP(plan.DefaultCapacitySearches, plan.DefaultCapacitySearches-1) > 0.05 {
+		t.Errorf("default of %d searches does not survive one lost search", plan.DefaultCapacitySearches)
 	}
 }

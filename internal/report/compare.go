@@ -11,16 +11,31 @@ import (
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
-// Comparison is two runs of the same stacks and cases measured against each
-// other: each stack of run A against the same stack of run B, per case and
-// concurrency, with the same step machinery as within a run.
+// Comparison is runs of the same stacks and cases measured against each
+// other: each stack of run A (or runs A1 … Ak) against the same stack of
+// run B (B1 … Bl), per case and concurrency, every call in one false-call
+// family.
 type Comparison struct {
 	ModelVersion int     `json:"model_version"`
 	A            RunRef  `json:"a"`
 	B            RunRef  `json:"b"`
 	Alpha        float64 `json:"alpha"`
-	// MinEffect is the larger of the two runs' minimum effects.
+	// MinEffect is the larger of the runs' minimum effects.
 	MinEffect float64 `json:"min_effect"`
+	// RunsA and RunsB are the run ids of each side when a side has more
+	// than one run (runs as the unit); A and B are then the first of each.
+	RunsA []string `json:"runs_a,omitempty"`
+	RunsB []string `json:"runs_b,omitempty"`
+	// BetweenRunPct is the run-to-run spread each single run's interval
+	// was widened by, in percent; 0 when the runs are the unit.
+	BetweenRunPct float64 `json:"between_run_pct,omitempty"`
+	// Family is how false calls were controlled over the comparison's
+	// FamilyCalls calls ("run": Benjamini–Hochberg over all of them).
+	Family      string `json:"family"`
+	FamilyCalls int    `json:"family_calls,omitempty"`
+	// HostCompared lists what of the hosts was compared (CPU model,
+	// count, memory, kernel, OS and architecture).
+	HostCompared []string `json:"host_compared"`
 	// DispersionA and DispersionB are the two runs' quality figures.
 	DispersionA analysis.Dispersion `json:"dispersion_a"`
 	DispersionB analysis.Dispersion `json:"dispersion_b"`
@@ -50,77 +65,133 @@ type RunRef struct {
 	ParitySkipped bool          `json:"parity_skipped"`
 }
 
-// CompareOptions are the choices of a comparison between two runs.
+// CompareOptions are the choices of a comparison between runs.
 type CompareOptions struct {
 	// Reference names the stack both runs share unchanged; empty takes
 	// the first of run A's stacks that run B has with the same fingerprint.
 	Reference string
-	// AssumeSameHost lets a comparison without a shared reference be
-	// judged when the hosts look alike (same machine, host-speed probes
-	// within half the minimum effect).
+	// AssumeSameHost lets a comparison be judged although the hosts
+	// differ (or, without a shared reference, although the windows are
+	// pooled): the user vouches that the machine did not change the
+	// figures.
 	AssumeSameHost bool
 	// Alpha is one minus the intervals' confidence; 0 means
 	// stats.DefaultAlpha. A comparison is one decision per step, at this
 	// level, whatever looks either run made.
 	Alpha float64
+	// BetweenRun is the run-to-run spread of a run's figure (standard
+	// deviation of its log) that widens each single run's interval; 0
+	// means analysis.DefaultBetweenRunSpread. With two runs or more a side
+	// the runs' own spread is used.
+	BetweenRun float64
 }
 
 // The methods of a comparison.
 const (
 	// CompareReference: each stack's per-round ratio to a reference both
-	// runs share, run A's against run B's (analysis.CompareToReference).
+	// runs share, run A's against run B's.
 	CompareReference = "reference"
 	// ComparePooled: each stack's windows of run A against those of run B
-	// as independent samples; the spread between runs is not in the
-	// interval, so a gate cannot judge it unless told the hosts are alike.
+	// as independent samples; a change of the hour is not cancelled, so a
+	// gate cannot judge it unless told the hosts are alike.
 	ComparePooled = "pooled"
 )
 
-// Compare measures run b against run a. Only stacks, cases and
-// concurrencies present in both are compared, and a warning names the rest;
-// with no stack or no case in common there is nothing to compare. With a
-// reference stack both runs share unchanged, each other stack is compared
-// through its ratio to it (a change of the host between the runs cancels);
-// without one the windows are pooled, and a gate cannot judge unless
-// opt.AssumeSameHost. Compare(a, b) and Compare(b, a) give reversed
-// intervals and opposite calls.
+// Compare measures run b against run a (CompareRuns with one run a side).
 func Compare(a, b *Model, opt CompareOptions) (*Comparison, error) {
-	stacks := common(a.Header.Stacks, b.Header.Stacks)
+	return CompareRuns([]*Model{a}, []*Model{b}, opt)
+}
+
+// CompareRuns measures the runs bs against the runs as. Only stacks, cases
+// and concurrencies present in all of them are compared, and a warning
+// names the rest; with no stack or no case in common there is nothing to
+// compare. With a reference stack every run shares unchanged, each other
+// stack is compared through its ratio to it; without one the windows are
+// pooled, and a gate cannot judge unless opt.AssumeSameHost. Runs measured
+// on different hosts (hostsDiffer) cannot be judged either, reference or
+// not, unless opt.AssumeSameHost: stacks scale differently with cores, so
+// no reference cancels a change of machine. Every call is in one family
+// (the runs' own, family: run or step), and each carries a between-run
+// term (analysis.CompareRuns). Reversing the sides reverses the intervals.
+func CompareRuns(as, bs []*Model, opt CompareOptions) (*Comparison, error) {
+	if len(as) == 0 || len(bs) == 0 {
+		return nil, fmt.Errorf("a comparison needs a run on each side")
+	}
+	a, b := as[0], bs[0]
+	all := append(slices.Clip(as), bs...)
+	stacks, cases, levels := a.Header.Stacks, a.Header.Cases, a.Header.Concurrency
+	for _, m := range all[1:] {
+		stacks, levels = common(stacks, m.Header.Stacks), common(levels, m.Header.Concurrency)
+		cases = slices.DeleteFunc(slices.Clone(cases), func(c analysis.CaseInfo) bool {
+			return !slices.ContainsFunc(m.Header.Cases, func(o analysis.CaseInfo) bool { return o.Name == c.Name })
+		})
+	}
 	if len(stacks) == 0 {
-		return nil, fmt.Errorf("the runs have no stack in common (A: %s; B: %s): compare two runs of the same stacks",
+		return nil, fmt.Errorf("the runs have no stack in common (A: %s; B: %s): compare runs of the same stacks",
 			strings.Join(a.Header.Stacks, ", "), strings.Join(b.Header.Stacks, ", "))
 	}
-	var cases []analysis.CaseInfo
-	for _, c := range a.Header.Cases {
-		if slices.ContainsFunc(b.Header.Cases, func(o analysis.CaseInfo) bool { return o.Name == c.Name }) {
-			cases = append(cases, c)
-		}
-	}
-	levels := common(a.Header.Concurrency, b.Header.Concurrency)
 	if len(cases) == 0 || len(levels) == 0 {
-		return nil, fmt.Errorf("the runs have no case and concurrency in common: compare two runs of the same workload and protocol")
+		return nil, fmt.Errorf("the runs have no case and concurrency in common: compare runs of the same workload and protocol")
 	}
 	if opt.Alpha == 0 {
 		opt.Alpha = stats.DefaultAlpha
 	}
-	minEffect := max(a.Header.MinEffect, b.Header.MinEffect)
-	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: opt.Alpha,
-		MinEffect: minEffect, Warnings: compareWarnings(a, b)}
+	if opt.BetweenRun == 0 {
+		opt.BetweenRun = analysis.DefaultBetweenRunSpread
+	}
+	minEffect := 0.0
+	family := stats.FamilyStep
+	for _, m := range all {
+		minEffect = max(minEffect, m.Header.MinEffect)
+		if m.Header.Family == string(stats.FamilyRun) {
+			family = stats.FamilyRun
+		}
+	}
+	c := &Comparison{ModelVersion: ModelVersion, A: runRef(a), B: runRef(b), Alpha: opt.Alpha, MinEffect: minEffect,
+		Family: string(family), HostCompared: hostCompared, Warnings: compareWarnings(a, b)}
+	if len(as) > 1 || len(bs) > 1 {
+		c.RunsA, c.RunsB = runIDs(as), runIDs(bs)
+	}
+	if len(as) == 1 && len(bs) == 1 {
+		c.BetweenRunPct = 100 * opt.BetweenRun
+	}
 	c.DispersionA, c.DispersionB = a.Header.Dispersion, b.Header.Dispersion
 	ref, shared, why := analysis.SharedReference(a.result(), b.result(), opt.Reference)
+	for _, m := range all[1:] {
+		if !shared {
+			break
+		}
+		if r, ok, w := analysis.SharedReference(a.result(), m.result(), ref); !ok || r != ref {
+			shared, why = false, fmt.Sprintf("run %s: %s", m.Header.RunID, w)
+		}
+	}
 	if opt.Reference != "" && !shared {
 		return nil, fmt.Errorf("--reference %s: %s", opt.Reference, why)
 	}
-	hosts := hostsDiffer(a, b, minEffect/2)
+	var hosts []string
+	for _, m := range all[1:] {
+		hosts = append(hosts, hostsDiffer(a, m, minEffect/2)...)
+	}
+	machine, speed := splitHostReasons(hosts)
 	switch {
-	case shared:
-		c.Method, c.Reference = CompareReference, ref
+	case opt.AssumeSameHost:
+		c.Method = ComparePooled
+		if shared {
+			c.Method, c.Reference = CompareReference, ref
+		} else {
+			c.Warnings = append(c.Warnings, "no shared reference ("+why+"): the windows of the runs are pooled, so a change of the hour is not cancelled; judged only because --assume-same-host was given")
+		}
 		for _, h := range hosts {
+			c.Warnings = append(c.Warnings, h+" (judged anyway: --assume-same-host)")
+		}
+	case shared:
+		c.Method, c.Reference, c.CannotJudge = CompareReference, ref, machine
+		for _, h := range speed {
 			c.Warnings = append(c.Warnings, h+" (the reference "+ref+" measured the same change, so it cancels in the ratios)")
 		}
-	case opt.AssumeSameHost:
-		c.Method, c.CannotJudge = ComparePooled, hosts
-		c.Warnings = append(c.Warnings, "no shared reference ("+why+"): the windows of the two runs are pooled, so the spread between runs is not in the intervals; judged only because --assume-same-host was given")
+		if len(machine) > 0 {
+			c.CannotJudge = append(c.CannotJudge, "a reference stack does not cancel a change of machine: stacks scale differently with cores, memory and kernel; rerun both versions on one host, or give --assume-same-host if the hosts are in fact the same")
+		}
 	default:
 		c.Method = ComparePooled
 		c.CannotJudge = append([]string{why + ", so a change between the runs cannot be told from a change of the host or of the hour: add a stack that does not change to both runs (and name it with --reference), or give --assume-same-host"}, hosts...)
@@ -131,32 +202,52 @@ func Compare(a, b *Model, opt CompareOptions) (*Comparison, error) {
 			continue
 		}
 		pairs = append(pairs, analysis.StackPair{Kind: analysis.StepCompare, From: s, To: s})
-		for _, ci := range cases {
-			for _, conc := range levels {
-				if shared {
-					c.Steps = append(c.Steps, analysis.CompareToReference(a.result(), b.result(), s, ref, ci, conc, minEffect, opt.Alpha))
-					continue
-				}
-				c.Steps = append(c.Steps, analysis.NewStep(analysis.StepCompare, a.result().CellOrMissing(s, ci, conc), b.result().CellOrMissing(s, ci, conc), stats.Independent, minEffect, opt.Alpha))
-			}
-		}
 	}
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("the runs share only the reference stack %s: nothing else to compare", ref)
+	}
+	xo := analysis.CrossRunOptions{Family: family, MinEffect: minEffect, Alpha: opt.Alpha, BetweenRunSD: opt.BetweenRun}
+	if shared {
+		xo.Reference = ref
+	}
+	c.Steps = analysis.CompareRuns(results(as), results(bs), stacks, cases, levels, xo)
+	for _, s := range c.Steps {
+		c.FamilyCalls = max(c.FamilyCalls, s.Throughput.FamilyCalls, s.PerCPU.FamilyCalls)
 	}
 	c.Groups = analysis.GroupStepsOf(c.Steps, pairs, levels)
 	return c, nil
 }
 
+// hostCompared names what hostsDiffer compares of two runs' hosts.
+var hostCompared = []string{"CPU model", "CPU count", "memory", "kernel", "OS and architecture"}
+
 // hostsDiffer says why two runs' hosts may have run at different speeds:
-// another machine, or another CPU count. (Two runs on one machine can
-// still differ in speed; only a fixed-work probe measured in both runs
-// can tell, and the message says so when either run lacks one.)
+// another machine (CPU model, CPU count, memory, kernel, OS or
+// architecture differ: machine reasons), or the same one at another speed
+// (its fixed-work probe; two runs on one machine can still differ, and
+// only a probe measured in both can tell, so the message says so when
+// either run lacks one).
 func hostsDiffer(a, b *Model, tolerance float64) []string {
 	var out []string
 	ha, hb := a.Header.Host, b.Header.Host
-	if ha != hb {
-		out = append(out, fmt.Sprintf("the runs measured on different hosts (A: %s; B: %s)", hostText(ha), hostText(hb)))
+	var diff []string
+	if ha.CPU != hb.CPU {
+		diff = append(diff, fmt.Sprintf("CPU model %q against %q", ha.CPU, hb.CPU))
+	}
+	if ha.Cores != hb.Cores {
+		diff = append(diff, fmt.Sprintf("%d CPUs against %d", ha.Cores, hb.Cores))
+	}
+	if ha.MemoryBytes != hb.MemoryBytes && ha.MemoryBytes > 0 && hb.MemoryBytes > 0 {
+		diff = append(diff, fmt.Sprintf("memory %s against %s", bytesText(ha.MemoryBytes), bytesText(hb.MemoryBytes)))
+	}
+	if ha.Kernel != hb.Kernel && ha.Kernel != "" && hb.Kernel != "" {
+		diff = append(diff, fmt.Sprintf("kernel %q against %q", ha.Kernel, hb.Kernel))
+	}
+	if ha.OS != hb.OS || ha.Arch != hb.Arch {
+		diff = append(diff, fmt.Sprintf("%s/%s against %s/%s", ha.OS, ha.Arch, hb.OS, hb.Arch))
+	}
+	if len(diff) > 0 {
+		out = append(out, fmt.Sprintf("the runs measured on different hosts (A %s, B %s: %s)", a.Header.RunID, b.Header.RunID, strings.Join(diff, "; ")))
 	}
 	pa, pb := a.Header.HostSpeed, b.Header.HostSpeed
 	switch {
@@ -167,6 +258,38 @@ func hostsDiffer(a, b *Model, tolerance float64) []string {
 			out = append(out, fmt.Sprintf("the host ran at a different speed: its fixed-work probe took %.2f ms in A and %.2f ms in B (%+.1f %%, more than ±%.1f %%, half the minimum effect)",
 				pa.ProbeMedianMs, pb.ProbeMedianMs, 100*r, 100*tolerance))
 		}
+	}
+	return out
+}
+
+// splitHostReasons separates hostsDiffer's reasons into another machine
+// (no reference cancels it) and a speed that may differ (a reference
+// measured in both runs cancels it).
+func splitHostReasons(reasons []string) (machine, speed []string) {
+	for _, r := range reasons {
+		if strings.HasPrefix(r, "the runs measured on different hosts") {
+			machine = append(machine, r)
+		} else {
+			speed = append(speed, r)
+		}
+	}
+	return machine, speed
+}
+
+func bytesText(n int64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
+
+func runIDs(ms []*Model) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Header.RunID)
+	}
+	return out
+}
+
+func results(ms []*Model) []*analysis.Result {
+	var out []*analysis.Result
+	for _, m := range ms {
+		out = append(out, m.result())
 	}
 	return out
 }

@@ -18,6 +18,9 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	t.add("stackbench", c.A.ToolVersion, c.B.ToolVersion)
 	t.add("profile", c.A.Profile, c.B.Profile)
 	t.add("host", hostText(c.A.Host), hostText(c.B.Host))
+	if len(c.RunsA) > 0 || len(c.RunsB) > 0 {
+		t.add("runs", strings.Join(c.RunsA, ", "), strings.Join(c.RunsB, ", "))
+	}
 	t.write(&b)
 	b.WriteString(compareMethodText(c) + " " + callRule(c.Alpha, c.MinEffect) + " " + dispersionText(c.DispersionA, "run A's ") + " " + dispersionText(c.DispersionB, "run B's ") + "\n\n")
 	if len(c.CannotJudge) > 0 {
@@ -65,13 +68,27 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	return err
 }
 
-// compareMethodText says how the two runs were compared.
+// compareMethodText says how the runs were compared.
 func compareMethodText(c *Comparison) string {
+	var s string
 	if c.Method == CompareReference {
-		return fmt.Sprintf("Compared through the reference stack %s, unchanged in both runs: each stack's per-round ratio to %s in run A against the same in run B (a difference in differences: what changed the host or the hour changed %s too and cancels), one decision per step at α = %g.",
-			c.Reference, c.Reference, c.Reference, c.Alpha)
+		s = fmt.Sprintf("Compared through the reference stack %s, unchanged in every run: each stack's per-round ratio to %s in run A against the same in run B (a difference in differences: what changed the speed of the host or the hour changed %s too and cancels).",
+			c.Reference, c.Reference, c.Reference)
+	} else {
+		s = "Compared by pooling each stack's windows of run A against those of run B (no reference stack both runs share unchanged): a change of the hour is not cancelled."
 	}
-	return fmt.Sprintf("Compared by pooling each stack's windows of run A against those of run B (no reference stack both runs share unchanged): the spread between runs is not in the intervals. One decision per step at α = %g.", c.Alpha)
+	if c.BetweenRunPct > 0 {
+		s += fmt.Sprintf(" The rounds of one run carry none of what moves a whole run (a rebuild, the memory layout, the database's state), so each run adds a stated run-to-run spread of %g %% to the intervals; measure yours with repeated runs (`report A1 A2 … -- B1 B2 …`) and pass it with `--between-run`.", c.BetweenRunPct)
+	} else {
+		s += fmt.Sprintf(" The runs are the unit (%d in A, %d in B): one value a run, compared by Welch's t on the logs, so the runs' own spread is in the intervals.", len(c.RunsA), len(c.RunsB))
+	}
+	if c.Family == "run" {
+		s += fmt.Sprintf(" False calls are controlled over the comparison's %d calls at once (Benjamini–Hochberg at α = %g).", c.FamilyCalls, c.Alpha)
+	} else {
+		s += fmt.Sprintf(" One decision per call at α = %g.", c.Alpha)
+	}
+	s += " The hosts are compared by " + strings.Join(c.HostCompared, ", ") + "."
+	return s
 }
 
 // WriteComparisonJSON writes a comparison as indented JSON.

@@ -209,3 +209,72 @@ func TestHostsDifferBySpeed(t *testing.T) {
 		t.Errorf("another core count: %v", got)
 	}
 }
+
+// Issue 31, item 2: a reference stack does not cancel a change of machine
+// (stacks scale differently with cores), so runs on hosts that differ in
+// CPU model, count, memory or kernel cannot be judged, reference or not,
+// unless --assume-same-host; and every cross-run call is in one family
+// with the between-run term in its interval.
+func TestCompareAcrossMachinesCannotJudge(t *testing.T) {
+	a := fixtureModel(t)
+	for _, change := range []func(h *analysis.Host){
+		func(h *analysis.Host) { h.Cores = 4 },
+		func(h *analysis.Host) { h.CPU = "Other CPU" },
+		func(h *analysis.Host) { h.MemoryBytes *= 2 },
+		func(h *analysis.Host) { h.Kernel = "6.8.0-other" },
+	} {
+		b := fasterGin(t, a)
+		change(&b.Header.Host)
+		c, err := Compare(a, b, CompareOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Method != CompareReference || len(c.CannotJudge) == 0 || !strings.Contains(strings.Join(c.CannotJudge, " "), "different hosts") {
+			t.Errorf("host %+v: method %s, cannot judge %v; want the reference used and the gate refused", b.Header.Host, c.Method, c.CannotJudge)
+		}
+		ok, err := Compare(a, b, CompareOptions{AssumeSameHost: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ok.CannotJudge) != 0 || ok.Method != CompareReference {
+			t.Errorf("--assume-same-host: cannot judge %v, method %s", ok.CannotJudge, ok.Method)
+		}
+	}
+	b := fasterGin(t, a)
+	c, err := Compare(a, b, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Family != "run" || c.FamilyCalls != 48 || c.Steps[0].Throughput.FamilyCalls != 48 || c.BetweenRunPct != 3 || len(c.HostCompared) == 0 {
+		t.Errorf("family %s over %d calls (step's %d), between-run %v %%; want run over 48, 3 %%", c.Family, c.FamilyCalls, c.Steps[0].Throughput.FamilyCalls, c.BetweenRunPct)
+	}
+}
+
+// With two runs a side the runs are the unit: one value a run, the steps
+// counted in runs, and gin's +20 % still called.
+func TestCompareRunsAsTheUnit(t *testing.T) {
+	a1 := fixtureModel(t)
+	a2 := scaled(t, a1, func(string) float64 { return 1.01 })
+	b1 := fasterGin(t, a1)
+	b2 := scaled(t, a1, func(s string) float64 {
+		if s == "gin" {
+			return 1.22
+		}
+		return 0.99
+	})
+	c, err := CompareRuns([]*Model{a1, a2}, []*Model{b1, b2}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.RunsA) != 2 || len(c.RunsB) != 2 || c.BetweenRunPct != 0 {
+		t.Fatalf("runs %v / %v, between-run %v; want two a side as the unit", c.RunsA, c.RunsB, c.BetweenRunPct)
+	}
+	for _, s := range c.Steps {
+		if s.From != "gin" || s.Throughput.Call == stats.CallInvalid {
+			continue
+		}
+		if s.Throughput.Unit != "runs" || s.Throughput.FromWindows != 2 || s.Throughput.EstimatePct < 19 || s.Throughput.EstimatePct > 22 {
+			t.Errorf("gin %s c=%d: %+v; want about +20 %% over 2 runs a side", s.Case, s.Concurrency, s.Throughput)
+		}
+	}
+}

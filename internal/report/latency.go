@@ -26,7 +26,7 @@ func LatencyIntro(m *Model) string {
 		"Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99, and the fixed-rate cost (the server's and the database's CPU-µs per request at that rate), paired by round, in the run's false-call family, and a rise is a loss.",
 		l.FirstRound, rate)
 	if l.Behind > 0 {
-		s += fmt.Sprintf(" %d of %d latency windows were flagged %s (the server did not keep up with the offered rate: its latency is a queue's) and are not counted.", l.Behind, l.Windows, journal.FlagBehind)
+		s += fmt.Sprintf(" %d of %d latency windows were flagged %s (the server did not keep up with the offered rate); they are counted, at their measured tail, with their unsent and unfinished requests at the time they had waited.", l.Behind, l.Windows, journal.FlagBehind)
 	}
 	return s
 }
@@ -113,7 +113,7 @@ func LatencyLines(m *Model) []string {
 		lines = append(lines, line)
 	}
 	if b := m.Header.Latency.Behind; b > 0 {
-		lines = append(lines, fmt.Sprintf("  %d of %d latency windows fell behind their rate and are not counted", b, m.Header.Latency.Windows))
+		lines = append(lines, fmt.Sprintf("  %d of %d latency windows fell behind their rate; they are counted, at their measured tail", b, m.Header.Latency.Windows))
 	}
 	return lines
 }

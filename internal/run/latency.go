@@ -23,7 +23,11 @@ import (
 // calls read its corrected p50 and p99.
 
 // Limits past which a latency window's server did not keep up with its
-// offered rate (judgeBehind): a window that fell behind measures a queue.
+// offered rate (judgeBehind). The flag is shown; for latency the window
+// still counts, at its measured tail (analysis.latencyCounted, trap T24):
+// its unsent and unfinished requests are in its corrected histogram at
+// the time they had waited, so the unsent allowance below decides the
+// flag only and hides no request from the latency.
 const (
 	// MaxBehindShare bounds each of the shares of requests unsent (due
 	// and never sent: no connection came free; one per connection more

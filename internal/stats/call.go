@@ -70,6 +70,9 @@ type Side struct {
 	// Rounds, for a paired comparison, are the windows' rounds (parallel
 	// to Windows).
 	Rounds []int
+	// Dists, for a call on a pooled quantile (DecidePooled), are the
+	// windows' latency distributions, parallel to Windows and Rounds.
+	Dists []Dist
 }
 
 // Verdict is the decision on one step for one metric.

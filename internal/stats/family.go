@@ -25,7 +25,33 @@ const (
 )
 
 // SidePair is one step-metric to decide: its two sides.
-type SidePair struct{ From, To Side }
+type SidePair struct {
+	From, To Side
+	// Quantile, when above 0, decides the pair on the pooled quantile of
+	// the sides' windows (DecidePooled over Side.Dists) instead of the
+	// windows' own values.
+	Quantile float64
+	// Decide, when set, decides the pair at a level in place of both (a
+	// call between runs: RunsShift, WithBetweenRun).
+	Decide func(alpha float64) Verdict
+	// Frozen, when set, is the verdict the pair was given at the look
+	// where its step stopped (an adaptive run measures no more windows
+	// for it): it stands as it is, and its p-value still counts in the
+	// family, so the family keeps its size and a later look cannot turn
+	// it into another call with no new data.
+	Frozen *Verdict
+}
+
+// decide decides one pair at level alpha on its own.
+func (sp SidePair) decide(d Design, minEffect, alpha float64) Verdict {
+	if sp.Decide != nil {
+		return sp.Decide(alpha)
+	}
+	if sp.Quantile > 0 {
+		return DecidePooled(d, sp.From, sp.To, sp.Quantile, minEffect, alpha)
+	}
+	return DecideBy(d, sp.From, sp.To, minEffect, alpha)
+}
 
 // BenjaminiHochberg returns which of the p-values the step-up procedure
 // selects at false-discovery rate q, and how many (R): the largest k with
@@ -70,7 +96,11 @@ func BenjaminiHochberg(p []float64, q float64) (selected []bool, r int) {
 func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha float64) []Verdict {
 	out := make([]Verdict, len(pairs))
 	for i, sp := range pairs {
-		out[i] = DecideBy(d, sp.From, sp.To, minEffect, alpha)
+		if sp.Frozen != nil {
+			out[i] = *sp.Frozen
+			continue
+		}
+		out[i] = sp.decide(d, minEffect, alpha)
 	}
 	if family == FamilyStep {
 		return out
@@ -94,10 +124,13 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 	sel, r := BenjaminiHochberg(ps, alpha)
 	for j, i := range at {
 		v := &out[i]
+		if pairs[i].Frozen != nil {
+			continue // decided at the look where its step stopped
+		}
 		v.FamilySize, v.FamilySelected = m, r
 		if sel[j] {
 			level := float64(r) * alpha / float64(m)
-			adj := DecideBy(d, pairs[i].From, pairs[i].To, minEffect, level)
+			adj := pairs[i].decide(d, minEffect, level)
 			adj.FamilySize, adj.FamilySelected = m, r
 			if adj.Call == CallGain || adj.Call == CallLoss {
 				adj.Reason += fmt.Sprintf("; selected by false-call control over the run's %d calls (Benjamini–Hochberg at α=%.3g), so the interval is at the adjusted level α=%.3g", m, alpha, level)
@@ -123,17 +156,23 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 	// interval at α fits within ±δ. Its need is the smaller of the two.
 	for _, i := range at {
 		v := &out[i]
-		if v.Call != CallUndecided || v.Shift.N1 == 0 {
+		if v.Call != CallUndecided || v.Shift.N1 == 0 || pairs[i].Frozen != nil {
 			continue
 		}
-		x, y := pairs[i].From.Windows, pairs[i].To.Windows
-		if d == Paired {
-			x, y, _ = Pair(pairs[i].From, pairs[i].To)
+		level := selectable(alpha, r, m)
+		sp := pairs[i]
+		if sp.Decide == nil && sp.Quantile == 0 {
+			x, y := sp.From.Windows, sp.To.Windows
+			if d == Paired {
+				x, y, _ = Pair(sp.From, sp.To)
+			}
+			if len(x) > 0 {
+				v.WindowsNeeded = windowsNeeded(d, x, y, v.Shift, minEffect, level, alpha)
+				continue
+			}
 		}
-		if len(x) == 0 {
-			continue
-		}
-		v.WindowsNeeded = windowsNeeded(d, x, y, v.Shift, minEffect, selectable(alpha, r, m), alpha)
+		n := max(v.Shift.N1, v.Shift.N2)
+		v.WindowsNeeded = max(v.WindowsNeeded, windowsFloor(d, n, level), sp.decide(d, minEffect, level).WindowsNeeded)
 	}
 	return out
 }

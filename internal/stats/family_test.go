@@ -157,10 +157,10 @@ func TestFamilyNeedIsTheSelectableLevel(t *testing.T) {
 	}
 	up := []float64{1.00, 1.04, 0.97, 1.02, 0.99, 1.05, 0.96, 1.01}
 	down := []float64{1.01, 0.98, 1.03, 0.97, 1.02, 1.00, 0.99, 1.04}
-	pairs := []SidePair{{side(700, up), side(380, down)}}
+	pairs := []SidePair{{From: side(700, up), To: side(380, down)}}
 	// 41 unchanged steps with the same noise.
 	for i := 1; i < m; i++ {
-		pairs = append(pairs, SidePair{side(1000, up), side(1000, down)})
+		pairs = append(pairs, SidePair{From: side(1000, up), To: side(1000, down)})
 	}
 	solo := DecideBy(Paired, pairs[0].From, pairs[0].To, 0.05, 0.05)
 	if solo.Call != CallLoss {
@@ -197,7 +197,7 @@ func TestFamilyNeedIsTheSmallerOfTheTwoWays(t *testing.T) {
 	b := []float64{1.05, 0.97, 1.02, 0.94, 1.04, 0.99}
 	var pairs []SidePair
 	for range m {
-		pairs = append(pairs, SidePair{side(1000, a), side(1002, b)})
+		pairs = append(pairs, SidePair{From: side(1000, a), To: side(1002, b)})
 	}
 	solo := DecideBy(Paired, pairs[0].From, pairs[0].To, 0.05, 0.05)
 	if solo.Call != CallUndecided {
@@ -235,5 +235,30 @@ func TestPairedSD(t *testing.T) {
 	}
 	if v := DecideBy(Independent, from, to, 0.05, 0.05); v.PairedSD != 0 {
 		t.Errorf("independent samples have no paired noise, got %.4f", v.PairedSD)
+	}
+}
+
+// A frozen verdict stands as it is, and its p-value keeps its place in
+// the family: m counts it, and it cannot be selected anew.
+func TestFrozenVerdictStands(t *testing.T) {
+	side := func(scale float64) Side {
+		s := Side{Valid: true}
+		for r := 1; r <= 12; r++ {
+			s.Windows = append(s.Windows, scale*(1+0.01*float64(r%3)))
+			s.Rounds = append(s.Rounds, r)
+		}
+		return s
+	}
+	frozen := Verdict{Call: CallSame, Shift: Shift{P: 0.001, Bounded: true}, Reason: "frozen"}
+	pairs := []SidePair{
+		{From: side(1000), To: side(1500)},
+		{From: side(1000), To: side(1001), Frozen: &frozen},
+	}
+	vs := DecideFamily(FamilyRun, Paired, pairs, DefaultMinEffect, DefaultAlpha)
+	if vs[1].Call != CallSame || vs[1].Reason != "frozen" {
+		t.Errorf("frozen pair: %s (%s), want it as frozen", vs[1].Call, vs[1].Reason)
+	}
+	if vs[0].Call != CallGain || vs[0].FamilySize != 2 || vs[0].FamilySelected != 2 {
+		t.Errorf("open pair: %s, family %d/%d; want a gain in a family of 2 with both p-values selected", vs[0].Call, vs[0].FamilySelected, vs[0].FamilySize)
 	}
 }

@@ -1,0 +1,113 @@
+package analysis
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// frozenJournal is an adaptive run of stacks a → b on four cases at c=1,
+// 10 rounds to start, up to 24: the family has 8 calls, so its looks are
+// after rounds 10, 20 and 24. Case x: b is 2 % above a with little noise
+// and two small reversals, so at the first look its interval lies within
+// ±5 % and excludes 0 (p = 10/1024), but the family does not select it:
+// same, and the run measures it no more. Cases y, z and w: no direction
+// over rounds 1–10 (undecided, measured on), +30 % in each of rounds
+// 11–20, so at the second look they are selected — which, judged again
+// from x's same ten pairs, would select x too.
+func frozenJournal(t *testing.T) *journal.Results {
+	t.Helper()
+	cases := []string{"x", "y", "z", "w"}
+	pr := plan.Protocol{Concurrency: []int{1}, Cases: cases, Rounds: 10, MaxRounds: 24, Adaptive: true,
+		Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams, MinEffect: 0.05, Timeout: time.Minute}
+	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: journal.PlanSpecOf(pl)}}
+	seq := 0
+	add := func(round int, stack, cas string, rps float64) journal.PlanWindow {
+		seq++
+		pw := plan.Window{Key: plan.WindowKey(round, stack, cas, 1), Round: round, Stack: stack, Case: cas, Concurrency: 1}
+		res.Windows = append(res.Windows, journal.Window{Key: pw.Key, Index: seq, Round: round, Stack: stack, Case: cas, Concurrency: 1,
+			Final: true, Attempt: 1, Process: journal.ProcessInfo{Seq: seq}, Server: journal.Usage{Cores: 1},
+			Load: &journal.LoadResult{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1}})
+		return journal.PlanWindowOf(pw)
+	}
+	for r := 1; r <= 20; r++ {
+		var extra []journal.PlanWindow
+		for _, cas := range cases {
+			if cas == "x" && r > 10 {
+				continue
+			}
+			ratio := 1.02 + 0.001*float64(r)
+			switch {
+			case cas == "x" && r <= 2:
+				ratio = 1 - 0.0005*float64(r) // the two smallest, reversed
+			case cas != "x" && r <= 10:
+				ratio = 1.15
+				if r%2 == 0 {
+					ratio = 1 / 1.15
+				}
+			case cas != "x":
+				ratio = 1.3 + 0.01*float64(r)
+			}
+			wa, wb := add(r, "a", cas, 1000), add(r, "b", cas, 1000*ratio)
+			if r <= 10 {
+				res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, wa, wb)
+			} else {
+				extra = append(extra, wa, wb)
+			}
+		}
+		if r > 10 {
+			res.Rounds = append(res.Rounds, journal.Round{Round: r, Windows: extra, Undecided: []string{"a → b y c=1", "a → b z c=1", "a → b w c=1"}})
+		}
+	}
+	res.Rounds = append(res.Rounds, journal.Round{Round: 20, Stop: "every step is decided"})
+	return res
+}
+
+// Issue 31, item 5: a step stopped at a look keeps its call there; a
+// later look, with no new window of it, cannot make it a gain because
+// other steps raised the count the family selected.
+func TestStoppedStepKeepsItsCall(t *testing.T) {
+	res := frozenJournal(t)
+	m, err := FromResults(res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri := m.Header.Rounds; ri == nil || len(ri.Looks) != 3 || ri.Looks[0] != 10 || ri.Looks[1] != 20 || m.Header.FamilyCalls != 8 {
+		t.Fatalf("rounds %+v, family %d; want looks 10, 20, 24 over 8 calls", m.Header.Rounds, m.Header.FamilyCalls)
+	}
+	calls := map[string]stats.Call{}
+	for _, s := range m.Steps {
+		calls[s.Case] = s.Throughput.Call
+	}
+	for _, cas := range []string{"y", "z", "w"} {
+		if calls[cas] != stats.CallGain {
+			t.Errorf("case %s: %s, want the gain its 20 pairs show", cas, calls[cas])
+		}
+	}
+	x := m.Steps[0]
+	if x.Throughput.Call != stats.CallSame || x.PerCPU.Call != stats.CallSame {
+		t.Errorf("case x: throughput %s (%s), per CPU-second %s; want same, as called at the look where it stopped",
+			x.Throughput.Call, x.Throughput.Reason, x.PerCPU.Call)
+	}
+	// The first look's own call, from rounds 1–10 alone, is the same one.
+	first, _ := FromResults(withoutRoundsAfter(res, 10), Options{})
+	if c := first.Steps[0].Throughput.Call; c != x.Throughput.Call {
+		t.Errorf("at the first look x was %s, at the last %s; a stopped step's call must not change", c, x.Throughput.Call)
+	}
+}
+
+// withoutRoundsAfter is the journal as it stood after round last.
+func withoutRoundsAfter(res *journal.Results, last int) *journal.Results {
+	out := *res
+	out.Windows, out.Rounds = nil, nil
+	for _, w := range res.Windows {
+		if w.Round <= last {
+			out.Windows = append(out.Windows, w)
+		}
+	}
+	return &out
+}

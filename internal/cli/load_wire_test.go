@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/h2c"
+
+	"github.com/stackbench/stackbench/internal/load"
+)
+
+// `stackbench load --cacert FILE https://...` trusts the server through
+// the CA file, and the JSON output keeps today's fields with the TLS
+// layer beside them.
+func TestLoadTLSWithCACert(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := load.WriteThrowawayCA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(ca.CertFile, ca.KeyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"ok":true}`))
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+
+	code, out, stderr := loadMain(t, dir, "-c", "2", "-d", "300ms", "-o", "json", "--cacert", "ca.pem", srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"throughput_rps", "errors", "latency_us", "generator_cpu_s", "tls"} {
+		if _, ok := res[key]; !ok {
+			t.Errorf("JSON output lacks %q", key)
+		}
+	}
+	if tlsRes := res["tls"].(map[string]any); tlsRes["handshakes"].(float64) != 2 || res["successes"].(float64) == 0 {
+		t.Errorf("tls %v, successes %v; want 2 handshakes and successes", tlsRes, res["successes"])
+	}
+
+	// Without the CA file the system's roots do not vouch for it: every
+	// request fails as tls, and the exit status says nothing succeeded.
+	code, out, _ = loadMain(t, dir, "-c", "1", "-d", "200ms", srv.URL)
+	if code != 1 || !strings.Contains(out, "tls") || !strings.Contains(out, "unknown authority") {
+		t.Errorf("exit %d, output:\n%s\nwant exit 1 with the tls class and the reason", code, out)
+	}
+	code, _, stderr = loadMain(t, dir, "--cacert", "ca.pem", "http://127.0.0.1:1/")
+	if code != 2 || !strings.Contains(stderr, "--tls") {
+		t.Errorf("--cacert on a cleartext URL: exit %d, %s; want a usage error naming --tls", code, stderr)
+	}
+}
+
+// `stackbench load --h2c --streams N` speaks HTTP/2 in cleartext, and says
+// so in the same JSON; --streams without HTTP/2 is bad input.
+func TestLoadH2CStreams(t *testing.T) {
+	srv := httptest.NewServer(h2c.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 2 {
+			w.WriteHeader(505)
+		}
+	}), &http2.Server{}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	code, out, stderr := loadMain(t, dir, "-c", "2", "--h2c", "--streams", "4", "-d", "300ms", "-o", "json", srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res load.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Protocol != "h2c" || res.H2 == nil || res.H2.StreamsPerConnection != 4 || res.Successes == 0 || res.ErrorCount() != 0 {
+		t.Errorf("protocol %q, h2 %+v, %d successes, errors %v", res.Protocol, res.H2, res.Successes, res.Errors)
+	}
+	for _, bad := range [][]string{{"--streams", "4"}, {"--h2", "--h2c"}, {"--grpc", "a.B/C"}} {
+		code, _, stderr = loadMain(t, dir, append(bad, srv.URL)...)
+		if code != 2 || !strings.Contains(stderr, "--") {
+			t.Errorf("%q: exit %d, %s; want a usage error naming the flag", bad, code, stderr)
+		}
+	}
+}
+
+// `stackbench load --grpc METHOD --proto FILE --message JSON` sends the
+// message encoded through the .proto, and counts a call by its grpc-status.
+func TestLoadGRPCFromProto(t *testing.T) {
+	var bad atomic.Int64
+	srv := httptest.NewServer(h2c.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		// The gRPC frame of GetUserRequest{id: 4242}.
+		if r.URL.Path != "/saas.Users/GetUser" || string(b) != "\x00\x00\x00\x00\x03\x08\x92\x21" {
+			bad.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/grpc")
+		w.Write([]byte{0, 0, 0, 0, 0})
+		w.Header().Set(http.TrailerPrefix+"Grpc-Status", "0")
+	}), &http2.Server{}))
+	t.Cleanup(srv.Close)
+	proto, _ := filepath.Abs("../load/grpcmsg/testdata/saas.proto")
+	code, out, stderr := loadMain(t, t.TempDir(), "-c", "1", "--streams", "4", "-d", "300ms", "-o", "json",
+		"--grpc", "saas.Users/GetUser", "--proto", proto, "--message", `{"id": 4242}`, srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res load.Result
+	json.Unmarshal([]byte(out), &res)
+	if res.Protocol != "grpc" || res.GRPCMethod != "saas.Users/GetUser" || res.Successes == 0 || res.ErrorCount() != 0 || bad.Load() != 0 {
+		t.Errorf("protocol %q, method %q, %d successes, errors %v, %d bad requests", res.Protocol, res.GRPCMethod, res.Successes, res.Errors, bad.Load())
+	}
+	code, _, stderr = loadMain(t, t.TempDir(), "--grpc", "saas.Users/GetUser", "--proto", proto, "--message", `{"nope": 1}`, srv.URL)
+	if code != 2 || !strings.Contains(stderr, "--message") {
+		t.Errorf("a bad message: exit %d, %s", code, stderr)
+	}
+}
