@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,17 +52,20 @@ var examples = []example{
 // testSecret is deliberately not the default, to prove JWT_SECRET is read.
 const testSecret = "examples-test-secret"
 
+// The examples are checked side by side (their installs and builds wait
+// on the network and the disk as much as on a CPU); each stack's
+// directory and build command runs once, whichever example asks first.
 func TestExamplesPassParity(t *testing.T) {
-	goBins := goBuilds{dir: t.TempDir(), bins: map[string]string{}}
-	built := map[string]bool{}
+	b := &builds{dir: t.TempDir(), runs: map[string]*buildRun{}}
 	for _, ex := range examples {
 		t.Run(ex.name, func(t *testing.T) {
+			t.Parallel()
 			for _, need := range ex.needs {
 				require(t, need)
 			}
 			stacks := exampleStacks(t, ex)
 			for i := range stacks {
-				stacks[i] = build(t, stacks[i], &goBins, built)
+				stacks[i] = b.build(t, stacks[i])
 			}
 			for _, wl := range ex.workloads {
 				t.Run(wl, func(t *testing.T) { gate(t, stacks, wl) })
@@ -146,42 +150,57 @@ func exampleStacks(t *testing.T, ex example) []plan.Stack {
 // buildTimeout bounds a build; npm ci may have to fill an empty npm cache.
 const buildTimeout = 5 * time.Minute
 
-// goBuilds are the Go stacks built by the test: binaries in dir, by stack dir.
-type goBuilds struct {
+// builds are the builds the test ran, by directory and command, each run
+// once however many examples' stacks share it; Go stacks (the reference
+// server under apps/) are built into dir instead of their bin/, so that
+// the test writes nothing into another package's tree.
+type builds struct {
 	dir  string
-	bins map[string]string
+	mu   sync.Mutex
+	runs map[string]*buildRun
 }
 
-// build runs the stack's build command in its dir and returns the stack to
-// start. A Go stack (the reference server under apps/) is built once into
-// a temporary directory instead of its bin/, so that the test writes
-// nothing into another package's tree.
-func build(t *testing.T, s plan.Stack, gb *goBuilds, built map[string]bool) plan.Stack {
+// buildRun is one build: the command, run once, and how it went.
+type buildRun struct {
+	once    sync.Once
+	command string
+	bin     string // a Go stack's binary; "" for the others
+	out     []byte
+	err     error
+}
+
+// build runs the stack's build command in its dir, or waits for the
+// example that runs it, and returns the stack to start.
+func (b *builds) build(t *testing.T, s plan.Stack) plan.Stack {
 	t.Helper()
-	command := s.Build
+	key, command, bin := s.Dir+"\x00"+s.Build, s.Build, ""
 	if strings.HasPrefix(s.Build, "go build") {
-		if bin, ok := gb.bins[s.Dir]; ok {
-			s.Start = bin
-			return s
+		key = s.Dir + "\x00go"
+	}
+	b.mu.Lock()
+	r := b.runs[key]
+	if r == nil {
+		if strings.HasPrefix(s.Build, "go build") {
+			bin = filepath.Join(b.dir, s.Name)
+			command = "go build -o '" + bin + "' ."
 		}
-		bin := filepath.Join(gb.dir, s.Name)
-		command, s.Start = "go build -o '"+bin+"' .", bin
-		gb.bins[s.Dir] = bin
+		r = &buildRun{command: command, bin: bin}
+		b.runs[key] = r
 	}
-	// Stacks of one directory share its build (npm ci and npm run build):
-	// once per directory and command is enough.
-	key := s.Dir + "\x00" + command
-	if built[key] {
-		return s
+	b.mu.Unlock()
+	r.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", r.command)
+		cmd.Dir = s.Dir
+		r.out, r.err = cmd.CombinedOutput()
+	})
+	if r.err != nil {
+		t.Fatalf("build stack %s: %s in %s: %v\n%s", s.Name, r.command, s.Dir, r.err, r.out)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-	cmd.Dir = s.Dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build stack %s: %s in %s: %v\n%s", s.Name, command, s.Dir, err, out)
+	if r.bin != "" {
+		s.Start = r.bin
 	}
-	built[key] = true
 	return s
 }
 

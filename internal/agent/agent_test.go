@@ -197,11 +197,19 @@ func TestClientRefusesAnotherVersion(t *testing.T) {
 func TestLostSession(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	go io.Copy(io.Discard, inR)
+	// The call is waiting once its request has come through the pipe
+	// (the client registers a call before it writes it).
+	sent := make(chan struct{})
+	go func() {
+		br := bufio.NewReader(inR)
+		br.ReadBytes('\n')
+		close(sent)
+		io.Copy(io.Discard, br)
+	}()
 	c := NewClient("gone", outR, inW)
 	errc := make(chan error, 1)
 	go func() { _, err := c.FreePort(context.Background()); errc <- err }()
-	time.Sleep(20 * time.Millisecond)
+	<-sent
 	outW.Close()
 	if err := <-errc; !errors.Is(err, ErrSessionLost) {
 		t.Fatalf("waiting call = %v; want ErrSessionLost", err)

@@ -68,11 +68,11 @@ func TestBadFlagValueSaysWhatToWrite(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"plan", "--window", "10"}, `--window "10": write a duration with a unit, e.g. --window 5s (units: ms, s, m, h); run with -h for the flags`},
-		{[]string{"run", "--rounds", "three"}, `--rounds "three": write a number of rounds, at least 1, or auto`},
-		{[]string{"run", "--max-rounds", "three"}, `--max-rounds "three": write a whole number`},
+		{[]string{"plan", "--window", "10"}, `--window "10": not a duration; write a number with a unit, e.g. 5s (units: ms, s, m, h)`},
+		{[]string{"run", "--rounds", "three"}, `--rounds "three": not a number of rounds; write a whole number, e.g. 5, or auto`},
+		{[]string{"run", "--max-rounds", "three"}, `--max-rounds "three": not a whole number; write e.g. 12`},
 		{[]string{"boot", "-n", "99999999999999999999"}, `-n "99999999999999999999": write a smaller whole number`},
-		{[]string{"plan", "--spread=maybe"}, `--spread "maybe": write true or false`},
+		{[]string{"plan", "--spread=maybe"}, `--spread "maybe": not on or off; write on (or true) or off (or false)`},
 		{[]string{"plan", "--nope"}, "flag provided but not defined: -nope"},
 	} {
 		code, _, errOut := runMain(t, t.TempDir(), nil, c.args...)

@@ -39,7 +39,7 @@ var exitCodes = []struct {
 	{ExitOK, "passed: done, and every gated check passed"},
 	{ExitGateFailed, "a gate failed: --fail-on matched a call or a threshold, or a command's own check failed (parity, load, capacity)"},
 	{ExitUsage, "usage or configuration error: flags, arguments, the comparison file, a results directory"},
-	{ExitCannotJudge, "cannot judge: two runs' hosts differ, lack a host-speed probe, or share no reference"},
+	{ExitCannotJudge, "cannot judge: two runs' hosts differ (CPU model, count, memory, kernel), lack a host-speed probe, or share no reference"},
 	{ExitNotMeasured, "could not measure: parity failed, a stack never came up, a gated step's cells are insufficient, or another error stopped the command (the database, a file)"},
 	{ExitInterrupted, "interrupted (Ctrl-C); a run continues with --resume"},
 }

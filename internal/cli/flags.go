@@ -37,6 +37,9 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 			dash = "-"
 		}
 		arg, usage := flag.UnquoteUsage(f)
+		if sf, ok := f.Value.(*settingFlag); ok {
+			arg = sf.arg
+		}
 		fmt.Fprintf(&b, "  %s%s", dash, f.Name)
 		if arg != "" {
 			b.WriteString(" " + arg)

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,8 @@ import (
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
-// TestParityCommand runs `stackbench parity` end to end on the embedded
-// database: the reference server passes; the same server given the wrong
+// TestParityCommand runs `stackbench parity` end to end on a seeded
+// database (the package's shared cluster, given as a URL): the reference server passes; the same server given the wrong
 // secret and a stack that cannot start fail, each named with its reason.
 func TestParityCommand(t *testing.T) {
 	ref, err := filepath.Abs(filepath.Join("..", "..", "apps", "nethttp-pgx"))
@@ -21,8 +22,10 @@ func TestParityCommand(t *testing.T) {
 	}
 	bin := filepath.Join(t.TempDir(), "server")
 	dir := t.TempDir()
+	// The package's shared cluster, seeded once (the embedded one's start
+	// is TestDBCommandEndToEnd's and TestBootCommandEndToEnd's).
 	yaml := fmt.Sprintf(`workload: saas-slice
-database: embedded
+database: %[3]q
 stacks:
   - name: ref
     dir: %[1]s
@@ -34,7 +37,7 @@ stacks:
   - name: no-start
     dir: .
     start: "echo 'listen tcp: simulated failure to bind' >&2; exit 3"
-`, ref, bin)
+`, ref, bin, pgtest.Cluster(t).AdminURL())
 	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}

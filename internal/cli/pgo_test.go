@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,8 @@ import (
 )
 
 // TestPGOCollectsAProfileOfTheReferenceServer runs stackbench pgo end to end:
-// the reference server is built and started on an embedded database, the
+// the reference server is built and started on a seeded database (the
+// package's shared cluster, given as a URL), the
 // workload is driven against it, and the profile it writes on SIGTERM must
 // be one `go tool pprof` reads and that shows the server's own code.
 func TestPGOCollectsAProfileOfTheReferenceServer(t *testing.T) {
@@ -22,14 +24,15 @@ func TestPGOCollectsAProfileOfTheReferenceServer(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "server")
+	// The package's shared cluster, seeded once.
 	yaml := fmt.Sprintf(`workload: saas-slice
-database: embedded
+database: %q
 stacks:
   - name: ref
     dir: %s
     build: go build -o %s .
     start: %s
-`, appDir, bin, bin)
+`, pgtest.Cluster(t).AdminURL(), appDir, bin, bin)
 	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}

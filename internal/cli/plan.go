@@ -84,100 +84,35 @@ func resolvePlan(f *plan.File, o plan.Overrides) (*plan.Plan, error) {
 
 // overrideFlags registers the flags that change the protocol (shared by
 // plan and run) and returns a function that reads them after parsing.
+// The protocol's settings come from plan.Settings, which parses and
+// checks their values as the file's parser does.
 func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	var o plan.Overrides
 	fs.StringVar(&o.Profile, "profile", "", "protocol profile: quick, standard or full (default: the file's)")
 	stacks := stacksFlag(fs, "run only these stacks")
 	cases := fs.String("cases", "", "run only these cases, comma-separated, in this order")
-	conc := fs.String("concurrency", "", "concurrency levels, comma-separated, e.g. 10,100")
-	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each window: its floor when it runs until throughput is steady")
-	fs.DurationVar(&o.WarmupMax, "warmup-max", 0, "the warm-up's cap: it ends once throughput is steady, at most this long (equal to --warmup: a fixed warm-up)")
-	fs.DurationVar(&o.Window, "window", 0, "measured window")
-	fs.DurationVar(&o.Timeout, "timeout", 0, "client timeout")
-	rounds := fs.String("rounds", "", "rounds: passes over every stack, in a balanced order: a number, or auto (measure more rounds of the cells an undecided step needs)")
-	fs.IntVar(&o.MinRounds, "min-rounds", 0, "with --rounds auto: the rounds always measured")
-	fs.IntVar(&o.MaxRounds, "max-rounds", 0, "with --rounds auto: the most rounds")
-	fs.DurationVar(&o.Budget, "budget", 0, "with --rounds auto: the longest the windows may take, extra rounds included (estimated)")
-	fs.StringVar(&o.Fresh, "fresh", "", "fresh server process per round or per case")
-	fs.IntVar(&o.Repeat, "repeat", 0, "windows each process serves of each cell in a round (2 or more: the report tells within-process from between-process spread)")
-	fs.StringVar(&o.Layout, "layout", "", "round layout: interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)")
-	fs.StringVar(&o.Family, "family", "", "false-call control: run (over all the run's calls at once; the default) or step (each call on its own)")
-	bootStarts := fs.Int("boot-starts", 0, "cold starts per stack (0: no boot suite)")
-	fs.StringVar(&o.Gate, "gate", "", "contention gate: auto, off, or cores of foreign CPU, e.g. 0.8")
-	gateRetries := fs.Int("gate-retries", 0, "redo a contended window at most this many times")
-	fs.DurationVar(&o.GateWait, "gate-wait", 0, "longest wait for a quiet host before a window")
-	spread := fs.Bool("spread", false, "spread ids and pages over all users instead of the fixed requests")
-	profiling := fs.Bool("profiling", false, "after the measured rounds, profile one extra window per cell and explain each step by function (docs/profiles.md)")
-	latencyRate := fs.String("latency-rate", "", "add open-loop latency windows at one rate per case, and call p50 and p99: a share of the slowest stack's round-1 median (50%) or req/s (800)")
-	minEffect := fs.String("min-effect", "", "smallest shift a step calls a gain or a loss, e.g. 5% or 0.05")
+	settings := map[string]*settingFlag{}
+	for _, s := range plan.Settings {
+		if s.Flag != "" {
+			settings[s.Flag] = &settingFlag{boolean: s.Type == plan.Switch, arg: s.ArgName()}
+			fs.Var(settings[s.Flag], s.Flag, s.Meaning)
+		}
+	}
 	placement := fs.String("placement", "", "where the generator, the server and the database run: shared, lanes (CPUs of their own), auto (lanes with 8 CPUs or more), or lanes:server=0-3:database=4-5:generator=6-7")
 	return func() (plan.Overrides, error) {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for _, name := range []string{"warmup", "warmup-max", "window", "timeout", "gate-wait"} {
-			if set[name] && fs.Lookup(name).Value.(flag.Getter).Get().(time.Duration) <= 0 {
-				return o, usagef("--%s must be a positive duration, e.g. --%s 5s", name, name)
+		for _, s := range plan.Settings {
+			f := settings[s.Flag]
+			if f == nil || !f.set {
+				continue
 			}
-		}
-		switch r := strings.TrimSpace(*rounds); {
-		case !set["rounds"]:
-		case r == "auto":
-			yes := true
-			o.Adaptive = &yes
-		default:
-			n, err := strconv.Atoi(r)
-			if err != nil || n < 1 {
-				return o, usagef("--rounds %q: write a number of rounds, at least 1, or auto", r)
+			if err := s.Set(&o, f.raw); err != nil {
+				return o, usagef("--%s %v; run with -h for the flags", s.Flag, err)
 			}
-			no := false
-			o.Rounds, o.Adaptive = n, &no
-		}
-		for name, v := range map[string]int{"min-rounds": o.MinRounds, "max-rounds": o.MaxRounds} {
-			if set[name] && v < 1 {
-				return o, usagef("--%s must be at least 1", name)
-			}
-		}
-		if set["budget"] && o.Budget < time.Minute {
-			return o, usagef("--budget %s: give at least 1m", o.Budget)
-		}
-		if *minEffect != "" {
-			f, err := plan.ParseFraction(*minEffect)
-			if err != nil {
-				return o, usagef("--min-effect %q: %v; write e.g. --min-effect 5%%", *minEffect, err)
-			}
-			o.MinEffect = f
 		}
 		o.Stacks, o.Cases = []string(*stacks), commaList(*cases)
-		for _, s := range commaList(*conc) {
-			c, err := strconv.Atoi(s)
-			if err != nil {
-				return o, usagef("--concurrency %q: write whole numbers separated by commas, e.g. --concurrency 10,100", *conc)
-			}
-			o.Concurrency = append(o.Concurrency, c)
-		}
-		if set["concurrency"] && len(o.Concurrency) == 0 {
-			return o, usagef("--concurrency is empty; write e.g. --concurrency 10,100")
-		}
-		if set["boot-starts"] {
-			o.BootStarts = bootStarts
-		}
-		if set["gate-retries"] {
-			o.GateRetries = gateRetries
-		}
-		if set["spread"] {
-			o.Spread = spread
-		}
-		if set["profiling"] {
-			o.Profiling = profiling
-		}
-		if set["latency-rate"] {
-			l, err := plan.ParseLatencyRate(*latencyRate)
-			if err != nil {
-				return o, usagef("--latency-rate %q: %v; write e.g. --latency-rate 50%% (of the slowest stack's closed-loop median) or --latency-rate 800 (req/s)", *latencyRate, err)
-			}
-			o.Latency = &l
-		}
-		if set["placement"] {
+		placementSet := false
+		fs.Visit(func(f *flag.Flag) { placementSet = placementSet || f.Name == "placement" })
+		if placementSet {
 			spec, err := plan.ParsePlacementFlag(*placement)
 			if err != nil {
 				return o, usagef("%v", err)
@@ -187,6 +122,21 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 		return o, nil
 	}
 }
+
+// settingFlag holds a protocol setting's flag as written, for
+// plan.Setting.Set to read once every flag is parsed.
+type settingFlag struct {
+	arg     string // the value's name in the help
+	raw     string
+	set     bool
+	boolean bool
+}
+
+func (f *settingFlag) String() string     { return f.raw }
+func (f *settingFlag) Set(s string) error { f.raw, f.set = s, true; return nil }
+
+// IsBoolFlag lets an on/off setting's flag stand alone (--spread).
+func (f *settingFlag) IsBoolFlag() bool { return f.boolean }
 
 // commaList splits a comma-separated flag value, dropping empty items.
 func commaList(s string) []string {

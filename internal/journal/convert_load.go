@@ -70,6 +70,10 @@ func LoadResultOf(v load.Result) LoadResult {
 		SchemaVersion:            v.SchemaVersion,
 		URL:                      v.URL,
 		Method:                   v.Method,
+		Protocol:                 v.Protocol,
+		TLS:                      ConvertPtr(v.TLS, LoadTLSStatsOf),
+		H2:                       ConvertPtr(v.H2, LoadH2StatsOf),
+		GRPCMethod:               v.GRPCMethod,
 		Mode:                     v.Mode,
 		DurationSeconds:          v.DurationSeconds,
 		Interrupted:              v.Interrupted,
@@ -114,6 +118,10 @@ func (v LoadResult) Load() load.Result {
 		SchemaVersion:            v.SchemaVersion,
 		URL:                      v.URL,
 		Method:                   v.Method,
+		Protocol:                 v.Protocol,
+		TLS:                      ConvertPtr(v.TLS, LoadTLSStats.Load),
+		H2:                       ConvertPtr(v.H2, LoadH2Stats.Load),
+		GRPCMethod:               v.GRPCMethod,
 		Mode:                     v.Mode,
 		DurationSeconds:          v.DurationSeconds,
 		Interrupted:              v.Interrupted,
@@ -178,3 +186,31 @@ func (v LoadResult) Failures() int64 { r := v.Load(); return r.Failures() }
 
 // FailureShare is load.Result.FailureShare of the journaled result.
 func (v LoadResult) FailureShare() float64 { r := v.Load(); return r.FailureShare() }
+
+// LoadTLSStatsOf converts a load.TLSStats to its journal form.
+func LoadTLSStatsOf(v load.TLSStats) LoadTLSStats {
+	return LoadTLSStats{Version: v.Version, CipherSuite: v.CipherSuite, ALPN: v.ALPN, Resumption: v.Resumption,
+		Handshakes: v.Handshakes, Resumed: v.Resumed, HandshakesInWindow: v.HandshakesInWindow, Failures: v.Failures,
+		FirstError: v.FirstError, HandshakeMicros: LoadLatencyOf(v.HandshakeMicros)}
+}
+
+// Load converts the journal form back to a load.TLSStats.
+func (v LoadTLSStats) Load() load.TLSStats {
+	return load.TLSStats{Version: v.Version, CipherSuite: v.CipherSuite, ALPN: v.ALPN, Resumption: v.Resumption,
+		Handshakes: v.Handshakes, Resumed: v.Resumed, HandshakesInWindow: v.HandshakesInWindow, Failures: v.Failures,
+		FirstError: v.FirstError, HandshakeMicros: v.HandshakeMicros.Load()}
+}
+
+// LoadH2StatsOf converts a load.H2Stats to its journal form.
+func LoadH2StatsOf(v load.H2Stats) LoadH2Stats {
+	return LoadH2Stats{StreamsPerConnection: v.StreamsPerConnection, StreamWindowBytes: v.StreamWindowBytes,
+		ConnectionWindowBytes: v.ConnectionWindowBytes, PeerMaxStreams: v.PeerMaxStreams, PeerInitialWindowBytes: v.PeerInitialWindowBytes,
+		FlowStalled: v.FlowStalled, GoAways: v.GoAways, RSTStreamsReceived: v.RSTStreamsReceived, FirstProtocolError: v.FirstProtocolError}
+}
+
+// Load converts the journal form back to a load.H2Stats.
+func (v LoadH2Stats) Load() load.H2Stats {
+	return load.H2Stats{StreamsPerConnection: v.StreamsPerConnection, StreamWindowBytes: v.StreamWindowBytes,
+		ConnectionWindowBytes: v.ConnectionWindowBytes, PeerMaxStreams: v.PeerMaxStreams, PeerInitialWindowBytes: v.PeerInitialWindowBytes,
+		FlowStalled: v.FlowStalled, GoAways: v.GoAways, RSTStreamsReceived: v.RSTStreamsReceived, FirstProtocolError: v.FirstProtocolError}
+}

@@ -7,6 +7,12 @@
 // Readers tolerate a torn last line (the harness was killed mid-write): it is
 // skipped and reported, never fatal. A malformed line elsewhere is reported with
 // its line number and skipped.
+//
+// The records' types are the journal's own: what a run measures with
+// (plan.Plan, host.Environment, load.Result, capacity.Report, the dx and
+// process suites' results) is copied into them at the edge (convert_*.go),
+// so a change to those packages does not change what journals hold.
+// testdata/golden.jsonl pins the shape, SchemaVersion says when it changed.
 package journal
 
 import (

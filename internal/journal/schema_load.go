@@ -47,6 +47,16 @@ type LoadResult struct {
 	SchemaVersion int    `json:"schema_version"`
 	URL           string `json:"url"`
 	Method        string `json:"method"`
+	// Protocol is how the requests went on the wire: "http1", "h2", "h2c"
+	// or "grpc" (load schema 8; empty in older records, which were all
+	// HTTP/1.1).
+	Protocol string `json:"protocol,omitempty"`
+	// TLS describes the TLS layer; absent in cleartext.
+	TLS *LoadTLSStats `json:"tls,omitempty"`
+	// H2 describes the HTTP/2 layer; absent for HTTP/1.1.
+	H2 *LoadH2Stats `json:"h2,omitempty"`
+	// GRPCMethod is a gRPC run's method.
+	GRPCMethod string `json:"grpc_method,omitempty"`
 	// Mode is "closed" or "open".
 	Mode string `json:"mode"`
 	// DurationSeconds is the measured window's wall time; throughput
@@ -155,4 +165,33 @@ type LoadSecond struct {
 	TSeconds  int   `json:"t_s"`
 	Successes int64 `json:"successes"`
 	Errors    int64 `json:"errors"`
+}
+
+// LoadTLSStats is load.TLSStats as the journal records it: the TLS layer
+// of a run, its handshakes counted apart from requests.
+type LoadTLSStats struct {
+	Version            string      `json:"version"`
+	CipherSuite        string      `json:"cipher_suite"`
+	ALPN               string      `json:"alpn,omitempty"`
+	Resumption         bool        `json:"resumption"`
+	Handshakes         int64       `json:"handshakes"`
+	Resumed            int64       `json:"resumed"`
+	HandshakesInWindow int64       `json:"handshakes_in_window"`
+	Failures           int64       `json:"failures"`
+	FirstError         string      `json:"first_error,omitempty"`
+	HandshakeMicros    LoadLatency `json:"handshake_us"`
+}
+
+// LoadH2Stats is load.H2Stats as the journal records it: the HTTP/2
+// layer of a run, its settings and what the server did besides answering.
+type LoadH2Stats struct {
+	StreamsPerConnection   int    `json:"streams_per_connection"`
+	StreamWindowBytes      int64  `json:"stream_window_bytes"`
+	ConnectionWindowBytes  int64  `json:"connection_window_bytes"`
+	PeerMaxStreams         int64  `json:"peer_max_streams"`
+	PeerInitialWindowBytes int64  `json:"peer_initial_window_bytes"`
+	FlowStalled            int64  `json:"flow_stalled"`
+	GoAways                int64  `json:"goaways"`
+	RSTStreamsReceived     int64  `json:"rst_streams_received"`
+	FirstProtocolError     string `json:"first_protocol_error,omitempty"`
 }

@@ -157,8 +157,8 @@ func (p *parser) capacity(n *yaml.Node, w *workload.Workload) *capacitySection {
 	}
 	if v := m.get("connections"); v != nil {
 		if conn, ok := p.atLeast(v, "connections", 1, "connections: 256"); ok {
-			if msg := checkConcurrency(conn); msg != "" {
-				p.addf(v, "connections: %s", msg)
+			if why := SettingOf("concurrency").checkCount(conn); why != "" {
+				p.addf(v, "connections %d is %s", conn, why)
 			} else {
 				c.Connections = conn
 			}

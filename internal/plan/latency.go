@@ -75,26 +75,17 @@ func ParseLatencyRate(s string) (LatencyRate, error) {
 const latencyExample = "latency: {rate: 50%} (a share of the slowest stack's closed-loop median), or latency: {rate: 800} (req/s)"
 
 // latency reads the protocol's latency: {rate: …}.
-func (p *parser) latency(n *yaml.Node) *LatencyRate {
+func (p *parser) latency(n *yaml.Node, o *Overrides) {
 	m, ok := p.fields(n, "latency", []string{"rate"}, latencyExample)
 	if !ok {
-		return nil
+		return
 	}
 	v := m.get("rate")
 	if v == nil {
 		p.addf(n, "latency needs a rate; write %s", latencyExample)
-		return nil
+		return
 	}
-	s, ok := p.str(v, "latency rate", "rate: 50%")
-	if !ok {
-		return nil
-	}
-	l, err := ParseLatencyRate(s)
-	if err != nil {
-		p.addf(v, "latency rate %q: %v; write %s", s, err, latencyExample)
-		return nil
-	}
-	return &l
+	p.setting(v, SettingOf("latency.rate"), "latency rate", o)
 }
 
 // LatencyWindows is how many latency windows follow the closed-loop

@@ -135,7 +135,7 @@ func TestMatrixRepeat(t *testing.T) {
 	if p.Windows[0].Repeat != 1 {
 		t.Errorf("first repeat numbered %d", p.Windows[0].Repeat)
 	}
-	if ps := loadProblems(t, "protocol:\n  repeat: 9\n"+threeStacks); len(ps) != 1 || !strings.HasPrefix(ps[0], "2:11: repeat 9 is more than 5") {
+	if ps := loadProblems(t, "protocol:\n  repeat: 9\n"+threeStacks); len(ps) != 1 || !strings.HasPrefix(ps[0], `2:11: repeat "9": above 5; give at most 5: a process's windows`) {
 		t.Errorf("repeat 9: %v", ps)
 	}
 }
@@ -209,13 +209,12 @@ func TestOverrideProblems(t *testing.T) {
 		`--stacks: unknown stack "z"; write one of: a, b`,
 		`--stacks: stack "a" is listed twice`,
 		`--cases: unknown case "ordr"; did you mean "order"?`,
-		`--concurrency 0: concurrency must be at least 1`,
-		`--concurrency lists 10 twice`,
-		`--warmup 1ms is too short; give at least 100ms`,
-		`--rounds -2`,
-		`--fresh never`,
-		`--boot-starts -1`,
-		`--gate -1: the gate is auto`,
+		`--concurrency "0,10,10": 0 is below 1; 10 is listed twice`,
+		`--warmup "1ms": too short; give at least 100ms`,
+		`--rounds "-2": below 1`,
+		`--fresh "never": not known; write round`,
+		`--boot-starts "-1": below 0`,
+		`--gate "-1": the gate is auto`,
 	}
 	if len(ce.Problems) != len(want) {
 		t.Fatalf("got %d problems:\n%v", len(ce.Problems), err)

@@ -150,47 +150,13 @@ func (o Overrides) check(f *File) []Problem {
 			bad("%s", msg)
 		}
 	}
-	for _, c := range o.Concurrency {
-		if msg := checkConcurrency(c); msg != "" {
-			bad("--concurrency %d: %s", c, msg)
-		}
-	}
-	if dup := firstDuplicate(o.Concurrency); dup != 0 {
-		bad("--concurrency lists %d twice; list each level once", dup)
-	}
-	for _, d := range []struct {
-		flag string
-		v    time.Duration
-		min  time.Duration
-	}{{"--warmup", o.Warmup, minWarmup}, {"--warmup-max", o.WarmupMax, minWarmup}, {"--window", o.Window, minWindow}, {"--timeout", o.Timeout, minTimeout}, {"--gate-wait", o.GateWait, time.Second}} {
-		if d.v != 0 && d.v < d.min {
-			bad("%s %s is too short; give at least %s", d.flag, d.v, d.min)
-		}
-	}
-	if o.Rounds < 0 {
-		bad("--rounds %d: give at least 1", o.Rounds)
-	}
-	if o.Fresh != "" && o.Fresh != FreshRound && o.Fresh != FreshCase {
-		bad("--fresh %s: write round (a fresh process per round) or case (per case)", o.Fresh)
-	}
-	if o.Family != "" && o.Family != FamilyRun && o.Family != FamilyStep {
-		bad("--family %s: write run (false gains and losses controlled over all the run's calls at once) or step (each call on its own)", o.Family)
-	}
-	if o.Layout != "" && o.Layout != LayoutInterleaved && o.Layout != LayoutGrouped {
-		bad("--layout %s: write interleaved (stacks take turns case by case; steps paired by round) or grouped (each stack serves its cases in a row)", o.Layout)
-	}
-	if o.Repeat < 0 || o.Repeat > MaxRepeat {
-		bad("--repeat %d: give 1 to %d windows per cell, process and round", o.Repeat, MaxRepeat)
-	}
-	if o.BootStarts != nil && *o.BootStarts < 0 {
-		bad("--boot-starts %d: give 0 (no boot suite) or more", *o.BootStarts)
-	}
-	if o.GateRetries != nil && *o.GateRetries < 0 {
-		bad("--gate-retries %d: give 0 or more", *o.GateRetries)
-	}
-	if o.Gate != "" {
-		if _, _, err := parseGate(o.Gate); err != nil {
-			bad("--gate %s: %v", o.Gate, err)
+	for _, st := range Settings {
+		if err := st.Check(o); err != nil {
+			name := st.Key
+			if st.Flag != "" {
+				name = "--" + st.Flag
+			}
+			bad("%s %v", name, err)
 		}
 	}
 	return ps
@@ -210,28 +176,6 @@ func checkNames(flag string, names, known []string, what string) []string {
 		seen[n] = true
 	}
 	return msgs
-}
-
-// checkConcurrency returns what is wrong with a concurrency level, or "".
-func checkConcurrency(c int) string {
-	switch {
-	case c <= 0:
-		return "concurrency must be at least 1 connection; write e.g. concurrency: [10, 100]"
-	case c > maxConcurrency:
-		return fmt.Sprintf("concurrency above %d is not supported; write a smaller level", maxConcurrency)
-	}
-	return ""
-}
-
-func firstDuplicate(xs []int) int {
-	seen := map[int]bool{}
-	for _, x := range xs {
-		if seen[x] {
-			return x
-		}
-		seen[x] = true
-	}
-	return 0
 }
 
 // parseGate reads "auto", "off" or a positive number of cores.

@@ -63,7 +63,7 @@ stacks:
     runtime: erlang
 `), "\n")
 	for _, want := range []string{
-		"2:14: profiling must be on or off",
+		`2:14: profiling "sometimes": not on or off`,
 		"7:12: pprof \"debug/pprof\" must start with '/'",
 		"8:14: runtime \"erlang\" is not known; write one of go, native, node",
 	} {

@@ -130,13 +130,16 @@ func testHostKeys(t *testing.T, n *sshtest.Net) {
 func testUnreachable(t *testing.T, n *sshtest.Net) {
 	h := Host{Name: "gone", User: "root", Addr: n.Unreachable, Port: 22, Identity: n.Identity}
 	began := time.Now()
-	_, err := Dial(context.Background(), h, Options{KnownHosts: []string{n.KnownHosts}, DialTimeout: 2 * time.Second})
+	const timeout = 2 * time.Second
+	_, err := Dial(context.Background(), h, Options{KnownHosts: []string{n.KnownHosts}, DialTimeout: timeout})
 	took := time.Since(began)
 	if err == nil || !strings.Contains(err.Error(), "host gone (root@"+n.Unreachable+":22) is unreachable") {
 		t.Fatalf("unreachable host: %v", err)
 	}
-	if took > 3*time.Second {
-		t.Fatalf("the unreachable host took %s to fail; the dial timeout is 2s", took)
+	// One dial, not a retry loop: under twice the timeout however late
+	// a busy host wakes the timer.
+	if took > 2*timeout {
+		t.Fatalf("the unreachable host took %s to fail; the dial timeout is %s", took, timeout)
 	}
 }
 

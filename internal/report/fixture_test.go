@@ -242,7 +242,6 @@ func fixtureWindow(c workload.Case, pw plan.Window, si, ci, attempt int, start t
 	if !c.Database { // the framework-only routes starve the generator a little
 		res.GeneratorWaitSeconds = 1.2
 	}
-	r.Load = journal.ConvertPtr(res, journal.LoadResultOf)
 	r.Server = journal.Usage{CPUSeconds: cores * seconds, Cores: cores,
 		RSSMeanBytes: int64(18+2*si+pw.Concurrency/20) << 20, RSSPeakBytes: int64(21+2*si+pw.Concurrency/20+pw.Round) << 20, Processes: 1}
 	if c.Database {
@@ -272,6 +271,8 @@ func fixtureWindow(c workload.Case, pw plan.Window, si, ci, attempt int, start t
 	res.LatencyHist, _ = h.Encode()
 	res.LatencyMicros = load.Latency{P50: h.PercentileMicros(50), P75: h.PercentileMicros(75), P90: h.PercentileMicros(90),
 		P99: h.PercentileMicros(99), P999: h.PercentileMicros(99.9), P9999: h.PercentileMicros(99.99), Max: h.MaxMicros(), Mean: h.MeanMicros()}
+	// Converted last: the journal's form is a copy.
+	r.Load = journal.ConvertPtr(res, journal.LoadResultOf)
 	return r
 }
 
