@@ -120,7 +120,7 @@ func forestRange(groups []forestGroup, minEffect float64) (lo, hi float64) {
 const (
 	forestLabelW = 190 // the case labels
 	forestPlotW  = 440 // the axis
-	forestTextW  = 300 // each row's call in words
+	forestTextW  = 400 // each row's call in words
 	forestRowH   = 20
 	forestHeadH  = 22 // a step's heading row
 	forestTop    = 34 // the axis labels above the rows
@@ -222,7 +222,7 @@ func forestDrawRow(s *strings.Builder, r forestRow, cy float64, x func(float64) 
 	if len(r.Step.Flagged) > 0 {
 		text = "⚠ " + text
 	}
-	fmt.Fprintf(s, `<text class="calltext" x="%d" y="%.1f" style="fill:%s">%s</text></g>`, forestLabelW+forestPlotW+10, cy+4, col, template.HTMLEscapeString(clip(text, 52)))
+	fmt.Fprintf(s, `<text class="calltext" x="%d" y="%.1f" style="fill:%s">%s</text></g>`, forestLabelW+forestPlotW+10, cy+4, col, template.HTMLEscapeString(clip(text, 68)))
 }
 
 // ratioTick labels an axis ratio as the change it is: 0.5 → "−50 %".
