@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -233,7 +232,8 @@ func TestStartSampleAndStopOnClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	exe, _ := os.Executable()
-	log := filepath.Join(t.TempDir(), "server.log")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the server's log goes there
+	log := "server"
 	spec := StartSpec{Name: "server", Dir: t.TempDir(), Command: exe, Env: []string{serveEnv + "=1", "PORT=" + strconv.Itoa(port)},
 		Port: port, HealthPath: "/health", LogPath: log, BootTimeout: 10 * time.Second}
 	pid, boot, err := s.client.Start(ctx, spec)
@@ -283,9 +283,10 @@ func TestStopStopsOneTree(t *testing.T) {
 	}
 	port, _ := s.client.FreePort(ctx)
 	exe, _ := os.Executable()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the server's log goes there
 	pid, _, err := s.client.Start(ctx, StartSpec{Name: "server", Dir: t.TempDir(), Command: exe,
 		Env: []string{serveEnv + "=1", "PORT=" + strconv.Itoa(port)}, Port: port, HealthPath: "/health",
-		LogPath: filepath.Join(t.TempDir(), "log"), BootTimeout: 10 * time.Second})
+		LogPath: "server", BootTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +23,10 @@ type DatabaseSpec struct {
 	// Host is the address of the agent's host that the coordinator and
 	// the other hosts dial; it is the host of the URLs returned.
 	Host string `json:"host"`
+	// Clients are the hosts of the comparison file, the only ones
+	// (besides the coordinator, whose SSH address the agent adds) that
+	// may log in.
+	Clients []string `json:"clients,omitempty"`
 	// Listen is the server's listen_addresses; "" is "*", every address.
 	Listen string `json:"listen,omitempty"`
 }
@@ -75,7 +82,7 @@ func (d *databases) start(ctx context.Context, spec *DatabaseSpec) (*DatabaseInf
 		d.mu.Unlock()
 		return nil, err
 	}
-	c, err := pgfix.Start(ctx, pgfix.Options{Listen: listen, Host: spec.Host})
+	c, err := pgfix.Start(ctx, pgfix.Options{Listen: listen, Host: spec.Host, Clients: databaseClients(spec.Clients)})
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.pending = false
@@ -135,4 +142,15 @@ func (c *Client) StartDatabase(ctx context.Context, spec DatabaseSpec) (Database
 func (c *Client) StopDatabase(ctx context.Context) error {
 	_, err := c.call(ctx, Request{Op: OpDatabaseStop})
 	return err
+}
+
+// databaseClients are the hosts that may log in to the cluster: those
+// the coordinator names and the coordinator itself, as this session's
+// SSH connection shows it (SSH_CONNECTION's first field).
+func databaseClients(named []string) []string {
+	out := slices.Clone(named)
+	if f := strings.Fields(os.Getenv("SSH_CONNECTION")); len(f) > 0 && !slices.Contains(out, f[0]) {
+		out = append(out, f[0])
+	}
+	return out
 }

@@ -116,12 +116,14 @@ type Hello struct {
 // with /bin/sh -c in Dir and must answer 200 on HealthPath at 127.0.0.1:Port
 // within BootTimeout.
 type StartSpec struct {
-	Name        string        `json:"name"`
-	Dir         string        `json:"dir"`
-	Command     string        `json:"command"`
-	Env         []string      `json:"env,omitempty"`
-	Port        int           `json:"port"`
-	HealthPath  string        `json:"health"`
+	Name       string   `json:"name"`
+	Dir        string   `json:"dir"`
+	Command    string   `json:"command"`
+	Env        []string `json:"env,omitempty"`
+	Port       int      `json:"port"`
+	HealthPath string   `json:"health"`
+	// LogPath names the server's log: a bare name, made a new file of
+	// the agent user's own under ~/.cache/stackbench/logs.
 	LogPath     string        `json:"log"`
 	BootTimeout time.Duration `json:"boot_timeout_ns"`
 }

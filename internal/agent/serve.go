@@ -182,8 +182,15 @@ func (s *server) start(ctx context.Context, spec *StartSpec) (int, time.Duration
 	if dup {
 		return 0, 0, fmt.Errorf("agent: %q is already started; stop it first", spec.Name)
 	}
+	logPath, err := serverLogPath(spec.LogPath)
+	if err != nil {
+		s.mu.Lock()
+		delete(s.procs, spec.Name)
+		s.mu.Unlock()
+		return 0, 0, err
+	}
 	p, err := proc.Start(ctx, proc.Spec{Name: spec.Name, Dir: spec.Dir, Command: spec.Command, Env: spec.Env,
-		Port: spec.Port, HealthPath: spec.HealthPath, LogPath: spec.LogPath, BootTimeout: spec.BootTimeout})
+		Port: spec.Port, HealthPath: spec.HealthPath, LogPath: logPath, BootTimeout: spec.BootTimeout})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -280,4 +287,18 @@ func executableHash() string {
 		return ""
 	}
 	return fileSum(path)
+}
+
+// serverLogPath makes the log of a server the harness names (a bare
+// name): a new file of this user's own, under proc.PrivateLogDir.
+func serverLogPath(name string) (string, error) {
+	dir, err := proc.PrivateLogDir()
+	if err != nil {
+		return "", fmt.Errorf("agent: %w", err)
+	}
+	path, err := proc.CreatePrivateLog(dir, name)
+	if err != nil {
+		return "", fmt.Errorf("agent: %w (the harness names a server's log by a bare name)", err)
+	}
+	return path, nil
 }

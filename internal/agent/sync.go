@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -294,7 +295,7 @@ func (st *syncState) manifest(entries []SyncEntry) ([]string, error) {
 		}
 		full := filepath.Join(st.root, rel)
 		fi, statErr := os.Lstat(full)
-		perm := fs.FileMode(e.Mode).Perm()
+		perm := syncedPerm(e.Mode)
 		switch e.Kind {
 		case SyncDir:
 			if statErr == nil && !fi.IsDir() {
@@ -424,7 +425,7 @@ func (st *syncState) chunk(req *SyncRequest) error {
 		return fmt.Errorf("agent: sync: %s arrived with %d bytes and SHA-256 %.16s, not the manifest's %d and %.16s; it changed while it was sent: sync again",
 			req.Path, st.off, got, e.Size, e.SHA256)
 	}
-	if err := st.tmp.Chmod(fs.FileMode(e.Mode).Perm()); err != nil {
+	if err := st.tmp.Chmod(syncedPerm(e.Mode)); err != nil {
 		return fmt.Errorf("agent: sync: %w", err)
 	}
 	if err := st.tmp.Close(); err != nil {
@@ -503,3 +504,28 @@ func excluded(name string, patterns []string) bool {
 	}
 	return false
 }
+
+// syncedPerm is a synced path's permission bits on this host: the
+// coordinator's, less what this host's umask takes away (a file readable
+// by everyone there stays private here when the agent's user wants so).
+func syncedPerm(mode uint32) fs.FileMode {
+	return fs.FileMode(mode).Perm() &^ hostUmask()
+}
+
+// hostUmask is the agent process's umask, read from /proc/self/status
+// (reading it with umask(2) would change it for a moment); 022 where the
+// system does not say.
+var hostUmask = sync.OnceValue(func() fs.FileMode {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0o022
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Umask:"); ok {
+			if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+				return fs.FileMode(n).Perm()
+			}
+		}
+	}
+	return 0o022
+})

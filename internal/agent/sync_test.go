@@ -281,3 +281,59 @@ func TestSyncLostSessionLeavesNoTemporaryFile(t *testing.T) {
 		t.Fatalf("after the session ended the directory holds %v; want only the sync's mark", entries)
 	}
 }
+
+// What stackbench writes and a project's secrets stay on this machine:
+// results/ at the top, .stackbench (the development cluster's password),
+// .env files.
+func TestSyncLeavesOutResultsAndSecrets(t *testing.T) {
+	s := startSession(t)
+	ctx := context.Background()
+	if _, err := s.client.Hello(ctx); err != nil {
+		t.Fatal(err)
+	}
+	local, remote := t.TempDir(), filepath.Join(t.TempDir(), "copy")
+	writeFile(t, filepath.Join(local, "main.go"), []byte("package main\n"), 0o644)
+	writeFile(t, filepath.Join(local, "results", "20261202-1900", "journal.jsonl"), []byte("{}\n"), 0o600)
+	writeFile(t, filepath.Join(local, ".stackbench", "db", "cluster.json"), []byte(`{"password":"x"}`), 0o600)
+	writeFile(t, filepath.Join(local, ".env"), []byte("API_KEY=sk-live\n"), 0o600)
+	writeFile(t, filepath.Join(local, "web", ".env.local"), []byte("API_KEY=sk-live\n"), 0o600)
+	writeFile(t, filepath.Join(local, "pkg", "results", "r.go"), []byte("package results\n"), 0o644)
+	res, err := s.client.SyncDir(ctx, local, SyncOptions{Dir: remote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 2 {
+		t.Errorf("%d files sent, want main.go and pkg/results/r.go", res.Files)
+	}
+	for _, gone := range []string{"results", ".stackbench", ".env", "web/.env.local"} {
+		if _, err := os.Lstat(filepath.Join(remote, gone)); err == nil {
+			t.Errorf("%s reached the host", gone)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(remote, "pkg", "results", "r.go")); err != nil {
+		t.Errorf("a package named results was left out: %v", err)
+	}
+}
+
+// Synced modes keep to the host's umask: a file everyone may write here
+// is not made so there when the agent's umask says otherwise.
+func TestSyncHonoursTheHostsUmask(t *testing.T) {
+	s := startSession(t)
+	ctx := context.Background()
+	if _, err := s.client.Hello(ctx); err != nil {
+		t.Fatal(err)
+	}
+	local, remote := t.TempDir(), filepath.Join(t.TempDir(), "copy")
+	writeFile(t, filepath.Join(local, "open.txt"), []byte("x"), 0o666)
+	os.Chmod(filepath.Join(local, "open.txt"), 0o666)
+	if _, err := s.client.SyncDir(ctx, local, SyncOptions{Dir: remote}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(remote, "open.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fs.FileMode(0o666) &^ hostUmask(); fi.Mode().Perm() != want {
+		t.Errorf("synced mode %v, want %v (umask %04o)", fi.Mode().Perm(), want, hostUmask())
+	}
+}

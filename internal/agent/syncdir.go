@@ -16,9 +16,13 @@ import (
 // DefaultExclude are the names a directory sync leaves out unless told
 // otherwise: version control, and what a stack's build makes on the host
 // itself (node_modules from npm ci, a Python virtualenv, bytecode caches),
-// which is tied to the host it was made on. They are neither sent nor
-// removed on the host, so a build there can keep its own.
-var DefaultExclude = []string{".git", "node_modules", ".venv", "__pycache__"}
+// which is tied to the host it was made on; and what stackbench writes
+// (.stackbench: the development cluster, its cluster.json holding the
+// password) and the secrets a project keeps beside its code (.env files).
+// They are neither sent nor removed on the host, so a build there can
+// keep its own. A results directory at the top (results/, stackbench's
+// output, request pools and tokens included) is left out too.
+var DefaultExclude = []string{".git", "node_modules", ".venv", "__pycache__", ".stackbench", ".stackbench-ci", ".env", ".env.*"}
 
 // Bounds of one sync request: a chunk of file content (base64 in the
 // JSON line makes it 4/3 as long) and a manifest batch, both well under
@@ -114,7 +118,7 @@ func (c *Client) SyncDir(ctx context.Context, localDir string, o SyncOptions) (S
 	}
 	token := resp.Sync.Token
 	res.Dir = resp.Sync.Dir
-	s := &syncSender{c: c, ctx: ctx, token: token, local: localDir, res: &res}
+	s := &syncSender{c: c, ctx: ctx, token: token, local: localDir, res: &res, skipResults: o.Exclude == nil}
 	if err := s.walk(exclude); err != nil {
 		// Leave the host's directory as it is, and the agent free to
 		// sync it again.
@@ -140,6 +144,9 @@ type syncSender struct {
 	res   *SyncResult
 	batch []SyncEntry
 	size  int
+	// skipResults leaves out a top-level results directory (with the
+	// default exclusions).
+	skipResults bool
 }
 
 func (s *syncSender) walk(exclude []string) error {
@@ -159,6 +166,9 @@ func (s *syncSender) walk(exclude []string) error {
 		rel, err := filepath.Rel(s.local, p)
 		if err != nil {
 			return err
+		}
+		if s.skipResults && rel == "results" && d.IsDir() {
+			return filepath.SkipDir
 		}
 		e, ok, err := entryOf(p, filepath.ToSlash(rel), d)
 		if err != nil || !ok {

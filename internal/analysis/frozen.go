@@ -24,7 +24,8 @@ type frozenCall struct {
 }
 
 // frozen holds the frozen calls by their index among the family's pairs
-// (callSteps: two per step's cells, then two per step's latency cells).
+// (callSteps: two per step's cells, then one per latency metric per
+// step's latency cells).
 type frozen map[int]frozenCall
 
 // frozenCalls replays an adaptive run's looks before the one its calls
@@ -49,7 +50,7 @@ func frozenCalls(m *Result) frozen {
 		}
 		steps, cells, latency := stepsThrough(m, look)
 		vs := callSteps(steps, cells, latency, fz, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
-		base := len(stepMetrics) * len(cells)
+		base, k := len(stepMetrics)*len(cells), len(latencyMetrics)
 		for i, s := range steps {
 			if _, done := fz[2*i]; done || m.measuredAfter(s, look) {
 				continue
@@ -64,9 +65,12 @@ func frozenCalls(m *Result) frozen {
 			}
 			freeze(2*i, s.Throughput)
 			freeze(2*i+1, s.PerCPU)
-			if s.P50 != nil && s.P99 != nil {
-				freeze(base+2*i, *s.P50)
-				freeze(base+2*i+1, *s.P99)
+			if latency != nil {
+				for j, c := range []*Change{s.P50, s.P99, s.Cost} {
+					if c != nil {
+						freeze(base+k*i+j, *c)
+					}
+				}
 			}
 		}
 	}

@@ -1,9 +1,11 @@
 package analysis
 
 import (
+	"math"
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
@@ -103,11 +105,117 @@ func TestStoppedStepKeepsItsCall(t *testing.T) {
 // withoutRoundsAfter is the journal as it stood after round last.
 func withoutRoundsAfter(res *journal.Results, last int) *journal.Results {
 	out := *res
-	out.Windows, out.Rounds = nil, nil
+	out.Windows, out.Latency, out.Rounds = nil, nil, nil
 	for _, w := range res.Windows {
 		if w.Round <= last {
 			out.Windows = append(out.Windows, w)
 		}
 	}
+	for _, w := range res.Latency {
+		if w.Round <= last {
+			out.Latency = append(out.Latency, w)
+		}
+	}
 	return &out
+}
+
+// frozenLatencyJournal is an adaptive run of a → b on cases y and x with
+// latency windows at 500 req/s from round 1: ten calls (five a step), so
+// the looks are after rounds 11, 22 and 24. Case x is clear at the first
+// look on every metric (b 30 % faster, its latency 30 % lower, its CPU
+// per request lower) and is measured no more; case y has no direction
+// over rounds 1–11 and a clear one in rounds 12–22.
+func frozenLatencyJournal(t *testing.T) *journal.Results {
+	t.Helper()
+	cases := []string{"y", "x"}
+	pr := plan.Protocol{Concurrency: []int{1}, Cases: cases, Rounds: 11, MaxRounds: 24, Adaptive: true,
+		Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams, MinEffect: 0.05, Timeout: time.Minute, Latency: &plan.LatencyRate{RPS: 500}}
+	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: journal.PlanSpecOf(pl)}}
+	seq := 0
+	window := func(key string, round int, stack, cas string, rps, us, cores float64) journal.Window {
+		seq++
+		h := hist.New(time.Minute)
+		for i := range 100 {
+			h.RecordMicros(int64(us * math.Exp(0.1*math.Sqrt2*math.Erfinv(2*(float64(i)+0.5)/100-1))))
+		}
+		enc, err := h.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return journal.Window{Key: key, Index: seq, Round: round, Stack: stack, Case: cas, Concurrency: 1, Final: true, Attempt: 1,
+			Process: journal.ProcessInfo{Seq: seq}, Server: journal.Usage{Cores: cores},
+			Load: &journal.LoadResult{SchemaVersion: 3, ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
+				LatencyMicros: journal.LoadLatency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
+	}
+	for r := 1; r <= 22; r++ {
+		var extra []journal.PlanWindow
+		for _, cas := range cases {
+			if cas == "x" && r > 11 {
+				continue
+			}
+			ratio := 1.3 + 0.002*float64(r%5)
+			if cas == "y" && r <= 11 {
+				ratio = 1.15
+				if r%2 == 0 {
+					ratio = 1 / 1.15
+				}
+			}
+			for _, s := range []string{"a", "b"} {
+				f := 1.0
+				if s == "b" {
+					f = ratio
+				}
+				pw := plan.Window{Key: plan.WindowKey(r, s, cas, 1), Round: r, Stack: s, Case: cas, Concurrency: 1}
+				res.Windows = append(res.Windows, window(pw.Key, r, s, cas, 1000*f, 1000, 1))
+				lw := window(plan.LatencyKey(pw), r, s, cas, 500, 1000/f, 0.25/f)
+				lw.Load.Rate = 500
+				res.Latency = append(res.Latency, lw)
+				if r <= 11 {
+					res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, journal.PlanWindowOf(pw))
+				} else {
+					extra = append(extra, journal.PlanWindowOf(pw))
+				}
+			}
+		}
+		if r > 11 {
+			res.Rounds = append(res.Rounds, journal.Round{Round: r, Windows: extra, Undecided: []string{"a → b y c=1"}})
+		}
+	}
+	res.Rounds = append(res.Rounds, journal.Round{Round: 22, Stop: "every step is decided"})
+	return res
+}
+
+// A stopped step keeps every one of its calls, latency and fixed-rate
+// cost included, each at its own place in the family: the second step's
+// frozen p50 must not land on the first step's cost.
+func TestStoppedStepKeepsItsLatencyCalls(t *testing.T) {
+	res := frozenLatencyJournal(t)
+	m, err := FromResults(res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri := m.Header.Rounds; ri == nil || len(ri.Looks) < 2 || ri.Looks[0] != 11 || ri.Looks[1] != 22 {
+		t.Fatalf("looks %+v; want after rounds 11 and 22", m.Header.Rounds)
+	}
+	first, err := FromResults(withoutRoundsAfter(res, 11), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, x11 := m.Steps[1], first.Steps[1]
+	if x.Case != "x" || x.P50 == nil || x.Cost == nil {
+		t.Fatalf("step 1: %+v", x)
+	}
+	for _, c := range []struct {
+		name     string
+		now, was *Change
+	}{{"p50", x.P50, x11.P50}, {"p99", x.P99, x11.P99}, {"cost", x.Cost, x11.Cost}} {
+		if c.now.Call != c.was.Call || c.now.EstimatePct != c.was.EstimatePct || c.now.Confidence != c.was.Confidence {
+			t.Errorf("x %s: %s %+.1f %% at %.4g, was %s %+.1f %% at %.4g at the look where it stopped",
+				c.name, c.now.Call, c.now.EstimatePct, c.now.Confidence, c.was.Call, c.was.EstimatePct, c.was.Confidence)
+		}
+	}
+	if y := m.Steps[0]; y.Cost == nil || y.Cost.EstimatePct == x.P50.EstimatePct || y.Cost.Call != stats.CallGain {
+		t.Errorf("y's cost %+v; want its own call (a gain), not x's frozen p50", y.Cost)
+	}
 }

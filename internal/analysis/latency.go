@@ -166,8 +166,12 @@ var latencyMetrics = []latencyMetric{
 }
 
 // latencySides is one latency metric of two latency cells as the call
-// compares them: every counted window's distribution, with its round.
+// compares them: every counted window's distribution, with its round; a
+// metric with no quantile, its per-process values (sidesOf).
 func latencySides(from, to Cell, lm latencyMetric) stats.SidePair {
+	if lm.q == 0 {
+		return sidesOf(from, to, lm.window)
+	}
 	side := func(c Cell) stats.Side {
 		s := stats.Side{Valid: c.State == CellValid}
 		for _, w := range c.PerWindow {

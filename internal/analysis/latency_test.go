@@ -282,3 +282,19 @@ func TestFixedRateCostIsCalledLowerIsBetter(t *testing.T) {
 		}
 	}
 }
+
+// A counted latency window whose histogram holds nothing (no request
+// answered or failed in it) has no distribution: the pooled calls leave it
+// out, and the fixed-rate cost, compared per process, does not need one.
+func TestEmptyLatencyWindowHasNoDistribution(t *testing.T) {
+	res := latencyJournal(t, 9, 1, false)
+	w := &res.Latency[3]
+	w.Load.LatencyHist, w.Load.Successes, w.Load.Attempts = "", 0, 0
+	m, err := FromResults(res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Steps[0]; s.P99 == nil || s.Cost == nil {
+		t.Fatalf("step without latency calls: %+v", s)
+	}
+}

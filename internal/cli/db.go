@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +20,7 @@ func init() {
 }
 
 const (
-	dbSynopsis = "up|seed|reset|status|down [--dir DIR] [--database-url URL]"
+	dbSynopsis = "up|seed|reset|status|down [--dir DIR] [--database-url URL [--allow-remote]]"
 	// devDatabase is the seeded database "db up" makes in its cluster.
 	devDatabase  = "stackbench"
 	defaultDBDir = ".stackbench/db"
@@ -28,13 +30,14 @@ const (
 // dir, or the user's own server at url.
 type dbTarget struct {
 	dir string
-	url string // set for a server given by --database-url or DATABASE_URL
+	url string // set for a server given by --database-url (or, for status, DATABASE_URL)
 }
 
 func runDB(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("db", dbSynopsis, env)
 	dir := fs.String("dir", defaultDBDir, "cluster directory, relative to the working directory")
-	dbURL := fs.String("database-url", "", "a server of your own, for seed, reset and status (default $DATABASE_URL when --dir is not given)")
+	dbURL := fs.String("database-url", "", "a server of your own, for seed, reset and status (status alone falls back to $DATABASE_URL when --dir is not given)")
+	allowRemote := fs.Bool("allow-remote", false, "let seed and reset change a database on a host that is not this machine")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -54,8 +57,13 @@ func runDB(ctx context.Context, args []string, env Env) error {
 		if target.url != "" {
 			return usagef("db %s manages the embedded cluster in --dir; --database-url is for seed, reset and status", verb)
 		}
-	} else if target.url == "" && !flagSet(fs, "dir") && env.Getenv != nil {
+	} else if verb == "status" && target.url == "" && !flagSet(fs, "dir") && env.Getenv != nil {
 		target.url = env.Getenv("DATABASE_URL")
+	}
+	if verb == "seed" || verb == "reset" {
+		if err := checkDestructiveTarget(ctx, verb, target, *allowRemote, env); err != nil {
+			return err
+		}
 	}
 	switch verb {
 	case "up":
@@ -114,6 +122,16 @@ func seedDevDatabase(ctx context.Context, c *pgfix.Cluster, w io.Writer) error {
 	if !rep.Reused {
 		fmt.Fprintf(w, "seeded the template: %d users, %d orders in %v\n", rep.Users, rep.Orders, rep.Duration.Round(time.Millisecond))
 	}
+	// Every database of a cluster stackbench made is its own; a
+	// development database made before databases carried the mark gets
+	// it here, so that FreshDatabase may replace it.
+	if exists, err := pgfix.DatabaseExists(ctx, c.AdminURL(), devDatabase); err != nil {
+		return err
+	} else if exists {
+		if err := pgfix.MarkOwned(ctx, c.AdminURL(), devDatabase); err != nil {
+			return err
+		}
+	}
 	if _, err := pgfix.FreshDatabase(ctx, c.AdminURL(), devDatabase); err != nil {
 		return err
 	}
@@ -132,7 +150,7 @@ func dbSeed(ctx context.Context, t dbTarget, env Env) error {
 	}
 	c, err := pgfix.Attach(t.dir)
 	if err != nil {
-		return err
+		return withDatabaseURLHint(err, env)
 	}
 	if err := seedDevDatabase(ctx, c, env.Stderr); err != nil {
 		return err
@@ -142,21 +160,26 @@ func dbSeed(ctx context.Context, t dbTarget, env Env) error {
 }
 
 // databaseURL returns the URL of the target's seeded database.
-func (t dbTarget) databaseURL() (string, error) {
+func (t dbTarget) databaseURL(env Env) (string, error) {
 	if t.url != "" {
 		return t.url, nil
 	}
 	c, err := pgfix.Attach(t.dir)
 	if err != nil {
-		return "", err
+		return "", withDatabaseURLHint(err, env)
 	}
 	return c.URL(devDatabase), nil
 }
 
 func dbReset(ctx context.Context, t dbTarget, env Env) error {
-	url, err := t.databaseURL()
+	url, err := t.databaseURL(env)
 	if err != nil {
 		return err
+	}
+	if t.url != "" {
+		if err := pgfix.CheckOwned(ctx, url, "reset"); err != nil {
+			return err
+		}
 	}
 	db, err := pgfix.Open(ctx, url)
 	if err != nil {
@@ -227,4 +250,57 @@ func dbDown(ctx context.Context, t dbTarget, env Env) error {
 	}
 	fmt.Fprintf(env.Stdout, "stopped PostgreSQL (pid %d) in %s; its data stays there for the next 'stackbench db up'\n", pid, c.Dir())
 	return nil
+}
+
+// checkDestructiveTarget refuses a seed or reset of a server given by URL
+// on a host other than this machine unless allowRemote. (Whether the
+// database is stackbench's own is checked once connected.)
+func checkDestructiveTarget(ctx context.Context, verb string, t dbTarget, allowRemote bool, env Env) error {
+	if t.url == "" || allowRemote {
+		return nil
+	}
+	host, err := pgfix.URLHost(t.url)
+	if err != nil {
+		return usagef("--database-url: %v", err)
+	}
+	local, addr, err := isLocalHost(ctx, host)
+	if err != nil {
+		return usagef("--database-url: %v", err)
+	}
+	if !local {
+		return usagef("refusing to %s a database on %s (%s), which is not this machine: db %s deletes data; "+
+			"if that server is one you keep for benchmarks, add --allow-remote", verb, host, addr, verb)
+	}
+	return nil
+}
+
+// isLocalHost reports whether a database host is this machine: a Unix
+// socket directory, or a name whose every address is a loopback one.
+func isLocalHost(ctx context.Context, host string) (local bool, addr string, err error) {
+	if strings.HasPrefix(host, "/") {
+		return true, "a Unix socket", nil
+	}
+	if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return ip.Unmap().IsLoopback(), ip.String(), nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return false, "", fmt.Errorf("cannot resolve host %q: %v", host, err)
+	}
+	for _, a := range addrs {
+		if !a.Unmap().IsLoopback() {
+			return false, a.Unmap().String(), nil
+		}
+	}
+	return true, addrs[0].Unmap().String(), nil
+}
+
+// withDatabaseURLHint adds to the error of a seed or reset without a
+// cluster that $DATABASE_URL is not used for them, when it is set.
+func withDatabaseURLHint(err error, env Env) error {
+	if env.Getenv == nil || env.Getenv("DATABASE_URL") == "" {
+		return err
+	}
+	return fmt.Errorf("%w (db seed and db reset delete data, so they never take $DATABASE_URL from the environment: "+
+		"to change that database, name it with --database-url)", err)
 }

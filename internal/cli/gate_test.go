@@ -267,3 +267,32 @@ func TestResumeKeepsTheCommandLinesGate(t *testing.T) {
 		t.Errorf("resumed with %+v", ra)
 	}
 }
+
+// A results directory is data: the comparison file its journal names
+// runs on a resume only when it is the one a plain run here reads, or the
+// user names it; the known_hosts file is the command line's, never the
+// journal's.
+func TestResumeTrustsOnlyTheFileTheUserNames(t *testing.T) {
+	dir := resultsDir(t)
+	path := filepath.Join(dir, journal.FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = regexp.MustCompile(`"args":\[[^]]*\]`).ReplaceAll(data, []byte(`"args":["-f","/elsewhere/evil.yaml","--known-hosts=/elsewhere/keys"]`))
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = resumeArgs([]string{"--resume", dir}, Env{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "name the file yourself, stackbench run --resume "+dir+" -f /elsewhere/evil.yaml") {
+		t.Errorf("resume of a run with another file: %v", err)
+	}
+	_, err = resumeArgs([]string{"--resume", dir, "-f", "mine.yaml"}, Env{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "was started with -f /elsewhere/evil.yaml, not "+filepath.Join(dir, "mine.yaml")) {
+		t.Errorf("resume naming another file: %v", err)
+	}
+	ra, err := resumeArgs([]string{"--resume", dir, "-f", "/elsewhere/evil.yaml"}, Env{Dir: dir})
+	if err != nil || ra.file != "/elsewhere/evil.yaml" || ra.knownHosts != "" {
+		t.Errorf("resume naming the run's own file: %+v, %v; want that file and no known_hosts from the journal", ra, err)
+	}
+}

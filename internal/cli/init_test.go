@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -258,5 +259,20 @@ func TestInitFindsAHealthRouteInTheSource(t *testing.T) {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the starter lacks %q:\n%s", want, data)
 		}
+	}
+}
+
+// Colliding case names get -2, -3, … in one step each: 2,000 of them stay
+// short and distinct.
+func TestUniqueNameOfManyCollisions(t *testing.T) {
+	seen, next := map[string]bool{}, map[string]int{}
+	for i := range 2000 {
+		name := uniqueName(seen, next, "get-item")
+		if want := "get-item"; i == 0 && name != want || i > 0 && name != want+"-"+strconv.Itoa(i+1) {
+			t.Fatalf("name %d = %q", i, name)
+		}
+	}
+	if len(seen) != 2000 || uniqueName(seen, next, "get-item-2") != "get-item-2-2" {
+		t.Errorf("%d names; a base that is itself taken: %q", len(seen), uniqueName(seen, next, "get-item-2"))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
+	"net/url"
 	"os"
 	"runtime"
 	"sync"
@@ -121,23 +123,23 @@ func loadConfig(f load.Flags, url string, rateSet bool, env Env) (load.Config, e
 		}
 		cfg.Body = b
 	}
-	if f.GRPC != "" {
-		m, err := grpcmsg.Load(resolvePath(env, f.Proto), f.GRPC)
-		if err != nil {
-			return cfg, usagef("--grpc %s --proto %s: %v", f.GRPC, f.Proto, err)
-		}
-		msg, err := m.Encode(f.Message)
-		if err != nil {
-			return cfg, usagef("--message: %v", err)
-		}
-		cfg.GRPC = &load.GRPCCall{Method: m.Name, Message: msg}
-	}
 	if f.CACert != "" {
 		pem, err := os.ReadFile(resolvePath(env, f.CACert))
 		if err != nil {
 			return cfg, usagef("--cacert: %v", err)
 		}
 		cfg.CACertPEM = pem
+	}
+	if f.GRPC != "" {
+		m, err := grpcMethod(f, cfg, url, env)
+		if err != nil {
+			return cfg, err
+		}
+		msg, err := m.Encode(f.Message)
+		if err != nil {
+			return cfg, usagef("--message: %v", err)
+		}
+		cfg.GRPC = &load.GRPCCall{Method: m.Name, Message: msg}
 	}
 	if f.Requests != "" {
 		file, err := os.Open(resolvePath(env, f.Requests))
@@ -232,4 +234,32 @@ func spareP() (restore func()) {
 		return func() { runtime.GOMAXPROCS(old) }
 	}
 	return func() {}
+}
+
+// grpcMethod finds the --grpc method's descriptors: in --proto, or from
+// the server at url (--reflect), once, before the run.
+func grpcMethod(f load.Flags, cfg load.Config, rawURL string, env Env) (*grpcmsg.Method, error) {
+	if !f.Reflect {
+		m, err := grpcmsg.Load(resolvePath(env, f.Proto), f.GRPC)
+		if err != nil {
+			return nil, usagef("--grpc %s --proto %s: %v", f.GRPC, f.Proto, err)
+		}
+		return m, nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return nil, usagef("%q is not a URL like http://127.0.0.1:9090/", rawURL)
+	}
+	if !f.AllowRemote {
+		// Asked before the engine checks its target: the same rule.
+		ips, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip", u.Hostname())
+		if err != nil || len(ips) == 0 || !ips[0].Unmap().IsLoopback() {
+			return nil, usagef("%s is not a loopback address; stackbench loads only this machine unless you allow a remote target on purpose (--allow-remote)", u.Hostname())
+		}
+	}
+	m, err := grpcmsg.Reflect(context.Background(), u.Host, f.TLS || u.Scheme == "https", cfg.CACertPEM, f.GRPC)
+	if err != nil {
+		return nil, usagef("--grpc %s --reflect: %v", f.GRPC, err)
+	}
+	return m, nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,6 +14,9 @@ import (
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/h2c"
+	"google.golang.org/grpc"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/stackbench/stackbench/internal/load"
 )
@@ -124,5 +128,26 @@ func TestLoadGRPCFromProto(t *testing.T) {
 	code, _, stderr = loadMain(t, t.TempDir(), "--grpc", "saas.Users/GetUser", "--proto", proto, "--message", `{"nope": 1}`, srv.URL)
 	if code != 2 || !strings.Contains(stderr, "--message") {
 		t.Errorf("a bad message: exit %d, %s", code, stderr)
+	}
+}
+
+// `--reflect` finds the method through server reflection; the server's
+// answer, UNIMPLEMENTED, is counted by its code.
+func TestLoadGRPCReflect(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grpc.NewServer()
+	testgrpc.RegisterTestServiceServer(s, &testgrpc.UnimplementedTestServiceServer{})
+	reflection.Register(s)
+	go s.Serve(ln)
+	t.Cleanup(s.Stop)
+	code, out, stderr := loadMain(t, t.TempDir(), "-c", "1", "--streams", "2", "-d", "200ms", "-o", "json",
+		"--grpc", "grpc.testing.TestService/EmptyCall", "--reflect", "--message", `{}`, "http://"+ln.Addr().String()+"/")
+	var res load.Result
+	json.Unmarshal([]byte(out), &res)
+	if code != 1 || res.Attempts == 0 || res.Errors["grpc_unimplemented"] != res.Attempts {
+		t.Errorf("exit %d (%s), errors %v in %d attempts; want every call counted as grpc_unimplemented", code, stderr, res.Errors, res.Attempts)
 	}
 }

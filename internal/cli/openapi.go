@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -29,7 +30,7 @@ func openAPICases(ctx context.Context, path string) ([]plan.StarterCase, error) 
 		return nil, fmt.Errorf("OpenAPI document %s is not valid: %w", path, err)
 	}
 	var out []plan.StarterCase
-	seen := map[string]bool{}
+	seen, next := map[string]bool{}, map[string]int{}
 	for _, p := range slices.Sorted(func(yield func(string) bool) {
 		for k := range doc.Paths.Map() {
 			if !yield(k) {
@@ -42,11 +43,7 @@ func openAPICases(ctx context.Context, path string) ([]plan.StarterCase, error) 
 		if op == nil {
 			continue
 		}
-		c := plan.StarterCase{Name: caseName(op.OperationID, p), Ignore: true}
-		for seen[c.Name] {
-			c.Name += "-2"
-		}
-		seen[c.Name] = true
+		c := plan.StarterCase{Name: uniqueName(seen, next, caseName(op.OperationID, p)), Ignore: true}
 		params := append(openapi3.Parameters{}, item.Parameters...)
 		params = append(params, op.Parameters...)
 		var todo []string
@@ -139,3 +136,16 @@ func caseName(operationID, path string) string {
 var nonIdent = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
 func placeholderName(s string) string { return nonIdent.ReplaceAllString(s, "_") }
+
+// uniqueName returns base, or base-2, base-3 and so on when taken, and
+// marks it taken; next remembers each base's next number, so that many
+// colliding names cost one step each (not a growing "-2-2-2…").
+func uniqueName(seen map[string]bool, next map[string]int, base string) string {
+	name := base
+	for n := max(next[base], 2); seen[name]; n++ {
+		name = base + "-" + strconv.Itoa(n)
+		next[base] = n + 1
+	}
+	seen[name] = true
+	return name
+}

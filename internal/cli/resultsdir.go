@@ -33,3 +33,18 @@ func readResults(dir string) (*journal.Results, error) {
 	}
 	return res, nil
 }
+
+// trustRecordedFile checks the comparison file a resume would run, as the
+// journal of the results directory names it: a results directory is data,
+// and the file is code (its commands run). It is taken when the user
+// names the same file (-f), or, without -f, when it is the file a plain
+// `stackbench run` here would read; otherwise the user must name it.
+func trustRecordedFile(given runArgs, recorded string) error {
+	switch {
+	case given.fileGiven && given.file != recorded:
+		return usagef("the run in %s was started with -f %s, not %s; resume it with its own file, or start a new run", given.resume, recorded, given.file)
+	case !given.fileGiven && given.file != recorded:
+		return usagef("the run in %s was started with -f %s; its commands run on a resume, and a results directory is data: name the file yourself, stackbench run --resume %s -f %s", given.resume, recorded, given.resume, recorded)
+	}
+	return nil
+}

@@ -43,6 +43,9 @@ type runArgs struct {
 	// recorded are the arguments that shape the plan, -f made absolute, as
 	// journaled for a resume.
 	recorded []string
+	// fileGiven is true when -f was on the command line (with --resume,
+	// the user names the comparison file whose commands run).
+	fileGiven bool
 }
 
 func parseRunArgs(args []string, env Env) (runArgs, error) {
@@ -73,7 +76,7 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 		var extra []string
 		fs.Visit(func(f *flag.Flag) {
 			switch {
-			case f.Name == "resume" || slices.Contains(gateFlagNames, f.Name):
+			case f.Name == "resume" || f.Name == "f" || f.Name == "known-hosts" || slices.Contains(gateFlagNames, f.Name):
 			case len(f.Name) == 1:
 				extra = append(extra, "-"+f.Name)
 			default:
@@ -84,6 +87,7 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 			return ra, usagef("--resume continues a run in its own directory with the arguments it was started with; drop %s (or start a new run with them)", strings.Join(extra, ", "))
 		}
 	}
+	fs.Visit(func(f *flag.Flag) { ra.fileGiven = ra.fileGiven || f.Name == "f" })
 	if ra.overrides, err = overrides(); err != nil {
 		return ra, err
 	}
@@ -148,12 +152,16 @@ func resumeArgs(args []string, env Env) (runArgs, error) {
 	if err != nil {
 		return ra, err
 	}
-	dir, gate := ra.resume, ra.gate
+	given := ra
 	if ra, err = parseRunArgs(prev, env); err != nil {
-		return ra, fmt.Errorf("the arguments recorded in %s no longer parse: %w", dir, err)
+		return ra, fmt.Errorf("the arguments recorded in %s no longer parse: %w", given.resume, err)
 	}
-	// The gate is not recorded: it is this command line's.
-	ra.resume, ra.gate = dir, gate
+	if err := trustRecordedFile(given, ra.file); err != nil {
+		return ra, err
+	}
+	// The gate is not recorded: it is this command line's; so is the
+	// known_hosts file, which decides which hosts are trusted.
+	ra.resume, ra.gate, ra.knownHosts = given.resume, given.gate, given.knownHosts
 	return ra, nil
 }
 
@@ -217,7 +225,7 @@ const resultsGitignore = "# Written by stackbench: its runs' journals, reports a
 // ignoreResults makes the default results folder root, in the user's
 // repository, with a .gitignore of its own, unless it has one already.
 func ignoreResults(root string) error {
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := os.MkdirAll(root, 0o700); err != nil {
 		return fmt.Errorf("make the results folder: %w", err)
 	}
 	path := filepath.Join(root, ".gitignore")

@@ -24,7 +24,7 @@ func TestResumeRefusesOtherFlags(t *testing.T) {
 	}{
 		{[]string{"run", "--resume", "r", "--rounds", "2"}, "drop --rounds"},
 		{[]string{"run", "--resume", "r", "--out", "o"}, "drop --out"},
-		{[]string{"run", "-f", "other.yaml", "--resume", "r", "--skip-parity"}, "drop -f, --skip-parity"},
+		{[]string{"run", "-f", "other.yaml", "--resume", "r", "--skip-parity"}, "drop --skip-parity"},
 	} {
 		code, _, errOut := runMain(t, t.TempDir(), nil, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {

@@ -45,7 +45,7 @@ func MeasureReload(ctx context.Context, t Target, logPath string) (d time.Durati
 		}
 	}()
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + r.Path
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: osutil.LoopbackRedirects}
 	before, err := answer(ctx, client, url)
 	if err != nil {
 		return 0, fmt.Errorf("GET %s before the edit: %w", r.Path, err)

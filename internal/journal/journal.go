@@ -81,7 +81,8 @@ type Writer struct {
 // off first so that the next record starts on a line of its own; the number of
 // bytes removed is returned so the caller can report it.
 func Create(path string) (w *Writer, tornBytes int64, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// Append-only: every write lands at the end, whatever the offset.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, 0, fmt.Errorf("open journal: %w", err)
 	}

@@ -44,7 +44,10 @@ type Flags struct {
 	// descriptor set, .pb/.protoset) and Message (the request as JSON)
 	// make a gRPC run; the command turns them into Config.GRPC.
 	GRPC, Proto, Message string
-	AllowRemote          bool
+	// Reflect asks the server for the method's descriptors (gRPC server
+	// reflection) instead of Proto.
+	Reflect     bool
+	AllowRemote bool
 	// Output is "text" or "json".
 	Output string
 	// EventsFD is an inherited descriptor for the run's events as JSON
@@ -98,6 +101,7 @@ func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
 	fs.StringVar(&f.GRPC, "grpc", "", "gRPC unary call to this method, package.Service/Method (with --proto and --message)")
 	fs.StringVar(&f.Proto, "proto", "", "with --grpc: the service's .proto file, or a descriptor set (.pb, .protoset)")
 	fs.StringVar(&f.Message, "message", "", "with --grpc: the request message as JSON (protobuf's JSON mapping)")
+	fs.BoolVar(&f.Reflect, "reflect", false, "with --grpc: ask the server for the descriptors (gRPC server reflection) instead of --proto")
 }
 
 // Args writes f as the arguments of `stackbench load`, url last; parsing
@@ -165,6 +169,9 @@ func (f Flags) Args(url string) []string {
 	if f.Message != "" {
 		add("--message", f.Message)
 	}
+	if f.Reflect {
+		args = append(args, "--reflect")
+	}
 	if f.Output != "" {
 		add("-o", f.Output)
 	}
@@ -185,7 +192,14 @@ func (f Flags) Config(url string) (Config, error) {
 		URL: url, Method: f.Method, Connections: f.Connections, Rate: f.Rate,
 		Duration: f.Duration, Warmup: f.Warmup, WarmupMax: f.WarmupMax, Timeout: f.Timeout, AllowRemote: f.AllowRemote,
 		Body: []byte(f.Body), StartAt: f.StartAt, TLS: f.TLS, TLSResume: f.TLSResume,
-		Streams: f.Streams, Protocol: f.protocol(),
+	}
+	// At their defaults the protocol and the streams stay zero, as a
+	// Config written for HTTP/1.1 has them (withDefaults fills them in).
+	if p := f.protocol(); p != ProtoHTTP1 {
+		cfg.Protocol = p
+	}
+	if f.Streams > 1 {
+		cfg.Streams = f.Streams
 	}
 	switch {
 	case f.Connections < 1:
@@ -202,12 +216,12 @@ func (f Flags) Config(url string) (Config, error) {
 		return cfg, errors.New("--h2 and --h2c both given: HTTP/2 goes over TLS (--h2) or in cleartext (--h2c), choose one")
 	case f.Streams < 1:
 		return cfg, fmt.Errorf("--streams %d: want at least 1", f.Streams)
-	case f.Streams > 1 && cfg.Protocol == ProtoHTTP1:
+	case f.Streams > 1 && f.protocol() == ProtoHTTP1:
 		return cfg, fmt.Errorf("--streams %d needs HTTP/2: add --h2c (cleartext) or --h2 (TLS), or --grpc", f.Streams)
-	case f.GRPC != "" && (f.Proto == "" || f.Message == ""):
-		return cfg, errors.New("--grpc needs --proto FILE (the service's .proto or a descriptor set) and --message JSON (the request)")
-	case f.GRPC == "" && (f.Proto != "" || f.Message != ""):
-		return cfg, errors.New("--proto and --message go with --grpc package.Service/Method")
+	case f.GRPC != "" && ((f.Proto == "") == !f.Reflect || f.Message == ""):
+		return cfg, errors.New("--grpc needs --message JSON (the request) and either --proto FILE (the service's .proto or a descriptor set) or --reflect (server reflection)")
+	case f.GRPC == "" && (f.Proto != "" || f.Message != "" || f.Reflect):
+		return cfg, errors.New("--proto, --reflect and --message go with --grpc package.Service/Method")
 	case f.GRPC != "" && f.H2C:
 		return cfg, errors.New("--grpc speaks HTTP/2 already (cleartext, or TLS for https:// or --tls); drop --h2c")
 	case (f.CACert != "" || f.TLSResume) && !f.TLS && !f.H2 && !strings.HasPrefix(url, "https://"):

@@ -59,9 +59,6 @@ func TestFlagsRoundTrip(t *testing.T) {
 		if len(cfg.Expect) == 0 {
 			cfg.Expect = nil
 		}
-		if cfg.Protocol == "" {
-			cfg.Protocol, cfg.Streams = ProtoHTTP1, 1
-		}
 		if !reflect.DeepEqual(got, cfg) {
 			t.Errorf("config %+v\nthrough argv: %+v", cfg, got)
 		}

@@ -119,6 +119,25 @@ func TestOpenLoopStallIsInTheCorrectedHistogram(t *testing.T) {
 	}
 }
 
+// A request due in the window and answered only in the drain (a server
+// that holds its last answers 300 ms) is not in the window's counts, but
+// its latency is in the corrected histogram: the tail keeps the stall.
+func TestOpenLoopDrainAnswersAreInTheCorrectedHistogram(t *testing.T) {
+	url := rawServer(t, slowResponder(okResponse, 300*time.Millisecond))
+	res := runLoad(t, url, Config{Connections: 64, Rate: 100, Duration: time.Second})
+	h, err := hist.Decode(res.LatencyHist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Drain.Successes == 0 || res.Unsent != 0 {
+		t.Fatalf("drain %+v, unsent %d; want answers in the drain and nothing unsent", res.Drain, res.Unsent)
+	}
+	if want := res.Successes + res.Drain.Successes + res.Errors["unfinished"]; h.Count() != want {
+		t.Errorf("corrected histogram holds %d, want the window's %d successes, the drain's %d and %d unfinished",
+			h.Count(), res.Successes, res.Drain.Successes, res.Errors["unfinished"])
+	}
+}
+
 // With one connection at 20 ms a request and 100 req/s due, the open loop
 // falls behind by half a second over the window; its corrected latency is
 // recorded past the 200 ms timeout, not clamped there, while each request

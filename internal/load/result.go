@@ -7,9 +7,11 @@ package load
 // of the window (errors.unfinished, in attempts), no longer drain.abandoned;
 // unsent (open loop) is new; the histograms' range covers the schedule.
 //
-// Version 3: in open loop, latency_hist (and latency_us) also holds the
-// window's unfinished and unsent requests at their lower-bound latency,
-// the time they had waited when the worker closed the window.
+// Version 3: in open loop, latency_hist (and latency_us) holds every
+// request due in the window: those answered in it, those answered only in
+// the drain (at their latency), and the unfinished and unsent ones at their
+// lower-bound latency, the time they had waited when the worker closed the
+// window.
 const SchemaVersion = 3
 
 // Result is the outcome of a run, and with its json tags the versioned
@@ -81,10 +83,11 @@ type Result struct {
 	// LatencyMicros is the latency of successes; in open loop, measured from
 	// the intended send time (corrected for coordinated omission) and never
 	// clamped at the timeout: the histograms range over the timeout plus
-	// the whole schedule (warm-up, window, drain). In open loop it also
-	// holds the unfinished and unsent requests at their lower-bound
-	// latency (their age when the window closed after its drain), so that
-	// a stall at the window's end is in the tail (schema 3).
+	// the whole schedule (warm-up, window, drain). In open loop it holds
+	// every request due in the window: the ones answered only in the drain
+	// at their latency, and the unfinished and unsent ones at their
+	// lower-bound latency (their age when the window closed after its
+	// drain), so that a stall at the window's end is in the tail (schema 3).
 	LatencyMicros Latency `json:"latency_us"`
 	// LatencyUncorrectedMicros (open loop only) measures from the actual send.
 	LatencyUncorrectedMicros *Latency `json:"latency_uncorrected_us,omitempty"`

@@ -583,6 +583,12 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 		return
 	case now >= r.measEnd.Load():
 		w.drain.count(ok)
+		if ok && r.open && c.intended >= warmEnd && c.intended < r.measEnd.Load() {
+			// Due in the window and answered only in the drain: not in
+			// the window's counts, but its latency is the window's tail
+			// (a stall at the end); the corrected histogram holds it.
+			w.hSucc.RecordMicros((now - c.intended) / 1000)
+		}
 		return
 	}
 	slot := 2 * int((now-warmEnd)/int64(time.Second))

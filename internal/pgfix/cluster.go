@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"maps"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -54,6 +55,10 @@ type Options struct {
 	// (every address) or an address of the host lets other hosts connect,
 	// with the superuser's password (SCRAM) as on loopback.
 	Listen string
+	// Clients are the addresses (or names) of the other hosts that may
+	// log in when Listen goes beyond loopback: pg_hba.conf admits each
+	// (/32, /128) and nobody else. Required then.
+	Clients []string
 	// Host is the address URL puts in the URLs it returns, the one the
 	// clients dial; "" is 127.0.0.1.
 	Host string
@@ -87,6 +92,8 @@ type clusterState struct {
 	// address in the cluster's URLs ("" for 127.0.0.1).
 	Listen string `json:"listen,omitempty"`
 	Host   string `json:"host,omitempty"`
+	// Clients is Options.Clients.
+	Clients []string `json:"clients,omitempty"`
 	// OldBinDir is BinDir as clusters made before JSON keys were snake_case
 	// recorded it; readState moves it to BinDir.
 	OldBinDir string `json:"binDir,omitempty"`
@@ -126,7 +133,7 @@ func Start(ctx context.Context, opt Options) (*Cluster, error) {
 
 func (c *Cluster) prepareDir(dir string) error {
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "stackbench-pg-")
+		tmp, err := os.MkdirTemp("", TempDirPrefix)
 		if err != nil {
 			return fmt.Errorf("make a temporary cluster directory: %w", err)
 		}
@@ -166,7 +173,12 @@ func (c *Cluster) start(ctx context.Context, opt Options, logw io.Writer) error 
 	if err := c.chooseBinaries(old, dataVersion, logw); err != nil {
 		return err
 	}
-	c.state.Listen, c.state.Host = opt.Listen, opt.Host
+	c.state.Listen, c.state.Host, c.state.Clients = opt.Listen, opt.Host, opt.Clients
+	if beyondLoopback(opt.Listen) {
+		if _, err := hbaLines(opt.Clients); err != nil {
+			return err
+		}
+	}
 	if !hasData {
 		c.state.Password = randomHex(16)
 		if err := c.initdb(ctx, logw); err != nil {
@@ -546,13 +558,18 @@ func fileSize(path string) int64 {
 // hbaMark starts the lines allowOtherHosts adds to pg_hba.conf.
 const hbaMark = "# stackbench: other hosts"
 
-// allowOtherHosts lets clients on other hosts log in with the password
-// (initdb's pg_hba.conf admits loopback only) when the server listens
-// beyond loopback. The lines are added once and kept: a later start on
-// loopback only cannot be reached from elsewhere anyway.
+// allowOtherHosts lets the clients of Options.Clients log in with the
+// password (initdb's pg_hba.conf admits loopback only) when the server
+// listens beyond loopback: each address alone (/32, /128), never a
+// network. The lines are added once and kept: a later start on loopback
+// only cannot be reached from elsewhere anyway.
 func (c *Cluster) allowOtherHosts() error {
-	if c.state.Listen == "" || c.state.Listen == "127.0.0.1" || c.state.Listen == "localhost" {
+	if !beyondLoopback(c.state.Listen) {
 		return nil
+	}
+	lines, err := hbaLines(c.state.Clients)
+	if err != nil {
+		return err
 	}
 	path := filepath.Join(c.dataDir(), "pg_hba.conf")
 	b, err := os.ReadFile(path)
@@ -566,9 +583,74 @@ func (c *Cluster) allowOtherHosts() error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f, "\n%s, with the superuser's password (SCRAM)\nhost all all 0.0.0.0/0 scram-sha-256\nhost all all ::/0 scram-sha-256\n", hbaMark)
+	_, err = fmt.Fprintf(f, "\n%s, with the superuser's password (SCRAM)\n%s", hbaMark, lines)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// TempDirPrefix begins the name of a cluster directory Start makes in the
+// system's temporary directory (Options.Dir "").
+const TempDirPrefix = "stackbench-pg-"
+
+// IsTempCluster reports whether dir is a cluster directory Start made in
+// the temporary directory: named TempDirPrefix…, directly in
+// os.TempDir(), a directory (not a symlink) holding cluster.json. A
+// results directory names the cluster it kept for a resume; only such a
+// directory is reused, and removed once the run is done.
+func IsTempCluster(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil || filepath.Dir(abs) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(abs), TempDirPrefix) {
+		return false
+	}
+	return IsClusterDir(abs)
+}
+
+// IsClusterDir reports whether dir is a directory (not a symlink) that
+// holds a cluster's cluster.json.
+func IsClusterDir(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	st, err := os.Lstat(filepath.Join(dir, stateFile))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// hbaLines are the pg_hba.conf lines admitting each client host alone:
+// its addresses (a name is resolved) as /32 or /128.
+func hbaLines(clients []string) (string, error) {
+	if len(clients) == 0 {
+		return "", errors.New("the server would listen beyond loopback with no client host named: name the hosts that may connect (Options.Clients)")
+	}
+	var b strings.Builder
+	seen := map[netip.Addr]bool{}
+	for _, h := range clients {
+		var addrs []netip.Addr
+		if a, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
+			addrs = []netip.Addr{a.Unmap()}
+		} else {
+			ips, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip", h)
+			if err != nil || len(ips) == 0 {
+				return "", fmt.Errorf("client host %q does not resolve: %v", h, err)
+			}
+			for _, a := range ips {
+				addrs = append(addrs, a.Unmap())
+			}
+		}
+		for _, a := range addrs {
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			fmt.Fprintf(&b, "host all all %s scram-sha-256\n", netip.PrefixFrom(a, a.BitLen()))
+		}
+	}
+	return b.String(), nil
+}
+
+// beyondLoopback reports whether listen_addresses reach past loopback.
+func beyondLoopback(listen string) bool {
+	return listen != "" && listen != "127.0.0.1" && listen != "localhost"
 }

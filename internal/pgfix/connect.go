@@ -33,3 +33,18 @@ func connect(ctx context.Context, url string) (*pgx.Conn, error) {
 	}
 	return nil, fmt.Errorf("cannot connect to PostgreSQL at %s: %w", where, err)
 }
+
+// URLHost returns the host a connection to url goes to (a name, an
+// address, or a Unix socket directory), as pgx reads the URL or DSN.
+func URLHost(url string) (string, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return "", fmt.Errorf("the database URL %s does not parse (%v); write postgres://user:password@host:5432/database", Redact(url), err)
+	}
+	for _, fb := range cfg.Fallbacks {
+		if fb.Host != cfg.Host {
+			return "", fmt.Errorf("the database URL %s names several hosts; name one", Redact(url))
+		}
+	}
+	return cfg.Host, nil
+}

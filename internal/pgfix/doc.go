@@ -31,6 +31,13 @@
 //	pgfix.Seed(ctx, url)                          // schema + data into an empty database
 //	pgfix.Reseed(ctx, url)                        // drop users and orders, then Seed
 //
+// Every database stackbench makes carries its mark, a comment beginning
+// "stackbench" (templates, copies, a database Seed filled). Only a
+// marked database is dropped, re-seeded or reset: FreshDatabase,
+// DropDatabase and Reseed refuse any other with a *NotOwnedError
+// (Reseed also takes a database with no tables), and CheckOwned lets a
+// command check before it changes one.
+//
 // SeedUser returns a single seeded row without a database (for expected
 // values in checks).
 //

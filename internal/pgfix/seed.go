@@ -126,7 +126,8 @@ CREATE INDEX orders_user_id_idx ON orders (user_id);
 SELECT setval('users_id_seq', 50000), setval('orders_id_seq', 200000)`
 
 // Seed creates the schema in the empty database at url and loads the
-// deterministic data with COPY, then vacuums, analyzes and verifies it.
+// deterministic data with COPY, then vacuums, analyzes and verifies it,
+// and marks the database as stackbench's own (its comment).
 func Seed(ctx context.Context, url string) (SeedReport, error) {
 	start := time.Now()
 	conn, err := connect(ctx, url)
@@ -152,15 +153,32 @@ func Seed(ctx context.Context, url string) (SeedReport, error) {
 	if err := verifySeed(ctx, conn, sums); err != nil {
 		return SeedReport{}, err
 	}
+	var name string
+	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&name); err != nil {
+		return SeedReport{}, fmt.Errorf("seed: %w", err)
+	}
+	if err := markOwned(ctx, conn, name, seededMark); err != nil {
+		return SeedReport{}, fmt.Errorf("seed: %w", err)
+	}
 	return SeedReport{Users: SeedUsers, Orders: SeedOrders, Duration: time.Since(start)}, nil
 }
 
 // Reseed drops the tables users and orders of the database at url, if
-// they exist, and seeds it again.
+// they exist, and seeds it again. It works only on a database that
+// carries stackbench's mark or has no tables at all, and returns a
+// *NotOwnedError otherwise.
 func Reseed(ctx context.Context, url string) (SeedReport, error) {
 	conn, err := connect(ctx, url)
 	if err != nil {
 		return SeedReport{}, fmt.Errorf("reseed: %w", err)
+	}
+	o, err := inspect(ctx, conn)
+	if err == nil && !o.Owned && o.Tables > 0 {
+		err = &NotOwnedError{Database: o.Database, Comment: o.Comment, Tables: o.Tables, Verb: "re-seed"}
+	}
+	if err != nil {
+		conn.Close(context.Background())
+		return SeedReport{}, err
 	}
 	_, err = conn.Exec(ctx, "DROP TABLE IF EXISTS orders, users")
 	conn.Close(context.Background())

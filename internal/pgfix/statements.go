@@ -69,10 +69,16 @@ func (db *DB) ResetStatements(ctx context.Context) error {
 // database, by total execution time, at most limit of them; the reset
 // and this query themselves are left out.
 func (db *DB) Statements(ctx context.Context, limit int) ([]Statement, error) {
+	return db.StatementsIn(ctx, "", limit)
+}
+
+// StatementsIn is Statements of database name on the same server ("" for
+// this connection's): each stack of a run has a database of its own.
+func (db *DB) StatementsIn(ctx context.Context, name string, limit int) ([]Statement, error) {
 	rows, err := db.conn.Query(ctx, `SELECT query, calls, total_exec_time, rows FROM pg_stat_statements
-		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = coalesce(nullif($2, ''), current_database()))
 		  AND query NOT LIKE '%pg_stat_statements%'
-		ORDER BY total_exec_time DESC LIMIT $1`, limit)
+		ORDER BY total_exec_time DESC LIMIT $1`, limit, name)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", statementsLibrary, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -55,21 +56,27 @@ func ensureTemplate(ctx context.Context, adminURL, name, mark string, build func
 	}
 	defer conn.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", templateLockKey)
 
-	got, exists, err := templateComment(ctx, conn, name)
+	got, exists, err := databaseComment(ctx, conn, name)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("template: %w", err)
 	}
 	if exists && got == mark {
 		return true, nil
 	}
 	if exists {
-		if err := dropDatabase(ctx, conn, name); err != nil {
+		// A template's name is stackbench's own (stackbench_template,
+		// stackbench_tpl_<hash>): one half made by an older version has no
+		// mark yet, and is replaced all the same.
+		if err := dropDatabase(ctx, conn, name, false); err != nil {
 			return false, err
 		}
 	}
 	tmpl := pgx.Identifier{name}.Sanitize()
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+tmpl+" TEMPLATE template0"); err != nil {
 		return false, fmt.Errorf("template: create database: %w", err)
+	}
+	if err := markOwned(ctx, conn, name, buildingMark); err != nil {
+		return false, fmt.Errorf("template: %w", err)
 	}
 	tmplURL, err := databaseURL(adminURL, name)
 	if err != nil {
@@ -91,22 +98,6 @@ func ensureTemplate(ctx context.Context, adminURL, name, mark string, build func
 		return false, fmt.Errorf("template: mark complete: %w", err)
 	}
 	return false, nil
-}
-
-func templateComment(ctx context.Context, conn *pgx.Conn, name string) (mark string, exists bool, err error) {
-	var comment *string
-	err = conn.QueryRow(ctx, `SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1`,
-		name).Scan(&comment)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, fmt.Errorf("template: look up %s: %w", name, err)
-	}
-	if comment != nil {
-		mark = *comment
-	}
-	return mark, true, nil
 }
 
 // FreshDatabase creates database name as a copy of TemplateDatabase,
@@ -131,7 +122,7 @@ func FreshDatabaseFrom(ctx context.Context, adminURL, template, name string) (st
 		return "", fmt.Errorf("fresh database %s: %w", name, err)
 	}
 	defer conn.Close(context.Background())
-	if err := dropDatabase(ctx, conn, name); err != nil {
+	if err := dropDatabase(ctx, conn, name, true); err != nil {
 		return "", err
 	}
 	sql := "CREATE DATABASE " + pgx.Identifier{name}.Sanitize() + " TEMPLATE " + pgx.Identifier{template}.Sanitize()
@@ -146,6 +137,9 @@ func FreshDatabaseFrom(ctx context.Context, adminURL, template, name string) (st
 	}
 	if err != nil {
 		return "", fmt.Errorf("fresh database %s: %w (did EnsureTemplate run?)", name, err)
+	}
+	if err := markOwned(ctx, conn, name, copyMark+template); err != nil {
+		return "", err
 	}
 	return newURL, nil
 }
@@ -165,24 +159,35 @@ func DatabaseExists(ctx context.Context, adminURL, name string) (bool, error) {
 }
 
 // DropDatabase drops database name on the server at adminURL if it
-// exists, disconnecting its sessions.
+// exists, disconnecting its sessions. It refuses (*NotOwnedError) a
+// database without stackbench's mark.
 func DropDatabase(ctx context.Context, adminURL, name string) error {
 	conn, err := connect(ctx, adminURL)
 	if err != nil {
 		return fmt.Errorf("drop database %s: %w", name, err)
 	}
 	defer conn.Close(context.Background())
-	return dropDatabase(ctx, conn, name)
+	return dropDatabase(ctx, conn, name, true)
 }
 
-func dropDatabase(ctx context.Context, conn *pgx.Conn, name string) error {
+// dropDatabase drops database name if it exists; with requireMark, only
+// when it carries stackbench's mark (a *NotOwnedError otherwise).
+func dropDatabase(ctx context.Context, conn *pgx.Conn, name string, requireMark bool) error {
 	var isTemplate bool
-	err := conn.QueryRow(ctx, "SELECT datistemplate FROM pg_database WHERE datname = $1", name).Scan(&isTemplate)
+	var comment *string
+	err := conn.QueryRow(ctx, "SELECT datistemplate, shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = $1", name).Scan(&isTemplate, &comment)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("drop database %s: %w", name, err)
+	}
+	if requireMark && (comment == nil || !isOwnedComment(*comment)) {
+		e := &NotOwnedError{Database: name, Tables: -1, Verb: "drop"}
+		if comment != nil {
+			e.Comment = *comment
+		}
+		return e
 	}
 	id := pgx.Identifier{name}.Sanitize()
 	if isTemplate { // a template cannot be dropped
@@ -208,11 +213,19 @@ func databaseURL(adminURL, name string) (string, error) {
 	return u.String(), nil
 }
 
-// Redact hides the password of a database URL, for messages and output.
+// Redact hides the password of a database URL, or of a key=value DSN
+// ("host=… password=…"), for messages and output.
 func Redact(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
+	if err != nil || u.Scheme == "" {
+		return dsnPassword.ReplaceAllString(s, "${1}xxxxx")
+	}
+	if u.User == nil {
 		return s
 	}
 	return u.Redacted()
 }
+
+// dsnPassword matches the password of a key=value DSN: a quoted value
+// (with \' inside) or a bare word.
+var dsnPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s]*)`)

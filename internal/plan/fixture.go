@@ -60,9 +60,9 @@ func (p *parser) workloadDatabase(n *yaml.Node) (fx *DatabaseFixture, none bool)
 			if !ok {
 				continue
 			}
-			files, err := filepath.Glob(filepath.Join(p.dir, pattern))
+			files, err := filepath.Glob(p.expandHome(pattern))
 			if err != nil || len(files) == 0 {
-				p.addf(it, "schema %q matches no file (looked in %s); write SQL files relative to %s, e.g. migrations/*.up.sql", pattern, p.dir, filepath.Base(p.name))
+				p.addf(it, "schema %q matches no file (looked for %s); write SQL files relative to %s, e.g. migrations/*.up.sql, or an absolute path", pattern, p.expandHome(pattern), filepath.Base(p.name))
 				continue
 			}
 			for _, f := range files {
@@ -83,7 +83,7 @@ func (p *parser) workloadDatabase(n *yaml.Node) (fx *DatabaseFixture, none bool)
 	}
 	if v := m.get("seed"); v != nil {
 		if s, ok := p.str(v, "seed", "seed: seed.sql"); ok {
-			path := filepath.Join(p.dir, s)
+			path := p.expandHome(s)
 			if data, err := os.ReadFile(path); err == nil {
 				fx.Seed, fx.SeedFile = path, true
 				fmt.Fprintf(h, "seed file %d\n", len(data))

@@ -1,11 +1,12 @@
 package plan
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -284,7 +285,7 @@ func (p *parser) checkRefs(sc *scenario.Scenario, t templated, defined map[strin
 				if _, done := sc.Lines[ref.Text]; done {
 					continue
 				}
-				lines, err := readLines(filepath.Join(p.dir, ref.Text))
+				lines, err := readLines(p.expandHome(ref.Text))
 				if err != nil {
 					p.addAt(n, ref.Offset, "%s: ${line:%s}: %v", t.what, ref.Text, err)
 					continue
@@ -295,17 +296,43 @@ func (p *parser) checkRefs(sc *scenario.Scenario, t templated, defined map[strin
 	}
 }
 
-// readLines reads the non-empty lines of a file.
+// maxLineFileBytes bounds what ${line:FILE} reads.
+const maxLineFileBytes = 64 << 20
+
+// readLines reads the non-empty lines of a regular file, streaming it and
+// stopping at maxLineFileBytes (a FIFO such as /dev/stdin would block
+// plan, /dev/zero exhaust its memory).
 func readLines(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%v); name a file of lines", path, st.Mode().Type())
+	}
 	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if l = strings.TrimRight(l, "\r"); l != "" {
+	sc := bufio.NewScanner(io.LimitReader(f, maxLineFileBytes+1))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	read := 0
+	for sc.Scan() {
+		read += len(sc.Bytes()) + 1
+		if read > maxLineFileBytes {
+			return nil, fmt.Errorf("%s is larger than %d MiB; a list of request values is smaller", path, maxLineFileBytes>>20)
+		}
+		if l := strings.TrimRight(sc.Text(), "\r"); l != "" {
 			out = append(out, l)
 		}
+		if len(out) > scenario.MaxVariants {
+			return nil, errTooManyLines(len(out))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w (lines are at most 1 MiB)", path, err)
 	}
 	if len(out) == 0 {
 		return nil, errEmptyFile

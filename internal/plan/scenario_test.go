@@ -196,3 +196,47 @@ stacks:
 		}
 	}
 }
+
+// Paths a user may write absolutely, or from ~, are taken as written:
+// schema globs, the seed file, ${line:…} files and a stack's dir.
+func TestAbsoluteAndHomePaths(t *testing.T) {
+	elsewhere, home := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(elsewhere, "migrations"), 0o755)
+	os.WriteFile(filepath.Join(elsewhere, "migrations", "001_a.up.sql"), []byte("CREATE TABLE a ();"), 0o644)
+	os.WriteFile(filepath.Join(home, "seed.sql"), []byte("INSERT INTO a DEFAULT VALUES;"), 0o644)
+	os.WriteFile(filepath.Join(home, "ids.txt"), []byte("1\n2\n"), 0o644)
+	src := `workload:
+  name: blog
+  database:
+    schema: [` + elsewhere + `/migrations/*.up.sql]
+    seed: ~/seed.sql
+  cases:
+    - {name: a, path: "/a/${line:~/ids.txt}", database: true}
+stacks:
+  - name: one
+    dir: ~/
+    start: ./app
+`
+	env := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	f, err := LoadEnv(writeConfig(t, src), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fx := f.Fixture; fx == nil || len(fx.Schema) != 1 || fx.Seed != filepath.Join(home, "seed.sql") || !fx.SeedFile {
+		t.Errorf("fixture %+v", fx)
+	}
+	if f.Stacks[0].Dir != home {
+		t.Errorf("stack dir %s, want %s", f.Stacks[0].Dir, home)
+	}
+
+	// A file that is not a regular one is refused at once.
+	fifo := strings.Replace(src, "~/ids.txt", "/dev/stdin", 1)
+	if _, err := LoadEnv(writeConfig(t, fifo), env); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+		t.Errorf("${line:/dev/stdin}: %v", err)
+	}
+}

@@ -152,10 +152,7 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 
 // stackDir resolves dir against the file's directory and checks it exists.
 func (p *parser) stackDir(n *yaml.Node, dir string) string {
-	abs := dir
-	if !filepath.IsAbs(dir) {
-		abs = filepath.Join(p.dir, dir)
-	}
+	abs := p.expandHome(dir)
 	st, err := os.Stat(abs)
 	switch {
 	case err != nil:

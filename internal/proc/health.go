@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/osutil"
 )
 
 // healthPollInterval is the pause between two health requests during boot.
@@ -24,9 +26,7 @@ func pollHealth(ctx context.Context, s Spec, done <-chan struct{}, spawned time.
 	ctx, cancel := context.WithDeadline(ctx, spawned.Add(s.BootTimeout))
 	defer cancel()
 	url := "http://127.0.0.1:" + strconv.Itoa(s.Port) + s.HealthPath
-	// A fresh connection per attempt: no idle connection to the stack is
-	// left behind to weigh on its first measured window.
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	client := healthClient()
 	defer client.CloseIdleConnections()
 	lastProblem := "no answer yet"
 	for {
@@ -56,6 +56,13 @@ func pollHealth(ctx context.Context, s Spec, done <-chan struct{}, spawned time.
 		case <-time.After(healthPollInterval):
 		}
 	}
+}
+
+// healthClient opens a fresh connection per attempt (no idle connection to
+// the stack is left behind to weigh on its first measured window) and
+// follows redirects on this machine only.
+func healthClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: osutil.LoopbackRedirects}
 }
 
 // healthOnce sends one GET and returns its status and when the response

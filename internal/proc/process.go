@@ -15,6 +15,7 @@ import (
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/platform/local"
+	"golang.org/x/sys/unix"
 )
 
 // Spec says how to start one stack.
@@ -62,7 +63,15 @@ type Process struct {
 
 	stopOnce sync.Once
 	stopErr  error
+
+	// mark is the value of MarkEnv this process and everything it starts
+	// inherit (mark.go).
+	mark string
 }
+
+// Mark returns the value of MarkEnv in the environment of the stack's
+// processes.
+func (p *Process) Mark() string { return p.mark }
 
 // Start starts s and returns once its health path answered 200. The port
 // must be free; an error names the process holding it. When the stack
@@ -81,7 +90,8 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	cmd := exec.Command("/bin/sh", "-c", shellCommand(s.Command))
 	cmd.Dir = s.Dir
-	cmd.Env = append(os.Environ(), s.Env...)
+	mark := newMark(s.Name)
+	cmd.Env = append(append(os.Environ(), s.Env...), MarkEnv+"="+mark)
 	if s.Container != nil {
 		if s.Container.Name == "" {
 			s.Container = &Container{Runtime: s.Container.Runtime, Name: fmt.Sprintf("stackbench-%s-%d", strings.ToLower(s.Name), s.Port)}
@@ -94,7 +104,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	// signal on Linux, a watchdog on macOS); Stop handles the rest of the
 	// tree in normal operation.
 	local.Group(cmd)
-	p := &Process{spec: s, cmd: cmd, log: log, logOffset: offset, done: make(chan struct{})}
+	p := &Process{spec: s, cmd: cmd, log: log, logOffset: offset, done: make(chan struct{}), mark: mark}
 	spawned := time.Now()
 	if err := local.Start(cmd, s.CPUs); err != nil {
 		log.Close()
@@ -160,9 +170,9 @@ const (
 // capLog cuts the log at path to its last KeepLogBytes when it holds more
 // than MaxLogBytes, saying so at its top; a missing log is left alone.
 func capLog(path string) error {
-	st, err := os.Stat(path)
-	if err != nil || st.Size() <= MaxLogBytes {
-		return nil
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() <= MaxLogBytes {
+		return nil // a symlink planted there is refused when the log opens
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -180,14 +190,16 @@ func capLog(path string) error {
 	}
 	head := fmt.Sprintf("=== stackbench: this log reached %d MiB and was cut to its last %d KiB at %s\n",
 		st.Size()>>20, len(tail)>>10, time.Now().UTC().Format(time.RFC3339))
-	return osutil.WriteFile(path, append([]byte(head), tail...), 0o644)
+	return osutil.WriteFile(path, append([]byte(head), tail...), 0o600)
 }
 
 func openLog(s Spec) (*os.File, int64, error) {
 	if err := capLog(s.LogPath); err != nil {
 		return nil, 0, fmt.Errorf("start stack %q: cut its log %s: %w", s.Name, s.LogPath, err)
 	}
-	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	// No-follow: a symlink planted at the log's path must not send the
+	// stack's output into its target.
+	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, 0, fmt.Errorf("start stack %q: open its log: %w", s.Name, err)
 	}

@@ -15,8 +15,10 @@ const stopPollInterval = 10 * time.Millisecond
 // killWait bounds the wait for processes to vanish after SIGKILL.
 const killWait = 5 * time.Second
 
-// Stop ends the stack: SIGTERM to its process group and to every
-// descendant seen (including those that left the group with setsid), then,
+// Stop ends the stack: SIGTERM to its process group, to every descendant
+// seen (including those that left the group with setsid) and to every
+// process carrying its mark (MarkEnv: those it daemonized, whose parent
+// is gone), then,
 // after grace, SIGKILL to whatever still runs. It returns once the root
 // was reaped and no process it ever saw in the tree or group still runs;
 // an error names the survivors. Calling Stop again returns the first result.
@@ -45,6 +47,9 @@ func (p *Process) stopTree(grace time.Duration) error {
 	refresh := func() []int {
 		all, _ := scanAll(&r, nil, nil)
 		for _, pid := range groupPIDs(all, pgid) {
+			seen[pid] = true
+		}
+		for _, pid := range MarkedPIDs(p.mark) {
 			seen[pid] = true
 		}
 		for changed := true; changed; {

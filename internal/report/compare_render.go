@@ -22,7 +22,7 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 		t.add("runs", strings.Join(c.RunsA, ", "), strings.Join(c.RunsB, ", "))
 	}
 	t.write(&b)
-	b.WriteString(compareMethodText(c) + " " + callRule(c.Alpha, c.MinEffect) + " " + dispersionText(c.DispersionA, "run A's ") + " " + dispersionText(c.DispersionB, "run B's ") + "\n\n")
+	b.WriteString(compareMethodText(c) + " " + compareCallRule(c) + " " + dispersionText(c.DispersionA, "run A's ") + " " + dispersionText(c.DispersionB, "run B's ") + "\n\n")
 	if len(c.CannotJudge) > 0 {
 		b.WriteString("## Cannot judge\n\nThe calls below compare two hosts as much as two versions, so a regression gate does not act on them:\n\n")
 		for _, w := range c.CannotJudge {
@@ -93,3 +93,11 @@ func compareMethodText(c *Comparison) string {
 
 // WriteComparisonJSON writes a comparison as indented JSON.
 func WriteComparisonJSON(w io.Writer, c *Comparison) error { return writeJSON(w, c) }
+
+// compareCallRule says how a comparison's calls read their intervals:
+// the interval is not the rounds' rank interval alone (compareMethodText
+// says what it carries).
+func compareCallRule(c *Comparison) string {
+	return fmt.Sprintf("Each call reads its %s interval alone, never the estimate: gain or loss when it excludes 0, same when it includes 0 and lies within ±%s (on the log scale), undecided otherwise.",
+		confidenceText(c.Alpha), fmtFraction(c.MinEffect))
+}

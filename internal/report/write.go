@@ -59,5 +59,5 @@ func WriteFile(dir string, m *Model, f Format) error {
 	if err := f.Write(&b, m); err != nil {
 		return err
 	}
-	return osutil.WriteFile(filepath.Join(dir, f.File), b.Bytes(), 0o644)
+	return osutil.WriteFile(filepath.Join(dir, f.File), b.Bytes(), 0o600)
 }

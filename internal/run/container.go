@@ -6,9 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -25,7 +29,7 @@ func (r *runner) rememberContainer(p *proc.Process) {
 	if c == nil {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(r.opt.Dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(r.opt.Dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
 	if err != nil {
 		return
 	}
@@ -63,4 +67,24 @@ func (l *localSite) containerGroups() []proc.Group {
 		gs = append(gs, proc.DaemonsGroup("container-daemons"))
 	}
 	return gs
+}
+
+// leftoverContainerAllowed reports whether a container line of
+// servers.pids names what a stack of this run could have started: the
+// runtime of a container stack of the comparison file (not a program the
+// results directory names) and a name of the form stackbench-<stack>-<port>.
+func (r *runner) leftoverContainerAllowed(runtime, name string) bool {
+	if !slices.Contains(plan.ContainerRuntimes, runtime) {
+		return false
+	}
+	for _, s := range r.opt.Plan.Stacks {
+		if s.Container == nil || (s.Container.Runtime != "" && s.Container.Runtime != runtime) {
+			continue
+		}
+		port, ok := strings.CutPrefix(name, "stackbench-"+strings.ToLower(s.Name)+"-")
+		if _, err := strconv.Atoi(port); ok && err == nil {
+			return true
+		}
+	}
+	return false
 }

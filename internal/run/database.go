@@ -3,8 +3,10 @@ package run
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,9 +16,11 @@ import (
 	"github.com/stackbench/stackbench/internal/stack"
 )
 
-// runDatabase is the database every stack of the run uses: a fresh copy of
-// the seeded template, so a run never measures a database a user has been
-// writing to.
+// runDatabase begins the names of the run's databases: each stack gets a
+// fresh copy of the seeded template of its own for the whole run
+// (stackbench_run_1, _2, … in the plan's order), so a run never measures
+// a database a user has been writing to, and no stack meets the rows
+// another stack's setup steps or windows made (docs/workloads.md).
 const runDatabase = "stackbench_run"
 
 // DBPathFile names, in the results directory, the file that holds the
@@ -43,9 +47,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	dir := ""
 	if b, err := os.ReadFile(pathFile); err == nil {
 		if prev := strings.TrimSpace(string(b)); prev != "" {
-			if _, err := os.Stat(prev); err == nil {
-				dir = prev
-			}
+			dir = r.keptCluster(prev)
 		}
 	}
 	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, r.logsDir())
@@ -55,25 +57,67 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	}
 	r.database = d
 	if d.Cluster != nil {
-		if err := os.WriteFile(pathFile, []byte(d.Cluster.Dir()+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(pathFile, []byte(d.Cluster.Dir()+"\n"), privateFileMode); err != nil {
 			return err
 		}
 	}
 	return r.openRunDatabase(ctx, t0)
 }
 
-// openRunDatabase makes the run's copy of the template on r.database and
-// opens the connection the operations between windows use.
+// openRunDatabase makes each stack's copy of the template on r.database
+// and opens the connections the operations between windows use. r.db and
+// r.dbURL are the first stack's, for what concerns the whole server
+// (its processes, statement statistics, settings).
 func (r *runner) openRunDatabase(ctx context.Context, t0 time.Time) error {
-	var err error
-	if r.dbURL, err = r.database.Fresh(ctx, runDatabase); err != nil {
-		return err
+	r.stackDBs = map[string]*stackDB{}
+	for i, s := range r.opt.Plan.Stacks {
+		url, err := r.database.Fresh(ctx, fmt.Sprintf("%s_%d", runDatabase, i+1))
+		if err != nil {
+			return err
+		}
+		db, err := pgfix.Open(ctx, url)
+		if err != nil {
+			return err
+		}
+		r.stackDBs[s.Name] = &stackDB{url: url, db: db}
+		if i == 0 {
+			r.dbURL, r.db = url, db
+		}
 	}
-	if r.db, err = pgfix.Open(ctx, r.dbURL); err != nil {
-		return err
-	}
-	r.progress.logf("database: ready in %.1fs", time.Since(t0).Seconds())
+	r.progress.logf("database: %d copies (one per stack) ready in %.1fs", len(r.stackDBs), time.Since(t0).Seconds())
 	return nil
+}
+
+// stackDB is a stack's own copy of the template, and the connection to it.
+type stackDB struct {
+	url string
+	db  *pgfix.DB
+}
+
+// dbOf returns the URL of stack's database and the connection to it ("",
+// nil without a database).
+func (r *runner) dbOf(stack string) (string, *pgfix.DB) {
+	if d, ok := r.stackDBs[stack]; ok {
+		return d.url, d.db
+	}
+	return r.dbURL, r.db
+}
+
+// databaseName returns the name of stack's database ("" without one).
+func (r *runner) databaseName(stack string) string {
+	u, _ := r.dbOf(stack)
+	if pu, err := url.Parse(u); err == nil {
+		return strings.TrimPrefix(pu.Path, "/")
+	}
+	return ""
+}
+
+// closeStackDBs closes every stack's connection.
+func (r *runner) closeStackDBs() {
+	for _, d := range r.stackDBs {
+		d.db.Close()
+	}
+	r.stackDBs, r.db = nil, nil
 }
 
 // remoteDatabase is the embedded cluster on the database host of roles:,
@@ -110,7 +154,7 @@ func (r *runner) setupRemoteDatabase(ctx context.Context, a *agent.Client, host,
 	}
 	t0 := time.Now()
 	r.progress.logf("database: starting an embedded PostgreSQL cluster on host %s", host)
-	info, err := a.StartDatabase(ctx, agent.DatabaseSpec{Host: addr})
+	info, err := a.StartDatabase(ctx, agent.DatabaseSpec{Host: addr, Clients: r.fleet.addrs()})
 	if err != nil {
 		return fmt.Errorf("embedded database on host %s: %w", host, err)
 	}
@@ -126,12 +170,13 @@ func (r *runner) setupRemoteDatabase(ctx context.Context, a *agent.Client, host,
 	return r.openRunDatabase(ctx, t0)
 }
 
-// dbStats snapshots the database state around a window.
-func (r *runner) dbStats(ctx context.Context) *journal.DBStats {
-	if r.db == nil {
+// dbStats snapshots the database state of stack's copy around a window.
+func (r *runner) dbStats(ctx context.Context, stack string) *journal.DBStats {
+	_, db := r.dbOf(stack)
+	if db == nil {
 		return nil
 	}
-	s, err := r.db.Stats(ctx)
+	s, err := db.Stats(ctx)
 	if err != nil {
 		r.event(journal.LevelWarning, "", "database statistics: %v", err)
 		return nil
@@ -144,4 +189,32 @@ func (r *runner) dbStats(ctx context.Context) *journal.DBStats {
 		OrdersSizeBytes:       s.OrdersSizeBytes,
 		OrdersAutovacuumCount: s.OrdersAutovacuumCount,
 	}
+}
+
+// keptCluster returns prev, the cluster directory a results directory
+// names, when it is one a run made (pgfix.IsTempCluster), and "" (a new
+// cluster) otherwise: a results directory is data, and the directory it
+// names is reused and, once the run is done, removed.
+func (r *runner) keptCluster(prev string) string {
+	if pgfix.IsTempCluster(prev) {
+		return prev
+	}
+	if _, err := os.Stat(prev); err == nil {
+		r.event(journal.LevelWarning, "", "%s names %s, which is not a cluster directory a run made in %s: not used; starting a new cluster", DBPathFile, prev, os.TempDir())
+	}
+	return ""
+}
+
+// addrs are the addresses of every host of the file: the database host
+// admits these (and the coordinator) and nobody else.
+func (fl *fleet) addrs() []string {
+	if fl == nil {
+		return nil
+	}
+	var out []string
+	for _, h := range fl.hosts {
+		out = append(out, h.Addr)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

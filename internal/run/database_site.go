@@ -107,11 +107,10 @@ func (d *remoteDatabase) teardown(bool) {
 // when it runs here.
 func (r *runner) databaseGroup(ctx context.Context) (proc.Group, bool) { return r.dbs.group(ctx) }
 
-// teardownDatabase closes the run's connection and stops the database.
+// teardownDatabase closes the run's connections (each stack's) and stops
+// the database.
 func (r *runner) teardownDatabase(completed bool) {
-	if r.db != nil {
-		r.db.Close()
-	}
+	r.closeStackDBs()
 	r.dbs.teardown(completed)
 	r.dbs = hereDatabase{r}
 }

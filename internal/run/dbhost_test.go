@@ -42,7 +42,7 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	r := &runner{
 		opt: Options{Dir: t.TempDir(),
 			File: &plan.File{Workload: w, Roles: &plan.Roles{Database: "db1"}},
-			Plan: &plan.Plan{NeedsDatabase: true}},
+			Plan: &plan.Plan{NeedsDatabase: true, Stacks: []plan.Stack{{Name: "a"}}}},
 		progress: newProgress(io.Discard, false, 0),
 	}
 	if err := r.setupDatabase(ctx); err == nil || !strings.Contains(err.Error(), "host db1") {
@@ -59,8 +59,8 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	}()
 	info := r.dbs.(*remoteDatabase).info
 	u, err := url.Parse(r.dbURL)
-	if err != nil || u.Hostname() != h.Addr || u.Path != "/"+runDatabase {
-		t.Fatalf("the run's database URL is %s; want database %s at the host's address %s", pgfix.Redact(r.dbURL), runDatabase, h.Addr)
+	if err != nil || u.Hostname() != h.Addr || u.Path != "/"+runDatabase+"_1" {
+		t.Fatalf("the run's database URL is %s; want database %s_1 at the host's address %s", pgfix.Redact(r.dbURL), runDatabase, h.Addr)
 	}
 
 	if err := r.db.ResetOrders(ctx); err != nil {
@@ -69,7 +69,7 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	if err := r.db.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
-	st := r.dbStats(ctx)
+	st := r.dbStats(ctx, "a")
 	if st == nil || st.OrdersRows != pgfix.SeedOrders || st.Checkpoints < 1 {
 		t.Fatalf("database statistics over the network = %+v; want %d orders and the checkpoint", st, pgfix.SeedOrders)
 	}

@@ -33,17 +33,27 @@ func (r *runner) openJournal() error {
 	r.done = map[string]bool{}
 	r.attempts = map[string]int{}
 	if r.opt.Resume {
-		if err := r.readPrevious(); err != nil {
-			return err
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("nothing to resume: %s has no %s; start a new run without --resume", r.opt.Dir, journal.FileName)
 		}
 	} else if err := CheckNewDir(r.opt.Dir); err != nil {
 		return err
 	}
+	// The torn tail is cut before the journal is read: a last record
+	// whole but without its newline would be counted as measured, then
+	// cut, and its window never measured again.
 	w, torn, err := journal.Create(path)
 	if err != nil {
 		return err
 	}
 	r.jw = w
+	if r.opt.Resume {
+		if err := r.readPrevious(); err != nil {
+			w.Close()
+			r.jw = nil
+			return err
+		}
+	}
 	if torn > 0 {
 		r.event(journal.LevelWarning, "", "the journal ended in a torn line (%d bytes, the run was stopped while writing it); it was removed and that window will be measured again", torn)
 	}

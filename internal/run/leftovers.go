@@ -15,22 +15,28 @@ import (
 )
 
 // serversFile lists, in the results directory, the process groups of the
-// servers the run started, each with its leader's start time, so that a
-// resume can stop what a harness killed with SIGKILL left running: the
-// children of a start command with shell syntax do not die with the harness.
+// servers the run started, each with its leader's start time, the boot it
+// ran in and its mark (proc.MarkEnv), so that a resume can stop what a
+// harness killed with SIGKILL left running: the children of a start
+// command with shell syntax do not die with the harness, nor do the
+// processes a stack daemonized.
 const serversFile = "servers.pids"
 
-// rememberServer records a started server's process group.
-func (r *runner) rememberServer(pid int) {
+// rememberServer records a started server's process group and mark.
+func (r *runner) rememberServer(pid int, mark string) {
 	st, ok := proc.StartTicks(pid)
 	if !ok {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(r.opt.Dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	boot := proc.BootID()
+	if boot == "" || mark == "" {
+		boot, mark = "-", "-"
+	}
+	f, err := os.OpenFile(filepath.Join(r.opt.Dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(f, "%d %d\n", pid, st)
+	fmt.Fprintf(f, "%d %d %s %s\n", pid, st, boot, mark)
 	f.Close()
 }
 
@@ -46,11 +52,24 @@ func (r *runner) stopLeftovers() {
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 3 && f[0] == containerLine {
-			r.removeLeftoverContainer(f[1], f[2])
+			if r.leftoverContainerAllowed(f[1], f[2]) {
+				r.removeLeftoverContainer(f[1], f[2])
+			} else {
+				r.event(journal.LevelWarning, "", "%s names container %s of runtime %q, which no stack of this comparison file starts: not removed", serversFile, f[2], f[1])
+			}
 			continue
 		}
-		if len(f) != 2 {
+		if len(f) != 4 {
 			continue
+		}
+		// A pid of another boot (or of a line that does not say which)
+		// names some other process now: never signalled.
+		if boot := proc.BootID(); f[2] != boot || boot == "" {
+			r.event(journal.LevelWarning, "", "server process group %s was recorded in another boot of this machine: not signalled", f[0])
+			continue
+		}
+		if n := proc.KillMarked(f[3]); n > 0 {
+			r.event(journal.LevelWarning, "", "stopped %d processes carrying the mark of server %s, left running by the stopped run", n, f[0])
 		}
 		pid, err := strconv.Atoi(f[0])
 		if err != nil || pid <= 1 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -40,7 +41,8 @@ func TestStopLeftovers(t *testing.T) {
 	if !ok || ticks <= 0 {
 		t.Fatalf("StartTicks(%d) = %d, %v: want the start time of a live process", pid, ticks, ok)
 	}
-	os.WriteFile(path, fmt.Appendf(nil, "%d %d\n", pid, ticks+1), 0o644)
+	boot := proc.BootID()
+	os.WriteFile(path, fmt.Appendf(nil, "%d %d %s -\n", pid, ticks+1, boot), 0o644)
 	r.stopLeftovers()
 	select {
 	case err := <-waited:
@@ -51,9 +53,18 @@ func TestStopLeftovers(t *testing.T) {
 		t.Error("stopLeftovers left servers.pids behind")
 	}
 
-	r.rememberServer(pid)
+	// The same pid and start time recorded in another boot: not ours.
+	os.WriteFile(path, fmt.Appendf(nil, "%d %d 00000000-0000-0000-0000-000000000000 -\n", pid, ticks), 0o644)
+	r.stopLeftovers()
+	select {
+	case err := <-waited:
+		t.Fatalf("a process recorded in another boot was killed: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+
+	r.rememberServer(pid, "m1")
 	b, _ := os.ReadFile(path)
-	if want := fmt.Sprintf("%d %d\n", pid, ticks); string(b) != want {
+	if want := fmt.Sprintf("%d %d %s m1\n", pid, ticks, boot); string(b) != want {
 		t.Fatalf("servers.pids = %q, want %q", b, want)
 	}
 	r.stopLeftovers()
@@ -71,7 +82,7 @@ func TestStopLeftovers(t *testing.T) {
 	if err := sh.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r.rememberServer(sh.Process.Pid)
+	r.rememberServer(sh.Process.Pid, "-")
 	if err := sh.Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,5 +101,71 @@ func TestStopLeftovers(t *testing.T) {
 			t.Fatalf("member %d of a group whose leader exited survived stopLeftovers", member)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A resume stops what a killed stack daemonized: a process in a session of
+// its own, whose parent is gone, found by its mark.
+func TestStopLeftoversKillsMarkedDaemons(t *testing.T) {
+	r := &runner{opt: Options{Dir: t.TempDir()}, progress: newProgress(io.Discard, false, 0)}
+	mark := fmt.Sprintf("test.%d.daemon", os.Getpid())
+	sh := exec.Command("/bin/sh", "-c", "(setsid sleep 31 >/dev/null 2>&1 & echo $!)")
+	sh.Env = append(os.Environ(), proc.MarkEnv+"="+mark)
+	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := sh.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("daemon pid %q: %v", out, err)
+	}
+	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
+	os.WriteFile(filepath.Join(r.opt.Dir, serversFile), fmt.Appendf(nil, "%d 1 %s %s\n", sh.Process.Pid, proc.BootID(), mark), 0o600)
+	r.stopLeftovers()
+	for end := time.Now().Add(5 * time.Second); running(daemon); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("daemon %d, carrying the stopped run's mark, survived stopLeftovers", daemon)
+		}
+	}
+}
+
+// A results directory is data: a container line of servers.pids is acted
+// on only for a runtime and a name a stack of the file could have used,
+// and embedded-db.path only for a cluster directory a run made.
+func TestResumeActsOnlyOnWhatARunMade(t *testing.T) {
+	r := &runner{opt: Options{Dir: t.TempDir(), Plan: &plan.Plan{Stacks: []plan.Stack{
+		{Name: "Api", Container: &plan.Container{Runtime: "docker"}}, {Name: "native"}}}},
+		progress: newProgress(io.Discard, false, 0)}
+	for _, c := range []struct {
+		runtime, name string
+		want          bool
+	}{
+		{"docker", "stackbench-api-8080", true},
+		{"/tmp/evil", "stackbench-api-8080", false},
+		{"podman", "stackbench-api-8080", false},
+		{"docker", "postgres", false},
+		{"docker", "stackbench-native-8080", false},
+	} {
+		if got := r.leftoverContainerAllowed(c.runtime, c.name); got != c.want {
+			t.Errorf("container %s of %s allowed: %v, want %v", c.name, c.runtime, got, c.want)
+		}
+	}
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "cluster.json"), []byte("{}"), 0o600)
+	if got := r.keptCluster(home); got != "" {
+		t.Errorf("a directory outside the temporary directory's stackbench-pg-* was kept: %s", got)
+	}
+	kept, err := os.MkdirTemp("", "stackbench-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(kept)
+	if got := r.keptCluster(kept); got != "" {
+		t.Errorf("a directory without cluster.json was kept: %s", got)
+	}
+	os.WriteFile(filepath.Join(kept, "cluster.json"), []byte("{}"), 0o600)
+	if got := r.keptCluster(kept); got != kept {
+		t.Errorf("the run's own kept cluster %s was not taken: %q", kept, got)
 	}
 }

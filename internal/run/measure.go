@@ -281,7 +281,7 @@ func (x *runWindows) prepareTry(ctx context.Context, cur *server, w plan.Window,
 	if err := x.prepareDatabase(ctx, w, rec); err != nil {
 		return err
 	}
-	rec.DBBefore = r.dbStats(ctx)
+	rec.DBBefore = r.dbStats(ctx, w.Stack)
 	return r.watch.gateWait(ctx, cur, rec)
 }
 
@@ -465,25 +465,26 @@ func alignSampler(rec *journal.Window, s proc.WindowStats, res *load.Result) {
 // (trap T3) and takes a checkpoint before every window (trap T4).
 func (x *runWindows) prepareDatabase(ctx context.Context, w plan.Window, rec *journal.Window) error {
 	r := x.r
-	if r.db == nil {
+	_, db := r.dbOf(w.Stack)
+	if db == nil {
 		return nil
 	}
 	if w.Inserts {
 		t0 := time.Now()
 		switch {
 		case r.fixture != nil:
-			if err := r.db.Reset(ctx, r.fixture.Reset); err != nil {
+			if err := db.Reset(ctx, r.fixture.Reset); err != nil {
 				return fmt.Errorf("reset the database before %s: %w; fix workload.database.reset", w.Key, err)
 			}
 		default:
-			if err := r.db.ResetOrders(ctx); err != nil {
+			if err := db.ResetOrders(ctx); err != nil {
 				return fmt.Errorf("reset orders before %s: %w", w.Key, err)
 			}
 		}
 		rec.Timings.ResetSeconds = time.Since(t0).Seconds()
 	}
 	t0 := time.Now()
-	if err := r.db.Checkpoint(ctx); err != nil {
+	if err := db.Checkpoint(ctx); err != nil {
 		return fmt.Errorf("checkpoint before %s: %w", w.Key, err)
 	}
 	rec.Timings.CheckpointSeconds = time.Since(t0).Seconds()
@@ -500,8 +501,8 @@ func (l *localSite) poolFile(c workload.Case) (string, error) {
 	if p, ok := l.pools[c.Name]; ok {
 		return p, nil
 	}
-	dir := filepath.Join(r.opt.Dir, "requests")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := r.poolDir()
+	if err != nil {
 		return "", err
 	}
 	var buf []byte
@@ -513,7 +514,7 @@ func (l *localSite) poolFile(c workload.Case) (string, error) {
 		buf = append(append(buf, line...), '\n')
 	}
 	path := filepath.Join(dir, c.Name+".jsonl")
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
+	if err := os.WriteFile(path, buf, privateFileMode); err != nil {
 		return "", err
 	}
 	l.pools[c.Name] = path

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/boot"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -40,7 +41,7 @@ func (ph *parityPhase) run(ctx context.Context) error {
 	rep := workload.NewReport(r.opt.File.Workload.Name, results)
 	var text bytes.Buffer
 	rep.WriteText(&text)
-	os.WriteFile(filepath.Join(r.opt.Dir, ParityFile), text.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(r.opt.Dir, ParityFile), text.Bytes(), privateFileMode)
 	rec := journal.Parity{Passed: rep.OK()}
 	for _, s := range results {
 		rec.Stacks = append(rec.Stacks, journal.ParityStack{Stack: s.Stack, Checks: len(s.Checks) + s.NotRun, Failed: len(s.Checks) + s.NotRun - s.Passed()})
@@ -81,7 +82,7 @@ func (ph *bootPhase) run(ctx context.Context) error {
 	}
 	t0 := time.Now()
 	r.progress.logf("boot: %d cold starts per stack", n)
-	stacks, err := stack.BootStacks(r.opt.Plan.Stacks, r.harness(), r.logsDir())
+	stacks, err := r.bootStacks()
 	if err != nil {
 		return err
 	}
@@ -143,4 +144,17 @@ func findingText(f workload.Finding) string {
 		s += " " + f.Check
 	}
 	return s + ": " + f.Problem
+}
+
+// bootStacks is stack.BootStacks with each stack's own database.
+func (r *runner) bootStacks() ([]boot.Stack, error) {
+	var out []boot.Stack
+	for _, s := range r.opt.Plan.Stacks {
+		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), r.logsDir())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bs...)
+	}
+	return out, nil
 }

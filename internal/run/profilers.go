@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
-
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/profiling"
@@ -141,6 +141,9 @@ type profileSession struct {
 	serverPIDs, dbPIDs map[int]bool
 	stmts              []pgfix.Statement
 	stmtErr            error
+	// database is the name of the stack's own database, whose statements
+	// are read.
+	database string
 }
 
 // session prepares the sampling of one window of cur on case c; dbRoot is
@@ -193,7 +196,7 @@ func (s *profileSession) run() {
 		s.allocsAfter, s.allocsErr = get(s.base+s.pprof+"/allocs", 10*time.Second)
 	}
 	if s.t.db != nil && s.usesDB && s.stmtErr == nil {
-		s.stmts, s.stmtErr = s.t.db.Statements(context.Background(), maxStatements)
+		s.stmts, s.stmtErr = s.t.db.StatementsIn(context.Background(), s.database, maxStatements)
 	}
 	inner.Wait()
 }
@@ -216,7 +219,7 @@ func (s *profileSession) startPerf(limit time.Duration) {
 	if s.dbRoot > 0 {
 		s.dbPIDs = pidSet(proc.TreePIDs(s.dbRoot))
 	}
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+	if err := os.MkdirAll(s.dir, privateDirMode); err != nil {
 		s.perfErr = err
 		return
 	}
@@ -295,7 +298,7 @@ func pidList(sets ...map[int]bool) string {
 
 // get fetches url, an error unless it answers 200.
 func get(url string, timeout time.Duration) ([]byte, error) {
-	c := &http.Client{Timeout: timeout}
+	c := &http.Client{Timeout: timeout, CheckRedirect: osutil.LoopbackRedirects}
 	resp, err := c.Get(url)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
@@ -436,11 +439,11 @@ func mainModules(p *profile.Profile) []string {
 
 // write writes p as <dir>/<stem>.<kind>.pb.gz and describes it.
 func (s *profileSession) write(resultsDir, kind string, p *profile.Profile) (journal.ProfileFile, error) {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+	if err := os.MkdirAll(s.dir, privateDirMode); err != nil {
 		return journal.ProfileFile{}, err
 	}
 	path := filepath.Join(s.dir, s.stem+"."+kind+".pb.gz")
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, privateFileMode)
 	if err != nil {
 		return journal.ProfileFile{}, err
 	}

@@ -64,8 +64,11 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	sshtest.ForgetAgentOf(t, stackbenchBin)
 	t.Cleanup(func() { killIn(n) }) // before the namespaces go: nothing left behind
 	t.Cleanup(func() {
-		logs, _ := filepath.Glob("/tmp/stackbench-one.*.log")
-		more, _ := filepath.Glob("/tmp/stackbench-two.*.log")
+		// The agents (one user, one file system) keep the servers' logs
+		// in the user's cache directory.
+		cache, _ := os.UserCacheDir()
+		logs, _ := filepath.Glob(filepath.Join(cache, "stackbench", "logs", "one.*.log"))
+		more, _ := filepath.Glob(filepath.Join(cache, "stackbench", "logs", "two.*.log"))
 		for _, l := range append(logs, more...) {
 			os.Remove(l)
 		}

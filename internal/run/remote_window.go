@@ -94,12 +94,12 @@ func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack)
 	r.seq[st.Name]++
 	name := fmt.Sprintf("%s.%d", st.Name, r.seq[st.Name])
 	// HOST first: a stack's own env entries come later and win.
-	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, r.harness())...)
+	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, r.harness(st.Name))...)
 	spec := agent.StartSpec{Name: name, Dir: dir, Command: st.Start, Env: env, Port: port, HealthPath: st.Health,
-		LogPath: "/tmp/stackbench-" + name + ".log", BootTimeout: stack.BootTimeoutOf(st)}
+		LogPath: name, BootTimeout: stack.BootTimeoutOf(st)}
 	pid, boot, err := s.Agent.Start(ctx, spec)
 	if err != nil {
-		return nil, fmt.Errorf("start %s on %s: %w (its log on that host: %s)", st.Name, host, err, spec.LogPath)
+		return nil, fmt.Errorf("start %s on %s: %w (its log on that host: %s.log under ~/.cache/stackbench/logs)", st.Name, host, err, spec.LogPath)
 	}
 	return &remoteTree{fl: r.fleet, host: host, name: name, pid: pid, port: port, boot: boot}, nil
 }

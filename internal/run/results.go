@@ -18,5 +18,5 @@ func writeResults(dir string) error {
 	if err != nil {
 		return err
 	}
-	return osutil.WriteFile(filepath.Join(dir, journal.ResultsFile), append(b, '\n'), 0o644)
+	return osutil.WriteFile(filepath.Join(dir, journal.ResultsFile), append(b, '\n'), privateFileMode)
 }

@@ -50,6 +50,10 @@ type Options struct {
 	// Remote says how to reach the hosts of the file's roles: (known_hosts,
 	// ssh-agent); unused when every role runs here.
 	Remote remote.Options
+	// PoolDir is where request pools are written; "" is a private
+	// temporary directory removed when the run ends (a pool holds the
+	// requests as sent, secrets included).
+	PoolDir string
 }
 
 // Outcome is what a run did.
@@ -90,14 +94,23 @@ func runWith(ctx context.Context, o Options, hooks testHooks) (*Outcome, error) 
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(o.Dir, privateDirMode); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
+	// One made by an older version, resumed, becomes private too.
+	if err := os.Chmod(o.Dir, privateDirMode); err != nil {
+		return nil, fmt.Errorf("results directory: %w", err)
+	}
+	release, err := lockResults(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
 	r.exec, r.site, r.dbs, r.watch, r.hooks = &runWindows{r: r}, newLocalSite(r), hereDatabase{r}, &hostWatch{r: r}, hooks
 	r.progress = newProgress(o.Log, o.Live, o.Width)
 	defer r.progress.close()
-	err := r.run(ctx)
+	err = r.run(ctx)
 	r.out.Elapsed = time.Since(start)
 	return r.out, err
 }
@@ -106,7 +119,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.openJournal(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(r.logsDir(), 0o755); err != nil {
+	if err := os.MkdirAll(r.logsDir(), privateDirMode); err != nil {
 		return err
 	}
 	defer r.jw.Close()

@@ -58,7 +58,9 @@ func runFileOpts(t *testing.T, ctx context.Context, path, dir string, o plan.Ove
 			t.Logf("run log:\n%s", log.String())
 		}
 	})
-	return Run(ctx, Options{File: f, Plan: p, Dir: dir, Resume: resume, SkipParity: skipParity, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test"})
+	// The request pools go beside the results directory, for the tests
+	// that read them (a run's own are removed when it ends).
+	return Run(ctx, Options{File: f, Plan: p, Dir: dir, Resume: resume, SkipParity: skipParity, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test", PoolDir: dir + ".pools"})
 }
 
 // finals reads a results directory's final windows by key.
@@ -448,7 +450,7 @@ func TestSpreadModeSendsTheRequestPool(t *testing.T) {
 			t.Errorf("%s: flags %v reasons %v pool %d", k, w.Flags, w.Reasons, w.Load.PoolSize)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "requests", "order.jsonl"))
+	b, err := os.ReadFile(filepath.Join(dir+".pools", "order.jsonl"))
 	if err != nil || strings.Count(string(b), "\n") != 1000 || !strings.Contains(string(b), `\"userId\":4242`) {
 		t.Errorf("order pool: %v, %d lines", err, strings.Count(string(b), "\n"))
 	}

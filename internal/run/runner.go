@@ -27,6 +27,9 @@ type runner struct {
 	fixture *pgfix.Fixture
 	dbURL   string
 	db      *pgfix.DB
+	// stackDBs holds each stack's own copy of the template, by stack
+	// (database.go); dbURL and db are the first stack's.
+	stackDBs map[string]*stackDB
 	// dbs is where the database runs (database_site.go): here, or the
 	// embedded cluster on the database host of roles:.
 	dbs databaseSite
@@ -51,6 +54,10 @@ type runner struct {
 	// seq counts the processes started per stack over the run; a resume
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq map[string]int
+	// poolRoot is where the request pools go (private.go); poolTemp is
+	// true when it is a temporary directory of this invocation.
+	poolRoot string
+	poolTemp bool
 	// live holds the server processes up while windows are measured, by
 	// stack: one in a grouped round, every stack's of the round in an
 	// interleaved one (all but the one serving a window are idle).
@@ -77,4 +84,5 @@ type runner struct {
 // started them.
 func (r *runner) teardown() {
 	r.teardownDatabase(r.completed)
+	r.removePools()
 }

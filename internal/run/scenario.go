@@ -65,12 +65,12 @@ func (l *localSite) variantPool(cur *server, c workload.Case) (string, error) {
 		}
 		buf = append(append(buf, line...), '\n')
 	}
-	dir := filepath.Join(r.opt.Dir, "requests", cur.stack.Name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := r.poolDir(cur.stack.Name)
+	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, name+".jsonl")
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
+	if err := os.WriteFile(path, buf, privateFileMode); err != nil {
 		return "", err
 	}
 	l.pools[key] = path

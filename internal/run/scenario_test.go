@@ -60,8 +60,18 @@ func TestSetupCapturesFeedTheVariantsOfEachProcess(t *testing.T) {
     dir: .
     start: `+ownAppBin+"\n"))
 	dir := filepath.Join(t.TempDir(), "results")
-	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
-		t.Fatalf("run: %v", err)
+	pools := t.TempDir()
+	f, err := plan.LoadEnv(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(plan.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	if _, err := Run(context.Background(), Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test", PoolDir: pools}); err != nil {
+		t.Fatalf("run: %v\n%s", err, log.String())
 	}
 	byKey, res := finals(t, dir)
 	if len(res.Parity) != 1 || !res.Parity[0].Passed || len(res.Parity[0].Warnings) != 0 {
@@ -87,17 +97,17 @@ func TestSetupCapturesFeedTheVariantsOfEachProcess(t *testing.T) {
 	}
 	// Process-scoped captures: one pool per process; each lists its own
 	// 20 articles, in order.
-	pools, _ := filepath.Glob(filepath.Join(dir, "requests", "one", "article.p*.jsonl"))
-	if len(pools) != 2 {
-		t.Fatalf("pools of stack one: %v, want one per process", pools)
+	files, _ := filepath.Glob(filepath.Join(pools, "one", "article.p*.jsonl"))
+	if len(files) != 2 {
+		t.Fatalf("pools of stack one: %v, want one per process", files)
 	}
-	b, _ := os.ReadFile(pools[0])
+	b, _ := os.ReadFile(files[0])
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) != 20 || !strings.Contains(lines[0], `"/articles/bench-1"`) || !strings.Contains(lines[19], `"/articles/bench-20"`) {
-		t.Errorf("pool %s: %d lines, first %s", pools[0], len(lines), lines[0])
+		t.Errorf("pool %s: %d lines, first %s", files[0], len(lines), lines[0])
 	}
-	one, _ := os.ReadFile(filepath.Join(dir, "requests", "one", "page.p1.jsonl"))
-	two, _ := os.ReadFile(filepath.Join(dir, "requests", "two", "page.p1.jsonl"))
+	one, _ := os.ReadFile(filepath.Join(pools, "one", "page.p1.jsonl"))
+	two, _ := os.ReadFile(filepath.Join(pools, "two", "page.p1.jsonl"))
 	if len(one) == 0 || string(one) != string(two) {
 		t.Errorf("the ${rand} draws differ between stacks")
 	}

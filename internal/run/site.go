@@ -58,7 +58,7 @@ func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 	if err != nil {
 		return nil, err
 	}
-	r.rememberServer(p.PID())
+	r.rememberServer(p.PID(), p.Mark())
 	r.rememberContainer(p)
 	s := &server{stack: st, tree: p, seq: r.seq[st.Name], planProcess: planProcess}
 	l.procs[s] = p

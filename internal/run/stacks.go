@@ -39,9 +39,11 @@ func (ph *buildPhase) checkout(ctx context.Context) error {
 	return nil
 }
 
-// harness is what every stack of the run is given.
-func (r *runner) harness() stack.Harness {
-	return stack.Harness{Workload: r.opt.Plan.WorkloadName, JWTSecret: r.opt.Plan.JWTSecret, DatabaseURL: r.dbURL,
+// harness is what a stack of the run is given: its own database among
+// the rest.
+func (r *runner) harness(stackName string) stack.Harness {
+	url, _ := r.dbOf(stackName)
+	return stack.Harness{Workload: r.opt.Plan.WorkloadName, JWTSecret: r.opt.Plan.JWTSecret, DatabaseURL: url,
 		CPUs: r.opt.Plan.Protocol.Placement.Lanes().Server}
 }
 
@@ -49,5 +51,5 @@ func (r *runner) harness() stack.Harness {
 func (l *localSite) startStack(ctx context.Context, s plan.Stack) (*proc.Process, error) {
 	r := l.r
 	r.seq[s.Name]++
-	return stack.Start(ctx, s, r.harness(), r.logsDir())
+	return stack.Start(ctx, s, r.harness(s.Name), r.logsDir())
 }

@@ -212,7 +212,7 @@ func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window
 		rec.EndedAt = time.Now().UTC()
 		return rec, d.lost, nil
 	}
-	rec.DBAfter = r.dbStats(ctx)
+	rec.DBAfter = r.dbStats(ctx, w.Stack)
 	rec.EndedAt = time.Now().UTC()
 	judgeTry(rec, cur, d)
 	return rec, "", nil

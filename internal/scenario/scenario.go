@@ -24,6 +24,22 @@ func (s *Scenario) Values(captures map[string][]string) Values {
 	return Values{Captures: captures, Lines: s.Lines, Getenv: func(name string) string { return s.Env[name] }}
 }
 
+// Secrets returns the values that must not be shown or written: every
+// ${env:…} value the file reads and every captured value.
+func (s *Scenario) Secrets(captures map[string][]string) workload.Secrets {
+	if s == nil {
+		return nil
+	}
+	var out workload.Secrets
+	for _, v := range s.Env {
+		out = out.Add(v)
+	}
+	for _, vs := range captures {
+		out = out.Add(vs...)
+	}
+	return out
+}
+
 // Has reports whether some setup step has the given scope.
 func (s *Scenario) Has(scope Scope) bool {
 	for _, st := range s.Steps {

@@ -3,7 +3,9 @@ package scenario
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -226,5 +228,64 @@ func TestRunSetupErrorsNameStepPathAndResponse(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v\nwant it to contain %s", err, c.want)
 		}
+	}
+}
+
+// A setup error quotes the response, but never a value of ${env:…} or
+// one captured by an earlier step.
+func TestRunSetupErrorsRedactSecrets(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/login" {
+			io.WriteString(w, `{"token":"tok-0123456789"}`)
+			return
+		}
+		w.WriteHeader(500)
+		io.WriteString(w, `{"error":"bad key sk-live-PLANTED for token tok-0123456789"}`)
+	}))
+	defer srv.Close()
+	steps := []Step{
+		{Name: "login", Scope: ScopeStack, Request: mustRequest(t, "POST", "/login", []workload.Header{{Name: "X-Api-Key", Value: "${env:KEY}"}}, ""),
+			Capture: []CaptureSpec{{"token", "body.token"}}},
+		{Name: "use", Scope: ScopeStack, Request: mustRequest(t, "POST", "/use", nil, "")},
+	}
+	_, err := RunSetup(context.Background(), srv.URL, steps, ScopeStack, nil,
+		SetupOptions{Getenv: func(string) string { return "sk-live-PLANTED" }})
+	if err == nil || strings.Contains(err.Error(), "sk-live") || strings.Contains(err.Error(), "tok-0123") || !strings.Contains(err.Error(), "bad key [redacted] for token [redacted]") {
+		t.Errorf("setup error %v; want both secrets redacted", err)
+	}
+}
+
+// A setup step answered with a redirect fails, saying where it pointed;
+// its body (the password) never reaches that place.
+func TestRunSetupDoesNotFollowRedirects(t *testing.T) {
+	var stolen atomic.Int64
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { stolen.Add(1) }))
+	defer elsewhere.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/login", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	steps := []Step{{Name: "login", Scope: ScopeStack, Request: mustRequest(t, "POST", "/login", nil, `{"password":"hunter2"}`)}}
+	_, err := RunSetup(context.Background(), srv.URL, steps, ScopeStack, nil, SetupOptions{})
+	if stolen.Load() != 0 {
+		t.Fatalf("the redirect was followed: %d requests reached the other server", stolen.Load())
+	}
+	if err == nil || !strings.Contains(err.Error(), "answered 307") || !strings.Contains(err.Error(), "a redirect to "+elsewhere.URL+"/login, not followed") {
+		t.Errorf("setup error %v; want the 307 and where it pointed", err)
+	}
+}
+
+// A ${rand} range whose count of values overflows is refused where it is
+// written, instead of panicking when drawn.
+func TestRandRangeTooWideIsRefused(t *testing.T) {
+	for _, src := range []string{"/a?n=${rand:0..9223372036854775807}", "/a?n=${rand:-9223372036854775808..9223372036854775807}", "/a?n=${rand:-1..9223372036854775806}"} {
+		_, err := Parse(src)
+		var e *Error
+		if !errors.As(err, &e) || e.Offset != 5 || !strings.Contains(err.Error(), "narrow it") {
+			t.Errorf("Parse(%q) = %v; want a refusal at offset 5", src, err)
+		}
+	}
+	if _, err := Parse("/a?n=${rand:-4611686018427387904..4611686018427387902}"); err != nil {
+		t.Errorf("a wide range that fits: %v", err)
 	}
 }

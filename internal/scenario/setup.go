@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/workload"
 	"github.com/tidwall/gjson"
 )
@@ -77,7 +78,10 @@ const responseStart = 200
 // nothing) is an error naming the step.
 func RunSetup(ctx context.Context, baseURL string, steps []Step, scope Scope, known map[string][]string, o SetupOptions) (map[string][]string, error) {
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 30 * time.Second}
+		// A redirect is answered, not followed: on 307 and 308 Go would send
+		// the step's body and headers (a password, a key) to wherever it
+		// points.
+		o.Client = &http.Client{Timeout: 30 * time.Second, CheckRedirect: osutil.NoRedirects}
 		defer o.Client.CloseIdleConnections()
 	}
 	vals := Values{Captures: map[string][]string{}, Getenv: o.Getenv, Lines: o.Lines}
@@ -89,10 +93,33 @@ func RunSetup(ctx context.Context, baseURL string, steps []Step, scope Scope, kn
 			continue
 		}
 		if err := runStep(ctx, o.Client, baseURL, s, &vals); err != nil {
-			return nil, fmt.Errorf("setup step %s: %w", s.Name, err)
+			return nil, fmt.Errorf("setup step %s: %s", s.Name, setupSecrets(steps, vals, o).Redact(err.Error()))
 		}
 	}
 	return vals.Captures, nil
+}
+
+// setupSecrets are the values a setup error must not quote: the ${env:…}
+// values the steps use and what was captured so far.
+func setupSecrets(steps []Step, vals Values, o SetupOptions) workload.Secrets {
+	var out workload.Secrets
+	for _, vs := range vals.Captures {
+		out = out.Add(vs...)
+	}
+	if o.Getenv == nil {
+		return out
+	}
+	for _, s := range steps {
+		_, ts := s.Request.Templates()
+		for _, t := range ts {
+			for _, p := range t.Refs() {
+				if p.Kind == Env {
+					out = out.Add(o.Getenv(p.Text))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // runStep sends one step (every iteration) and records its captures.
@@ -118,7 +145,7 @@ func runStep(ctx context.Context, client *http.Client, baseURL string, s Step, v
 			return fmt.Errorf("%s %s%s: no answer: %v", req.Method, req.Path, at, err)
 		}
 		if !expected(s.Expect, status) {
-			return fmt.Errorf("%s %s%s answered %d, want %s: %s", req.Method, req.Path, at, status, statusText(s.Expect), start(body))
+			return fmt.Errorf("%s %s%s answered %d, want %s: %s%s", req.Method, req.Path, at, status, statusText(s.Expect), start(body), workload.RedirectNote(status, header))
 		}
 		for _, c := range s.Capture {
 			values, err := capture(c, header, body)

@@ -19,6 +19,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -138,6 +139,11 @@ func parseRef(in string, offset int) (Part, error) {
 		hi, err2 := strconv.Atoi(m[2])
 		if err1 != nil || err2 != nil || lo > hi {
 			return bad("${rand:%s}: want whole numbers A ≤ B, e.g. ${rand:1..1000}", arg)
+		}
+		// B-A+1 values are drawn from: that count must be an int (a
+		// wrapped difference is negative).
+		if d := hi - lo; d < 0 || d == math.MaxInt {
+			return bad("${rand:%s}: the range holds more values than can be drawn from (at most %d); narrow it", arg, uint64(math.MaxInt))
 		}
 		return Part{Kind: Rand, Min: lo, Max: hi, Offset: offset}, nil
 	case "line":

@@ -122,6 +122,11 @@ func (d *Database) Close(remove bool) error {
 		return err
 	}
 	if remove {
+		// Only a cluster's own directory: what names it may be data (a
+		// results directory's embedded-db.path).
+		if !pgfix.IsClusterDir(d.Cluster.Dir()) {
+			return fmt.Errorf("not removing %s: it holds no cluster.json", d.Cluster.Dir())
+		}
 		return os.RemoveAll(d.Cluster.Dir())
 	}
 	return nil

@@ -75,14 +75,17 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 		return fail(fmt.Errorf("did not start: %w", err), "")
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d", p.Port())
-	requests, err := FirstVariants(ctx, o.Scenario, o.Workload, base)
+	requests, secrets, err := FirstVariants(ctx, o.Scenario, o.Workload, base)
 	if err != nil {
 		p.Stop(StopGrace)
-		return fail(err, p.LogTail())
+		r := fail(err, p.LogTail())
+		r.Secrets = secrets
+		return r
 	}
 	r := workload.RunChecks(ctx, o.Workload, base, workload.RunOptions{
 		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health, Requests: requests,
 	})
+	r.Secrets = secrets
 	if err := p.Check(); err != nil && r.Error == "" {
 		r.Error = fmt.Sprintf("crashed during the checks: %v", err)
 	}

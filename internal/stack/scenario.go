@@ -30,15 +30,18 @@ func Setup(ctx context.Context, sc *scenario.Scenario, baseURL string, stackCapt
 
 // FirstVariants runs every setup step against the stack at baseURL and
 // expands each templated case with what they captured, returning each
-// case's first variant: the request the parity gate checks.
-func FirstVariants(ctx context.Context, sc *scenario.Scenario, w *workload.Workload, baseURL string) (map[string]workload.Request, error) {
+// case's first variant: the request the parity gate checks, with the
+// values its findings must not quote (the file's ${env:…} values and the
+// captures).
+func FirstVariants(ctx context.Context, sc *scenario.Scenario, w *workload.Workload, baseURL string) (map[string]workload.Request, workload.Secrets, error) {
 	if sc == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	_, captures, err := Setup(ctx, sc, baseURL, nil)
 	if err != nil {
-		return nil, err
+		return nil, sc.Secrets(nil), err
 	}
+	secrets := sc.Secrets(captures)
 	out := map[string]workload.Request{}
 	for _, c := range w.Cases {
 		if !c.Templated {
@@ -46,9 +49,9 @@ func FirstVariants(ctx context.Context, sc *scenario.Scenario, w *workload.Workl
 		}
 		vs, err := sc.Variants(c, captures)
 		if err != nil {
-			return nil, err
+			return nil, secrets, err
 		}
 		out[c.Name] = vs[0]
 	}
-	return out, nil
+	return out, secrets, nil
 }

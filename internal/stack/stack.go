@@ -93,7 +93,7 @@ func Build(ctx context.Context, s plan.Stack, logPath string) error {
 // env added to the harness's environment. Cancelling ctx kills its whole
 // process group, and so does the harness's death.
 func Shell(ctx context.Context, dir, command, logPath string, env []string) error {
-	out, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	out, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,11 @@ func (c Check) Sent(maxBytes int) string {
 		if strings.EqualFold(h.Name, "Content-Type") {
 			continue
 		}
-		fmt.Fprintf(&b, " [%s: %s]", h.Name, truncate(h.Value, maxBytes))
+		v := h.Value
+		if IsSensitiveHeader(h.Name) {
+			v = Redacted
+		}
+		fmt.Fprintf(&b, " [%s: %s]", h.Name, truncate(v, maxBytes))
 	}
 	if len(c.Body) > 0 {
 		b.WriteString(" " + truncate(string(c.Body), maxBytes))

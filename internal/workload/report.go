@@ -25,7 +25,7 @@ type StackSummary struct {
 }
 
 // NewReport gathers each stack's failures and the cross-stack comparison
-// (see Compare) into one report.
+// (see Compare) into one report, with every stack's Secrets redacted.
 func NewReport(workload string, results []StackResult) Report {
 	rep := Report{Workload: workload, Failures: []Finding{}, Warnings: []Finding{}}
 	for _, r := range results {
@@ -36,6 +36,21 @@ func NewReport(workload string, results []StackResult) Report {
 	f, w := Compare(results)
 	rep.Failures = append(rep.Failures, f...)
 	rep.Warnings = append(rep.Warnings, w...)
+	// Another stack's token may be quoted in a comparison: every stack's
+	// secrets go from every finding.
+	var secrets Secrets
+	for _, r := range results {
+		secrets = secrets.Add(r.Secrets...)
+	}
+	for i := range rep.Failures {
+		rep.Failures[i] = rep.Failures[i].redact(secrets)
+	}
+	for i := range rep.Warnings {
+		rep.Warnings[i] = rep.Warnings[i].redact(secrets)
+	}
+	for i := range rep.Stacks {
+		rep.Stacks[i].Error = secrets.Redact(rep.Stacks[i].Error)
+	}
 	return rep
 }
 

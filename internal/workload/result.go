@@ -27,6 +27,8 @@ type CheckResult struct {
 	compare string
 	ignore  []string
 	ignored []string
+	// redirect describes a redirect answer, which is not followed.
+	redirect string
 }
 
 // Passed reports whether the check passed.
@@ -58,6 +60,9 @@ type StackResult struct {
 	// StderrTail is the end of the stack's stderr, set by the caller when
 	// Error is.
 	StderrTail string `json:"stderr_tail,omitempty"`
+	// Secrets are the values the stack was sent that came from ${env:…}
+	// or its setup captures: NewReport redacts them in every finding.
+	Secrets Secrets `json:"-"`
 }
 
 // StackFailure is the result of a stack that could not be checked at all,

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/osutil"
 )
 
 // RunOptions configures RunChecks.
@@ -52,7 +54,9 @@ func RunChecks(ctx context.Context, w *Workload, baseURL string, opt RunOptions)
 		opt.RequestTimeout = 30 * time.Second
 	}
 	r := runner{ctx: ctx, base: baseURL, opt: opt, start: time.Now(),
-		client: &http.Client{Timeout: opt.RequestTimeout}}
+		// A redirect is a finding, not followed (it could carry the
+		// check's headers and body to another host).
+		client: &http.Client{Timeout: opt.RequestTimeout, CheckRedirect: osutil.NoRedirects}}
 	defer r.client.CloseIdleConnections()
 	defer r.closeDB()
 	res := StackResult{Stack: opt.Stack, Workload: w.Name}
@@ -111,6 +115,7 @@ func (r *runner) run(c Check) CheckResult {
 	defer resp.Body.Close()
 	cr.Status = resp.StatusCode
 	cr.ContentType = resp.Header.Get("Content-Type")
+	cr.redirect = RedirectNote(resp.StatusCode, resp.Header)
 	cr.Body, err = io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
 	cr.Got = describeAnswer(cr.Status, cr.Body, findingBodyBytes)
 	if err != nil {
@@ -150,7 +155,7 @@ func (r *runner) do(method, path string, header []Header, body []byte) (*http.Re
 // judge returns what is wrong with the answer, or "".
 func (r *runner) judge(e Expect, cr *CheckResult) string {
 	if !slices.Contains(e.Status, cr.Status) {
-		return fmt.Sprintf("status %d, want %s", cr.Status, statusList(e.Status))
+		return fmt.Sprintf("status %d, want %s%s", cr.Status, statusList(e.Status), cr.redirect)
 	}
 	if e.Body == "" && e.Order == nil {
 		return ""

@@ -39,6 +39,11 @@ func Load(file, method string) (*Method, error) {
 	if err != nil {
 		return nil, err
 	}
+	return find(files, file, method)
+}
+
+// find looks method up in files; where names them in messages.
+func find(files *protoregistry.Files, file, method string) (*Method, error) {
 	service, name, ok := strings.Cut(strings.TrimPrefix(method, "/"), "/")
 	if !ok || service == "" || name == "" {
 		return nil, fmt.Errorf("method %q is not in the form package.Service/Method", method)

@@ -1,0 +1,52 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// LockFile names, in a results directory, the file a run holds locked
+// while it writes there; it says who holds it.
+const LockFile = ".lock"
+
+// lockResults takes the results directory dir for this process: a second
+// run or resume of it is refused, naming the holder, until release (or
+// the holder's death: the kernel drops the lock with the process).
+func lockResults(dir string) (release func(), err error) {
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, privateFileMode)
+	if err != nil {
+		return nil, fmt.Errorf("lock the results directory: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(path)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s is in use by another stackbench (%s); wait for it to end, or stop it, before running or resuming this directory",
+				dir, describeHolder(string(holder)))
+		}
+		return nil, fmt.Errorf("lock the results directory: %w", err)
+	}
+	host, _ := os.Hostname()
+	args := strings.Join(os.Args, " ")
+	if len(args) > 200 {
+		args = args[:200] + "…"
+	}
+	f.Truncate(0)
+	fmt.Fprintf(f, "pid %d on %s since %s: %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339), args)
+	f.Sync()
+	return func() { f.Close() }, nil
+}
+
+func describeHolder(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
+		return "it has not said who it is yet"
+	}
+	return s
+}
