@@ -9,9 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/stackbench/stackbench/internal/boot"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
+	"github.com/stackbench/stackbench/internal/suite/boot"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/load"
-	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -140,9 +140,9 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 	data, err := readProfile(profile)
 	if err != nil {
 		return 0, fmt.Errorf("stack %s: %w; it must honour %s (write a runtime/pprof CPU profile to that file and stop it on SIGTERM before exiting; the Go reference servers do it in saas.ServeHTTP)\n%s",
-			s.Name, err, pgoProfileEnv, osutil.Tail(filepath.Join(logDir, s.Name+".log"), 0))
+			s.Name, err, pgoProfileEnv, fileutil.Tail(filepath.Join(logDir, s.Name+".log"), 0))
 	}
-	if err := osutil.WriteFile(a.out, data, 0o644); err != nil {
+	if err := fileutil.WriteFile(a.out, data, 0o644); err != nil {
 		return 0, fmt.Errorf("%w (does the directory of -o exist?)", err)
 	}
 	return len(data), nil

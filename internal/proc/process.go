@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/platform/local"
 	"golang.org/x/sys/unix"
 )
@@ -190,7 +190,7 @@ func capLog(path string) error {
 	}
 	head := fmt.Sprintf("=== stackbench: this log reached %d MiB and was cut to its last %d KiB at %s\n",
 		st.Size()>>20, len(tail)>>10, time.Now().UTC().Format(time.RFC3339))
-	return osutil.WriteFile(path, append([]byte(head), tail...), 0o600)
+	return fileutil.WriteFile(path, append([]byte(head), tail...), 0o600)
 }
 
 func openLog(s Spec) (*os.File, int64, error) {
@@ -281,8 +281,8 @@ func exitStatus(err error) string {
 }
 
 // LogTail returns the end of what this run of the stack wrote to its log
-// (osutil.Tail).
-func (p *Process) LogTail() string { return osutil.Tail(p.spec.LogPath, p.logOffset) }
+// (fileutil.Tail).
+func (p *Process) LogTail() string { return fileutil.Tail(p.spec.LogPath, p.logOffset) }
 
 func formatTail(path, tail string) string {
 	if tail == "" {
