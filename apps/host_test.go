@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 )
 
 // A reference server listens on $HOST when it is set (a server on another
@@ -41,7 +41,7 @@ func TestReferenceServerListensOnHOST(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run("HOST="+c.host, func(t *testing.T) {
-			port, err := osutil.FreePort()
+			port, err := netutil.FreePort()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -153,7 +153,7 @@ func parity(t *testing.T, binary, name, workloadName string) workload.StackResul
 	if w.NeedsDatabase {
 		databaseURL = pgtest.FreshDB(t)
 	}
-	port, err := osutil.FreePort()
+	port, err := netutil.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

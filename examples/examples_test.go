@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -238,7 +238,7 @@ func gate(t *testing.T, stacks []plan.Stack, workloadName string) {
 // stops it; a stack that does not start or crashes is a failed result.
 func checkStack(t *testing.T, s plan.Stack, w *workload.Workload, dbURL string) workload.StackResult {
 	t.Helper()
-	port, err := osutil.FreePort()
+	port, err := netutil.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/load"
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/stats"
@@ -215,7 +215,7 @@ func run(ctx context.Context, o options) error {
 
 // start starts side l's server on a free port.
 func (b *bench) start(ctx context.Context, l string) (*proc.Process, error) {
-	port, err := osutil.FreePort()
+	port, err := netutil.FreePort()
 	if err != nil {
 		return nil, err
 	}

@@ -7,14 +7,12 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 
 	"github.com/stackbench/stackbench/internal/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), cli.InterruptSignals()...)
-	code := cli.Main(ctx, os.Args[1:], cli.OSEnv())
-	stop()
-	os.Exit(code)
+	env := cli.OSEnv()
+	env.Interrupts = cli.NotifyInterrupts()
+	os.Exit(cli.Main(context.Background(), os.Args[1:], env))
 }

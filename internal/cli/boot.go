@@ -9,9 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/stackbench/stackbench/internal/boot"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
+	"github.com/stackbench/stackbench/internal/suite/boot"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -58,7 +58,7 @@ type bootArgs struct {
 func parseBootArgs(args []string, env Env) (bootArgs, error) {
 	pro := newPrologue("boot", bootSynopsis, "comparison file", "output: text or json", env)
 	n := pro.fs.Int("n", 0, "measured cold starts per stack (default: the profile's boot_starts, or 10 when that is 0)")
-	stacks := pro.fs.String("stacks", "", "only these stacks, comma-separated (they keep the file's order)")
+	stacks := stacksFlag(pro.fs, "start only these stacks")
 	if err := pro.parse(args); err != nil {
 		return bootArgs{}, err
 	}
@@ -68,7 +68,7 @@ func parseBootArgs(args []string, env Env) (bootArgs, error) {
 	a := bootArgs{starts: *n, json: pro.json()}
 	var err error
 	a.file, err = pro.comparison(func(f *plan.File) (err error) {
-		a.plan, err = resolvePlan(f, plan.Overrides{Stacks: commaList(*stacks)})
+		a.plan, err = resolvePlan(f, plan.Overrides{Stacks: []string(*stacks)})
 		return err
 	})
 	if err != nil {
@@ -170,5 +170,5 @@ func firstFailures(res boot.Result) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return &ExitError{Code: 1, Msg: "the first request failed or got an unexpected status on " + strings.Join(bad, ", ") + "; run stackbench parity to see what the stacks answer"}
+	return &ExitError{Code: ExitGateFailed, Msg: "the first request failed or got an unexpected status on " + strings.Join(bad, ", ") + "; run stackbench parity to see what the stacks answer"}
 }

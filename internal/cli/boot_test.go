@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackbench/stackbench/internal/boot"
+	"github.com/stackbench/stackbench/internal/suite/boot"
 )
 
 // TestBootCommandEndToEnd cold-starts the reference server twice per

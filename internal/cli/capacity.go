@@ -100,11 +100,11 @@ func runCapacity(ctx context.Context, args []string, env Env) error {
 	}
 	switch {
 	case err != nil && rep.Status == capacity.StatusInterrupted:
-		return &ExitError{Code: 130, Msg: "interrupted: the probes above are what was measured"}
+		return &ExitError{Code: ExitInterrupted, Msg: "interrupted: the probes above are what was measured"}
 	case err != nil:
 		return err
 	case rep.Status != capacity.StatusConfirmed:
-		return &ExitError{Code: 1, Msg: fmt.Sprintf("no capacity confirmed (%s); the bracket and every probe are above", rep.Status)}
+		return &ExitError{Code: ExitGateFailed, Msg: fmt.Sprintf("no capacity confirmed (%s); the bracket and every probe are above", rep.Status)}
 	}
 	return nil
 }

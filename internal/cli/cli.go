@@ -33,6 +33,19 @@ type Env struct {
 	// StdoutIsTerminal and StderrIsTerminal say whether a live display is wanted.
 	StdoutIsTerminal bool
 	StderrIsTerminal bool
+	// StderrWidth is the width of the terminal on Stderr in columns, 0
+	// when it is not one; nil means 0.
+	StderrWidth func() int
+	// Interrupts delivers the signals that stop a command (main passes
+	// NotifyInterrupts()); nil in tests that send none. Main cancels the
+	// command's context on the first, and on the second returns
+	// ExitInterrupted at once when the command asked for that
+	// (Env.onInterrupt).
+	Interrupts <-chan os.Signal
+
+	// stop is the command's word on interrupts, set through onInterrupt;
+	// Main makes one per command.
+	stop *interruptNotes
 }
 
 // lookup reads an environment variable; "" when Getenv is not set.
@@ -57,6 +70,13 @@ func OSEnv() Env {
 		Dir:              dir,
 		StdoutIsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 		StderrIsTerminal: term.IsTerminal(int(os.Stderr.Fd())),
+		StderrWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 	}
 }
 
@@ -120,7 +140,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(env.Stdout)
-		return 0
+		return ExitOK
 	}
 	if args[0] == "version" || args[0] == "--version" {
 		printVersion(env.Stdout)
@@ -136,7 +156,13 @@ func Main(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "stackbench: unknown command %q; %srun 'stackbench help' for the list\n", args[0], hint)
 		return ExitUsage
 	}
-	err := c.Run(ctx, args[1:], env)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	env.stop = &interruptNotes{}
+	hard, err := runCommand(ctx, cancel, c, args[1:], env)
+	if hard {
+		return ExitInterrupted
+	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		// Ctrl-C: the command has torn down what it started.
 		fmt.Fprintf(env.Stderr, "stackbench %s: interrupted\n", c.Name)
@@ -147,7 +173,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 
 func exitCode(err error, name string, stderr io.Writer) int {
 	if err == nil {
-		return 0
+		return ExitOK
 	}
 	var ue *UsageError
 	var ee *ExitError

@@ -201,7 +201,7 @@ func dbStatus(ctx context.Context, t dbTarget, env Env) error {
 		c, err := pgfix.Attach(t.dir)
 		if err != nil {
 			fmt.Fprintf(w, "cluster     not running (%s)\n", t.dir)
-			return &ExitError{Code: 1, Msg: err.Error()}
+			return &ExitError{Code: ExitGateFailed, Msg: err.Error()}
 		}
 		url = c.URL(devDatabase)
 		fmt.Fprintf(w, "cluster     running, pid %d, 127.0.0.1:%d, %s\n", c.PostmasterPID(), c.Port(), c.Dir())

@@ -8,21 +8,26 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/dx"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/suite/dx"
 )
 
 func init() {
 	register(Command{Name: "dx", Short: "developer experience: install, build, artifact, dependencies, reload", Order: 45, Run: runDXCommand})
 }
 
-const dxSynopsis = "[-f FILE] [-o text|json]"
+const dxSynopsis = "[-f FILE] [--stacks a,b] [-o text|json]"
 
 func runDXCommand(ctx context.Context, args []string, env Env) error {
 	pro := newPrologue("dx", dxSynopsis, "comparison file", "output: text or json", env)
+	only := stacksFlag(pro.fs, "measure only these stacks (a process: section's commands are kept)")
 	if err := pro.parse(args); err != nil {
 		return err
 	}
-	f, err := pro.comparison(nil)
+	f, err := pro.comparison(func(f *plan.File) (err error) {
+		f.Stacks, err = selectStacks(f, *only)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -53,3 +53,23 @@ func TestRunExitCodes(t *testing.T) {
 		t.Errorf("a usage error: exit %d, want 2", code)
 	}
 }
+
+// TestCIDocSpeaksOfWhatExists: docs/ci.md describes git: stacks as they
+// are, not as work still to land, and says what report A B exits with when
+// the runs have nothing in common (the code TestReportCompareNothingInCommon
+// pins).
+func TestCIDocSpeaksOfWhatExists(t *testing.T) {
+	data, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(string(data)), " ")
+	for _, stale := range []string{"When the own-app work", "stacks land,"} {
+		if strings.Contains(doc, stale) {
+			t.Errorf("docs/ci.md still says %q: git: stacks exist (internal/plan, docs/config.md)", stale)
+		}
+	}
+	if !strings.Contains(doc, "share no stack, no case or no concurrency") {
+		t.Error("docs/ci.md does not say what report A B does with runs that share nothing")
+	}
+}

@@ -19,7 +19,7 @@ func init() {
 	register(Command{Name: "explain", Short: "why a step differs: profile each cell and name the functions and statements per request", Order: 62, Run: runExplain})
 }
 
-const explainSynopsis = "[-f stackbench.yaml] [--steps FROM..TO] [--cases c,d] [--out DIR] [protocol flags]"
+const explainSynopsis = "[-f FILE] [--steps FROM..TO | --stacks a,b] [--cases c,d] [--out DIR] [protocol flags]"
 
 // runExplain runs the profiling phase for a file's stacks (those from
 // FROM to TO in file order with --steps), with the least around it that
@@ -36,8 +36,7 @@ func runExplain(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	stopHard := secondInterrupt(env, opt.Dir)
-	defer stopHard()
+	runInterruptNotes(env, opt.Dir)
 	fmt.Fprintf(env.Stderr, "stackbench explain: %s, %s and a profile window per cell, results in %s\n",
 		countNoun(len(opt.Plan.Stacks), "stack"), countNoun(len(opt.Plan.Windows), "window"), opt.Dir)
 	outcome, err := run.Run(ctx, opt)
@@ -83,8 +82,8 @@ func parseExplainArgs(args []string, env Env) (runArgs, error) {
 	if err := pro.parse(args); err != nil {
 		return runArgs{}, err
 	}
-	if fs.Lookup("stacks").Value.String() != "" {
-		return runArgs{}, usagef("explain names its stacks with --steps FROM..TO; drop --stacks")
+	if (flagSet(fs, "stacks") || flagSet(fs, "stack")) && *steps != "" {
+		return runArgs{}, usagef("name the stacks with --steps FROM..TO or with --stacks a,b, not both")
 	}
 	o, err := overrides()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -82,12 +83,6 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ", ") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
 // badValue matches the flag package's message for a value that does not parse.
 var badValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (.*)$`)
 
@@ -125,4 +120,29 @@ func flagError(fs *flag.FlagSet, err error) string {
 		return msg
 	}
 	return fmt.Sprintf("%s%s %q: write %s", dash, name, value, want)
+}
+
+// stackSelection is the stacks a command is limited to: --stacks a,b, the
+// one spelling every command that starts stacks takes, with --stack as its
+// alias; either may be repeated, and a name given twice counts once.
+type stackSelection []string
+
+func (s *stackSelection) String() string { return strings.Join(*s, ",") }
+
+func (s *stackSelection) Set(v string) error {
+	for _, name := range commaList(v) {
+		if !slices.Contains(*s, name) {
+			*s = append(*s, name)
+		}
+	}
+	return nil
+}
+
+// stacksFlag registers --stacks and its alias --stack on fs; what selects
+// is what the command does with them, said by usage.
+func stacksFlag(fs *flag.FlagSet, usage string) *stackSelection {
+	var s stackSelection
+	fs.Var(&s, "stacks", usage+": names comma-separated, e.g. --stacks a,b (the file's order is kept)")
+	fs.Var(&s, "stack", "the same as --stacks")
+	return &s
 }

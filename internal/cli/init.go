@@ -33,7 +33,8 @@ func runInit(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	stacks := plan.StarterStacks
+	facts := inspectRepo(env.Dir)
+	stacks := plan.AppStacks(facts.build)
 	if *compare != "" {
 		if len(rest) != 1 {
 			return usagef("--compare takes two revisions, e.g. init --compare main HEAD")
@@ -43,7 +44,7 @@ func runInit(ctx context.Context, args []string, env Env) error {
 				return usagef("--compare %s: %v", rev, err)
 			}
 		}
-		stacks, rest = plan.CompareStacks(*compare, rest[0]), nil
+		stacks, rest = plan.CompareStacks(*compare, rest[0], facts.build), nil
 	}
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q; init writes stackbench.yaml in the current directory", rest[0])
@@ -59,7 +60,8 @@ func runInit(ctx context.Context, args []string, env Env) error {
 				return usagef("%v", err)
 			}
 		}
-		content = plan.AppStarter(appName(env.Dir), stacks, cases)
+		content = plan.AppStarter(plan.StarterApp{Name: appName(env.Dir), Health: facts.health, HealthNote: facts.healthNote,
+			Schema: facts.schema, SchemaNote: facts.schemaNote, Stacks: stacks, Cases: cases})
 	}
 	path := filepath.Join(env.Dir, "stackbench.yaml")
 	if err := writeStarter(path, content, *force); err != nil {

@@ -148,6 +148,120 @@ paths:
 	}
 }
 
+// gitRepo makes a repository in a fresh directory with a commit on main
+// and one on topic (checked out); it returns the directory and a function
+// running git in it.
+func gitRepo(t *testing.T) (string, func(args ...string) string) {
+	t.Helper()
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "one")
+	git("checkout", "-q", "-b", "topic")
+	git("commit", "-q", "--allow-empty", "-m", "two")
+	return dir, git
+}
+
+// TestPlanShowsEachGitCommit: the text plan names the commit each git:
+// stack resolves to, as plan -o json and parity do.
+func TestPlanShowsEachGitCommit(t *testing.T) {
+	dir, git := gitRepo(t)
+	yaml := "workload:\n  name: app\n  health: /\n  cases: [{name: home, path: /}]\nstacks:\n" +
+		"  - {name: base, dir: ., git: main, build: go build -o app ., start: ./app}\n" +
+		"  - {name: head, dir: ., git: HEAD, build: go build -o app ., start: ./app}\n"
+	if err := os.WriteFile(filepath.Join(dir, "stackbench.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runMain(t, dir, nil, "plan")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, rev := range []string{"main", "HEAD"} {
+		commit := git("rev-parse", rev)
+		if want := "git " + rev + " = " + commit[:12]; !strings.Contains(out, want) {
+			t.Errorf("the plan does not show %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestInitCompareReadsTheRepository: on a repository with migrations, a
+// main package under cmd/, an OpenAPI file with a health route and a
+// database URL read from its own variable, init --compare writes what it
+// found, each with where it came from, and the file loads as it is.
+func TestInitCompareReadsTheRepository(t *testing.T) {
+	dir, git := gitRepo(t)
+	files := map[string]string{
+		"go.mod":                        "module example.com/albums\n\ngo 1.22\n",
+		"cmd/server/main.go":            "package main\n\nimport (\n\t\"net/http\"\n\t\"os\"\n)\n\nfunc main() {\n\tdsn := os.Getenv(\"ALBUMS_DB_DSN\")\n\t_ = dsn\n\thttp.HandleFunc(\"/healthz\", nil)\n}\n",
+		"cmd/migrate/main.go":           "package main\n\nfunc main() {}\n",
+		"internal/store/store.go":       "package store\n",
+		"migrations/0001_init.up.sql":   "CREATE TABLE albums (id int);\n",
+		"migrations/0001_init.down.sql": "DROP TABLE albums;\n",
+		"migrations/0002_users.up.sql":  "CREATE TABLE users (id int);\n",
+		"api/openapi.yaml":              "openapi: 3.0.3\ninfo: {title: albums, version: \"1\"}\npaths:\n  /albums:\n    get: {responses: {\"200\": {description: ok}}}\n  /api/health:\n    get: {responses: {\"200\": {description: ok}}}\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "app")
+	if code, _, errOut := runMain(t, dir, nil, "init", "--compare", "main", "HEAD"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "stackbench.yaml"))
+	text := string(data)
+	for _, want := range []string{
+		`schema: ["migrations/*.up.sql"]`, "found 2 files there",
+		"health: /api/health", "from api/openapi.yaml",
+		"build: go build -o bin/app ./cmd/server", "a guess among the main packages cmd/server, cmd/migrate",
+		"start: ALBUMS_DB_DSN=$DATABASE_URL ./bin/app", "reads its database URL from ALBUMS_DB_DSN (cmd/server/main.go)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the starter lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "database: none") {
+		t.Errorf("the starter says database: none beside migrations:\n%s", text)
+	}
+	f, err := plan.Load(filepath.Join(dir, "stackbench.yaml"))
+	if err != nil {
+		t.Fatalf("the starter does not load: %v", err)
+	}
+	if !f.Workload.NeedsDatabase || f.Stacks[0].Health != "/api/health" {
+		t.Errorf("workload %+v, stacks %+v", f.Workload, f.Stacks)
+	}
+}
+
+// TestInitFindsAHealthRouteInTheSource: without an OpenAPI file, a health
+// path written in the Go source is the health route.
+func TestInitFindsAHealthRouteInTheSource(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { route(`/healthz`) }\n"), 0o644)
+	if code, _, errOut := runMain(t, dir, nil, "init"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "stackbench.yaml"))
+	for _, want := range []string{"health: /healthz", "a route named in main.go", "build: go build -o bin/app .", "the main package found in ."} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the starter lacks %q:\n%s", want, data)
+		}
+	}
+}
+
 // Colliding case names get -2, -3, … in one step each: 2,000 of them stay
 // short and distinct.
 func TestUniqueNameOfManyCollisions(t *testing.T) {

@@ -95,10 +95,10 @@ func loadExit(res *load.Result, stopped *load.StoppedError) error {
 		if res.Interrupted {
 			what = fmt.Sprintf("%.1f s into the measured window: the figures above cover those %.1f s", res.DurationSeconds, res.DurationSeconds)
 		}
-		return &ExitError{Code: 130, Msg: "interrupted " + what}
+		return &ExitError{Code: ExitInterrupted, Msg: "interrupted " + what}
 	}
 	if res.Successes == 0 {
-		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded in %d attempts; the error split is above", res.Attempts)}
+		return &ExitError{Code: ExitGateFailed, Msg: fmt.Sprintf("no request succeeded in %d attempts; the error split is above", res.Attempts)}
 	}
 	return nil
 }

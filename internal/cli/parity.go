@@ -18,24 +18,19 @@ func init() {
 	register(Command{Name: "parity", Short: "check that every stack answers the workload's contract alike", Order: 30, Run: runParity})
 }
 
-const paritySynopsis = "[-f FILE] [--stacks a,b | --stack NAME...] [-o text|json] [--logs DIR]"
+const paritySynopsis = "[-f FILE] [--stacks a,b] [-o text|json] [--logs DIR]"
 
 func runParity(ctx context.Context, args []string, env Env) error {
 	pro := newPrologue("parity", paritySynopsis, "comparison file; its stacks are checked in step order", "output: text or json", env)
 	fs := pro.fs
-	var only stringList
-	fs.Var(&only, "stack", "check only this stack (repeatable)")
-	fs.Func("stacks", "check only these stacks, comma-separated, as run and boot take them", func(v string) error {
-		only = append(only, commaList(v)...)
-		return nil
-	})
+	only := stacksFlag(fs, "check only these stacks")
 	logs := fs.String("logs", "", "keep build and server logs in this directory (default: a temporary one, kept only when a check fails)")
 	if err := pro.parse(args); err != nil {
 		return err
 	}
 	var stacks []plan.Stack
 	f, err := pro.comparison(func(f *plan.File) (err error) {
-		stacks, err = selectStacks(f, only)
+		stacks, err = selectStacks(f, *only)
 		return err
 	})
 	if err != nil {
@@ -69,7 +64,7 @@ func runParity(ctx context.Context, args []string, env Env) error {
 	}
 	if !rep.OK() {
 		fmt.Fprintf(env.Stderr, "stackbench parity: build and server logs are in %s\n", logDir)
-		return &ExitError{Code: 1}
+		return &ExitError{Code: ExitGateFailed}
 	}
 	if !keepLogs {
 		if err := os.RemoveAll(logDir); err != nil {
@@ -106,7 +101,7 @@ func checkParity(ctx context.Context, f *plan.File, stacks []plan.Stack, logDir 
 	say := func(line string) { fmt.Fprintln(progress, line) }
 	// Stacks with git: run from worktrees of their commits, kept where a
 	// run from this directory keeps them (results/).
-	stacks, err := stack.CheckoutAll(ctx, stacks, filepath.Join(filepath.Dir(f.Path), "results", stack.WorktreesDir), say)
+	stacks, err := stack.CheckoutAll(ctx, stacks, "", say)
 	if err != nil {
 		return workload.Report{}, err
 	}

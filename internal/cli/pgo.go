@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/load"
-	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -39,27 +39,23 @@ type pgoArgs struct {
 }
 
 func parsePGOArgs(args []string, env Env) (pgoArgs, error) {
-	fs := newFlagSet("pgo", pgoSynopsis, env)
-	file := fs.String("f", "stackbench.yaml", "comparison file")
-	name := fs.String("stacks", "", "the stack to profile (required, one): a Go server that honours "+pgoProfileEnv)
-	fs.StringVar(name, "stack", "", "the older spelling of --stacks")
+	pro := newPrologue("pgo", pgoSynopsis, "comparison file", "", env)
+	fs, file := pro.fs, pro.file
+	only := stacksFlag(fs, "the stack to profile (required, one): a Go server that honours "+pgoProfileEnv)
 	duration := fs.Duration("d", 30*time.Second, "total load, shared equally by the workload's cases")
 	connections := fs.Int("c", 32, "connections of the load")
 	out := fs.String("out", "", "where to write the profile (required), e.g. apps/nethttp-pgx-pgo/default.pgo")
 	format := fs.String("o", "", "not a file here either: -o is the output format in every command; write the profile's path with --out")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := pro.parse(args); err != nil {
 		return pgoArgs{}, err
 	}
 	switch {
 	case *format != "":
 		return pgoArgs{}, usagef("-o %s: -o is an output format in every command; name the profile's file with --out %s", *format, *format)
-	case len(rest) > 0:
-		return pgoArgs{}, usagef("unexpected argument %q; name the file with -f and the stack with --stacks", rest[0])
-	case *name == "":
+	case len(*only) == 0:
 		return pgoArgs{}, usagef("--stacks is required: the stack whose CPU profile to collect, e.g. --stacks nethttp-pgx")
-	case strings.Contains(*name, ","):
-		return pgoArgs{}, usagef("--stacks %s: pgo profiles one stack at a time; name one", *name)
+	case len(*only) > 1:
+		return pgoArgs{}, usagef("--stacks %s: pgo profiles one stack at a time; name one", only)
 	case *out == "":
 		return pgoArgs{}, usagef("--out is required: where to write the profile, e.g. --out apps/nethttp-pgx-pgo/default.pgo")
 	case *duration < time.Second:
@@ -67,7 +63,7 @@ func parsePGOArgs(args []string, env Env) (pgoArgs, error) {
 	case *connections < 1:
 		return pgoArgs{}, usagef("-c %d: want at least 1 connection", *connections)
 	}
-	return pgoArgs{file: *file, stack: *name, out: resolvePath(env, *out), duration: *duration, connections: *connections}, nil
+	return pgoArgs{file: *file, stack: (*only)[0], out: resolvePath(env, *out), duration: *duration, connections: *connections}, nil
 }
 
 func runPGO(ctx context.Context, args []string, env Env) error {
@@ -144,9 +140,9 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 	data, err := readProfile(profile)
 	if err != nil {
 		return 0, fmt.Errorf("stack %s: %w; it must honour %s (write a runtime/pprof CPU profile to that file and stop it on SIGTERM before exiting; the Go reference servers do it in saas.ServeHTTP)\n%s",
-			s.Name, err, pgoProfileEnv, osutil.Tail(filepath.Join(logDir, s.Name+".log"), 0))
+			s.Name, err, pgoProfileEnv, fileutil.Tail(filepath.Join(logDir, s.Name+".log"), 0))
 	}
-	if err := osutil.WriteFile(a.out, data, 0o644); err != nil {
+	if err := fileutil.WriteFile(a.out, data, 0o644); err != nil {
 		return 0, fmt.Errorf("%w (does the directory of -o exist?)", err)
 	}
 	return len(data), nil

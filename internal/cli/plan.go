@@ -58,8 +58,10 @@ func runPlan(ctx context.Context, args []string, env Env) error {
 		return nil
 	}
 	printPlan(env.Stdout, f, p)
-	if w := undecidableWarning(p); w != "" {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	for _, w := range []string{undecidableWarning(p), shortWindowWarning(f, p)} {
+		if w != "" {
+			fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+		}
 	}
 	if *listWindows {
 		printWindows(env.Stdout, p)
@@ -87,7 +89,7 @@ func resolvePlan(f *plan.File, o plan.Overrides) (*plan.Plan, error) {
 func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 	var o plan.Overrides
 	fs.StringVar(&o.Profile, "profile", "", "protocol profile: quick, standard or full (default: the file's)")
-	stacks := fs.String("stacks", "", "run only these stacks, comma-separated (they keep the file's order)")
+	stacks := stacksFlag(fs, "run only these stacks")
 	cases := fs.String("cases", "", "run only these cases, comma-separated, in this order")
 	settings := map[string]*settingFlag{}
 	for _, s := range plan.Settings {
@@ -107,7 +109,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 				return o, usagef("--%s %v; run with -h for the flags", s.Flag, err)
 			}
 		}
-		o.Stacks, o.Cases = commaList(*stacks), commaList(*cases)
+		o.Stacks, o.Cases = []string(*stacks), commaList(*cases)
 		placementSet := false
 		fs.Visit(func(f *flag.Flag) { placementSet = placementSet || f.Name == "placement" })
 		if placementSet {
@@ -212,7 +214,15 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 			}
 			start = strings.TrimSpace("container " + c.Image + " (" + runtimeName(c.Runtime) + ", host network, measured through its cgroup) " + s.Start)
 		}
-		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, displayDir(f.Path, s.Dir), build, start)
+		dir := displayDir(f.Path, s.Dir)
+		if g := s.Git; g != nil {
+			// The commit the revision names now is what the run builds.
+			dir = fmt.Sprintf("git %s = %s", g.Rev, shortCommit(g.Commit))
+			if g.Subdir != "" && g.Subdir != "." {
+				dir += ", " + g.Subdir
+			}
+		}
+		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, dir, build, start)
 	}
 	tw.Flush()
 	if len(p.Stacks) > 1 {
@@ -229,6 +239,15 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		countNoun(len(p.Windows), "window"), countNoun(processes, "server process"), roundEstimate(p.Estimate()), roundEstimate(p.EstimateBoot()),
 		roundEstimate(p.EstimateWindows(p.Windows)), capacityEstimate(p)+profilingEstimate(p))
 	fmt.Fprintf(w, "fingerprint %s\n", p.Fingerprint)
+}
+
+// shortCommit is a commit's first 12 hex digits, as git log shows enough
+// of it to be unique in any repository of this size.
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }
 
 // describePlacement is the plan's placement line, with what it cannot do.

@@ -226,6 +226,25 @@ func TestPlanShowsThresholds(t *testing.T) {
 	}
 }
 
+// TestPlanWarnsOfShortWindowsOnYourOwnApp: quick's 1 s windows on the
+// user's own workload come with a warning naming the flag; the built-in
+// workload's, or longer windows, with none.
+func TestPlanWarnsOfShortWindowsOnYourOwnApp(t *testing.T) {
+	own := "workload:\n  name: albums\n  health: /\n  cases: [{name: home, path: /}]\nprofile: quick\nstacks:\n  - {name: a, dir: apps/a, start: ./a}\n"
+	dir := writeComparison(t, own)
+	code, _, errOut := runMain(t, dir, nil, "plan")
+	if code != ExitOK || !strings.Contains(errOut, "warning: windows of 1s (profile quick): a route of albums whose p99") || !strings.Contains(errOut, "--window 10s") {
+		t.Errorf("exit %d, stderr %q; want the short-window warning", code, errOut)
+	}
+	if _, _, errOut := runMain(t, dir, nil, "plan", "--window", "10s"); strings.Contains(errOut, "windows of") {
+		t.Errorf("a 10 s window still warned: %q", errOut)
+	}
+	builtin := writeComparison(t, "workload: micro\nprofile: quick\nstacks:\n  - {name: a, dir: apps/a, start: ./a}\n")
+	if _, _, errOut := runMain(t, builtin, nil, "plan"); strings.Contains(errOut, "windows of") {
+		t.Errorf("the built-in workload warned: %q", errOut)
+	}
+}
+
 // Issue 31, item 4: a fixed number of rounds too few for any call of the
 // run's family to be selected is warned of, for every profile, with the
 // rounds that would allow one: 5 rounds reach p = 2/32 at best, and with

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/stackbench/stackbench/internal/process"
+	"github.com/stackbench/stackbench/internal/suite/spawn"
 )
 
 func init() {
@@ -30,7 +30,7 @@ func runProcessCommand(ctx context.Context, args []string, env Env) error {
 	if f.Process == nil {
 		return usagef("%s has no process: section; add one (see docs/process.md)", f.Name)
 	}
-	return runSuite(pro, env, "process", func(logDir string, log func(string)) (process.Result, error) {
+	return runSuite(pro, env, "process", func(logDir string, log func(string)) (spawn.Result, error) {
 		return runProcess(ctx, f.Process, logDir, log)
 	}, printProcess, "a command failed (exit status or timeout); its cell has no figures")
 }
@@ -58,13 +58,13 @@ func runSuite[R interface{ Failed() bool }](pro *prologue, env Env, name string,
 		print(env.Stdout, res)
 	}
 	if res.Failed() {
-		return &ExitError{Code: 1, Msg: failMsg}
+		return &ExitError{Code: ExitGateFailed, Msg: failMsg}
 	}
 	return nil
 }
 
 // printProcess prints the cells and the calls.
-func printProcess(w io.Writer, res process.Result) {
+func printProcess(w io.Writer, res spawn.Result) {
 	fmt.Fprintf(w, "Process suite: spawn → exit, %d measured runs per command and size after %d warm-up runs, rotated order.\nMedian (min–max); the programs' own figures beside.\n\n", res.Rounds, res.Warmup)
 	metrics := res.MetricNames()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/cost"
@@ -83,8 +84,29 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	switch len(rest) {
 	case 1:
 		dir := resolvePath(env, rest[0])
-		m, err := renderReport(dir, *output, opt, env)
+		formats, err := reportFormats(*output)
 		if err != nil {
+			return err
+		}
+		m, err := buildReport(dir, opt, env)
+		if err != nil {
+			return err
+		}
+		if gate.active() {
+			// Gating reads the run: its flags are checked before anything
+			// is written, and it writes no report file unless -o names
+			// one (a gate in CI must not rewrite what it judges).
+			if err := gate.needsLatency(m.Header.Latency != nil); err != nil {
+				return err
+			}
+			if _, err := report.Judge(m.Steps, gate.GateSpec); err != nil {
+				return usagef("--steps: %v", err)
+			}
+			if *output == "" {
+				formats = nil
+			}
+		}
+		if err := writeReport(dir, m, formats, env); err != nil {
 			return err
 		}
 		return judgeRun(m, gate, dir, env)
@@ -97,17 +119,32 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	}
 }
 
-// renderReport writes the report files of one results directory into it
-// and returns its model.
-func renderReport(dir, output string, opt report.BuildOptions, env Env) (*report.Model, error) {
-	formats := report.Formats
-	if output != "" {
-		f, ok := report.FormatByName(output)
-		if !ok {
-			return nil, usagef("-o %s: write -o html, md, json or bench (or leave -o out for all of them)", output)
-		}
-		formats = []report.Format{f}
+// reportFormats reads -o: the one format it names, or all of them.
+func reportFormats(output string) ([]report.Format, error) {
+	if output == "" {
+		return report.Formats, nil
 	}
+	f, ok := report.FormatByName(output)
+	if !ok {
+		return nil, usagef("-o %s: write -o html, md, json or bench (or leave -o out for all of them)", output)
+	}
+	return []report.Format{f}, nil
+}
+
+// writeReport writes the report files of one results directory into it.
+func writeReport(dir string, m *report.Model, formats []report.Format, env Env) error {
+	for _, f := range formats {
+		if err := report.WriteFile(dir, m, f); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stdout, filepath.Join(dir, f.File))
+	}
+	return nil
+}
+
+// buildReport reads one results directory into its report model, writing
+// nothing.
+func buildReport(dir string, opt report.BuildOptions, env Env) (*report.Model, error) {
 	res, err := readResults(dir)
 	if err != nil {
 		return nil, err
@@ -118,13 +155,38 @@ func renderReport(dir, output string, opt report.BuildOptions, env Env) (*report
 	}
 	report.AddProfiling(dir, res, m)
 	printNotes(env, m.Header.JournalNotes)
-	for _, f := range formats {
-		if err := report.WriteFile(dir, m, f); err != nil {
-			return nil, err
-		}
-		fmt.Fprintln(env.Stdout, filepath.Join(dir, f.File))
-	}
 	return m, nil
+}
+
+// nothingInCommon says why two runs cannot be compared at all — no stack,
+// no case or no concurrency in common — or "" when they can.
+func nothingInCommon(a, b *report.Model) string {
+	shared := func(x, y []string) bool {
+		return slices.ContainsFunc(x, func(s string) bool { return slices.Contains(y, s) })
+	}
+	caseNames := func(m *report.Model) []string {
+		var out []string
+		for _, c := range m.Header.Cases {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	levels := func(m *report.Model) []string {
+		var out []string
+		for _, c := range m.Header.Concurrency {
+			out = append(out, strconv.Itoa(c))
+		}
+		return out
+	}
+	for _, d := range []struct {
+		what string
+		a, b []string
+	}{{"stack", a.Header.Stacks, b.Header.Stacks}, {"case", caseNames(a), caseNames(b)}, {"concurrency", levels(a), levels(b)}} {
+		if !shared(d.a, d.b) {
+			return fmt.Sprintf("the runs have no %s in common (A: %s; B: %s): compare two runs of the same stacks, workload and protocol", d.what, strings.Join(d.a, ", "), strings.Join(d.b, ", "))
+		}
+	}
+	return ""
 }
 
 // compareReports measures the runs b against the runs a and prints the
@@ -157,6 +219,15 @@ func compareReports(a, b []string, output string, gate gateSpec, opt report.Buil
 	mb, err := read(b)
 	if err != nil {
 		return err
+	}
+	for _, x := range ma {
+		for _, y := range mb {
+			if why := nothingInCommon(x, y); why != "" {
+				// Nothing to compare is the gate's "cannot judge"
+				// (docs/ci.md), with or without --fail-on.
+				return &ExitError{Code: ExitCannotJudge, Msg: "cannot judge: " + why}
+			}
+		}
 	}
 	c, err := report.CompareRuns(ma, mb, cmp)
 	if err != nil {

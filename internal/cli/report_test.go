@@ -174,6 +174,65 @@ func TestJudgeComparison(t *testing.T) {
 	}
 }
 
+// TestReportGateWritesNoReport: report DIR --fail-on reads the run and
+// judges it; it rewrites no report file, neither when it judges nor when
+// it refuses a flag (exit 2), unless -o names a format.
+func TestReportGateWritesNoReport(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		code  int
+		files []string
+	}{
+		{[]string{"--fail-on", "loss,invalid"}, ExitGateFailed, nil},
+		{[]string{"--fail-on", "loss", "--steps", "gin..nope"}, ExitUsage, nil},
+		{[]string{"--fail-on", "loss", "--metrics", "p99"}, ExitUsage, nil},
+		{[]string{"--fail-on", "loss,invalid", "-o", "md"}, ExitGateFailed, []string{"summary.md"}},
+	} {
+		dir := resultsDir(t)
+		code, _, stderr := runMain(t, dir, nil, append([]string{"report", dir}, c.args...)...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d; stderr %s", c.args, code, c.code, stderr)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range entries {
+			if e.Name() != journal.FileName {
+				got = append(got, e.Name())
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(c.files, ",") {
+			t.Errorf("%v: the gate wrote %v, want %v", c.args, got, c.files)
+		}
+	}
+}
+
+// TestReportCompareNothingInCommon: two runs with no case in common
+// cannot be judged, exit 3 as docs/ci.md says, with or without a gate.
+func TestReportCompareNothingInCommon(t *testing.T) {
+	a, b := resultsDir(t), resultsDir(t)
+	data, err := os.ReadFile(filepath.Join(b, journal.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := string(data)
+	for _, name := range []string{"health", "echo", "me", "user", "list", "order", "cpu"} {
+		renamed = strings.ReplaceAll(renamed, `"`+name+`"`, `"`+name+`-v2"`)
+	}
+	if err := os.WriteFile(filepath.Join(b, journal.FileName), []byte(renamed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, gate := range [][]string{nil, {"--fail-on", "loss"}} {
+		args := append([]string{"report", a, b}, gate...)
+		code, _, stderr := runMain(t, a, nil, args...)
+		if code != ExitCannotJudge || !strings.Contains(stderr, "cannot judge: the runs have no case in common") {
+			t.Errorf("%v: exit %d, stderr %q; want %d and what the runs lack", gate, code, stderr, ExitCannotJudge)
+		}
+	}
+}
+
 // Repeated runs of each side, A1 A2 -- B1 B2, are compared with the runs
 // as the unit; the same code never fails the gate.
 func TestReportRunsOfEachSide(t *testing.T) {

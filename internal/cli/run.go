@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,14 +19,13 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/run"
-	"golang.org/x/term"
 )
 
 func init() {
 	register(Command{Name: "run", Short: "run the whole comparison: parity, cold starts, every window, the report", Order: 60, Run: runRun})
 }
 
-const runSynopsis = "[-f stackbench.yaml] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [--known-hosts FILE] [--fail-on loss[,undecided][,invalid]] [--steps A..B] [--metrics throughput,per_cpu] [protocol flags]"
+const runSynopsis = "[-f FILE] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [--known-hosts FILE] [--fail-on loss[,undecided][,invalid]] [--steps A..B] [--metrics throughput,per_cpu] [protocol flags]"
 
 // runArgs is a parsed `stackbench run` command line.
 type runArgs struct {
@@ -119,8 +117,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if err := ra.gate.needsLatency(opt.Plan.Protocol.Latency != nil); err != nil {
 		return err
 	}
-	stopHard := secondInterrupt(env, opt.Dir)
-	defer stopHard()
+	runInterruptNotes(env, opt.Dir)
 	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(opt.Plan.Stacks), "stack"), countNoun(len(opt.Plan.Windows), "window"), opt.Dir)
 	outcome, err := run.Run(ctx, opt)
 	printOutcome(env, outcome, err)
@@ -184,8 +181,10 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 		// question than the file asks.
 		return run.Options{}, usagef("%v; remove roles: to run everything on this machine", err)
 	}
-	if w := undecidableWarning(p); w != "" {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	for _, w := range []string{undecidableWarning(p), shortWindowWarning(f, p)} {
+		if w != "" {
+			fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+		}
 	}
 	if _, design := analysis.LayoutOf(p.Protocol); !p.Protocol.Adaptive {
 		if note := roundsNote(design, p.Protocol.Rounds); note != "" {
@@ -200,7 +199,11 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 	if ra.resume != "" {
 		dir = ra.resume
 	} else if dir == "" {
-		dir = filepath.Join(env.Dir, "results", time.Now().Format("20060102-150405"))
+		root := filepath.Join(env.Dir, "results")
+		if err := ignoreResults(root); err != nil {
+			return run.Options{}, err
+		}
+		dir = filepath.Join(root, time.Now().Format("20060102-150405"))
 	}
 	if ra.resume == "" {
 		if err := run.CheckNewDir(dir); err != nil {
@@ -212,6 +215,27 @@ func runOptions(ra runArgs, env Env) (run.Options, error) {
 		Args: ra.recorded, Stackbench: exe, Log: env.Stderr, Live: env.StderrIsTerminal, Width: terminalWidth(env),
 		ToolVersion: toolVersion(), Remote: remoteOptions(env, ra.knownHosts),
 	}, nil
+}
+
+// resultsGitignore is the .gitignore stackbench writes in the default
+// results folder: the runs' journals, reports and logs are not the
+// repository's, and a user who wants one kept copies it out.
+const resultsGitignore = "# Written by stackbench: its runs' journals, reports and logs (docs/run.md).\n# Delete this file to commit them.\n*\n"
+
+// ignoreResults makes the default results folder root, in the user's
+// repository, with a .gitignore of its own, unless it has one already.
+func ignoreResults(root string) error {
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return fmt.Errorf("make the results folder: %w", err)
+	}
+	path := filepath.Join(root, ".gitignore")
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.WriteFile(path, []byte(resultsGitignore), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // runExit turns the run's error into the command's, saying how to go on.
@@ -268,30 +292,11 @@ func keptDatabase(dir string) string {
 	return fmt.Sprintf(" (its embedded database is kept for it in %s, %.0f MiB; delete that directory if you will not resume)", cluster, float64(sizeBytes)/(1<<20))
 }
 
-// secondInterrupt makes a second Ctrl-C stop the process at once; the first
-// one cancels the run's context (see main), which tears down cleanly.
-func secondInterrupt(env Env, dir string) func() {
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, InterruptSignals()...)
-	done := make(chan struct{})
-	go func() {
-		n := 0
-		for {
-			select {
-			case <-ch:
-				n++
-				if n == 1 {
-					fmt.Fprintln(env.Stderr, "\nstopping after tearing down servers and the database; press Ctrl-C again to stop at once")
-					continue
-				}
-				fmt.Fprintf(env.Stderr, "stopped at once; the journal holds every window measured so far; continue with: stackbench run --resume %s\n", dir)
-				os.Exit(130)
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() { signal.Stop(ch); close(done) }
+// runInterruptNotes makes a second Ctrl-C stop the process at once; the first
+// one cancels the run's context (see Main), which tears down cleanly.
+func runInterruptNotes(env Env, dir string) {
+	env.onInterrupt("stopping after tearing down servers and the database; press Ctrl-C again to stop at once",
+		fmt.Sprintf("stopped at once; the journal holds every window measured so far; continue with: stackbench run --resume %s", dir))
 }
 
 // printOutcome counts the windows of a run; a run that failed before its
@@ -357,8 +362,11 @@ func printSteps(w io.Writer, m *report.Model) {
 		return
 	}
 	family := "each call on its own"
-	if m.Header.Family == "run" && m.Header.FamilyCalls > 1 {
+	switch {
+	case m.Header.Family == "run" && m.Header.FamilyCalls > 1:
 		family = fmt.Sprintf("false calls controlled over the run's %d calls", m.Header.FamilyCalls)
+	case m.Header.Family == "run":
+		family = fmt.Sprintf("false calls controlled over the run's calls, of which %d valid", m.Header.FamilyCalls)
 	}
 	fmt.Fprintf(w, "\nWhat each step bought (throughput; each call from its %.4g%% interval alone, minimum effect %g%%; %s):\n",
 		100*(1-m.Header.Alpha), 100*m.Header.MinEffect, family)
@@ -399,12 +407,8 @@ func printThresholds(w io.Writer, m *report.Model) {
 
 // terminalWidth is the width of the terminal on stderr, 0 when it is not one.
 func terminalWidth(env Env) int {
-	if !env.StderrIsTerminal {
+	if !env.StderrIsTerminal || env.StderrWidth == nil {
 		return 0
 	}
-	w, _, err := term.GetSize(int(os.Stderr.Fd()))
-	if err != nil {
-		return 0
-	}
-	return w
+	return env.StderrWidth()
 }

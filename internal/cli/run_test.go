@@ -144,3 +144,50 @@ func TestFailedRunSaysHowToContinue(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintStepsKeepsTheFamilyWhenNoCallIsValid: with every call invalid,
+// a family: run plan is not reported as "each call on its own".
+func TestPrintStepsKeepsTheFamilyWhenNoCallIsValid(t *testing.T) {
+	m := &report.Model{
+		Header: analysis.Header{Alpha: 0.05, MinEffect: 0.05, Family: "run", FamilyCalls: 0},
+		Groups: []analysis.GroupStep{{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Cases: 1}},
+		Steps: []analysis.Step{{Kind: "adjacent", From: "a", To: "b", Case: "user", Concurrency: 32, Database: true,
+			Throughput: analysis.Change{Call: stats.CallInvalid, Reason: "a is insufficient"}}},
+	}
+	var b strings.Builder
+	printSteps(&b, m)
+	if strings.Contains(b.String(), "each call on its own") || !strings.Contains(b.String(), "false calls controlled over the run's calls, of which 0 valid") {
+		t.Errorf("steps:\n%s", b.String())
+	}
+}
+
+// TestDefaultResultsAreIgnored: the default results folder is made with a
+// .gitignore of its own, so a run leaves git status as it was; a user's
+// own .gitignore there is kept.
+func TestDefaultResultsAreIgnored(t *testing.T) {
+	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./a}\n")
+	env := Env{Stdout: &strings.Builder{}, Stderr: &strings.Builder{}, Getenv: func(string) string { return "" }, Dir: dir}
+	ra, err := parseRunArgs(nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := runOptions(ra, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "results")
+	if filepath.Dir(opt.Dir) != root {
+		t.Fatalf("results in %s, want under %s", opt.Dir, root)
+	}
+	data, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+	if err != nil || !strings.Contains(string(data), "\n*\n") {
+		t.Fatalf("results/.gitignore: %q, %v", data, err)
+	}
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("mine\n"), 0o644)
+	if _, err := runOptions(ra, env); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(root, ".gitignore")); string(data) != "mine\n" {
+		t.Errorf("the user's .gitignore was replaced: %q", data)
+	}
+}

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/dx"
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/osutil"
 	"github.com/stackbench/stackbench/internal/plan"
-	"github.com/stackbench/stackbench/internal/process"
 	"github.com/stackbench/stackbench/internal/stack"
+	"github.com/stackbench/stackbench/internal/suite/dx"
+	"github.com/stackbench/stackbench/internal/suite/spawn"
 )
 
 // Files in which results directories written before the suites were
@@ -140,7 +140,7 @@ func prepareProcess(ctx context.Context, ps *plan.ProcessSuite, logDir string, p
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
-					return fmt.Errorf("%s of command %q at size %d (%s, in %s): %v\n%s", step.name, c.Name, size, command, c.Dir, err, osutil.Tail(log, 0))
+					return fmt.Errorf("%s of command %q at size %d (%s, in %s): %v\n%s", step.name, c.Name, size, command, c.Dir, err, fileutil.Tail(log, 0))
 				}
 			}
 		}
@@ -149,16 +149,16 @@ func prepareProcess(ctx context.Context, ps *plan.ProcessSuite, logDir string, p
 }
 
 // runProcess prepares and runs the process suite of a file.
-func runProcess(ctx context.Context, ps *plan.ProcessSuite, logDir string, progress func(string)) (process.Result, error) {
+func runProcess(ctx context.Context, ps *plan.ProcessSuite, logDir string, progress func(string)) (spawn.Result, error) {
 	if err := prepareProcess(ctx, ps, logDir, progress); err != nil {
-		return process.Result{}, err
+		return spawn.Result{}, err
 	}
-	var cmds []process.Command
+	var cmds []spawn.Command
 	for _, c := range ps.Commands {
 		// One environment for all sizes: the suite adds STACKBENCH_SIZE itself.
-		cmds = append(cmds, process.Command{Name: c.Name, Dir: c.Dir, Argv: c.Run, Env: commandEnv(c, 0)[1:]})
+		cmds = append(cmds, spawn.Command{Name: c.Name, Dir: c.Dir, Argv: c.Run, Env: commandEnv(c, 0)[1:]})
 	}
-	return process.Run(ctx, cmds, process.Options{Sizes: ps.Sizes, Warmup: ps.Warmup, Rounds: ps.Rounds, Timeout: ps.Timeout, Progress: progress})
+	return spawn.Run(ctx, cmds, spawn.Options{Sizes: ps.Sizes, Warmup: ps.Warmup, Rounds: ps.Rounds, Timeout: ps.Timeout, Progress: progress})
 }
 
 // runSuitePhases is the dx and process phases of `stackbench run`, after

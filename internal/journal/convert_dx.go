@@ -1,6 +1,6 @@
 package journal
 
-import "github.com/stackbench/stackbench/internal/dx"
+import "github.com/stackbench/stackbench/internal/suite/dx"
 
 // DXResultOf converts v to its journaled form.
 func DXResultOf(v dx.Result) DXResult {

@@ -1,9 +1,9 @@
 package journal
 
-import "github.com/stackbench/stackbench/internal/process"
+import "github.com/stackbench/stackbench/internal/suite/spawn"
 
 // ProcessResultOf converts v to its journaled form.
-func ProcessResultOf(v process.Result) ProcessResult {
+func ProcessResultOf(v spawn.Result) ProcessResult {
 	return ProcessResult{
 		Sizes:    v.Sizes,
 		Commands: v.Commands,
@@ -15,9 +15,9 @@ func ProcessResultOf(v process.Result) ProcessResult {
 	}
 }
 
-// Process converts v back to a process.Result.
-func (v ProcessResult) Process() process.Result {
-	return process.Result{
+// Process converts v back to a spawn.Result.
+func (v ProcessResult) Process() spawn.Result {
+	return spawn.Result{
 		Sizes:    v.Sizes,
 		Commands: v.Commands,
 		Warmup:   v.Warmup,
@@ -29,7 +29,7 @@ func (v ProcessResult) Process() process.Result {
 }
 
 // ProcessSampleOf converts v to its journaled form.
-func ProcessSampleOf(v process.Sample) ProcessSample {
+func ProcessSampleOf(v spawn.Sample) ProcessSample {
 	return ProcessSample{
 		Command:  v.Command,
 		Size:     v.Size,
@@ -42,9 +42,9 @@ func ProcessSampleOf(v process.Sample) ProcessSample {
 	}
 }
 
-// Process converts v back to a process.Sample.
-func (v ProcessSample) Process() process.Sample {
-	return process.Sample{
+// Process converts v back to a spawn.Sample.
+func (v ProcessSample) Process() spawn.Sample {
+	return spawn.Sample{
 		Command:  v.Command,
 		Size:     v.Size,
 		Round:    v.Round,
@@ -57,7 +57,7 @@ func (v ProcessSample) Process() process.Sample {
 }
 
 // ProcessCellOf converts v to its journaled form.
-func ProcessCellOf(v process.Cell) ProcessCell {
+func ProcessCellOf(v spawn.Cell) ProcessCell {
 	return ProcessCell{
 		Command: v.Command,
 		Size:    v.Size,
@@ -67,9 +67,9 @@ func ProcessCellOf(v process.Cell) ProcessCell {
 	}
 }
 
-// Process converts v back to a process.Cell.
-func (v ProcessCell) Process() process.Cell {
-	return process.Cell{
+// Process converts v back to a spawn.Cell.
+func (v ProcessCell) Process() spawn.Cell {
+	return spawn.Cell{
 		Command: v.Command,
 		Size:    v.Size,
 		Wall:    v.Wall.Process(),
@@ -79,7 +79,7 @@ func (v ProcessCell) Process() process.Cell {
 }
 
 // ProcessSpreadOf converts v to its journaled form.
-func ProcessSpreadOf(v process.Spread) ProcessSpread {
+func ProcessSpreadOf(v spawn.Spread) ProcessSpread {
 	return ProcessSpread{
 		Median:    v.Median,
 		Q1:        v.Q1,
@@ -91,9 +91,9 @@ func ProcessSpreadOf(v process.Spread) ProcessSpread {
 	}
 }
 
-// Process converts v back to a process.Spread.
-func (v ProcessSpread) Process() process.Spread {
-	return process.Spread{
+// Process converts v back to a spawn.Spread.
+func (v ProcessSpread) Process() spawn.Spread {
+	return spawn.Spread{
 		Median:    v.Median,
 		Q1:        v.Q1,
 		Q3:        v.Q3,
@@ -105,7 +105,7 @@ func (v ProcessSpread) Process() process.Spread {
 }
 
 // ProcessCallOf converts v to its journaled form.
-func ProcessCallOf(v process.Call) ProcessCall {
+func ProcessCallOf(v spawn.Call) ProcessCall {
 	return ProcessCall{
 		Size:    v.Size,
 		From:    v.From,
@@ -117,9 +117,9 @@ func ProcessCallOf(v process.Call) ProcessCall {
 	}
 }
 
-// Process converts v back to a process.Call.
-func (v ProcessCall) Process() process.Call {
-	return process.Call{
+// Process converts v back to a spawn.Call.
+func (v ProcessCall) Process() spawn.Call {
+	return spawn.Call{
 		Size:    v.Size,
 		From:    v.From,
 		To:      v.To,

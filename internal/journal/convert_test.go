@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/capacity"
-	"github.com/stackbench/stackbench/internal/dx"
 	"github.com/stackbench/stackbench/internal/host"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
-	"github.com/stackbench/stackbench/internal/process"
+	"github.com/stackbench/stackbench/internal/suite/dx"
+	"github.com/stackbench/stackbench/internal/suite/spawn"
 )
 
 // TestConvertersKeepEveryField fills each type the journal converts from
@@ -50,10 +50,10 @@ func TestConvertersKeepEveryField(t *testing.T) {
 	jd := DXResultOf(d)
 	check("dx.Result", d, jd, jd.DX())
 
-	var pr process.Result
+	var pr spawn.Result
 	fill(reflect.ValueOf(&pr).Elem(), "process", 0)
 	jpr := ProcessResultOf(pr)
-	check("process.Result", pr, jpr, jpr.Process())
+	check("spawn.Result", pr, jpr, jpr.Process())
 
 	var c capacity.Report
 	fill(reflect.ValueOf(&c).Elem(), "capacity", 0)

@@ -22,7 +22,8 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/fileutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 )
 
 // Superuser is the role initdb creates; it owns every database of the cluster.
@@ -279,7 +280,7 @@ func (c *Cluster) startOnPort(ctx context.Context, port int, logPath string, log
 	c.launched = true
 	out, err := c.runOn(ctx, c.cpus, "pg_ctl", "start", "-w", "-t", "120", "-D", c.dataDir(), "-l", logPath)
 	if err != nil {
-		tail := osutil.Tail(logPath, logStart)
+		tail := fileutil.Tail(logPath, logStart)
 		if strings.Contains(tail, "could not bind") || strings.Contains(tail, "already in use") {
 			return fmt.Errorf("start PostgreSQL on port %d: %w by another process; choose another port, "+
 				"or none for a free one\n%s", port, errPortInUse, tail)
@@ -529,15 +530,15 @@ func writeState(dir string, st clusterState) error {
 	if err != nil {
 		return err
 	}
-	return osutil.WriteFile(filepath.Join(dir, stateFile), append(b, '\n'), 0o600)
+	return fileutil.WriteFile(filepath.Join(dir, stateFile), append(b, '\n'), 0o600)
 }
 
 // pickPort returns preferred when it is free, else a free loopback port.
 func pickPort(preferred int) int {
-	if preferred != 0 && osutil.PortFree(preferred) {
+	if preferred != 0 && netutil.PortFree(preferred) {
 		return preferred
 	}
-	port, _ := osutil.FreePort()
+	port, _ := netutil.FreePort()
 	return port
 }
 

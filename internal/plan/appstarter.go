@@ -5,14 +5,49 @@ import (
 	"strings"
 )
 
-// AppStarter is the custom-workload file `stackbench init` writes for the
-// app in dir (named name): one GET case compared as JSON, no database, and
-// a comment on each key a real app soon needs. stacks is the stacks
-// section (StarterStacks or CompareStacks); cases the cases (nil: one GET
-// of /).
-func AppStarter(name string, stacks string, cases []StarterCase) string {
+// StarterApp is what `stackbench init` found in the app's repository, for
+// AppStarter; the zero value of a field means nothing was found, and the
+// starter then writes the usual placeholder with its comment.
+type StarterApp struct {
+	// Name is the workload's name.
+	Name string
+	// Health is the path polled until the first 200; HealthNote says where
+	// it was found ("from openapi.yaml").
+	Health, HealthNote string
+	// Schema are the SQL migration files found, as globs in order;
+	// SchemaNote says where. With a schema the workload gets the run's
+	// PostgreSQL.
+	Schema     []string
+	SchemaNote string
+	// Stacks is the stacks section (AppStacks or CompareStacks).
+	Stacks string
+	// Cases are the cases (nil: one GET of /).
+	Cases []StarterCase
+}
+
+// AppStarter is the custom-workload file `stackbench init` writes for an
+// app: one GET case compared as JSON unless Cases say otherwise, what the
+// repository showed (its health route, its migrations) with a comment on
+// where it came from, and a comment on each key a real app soon needs.
+func AppStarter(app StarterApp) string {
+	cases := app.Cases
 	if len(cases) == 0 {
 		cases = []StarterCase{{Name: "home", Path: "/", Ignore: true}}
+	}
+	health := "health: /                 # polled until it answers 200; e.g. /health (a guess: none found)"
+	if app.Health != "" {
+		health = fmt.Sprintf("health: %s   # polled until it answers 200; %s", yamlScalar(app.Health), app.HealthNote)
+	}
+	database := `database: none            # the app brings its own storage; or give it yours:
+  # database:
+  #   schema: [migrations/*.up.sql]   # SQL files, in order, into a template database`
+	if len(app.Schema) > 0 {
+		quoted := make([]string, len(app.Schema))
+		for i, g := range app.Schema {
+			quoted[i] = yamlScalar(g)
+		}
+		database = fmt.Sprintf(`database:                 # the run's PostgreSQL, with your schema (%s)
+    schema: [%s]   # SQL files, in order, into a template database`, app.SchemaNote, strings.Join(quoted, ", "))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `# stackbench.yaml: your own app, measured as you change it.
@@ -20,10 +55,8 @@ func AppStarter(name string, stacks string, cases []StarterCase) string {
 # The format is in docs/config.md; a worked example is examples/blog.
 workload:
   name: %s
-  health: /                 # polled until it answers 200; e.g. /health
-  database: none            # the app brings its own storage; or give it yours:
-  # database:
-  #   schema: [migrations/*.up.sql]   # SQL files, in order, into a template database
+  %s
+  %s
   #   setup: ./bin/migrate up         # or a command, with DATABASE_URL set
   #   seed: seed/seed.sql             # SQL file or command, once
   #   reset: "TRUNCATE comments"      # before each window of a case with inserts: true
@@ -43,7 +76,7 @@ workload:
   #     body: '{"name":"item ${i}"}'
   #     capture: {ids: body.item.id}
   cases:                    # ${ids} cycles over a list, ${rand:1..100} draws, ${env:NAME}, ${line:FILE}
-`, name)
+`, app.Name, health, database)
 	for _, c := range cases {
 		if c.Comment != "" {
 			fmt.Fprintf(&b, "    # %s\n", c.Comment)
@@ -55,7 +88,7 @@ workload:
 	}
 	b.WriteString(`profile: quick
 `)
-	b.WriteString(stacks)
+	b.WriteString(app.Stacks)
 	return b.String()
 }
 
@@ -68,30 +101,59 @@ type StarterCase struct {
 	Ignore  bool
 }
 
+// StarterBuild is how a starter builds and starts the app: what init
+// found in the repository, each with a comment saying so or that it is a
+// guess. The zero value is the usual placeholder.
+type StarterBuild struct {
+	// Build and Start are the commands; BuildNote and StartNote their
+	// comments.
+	Build, BuildNote string
+	Start, StartNote string
+}
+
+func (sb StarterBuild) orDefault() StarterBuild {
+	if sb.Build == "" {
+		sb.Build, sb.BuildNote = "go build -o bin/app .", "your build command, or remove the line"
+	}
+	if sb.Start == "" {
+		sb.Start, sb.StartNote = "./bin/app", "must listen on 127.0.0.1:$PORT"
+	}
+	return sb
+}
+
 // StarterStacks is a starter's stacks section: the app in this directory.
-const StarterStacks = `stacks:
+var StarterStacks = AppStacks(StarterBuild{})
+
+// AppStacks is a starter's stacks section for the app in this directory,
+// built and started as sb says.
+func AppStacks(sb StarterBuild) string {
+	sb = sb.orDefault()
+	return fmt.Sprintf(`stacks:
   - name: app
     dir: .
-    build: go build -o bin/app .     # your build command, or remove the line
-    start: ./bin/app                 # must listen on 127.0.0.1:$PORT
-`
+    build: %s     # %s
+    start: %s                 # %s
+`, yamlScalar(sb.Build), sb.BuildNote, yamlScalar(sb.Start), sb.StartNote)
+}
 
 // CompareStacks is a starter's stacks section for two revisions of the
-// repository in this directory: each built and started in a worktree of
-// its commit, in one interleaved run.
-func CompareStacks(from, to string) string {
+// repository in this directory: each built and started, as sb says, in a
+// worktree of its commit, in one interleaved run.
+func CompareStacks(from, to string, sb StarterBuild) string {
+	sb = sb.orDefault()
 	return fmt.Sprintf(`stacks:                              # two revisions of this repository, one run
   - name: %s
     dir: .
     git: %s                     # built and started in a worktree of this commit
-    build: go build -o bin/app .     # your build command, or remove the line
-    start: ./bin/app                 # must listen on 127.0.0.1:$PORT
+    build: %s     # %s
+    start: %s                 # %s
   - name: %s
     dir: .
     git: %s
-    build: go build -o bin/app .
-    start: ./bin/app
-`, sanitize(from), yamlScalar(from), sanitize(to), yamlScalar(to))
+    build: %s
+    start: %s
+`, sanitize(from), yamlScalar(from), yamlScalar(sb.Build), sb.BuildNote, yamlScalar(sb.Start), sb.StartNote,
+		sanitize(to), yamlScalar(to), yamlScalar(sb.Build), yamlScalar(sb.Start))
 }
 
 // yamlScalar quotes s when YAML would read it as something else.

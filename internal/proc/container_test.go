@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/load"
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 )
 
 // needDocker returns the docker command, or ends the test saying exactly
@@ -111,7 +111,7 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 	const work = "600" // SHA-256 rounds per request: the server's own CPU dominates
 	start := func(name string, container bool) *Process {
 		t.Helper()
-		port, err := osutil.FreePort()
+		port, err := netutil.FreePort()
 		if err != nil {
 			t.Fatal(err)
 		}

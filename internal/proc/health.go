@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 )
 
 // healthPollInterval is the pause between two health requests during boot.
@@ -62,7 +62,7 @@ func pollHealth(ctx context.Context, s Spec, done <-chan struct{}, spawned time.
 // the stack is left behind to weigh on its first measured window) and
 // follows redirects on this machine only.
 func healthClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: osutil.LoopbackRedirects}
+	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: netutil.LoopbackRedirects}
 }
 
 // healthOnce sends one GET and returns its status and when the response

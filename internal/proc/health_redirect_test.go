@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 )
 
 // The health client follows no redirect away from this machine.
@@ -21,7 +21,7 @@ func TestHealthRefusesARedirectElsewhere(t *testing.T) {
 	defer c.CloseIdleConnections()
 	t0 := time.Now()
 	_, _, err := healthOnce(context.Background(), c, srv.URL+"/health")
-	if !errors.Is(err, osutil.ErrRedirectRefused) || time.Since(t0) > time.Second {
+	if !errors.Is(err, netutil.ErrRedirectRefused) || time.Since(t0) > time.Second {
 		t.Errorf("health behind a redirect to another host: %v after %v; want it refused at once", err, time.Since(t0))
 	}
 }

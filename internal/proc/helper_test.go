@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 )
 
 // The test binary doubles as the child programs of these tests: with
@@ -168,7 +168,7 @@ func helperCommand() string {
 // serverSpec is a Spec for the helper server on a free port.
 func serverSpec(t *testing.T, env ...string) Spec {
 	t.Helper()
-	port, err := osutil.FreePort()
+	port, err := netutil.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 package proc
 
 import (
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
@@ -20,4 +20,4 @@ func PortHolder(port int) (pid int, cmdline string, ok bool) {
 // portInUse reports whether something accepts or binds the port even when
 // PortHolder cannot see who: a listener of another user, or another network
 // namespace sharing the loopback.
-func portInUse(port int) bool { return !osutil.PortFree(port) }
+func portInUse(port int) bool { return !netutil.PortFree(port) }

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/platform/local"
 	"golang.org/x/sys/unix"
 )
@@ -157,7 +158,45 @@ func portFree(port int) error {
 	return nil
 }
 
+// The size past which a stack's log is cut when a process of it starts,
+// and what of it is kept: a stack started fresh every round appends a
+// start's worth each time (four runs of one app wrote 261 MB), and only
+// the latest output explains a failure (formatTail reads the end).
+const (
+	MaxLogBytes  = 32 << 20
+	KeepLogBytes = 1 << 20
+)
+
+// capLog cuts the log at path to its last KeepLogBytes when it holds more
+// than MaxLogBytes, saying so at its top; a missing log is left alone.
+func capLog(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() <= MaxLogBytes {
+		return nil // a symlink planted there is refused when the log opens
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	tail := make([]byte, KeepLogBytes)
+	n, err := f.ReadAt(tail, st.Size()-KeepLogBytes)
+	f.Close()
+	if err != nil && err != io.EOF {
+		return err
+	}
+	tail = tail[:n]
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:] // from a whole line
+	}
+	head := fmt.Sprintf("=== stackbench: this log reached %d MiB and was cut to its last %d KiB at %s\n",
+		st.Size()>>20, len(tail)>>10, time.Now().UTC().Format(time.RFC3339))
+	return fileutil.WriteFile(path, append([]byte(head), tail...), 0o600)
+}
+
 func openLog(s Spec) (*os.File, int64, error) {
+	if err := capLog(s.LogPath); err != nil {
+		return nil, 0, fmt.Errorf("start stack %q: cut its log %s: %w", s.Name, s.LogPath, err)
+	}
 	// No-follow: a symlink planted at the log's path must not send the
 	// stack's output into its target.
 	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
@@ -242,8 +281,8 @@ func exitStatus(err error) string {
 }
 
 // LogTail returns the end of what this run of the stack wrote to its log
-// (osutil.Tail).
-func (p *Process) LogTail() string { return osutil.Tail(p.spec.LogPath, p.logOffset) }
+// (fileutil.Tail).
+func (p *Process) LogTail() string { return fileutil.Tail(p.spec.LogPath, p.logOffset) }
 
 func formatTail(path, tail string) string {
 	if tail == "" {

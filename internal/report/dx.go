@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/stackbench/stackbench/internal/dx"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/process"
+	"github.com/stackbench/stackbench/internal/suite/dx"
+	"github.com/stackbench/stackbench/internal/suite/spawn"
 )
 
 // Files in which a results directory written before the suites were
@@ -30,7 +30,7 @@ type DXSection struct {
 
 // ProcessSection is the process suite, as measured.
 type ProcessSection struct {
-	process.Result
+	spawn.Result
 }
 
 // readSuites attaches the suites' results to the model: the journal's
@@ -50,7 +50,7 @@ func readSuites(dir string, res *journal.Results, m *Model) error {
 	if ok && len(d.Targets) > 0 {
 		m.DX = &DXSection{Targets: d.Targets}
 	}
-	var p process.Result
+	var p spawn.Result
 	ok = res.Process != nil
 	if ok {
 		p = res.Process.Process()

@@ -245,14 +245,21 @@ func callLabel(c analysis.Change) string {
 // windowsNeededText says how many windows a side (pairs, for a paired
 // call) would likely decide an undecided call.
 func windowsNeededText(c analysis.Change) string {
-	unit := "windows a side"
-	if c.Pairs > 0 {
-		unit = "pairs"
-	}
+	unit := neededUnit(c)
 	if c.WindowsNeeded >= stats.MaxWindowsNeeded {
 		return fmt.Sprintf("more than %d %s would be needed", stats.MaxWindowsNeeded, unit)
 	}
 	return fmt.Sprintf("~%d %s would decide it in 80 %% of runs", c.WindowsNeeded, unit)
+}
+
+// neededUnit is what an undecided call's need is counted in: pairs (rounds
+// with a window on each side) for a paired call, windows a side otherwise.
+// The verdict and each case's line say the same.
+func neededUnit(c analysis.Change) string {
+	if c.Pairs > 0 {
+		return "pairs"
+	}
+	return "windows a side"
 }
 
 // CallCounts lists a group's calls that occurred, "1 loss, 3 same".

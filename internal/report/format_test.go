@@ -44,3 +44,44 @@ func TestUnboundedIntervalCountsWhatTheTestCompared(t *testing.T) {
 		t.Errorf("intervalText = %q, want windows when each process served one", got)
 	}
 }
+
+// TestVerdictCountsTheNeedInTheCallsUnit: a paired run's undecided calls
+// say how many pairs would decide them, and so does the verdict's "To
+// decide" line, also past stats.MaxWindowsNeeded: one unit on the page.
+func TestVerdictCountsTheNeedInTheCallsUnit(t *testing.T) {
+	for _, need := range []int{7, stats.MaxWindowsNeeded} {
+		m := fixtureModel(t)
+		for i := range m.Steps {
+			if c := &m.Steps[i].Throughput; c.Call == stats.CallUndecided {
+				c.Pairs, c.WindowsNeeded = 6, need
+			}
+		}
+		lines := VerdictLines(m)
+		if !strings.Contains(lines[2], " pairs") || strings.Contains(lines[2], "windows a side") {
+			t.Errorf("need %d: verdict %q, want the need in pairs", need, lines[2])
+		}
+		for _, s := range m.Steps {
+			if s.Throughput.Call == stats.CallUndecided {
+				if got := windowsNeededText(s.Throughput); !strings.Contains(got, " pairs") {
+					t.Errorf("need %d: case line %q, want pairs", need, got)
+				}
+				break
+			}
+		}
+	}
+}
+
+// TestFamilyLabelWhenNoCallIsValid: a run planned with family: run whose
+// calls are all invalid still says family: run (analysis counts 0 calls
+// in the family; that is not family: step).
+func TestFamilyLabelWhenNoCallIsValid(t *testing.T) {
+	for _, n := range []int{0, 1} {
+		got := familyText(analysis.Header{Family: "run", FamilyCalls: n, Alpha: 0.05})
+		if !strings.Contains(got, "family: run") || strings.Contains(got, "family: step") {
+			t.Errorf("%d valid calls: %q, want family: run", n, got)
+		}
+	}
+	if got := familyText(analysis.Header{Family: "step", Alpha: 0.05}); !strings.Contains(got, "family: step") {
+		t.Errorf("family step: %q", got)
+	}
+}

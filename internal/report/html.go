@@ -39,6 +39,13 @@ func WriteHTML(w io.Writer, m *Model) error {
 type htmlView struct {
 	M           *Model
 	HeaderLines []string
+	// Measured are the header's protocol sentences (rounds, layout, the
+	// call rule, host speed, warm-up, placement), folded under "How this
+	// was measured"; HeaderLines keep the run's own facts.
+	Measured []string
+	// ForestTP and ForestCPU are the forest plots of throughput and of
+	// throughput per CPU-second (forest.go), the page's first picture.
+	ForestTP, ForestCPU template.HTML
 	// Verdict is the run's verdict in three lines (VerdictLines), the
 	// page's first words; Thresholds are the threshold checks as lines.
 	Verdict     []string
@@ -122,8 +129,11 @@ type cellView struct {
 }
 
 func newHTMLView(m *Model) htmlView {
-	v := htmlView{M: m, HeaderLines: headerLines(m), Verdict: VerdictLines(m), Thresholds: thresholdLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
+	v := htmlView{M: m, Verdict: VerdictLines(m), Thresholds: thresholdLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
+	v.HeaderLines, v.Measured = splitHeader(headerLines(m))
 	v.HostSpeed = hostSpeedStrip(m.Header.HostSpeed)
+	v.ForestTP = forestPlot("forest plot: each step's change in throughput, by case", forestGroups(m, func(s analysis.Step) analysis.Change { return s.Throughput }), m.Header.MinEffect)
+	v.ForestCPU = forestPlot("forest plot: each step's change in throughput per CPU-second, by case", forestGroups(m, func(s analysis.Step) analysis.Change { return s.PerCPU }), m.Header.MinEffect)
 	colors := map[string]string{}
 	for i, s := range m.Header.Stacks {
 		colors[s] = stackColor(i)
@@ -152,6 +162,13 @@ func newHTMLView(m *Model) htmlView {
 		v.CostNotes = append(costKindNotes(c), c.Caveats...)
 	}
 	return v
+}
+
+// splitHeader keeps the header's first two sentences (the run and its
+// stacks) in view and returns the rest, the protocol, to be folded.
+func splitHeader(lines []string) (facts, protocol []string) {
+	n := min(2, len(lines))
+	return lines[:n], lines[n:]
 }
 
 func chipRows(m *Model) []chipRow {

@@ -56,6 +56,37 @@ func renderInChromium(t *testing.T, page string) (dom, log string) {
 	return stdout.String(), stderr.String()
 }
 
+var shotOut = flag.String("shot-out", "", "also write the screenshot of the fixture's first screen to this path (to look at it)")
+
+// screenshotInChromium takes a PNG of the page's first screen (1300 × 1000
+// CSS pixels) in headless Chromium with no network.
+func screenshotInChromium(t *testing.T, page string) []byte {
+	t.Helper()
+	bin := chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--no-first-run", "--user-data-dir="+t.TempDir(), "--hide-scrollbars",
+		"--window-size=1300,1000", "--screenshot="+shot, "file://"+page)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium --screenshot: %v\n%s", err, out)
+	}
+	png, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *shotOut != "" {
+		if err := os.WriteFile(*shotOut, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return png
+}
+
 func writeFixtureHTML(t *testing.T) (string, *Model) {
 	t.Helper()
 	m := fixtureModel(t)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/stackbench/stackbench/internal/analysis"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 func WriteMarkdown(w io.Writer, m *Model) error {
 	var b strings.Builder
 	mdHeader(&b, m)
+	mdForest(&b, m)
 	mdSteps(&b, m)
 	mdLatency(&b, m)
 	mdCells(&b, m)
@@ -44,10 +46,18 @@ func mdHeader(b *strings.Builder, m *Model) {
 		}
 		b.WriteString("\n")
 	}
-	for _, line := range headerLines(m) {
+	facts, protocol := splitHeader(headerLines(m))
+	for _, line := range facts {
 		b.WriteString(line + "\n")
 	}
 	b.WriteString("\n")
+	if len(protocol) > 0 {
+		b.WriteString("<details><summary>How this was measured</summary>\n\n")
+		for _, line := range protocol {
+			b.WriteString(line + "\n\n")
+		}
+		b.WriteString("</details>\n\n")
+	}
 	if len(h.Warnings)+len(h.JournalNotes) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range h.Warnings {
@@ -154,7 +164,14 @@ func callRule(alpha, minEffect float64) string {
 
 // familyText says how false calls were controlled over the run.
 func familyText(h analysis.Header) string {
-	if h.Family != "run" || h.FamilyCalls <= 1 {
+	switch {
+	case h.Family == "run" && h.FamilyCalls == 0:
+		// Analysis counts only the calls it could make: with every cell
+		// pair invalid there were none, but the family is still the run.
+		return "False gains and losses are controlled over the run's calls at once (family: run), but no call had two valid cells, so none was made."
+	case h.Family == "run" && h.FamilyCalls == 1:
+		return "False gains and losses are controlled over the run's calls at once (family: run); with one valid call that is its own α."
+	case h.Family != "run":
 		return "Each call is bounded at α on its own (family: step): with many calls, an unchanged run can show a false gain or loss."
 	}
 	return fmt.Sprintf("False gains and losses are controlled over the run's %d calls at once (family: run; Benjamini–Hochberg at α = %s): in an unchanged run the chance of any false gain or loss is at most α, and a called gain or loss shows its interval at the adjusted level (selected ÷ calls × α).",
@@ -195,6 +212,33 @@ func groupRow(r analysis.GroupStep) []string {
 		row = append(row, fmt.Sprint(r.Calls[c]))
 	}
 	return append(row, fmt.Sprint(r.Flagged))
+}
+
+// mdForest is the forest plot as a table: every step on every case, its
+// throughput call, estimate and interval, sorted from the largest loss to
+// the largest gain, with the row drawn in text on one log axis.
+func mdForest(b *strings.Builder, m *Model) {
+	groups := forestGroups(m, func(s analysis.Step) analysis.Change { return s.Throughput })
+	rows := sortedByEffect(groups)
+	if len(rows) == 0 {
+		return
+	}
+	lo, hi := forestRange(groups, m.Header.MinEffect)
+	fmt.Fprintf(b, "## Every step by effect\n\nThroughput, sorted by the estimated change. The axis runs from %s to %s on a log scale: `●` the estimate, `─` its interval, `┊` no change, `·` the ±%s band.\n\n",
+		fmtPct(100*(math.Pow(10, lo)-1)), fmtPct(100*(math.Pow(10, hi)-1)), fmtFraction(m.Header.MinEffect))
+	t := mdTable{head: []string{"step", "case", "c", "call", "estimate (interval)", "picture"}}
+	for _, r := range rows {
+		pic := forestText(r.Change, lo, hi, m.Header.MinEffect)
+		if pic != "" {
+			pic = "`" + pic + "`"
+		}
+		step := stepLabel(r.Step)
+		if r.Step.Kind == analysis.StepOverall {
+			step += " (overall)"
+		}
+		t.add(step, "`"+r.Step.Case+"`", fmt.Sprint(r.Step.Concurrency), callCell(r.Change), estimateText(r.Change), pic)
+	}
+	t.write(b)
 }
 
 func mdSteps(b *strings.Builder, m *Model) {

@@ -52,7 +52,10 @@ type ProfiledCell struct {
 	Top []ProfileTop `json:"top"`
 	// Statements are pg_stat_statements over the window, per request.
 	Statements []StatementPerRequest `json:"statements,omitempty"`
-	Problems   []string              `json:"problems,omitempty"`
+	// Findings are the known patterns the window shows (patterns.go),
+	// in words with their figures.
+	Findings []Finding `json:"findings,omitempty"`
+	Problems []string  `json:"problems,omitempty"`
 	// Flame is the flame graph of FlameSource (Go's CPU profile, else
 	// perf's of the server), per request, frames under 0.5 % cut.
 	FlameSource string               `json:"flame_source,omitempty"`
@@ -294,6 +297,7 @@ func profiledCell(dir string, p journal.Profiling, m *Model) (ProfiledCell, map[
 		}
 		pc.Top = append(pc.Top, ProfileTop{Source: src.name, Unit: s.Unit, Total: s.Total, Samples: s.Samples, Captured: s.Captured, Functions: top})
 	}
+	pc.Findings = findPatterns(pc, sums)
 	return pc, sums
 }
 

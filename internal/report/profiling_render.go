@@ -34,6 +34,12 @@ func mdProfiling(b *strings.Builder, m *Model) {
 			fmt.Fprintf(b, "- %s %s c%d: %s\n", mdEscape(c.Stack), mdEscape(c.Case), c.Concurrency, mdEscape(p))
 		}
 	}
+	if f := findingLines(s); len(f) > 0 {
+		b.WriteString("\n**What the profiles show**\n\n")
+		for _, l := range f {
+			fmt.Fprintf(b, "- %s\n", mdEscape(l))
+		}
+	}
 	for _, st := range s.Steps {
 		fmt.Fprintf(b, "\n### %s → %s, %s (c%d)\n\n", mdEscape(st.From), mdEscape(st.To), mdEscape(st.Case), st.Concurrency)
 		for _, e := range st.Explanations {
@@ -97,6 +103,12 @@ func WriteProfilingText(w io.Writer, m *Model, top int) error {
 		if c.OverheadPct != nil {
 			fmt.Fprintf(&b, "profile window %s %s c%d: %.1f req/s against the cell's median %.1f (%+.1f %%)\n", c.Stack, c.Case, c.Concurrency,
 				c.ThroughputRPS, c.CellMedianRPS, -*c.OverheadPct)
+		}
+	}
+	if f := findingLines(s); len(f) > 0 {
+		b.WriteString("\nWhat the profiles show:\n")
+		for _, l := range f {
+			fmt.Fprintf(&b, "  %s\n", l)
 		}
 	}
 	for _, st := range s.Steps {
@@ -219,4 +231,16 @@ func shortName(name string) string {
 		return name[i+1:]
 	}
 	return name
+}
+
+// findingLines are the cells' known patterns (Finding), one line each,
+// named by their cell.
+func findingLines(s *ProfilingSection) []string {
+	var out []string
+	for _, c := range s.Cells {
+		for _, f := range c.Findings {
+			out = append(out, fmt.Sprintf("%s %s c%d: %s", c.Stack, c.Case, c.Concurrency, f.Text))
+		}
+	}
+	return out
 }

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/dx"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/process"
+	"github.com/stackbench/stackbench/internal/suite/dx"
+	"github.com/stackbench/stackbench/internal/suite/spawn"
 )
 
 // suitesDir is a copy of the fixture run with the dx and process suites'
@@ -30,12 +30,12 @@ func suitesDir(t *testing.T, journaled bool) string {
 			Reload: &dx.Spread{Median: ms(388), Min: ms(380), Max: ms(392), N: 3}},
 		{Name: "hand", Size: 100, Build: &dx.Timing{Warm: &dx.Spread{Median: ms(310), Min: ms(300), Max: ms(330), N: 3}}, ArtifactBytes: 1 << 21},
 	}}
-	p := process.Result{Sizes: []int{100}, Commands: []string{"hand", "dig"}, Warmup: 1, Rounds: 5,
-		Cells: []process.Cell{
-			{Command: "hand", Size: 100, Wall: process.Spread{Median: 1.5e6, Min: 1.2e6, Max: 3e6, N: 5}, Metrics: map[string]process.Spread{"container_ms": {Median: 0.008, N: 5}}},
+	p := spawn.Result{Sizes: []int{100}, Commands: []string{"hand", "dig"}, Warmup: 1, Rounds: 5,
+		Cells: []spawn.Cell{
+			{Command: "hand", Size: 100, Wall: spawn.Spread{Median: 1.5e6, Min: 1.2e6, Max: 3e6, N: 5}, Metrics: map[string]spawn.Spread{"container_ms": {Median: 0.008, N: 5}}},
 			{Command: "dig", Size: 100, Error: "round 2: exit status 3"},
 		},
-		Calls: []process.Call{{Size: 100, From: "hand", To: "dig", Verdict: "invalid"}},
+		Calls: []spawn.Call{{Size: 100, From: "hand", To: "dig", Verdict: "invalid"}},
 	}
 	if journaled {
 		w, _, err := journal.Create(filepath.Join(dir, journal.FileName))

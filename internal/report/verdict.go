@@ -16,10 +16,13 @@ import (
 func VerdictLines(m *Model) []string {
 	counts := map[stats.Call]int{}
 	var needed []int
+	unit := "windows a side"
 	for _, s := range m.Steps {
 		counts[s.Throughput.Call]++
 		if s.Throughput.Call == stats.CallUndecided && s.Throughput.WindowsNeeded > 0 {
 			needed = append(needed, s.Throughput.WindowsNeeded)
+			// The unit each case's line uses (windowsNeededText).
+			unit = neededUnit(s.Throughput)
 		}
 	}
 	n := len(m.Steps)
@@ -70,9 +73,9 @@ func VerdictLines(m *Model) []string {
 		slices.Sort(needed)
 		med := needed[len(needed)/2]
 		if med >= stats.MaxWindowsNeeded {
-			lines[2] = fmt.Sprintf("To decide: more than %d windows a side; the effects are below what this host can resolve — raise min_effect or quiet the host.", stats.MaxWindowsNeeded)
+			lines[2] = fmt.Sprintf("To decide: more than %d %s; the effects are below what this host can resolve — raise min_effect or quiet the host.", stats.MaxWindowsNeeded, unit)
 		} else {
-			lines[2] = fmt.Sprintf("To decide: half of them need ~%d windows a side or fewer (each decided in 80 %% of runs at its need) — more rounds (--rounds, or rounds: auto with a larger --budget) or the full profile.", med)
+			lines[2] = fmt.Sprintf("To decide: half of them need ~%d %s or fewer (each decided in 80 %% of runs at its need) — more rounds (--rounds, or rounds: auto with a larger --budget) or the full profile.", med, unit)
 		}
 	case undecided > 0:
 		lines[2] = "To decide: more rounds (--rounds, or rounds: auto with a larger --budget) or the full profile."

@@ -5,7 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/fileutil"
 )
 
 // The files a report writes into a results directory.
@@ -59,5 +59,5 @@ func WriteFile(dir string, m *Model, f Format) error {
 	if err := f.Write(&b, m); err != nil {
 		return err
 	}
-	return osutil.WriteFile(filepath.Join(dir, f.File), b.Bytes(), 0o600)
+	return fileutil.WriteFile(filepath.Join(dir, f.File), b.Bytes(), 0o600)
 }

@@ -54,6 +54,8 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 // commit; the report calls the step a loss and names both commits, and the
 // user's checkout is left as it was.
 func TestTwoRevisionsOfOneAppInOneRun(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
 	repo := filepath.Join(t.TempDir(), "app")
 	os.MkdirAll(repo, 0o755)
 	gitIn(t, repo, "init", "-q", "-b", "main")
@@ -129,10 +131,15 @@ stacks:
 			t.Errorf("the report does not name %q:\n%s", want, md.String())
 		}
 	}
+	// The worktrees are under the user's cache directory, none beside the
+	// results or in the repository.
 	for _, c := range []string{mainCommit, slowCommit} {
-		if _, err := os.Stat(filepath.Join(results, ".stackbench-worktrees", c[:12], "app")); err != nil {
-			t.Errorf("worktree of %s: %v", c[:12], err)
+		if got, _ := filepath.Glob(filepath.Join(cache, "stackbench", "worktrees", "*", c[:12], "app")); len(got) != 1 {
+			t.Errorf("worktree of %s under %s: %v", c[:12], cache, got)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(results, ".stackbench-worktrees")); err == nil {
+		t.Error("worktrees were made beside the results")
 	}
 	if got := gitIn(t, repo, "status", "--porcelain"); got != statusBefore || gitIn(t, repo, "rev-parse", "HEAD") != slowCommit {
 		t.Errorf("the user's checkout changed: status %q (was %q)", got, statusBefore)

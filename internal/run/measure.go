@@ -78,6 +78,9 @@ func (ph *roundsPhase) run(ctx context.Context) error {
 				delete(r.live, w.Stack)
 			}
 		}
+		if i+1 == len(r.opt.Plan.Windows) || r.opt.Plan.Windows[i+1].Round != w.Round {
+			r.checkPace(w.Round)
+		}
 	}
 	return nil
 }

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/boot"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
+	"github.com/stackbench/stackbench/internal/suite/boot"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 

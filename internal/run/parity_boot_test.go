@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stackbench/stackbench/internal/boot"
+	"github.com/stackbench/stackbench/internal/suite/boot"
 )
 
 // The run's boot line never prints the median of no first requests as a

@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/profiling"
@@ -298,7 +298,7 @@ func pidList(sets ...map[int]bool) string {
 
 // get fetches url, an error unless it answers 200.
 func get(url string, timeout time.Duration) ([]byte, error) {
-	c := &http.Client{Timeout: timeout, CheckRedirect: osutil.LoopbackRedirects}
+	c := &http.Client{Timeout: timeout, CheckRedirect: netutil.LoopbackRedirects}
 	resp, err := c.Get(url)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/osutil"
 )
 
 // writeResults writes results.json from the journal.
@@ -18,5 +18,5 @@ func writeResults(dir string) error {
 	if err != nil {
 		return err
 	}
-	return osutil.WriteFile(filepath.Join(dir, journal.ResultsFile), append(b, '\n'), privateFileMode)
+	return fileutil.WriteFile(filepath.Join(dir, journal.ResultsFile), append(b, '\n'), privateFileMode)
 }

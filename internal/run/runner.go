@@ -62,6 +62,9 @@ type runner struct {
 	// stack: one in a grouped round, every stack's of the round in an
 	// interleaved one (all but the one serving a window are idle).
 	live map[string]*server
+	// paceWarned holds the looks the budget was said not to reach
+	// (pace.go), each said once.
+	paceWarned map[int]bool
 
 	// fleet holds the sessions with the hosts of roles: (hosts.go); nil
 	// when every role runs here.

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -23,11 +22,11 @@ func (ph *buildPhase) run(ctx context.Context) error {
 }
 
 // checkout moves the stacks with git: into worktrees of their
-// commits, kept beside the results directory (stack.WorktreesDir) and
+// commits, kept under the user's cache directory (stack.WorktreeCache) and
 // reused by later runs of the same commits.
 func (ph *buildPhase) checkout(ctx context.Context) error {
 	r := ph.r
-	cache := filepath.Join(filepath.Dir(r.opt.Dir), stack.WorktreesDir)
+	cache := ""
 	logf := func(s string) { r.progress.logf("%s", s) }
 	stacks, err := stack.CheckoutAll(ctx, r.opt.Plan.Stacks, cache, logf)
 	if err != nil {

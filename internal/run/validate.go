@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -43,8 +44,8 @@ func judgeLoad(w *journal.Window, res *load.Result) {
 	case res.FailureShare() > MaxFailureRatio:
 		// Failures count every error class, the requests unfinished at the
 		// drain's end included (trap T16), and unsent ones in open loop.
-		f.add(journal.FlagInvalid, "%.2f%% of %d requests failed (%s)",
-			100*res.FailureShare(), res.Attempts+res.Unsent, failureSplit(res))
+		f.add(journal.FlagInvalid, "%.2f%% of %d requests failed (%s)%s",
+			100*res.FailureShare(), res.Attempts+res.Unsent, failureSplit(res), windowTooShort(res))
 	}
 	judgeWarmup(w, res)
 	judgeStarved(w, res, "the load generator")
@@ -96,6 +97,30 @@ func judgeWarmup(w *journal.Window, res *load.Result) {
 		f.add(journal.FlagTrend, "the window's second half served %+.1f %% against its first (%d → %d successes), more than the %.0f %% tolerance and counting noise: the process was still warming up or slowing down",
 			100*change, res.Halves[0], res.Halves[1], 100*load.SteadyTolerance)
 	}
+}
+
+// slowRouteShare is the share of the window a route's p99 may take before
+// the requests still open at the window's end are its own slowness, not a
+// failure of the server: a window needs many round trips of the route.
+const slowRouteShare = 0.2
+
+// windowTooShort says, for a window failed mostly by requests still open
+// at its end, when the route itself is too slow for the window (quick's
+// 1 s against a p99 over a second) and which window to give it; "" when
+// that is not why.
+func windowTooShort(res *load.Result) string {
+	unfinished := res.Errors["unfinished"]
+	if unfinished == 0 || 2*unfinished < res.ErrorCount() || res.DurationSeconds <= 0 {
+		return ""
+	}
+	p99 := max(res.LatencyMicros.P99, res.ErrorLatencyMicros.P99)
+	seconds := float64(p99) / 1e6
+	if seconds < slowRouteShare*res.DurationSeconds {
+		return ""
+	}
+	want := max(5, int(math.Ceil(seconds/slowRouteShare)))
+	return fmt.Sprintf("; the route's p99 is %.2f s against a %.2f s window, so requests still open at its end fail it: give it a window of %d s or more (--window %ds, or protocol: window: %ds)",
+		seconds, res.DurationSeconds, want, want, want)
 }
 
 // lastSlices writes the last n counts, "… 120, 340, 410".

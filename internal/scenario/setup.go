@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/workload"
 	"github.com/tidwall/gjson"
 )
@@ -81,7 +81,7 @@ func RunSetup(ctx context.Context, baseURL string, steps []Step, scope Scope, kn
 		// A redirect is answered, not followed: on 307 and 308 Go would send
 		// the step's body and headers (a password, a key) to wherever it
 		// points.
-		o.Client = &http.Client{Timeout: 30 * time.Second, CheckRedirect: osutil.NoRedirects}
+		o.Client = &http.Client{Timeout: 30 * time.Second, CheckRedirect: netutil.NoRedirects}
 		defer o.Client.CloseIdleConnections()
 	}
 	vals := Values{Captures: map[string][]string{}, Getenv: o.Getenv, Lines: o.Lines}

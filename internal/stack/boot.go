@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/stackbench/stackbench/internal/boot"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/suite/boot"
 )
 
 // BootStacks describes stacks for the boot suite with what every command

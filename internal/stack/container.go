@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 )
@@ -53,7 +53,7 @@ func buildImage(ctx context.Context, s plan.Stack, logPath string) error {
 			return ctx.Err()
 		}
 		return fmt.Errorf("build the image of stack %q (%s): %v\n%s\nfix the Dockerfile, or run the command by hand to see why",
-			s.Name, cmd, err, osutil.Tail(logPath, 0))
+			s.Name, cmd, err, fileutil.Tail(logPath, 0))
 	}
 	return nil
 }

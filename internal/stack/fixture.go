@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 )
@@ -64,7 +64,7 @@ func runFixtureCommand(ctx context.Context, dir, what, command, url, logDir stri
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("database %s command %q (in %s) failed: %v\n%s", what, command, dir, err, osutil.Tail(log, 0))
+		return fmt.Errorf("database %s command %q (in %s) failed: %v\n%s", what, command, dir, err, fileutil.Tail(log, 0))
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package stack
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,21 +14,42 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
-// WorktreesDir is the folder, beside a run's results directory, that holds
-// the worktrees of stacks with git: (one per commit, reused).
+// WorktreesDir is the folder, beside a run's results directory, where
+// earlier versions kept the worktrees of stacks with git:; they now live
+// under the user's cache directory (WorktreeCache).
 const WorktreesDir = ".stackbench-worktrees"
 
+// WorktreeCache is where the worktrees of a repository's git: stacks are
+// kept, one per commit and reused: under the user's cache directory
+// (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on Linux,
+// ~/Library/Caches on macOS), one folder per repository — never inside
+// the user's repository, where they would show in git status and in the
+// editor's search.
+func WorktreeCache(repo string) string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(repo))
+	return filepath.Join(base, "stackbench", "worktrees", filepath.Base(repo)+"-"+hex.EncodeToString(sum[:4]))
+}
+
 // CheckoutAll gives every stack with git: a detached worktree of its
-// commit under cacheDir (made with git worktree add, reused when it is
-// already at that commit) and returns the stacks with Dir moved into it.
-// The user's checkout is not touched: no branch moves, no file changes.
+// commit under cacheDir, or under WorktreeCache of its repository when
+// cacheDir is "" (made with git worktree add, reused when it is already at
+// that commit), and returns the stacks with Dir moved into it. The user's
+// checkout is not touched: no branch moves, no file changes.
 func CheckoutAll(ctx context.Context, stacks []plan.Stack, cacheDir string, progress func(string)) ([]plan.Stack, error) {
 	out := append([]plan.Stack(nil), stacks...)
 	for i, s := range out {
 		if s.Git == nil {
 			continue
 		}
-		wt, made, err := checkout(ctx, s.Git, cacheDir)
+		cache := cacheDir
+		if cache == "" {
+			cache = WorktreeCache(s.Git.Repo)
+		}
+		wt, made, err := checkout(ctx, s.Git, cache)
 		if err != nil {
 			return nil, fmt.Errorf("stack %s (git: %s): %w", s.Name, s.Git.Rev, err)
 		}

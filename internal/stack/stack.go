@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/fileutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/platform/local"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -81,7 +82,7 @@ func Build(ctx context.Context, s plan.Stack, logPath string) error {
 			return ctx.Err()
 		}
 		return fmt.Errorf("build stack %q (%s, in %s): %v\n%s\nfix the build, or run it by hand in that directory to see why",
-			s.Name, s.Build, s.Dir, err, osutil.Tail(logPath, 0))
+			s.Name, s.Build, s.Dir, err, fileutil.Tail(logPath, 0))
 	}
 	if s.Container != nil && s.Container.Build != "" {
 		return buildImage(ctx, s, logPath)
@@ -112,7 +113,7 @@ func Shell(ctx context.Context, dir, command, logPath string, env []string) erro
 // output appended to logDir/<name>.log, and waits for the first 200 on its
 // health path.
 func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.Process, error) {
-	port, err := osutil.FreePort()
+	port, err := netutil.FreePort()
 	if err != nil {
 		return nil, fmt.Errorf("find a free port for %s: %w", s.Name, err)
 	}

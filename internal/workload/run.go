@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 )
 
 // RunOptions configures RunChecks.
@@ -56,7 +56,7 @@ func RunChecks(ctx context.Context, w *Workload, baseURL string, opt RunOptions)
 	r := runner{ctx: ctx, base: baseURL, opt: opt, start: time.Now(),
 		// A redirect is a finding, not followed (it could carry the
 		// check's headers and body to another host).
-		client: &http.Client{Timeout: opt.RequestTimeout, CheckRedirect: osutil.NoRedirects}}
+		client: &http.Client{Timeout: opt.RequestTimeout, CheckRedirect: netutil.NoRedirects}}
 	defer r.client.CloseIdleConnections()
 	defer r.closeDB()
 	res := StackResult{Stack: opt.Stack, Workload: w.Name}

@@ -32,7 +32,7 @@ func requireNode(t *testing.T) {
 // directory, so that the test installs and edits a tree of its own.
 func copyExample(t *testing.T, name string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "examples", name)
+	src := filepath.Join("..", "..", "..", "examples", name)
 	dst := filepath.Join(t.TempDir(), name)
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)

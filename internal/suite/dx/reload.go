@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/proc"
 )
 
@@ -27,7 +27,7 @@ const stopGrace = 5 * time.Second
 // (cancellation and panics included), and the server is stopped.
 func MeasureReload(ctx context.Context, t Target, logPath string) (d time.Duration, err error) {
 	r := t.Reload
-	port, err := osutil.FreePort()
+	port, err := netutil.FreePort()
 	if err != nil {
 		return 0, err
 	}
@@ -45,7 +45,7 @@ func MeasureReload(ctx context.Context, t Target, logPath string) (d time.Durati
 		}
 	}()
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + r.Path
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: osutil.LoopbackRedirects}
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: netutil.LoopbackRedirects}
 	before, err := answer(ctx, client, url)
 	if err != nil {
 		return 0, fmt.Errorf("GET %s before the edit: %w", r.Path, err)

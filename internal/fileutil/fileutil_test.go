@@ -1,10 +1,8 @@
-package osutil
+package fileutil
 
 import (
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,23 +59,5 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(dir, "no", "such", "dir"), nil, 0o644); err == nil || !strings.Contains(err.Error(), "write ") {
 		t.Errorf("into a missing directory: %v", err)
-	}
-}
-
-func TestFreePort(t *testing.T) {
-	port, err := FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !PortFree(port) {
-		t.Fatalf("port %d from FreePort is not free", port)
-	}
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if PortFree(port) {
-		t.Errorf("port %d is listened on, yet PortFree says free", port)
 	}
 }

@@ -1,17 +1,15 @@
-// Package osutil holds the few file and port helpers that several packages
-// need alike: a log's tail for an error message, a file replaced whole, a
-// free loopback port. It imports nothing of ours, so every package may use
-// it, the ones that otherwise import nothing of ours (pgfix) included.
-package osutil
+// Package fileutil holds the file helpers several packages need alike: a
+// log's tail for an error message, and a file replaced whole. It imports
+// nothing of ours, so every package may use it, the ones that otherwise
+// import nothing of ours (pgfix) included.
+package fileutil
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -69,26 +67,4 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// FreePort asks the kernel for a free TCP port on 127.0.0.1. The port is
-// released before returning, so another process could take it before the
-// caller does: whoever binds it checks again.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// PortFree reports whether TCP port can be bound on 127.0.0.1 now.
-func PortFree(port int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
 }

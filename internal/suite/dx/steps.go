@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/stack"
 )
 
@@ -95,7 +95,7 @@ func timeShell(ctx context.Context, t Target, command, logPath string) (time.Dur
 		if ctx.Err() != nil {
 			return d, ctx.Err()
 		}
-		return d, fmt.Errorf("%s in %s: %v\n%s", command, t.Dir, err, osutil.Tail(logPath, 0))
+		return d, fmt.Errorf("%s in %s: %v\n%s", command, t.Dir, err, fileutil.Tail(logPath, 0))
 	}
 	return d, nil
 }

@@ -1,4 +1,4 @@
-// Package process is the process suite: commands timed from spawn to exit
+// Package spawn is the process suite: commands timed from spawn to exit
 // over a size parameter, as a DI framework's page timed a whole process
 // building a container of N providers.
 //
@@ -19,7 +19,7 @@
 //
 // (see ParseMetrics); each name's median is reported beside the wall time.
 // Run returns plain data; the command prints it and the report renders it.
-package process
+package spawn
 
 import (
 	"bytes"

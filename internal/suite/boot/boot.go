@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -172,7 +172,7 @@ func (opt Options) progress(format string, a ...any) {
 
 // coldStart starts a fresh process of s, measures it and stops it.
 func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
-	port, err := osutil.FreePort()
+	port, err := netutil.FreePort()
 	if err != nil {
 		return Start{}, err
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/stackbench/stackbench/internal/osutil"
+	"github.com/stackbench/stackbench/internal/fileutil"
 )
 
 // Edit is a one-line change applied to a file, and the means to undo it.
@@ -60,7 +60,7 @@ func (e *Edit) Restore() error {
 	if e == nil {
 		return nil
 	}
-	if err := osutil.WriteFile(e.path, e.original, e.mode); err != nil {
+	if err := fileutil.WriteFile(e.path, e.original, e.mode); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	return nil

@@ -1,0 +1,110 @@
+package run
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/analysis"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/stats"
+)
+
+// An adaptive run's budget is held against the windows' measured time,
+// but its looks were placed by the plan's estimate of a round. On a busy
+// host (gate waits, warm-ups running to their cap) a round can take three
+// times the estimate, and the budget then stops the rounds before the
+// first look: nothing is called, and the user learns it at the end. After
+// each round the run re-estimates from the rounds measured so far and
+// says, as soon as it is known, that the next look will not be reached and
+// what budget would reach it.
+
+// paceCheck is a re-estimate after a round.
+type paceCheck struct {
+	// round is the last round measured; perRound the measured time of a
+	// round so far (spent ÷ round), planned the plan's estimate of one.
+	round    int
+	perRound time.Duration
+	planned  time.Duration
+	// reach is the last round the budget affords at that pace.
+	reach int
+	// look is the next look still ahead, and budget what would reach it
+	// at that pace (rounded up to a minute).
+	look   int
+	budget time.Duration
+}
+
+// pace re-estimates, after round, the rounds the budget affords from the
+// time the windows took (spent), against the plan's looks; ok is false
+// when the next look is still within reach (or there is none ahead).
+func pace(pr plan.Protocol, looks []int, round int, spent, planned time.Duration) (paceCheck, bool) {
+	if !pr.Adaptive || pr.Budget <= 0 || round < 1 || spent <= 0 {
+		return paceCheck{}, false
+	}
+	next := 0
+	for _, l := range looks {
+		if l > round {
+			next = l
+			break
+		}
+	}
+	if next == 0 {
+		return paceCheck{}, false
+	}
+	per := spent / time.Duration(round)
+	reach := int(pr.Budget / per)
+	if reach >= next {
+		return paceCheck{}, false
+	}
+	need := time.Duration(math.Ceil((per * time.Duration(next)).Minutes())) * time.Minute
+	return paceCheck{round: round, perRound: per, planned: planned, reach: reach, look: next, budget: need}, true
+}
+
+// text says the check in one warning.
+func (c paceCheck) text(budget time.Duration) string {
+	return fmt.Sprintf("after round %d, a round takes %s here (the plan estimated %s): the budget of %s reaches round %d, before the look after round %d, so no step would be called; --budget %s (protocol: budget:) would reach it",
+		c.round, c.perRound.Round(time.Second), c.planned.Round(time.Second), minutes(budget), c.reach, c.look, minutes(c.budget))
+}
+
+// minutes writes a duration of whole minutes as the flag takes it, "17m".
+func minutes(d time.Duration) string {
+	if d%time.Minute == 0 {
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	}
+	return d.String()
+}
+
+// checkPace runs pace after round from the journal and warns once per
+// look that the budget will not reach (an event in the journal, so the
+// report carries it too).
+func (r *runner) checkPace(round int) {
+	pr := r.opt.Plan.Protocol
+	if !pr.Adaptive || pr.Budget <= 0 {
+		return
+	}
+	res, err := journal.ReadDir(r.opt.Dir)
+	if err != nil {
+		return // the next look reads it again and says why
+	}
+	var spent time.Duration
+	for _, w := range res.Windows {
+		spent += w.EndedAt.Sub(w.StartedAt)
+	}
+	looks, _ := analysis.Looks(r.opt.Plan, stats.DefaultAlpha)
+	var first []plan.Window
+	for _, w := range r.opt.Plan.Windows {
+		if w.Round == 1 {
+			first = append(first, w)
+		}
+	}
+	c, ok := pace(pr, looks, round, spent, r.opt.Plan.EstimateWindows(first))
+	if !ok || r.paceWarned[c.look] {
+		return
+	}
+	if r.paceWarned == nil {
+		r.paceWarned = map[int]bool{}
+	}
+	r.paceWarned[c.look] = true
+	r.event(journal.LevelWarning, "", "%s", c.text(pr.Budget))
+}

@@ -1,0 +1,47 @@
+package run
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stackbench/stackbench/internal/plan"
+)
+
+// TestPaceSaysTheLookWillNotBeReached: rounds of 78 s against the plan's
+// 24 s (a busy host) under a 7-minute budget reach round 5, not the look
+// after round 13; the check says so after round 2, with the budget that
+// would reach it, and says nothing while the look is within reach.
+func TestPaceSaysTheLookWillNotBeReached(t *testing.T) {
+	pr := plan.Protocol{Adaptive: true, Budget: 7 * time.Minute}
+	c, ok := pace(pr, []int{13}, 2, 156*time.Second, 24*time.Second)
+	if !ok {
+		t.Fatal("no warning at 78 s a round")
+	}
+	if c.reach != 5 || c.look != 13 || c.budget != 17*time.Minute {
+		t.Errorf("check %+v, want round 5 reached, look 13, budget 17m", c)
+	}
+	want := "after round 2, a round takes 1m18s here (the plan estimated 24s): the budget of 7m reaches round 5, before the look after round 13, so no step would be called; --budget 17m (protocol: budget:) would reach it"
+	if got := c.text(pr.Budget); got != want {
+		t.Errorf("text\n%s\nwant\n%s", got, want)
+	}
+	for _, q := range []struct {
+		name  string
+		pr    plan.Protocol
+		looks []int
+		round int
+		spent time.Duration
+	}{
+		{"on pace", pr, []int{13}, 2, 60 * time.Second},
+		{"the look is behind", pr, []int{2}, 3, 300 * time.Second},
+		{"fixed rounds", plan.Protocol{Budget: 7 * time.Minute}, []int{13}, 2, 156 * time.Second},
+		{"no round yet", pr, []int{13}, 0, 0},
+	} {
+		if c, ok := pace(q.pr, q.looks, q.round, q.spent, 24*time.Second); ok {
+			t.Errorf("%s: warned %+v", q.name, c)
+		}
+	}
+	if !strings.Contains(c.text(pr.Budget), "--budget 17m") {
+		t.Error("the warning does not name the flag")
+	}
+}
