@@ -10,9 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // A directory sync makes a directory on the agent's host equal to one on
@@ -512,20 +513,11 @@ func syncedPerm(mode uint32) fs.FileMode {
 	return fs.FileMode(mode).Perm() &^ hostUmask()
 }
 
-// hostUmask is the agent process's umask, read from /proc/self/status
-// (reading it with umask(2) would change it for a moment); 022 where the
-// system does not say.
+// hostUmask is the agent process's umask; 022 where the system does not
+// say.
 var hostUmask = sync.OnceValue(func() fs.FileMode {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0o022
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "Umask:"); ok {
-			if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
-				return fs.FileMode(n).Perm()
-			}
-		}
+	if m, ok := local.Umask(); ok {
+		return m
 	}
 	return 0o022
 })

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -163,7 +162,7 @@ func TestTwoGeneratorsOneWindow(t *testing.T) {
 	exe, _ := os.Executable()
 	if _, _, err := app.Agent.Start(ctx, agent.StartSpec{Name: "server", Dir: t.TempDir(), Command: exe,
 		Env: []string{serveEnv + "=1", "PORT=" + strconv.Itoa(port)}, Port: port, HealthPath: "/health",
-		LogPath: filepath.Join(t.TempDir(), "server.log"), BootTimeout: 10 * time.Second}); err != nil {
+		LogPath: "server", BootTimeout: 10 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	url := "http://" + net.JoinHostPort(n.Host("app1").Addr, strconv.Itoa(port)) + "/"

@@ -47,7 +47,7 @@ stacks:
 		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
-		"FAIL wrong-secret me/ok: status 401, want 200 | sent GET /me [Authorization: Bearer ",
+		"FAIL wrong-secret me/ok: status 401, want 200 | sent GET /me [Authorization: [redacted]]",
 		"FAIL no-start: did not start",
 		"simulated failure to bind",
 		"parity saas-slice: FAIL, 3 stacks,",

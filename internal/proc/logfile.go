@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"golang.org/x/sys/unix"
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // PrivateLogDir returns the directory for the logs of servers an agent
@@ -50,7 +50,7 @@ func CreatePrivateLog(dir, name string) (string, error) {
 		if n > 1 {
 			path = filepath.Join(dir, name+"."+strconv.Itoa(n)+".log")
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|local.NoFollow, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}

@@ -1,12 +1,10 @@
 package proc
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/platform"
@@ -39,26 +37,7 @@ func MarkedPIDs(mark string) []int {
 	if mark == "" {
 		return nil
 	}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	want := []byte(MarkEnv + "=" + mark + "\x00")
-	self := os.Getpid()
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !bytes.Contains(env, want) {
-			continue
-		}
-		// The environ of a zombie reads empty; a match is a live process.
-		out = append(out, pid)
-	}
-	return out
+	return local.ProcessesWithEnv(MarkEnv + "=" + mark)
 }
 
 // KillMarked sends SIGKILL to every process carrying mark and returns
@@ -74,10 +53,4 @@ func KillMarked(mark string) int {
 // BootID identifies the running boot of the machine ("" where the
 // system does not say): a pid recorded under another boot names another
 // process, and is never signalled.
-func BootID() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
-}
+func BootID() string { return local.BootID() }

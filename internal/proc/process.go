@@ -15,7 +15,6 @@ import (
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/platform/local"
-	"golang.org/x/sys/unix"
 )
 
 // Spec says how to start one stack.
@@ -199,7 +198,7 @@ func openLog(s Spec) (*os.File, int64, error) {
 	}
 	// No-follow: a symlink planted at the log's path must not send the
 	// stack's output into its target.
-	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(s.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND|local.NoFollow, 0o600)
 	if err != nil {
 		return nil, 0, fmt.Errorf("start stack %q: open its log: %w", s.Name, err)
 	}

@@ -44,7 +44,7 @@ func testReferenceServerOnHOST(t *testing.T, n *sshtest.Net) {
 		}
 		// The agent's start waits for 200 on the host's own 127.0.0.1.
 		if _, _, err := s.Agent.Start(ctx, agent.StartSpec{Name: "server", Dir: filepath.Dir(bin), Command: bin, Env: env,
-			Port: port, HealthPath: "/health", LogPath: filepath.Join(t.TempDir(), "server.log"), BootTimeout: 20 * time.Second}); err != nil {
+			Port: port, HealthPath: "/health", LogPath: "server", BootTimeout: 20 * time.Second}); err != nil {
 			t.Fatalf("HOST=%q: %v", host, err)
 		}
 		url := fmt.Sprintf("http://%s/health", net.JoinHostPort(addr, strconv.Itoa(port)))

@@ -158,7 +158,7 @@ func testDroppedSession(t *testing.T, n *sshtest.Net) {
 	exe, _ := os.Executable()
 	pid, _, err := s.Agent.Start(ctx, agent.StartSpec{Name: "server", Dir: t.TempDir(), Command: exe,
 		Env: []string{serveEnv + "=1", "PORT=" + strconv.Itoa(port)}, Port: port, HealthPath: "/health",
-		LogPath: filepath.Join(t.TempDir(), "server.log"), BootTimeout: 10 * time.Second})
+		LogPath: "server", BootTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatalf("start on the host: %v (agent stderr: %s)", err, s.Stderr())
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // LockFile names, in a results directory, the file a run holds locked
@@ -24,10 +24,10 @@ func lockResults(dir string) (release func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock the results directory: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := local.TryLock(f); err != nil {
 		holder, _ := os.ReadFile(path)
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if errors.Is(err, local.ErrLocked) {
 			return nil, fmt.Errorf("%s is in use by another stackbench (%s); wait for it to end, or stop it, before running or resuming this directory",
 				dir, describeHolder(string(holder)))
 		}

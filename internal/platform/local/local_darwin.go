@@ -2,7 +2,11 @@
 
 package local
 
-import "github.com/stackbench/stackbench/internal/platform/darwin"
+import (
+	"os"
+
+	"github.com/stackbench/stackbench/internal/platform/darwin"
+)
 
 // OS is the platform of this machine.
 var OS = darwin.New()
@@ -14,3 +18,15 @@ var (
 	started     = darwin.Started
 	ended       = darwin.Ended
 )
+
+// ProcessesWithEnv returns nothing on macOS: another process's
+// environment is not readable there (a stack's daemonized processes are
+// found through its process group alone).
+func ProcessesWithEnv(entry string) []int { return nil }
+
+// BootID is "" on macOS: pids recorded by a killed harness are then
+// never signalled (they cannot be told from a later boot's).
+func BootID() string { return "" }
+
+// Umask is not read on macOS (it cannot be read without changing it).
+func Umask() (mask os.FileMode, ok bool) { return 0, false }

@@ -2,7 +2,14 @@
 
 package local
 
-import "github.com/stackbench/stackbench/internal/platform/linux"
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/platform/linux"
+)
 
 // OS is the platform of this machine.
 var OS = linux.New()
@@ -14,3 +21,57 @@ var (
 	started     = linux.Started
 	ended       = linux.Ended
 )
+
+// ProcessesWithEnv returns the live processes other than this one whose
+// environment holds the entry "NAME=value" (those of this user, or all
+// when run as root: the environment of others cannot be read).
+func ProcessesWithEnv(entry string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte(entry + "\x00")
+	self := os.Getpid()
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		// The environ of a zombie reads empty; a match is a live process.
+		out = append(out, pid)
+	}
+	return out
+}
+
+// BootID identifies the running boot of the machine: a pid recorded
+// under another boot names another process.
+func BootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Umask is this process's file mode creation mask, read from
+// /proc/self/status (umask(2) would change it for a moment); ok is false
+// when the kernel does not say.
+func Umask() (mask os.FileMode, ok bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, found := strings.CutPrefix(l, "Umask:"); found {
+			if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+				return os.FileMode(n).Perm(), true
+			}
+		}
+	}
+	return 0, false
+}

@@ -55,3 +55,22 @@ func FileID(fi os.FileInfo) (dev, ino, nlink uint64, ok bool) {
 	}
 	return uint64(st.Dev), uint64(st.Ino), uint64(st.Nlink), true
 }
+
+// NoFollow is the open flag that refuses a symbolic link as the last
+// element of a path (O_NOFOLLOW): a log or lock file is never written
+// through a link someone left in its place.
+const NoFollow = syscall.O_NOFOLLOW
+
+// ErrLocked is what TryLock returns when another process holds the lock.
+var ErrLocked = errors.New("held by another process")
+
+// TryLock takes an exclusive advisory lock on f without waiting (flock):
+// ErrLocked when another process holds it. The kernel drops the lock when
+// the holder's file is closed or the holder dies.
+func TryLock(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return ErrLocked
+	}
+	return err
+}

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -24,6 +25,8 @@ import (
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // Host is one namespace with sshd.
@@ -96,10 +99,13 @@ func Start(t testing.TB, names ...string) *Net {
 	if err := os.WriteFile(authorized, ssh.MarshalAuthorizedKey(userPub), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Subnets and names unique to this process, so that two test binaries
-	// running at once do not collide.
-	tag := os.Getpid() % 10000
-	subnet := fmt.Sprintf("10.%d.0.", 100+os.Getpid()%100)
+	// A subnet and names of this test alone, reserved by a lock: two test
+	// binaries running at once (go test runs packages side by side) once
+	// drew the same subnet from their pids, and a route of one reached
+	// the other's hosts ("connection refused" from a namespace whose sshd
+	// had gone).
+	tag := reserveSlot(t)
+	subnet := fmt.Sprintf("10.%d.0.", 100+tag)
 	sw := switchNS(t, tag, subnet)
 	n.Unreachable = subnet + "250"
 	var known []string
@@ -202,6 +208,51 @@ func NewKey(t testing.TB) ssh.PublicKey {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// slotDir holds one lock file per subnet slot in use on this machine.
+const slotDir = "/run/stackbench-sshtest"
+
+// reserveSlot takes a free slot (0–99) for the rest of the test, holding
+// its lock file open until the test's cleanup. A slot's lock is held by
+// one live process at most: what a killed test left under its names is
+// removed before the slot is used again.
+func reserveSlot(t testing.TB) int {
+	t.Helper()
+	if err := os.MkdirAll(slotDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for slot := range 100 {
+		f, err := os.OpenFile(filepath.Join(slotDir, strconv.Itoa(slot)+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := local.TryLock(f); err != nil {
+			f.Close()
+			if errors.Is(err, local.ErrLocked) {
+				continue
+			}
+			t.Fatal(err)
+		}
+		removeLeftovers(slot)
+		t.Cleanup(func() { f.Close() })
+		return slot
+	}
+	t.Fatal("all 100 sshtest subnets are in use on this machine")
+	return 0
+}
+
+// removeLeftovers deletes the namespaces and our end of the switch that a
+// killed test left under slot's names.
+func removeLeftovers(slot int) {
+	exec.Command("ip", "link", "del", fmt.Sprintf("sbo%d-sw", slot)).Run()
+	out, _ := exec.Command("ip", "netns", "list").Output()
+	for _, l := range strings.Split(string(out), "\n") {
+		name, _, _ := strings.Cut(l, " ")
+		if strings.HasPrefix(name, fmt.Sprintf("sbt%d-", slot)) {
+			exec.Command("ip", "netns", "del", name).Run()
+		}
+	}
 }
 
 // switchNS makes the namespace that joins the hosts and us: a bridge in a
