@@ -123,9 +123,10 @@ func TestRunLatencyWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	step := m.Steps[0]
-	// One step, five metrics in the family: throughput, per CPU-second,
-	// p50, p99 and the fixed-rate CPU cost (0 when no call is valid).
-	if step.P50 == nil || step.P99 == nil || !step.P50.LowerIsBetter || m.Header.FamilyCalls != 5 && m.Header.FamilyCalls != 0 {
+	// One step, up to five metrics in the family: p50, p99 and the
+	// fixed-rate CPU cost, and throughput and per CPU-second when their
+	// cells are valid (a busy host can flag them); 0 when no call is.
+	if fc := m.Header.FamilyCalls; step.P50 == nil || step.P99 == nil || !step.P50.LowerIsBetter || fc != 0 && (fc < 3 || fc > 5) {
 		t.Errorf("step fast → slow: p50 %+v, p99 %+v, family %d", step.P50, step.P99, m.Header.FamilyCalls)
 	}
 	if lc, ok := m.LatencyCell("slow", "ok", 4); !ok || lc.Windows != 3 {
