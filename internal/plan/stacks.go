@@ -18,7 +18,7 @@ var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // harnessEnv are the variables the harness sets; a stack may not override them.
-var harnessEnv = []string{"PORT", "DATABASE_URL", "JWT_SECRET", "STACKBENCH_WORKLOAD"}
+var harnessEnv = []string{"PORT", "DATABASE_URL", "JWT_SECRET", "STACKBENCH_WORKLOAD", ProtocolEnv}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 

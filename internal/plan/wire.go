@@ -47,6 +47,11 @@ var Protocols = []string{WireHTTP1, WireH2, WireH2C, WireGRPC}
 // ProtoReflect is proto:'s value for gRPC server reflection.
 const ProtoReflect = "reflect"
 
+// ProtocolEnv is the variable a stack whose protocol: is not http1 is
+// given, holding it (h2, h2c or grpc), so that a server able to speak
+// several wires knows which is asked of it.
+const ProtocolEnv = "STACKBENCH_PROTOCOL"
+
 // The environment variables a stack with tls: on is given: the paths of
 // its certificate (PEM, signed by the run's throwaway authority) and of
 // the certificate's key (PEM).

@@ -48,7 +48,8 @@ type Harness struct {
 
 // Env is the environment a stack gets on top of the harness's own: PORT,
 // JWT_SECRET, NODE_ENV=production, STACKBENCH_WORKLOAD, DATABASE_URL, then
-// the stack's own env entries in file order (which win). A stack with
+// the stack's own env entries in file order (which win). A stack with a
+// protocol: other than http1 gets it in STACKBENCH_PROTOCOL; one with
 // tls: on gets its certificate's and key's paths in TLS_CERT_FILE and
 // TLS_KEY_FILE (Start passes tls, the run's throwaway certificate).
 func Env(s plan.Stack, port int, h Harness) []string {
@@ -64,6 +65,9 @@ func envWith(s plan.Stack, port int, h Harness, tls *load.ThrowawayCA) []string 
 	}
 	if h.DatabaseURL != "" {
 		env = append(env, "DATABASE_URL="+h.DatabaseURL)
+	}
+	if s.Wire.Protocol != "" {
+		env = append(env, plan.ProtocolEnv+"="+s.Wire.Protocol)
 	}
 	if tls != nil {
 		env = append(env, plan.TLSCertEnv+"="+tls.CertFile, plan.TLSKeyEnv+"="+tls.KeyFile)
