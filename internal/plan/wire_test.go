@@ -211,6 +211,7 @@ func TestWireCasesPerStack(t *testing.T) {
     - {name: health, path: /health}
     - {name: only-grpc, grpc: {method: saas.Users/GetUser}}
     - {name: both, path: /users/1, grpc: {method: saas.Users/GetUser, message: '{"id": 1}'}}
+    - {name: missing, path: /users/0, expect: [404], grpc: {method: saas.Users/GetUser, message: '{"id": 0}'}}
 stacks:
   - {name: json, dir: apps/a, start: ./s}
   - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}
@@ -221,12 +222,13 @@ stacks:
 	}
 	_, err = f.Resolve(Overrides{})
 	var ce *ConfigError
-	if !errors.As(err, &ce) || len(ce.Problems) != 2 {
-		t.Fatalf("want two problems, got %v", err)
+	if !errors.As(err, &ce) || len(ce.Problems) != 3 {
+		t.Fatalf("want three problems, got %v", err)
 	}
 	for i, want := range []string{
-		`stackbench.yaml:8: stack "json" speaks http1 and case "only-grpc" has only a gRPC request`,
-		`stackbench.yaml:9: stack "g" speaks grpc and case "health" has no gRPC request; add grpc: {method: saas.Users/GetUser`,
+		`stackbench.yaml:9: stack "json" speaks http1 and case "only-grpc" has only a gRPC request`,
+		`stackbench.yaml:10: stack "g" speaks grpc and case "health" has no gRPC request; add grpc: {method: saas.Users/GetUser`,
+		`stackbench.yaml:10: stack "g" speaks grpc and case "missing" expects [404], an error`,
 	} {
 		if !strings.Contains(ce.Problems[i].String(), want) {
 			t.Errorf("problem %d: %s\nwant %s", i, ce.Problems[i], want)
