@@ -44,7 +44,7 @@ protocol:
   warmup: 200ms
   window: 600ms
   rounds: 1
-  boot_starts: 0
+  boot_starts: 1
   gate: off
 stacks:
   - {name: json, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}}
@@ -57,7 +57,20 @@ stacks:
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, _ := finals(t, dir)
+	byKey, res := finals(t, dir)
+	// The boot suite measures the stack on HTTP/1.1 and says why the
+	// others have no cold starts.
+	for _, b := range res.Boot {
+		switch {
+		case b.Stack == "json" && (len(b.Starts) != 1 || b.Error != ""):
+			t.Errorf("boot of json: %+v", b)
+		case b.Stack != "json" && (len(b.Starts) != 0 || !strings.Contains(b.Error, "the boot suite starts and asks a stack over HTTP/1.1 in cleartext only")):
+			t.Errorf("boot of %s: %+v", b.Stack, b)
+		}
+	}
+	if len(res.Boot) != 4 {
+		t.Errorf("%d boot records, want 4", len(res.Boot))
+	}
 	if out.Measured != 8 || len(byKey) != 8 {
 		t.Fatalf("measured %d, final records %d, want 8", out.Measured, len(byKey))
 	}
