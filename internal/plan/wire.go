@@ -155,6 +155,9 @@ func (p *parser) wire(m mapping, s *Stack, what string) {
 	} else if w.GRPC() {
 		p.addf(m.node, "%s speaks grpc and has no proto:; add proto: the service's .proto file (relative to dir), a descriptor set, or reflect (gRPC server reflection)", what)
 	}
+	if v := m.get("pprof"); v != nil && (w.GRPC() || w.TLS) {
+		p.addf(v, "%s has pprof: and speaks %s%s; the profiling phase reads pprof over HTTP/1.1 in cleartext only so far: remove pprof: (or run the stack in cleartext)", what, w.ProtocolOf(), map[bool]string{true: " over TLS", false: ""}[w.TLS])
+	}
 	if w.GRPC() {
 		v := m.get("health")
 		if v == nil {
