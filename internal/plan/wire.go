@@ -155,6 +155,13 @@ func (p *parser) wire(m mapping, s *Stack, what string) {
 	} else if w.GRPC() {
 		p.addf(m.node, "%s speaks grpc and has no proto:; add proto: the service's .proto file (relative to dir), a descriptor set, or reflect (gRPC server reflection)", what)
 	}
+	if m.has("container") && w.TLS {
+		n := m.get("tls")
+		if n == nil {
+			n = m.get("protocol")
+		}
+		p.addf(n, "%s runs in a container and has tls: on; the certificate's files are not mounted into containers yet: run the stack without container:, or in cleartext", what)
+	}
 	if v := m.get("pprof"); v != nil && (w.GRPC() || w.TLS) {
 		p.addf(v, "%s has pprof: and speaks %s%s; the profiling phase reads pprof over HTTP/1.1 in cleartext only so far: remove pprof: (or run the stack in cleartext)", what, w.ProtocolOf(), map[bool]string{true: " over TLS", false: ""}[w.TLS])
 	}

@@ -135,6 +135,8 @@ func TestWireProblems(t *testing.T) {
 			[]string{`6:83: stack "a": health "/health" is not a gRPC method`}},
 		{"pprof over tls", "  - {name: a, dir: apps/a, start: ./s, tls: on, pprof: /debug/pprof}\n",
 			[]string{`6:56: stack "a" has pprof: and speaks http1 over TLS; the profiling phase reads pprof over HTTP/1.1 in cleartext only`}},
+		{"tls in a container", "  - {name: a, dir: apps/a, container: {image: x}, tls: on}\n",
+			[]string{`6:56: stack "a" runs in a container and has tls: on`}},
 		{"tls env", "  - {name: a, dir: apps/a, start: ./s, tls: on, env: {TLS_CERT_FILE: x}}\n",
 			[]string{`6:54: TLS_CERT_FILE is set by the harness for a stack with tls: on`}},
 	}
