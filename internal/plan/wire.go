@@ -268,15 +268,28 @@ func (p *parser) checkWire(f *File) {
 				p.addf(nodes.method, "case %s: %v (the descriptors of stack %s); name a method of the service", c.Name, err, s.Name)
 				continue
 			}
-			if c.GRPCTemplated {
-				continue // each variant is encoded before the windows
+			n := nodes.message
+			if n == nil {
+				n = nodes.method
 			}
-			if _, err := m.Encode(c.GRPC.Message); err != nil {
-				n := nodes.message
-				if n == nil {
-					n = nodes.method
+			msgs := []string{c.GRPC.Message}
+			if c.GRPCTemplated {
+				// Every variant, as the run will send them (a gRPC stack
+				// runs no setup, so nothing is captured).
+				if msgs, err = f.Scenario.MessageVariants(c, nil); err != nil {
+					p.addf(n, "%v", err)
+					continue
 				}
-				p.addf(n, "case %s: grpc message: %v", c.Name, err)
+			}
+			for k, msg := range msgs {
+				if _, err := m.Encode(msg); err != nil {
+					variant := ""
+					if c.GRPCTemplated {
+						variant = fmt.Sprintf(", variant %d (%s)", k+1, msg)
+					}
+					p.addf(n, "case %s: grpc message%s: %v", c.Name, variant, err)
+					break
+				}
 			}
 		}
 	}

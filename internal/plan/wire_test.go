@@ -167,12 +167,15 @@ func TestWireCaseProblems(t *testing.T) {
       grpc: {method: saas.Users/GetUsr, message: '{"id": 1}'}
     - name: bad
       grpc: {method: saas.Users/GetUser, message: '{"idd": 1}'}
+    - name: badtpl
+      grpc: {method: saas.Users/GetUser, message: '{"id": "${rand:1..3}x"}'}
 stacks:
   - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}
 `)
 	matchProblems(t, got, []string{
 		`service saas.Users has no method "GetUsr" (the descriptors of stack g)`,
 		`8:51: case bad: grpc message: the message is not a saas.GetUserRequest`,
+		`10:51: case badtpl: grpc message, variant 1 ({"id": "`,
 	})
 	// In the case itself.
 	got = loadProblemsWire(t, `workload:
