@@ -91,14 +91,11 @@ func (w Wire) Scheme() string {
 	return "http"
 }
 
-// wireKeys are a stack's keys of the wire.
-var wireKeys = []string{"protocol", "tls", "streams", "proto"}
-
 const grpcExample = "grpc: {method: saas.Users/GetUser, message: '{\"id\": 42}'}"
 
-// wire reads a stack's wire keys from m into s.Wire. health is the
-// stack's health: node (nil when it has none): a gRPC stack's health is
-// a method called with an empty message, and it must say which.
+// wire reads a stack's wire keys from m into s.Wire, and a gRPC stack's
+// health: (a method called with an empty message, which it must name)
+// into s.Health.
 func (p *parser) wire(m mapping, s *Stack, what string) {
 	w := &s.Wire
 	if v := m.get("protocol"); v != nil {
@@ -343,7 +340,7 @@ func (p *parser) grpcRequest(n *yaml.Node, caseName string) *workload.GRPCCall {
 	return call
 }
 
-// messageTemplated is a case's gRPC message as a templated request (its
+// templated is a case's gRPC message as a templated request (its
 // body), for checkRefs.
 func (g grpcNodes) templated(caseName string) templated {
 	n := deref(g.message)
