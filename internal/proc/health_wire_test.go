@@ -3,9 +3,9 @@ package proc
 import (
 	"context"
 	"crypto/tls"
-	"os"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
