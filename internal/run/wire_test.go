@@ -11,9 +11,10 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
-// TestWindowsDriveEachStackOverItsWire: a run of the SaaS slice on four
-// wires — JSON over HTTP/1.1, JSON over h2c with streams, gRPC in
-// cleartext and gRPC over TLS with the run's throwaway certificate —
+// TestWindowsDriveEachStackOverItsWire: a run of the SaaS slice on five
+// wires — JSON over HTTP/1.1, over h2c with streams and over h2 (TLS),
+// gRPC in cleartext and gRPC over TLS with the run's throwaway
+// certificate —
 // passes parity and drives each stack's windows over its own wire, as the
 // journal's load records say (protocol, TLS, streams, method), every
 // request a success and a templated case sent as its pool of variants.
@@ -49,6 +50,7 @@ protocol:
 stacks:
   - {name: json, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}}
   - {name: json-h2c, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2c, streams: 2}
+  - {name: json-h2, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2}
   - {name: grpc, dir: `+grpcDir+`, start: `+grpcBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, proto: saaspb/saas.proto, health: saas.Users/Health}
   - {name: grpc-tls, dir: `+grpcDir+`, start: `+grpcBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, tls: on, proto: reflect, health: saas.Users/Health}
 `)
@@ -68,17 +70,17 @@ stacks:
 			t.Errorf("boot of %s: %+v", b.Stack, b)
 		}
 	}
-	if len(res.Boot) != 4 {
-		t.Errorf("%d boot records, want 4", len(res.Boot))
+	if len(res.Boot) != 5 {
+		t.Errorf("%d boot records, want 5", len(res.Boot))
 	}
-	if out.Measured != 8 || len(byKey) != 8 {
-		t.Fatalf("measured %d, final records %d, want 8", out.Measured, len(byKey))
+	if out.Measured != 10 || len(byKey) != 10 {
+		t.Fatalf("measured %d, final records %d, want 10", out.Measured, len(byKey))
 	}
 	want := map[string]struct {
 		protocol string
 		tls      bool
 		streams  int
-	}{"json": {"http1", false, 0}, "json-h2c": {"h2c", false, 2}, "grpc": {"grpc", false, 1}, "grpc-tls": {"grpc", true, 1}}
+	}{"json": {"http1", false, 0}, "json-h2c": {"h2c", false, 2}, "json-h2": {"h2", true, 1}, "grpc": {"grpc", false, 1}, "grpc-tls": {"grpc", true, 1}}
 	for key, w := range byKey {
 		l := w.Load
 		if l == nil || l.Successes == 0 || l.Attempts != l.Successes {

@@ -77,13 +77,9 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 		return fail(fmt.Errorf("did not start: %w", err), "")
 	}
 	base := fmt.Sprintf("%s://127.0.0.1:%d", s.Wire.Scheme(), p.Port())
-	var requests map[string]workload.Request
-	var secrets workload.Secrets
-	if !s.Wire.GRPC() && !s.Wire.TLS {
-		// Setup steps go over HTTP/1.1 in cleartext (plan refuses them
-		// on other wires).
-		requests, secrets, err = FirstVariants(ctx, o.Scenario, o.Workload, base)
-	}
+	// The templated cases' first variants (setup steps, which go over
+	// HTTP/1.1 in cleartext, are refused by plan on other wires).
+	requests, secrets, err := FirstVariants(ctx, o.Scenario, o.Workload, base)
 	opt := workload.RunOptions{
 		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health, Requests: requests,
 		Protocol: s.Wire.Protocol,
