@@ -95,7 +95,7 @@ func (r *runner) loadWireOf(cur *server, c workload.Case) (loadWire, error) {
 	st := cur.stack
 	lw := loadWire{wire: st.Wire, proto: st.ProtoFile()}
 	if st.Wire.TLS {
-		ca, err := stack.TLSFiles(r.logsDir())
+		ca, err := stack.TLSFiles(logsDir(r.opt.Dir))
 		if err != nil {
 			return lw, err
 		}

@@ -33,7 +33,7 @@ func (ph *parityPhase) run(ctx context.Context) error {
 	}
 	results, err := stack.Parity(ctx, r.opt.Plan.Stacks, stack.ParityOptions{
 		Workload: r.opt.File.Workload, JWTSecret: r.opt.Plan.JWTSecret, Database: r.database,
-		LogDir: r.logsDir(), Progress: func(s string) { r.progress.logf("%s", s) }, Scenario: r.opt.File.Scenario,
+		LogDir: logsDir(r.opt.Dir), Progress: func(s string) { r.progress.logf("%s", s) }, Scenario: r.opt.File.Scenario,
 	})
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func (r *runner) bootStacks() ([]boot.Stack, error) {
 			r.event(journal.LevelWarning, s.Name, "boot suite: %s", msg)
 			continue
 		}
-		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), r.logsDir())
+		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir))
 		if err != nil {
 			return nil, err
 		}
