@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/stackbench/stackbench/internal/load"
@@ -135,11 +136,14 @@ func loadConfig(f load.Flags, url string, rateSet bool, env Env) (load.Config, e
 		if err != nil {
 			return cfg, err
 		}
-		msg, err := m.Encode(f.Message)
-		if err != nil {
+		cfg.GRPC = &load.GRPCCall{Method: m.Name}
+		if f.Messages != "" {
+			if cfg.GRPC.Messages, err = grpcMessages(m, resolvePath(env, f.Messages)); err != nil {
+				return cfg, usagef("--messages %s: %v", f.Messages, err)
+			}
+		} else if cfg.GRPC.Message, err = m.Encode(f.Message); err != nil {
 			return cfg, usagef("--message: %v", err)
 		}
-		cfg.GRPC = &load.GRPCCall{Method: m.Name, Message: msg}
 	}
 	if f.Requests != "" {
 		file, err := os.Open(resolvePath(env, f.Requests))
@@ -234,6 +238,30 @@ func spareP() (restore func()) {
 		return func() { runtime.GOMAXPROCS(old) }
 	}
 	return func() {}
+}
+
+// grpcMessages reads a file of request messages, one JSON message a
+// line (blank lines skipped), and encodes each.
+func grpcMessages(m *grpcmsg.Method, file string) ([][]byte, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		msg, err := m.Encode(line)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", i+1, err)
+		}
+		out = append(out, msg)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the file has no message; write one JSON message a line")
+	}
+	return out, nil
 }
 
 // grpcMethod finds the --grpc method's descriptors: in --proto, or from

@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -149,5 +151,48 @@ func TestLoadGRPCReflect(t *testing.T) {
 	json.Unmarshal([]byte(out), &res)
 	if code != 1 || res.Attempts == 0 || res.Errors["grpc_unimplemented"] != res.Attempts {
 		t.Errorf("exit %d (%s), errors %v in %d attempts; want every call counted as grpc_unimplemented", code, stderr, res.Errors, res.Attempts)
+	}
+}
+
+// `--messages FILE` sends a pool of request messages round-robin, each
+// encoded through the .proto: a templated gRPC case's variants.
+func TestLoadGRPCMessages(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(h2c.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen[string(b)]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/grpc")
+		w.Write([]byte{0, 0, 0, 0, 0})
+		w.Header().Set(http.TrailerPrefix+"Grpc-Status", "0")
+	}), &http2.Server{}))
+	t.Cleanup(srv.Close)
+	proto, _ := filepath.Abs("../load/grpcmsg/testdata/saas.proto")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "msgs.jsonl"), []byte("{\"id\":1}\n\n{\"id\":2}\n"), 0o600)
+	code, out, stderr := loadMain(t, dir, "-c", "1", "-d", "300ms", "-o", "json",
+		"--grpc", "saas.Users/GetUser", "--proto", proto, "--messages", "msgs.jsonl", srv.URL)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res load.Result
+	json.Unmarshal([]byte(out), &res)
+	// GetUserRequest{id: 1} and {id: 2}, framed.
+	one, two := "\x00\x00\x00\x00\x02\x08\x01", "\x00\x00\x00\x00\x02\x08\x02"
+	mu.Lock()
+	defer mu.Unlock()
+	if res.PoolSize != 2 || len(seen) != 2 || seen[one] == 0 || seen[two] == 0 || res.Successes == 0 {
+		t.Errorf("pool size %d, requests seen %v, %d successes", res.PoolSize, seen, res.Successes)
+	}
+	os.WriteFile(filepath.Join(dir, "bad.jsonl"), []byte("{\"id\":1}\n{\"nope\":1}\n"), 0o600)
+	code, _, stderr = loadMain(t, dir, "--grpc", "saas.Users/GetUser", "--proto", proto, "--messages", "bad.jsonl", srv.URL)
+	if code != 2 || !strings.Contains(stderr, "--messages bad.jsonl: line 2") {
+		t.Errorf("a bad message in the pool: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = loadMain(t, dir, "--grpc", "saas.Users/GetUser", "--proto", proto, "--messages", "msgs.jsonl", "--message", "{}", srv.URL)
+	if code != 2 || !strings.Contains(stderr, "--messages") {
+		t.Errorf("--message and --messages: exit %d, %s", code, stderr)
 	}
 }

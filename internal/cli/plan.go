@@ -222,6 +222,9 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 				dir += ", " + g.Subdir
 			}
 		}
+		if wire := wireText(s.Wire); wire != "" {
+			start += "  wire: " + wire
+		}
 		fmt.Fprintf(tw, "  %d. %s\t%s\tbuild: %s\tstart: %s\n", i+1, s.Name, dir, build, start)
 	}
 	tw.Flush()
@@ -530,4 +533,25 @@ func plannedVariants(f *plan.File, p *plan.Plan) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// wireText describes a stack's wire for the plan ("" for HTTP/1.1 in
+// cleartext): "grpc over TLS, 4 streams a connection, proto saas.proto".
+func wireText(w plan.Wire) string {
+	if w == (plan.Wire{}) {
+		return ""
+	}
+	out := w.ProtocolOf()
+	if w.TLS {
+		out += " over TLS"
+	}
+	if w.Streams > 1 {
+		out += fmt.Sprintf(", %d streams a connection", w.Streams)
+	}
+	if w.Proto == plan.ProtoReflect {
+		out += ", descriptors by server reflection"
+	} else if w.Proto != "" {
+		out += ", proto " + w.Proto
+	}
+	return out
 }

@@ -261,3 +261,11 @@ func TestPlanWarnsWhenNoCallCanBeSelected(t *testing.T) {
 		t.Errorf("8 rounds: code %d, stderr %q", code, errOut)
 	}
 }
+
+func TestPlanShowsEachStacksWire(t *testing.T) {
+	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/a, start: ./server, protocol: h2, streams: 8}\n")
+	code, out, errOut := runMain(t, dir, nil, "plan")
+	if code != 0 || !strings.Contains(out, "start: ./server  wire: h2 over TLS, 8 streams a connection\n") || strings.Contains(out, "wire: http1") {
+		t.Errorf("code %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+}

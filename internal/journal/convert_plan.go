@@ -372,7 +372,25 @@ func PlanStackOf(v plan.Stack) PlanStack {
 		Pprof:       v.Pprof,
 		Runtime:     v.Runtime,
 		Container:   ConvertPtr(v.Container, PlanContainerOf),
+		Wire:        planWireOf(v.Wire),
 	}
+}
+
+// planWireOf is the journal form of a stack's wire; nil for HTTP/1.1 in
+// cleartext.
+func planWireOf(v plan.Wire) *PlanWire {
+	if v == (plan.Wire{}) {
+		return nil
+	}
+	return &PlanWire{Protocol: v.Protocol, TLS: v.TLS, Streams: v.Streams, Proto: v.Proto}
+}
+
+// Plan converts v back to a plan.Wire; nil is HTTP/1.1 in cleartext.
+func (v *PlanWire) Plan() plan.Wire {
+	if v == nil {
+		return plan.Wire{}
+	}
+	return plan.Wire{Protocol: v.Protocol, TLS: v.TLS, Streams: v.Streams, Proto: v.Proto}
 }
 
 // Plan converts v back to a plan.Stack.
@@ -393,6 +411,7 @@ func (v PlanStack) Plan() plan.Stack {
 		Pprof:       v.Pprof,
 		Runtime:     v.Runtime,
 		Container:   ConvertPtr(v.Container, PlanContainer.Plan),
+		Wire:        v.Wire.Plan(),
 	}
 }
 

@@ -387,6 +387,21 @@ type PlanStack struct {
 	// Container is set when the stack runs in a container (the
 	// container: key); Start then holds the container's arguments, if any.
 	Container *PlanContainer `json:"container,omitempty"`
+	// Wire is how the load reached the stack; absent for HTTP/1.1 in
+	// cleartext (and in journals from before it).
+	Wire *PlanWire `json:"wire,omitempty"`
+}
+
+// PlanWire is plan.Wire as the journal records it.
+type PlanWire struct {
+	// Protocol is "h2", "h2c" or "grpc"; "" is HTTP/1.1.
+	Protocol string `json:"protocol,omitempty"`
+	TLS      bool   `json:"tls,omitempty"`
+	// Streams is the requests in flight on each HTTP/2 connection; 0 is 1.
+	Streams int `json:"streams,omitempty"`
+	// Proto is a gRPC stack's descriptors, as the file names them, or
+	// "reflect".
+	Proto string `json:"proto,omitempty"`
 }
 
 // PlanThresholds is plan.Thresholds as the journal records it:

@@ -44,6 +44,9 @@ type Flags struct {
 	// descriptor set, .pb/.protoset) and Message (the request as JSON)
 	// make a gRPC run; the command turns them into Config.GRPC.
 	GRPC, Proto, Message string
+	// Messages names a file of request messages, one JSON message a line,
+	// sent round-robin instead of Message (a templated case's variants).
+	Messages string
 	// Reflect asks the server for the method's descriptors (gRPC server
 	// reflection) instead of Proto.
 	Reflect     bool
@@ -101,6 +104,7 @@ func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
 	fs.StringVar(&f.GRPC, "grpc", "", "gRPC unary call to this method, package.Service/Method (with --proto and --message)")
 	fs.StringVar(&f.Proto, "proto", "", "with --grpc: the service's .proto file, or a descriptor set (.pb, .protoset)")
 	fs.StringVar(&f.Message, "message", "", "with --grpc: the request message as JSON (protobuf's JSON mapping)")
+	fs.StringVar(&f.Messages, "messages", "", "with --grpc: a file of request messages, one JSON message a line, sent round-robin (instead of --message)")
 	fs.BoolVar(&f.Reflect, "reflect", false, "with --grpc: ask the server for the descriptors (gRPC server reflection) instead of --proto")
 }
 
@@ -169,6 +173,9 @@ func (f Flags) Args(url string) []string {
 	if f.Message != "" {
 		add("--message", f.Message)
 	}
+	if f.Messages != "" {
+		add("--messages", f.Messages)
+	}
 	if f.Reflect {
 		args = append(args, "--reflect")
 	}
@@ -218,10 +225,10 @@ func (f Flags) Config(url string) (Config, error) {
 		return cfg, fmt.Errorf("--streams %d: want at least 1", f.Streams)
 	case f.Streams > 1 && f.protocol() == ProtoHTTP1:
 		return cfg, fmt.Errorf("--streams %d needs HTTP/2: add --h2c (cleartext) or --h2 (TLS), or --grpc", f.Streams)
-	case f.GRPC != "" && ((f.Proto == "") == !f.Reflect || f.Message == ""):
-		return cfg, errors.New("--grpc needs --message JSON (the request) and either --proto FILE (the service's .proto or a descriptor set) or --reflect (server reflection)")
-	case f.GRPC == "" && (f.Proto != "" || f.Message != "" || f.Reflect):
-		return cfg, errors.New("--proto, --reflect and --message go with --grpc package.Service/Method")
+	case f.GRPC != "" && ((f.Proto == "") == !f.Reflect || (f.Message == "") == (f.Messages == "")):
+		return cfg, errors.New("--grpc needs --message JSON (the request) or --messages FILE (one a line), and either --proto FILE (the service's .proto or a descriptor set) or --reflect (server reflection)")
+	case f.GRPC == "" && (f.Proto != "" || f.Message != "" || f.Messages != "" || f.Reflect):
+		return cfg, errors.New("--proto, --reflect, --message and --messages go with --grpc package.Service/Method")
 	case f.GRPC != "" && f.H2C:
 		return cfg, errors.New("--grpc speaks HTTP/2 already (cleartext, or TLS for https:// or --tls); drop --h2c")
 	case (f.CACert != "" || f.TLSResume) && !f.TLS && !f.H2 && !strings.HasPrefix(url, "https://"):

@@ -15,6 +15,10 @@ type GRPCCall struct {
 	Method string
 	// Message is the request message in protobuf's wire format.
 	Message []byte
+	// Messages, when not empty, replaces Message: a pool of request
+	// messages (a templated case's variants), sent round-robin in order
+	// across all connections, as a request pool is.
+	Messages [][]byte
 }
 
 // gRPC status codes, as the engine keeps them: a failed call's code is
@@ -50,7 +54,8 @@ func GRPCCodeOf(key string) int {
 	return -1
 }
 
-// encodeGRPC builds the one request of a gRPC run.
+// encodeGRPC builds the requests of a gRPC run: its one message, or its
+// pool of messages.
 func encodeGRPC(cfg Config, t target, tlsOn bool) ([]wireRequest, error) {
 	call := cfg.GRPC
 	service, method, ok := strings.Cut(strings.TrimPrefix(call.Method, "/"), "/")
@@ -70,14 +75,23 @@ func encodeGRPC(cfg Config, t target, tlsOn bool) ([]wireRequest, error) {
 		{Name: "content-type", Value: "application/grpc"},
 		{Name: "te", Value: "trailers"},
 	}, cfg.Headers...)
-	body := make([]byte, 5+len(call.Message))
-	binary.BigEndian.PutUint32(body[1:5], uint32(len(call.Message)))
-	copy(body[5:], call.Message)
-	req, err := newH2Encoder().encodeH2("POST", "/"+service+"/"+method, t.hostPort, scheme, headers, body)
-	if err != nil {
-		return nil, err
+	msgs := call.Messages
+	if len(msgs) == 0 {
+		msgs = [][]byte{call.Message}
 	}
-	return []wireRequest{req}, nil
+	enc := newH2Encoder()
+	out := make([]wireRequest, 0, len(msgs))
+	for _, msg := range msgs {
+		body := make([]byte, 5+len(msg))
+		binary.BigEndian.PutUint32(body[1:5], uint32(len(msg)))
+		copy(body[5:], msg)
+		req, err := enc.encodeH2("POST", "/"+service+"/"+method, t.hostPort, scheme, headers, body)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, req)
+	}
+	return out, nil
 }
 
 // grpcOutcome judges a whole gRPC answer on lane c: a success only with

@@ -30,10 +30,18 @@ func TestDocsExamples(t *testing.T) {
 			example += validStacks // the custom workload example shows the workload only
 		}
 		dir := t.TempDir()
-		for _, d := range []string{"apps/nethttp-pgx", "apps/chi-pgx", "apps/a", "apps/b"} {
+		for _, d := range []string{"apps/nethttp-pgx", "apps/chi-pgx", "apps/a", "apps/b", "apps/grpc-pgx/saaspb"} {
 			if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 				t.Fatal(err)
 			}
+		}
+		// The wire's example names the gRPC reference stack's .proto.
+		proto, err := os.ReadFile("../../apps/grpc-pgx/saaspb/saas.proto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "apps/grpc-pgx/saaspb/saas.proto"), proto, 0o644); err != nil {
+			t.Fatal(err)
 		}
 		path := filepath.Join(dir, "stackbench.yaml")
 		if err := os.WriteFile(path, []byte(example), 0o644); err != nil {

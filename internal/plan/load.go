@@ -136,6 +136,7 @@ func (p *parser) file(root *yaml.Node, f *File) {
 				f.Warnings = append(f.Warnings, Problem{File: p.name, Line: s.Line, Msg: msg})
 			}
 		}
+		p.checkWire(f)
 	} else if f.Process == nil {
 		p.addf(root, "the file has no stacks; add a stacks: list, e.g.\n    stacks:\n      - name: my-api\n        dir: .\n        start: ./bin/server")
 	}

@@ -138,6 +138,9 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		Hosts:         f.Hosts,
 		Roles:         f.Roles,
 	}
+	if ps := checkWireCases(f.Name, p.Stacks, cases); len(ps) > 0 {
+		return nil, &ConfigError{Problems: ps}
+	}
 	p.Thresholds = f.thresholds.resolve(cases)
 	if msg := checkLatency(proto); msg != "" {
 		return nil, &ConfigError{Problems: []Problem{{Msg: msg}}}
@@ -382,6 +385,9 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		// one keep their fingerprints.
 		Container *Container `json:",omitempty"`
 		Services  []int      `json:",omitempty"`
+		// The wire: left out for HTTP/1.1 in cleartext, so plans
+		// without one keep their fingerprints.
+		Wire *Wire `json:",omitempty"`
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -391,9 +397,10 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		Inserts, Database  bool
 		// What parity holds and how the requests vary: left out when
 		// unset, so built-in plans keep their fingerprints.
-		Compare   string   `json:",omitempty"`
-		Ignore    []string `json:",omitempty"`
-		Templated bool     `json:",omitempty"`
+		Compare   string             `json:",omitempty"`
+		Ignore    []string           `json:",omitempty"`
+		Templated bool               `json:",omitempty"`
+		GRPC      *workload.GRPCCall `json:",omitempty"`
 	}
 	v := struct {
 		Version    int
@@ -429,6 +436,10 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		if s.Git != nil {
 			id.Commit = s.Git.Commit
 		}
+		if s.Wire != (Wire{}) {
+			w := s.Wire
+			id.Wire = &w
+		}
 		if s.Container != nil {
 			c := *s.Container
 			if rel, err := filepath.Rel(base, c.Build); err == nil && c.Build != "" {
@@ -439,7 +450,7 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		v.Stacks = append(v.Stacks, id)
 	}
 	for _, c := range p.Cases {
-		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database, c.Compare, c.Ignore, c.Templated})
+		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database, c.Compare, c.Ignore, c.Templated, c.GRPC})
 	}
 	data, err := json.Marshal(v) // maps marshal with sorted keys: stable
 	if err != nil {

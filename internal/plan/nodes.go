@@ -30,6 +30,8 @@ type parser struct {
 	brokenHosts []string
 	// rolesGiven: the roles: section names a role, valid or not.
 	rolesGiven bool
+	// grpcNodes are the cases' grpc: requests' nodes, by case (wire.go).
+	grpcNodes map[string]grpcNodes
 }
 
 // addf records a problem at node n.

@@ -121,6 +121,9 @@ type Stack struct {
 	// Container is set when the stack runs in a container (the
 	// container: key); Start then holds the container's arguments, if any.
 	Container *Container `json:"container,omitempty"`
+	// Wire is how the load reaches the stack (protocol:, tls:, streams:,
+	// proto:); its zero value is HTTP/1.1 in cleartext.
+	Wire Wire `json:"wire,omitzero"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }

@@ -250,11 +250,20 @@ func (p *parser) resolveScenario(steps []scenario.Step, stepTs []templated, case
 		if !t.req.Fixed() {
 			sc.Cases[caseNames[i]] = t.req
 		}
+		if g, ok := p.grpcNodes[caseNames[i]]; ok {
+			p.checkRefs(sc, g.templated(caseNames[i]), defined)
+			if !g.template.Fixed() {
+				if sc.Messages == nil {
+					sc.Messages = map[string]scenario.Template{}
+				}
+				sc.Messages[caseNames[i]] = g.template
+			}
+		}
 	}
 	for _, t := range p.brokenTemplates {
 		p.checkRefs(sc, t, defined)
 	}
-	if len(steps) == 0 && len(sc.Cases) == 0 {
+	if len(steps) == 0 && len(sc.Cases) == 0 && len(sc.Messages) == 0 {
 		return nil
 	}
 	return sc

@@ -11,14 +11,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof", "services", "git", "container"}
+var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof", "services", "git", "container", "protocol", "tls", "streams", "proto"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // harnessEnv are the variables the harness sets; a stack may not override them.
-var harnessEnv = []string{"PORT", "DATABASE_URL", "JWT_SECRET", "STACKBENCH_WORKLOAD"}
+var harnessEnv = []string{"PORT", "DATABASE_URL", "JWT_SECRET", "STACKBENCH_WORKLOAD", ProtocolEnv}
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -113,7 +113,7 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	if v := m.get("version"); v != nil {
 		s.Version, _ = p.str(v, "version", "version: go version")
 	}
-	if v := m.get("health"); v != nil {
+	if v := m.get("health"); v != nil && peekKey(n, "protocol") != WireGRPC {
 		if h, ok := p.path(v, "health", "/health"); ok {
 			s.Health = h
 		}
@@ -132,6 +132,14 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	}
 	if v := m.get("env"); v != nil {
 		s.Env, s.EnvOrder = p.env(v)
+	}
+	p.wire(m, &s, what)
+	if s.Wire.TLS {
+		for _, k := range []string{TLSCertEnv, TLSKeyEnv} {
+			if _, set := s.Env[k]; set {
+				p.addf(m.get("env"), "%s is set by the harness for a stack with tls: on (the run's throwaway certificate); remove it from env", k)
+			}
+		}
 	}
 	if v := m.get("git"); v != nil && s.Dir != "" {
 		if rev, ok := p.str(v, "git", "git: main"); ok {

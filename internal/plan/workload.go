@@ -13,7 +13,7 @@ import (
 
 var (
 	customKeys = []string{"name", "health", "database", "setup", "cases"}
-	caseKeys   = []string{"name", "method", "path", "headers", "body", "expect", "inserts", "database", "compare", "ignore"}
+	caseKeys   = []string{"name", "method", "path", "headers", "body", "expect", "inserts", "database", "compare", "ignore", "grpc"}
 )
 
 const caseExample = "- {name: hello, path: /hello}"
@@ -68,6 +68,9 @@ func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, s
 		p.scenario = p.resolveScenario(steps, stepTs, caseTs, w.CaseNames())
 		for i := range w.Cases {
 			_, w.Cases[i].Templated = p.scenario.Lookup(w.Cases[i].Name)
+			if p.scenario != nil {
+				_, w.Cases[i].GRPCTemplated = p.scenario.Messages[w.Cases[i].Name]
+			}
 		}
 	} else {
 		p.addf(n, "the custom workload has no cases; add cases: a list such as\n      cases:\n        %s", caseExample)
@@ -134,8 +137,11 @@ func (p *parser) customCase(n *yaml.Node) (workload.Case, templated, bool) {
 	}
 	if v := m.get("path"); v != nil {
 		c.Path, _ = p.path(v, "path", "/hello")
-	} else {
-		p.addf(n, "this case has no path; add path: the path and query to request, e.g. path: /users/42")
+	} else if !m.has("grpc") {
+		p.addf(n, "this case has no path; add path: the path and query to request, e.g. path: /users/42 (or grpc: for a gRPC stack)")
+	}
+	if v := m.get("grpc"); v != nil {
+		c.GRPC = p.grpcRequest(v, c.Name)
 	}
 	if v := m.get("method"); v != nil {
 		if method, ok := p.str(v, "method", "method: POST"); ok {
@@ -164,6 +170,10 @@ func (p *parser) customCase(n *yaml.Node) (workload.Case, templated, bool) {
 		p.addf(m.keys["inserts"], "a case that inserts rows uses the database; add database: true to it")
 	}
 	p.compare(m, &c)
+	if c.Path == "" {
+		// A gRPC-only case: no HTTP request's templates to check.
+		return c, templated{}, len(p.problems) == before
+	}
 	t := p.requestTemplates(m, c.Method, c.Path, c.Header, c.Body, "case "+c.Name)
 	return c, t, len(p.problems) == before
 }

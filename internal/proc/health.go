@@ -1,7 +1,10 @@
 package proc
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -25,8 +28,15 @@ const healthAttemptTimeout = 2 * time.Second
 func pollHealth(ctx context.Context, s Spec, done <-chan struct{}, spawned time.Time) (time.Time, error) {
 	ctx, cancel := context.WithDeadline(ctx, spawned.Add(s.BootTimeout))
 	defer cancel()
-	url := "http://127.0.0.1:" + strconv.Itoa(s.Port) + s.HealthPath
-	client := healthClient()
+	scheme := "http"
+	if s.HealthCA != nil {
+		scheme = "https"
+	}
+	url := scheme + "://127.0.0.1:" + strconv.Itoa(s.Port) + s.HealthPath
+	client, err := healthClient(s)
+	if err != nil {
+		return time.Time{}, err
+	}
 	defer client.CloseIdleConnections()
 	lastProblem := "no answer yet"
 	for {
@@ -35,7 +45,7 @@ func pollHealth(ctx context.Context, s Spec, done <-chan struct{}, spawned time.
 			return time.Time{}, errors.New("the process exited before answering 200 on " + s.HealthPath + " (" + lastProblem + ")")
 		default:
 		}
-		status, at, err := healthOnce(ctx, client, url)
+		status, at, err := healthOnce(ctx, client, url, s.HealthProtocol == "grpc")
 		if status == http.StatusOK {
 			return at, nil
 		}
@@ -60,19 +70,59 @@ func pollHealth(ctx context.Context, s Spec, done <-chan struct{}, spawned time.
 
 // healthClient opens a fresh connection per attempt (no idle connection to
 // the stack is left behind to weigh on its first measured window) and
-// follows redirects on this machine only.
-func healthClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: netutil.LoopbackRedirects}
+// follows redirects on this machine only. It speaks the stack's
+// protocol: HTTP/1.1, or HTTP/2 for h2c, h2 and grpc; over TLS when the
+// spec gives a CA.
+func healthClient(s Spec) (*http.Client, error) {
+	t := &http.Transport{DisableKeepAlives: true}
+	if s.HealthCA != nil {
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(s.HealthCA) {
+			return nil, errors.New("the health check's CA holds no PEM certificate")
+		}
+		t.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	}
+	switch s.HealthProtocol {
+	case "", "http1":
+	case "h2c", "h2", "grpc":
+		// HTTP/2 only: over TLS through ALPN, in cleartext with prior
+		// knowledge.
+		var p http.Protocols
+		if s.HealthCA != nil {
+			p.SetHTTP2(true)
+			t.ForceAttemptHTTP2 = true
+		} else {
+			p.SetUnencryptedHTTP2(true)
+		}
+		t.Protocols = &p
+	default:
+		return nil, fmt.Errorf("health protocol %q is not one of http1, h2c, h2, grpc", s.HealthProtocol)
+	}
+	return &http.Client{Transport: t, CheckRedirect: netutil.LoopbackRedirects}, nil
 }
 
-// healthOnce sends one GET and returns its status and when the response
-// head arrived.
-func healthOnce(ctx context.Context, client *http.Client, url string) (int, time.Time, error) {
+// grpcEmptyMessage is a gRPC request frame holding an empty message:
+// not compressed, length 0.
+var grpcEmptyMessage = []byte{0, 0, 0, 0, 0}
+
+// healthOnce sends one GET (a gRPC call when grpc is true) and returns
+// its status and when the response head arrived. A gRPC call answers 200
+// only with grpc-status 0; another grpc-status is returned as 500 and
+// its message in the error.
+func healthOnce(ctx context.Context, client *http.Client, url string, grpc bool) (int, time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, healthAttemptTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	method, body := http.MethodGet, io.Reader(nil)
+	if grpc {
+		method, body = http.MethodPost, bytes.NewReader(grpcEmptyMessage)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
 		return 0, time.Time{}, err
+	}
+	if grpc {
+		req.Header.Set("Content-Type", "application/grpc")
+		req.Header.Set("TE", "trailers")
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -81,5 +131,14 @@ func healthOnce(ctx context.Context, client *http.Client, url string) (int, time
 	at := time.Now()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
+	if grpc && resp.StatusCode == http.StatusOK {
+		code := resp.Trailer.Get("Grpc-Status")
+		if code == "" {
+			code = resp.Header.Get("Grpc-Status") // a trailers-only answer
+		}
+		if code != "0" {
+			return http.StatusInternalServerError, at, fmt.Errorf("grpc-status %q: %s", code, resp.Trailer.Get("Grpc-Message")+resp.Header.Get("Grpc-Message"))
+		}
+	}
 	return resp.StatusCode, at, nil
 }

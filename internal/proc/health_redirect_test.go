@@ -17,10 +17,10 @@ func TestHealthRefusesARedirectElsewhere(t *testing.T) {
 		http.Redirect(w, r, "http://192.0.2.1:9/health", http.StatusTemporaryRedirect)
 	}))
 	defer srv.Close()
-	c := healthClient()
+	c, _ := healthClient(Spec{})
 	defer c.CloseIdleConnections()
 	t0 := time.Now()
-	_, _, err := healthOnce(context.Background(), c, srv.URL+"/health")
+	_, _, err := healthOnce(context.Background(), c, srv.URL+"/health", false)
 	if !errors.Is(err, netutil.ErrRedirectRefused) || time.Since(t0) > time.Second {
 		t.Errorf("health behind a redirect to another host: %v after %v; want it refused at once", err, time.Since(t0))
 	}

@@ -28,8 +28,17 @@ type Spec struct {
 	Env []string
 	// Port is the TCP port the stack listens on, on 127.0.0.1.
 	Port int
-	// HealthPath is polled until it answers 200, e.g. "/health".
+	// HealthPath is polled until it answers 200, e.g. "/health"; for
+	// HealthProtocol "grpc", the method called ("/saas.Users/Health").
 	HealthPath string
+	// HealthProtocol is how the health path is asked: "" or "http1" a
+	// GET over HTTP/1.1; "h2c" the GET over HTTP/2 in cleartext (prior
+	// knowledge); "h2" over HTTP/2 (TLS); "grpc" a unary call with an
+	// empty message over HTTP/2, answered when its grpc-status is 0.
+	HealthProtocol string
+	// HealthCA, when set, makes the health request over TLS (https),
+	// trusting these certificates (PEM) only.
+	HealthCA []byte
 	// LogPath receives stdout and stderr, appended.
 	LogPath string
 	// BootTimeout bounds the wait for the first 200.

@@ -13,7 +13,9 @@ import (
 
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/platform/local"
+	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -25,30 +27,93 @@ type loadRun struct {
 	stderr bytes.Buffer
 }
 
-// loadArgs builds the command line for one window of a case: the case's
-// request, or the request pool in poolFile when one is given.
+// loadArgs builds the command line for one window of a case over HTTP/1.1
+// in cleartext: the case's request, or the request pool in poolFile when
+// one is given.
 func loadArgs(baseURL string, c workload.Case, poolFile string, conc int, warmup warmupSpan, window, timeout time.Duration) []string {
-	return loadArgsAt(baseURL, c, poolFile, conc, 0, warmup, window, timeout)
+	return loadArgsAt(baseURL, c, poolFile, loadWire{}, conc, 0, warmup, window, timeout)
 }
 
-// loadArgsAt is loadArgs at an open-loop rate in requests per second (0:
-// closed loop), conc then being the most requests in flight: a capacity
-// probe's command line.
-func loadArgsAt(baseURL string, c workload.Case, poolFile string, conc int, rateRPS float64, warmup warmupSpan, window, timeout time.Duration) []string {
+// loadWire is how a window's generator reaches its stack (the stack's
+// plan.Wire) and the files that go with it.
+type loadWire struct {
+	wire plan.Wire
+	// caFile is the run's throwaway CA (stack.TLSFiles) for a stack with
+	// TLS; proto the stack's descriptors file ("" with reflection).
+	caFile, proto string
+	// messages is a pool file of a gRPC case's messages, one JSON
+	// message a line ("" sends the case's one message).
+	messages string
+}
+
+// loadArgsAt is the command line for one window of a case on a stack
+// reached as lw says, at an open-loop rate in requests per second (0:
+// closed loop; conc then being the most requests in flight, as in a
+// capacity probe). baseURL is the stack's scheme, address and port. An
+// HTTP case sends its request, or the request pool in poolFile when one is
+// given; on a gRPC stack it sends the case's gRPC call.
+func loadArgsAt(baseURL string, c workload.Case, poolFile string, lw loadWire, conc int, rateRPS float64, warmup warmupSpan, window, timeout time.Duration) []string {
 	cfg := c.LoadConfig(baseURL)
+	if lw.wire.GRPC() {
+		// A call succeeds on grpc-status 0 alone; the case's HTTP
+		// request and statuses are not the gRPC stack's.
+		cfg = load.Config{URL: baseURL + "/", Method: "POST"}
+	}
 	cfg.Connections, cfg.Duration, cfg.Warmup, cfg.Timeout = conc, window, warmup.floor, timeout
 	if warmup.max > warmup.floor {
 		cfg.WarmupMax = warmup.max
 	}
 	cfg.Rate = rateRPS
+	if p := lw.wire.ProtocolOf(); p != load.ProtoHTTP1 && p != load.ProtoGRPC {
+		cfg.Protocol = p
+	}
+	cfg.Streams = lw.wire.Streams
+	cfg.TLS = lw.wire.TLS
 	f := load.FlagsOf(cfg)
 	f.Output, f.EventsFD = "json", loadEventsFD
+	f.CACert = lw.caFile
 	url := cfg.URL
-	if poolFile != "" {
+	switch {
+	case lw.wire.GRPC():
+		f.Method = ""
+		f.GRPC, f.Proto, f.Reflect = c.GRPC.Method, lw.proto, lw.proto == ""
+		if lw.messages != "" {
+			f.Messages = lw.messages
+		} else {
+			f.Message = c.GRPC.Message
+		}
+	case poolFile != "":
 		f.Method, f.Headers, f.Body = "", nil, ""
 		f.Requests, url = poolFile, baseURL
 	}
 	return append([]string{"load"}, f.Args(url)...)
+}
+
+// loadWireOf is the wire a window on cur's stack is driven over, writing
+// the gRPC case's message pool when it is templated.
+func (r *runner) loadWireOf(cur *server, c workload.Case) (loadWire, error) {
+	st := cur.stack
+	lw := loadWire{wire: st.Wire, proto: st.ProtoFile()}
+	if st.Wire.TLS {
+		ca, err := stack.TLSFiles(logsDir(r.opt.Dir))
+		if err != nil {
+			return lw, err
+		}
+		lw.caFile = ca.CAFile
+	}
+	if st.Wire.GRPC() && c.GRPCTemplated {
+		path, err := r.pools.messagePool(c)
+		if err != nil {
+			return lw, err
+		}
+		lw.messages = path
+	}
+	return lw, nil
+}
+
+// baseURL is the address the generator reaches cur at on this machine.
+func baseURL(cur *server) string {
+	return fmt.Sprintf("%s://127.0.0.1:%d", cur.stack.Wire.Scheme(), cur.tree.Port())
 }
 
 // loadEventsFD is the generator's descriptor for its events: the first of

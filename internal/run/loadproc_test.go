@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -40,5 +41,49 @@ func TestLoadArgsParse(t *testing.T) {
 		if !reflect.DeepEqual(cfg, want) || f.Requests != pool || f.Output != "json" || f.EventsFD != loadEventsFD {
 			t.Errorf("pool %q: args %q\nparse to %+v (requests %q, -o %s, events %d)\nwant %+v", pool, args, cfg, f.Requests, f.Output, f.EventsFD, want)
 		}
+	}
+}
+
+// TestLoadArgsWire: a window on an h2c stack, on an h2 stack with its
+// streams and the run's CA, and on a gRPC stack over TLS (its one message,
+// or its pool of messages) parses to the engine's protocol, TLS, streams
+// and call.
+func TestLoadArgsWire(t *testing.T) {
+	c := workload.Case{Name: "user", Method: "GET", Path: "/users/1", Expect: []int{200},
+		GRPC: &workload.GRPCCall{Method: "saas.Users/GetUser", Message: `{"id": 1}`}}
+	parse := func(args []string) (load.Flags, load.Config) {
+		t.Helper()
+		var f load.Flags
+		fs := flag.NewFlagSet("load", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f.Register(fs)
+		if args[0] != "load" || fs.Parse(args[1:]) != nil || fs.NArg() != 1 {
+			t.Fatalf("args %q do not parse", args)
+		}
+		cfg, err := f.Config(fs.Arg(0))
+		if err != nil {
+			t.Fatalf("args %q: %v", args, err)
+		}
+		return f, cfg
+	}
+	span := warmupSpan{time.Second, time.Second}
+	_, cfg := parse(loadArgsAt("http://127.0.0.1:9", c, "", loadWire{wire: plan.Wire{Protocol: plan.WireH2C, Streams: 10}}, 4, 0, span, time.Second, time.Minute))
+	if cfg.Protocol != load.ProtoH2C || cfg.Streams != 10 || cfg.TLS || cfg.URL != "http://127.0.0.1:9/users/1" {
+		t.Errorf("h2c: %+v", cfg)
+	}
+	f, cfg := parse(loadArgsAt("https://127.0.0.1:9", c, "", loadWire{wire: plan.Wire{Protocol: plan.WireH2, TLS: true}, caFile: "/run/ca.pem"}, 4, 0, span, time.Second, time.Minute))
+	if cfg.Protocol != load.ProtoH2 || !cfg.TLS || f.CACert != "/run/ca.pem" || cfg.URL != "https://127.0.0.1:9/users/1" {
+		t.Errorf("h2: %+v, cacert %q", cfg, f.CACert)
+	}
+	grpc := loadWire{wire: plan.Wire{Protocol: plan.WireGRPC, TLS: true, Streams: 4}, caFile: "/run/ca.pem", proto: "/app/saas.proto"}
+	f, cfg = parse(loadArgsAt("https://127.0.0.1:9", c, "/pool.jsonl", grpc, 4, 0, span, time.Second, time.Minute))
+	if cfg.Protocol != load.ProtoGRPC || !cfg.TLS || cfg.Streams != 4 || f.GRPC != "saas.Users/GetUser" || f.Proto != "/app/saas.proto" ||
+		f.Message != `{"id": 1}` || f.Requests != "" || f.CACert != "/run/ca.pem" || cfg.Expect != nil {
+		t.Errorf("grpc: %+v, flags %+v", cfg, f)
+	}
+	grpc.messages, grpc.proto = "/msgs.jsonl", ""
+	f, _ = parse(loadArgsAt("https://127.0.0.1:9", c, "", grpc, 4, 0, span, time.Second, time.Minute))
+	if f.Messages != "/msgs.jsonl" || f.Message != "" || !f.Reflect {
+		t.Errorf("grpc with a pool of messages and reflection: %+v", f)
 	}
 }

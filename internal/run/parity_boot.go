@@ -86,6 +86,9 @@ func (ph *bootPhase) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if len(stacks) == 0 {
+		return nil
+	}
 	res, err := boot.Run(ctx, stacks, boot.Options{Starts: n, Request: first, BootTimeout: stack.LongestBootTimeout(r.opt.Plan.Stacks)})
 	var failed *boot.StartError
 	switch {
@@ -101,7 +104,7 @@ func (ph *bootPhase) run(ctx context.Context) error {
 		return nil
 	}
 	for _, s := range r.opt.Plan.Stacks {
-		rec := journal.Boot{Stack: s.Name, Starts: []journal.BootStart{}}
+		rec := journal.Boot{Stack: s.Name, Starts: []journal.BootStart{}, Error: stack.BootWire(s)}
 		for _, st := range res.Starts {
 			if st.Stack != s.Name {
 				continue
@@ -150,6 +153,10 @@ func findingText(f workload.Finding) string {
 func (r *runner) bootStacks() ([]boot.Stack, error) {
 	var out []boot.Stack
 	for _, s := range r.opt.Plan.Stacks {
+		if msg := stack.BootWire(s); msg != "" {
+			r.event(journal.LevelWarning, s.Name, "boot suite: %s", msg)
+			continue
+		}
 		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir))
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -102,6 +103,43 @@ func (p *requestPools) variantPool(cur *server, c workload.Case) (string, error)
 	}
 	p.files[key] = path
 	r.progress.logf("requests: %s %s: %d variants", cur.stack.Name, c.Name, len(reqs))
+	return path, nil
+}
+
+// messagePool expands a gRPC case's templated message and writes its
+// variants, one compact JSON message a line, as the generator's pool of
+// messages, once (the variants do not depend on the stack: a gRPC stack
+// runs no setup steps).
+func (p *requestPools) messagePool(c workload.Case) (string, error) {
+	r := p.r
+	key := "grpc/" + c.Name
+	if p.files == nil {
+		p.files = map[string]string{}
+	}
+	if path, ok := p.files[key]; ok {
+		return path, nil
+	}
+	msgs, err := r.opt.File.Scenario.MessageVariants(c, nil)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	for k, m := range msgs {
+		if err := json.Compact(&buf, []byte(m)); err != nil {
+			return "", fmt.Errorf("case %s: grpc message, variant %d: not JSON: %v (%s)", c.Name, k+1, err, m)
+		}
+		buf.WriteByte('\n')
+	}
+	dir, err := r.poolDir("grpc")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, c.Name+".jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), privateFileMode); err != nil {
+		return "", err
+	}
+	p.files[key] = path
+	r.progress.logf("requests: %s: %d gRPC message variants", c.Name, len(msgs))
 	return path, nil
 }
 

@@ -101,13 +101,18 @@ func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
 // the host's speed first.
 func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	r, c := l.r, ls.c
-	pool, err := r.pools.of(cur, c)
+	var pool string
+	if !cur.stack.Wire.GRPC() {
+		if pool, err = r.pools.of(cur, c); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	lw, err := r.loadWireOf(cur, c)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", cur.tree.Port())
 	probeBefore = r.watch.probe()
-	lr, ws, err = l.startSampled(ctx, cur, loadArgsAt(base, c, pool, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
+	lr, ws, err = l.startSampled(ctx, cur, loadArgsAt(baseURL(cur), c, pool, lw, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
 	return lr, ws, probeBefore, err
 }
 

@@ -188,6 +188,34 @@ func (r Request) Expand(caseName string, v Values) ([]workload.Request, error) {
 	return out, nil
 }
 
+// ExpandMessage renders a templated gRPC message's variants for one
+// case, as Expand renders a request's: as many as its longest list (or
+// RandVariants when it only draws), ${rand} drawn from the case's seeded
+// generator. The JSON of each is checked by whoever encodes it.
+func ExpandMessage(caseName string, t Template, v Values) ([]string, error) {
+	n, err := Request{Body: t}.Count(v)
+	if err != nil {
+		return nil, err
+	}
+	if n > MaxVariants {
+		return nil, fmt.Errorf("%d variants; at most %d are encoded before a window: shorten the list (the lines of a file)", n, MaxVariants)
+	}
+	rng := NewRand(caseName)
+	out := make([]string, 0, n)
+	total := 0
+	for k := range n {
+		msg, err := renderOne(t, k, v, rng)
+		if err != nil {
+			return nil, fmt.Errorf("variant %d: %w", k+1, err)
+		}
+		if total += len(msg); total > MaxBytes {
+			return nil, fmt.Errorf("the variants pass %d MiB at variant %d of %d; send smaller messages or fewer variants", MaxBytes>>20, k+1, n)
+		}
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
 // NewRand returns the seeded generator of a case's (or a setup step's)
 // ${rand} draws.
 func NewRand(name string) *rand.Rand {

@@ -14,6 +14,8 @@ type Scenario struct {
 	Steps []Step
 	// Cases holds the templated cases' requests, by case name.
 	Cases map[string]Request
+	// Messages holds the templated gRPC request messages, by case name.
+	Messages map[string]Template `json:",omitempty"`
 	// Env holds the ${env:NAME} values, Lines each ${line:FILE}'s lines.
 	Env   map[string]string
 	Lines map[string][]string
@@ -82,6 +84,31 @@ func (s *Scenario) Variants(c workload.Case, captures map[string][]string) ([]wo
 	out, err := r.Expand(c.Name, s.Values(captures))
 	if err != nil {
 		return nil, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	return out, nil
+}
+
+// Messages returns the gRPC request messages the load sends for case c
+// (which has a gRPC request): its expanded variants when the message is
+// templated, else the message as written. Variant k draws its ${rand:…}
+// numbers from the same seeded sequence as variant k of the case's HTTP
+// request, so a path /users/${rand:1..50000} and a message
+// {"id": ${rand:1..50000}} ask for the same user, variant by variant.
+func (s *Scenario) MessageVariants(c workload.Case, captures map[string][]string) ([]string, error) {
+	if c.GRPC == nil {
+		return nil, fmt.Errorf("case %s has no gRPC request", c.Name)
+	}
+	var t Template
+	var ok bool
+	if s != nil {
+		t, ok = s.Messages[c.Name]
+	}
+	if !ok {
+		return []string{c.GRPC.Message}, nil
+	}
+	out, err := ExpandMessage(c.Name, t, s.Values(captures))
+	if err != nil {
+		return nil, fmt.Errorf("case %s: grpc message: %w", c.Name, err)
 	}
 	return out, nil
 }

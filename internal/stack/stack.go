@@ -12,10 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/fileutil"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/platform/local"
@@ -46,8 +48,15 @@ type Harness struct {
 
 // Env is the environment a stack gets on top of the harness's own: PORT,
 // JWT_SECRET, NODE_ENV=production, STACKBENCH_WORKLOAD, DATABASE_URL, then
-// the stack's own env entries in file order (which win).
+// the stack's own env entries in file order (which win). A stack with a
+// protocol: other than http1 gets it in STACKBENCH_PROTOCOL; one with
+// tls: on gets its certificate's and key's paths in TLS_CERT_FILE and
+// TLS_KEY_FILE (Start passes tls, the run's throwaway certificate).
 func Env(s plan.Stack, port int, h Harness) []string {
+	return envWith(s, port, h, nil)
+}
+
+func envWith(s plan.Stack, port int, h Harness, tls *load.ThrowawayCA) []string {
 	env := []string{
 		fmt.Sprintf("PORT=%d", port),
 		"JWT_SECRET=" + h.JWTSecret,
@@ -56,6 +65,12 @@ func Env(s plan.Stack, port int, h Harness) []string {
 	}
 	if h.DatabaseURL != "" {
 		env = append(env, "DATABASE_URL="+h.DatabaseURL)
+	}
+	if s.Wire.Protocol != "" {
+		env = append(env, plan.ProtocolEnv+"="+s.Wire.Protocol)
+	}
+	if tls != nil {
+		env = append(env, plan.TLSCertEnv+"="+tls.CertFile, plan.TLSKeyEnv+"="+tls.KeyFile)
 	}
 	for _, k := range s.EnvOrder {
 		env = append(env, k+"="+s.Env[k])
@@ -117,16 +132,30 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 	if err != nil {
 		return nil, fmt.Errorf("find a free port for %s: %w", s.Name, err)
 	}
+	var tls *load.ThrowawayCA
+	var caPEM []byte
+	if s.Wire.TLS {
+		files, err := TLSFiles(logDir)
+		if err != nil {
+			return nil, fmt.Errorf("stack %s has tls: on: %w", s.Name, err)
+		}
+		if caPEM, err = os.ReadFile(files.CAFile); err != nil {
+			return nil, err
+		}
+		tls = &files
+	}
 	spec := proc.Spec{
-		Name:        s.Name,
-		Dir:         s.Dir,
-		Command:     s.Start,
-		Env:         Env(s, port, h),
-		Port:        port,
-		HealthPath:  s.Health,
-		LogPath:     filepath.Join(logDir, s.Name+".log"),
-		BootTimeout: BootTimeoutOf(s),
-		CPUs:        h.CPUs,
+		Name:           s.Name,
+		Dir:            s.Dir,
+		Command:        s.Start,
+		Env:            envWith(s, port, h, tls),
+		Port:           port,
+		HealthPath:     s.Health,
+		HealthProtocol: s.Wire.Protocol,
+		HealthCA:       caPEM,
+		LogPath:        filepath.Join(logDir, s.Name+".log"),
+		BootTimeout:    BootTimeoutOf(s),
+		CPUs:           h.CPUs,
 	}
 	if s.Container != nil {
 		if spec.Command, spec.Container, err = containerCommand(s, spec.Env); err != nil {
@@ -135,6 +164,37 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 	}
 	return proc.Start(ctx, spec)
 }
+
+// TLSFiles returns the run's throwaway certificate authority and the
+// stacks' certificate, written under logDir/tls the first time this
+// process asks (every stack with tls: on serves that certificate, and
+// the load generator trusts that authority only). A new invocation (a
+// resumed run) makes new ones: its servers are fresh processes.
+func TLSFiles(logDir string) (load.ThrowawayCA, error) {
+	tlsMu.Lock()
+	defer tlsMu.Unlock()
+	dir := filepath.Join(logDir, "tls")
+	if ca, ok := tlsMade[dir]; ok {
+		return ca, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return load.ThrowawayCA{}, fmt.Errorf("the throwaway certificate's directory: %w", err)
+	}
+	ca, err := load.WriteThrowawayCA(dir)
+	if err != nil {
+		return load.ThrowawayCA{}, fmt.Errorf("make the throwaway certificate: %w", err)
+	}
+	if tlsMade == nil {
+		tlsMade = map[string]load.ThrowawayCA{}
+	}
+	tlsMade[dir] = ca
+	return ca, nil
+}
+
+var (
+	tlsMu   sync.Mutex
+	tlsMade map[string]load.ThrowawayCA
+)
 
 // BootTimeoutOf is the stack's boot_timeout, or BootTimeout when it sets none.
 func BootTimeoutOf(s plan.Stack) time.Duration {

@@ -16,7 +16,10 @@ type Check struct {
 	Path   string   `json:"path"` // path and query
 	Header []Header `json:"header,omitempty"`
 	Body   []byte   `json:"body,omitempty"`
-	Expect Expect   `json:"expect"`
+	// GRPC, when set, is the check's request to a gRPC stack: the call
+	// replaces Method, Path, Header and Body.
+	GRPC   *GRPCCall `json:"grpc,omitempty"`
+	Expect Expect    `json:"expect"`
 }
 
 // Expect is what a check requires of the response.
@@ -54,6 +57,9 @@ func (e Expect) Success() bool {
 
 // Sent describes the request in one line, the body cut to maxBytes.
 func (c Check) Sent(maxBytes int) string {
+	if c.GRPC != nil {
+		return grpcSent(c.GRPC, maxBytes)
+	}
 	var b strings.Builder
 	b.WriteString(c.Method + " " + c.Path)
 	for _, h := range c.Header {
@@ -128,6 +134,29 @@ func checksWith(w *Workload, secret string, requests map[string]Request) []Check
 	return caseChecks(w, requests)
 }
 
+// wireChecks keeps the checks a stack can be sent: on a gRPC stack the
+// custom cases' checks that have a gRPC call (its message replaced by
+// messages' first variant), on another stack the checks with a path, the
+// gRPC call dropped.
+func wireChecks(checks []Check, grpc bool, messages map[string]string) []Check {
+	var out []Check
+	for _, c := range checks {
+		switch {
+		case grpc && c.GRPC != nil:
+			call := *c.GRPC
+			if m, ok := messages[c.Case]; ok {
+				call.Message = m
+			}
+			c.GRPC = &call
+			out = append(out, c)
+		case !grpc && c.Path != "":
+			c.GRPC = nil
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // caseChecks is one check per case of a custom workload: the request its
 // load sends, or the first of its variants when requests gives them.
 func caseChecks(w *Workload, requests map[string]Request) []Check {
@@ -139,7 +168,7 @@ func caseChecks(w *Workload, requests map[string]Request) []Check {
 		}
 		volatile := c.Inserts && (c.Compare == "" || c.Compare == CompareExact)
 		cs[i] = Check{Name: c.Name + "/load-request", Case: c.Name, Method: req.Method, Path: req.Path,
-			Header: req.Header, Body: req.Body,
+			Header: req.Header, Body: req.Body, GRPC: c.GRPC,
 			Expect: Expect{Status: c.Expect, Volatile: volatile, Compare: c.Compare, Ignore: c.Ignore}}
 	}
 	return cs

@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"time"
-
-	"github.com/stackbench/stackbench/internal/netutil"
 )
 
 // RunOptions configures RunChecks.
@@ -33,6 +31,17 @@ type RunOptions struct {
 	// first variant of a templated case, expanded with the stack's setup
 	// captures (internal/scenario).
 	Requests map[string]Request
+	// Protocol is how the stack is reached ("" or "http1", "h2", "h2c",
+	// "grpc"), and CA, when set, the certificates (PEM) its TLS
+	// certificate chains to: baseURL is then https.
+	Protocol string
+	CA       []byte
+	// GRPC, set for a stack that speaks gRPC, makes each check the case's
+	// gRPC call (Check.GRPC); cases without one are not checked there.
+	GRPC *GRPCOptions
+	// Messages, by case, replaces a gRPC request's message as written:
+	// the first variant of a templated message.
+	Messages map[string]string
 }
 
 // maxBodyBytes is how much of a response body a check reads.
@@ -53,14 +62,23 @@ func RunChecks(ctx context.Context, w *Workload, baseURL string, opt RunOptions)
 	if opt.RequestTimeout == 0 {
 		opt.RequestTimeout = 30 * time.Second
 	}
-	r := runner{ctx: ctx, base: baseURL, opt: opt, start: time.Now(),
-		// A redirect is a finding, not followed (it could carry the
-		// check's headers and body to another host).
-		client: &http.Client{Timeout: opt.RequestTimeout, CheckRedirect: netutil.NoRedirects}}
+	res := StackResult{Stack: opt.Stack, Workload: w.Name}
+	// A redirect is a finding, not followed (it could carry the check's
+	// headers and body to another host).
+	client, err := wireClient(opt.Protocol, opt.CA, opt.RequestTimeout)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	r := runner{ctx: ctx, base: baseURL, opt: opt, start: time.Now(), client: client}
 	defer r.client.CloseIdleConnections()
 	defer r.closeDB()
-	res := StackResult{Stack: opt.Stack, Workload: w.Name}
 	checks := checksWith(w, opt.Secret, opt.Requests)
+	checks = wireChecks(checks, opt.GRPC != nil, opt.Messages)
+	if len(checks) == 0 {
+		res.Error = "no case of workload " + w.Name + " has a request this stack can be sent (a gRPC stack needs the cases' grpc:, another stack their path:)"
+		return res
+	}
 	// Only the built-in order checks know which answers created an order; a
 	// custom workload's inserting case is not held to the orders table.
 	countOrders := slices.ContainsFunc(checks, func(c Check) bool { return c.Expect.Order != nil })
@@ -106,22 +124,38 @@ type runner struct {
 func (r *runner) run(c Check) CheckResult {
 	cr := CheckResult{Check: c.Name, Case: c.Case, Sent: c.Sent(findingBodyBytes),
 		Expected: c.Expect.Expected(findingBodyBytes), Success: c.Expect.Success()}
-	resp, err := r.do(c.Method, c.Path, c.Header, c.Body)
-	if err != nil {
-		cr.Got = "no answer"
-		cr.Problem = "no answer: " + err.Error()
-		return cr
+	if c.GRPC != nil {
+		success := http.StatusOK
+		if cr.Success {
+			success = c.Expect.Status[0]
+		}
+		a, err := r.callGRPC(c, success)
+		if err != nil {
+			cr.Got = "no answer"
+			cr.Problem = "no answer: " + err.Error()
+			return cr
+		}
+		cr.Status, cr.ContentType, cr.Body = a.status, a.contentType, a.body
+		cr.Got = describeAnswer(cr.Status, cr.Body, findingBodyBytes)
+	} else {
+		resp, err := r.do(c.Method, c.Path, c.Header, c.Body)
+		if err != nil {
+			cr.Got = "no answer"
+			cr.Problem = "no answer: " + err.Error()
+			return cr
+		}
+		defer resp.Body.Close()
+		cr.Status = resp.StatusCode
+		cr.ContentType = resp.Header.Get("Content-Type")
+		cr.redirect = RedirectNote(resp.StatusCode, resp.Header)
+		cr.Body, err = io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
+		cr.Got = describeAnswer(cr.Status, cr.Body, findingBodyBytes)
+		if err != nil {
+			cr.Problem = "reading the body: " + err.Error()
+			return cr
+		}
 	}
-	defer resp.Body.Close()
-	cr.Status = resp.StatusCode
-	cr.ContentType = resp.Header.Get("Content-Type")
-	cr.redirect = RedirectNote(resp.StatusCode, resp.Header)
-	cr.Body, err = io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
-	cr.Got = describeAnswer(cr.Status, cr.Body, findingBodyBytes)
-	if err != nil {
-		cr.Problem = "reading the body: " + err.Error()
-		return cr
-	}
+	var err error
 	cr.compare, cr.ignore = c.Expect.Compare, c.Expect.Ignore
 	if !c.Expect.Volatile && slices.Contains(c.Expect.Status, cr.Status) {
 		cr.comparable, cr.ignored, err = normalize(c.Expect.Compare, c.Expect.Ignore, cr.Body)
@@ -177,6 +211,14 @@ func (r *runner) answers() bool {
 	ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, "GET", r.base+r.opt.HealthPath, nil)
+	if r.opt.GRPC != nil {
+		// The health method, with an empty message.
+		req, err = http.NewRequestWithContext(ctx, "POST", r.base+r.opt.HealthPath, bytes.NewReader([]byte{0, 0, 0, 0, 0}))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/grpc")
+			req.Header.Set("TE", "trailers")
+		}
+	}
 	if err != nil {
 		return false
 	}

@@ -45,7 +45,24 @@ type Case struct {
 	// references: the requests are the variants internal/scenario expands,
 	// never the fields as written.
 	Templated bool
+	// GRPC is the case's request to a stack that speaks gRPC (protocol:
+	// grpc); nil when the case has none. Path is then empty when the case
+	// has no HTTP request either.
+	GRPC *GRPCCall
+	// GRPCTemplated is true when GRPC.Message holds ${…} references.
+	GRPCTemplated bool
 }
+
+// GRPCCall is a unary gRPC call as a case writes it.
+type GRPCCall struct {
+	// Method is "package.Service/Method".
+	Method string `json:"method"`
+	// Message is the request as JSON, in protobuf's JSON mapping.
+	Message string `json:"message"`
+}
+
+// HasHTTP reports whether the case has an HTTP request (a path).
+func (c Case) HasHTTP() bool { return c.Path != "" }
 
 // Workload is a named list of cases.
 type Workload struct {

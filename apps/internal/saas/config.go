@@ -33,12 +33,22 @@ type Config struct {
 	Workload    string // WorkloadSaaSSlice (default) or WorkloadMicro
 }
 
-// ConfigFromEnv reads HOST, PORT, DATABASE_URL, JWT_SECRET and STACKBENCH_WORKLOAD.
+// WorkloadEnv, when set, names the workload served instead of
+// STACKBENCH_WORKLOAD: a comparison file with a custom workload over the
+// SaaS slice's routes (its own name in STACKBENCH_WORKLOAD) sets
+// SAAS_WORKLOAD: saas-slice in a stack's env (examples/wire).
+const WorkloadEnv = "SAAS_WORKLOAD"
+
+// ConfigFromEnv reads HOST, PORT, DATABASE_URL, JWT_SECRET and
+// STACKBENCH_WORKLOAD (SAAS_WORKLOAD when set).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	c := Config{
 		DatabaseURL: getenv("DATABASE_URL"),
 		JWTSecret:   getenv("JWT_SECRET"),
 		Workload:    getenv("STACKBENCH_WORKLOAD"),
+	}
+	if w := getenv(WorkloadEnv); w != "" {
+		c.Workload = w
 	}
 	port := getenv("PORT")
 	if port == "" {
@@ -57,7 +67,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		c.Workload = WorkloadSaaSSlice
 	case WorkloadSaaSSlice, WorkloadMicro:
 	default:
-		return Config{}, fmt.Errorf("STACKBENCH_WORKLOAD=%q: this server knows %s and %s", c.Workload, WorkloadSaaSSlice, WorkloadMicro)
+		return Config{}, fmt.Errorf("STACKBENCH_WORKLOAD=%q: this server knows %s and %s (a custom workload over its routes: set %s=%s in the stack's env)", c.Workload, WorkloadSaaSSlice, WorkloadMicro, WorkloadEnv, WorkloadSaaSSlice)
 	}
 	if c.Workload == WorkloadSaaSSlice && c.DatabaseURL == "" {
 		return Config{}, fmt.Errorf("DATABASE_URL is not set: point it at a seeded database (stackbench db up prints one)")

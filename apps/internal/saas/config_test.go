@@ -31,6 +31,10 @@ func TestConfigFromEnv(t *testing.T) {
 	if _, err := ConfigFromEnv(env(map[string]string{"PORT": "8123"})); err == nil {
 		t.Error("saas-slice without DATABASE_URL: no error")
 	}
+	// A custom workload over the SaaS slice's routes names the one served.
+	if c, err := ConfigFromEnv(env(map[string]string{"STACKBENCH_WORKLOAD": "saas-wire", "SAAS_WORKLOAD": "micro"})); err != nil || c.Workload != WorkloadMicro {
+		t.Errorf("SAAS_WORKLOAD=micro: %+v, %v", c, err)
+	}
 	if _, err := ConfigFromEnv(env(map[string]string{"STACKBENCH_WORKLOAD": "macro", "DATABASE_URL": "x"})); err == nil {
 		t.Error("unknown workload: no error")
 	}

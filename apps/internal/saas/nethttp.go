@@ -93,24 +93,65 @@ const shutdownTimeout = 5 * time.Second
 // to 5 s, and returns nil. When STACKBENCH_CPUPROFILE names a file, the
 // server's CPU profile is written to it (see WithCPUProfile). With
 // SAAS_BURN_US set, each request first burns that much CPU (see BurnEnv).
-// Go's net/http/pprof is served under /debug/pprof/ (withPprof).
+// Go's net/http/pprof is served under /debug/pprof/ (withPprof). The
+// wire follows the harness: TLS (HTTP/1.1 and HTTP/2 through ALPN) when
+// TLS_CERT_FILE and TLS_KEY_FILE name a certificate and its key, and
+// HTTP/2 in cleartext with prior knowledge beside HTTP/1.1 when
+// STACKBENCH_PROTOCOL is h2c (see wireFromEnv).
 func ServeHTTP(ctx context.Context, addr string, h http.Handler) error {
 	burn, err := burnFromEnv(os.Getenv)
 	if err != nil {
 		return err
 	}
 	h = withPprof(withBurn(h, burn))
-	return WithCPUProfile(os.Getenv(CPUProfileEnv), func() error { return serveHTTP(ctx, addr, h) })
+	w, err := wireFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	return WithCPUProfile(os.Getenv(CPUProfileEnv), func() error { return serveHTTP(ctx, addr, h, w) })
 }
 
-func serveHTTP(ctx context.Context, addr string, h http.Handler) error {
+// wire is how a net/http reference server is reached.
+type wire struct {
+	certFile, keyFile string // both set: TLS
+	h2c               bool   // HTTP/2 in cleartext beside HTTP/1.1
+}
+
+// wireFromEnv reads TLS_CERT_FILE, TLS_KEY_FILE and STACKBENCH_PROTOCOL
+// (http1, h2, h2c or grpc, as the stack's protocol: says; this server
+// speaks no gRPC).
+func wireFromEnv(getenv func(string) string) (wire, error) {
+	w := wire{certFile: getenv("TLS_CERT_FILE"), keyFile: getenv("TLS_KEY_FILE")}
+	if (w.certFile == "") != (w.keyFile == "") {
+		return w, fmt.Errorf("TLS_CERT_FILE and TLS_KEY_FILE go together: set both for TLS, or neither")
+	}
+	switch p := getenv("STACKBENCH_PROTOCOL"); p {
+	case "", "http1", "h2":
+	case "h2c":
+		w.h2c = true
+	default:
+		return w, fmt.Errorf("STACKBENCH_PROTOCOL=%q: this server speaks http1, h2 (with TLS) and h2c", p)
+	}
+	return w, nil
+}
+
+func serveHTTP(ctx context.Context, addr string, h http.Handler, w wire) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s (is another server on that port?): %w", addr, err)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if w.h2c {
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetUnencryptedHTTP2(true)
+	}
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	if w.certFile != "" {
+		go func() { done <- srv.ServeTLS(ln, w.certFile, w.keyFile) }()
+	} else {
+		go func() { done <- srv.Serve(ln) }()
+	}
 	select {
 	case err := <-done:
 		return fmt.Errorf("serve on %s: %w", addr, err)

@@ -35,11 +35,33 @@ type Method struct {
 // Load reads the descriptors in file and finds method,
 // "package.Service/Method".
 func Load(file, method string) (*Method, error) {
+	d, err := Open(file)
+	if err != nil {
+		return nil, err
+	}
+	return d.Method(method)
+}
+
+// Descriptors are the services of one .proto file (and its imports) or
+// descriptor set, read once to look several methods up.
+type Descriptors struct {
+	file  string
+	files *protoregistry.Files
+}
+
+// Open reads the descriptors in file: a .proto file, compiled, or a
+// descriptor set.
+func Open(file string) (*Descriptors, error) {
 	files, err := descriptors(file)
 	if err != nil {
 		return nil, err
 	}
-	return find(files, file, method)
+	return &Descriptors{file: file, files: files}, nil
+}
+
+// Method finds method, "package.Service/Method", a unary method.
+func (d *Descriptors) Method(method string) (*Method, error) {
+	return find(d.files, d.file, method)
 }
 
 // find looks method up in files; where names them in messages.

@@ -253,16 +253,16 @@ func expected(c workload.Case, status int) bool {
 // (its request comes from setup captures, which a cold start has not run)
 // is never picked. ok is false for a workload without such a case.
 func FirstRequestCase(w *workload.Workload) (workload.Case, bool) {
-	if c, ok := w.Case("user"); ok && c.Database && !c.Templated {
+	if c, ok := w.Case("user"); ok && c.Database && !c.Templated && c.HasHTTP() {
 		return c, true
 	}
 	for _, c := range w.Cases {
-		if c.Database && !c.Templated {
+		if c.Database && !c.Templated && c.HasHTTP() {
 			return c, true
 		}
 	}
 	for _, c := range w.Cases {
-		if !c.Templated {
+		if !c.Templated && c.HasHTTP() {
 			return c, true
 		}
 	}

@@ -1,0 +1,348 @@
+package plan
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/load/grpcmsg"
+	"github.com/stackbench/stackbench/internal/scenario"
+	"github.com/stackbench/stackbench/internal/workload"
+)
+
+// Wire is how the load generator reaches a stack: the protocol:, tls:,
+// streams: and proto: keys of a stack (docs/config.md, "The wire").
+type Wire struct {
+	// Protocol is one of Protocols; "" is WireHTTP1.
+	Protocol string `json:"protocol,omitempty"`
+	// TLS is true when the stack serves TLS (tls: on): the harness makes
+	// a throwaway certificate authority and a certificate for the run,
+	// passes the certificate and its key to the stack (TLSCertEnv,
+	// TLSKeyEnv) and the generator trusts that authority only.
+	TLS bool `json:"tls,omitempty"`
+	// Streams is the number of requests in flight at once on each HTTP/2
+	// connection (h2, h2c, grpc); 0 means 1.
+	Streams int `json:"streams,omitempty"`
+	// Proto is a gRPC stack's descriptors: a .proto file or a descriptor
+	// set, relative to the stack's dir (or absolute), or ProtoReflect
+	// for gRPC server reflection.
+	Proto string `json:"proto,omitempty"`
+}
+
+// The values of protocol:.
+const (
+	WireHTTP1 = load.ProtoHTTP1
+	WireH2    = load.ProtoH2
+	WireH2C   = load.ProtoH2C
+	WireGRPC  = load.ProtoGRPC
+)
+
+// Protocols are the values of a stack's protocol: key.
+var Protocols = []string{WireHTTP1, WireH2, WireH2C, WireGRPC}
+
+// ProtoReflect is proto:'s value for gRPC server reflection.
+const ProtoReflect = "reflect"
+
+// ProtocolEnv is the variable a stack whose protocol: is not http1 is
+// given, holding it (h2, h2c or grpc), so that a server able to speak
+// several wires knows which is asked of it.
+const ProtocolEnv = "STACKBENCH_PROTOCOL"
+
+// The environment variables a stack with tls: on is given: the paths of
+// its certificate (PEM, signed by the run's throwaway authority) and of
+// the certificate's key (PEM).
+const (
+	TLSCertEnv = "TLS_CERT_FILE"
+	TLSKeyEnv  = "TLS_KEY_FILE"
+)
+
+// ProtocolOf is the stack's protocol, WireHTTP1 when the file names none.
+func (w Wire) ProtocolOf() string {
+	if w.Protocol == "" {
+		return WireHTTP1
+	}
+	return w.Protocol
+}
+
+// GRPC reports whether the stack speaks gRPC.
+func (w Wire) GRPC() bool { return w.Protocol == WireGRPC }
+
+// ProtoFile is the stack's descriptors file, absolute; "" for reflection
+// or a stack that is not gRPC.
+func (s Stack) ProtoFile() string {
+	if s.Wire.Proto == "" || s.Wire.Proto == ProtoReflect {
+		return ""
+	}
+	if filepath.IsAbs(s.Wire.Proto) {
+		return s.Wire.Proto
+	}
+	return filepath.Join(s.Dir, s.Wire.Proto)
+}
+
+// Scheme is "https" for a stack with TLS, "http" otherwise.
+func (w Wire) Scheme() string {
+	if w.TLS {
+		return "https"
+	}
+	return "http"
+}
+
+const grpcExample = "grpc: {method: saas.Users/GetUser, message: '{\"id\": 42}'}"
+
+// wire reads a stack's wire keys from m into s.Wire, and a gRPC stack's
+// health: (a method called with an empty message, which it must name)
+// into s.Health.
+func (p *parser) wire(m mapping, s *Stack, what string) {
+	w := &s.Wire
+	if v := m.get("protocol"); v != nil {
+		if proto, ok := p.str(v, "protocol", "protocol: h2c"); ok {
+			if slices.Contains(Protocols, proto) {
+				if proto != WireHTTP1 {
+					w.Protocol = proto
+				}
+			} else {
+				p.addf(v, "protocol %q is not known; %s (http1: HTTP/1.1; h2: HTTP/2 over TLS; h2c: HTTP/2 in cleartext; grpc: gRPC unary calls over HTTP/2)", proto, didYouMean(proto, Protocols))
+			}
+		}
+	}
+	if v := m.get("tls"); v != nil {
+		if on := p.onOff(v, "tls"); on != nil {
+			w.TLS = *on
+		}
+	}
+	if w.Protocol == WireH2 {
+		if v := m.get("tls"); v != nil && !w.TLS {
+			p.addf(v, "%s has protocol: h2, HTTP/2 over TLS, and tls: off; write tls: on, or protocol: h2c for HTTP/2 in cleartext", what)
+		}
+		w.TLS = true
+	}
+	if v := m.get("streams"); v != nil {
+		if n, ok := p.atLeast(v, "streams", 1, "streams: 100"); ok {
+			switch {
+			case n > 1000:
+				p.addf(v, "streams %d is more than 1000 requests in flight on one connection; write at most streams: 1000", n)
+			case n > 1 && w.ProtocolOf() == WireHTTP1:
+				p.addf(v, "%s has streams: %d, and HTTP/1.1 carries one request at a time on a connection; write protocol: h2c, h2 or grpc, or leave streams out", what, n)
+			default:
+				w.Streams = n
+			}
+		}
+	}
+	if v := m.get("proto"); v != nil {
+		if file, ok := p.str(v, "proto", "proto: api/service.proto"); ok {
+			switch {
+			case !w.GRPC():
+				p.addf(v, "%s has proto: and does not speak gRPC; write protocol: grpc, or remove proto:", what)
+			case file == ProtoReflect:
+				w.Proto = file
+			default:
+				w.Proto = file
+				if s.Dir != "" {
+					if _, err := grpcmsg.Open(s.ProtoFile()); err != nil {
+						p.addf(v, "%s: proto %s: %v; name the service's .proto file (relative to dir) or a descriptor set (protoc -o FILE --include_imports), or write proto: reflect", what, file, err)
+						w.Proto = ""
+					}
+				}
+			}
+		}
+	} else if w.GRPC() {
+		p.addf(m.node, "%s speaks grpc and has no proto:; add proto: the service's .proto file (relative to dir), a descriptor set, or reflect (gRPC server reflection)", what)
+	}
+	if m.has("container") && w.TLS {
+		n := m.get("tls")
+		if n == nil {
+			n = m.get("protocol")
+		}
+		p.addf(n, "%s runs in a container and has tls: on; the certificate's files are not mounted into containers yet: run the stack without container:, or in cleartext", what)
+	}
+	if v := m.get("pprof"); v != nil && (w.GRPC() || w.TLS) {
+		p.addf(v, "%s has pprof: and speaks %s%s; the profiling phase reads pprof over HTTP/1.1 in cleartext only so far: remove pprof: (or run the stack in cleartext)", what, w.ProtocolOf(), map[bool]string{true: " over TLS", false: ""}[w.TLS])
+	}
+	if w.GRPC() {
+		v := m.get("health")
+		if v == nil {
+			p.addf(m.node, "%s speaks grpc and has no health:; add health: a unary method the harness calls with an empty message until it answers OK, e.g. health: saas.Users/Health", what)
+			return
+		}
+		if h, ok := p.str(v, "health", "health: saas.Users/Health"); ok {
+			if !grpcMethodName(h) {
+				p.addf(v, "%s: health %q is not a gRPC method; write health: package.Service/Method, e.g. health: saas.Users/Health", what, h)
+				return
+			}
+			s.Health = "/" + strings.TrimPrefix(h, "/")
+		}
+	}
+}
+
+// grpcMethodName reports whether s has the form package.Service/Method
+// (a leading "/" allowed).
+func grpcMethodName(s string) bool {
+	service, method, ok := strings.Cut(strings.TrimPrefix(s, "/"), "/")
+	return ok && service != "" && method != "" && !strings.ContainsAny(method, "/ ") && !strings.ContainsAny(service, " ")
+}
+
+// grpcCase reads a case's grpc: request.
+func (p *parser) grpcCase(n *yaml.Node, what string) (*workload.GRPCCall, *yaml.Node, *yaml.Node) {
+	m, ok := p.fields(n, what+": grpc", []string{"method", "message"}, grpcExample)
+	if !ok {
+		return nil, nil, nil
+	}
+	call := &workload.GRPCCall{Message: "{}"}
+	mv := m.get("method")
+	if mv == nil {
+		p.addf(n, "%s: grpc has no method; write %s", what, grpcExample)
+		return nil, nil, nil
+	}
+	if s, ok := p.str(mv, "grpc method", grpcExample); ok {
+		if !grpcMethodName(s) {
+			p.addf(mv, "%s: grpc method %q is not in the form package.Service/Method; write e.g. method: saas.Users/GetUser", what, s)
+			return nil, nil, nil
+		}
+		call.Method = strings.TrimPrefix(s, "/")
+	} else {
+		return nil, nil, nil
+	}
+	msg := m.get("message")
+	if msg != nil {
+		if s, ok := p.str(msg, "grpc message", grpcExample); ok {
+			call.Message = s
+		}
+	}
+	return call, mv, msg
+}
+
+// grpcNodes are where a case's grpc: request is written, to place a
+// problem found once the stacks are read.
+type grpcNodes struct {
+	method, message *yaml.Node
+	template        scenario.Template
+}
+
+// checkWire checks what needs both the stacks and the workload: each
+// gRPC stack's descriptors hold every case's method and its health
+// method, a fixed message encodes, and no stack leaves the machine with a
+// wire the hosts cannot carry yet.
+func (p *parser) checkWire(f *File) {
+	if f.Workload == nil {
+		return
+	}
+	for _, s := range f.Stacks {
+		if f.Roles != nil && (s.Wire.ProtocolOf() != WireHTTP1 || s.Wire.TLS) {
+			p.problems = append(p.problems, Problem{File: p.name, Line: s.Line, Msg: fmt.Sprintf(
+				"stack %q speaks %s%s, and a run across hosts drives HTTP/1.1 in cleartext only so far (the agents do not carry the certificate or the descriptors); run it on this machine (no roles:) or write protocol: http1 and tls: off",
+				s.Name, s.Wire.ProtocolOf(), map[bool]string{true: " over TLS", false: ""}[s.Wire.TLS])})
+		}
+		if f.Scenario != nil && len(f.Scenario.Steps) > 0 && (s.Wire.GRPC() || s.Wire.TLS) {
+			p.problems = append(p.problems, Problem{File: p.name, Line: s.Line, Msg: fmt.Sprintf(
+				"stack %q speaks %s%s, and the workload's setup steps are sent as HTTP/1.1 in cleartext so far; run such a stack with a workload without setup: (the other templates work)",
+				s.Name, s.Wire.ProtocolOf(), map[bool]string{true: " over TLS", false: ""}[s.Wire.TLS])})
+		}
+		if !s.Wire.GRPC() {
+			continue
+		}
+		file := s.ProtoFile()
+		if file == "" {
+			continue // reflection: the methods are asked of the server
+		}
+		d, err := grpcmsg.Open(file)
+		if err != nil {
+			continue // reported where proto: is read
+		}
+		if _, err := d.Method(s.Health); err != nil {
+			p.problems = append(p.problems, Problem{File: p.name, Line: s.Line, Msg: fmt.Sprintf("stack %q: health %s: %v", s.Name, strings.TrimPrefix(s.Health, "/"), err)})
+		}
+		for _, c := range f.Workload.Cases {
+			if c.GRPC == nil {
+				continue
+			}
+			nodes := p.grpcNodes[c.Name]
+			m, err := d.Method(c.GRPC.Method)
+			if err != nil {
+				p.addf(nodes.method, "case %s: %v (the descriptors of stack %s); name a method of the service", c.Name, err, s.Name)
+				continue
+			}
+			n := nodes.message
+			if n == nil {
+				n = nodes.method
+			}
+			msgs := []string{c.GRPC.Message}
+			if c.GRPCTemplated {
+				// Every variant, as the run will send them (a gRPC stack
+				// runs no setup, so nothing is captured).
+				if msgs, err = f.Scenario.MessageVariants(c, nil); err != nil {
+					p.addf(n, "%v", err)
+					continue
+				}
+			}
+			for k, msg := range msgs {
+				if _, err := m.Encode(msg); err != nil {
+					variant := ""
+					if c.GRPCTemplated {
+						variant = fmt.Sprintf(", variant %d (%s)", k+1, msg)
+					}
+					p.addf(n, "case %s: grpc message%s: %v", c.Name, variant, err)
+					break
+				}
+			}
+		}
+	}
+}
+
+// checkWireCases checks that every selected stack can send every selected
+// case: a gRPC stack needs the case's grpc: request, another stack its
+// path.
+func checkWireCases(file string, stacks []Stack, cases []workload.Case) []Problem {
+	var ps []Problem
+	for _, s := range stacks {
+		for _, c := range cases {
+			switch {
+			case s.Wire.GRPC() && c.GRPC == nil:
+				ps = append(ps, Problem{File: file, Line: s.Line, Msg: fmt.Sprintf(
+					"stack %q speaks grpc and case %q has no gRPC request; add %s to the case, or leave the case out (protocol: cases) or the stack (--stacks)",
+					s.Name, c.Name, grpcExample)})
+			case s.Wire.GRPC() && !slices.ContainsFunc(c.Expect, func(st int) bool { return st >= 200 && st < 300 }):
+				ps = append(ps, Problem{File: file, Line: s.Line, Msg: fmt.Sprintf(
+					"stack %q speaks grpc and case %q expects %v, an error: a gRPC call succeeds only with grpc-status 0, so every call of the case would count as a failure; leave the case out of the run (protocol: cases), its parity check still runs",
+					s.Name, c.Name, c.Expect)})
+			case !s.Wire.GRPC() && !c.HasHTTP():
+				ps = append(ps, Problem{File: file, Line: s.Line, Msg: fmt.Sprintf(
+					"stack %q speaks %s and case %q has only a gRPC request; add path: (and method:, body:) to the case, or leave the case out (protocol: cases) or the stack (--stacks)",
+					s.Name, s.Wire.ProtocolOf(), c.Name)})
+			}
+		}
+	}
+	return ps
+}
+
+// grpcRequest reads a case's grpc: request and parses its message's
+// template, keeping its nodes for the checks that need the stacks.
+func (p *parser) grpcRequest(n *yaml.Node, caseName string) *workload.GRPCCall {
+	what := "case " + caseName
+	call, mv, msg := p.grpcCase(n, what)
+	if call == nil {
+		return nil
+	}
+	g := grpcNodes{method: mv, message: msg}
+	tp, err := scenario.Parse(call.Message)
+	if err != nil {
+		p.addAt(deref(msg), err.(*scenario.Error).Offset, "%s: grpc message: %v", what, err)
+		tp = scenario.Template{Source: call.Message, Parts: []scenario.Part{{Kind: scenario.Literal, Text: call.Message}}}
+	}
+	g.template = tp
+	if p.grpcNodes == nil {
+		p.grpcNodes = map[string]grpcNodes{}
+	}
+	p.grpcNodes[caseName] = g
+	return call
+}
+
+// templated is a case's gRPC message as a templated request (its
+// body), for checkRefs.
+func (g grpcNodes) templated(caseName string) templated {
+	n := deref(g.message)
+	return templated{req: scenario.Request{Body: g.template}, nodes: []*yaml.Node{n, n}, what: "case " + caseName + ": grpc message"}
+}

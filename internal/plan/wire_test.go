@@ -1,0 +1,254 @@
+package plan
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const wireProto = `syntax = "proto3";
+package saas;
+service Users {
+  rpc Health(Empty) returns (Empty);
+  rpc GetUser(GetUserRequest) returns (User);
+}
+message Empty {}
+message GetUserRequest { int32 id = 1; }
+message User { int32 id = 1; string name = 2; }
+`
+
+// wireFile is a workload with an HTTP request and a gRPC request per case,
+// a JSON stack over HTTP/1.1, one over h2c and a gRPC stack over TLS.
+const wireFile = `workload:
+  name: wire
+  cases:
+    - name: user
+      path: /users/${rand:1..50000}
+      grpc: {method: saas.Users/GetUser, message: '{"id": ${rand:1..50000}}'}
+    - name: fixed
+      path: /users/42
+      grpc: {method: saas.Users/GetUser, message: '{"id": 42}'}
+stacks:
+  - {name: json, dir: apps/a, start: ./s}
+  - {name: json-h2c, dir: apps/a, start: ./s, protocol: h2c, streams: 10}
+  - name: grpc-tls
+    dir: apps/b
+    start: ./s
+    protocol: grpc
+    tls: on
+    proto: saas.proto
+    health: saas.Users/Health
+`
+
+func writeWire(t *testing.T, content string) string {
+	t.Helper()
+	path := writeConfig(t, content)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "apps/b/saas.proto"), []byte(wireProto), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestWireKeys(t *testing.T) {
+	f, err := LoadEnv(writeWire(t, wireFile), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Wire{{}, {Protocol: WireH2C, Streams: 10}, {Protocol: WireGRPC, TLS: true, Proto: "saas.proto"}}
+	for i, s := range f.Stacks {
+		if s.Wire != want[i] {
+			t.Errorf("stack %s: wire %+v, want %+v", s.Name, s.Wire, want[i])
+		}
+	}
+	g := f.Stacks[2]
+	if g.Health != "/saas.Users/Health" || !strings.HasSuffix(g.ProtoFile(), "apps/b/saas.proto") {
+		t.Errorf("grpc stack: health %q, proto file %q", g.Health, g.ProtoFile())
+	}
+	user, _ := f.Workload.Case("user")
+	if user.GRPC == nil || user.GRPC.Method != "saas.Users/GetUser" || !user.GRPCTemplated || !user.Templated {
+		t.Fatalf("case user: %+v", user)
+	}
+	fixed, _ := f.Workload.Case("fixed")
+	if fixed.GRPCTemplated || fixed.GRPC.Message != `{"id": 42}` {
+		t.Errorf("case fixed: %+v", fixed)
+	}
+	// The HTTP path and the gRPC message draw the same numbers.
+	paths, err := f.Scenario.Variants(user, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := f.Scenario.MessageVariants(user, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != len(msgs) || len(msgs) < 2 {
+		t.Fatalf("%d paths, %d messages", len(paths), len(msgs))
+	}
+	for k := range 3 {
+		id := strings.TrimPrefix(paths[k].Path, "/users/")
+		if msgs[k] != `{"id": `+id+`}` {
+			t.Errorf("variant %d: path %s, message %s: not the same user", k, paths[k].Path, msgs[k])
+		}
+	}
+	p, err := f.Resolve(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The wire is in the fingerprint.
+	f2, err := LoadEnv(writeWire(t, strings.Replace(wireFile, "streams: 10", "streams: 20", 1)), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := f2.Resolve(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Fingerprint == p2.Fingerprint {
+		t.Error("streams changed and the fingerprint did not")
+	}
+}
+
+func TestWireProblems(t *testing.T) {
+	base := "workload:\n  name: wire\n  cases:\n    - {name: user, path: /users/1, grpc: {method: saas.Users/GetUser, message: '{\"id\": 1}'}}\nstacks:\n"
+	tests := []struct {
+		name, stacks string
+		want         []string
+	}{
+		{"unknown protocol", "  - {name: a, dir: apps/a, start: ./s, protocol: http3}\n",
+			[]string{`6:50: protocol "http3" is not known`}},
+		{"tls not a switch", "  - {name: a, dir: apps/a, start: ./s, tls: maybe}\n",
+			[]string{`6:45: tls must be on or off`}},
+		{"h2 without tls", "  - {name: a, dir: apps/a, start: ./s, protocol: h2, tls: off}\n",
+			[]string{`6:59: stack "a" has protocol: h2, HTTP/2 over TLS, and tls: off`}},
+		{"streams on http1", "  - {name: a, dir: apps/a, start: ./s, streams: 8}\n",
+			[]string{`6:49: stack "a" has streams: 8, and HTTP/1.1 carries one request at a time`}},
+		{"grpc without proto or health", "  - {name: a, dir: apps/a, start: ./s, protocol: grpc}\n",
+			[]string{`6:5: stack "a" speaks grpc and has no proto:`, `6:5: stack "a" speaks grpc and has no health:`}},
+		{"proto on json stack", "  - {name: a, dir: apps/a, start: ./s, proto: x.proto}\n",
+			[]string{`6:47: stack "a" has proto: and does not speak gRPC`}},
+		{"proto missing", "  - {name: a, dir: apps/a, start: ./s, protocol: grpc, proto: nope.proto, health: saas.Users/Health}\n",
+			[]string{`6:63: stack "a": proto nope.proto:`}},
+		{"health not a method", "  - {name: a, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: /health}\n",
+			[]string{`6:83: stack "a": health "/health" is not a gRPC method`}},
+		{"pprof over tls", "  - {name: a, dir: apps/a, start: ./s, tls: on, pprof: /debug/pprof}\n",
+			[]string{`6:56: stack "a" has pprof: and speaks http1 over TLS; the profiling phase reads pprof over HTTP/1.1 in cleartext only`}},
+		{"tls in a container", "  - {name: a, dir: apps/a, container: {image: x}, tls: on}\n",
+			[]string{`6:56: stack "a" runs in a container and has tls: on`}},
+		{"tls env", "  - {name: a, dir: apps/a, start: ./s, tls: on, env: {TLS_CERT_FILE: x}}\n",
+			[]string{`6:54: TLS_CERT_FILE is set by the harness for a stack with tls: on`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeWire(t, base+tc.stacks)
+			_, err := LoadEnv(path, noEnv)
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("want problems, got %v", err)
+			}
+			var got []string
+			for _, p := range ce.Problems {
+				got = append(got, strings.TrimPrefix(p.String(), p.File+":"))
+			}
+			matchProblems(t, got, tc.want)
+		})
+	}
+}
+
+func TestWireCaseProblems(t *testing.T) {
+	// Against the stack's descriptors, once the workload is valid.
+	got := loadProblemsWire(t, `workload:
+  name: wire
+  cases:
+    - name: user
+      path: /users/1
+      grpc: {method: saas.Users/GetUsr, message: '{"id": 1}'}
+    - name: bad
+      grpc: {method: saas.Users/GetUser, message: '{"idd": 1}'}
+    - name: badtpl
+      grpc: {method: saas.Users/GetUser, message: '{"id": "${rand:1..3}x"}'}
+stacks:
+  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}
+`)
+	matchProblems(t, got, []string{
+		`service saas.Users has no method "GetUsr" (the descriptors of stack g)`,
+		`8:51: case bad: grpc message: the message is not a saas.GetUserRequest`,
+		`10:51: case badtpl: grpc message, variant 1 ({"id": "`,
+	})
+	// In the case itself.
+	got = loadProblemsWire(t, `workload:
+  name: wire
+  cases:
+    - name: form
+      grpc: {method: GetUser}
+    - name: tpl
+      grpc: {method: saas.Users/GetUser, message: '{"id": ${rand:1..}}'}
+stacks:
+  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}
+`)
+	matchProblems(t, got, []string{
+		`5:22: case form: grpc method "GetUser" is not in the form package.Service/Method`,
+		`7:59: case tpl: grpc message: ${rand:1..} is not a range`,
+	})
+}
+
+func loadProblemsWire(t *testing.T, content string) []string {
+	t.Helper()
+	_, err := LoadEnv(writeWire(t, content), noEnv)
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want problems, got %v", err)
+	}
+	var out []string
+	for _, p := range ce.Problems {
+		out = append(out, strings.TrimPrefix(p.String(), p.File+":"))
+	}
+	return out
+}
+
+// TestWireCasesPerStack: a gRPC stack needs each selected case's gRPC
+// request, a JSON stack its path; leaving the case or the stack out of
+// the selection resolves.
+func TestWireCasesPerStack(t *testing.T) {
+	content := `workload:
+  name: wire
+  cases:
+    - {name: health, path: /health}
+    - {name: only-grpc, grpc: {method: saas.Users/GetUser}}
+    - {name: both, path: /users/1, grpc: {method: saas.Users/GetUser, message: '{"id": 1}'}}
+    - {name: missing, path: /users/0, expect: [404], grpc: {method: saas.Users/GetUser, message: '{"id": 0}'}}
+stacks:
+  - {name: json, dir: apps/a, start: ./s}
+  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}
+`
+	f, err := LoadEnv(writeWire(t, content), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Resolve(Overrides{})
+	var ce *ConfigError
+	if !errors.As(err, &ce) || len(ce.Problems) != 3 {
+		t.Fatalf("want three problems, got %v", err)
+	}
+	for i, want := range []string{
+		`stackbench.yaml:9: stack "json" speaks http1 and case "only-grpc" has only a gRPC request`,
+		`stackbench.yaml:10: stack "g" speaks grpc and case "health" has no gRPC request; add grpc: {method: saas.Users/GetUser`,
+		`stackbench.yaml:10: stack "g" speaks grpc and case "missing" expects [404], an error`,
+	} {
+		if !strings.Contains(ce.Problems[i].String(), want) {
+			t.Errorf("problem %d: %s\nwant %s", i, ce.Problems[i], want)
+		}
+	}
+	p, err := f.Resolve(Overrides{Cases: []string{"both"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Protocol.Cases, []string{"both"}) {
+		t.Errorf("cases %v", p.Protocol.Cases)
+	}
+	if _, err := f.Resolve(Overrides{Stacks: []string{"g"}, Cases: []string{"only-grpc", "both"}}); err != nil {
+		t.Error(err)
+	}
+}
