@@ -110,11 +110,11 @@ func measureWindow(t *testing.T, p *Process, d time.Duration) measured {
 // costs per request would show most). The container is removed at Stop.
 //
 // What the container layer costs was measured apart (bench/container,
-// docs/containers.md): docker's seccomp filter adds ~30 ns to each system
-// call, and these servers make 6–7 per request, so under 1 % even of the
+// docs/containers.md): docker's seccomp filter adds ~35 ns to each system
+// call, and these servers make 5–7 per request, so under 1 % even of the
 // light one; the cgroup counts what the process table counts. What moves
 // the ratio on a busy host is the scheduler: a light server's CPU per
-// request follows how many requests each wake-up serves (1.4 to 6 context
+// request follows how many requests each wake-up serves (1 to 6 context
 // switches per request were seen for the same server at the same rate),
 // and a neighbour changes that from one window to the next. So rounds
 // alternate which side goes first, and the ratio is judged only when the
