@@ -142,8 +142,19 @@ func (w WarmupRule) Steady(counts []int64) bool {
 	if longest == 0 {
 		return false
 	}
-	if len(counts) >= JitterSlices && ramping(counts[len(counts)-JitterSlices:]) {
-		return false
+	switch n := len(counts); {
+	case n >= JitterSlices:
+		if ramping(counts[n-JitterSlices:]) {
+			return false
+		}
+	case n >= MinRampSlices:
+		// Before eight slices, only when the last three do not agree
+		// within the tolerance by themselves: their agreement would rest
+		// on chance's allowance, which a ramp must not get. A ramp that
+		// has ended (300 · 600 · 2,000 · 2,100 · 2,050) is not held back.
+		if !agree(lastBlocks(counts, 1), 0) && ramping(counts) {
+			return false
+		}
 	}
 	for b := 1; b <= longest; b++ {
 		blocks := lastBlocks(counts, b)
@@ -231,9 +242,31 @@ func jitterNoise(counts []int64, b, conns int) float64 {
 // degrees of freedom (JitterSlices slices, two parameters fitted).
 const RampT = 3.143
 
-// ramping reports whether counts (the last JitterSlices slices) climb: the
-// least-squares slope through them is above 0 beyond chance (its t
-// statistic above RampT) and rises, over their span, by more than half the
+// MinRampSlices is the fewest slices the ramp test judges. Before there
+// are JitterSlices it judges all of them, when the last three slices do
+// not agree within the tolerance on their own, at the one-sided 2.5 %
+// point of t (rampTShort): fewer slices have less power, and on a busy host a
+// sleeping server's ramp of 96 · 103 · 121 · 137 · 155 · 184 · 161
+// completions a slice passed as steady on its last three alone, counting
+// noise allowed; a false ramp costs one more slice, since the next one is
+// judged again.
+const MinRampSlices = 5
+
+// rampTShort holds the one-sided 2.5 % points of Student's t by degrees of
+// freedom (slices − 2), for series shorter than JitterSlices.
+var rampTShort = map[int]float64{3: 3.182, 4: 2.776, 5: 2.571}
+
+// rampT is the critical t of a series of n slices.
+func rampT(n int) float64 {
+	if t, ok := rampTShort[n-2]; ok {
+		return t
+	}
+	return RampT
+}
+
+// ramping reports whether counts (the last JitterSlices slices, or all
+// of them while there are fewer) climb: the least-squares slope through
+// them is above 0 beyond chance (its t statistic above rampT) and rises, over their span, by more than half the
 // tolerance of their mean. The three blocks agree tests only a spread, and
 // a slow ramp whose slices jitter around it passes that (16,500 · 19,000 ·
 // 17,000 · 18,400, a 3 % rise a slice under ±7 % jitter); a window after
@@ -264,7 +297,7 @@ func ramping(counts []int64) bool {
 		sse += r * r
 	}
 	se := math.Sqrt(sse/(n-2)) / math.Sqrt(sxx)
-	return se == 0 || slope/se > RampT
+	return se == 0 || slope/se > rampT(len(counts))
 }
 
 // climbing reports whether no count is below the one before.

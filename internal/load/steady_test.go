@@ -145,6 +145,23 @@ func TestSteady(t *testing.T) {
 			t.Errorf("Steady(%v) on 32 connections, JIT rule = %v, want %v", c.counts, got, c.want)
 		}
 	}
+	// Short ramps, before there are eight slices to fit (seen in CI, the
+	// ramping test server slowed by a busy host, 16 connections): the last
+	// three alone agree within counting noise; the slope of all of them
+	// does not. Jitter of the same size without the climb stays steady.
+	short := NewWarmupRule(time.Second, 8*time.Second, 16)
+	for _, c := range []struct {
+		counts []int64
+		want   bool
+	}{
+		{[]int64{96, 103, 121, 137, 155, 184, 161}, false},
+		{[]int64{96, 112, 112, 144, 136}, false},
+		{[]int64{150, 131, 162, 140, 158, 137, 149}, true},
+	} {
+		if got := short.Steady(c.counts); got != c.want {
+			t.Errorf("Steady(%v) on 16 connections = %v, want %v", c.counts, got, c.want)
+		}
+	}
 	// A ramp that pauses on a plateau gets no counting noise either:
 	// internal/run's ramping test server, 16 connections, 1–1.5 s.
 	if r := NewWarmupRule(time.Second, 1500*time.Millisecond, 16); r.Steady([]int64{96, 112, 128, 128, 160}) {

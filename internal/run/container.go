@@ -24,12 +24,12 @@ const containerLine = "container"
 // so that a resume removes it when a harness killed with SIGKILL left it
 // running (the container runs under the runtime's daemons, which no
 // signal to the harness's process groups reaches).
-func (r *runner) rememberContainer(p *proc.Process) {
+func (l leftovers) rememberContainer(p *proc.Process) {
 	c := p.Container()
 	if c == nil {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(r.opt.Dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
+	f, err := os.OpenFile(filepath.Join(l.dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
 	if err != nil {
 		return
 	}
@@ -37,13 +37,13 @@ func (r *runner) rememberContainer(p *proc.Process) {
 	f.Close()
 }
 
-// removeLeftoverContainer removes a container an earlier invocation left.
-func (r *runner) removeLeftoverContainer(runtime, name string) {
+// removeContainer removes a container an earlier invocation left.
+func (l leftovers) removeContainer(runtime, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, runtime, "rm", "--force", name).CombinedOutput()
 	if err == nil && len(out) > 0 {
-		r.event(journal.LevelWarning, "", "removed container %s, left running by the stopped run", name)
+		l.event(journal.LevelWarning, "", "removed container %s, left running by the stopped run", name)
 	}
 }
 
@@ -69,15 +69,15 @@ func (l *localSite) containerGroups() []proc.Group {
 	return gs
 }
 
-// leftoverContainerAllowed reports whether a container line of
+// containerAllowed reports whether a container line of
 // servers.pids names what a stack of this run could have started: the
 // runtime of a container stack of the comparison file (not a program the
 // results directory names) and a name of the form stackbench-<stack>-<port>.
-func (r *runner) leftoverContainerAllowed(runtime, name string) bool {
+func (l leftovers) containerAllowed(runtime, name string) bool {
 	if !slices.Contains(plan.ContainerRuntimes, runtime) {
 		return false
 	}
-	for _, s := range r.opt.Plan.Stacks {
+	for _, s := range l.stacks {
 		if s.Container == nil || (s.Container.Runtime != "" && s.Container.Runtime != runtime) {
 			continue
 		}

@@ -37,7 +37,7 @@ const BaselineDuration = 3 * time.Second
 func (hw *hostWatch) ownGroups(ctx context.Context, cur *server) []proc.Group {
 	r := hw.r
 	groups := []proc.Group{proc.SelfGroup("harness")}
-	if g, ok := r.databaseGroup(ctx); ok {
+	if g, ok := r.dbs.group(ctx); ok {
 		groups = append(groups, g)
 	}
 	return append(groups, r.site.ownGroups(ctx, cur)...)

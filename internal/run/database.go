@@ -13,6 +13,7 @@ import (
 	"github.com/stackbench/stackbench/internal/agent"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
 )
 
@@ -39,7 +40,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	if !r.opt.Plan.NeedsDatabase {
 		return nil
 	}
-	if h := r.databaseHost(); h != "" {
+	if h := databaseHost(r.opt.File); h != "" {
 		return fmt.Errorf("the database goes on host %s: run starts it there with setupRemoteDatabase, not here", h)
 	}
 	t0 := time.Now()
@@ -47,10 +48,10 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	dir := ""
 	if b, err := os.ReadFile(pathFile); err == nil {
 		if prev := strings.TrimSpace(string(b)); prev != "" {
-			dir = r.keptCluster(prev)
+			dir = keptCluster(prev, r.event)
 		}
 	}
-	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, r.logsDir())
+	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, logsDir(r.opt.Dir))
 	d, err := stack.OpenFixtureDatabase(ctx, r.opt.Plan.Database, dir, r.opt.Plan.Protocol.Placement.Lanes().Database, r.fixture, func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
 		return err
@@ -103,21 +104,13 @@ func (r *runner) dbOf(stack string) (string, *pgfix.DB) {
 	return r.dbURL, r.db
 }
 
-// databaseName returns the name of stack's database ("" without one).
-func (r *runner) databaseName(stack string) string {
-	u, _ := r.dbOf(stack)
+// databaseName returns the name of the database a URL names ("" when
+// it names none).
+func databaseName(u string) string {
 	if pu, err := url.Parse(u); err == nil {
 		return strings.TrimPrefix(pu.Path, "/")
 	}
 	return ""
-}
-
-// closeStackDBs closes every stack's connection.
-func (r *runner) closeStackDBs() {
-	for _, d := range r.stackDBs {
-		d.db.Close()
-	}
-	r.stackDBs, r.db = nil, nil
 }
 
 // remoteDatabase is the embedded cluster on the database host of roles:,
@@ -131,13 +124,13 @@ type remoteDatabase struct {
 	logf  func(format string, a ...any)
 }
 
-// databaseHost is the host roles: database: names; "" for this machine
-// (or the user's server, given by URL).
-func (r *runner) databaseHost() string {
-	if r.opt.File == nil || r.opt.File.Roles == nil {
+// databaseHost is the host roles: database: names in f; "" for this
+// machine (or the user's server, given by URL).
+func databaseHost(f *plan.File) string {
+	if f == nil || f.Roles == nil {
 		return ""
 	}
-	return r.opt.File.Roles.Database
+	return f.Roles.Database
 }
 
 // setupRemoteDatabase is setupDatabase for roles: database: HOST. The agent
@@ -165,7 +158,7 @@ func (r *runner) setupRemoteDatabase(ctx context.Context, a *agent.Client, host,
 	if info.AdminURL, err = r.trustDatabaseCA(info); err != nil {
 		return fmt.Errorf("embedded database on host %s: %w", host, err)
 	}
-	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, r.logsDir())
+	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, logsDir(r.opt.Dir))
 	d, err := stack.OpenFixtureDatabase(ctx, info.AdminURL, "", nil, r.fixture, func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
 		return fmt.Errorf("embedded database on host %s: %w", host, err)
@@ -197,14 +190,14 @@ func (r *runner) dbStats(ctx context.Context, stack string) *journal.DBStats {
 
 // keptCluster returns prev, the cluster directory a results directory
 // names, when it is one a run made (pgfix.IsTempCluster), and "" (a new
-// cluster) otherwise: a results directory is data, and the directory it
-// names is reused and, once the run is done, removed.
-func (r *runner) keptCluster(prev string) string {
+// cluster) otherwise, said through event: a results directory is data,
+// and the directory it names is reused and, once the run is done, removed.
+func keptCluster(prev string, event func(level journal.Level, stack, format string, a ...any)) string {
 	if pgfix.IsTempCluster(prev) {
 		return prev
 	}
 	if _, err := os.Stat(prev); err == nil {
-		r.event(journal.LevelWarning, "", "%s names %s, which is not a cluster directory a run made in %s: not used; starting a new cluster", DBPathFile, prev, os.TempDir())
+		event(journal.LevelWarning, "", "%s names %s, which is not a cluster directory a run made in %s: not used; starting a new cluster", DBPathFile, prev, os.TempDir())
 	}
 	return ""
 }

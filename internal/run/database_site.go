@@ -103,14 +103,13 @@ func (d *remoteDatabase) teardown(bool) {
 	}
 }
 
-// databaseGroup is the sampler group of the database server's processes
-// when it runs here.
-func (r *runner) databaseGroup(ctx context.Context) (proc.Group, bool) { return r.dbs.group(ctx) }
-
 // teardownDatabase closes the run's connections (each stack's) and stops
 // the database.
 func (r *runner) teardownDatabase(completed bool) {
-	r.closeStackDBs()
+	for _, d := range r.stackDBs {
+		d.db.Close()
+	}
+	r.stackDBs, r.db = nil, nil
 	r.dbs.teardown(completed)
 	r.dbs = hereDatabase{r}
 }

@@ -91,7 +91,7 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 		t.Fatalf("database statistics over the network = %+v; want %d orders and the checkpoint", st, pgfix.SeedOrders)
 	}
 
-	if _, ok := r.databaseGroup(ctx); ok {
+	if _, ok := r.dbs.group(ctx); ok {
 		t.Fatal("the database on db1 is sampled here")
 	}
 	from := time.Now().Add(20 * time.Millisecond) // one clock: the namespaces share it

@@ -214,7 +214,7 @@ type databasePhase struct{ r *runner }
 // server host reaches), or here.
 func (ph *databasePhase) run(ctx context.Context) error {
 	r := ph.r
-	host := r.databaseHost()
+	host := databaseHost(r.opt.File)
 	if host == "" || r.fleet == nil {
 		return r.setupDatabase(ctx)
 	}

@@ -59,7 +59,7 @@ func (r *runner) openJournal() error {
 	}
 	if r.opt.Resume {
 		r.event(journal.LevelInfo, "", "resumed: %d of %d windows already measured", len(r.done), len(r.opt.Plan.Windows))
-		r.stopLeftovers()
+		leftoversOf(r).stop()
 		return nil
 	}
 	var cases []journal.Case

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/platform/local"
 	"github.com/stackbench/stackbench/internal/proc"
 )
@@ -22,8 +23,28 @@ import (
 // processes a stack daemonized.
 const serversFile = "servers.pids"
 
+// leftovers is the servers file of a results directory: what this run
+// starts is written down as it starts, and what an earlier invocation
+// left running is stopped before a resume starts anything.
+type leftovers struct {
+	dir string
+	// stacks are the plan's: a container line names one of theirs or is
+	// not acted on.
+	stacks []plan.Stack
+	event  func(level journal.Level, stack, format string, a ...any)
+}
+
+// leftoversOf is the servers file of r's results directory.
+func leftoversOf(r *runner) leftovers {
+	l := leftovers{dir: r.opt.Dir, event: r.event}
+	if r.opt.Plan != nil {
+		l.stacks = r.opt.Plan.Stacks
+	}
+	return l
+}
+
 // rememberServer records a started server's process group and mark.
-func (r *runner) rememberServer(pid int, mark string) {
+func (l leftovers) rememberServer(pid int, mark string) {
 	st, ok := proc.StartTicks(pid)
 	if !ok {
 		return
@@ -32,7 +53,7 @@ func (r *runner) rememberServer(pid int, mark string) {
 	if boot == "" || mark == "" {
 		boot, mark = "-", "-"
 	}
-	f, err := os.OpenFile(filepath.Join(r.opt.Dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
+	f, err := os.OpenFile(filepath.Join(l.dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
 	if err != nil {
 		return
 	}
@@ -40,10 +61,10 @@ func (r *runner) rememberServer(pid int, mark string) {
 	f.Close()
 }
 
-// stopLeftovers kills the process groups of servers a previous invocation
+// stop kills the process groups of servers a previous invocation
 // started that are still there, and forgets them all.
-func (r *runner) stopLeftovers() {
-	path := filepath.Join(r.opt.Dir, serversFile)
+func (l leftovers) stop() {
+	path := filepath.Join(l.dir, serversFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return
@@ -52,10 +73,10 @@ func (r *runner) stopLeftovers() {
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 3 && f[0] == containerLine {
-			if r.leftoverContainerAllowed(f[1], f[2]) {
-				r.removeLeftoverContainer(f[1], f[2])
+			if l.containerAllowed(f[1], f[2]) {
+				l.removeContainer(f[1], f[2])
 			} else {
-				r.event(journal.LevelWarning, "", "%s names container %s of runtime %q, which no stack of this comparison file starts: not removed", serversFile, f[2], f[1])
+				l.event(journal.LevelWarning, "", "%s names container %s of runtime %q, which no stack of this comparison file starts: not removed", serversFile, f[2], f[1])
 			}
 			continue
 		}
@@ -65,11 +86,11 @@ func (r *runner) stopLeftovers() {
 		// A pid of another boot (or of a line that does not say which)
 		// names some other process now: never signalled.
 		if boot := proc.BootID(); f[2] != boot || boot == "" {
-			r.event(journal.LevelWarning, "", "server process group %s was recorded in another boot of this machine: not signalled", f[0])
+			l.event(journal.LevelWarning, "", "server process group %s was recorded in another boot of this machine: not signalled", f[0])
 			continue
 		}
 		if n := proc.KillMarked(f[3]); n > 0 {
-			r.event(journal.LevelWarning, "", "stopped %d processes carrying the mark of server %s, left running by the stopped run", n, f[0])
+			l.event(journal.LevelWarning, "", "stopped %d processes carrying the mark of server %s, left running by the stopped run", n, f[0])
 		}
 		pid, err := strconv.Atoi(f[0])
 		if err != nil || pid <= 1 {
@@ -87,7 +108,7 @@ func (r *runner) stopLeftovers() {
 			continue
 		}
 		if local.KillGroup(pid) == nil {
-			r.event(journal.LevelWarning, "", "stopped server process group %d, left running by the stopped run", pid)
+			l.event(journal.LevelWarning, "", "stopped server process group %d, left running by the stopped run", pid)
 		}
 	}
 	os.Remove(path)

@@ -43,7 +43,7 @@ func TestStopLeftovers(t *testing.T) {
 	}
 	boot := proc.BootID()
 	os.WriteFile(path, fmt.Appendf(nil, "%d %d %s -\n", pid, ticks+1, boot), 0o644)
-	r.stopLeftovers()
+	leftoversOf(r).stop()
 	select {
 	case err := <-waited:
 		t.Fatalf("a live process whose start time differs was killed: %v", err)
@@ -55,19 +55,19 @@ func TestStopLeftovers(t *testing.T) {
 
 	// The same pid and start time recorded in another boot: not ours.
 	os.WriteFile(path, fmt.Appendf(nil, "%d %d 00000000-0000-0000-0000-000000000000 -\n", pid, ticks), 0o644)
-	r.stopLeftovers()
+	leftoversOf(r).stop()
 	select {
 	case err := <-waited:
 		t.Fatalf("a process recorded in another boot was killed: %v", err)
 	case <-time.After(200 * time.Millisecond):
 	}
 
-	r.rememberServer(pid, "m1")
+	leftoversOf(r).rememberServer(pid, "m1")
 	b, _ := os.ReadFile(path)
 	if want := fmt.Sprintf("%d %d %s m1\n", pid, ticks, boot); string(b) != want {
 		t.Fatalf("servers.pids = %q, want %q", b, want)
 	}
-	r.stopLeftovers()
+	leftoversOf(r).stop()
 	select {
 	case <-waited:
 	case <-time.After(5 * time.Second):
@@ -82,7 +82,7 @@ func TestStopLeftovers(t *testing.T) {
 	if err := sh.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r.rememberServer(sh.Process.Pid, "-")
+	leftoversOf(r).rememberServer(sh.Process.Pid, "-")
 	if err := sh.Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestStopLeftovers(t *testing.T) {
 	if !running(member) {
 		t.Fatalf("the group's member %d is not running before stopLeftovers", member)
 	}
-	r.stopLeftovers()
+	leftoversOf(r).stop()
 	deadline := time.Now().Add(5 * time.Second)
 	for running(member) {
 		if time.Now().After(deadline) {
@@ -122,7 +122,7 @@ func TestStopLeftoversKillsMarkedDaemons(t *testing.T) {
 	}
 	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
 	os.WriteFile(filepath.Join(r.opt.Dir, serversFile), fmt.Appendf(nil, "%d 1 %s %s\n", sh.Process.Pid, proc.BootID(), mark), 0o600)
-	r.stopLeftovers()
+	leftoversOf(r).stop()
 	for end := time.Now().Add(5 * time.Second); running(daemon); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("daemon %d, carrying the stopped run's mark, survived stopLeftovers", daemon)
@@ -147,13 +147,13 @@ func TestResumeActsOnlyOnWhatARunMade(t *testing.T) {
 		{"docker", "postgres", false},
 		{"docker", "stackbench-native-8080", false},
 	} {
-		if got := r.leftoverContainerAllowed(c.runtime, c.name); got != c.want {
+		if got := leftoversOf(r).containerAllowed(c.runtime, c.name); got != c.want {
 			t.Errorf("container %s of %s allowed: %v, want %v", c.name, c.runtime, got, c.want)
 		}
 	}
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, "cluster.json"), []byte("{}"), 0o600)
-	if got := r.keptCluster(home); got != "" {
+	if got := keptCluster(home, r.event); got != "" {
 		t.Errorf("a directory outside the temporary directory's stackbench-pg-* was kept: %s", got)
 	}
 	kept, err := os.MkdirTemp("", "stackbench-pg-")
@@ -161,11 +161,11 @@ func TestResumeActsOnlyOnWhatARunMade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(kept)
-	if got := r.keptCluster(kept); got != "" {
+	if got := keptCluster(kept, r.event); got != "" {
 		t.Errorf("a directory without cluster.json was kept: %s", got)
 	}
 	os.WriteFile(filepath.Join(kept, "cluster.json"), []byte("{}"), 0o600)
-	if got := r.keptCluster(kept); got != kept {
+	if got := keptCluster(kept, r.event); got != kept {
 		t.Errorf("the run's own kept cluster %s was not taken: %q", kept, got)
 	}
 }

@@ -75,6 +75,21 @@ func minutes(d time.Duration) string {
 	return d.String()
 }
 
+// spentThrough is the measured time of the windows of rounds 1 to round.
+// An adaptive run's rounds phase walks the whole plan again, rounds
+// already measured included: counting every journaled window against
+// round 1 there once made a round of 31 s read 1m40s, and warned that
+// the budget would end the run at round 4 of a run that reached 13.
+func spentThrough(ws []journal.Window, round int) time.Duration {
+	var spent time.Duration
+	for _, w := range ws {
+		if w.Round <= round {
+			spent += w.EndedAt.Sub(w.StartedAt)
+		}
+	}
+	return spent
+}
+
 // checkPace runs pace after round from the journal and warns once per
 // look that the budget will not reach (an event in the journal, so the
 // report carries it too).
@@ -87,10 +102,7 @@ func (r *runner) checkPace(round int) {
 	if err != nil {
 		return // the next look reads it again and says why
 	}
-	var spent time.Duration
-	for _, w := range res.Windows {
-		spent += w.EndedAt.Sub(w.StartedAt)
-	}
+	spent := spentThrough(res.Windows, round)
 	looks, _ := analysis.Looks(r.opt.Plan, stats.DefaultAlpha)
 	var first []plan.Window
 	for _, w := range r.opt.Plan.Windows {

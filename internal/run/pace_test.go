@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
@@ -43,5 +44,31 @@ func TestPaceSaysTheLookWillNotBeReached(t *testing.T) {
 	}
 	if !strings.Contains(c.text(pr.Budget), "--budget 17m") {
 		t.Error("the warning does not name the flag")
+	}
+}
+
+// TestPaceCountsOnlyTheRoundsItIsAfter: after round 1 of an adaptive
+// run's second pass, five rounds of 25 s are journaled; the pace of round
+// 1 is 25 s, not 125 s.
+func TestPaceCountsOnlyTheRoundsItIsAfter(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 0, 7, 52, 0, time.UTC)
+	var ws []journal.Window
+	for round := 1; round <= 5; round++ {
+		for range 10 {
+			w := journal.Window{Round: round, StartedAt: t0}
+			w.EndedAt = t0.Add(2500 * time.Millisecond)
+			t0 = w.EndedAt
+			ws = append(ws, w)
+		}
+	}
+	if got := spentThrough(ws, 1); got != 25*time.Second {
+		t.Errorf("spent through round 1: %s, want 25s", got)
+	}
+	if got := spentThrough(ws, 5); got != 125*time.Second {
+		t.Errorf("spent through round 5: %s, want 2m5s", got)
+	}
+	pr := plan.Protocol{Adaptive: true, Budget: 7 * time.Minute}
+	if c, ok := pace(pr, []int{13}, 1, spentThrough(ws, 1), 31*time.Second); ok {
+		t.Errorf("round 1 of the second pass warned: %s", c.text(pr.Budget))
 	}
 }

@@ -33,7 +33,7 @@ func (ph *parityPhase) run(ctx context.Context) error {
 	}
 	results, err := stack.Parity(ctx, r.opt.Plan.Stacks, stack.ParityOptions{
 		Workload: r.opt.File.Workload, JWTSecret: r.opt.Plan.JWTSecret, Database: r.database,
-		LogDir: r.logsDir(), Progress: func(s string) { r.progress.logf("%s", s) }, Scenario: r.opt.File.Scenario,
+		LogDir: logsDir(r.opt.Dir), Progress: func(s string) { r.progress.logf("%s", s) }, Scenario: r.opt.File.Scenario,
 	})
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func findingText(f workload.Finding) string {
 func (r *runner) bootStacks() ([]boot.Stack, error) {
 	var out []boot.Stack
 	for _, s := range r.opt.Plan.Stacks {
-		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), r.logsDir())
+		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir))
 		if err != nil {
 			return nil, err
 		}

@@ -149,7 +149,8 @@ func (ph *profilingPhase) profileWindow(ctx context.Context, cur *server, t *pro
 	r := ph.r
 	w := plan.Window{Key: key, Stack: cur.stack.Name, Case: c.Name, Concurrency: conc, Inserts: c.Inserts}
 	sess := t.session(cur, c, ph.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
-	sess.database = r.databaseName(cur.stack.Name)
+	dbURL, _ := r.dbOf(cur.stack.Name)
+	sess.database = databaseName(dbURL)
 	floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
 	rec, err := measureOne(ctx, r.exec, cur, w, loadStream{c: c, conns: conc, warmup: warmupSpan{floor, cap}, window: win,
 		started: func(ws *windowSampler) {

@@ -149,7 +149,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.openJournal(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(r.logsDir(), privateDirMode); err != nil {
+	if err := os.MkdirAll(logsDir(r.opt.Dir), privateDirMode); err != nil {
 		return err
 	}
 	defer r.jw.Close()
@@ -204,7 +204,7 @@ func (r *runner) run(ctx context.Context) error {
 }
 
 // logsDir is where stack and build logs go.
-func (r *runner) logsDir() string { return filepath.Join(r.opt.Dir, "logs") }
+func logsDir(results string) string { return filepath.Join(results, "logs") }
 
 // event journals an event and shows it.
 func (r *runner) event(level journal.Level, stack, format string, a ...any) {

@@ -26,7 +26,7 @@ func (l *localSite) serviceGroups(ctx context.Context, cur *server) []proc.Group
 	for _, pid := range proc.TreePIDs(cur.tree.PID()) {
 		seen[pid] = true
 	}
-	if g, ok := r.databaseGroup(ctx); ok {
+	if g, ok := r.dbs.group(ctx); ok {
 		for _, pid := range proc.TreePIDs(g.Root()) {
 			seen[pid] = true
 		}

@@ -29,8 +29,9 @@ func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 	if err != nil {
 		return nil, err
 	}
-	r.rememberServer(p.PID(), p.Mark())
-	r.rememberContainer(p)
+	left := leftoversOf(r)
+	left.rememberServer(p.PID(), p.Mark())
+	left.rememberContainer(p)
 	s := &server{stack: st, tree: p, seq: r.seq[st.Name], planProcess: planProcess}
 	l.procs[s] = p
 	if err := r.pools.setup(ctx, s, fmt.Sprintf("http://127.0.0.1:%d", s.tree.Port())); err != nil {
@@ -121,7 +122,7 @@ func (l *localSite) startSampled(ctx context.Context, cur *server, args []string
 	}
 	groups := []proc.Group{l.procs[cur].Group("server"), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
 	groups = append(groups, l.containerGroups()...)
-	if g, ok := r.databaseGroup(ctx); ok {
+	if g, ok := r.dbs.group(ctx); ok {
 		groups = append(groups, g)
 	}
 	groups = append(groups, l.idleGroups(cur)...)

@@ -18,7 +18,7 @@ func (ph *buildPhase) run(ctx context.Context) error {
 	if err := ph.checkout(ctx); err != nil {
 		return err
 	}
-	return stack.BuildAll(ctx, r.opt.Plan.Stacks, r.logsDir(), func(s string) { r.progress.logf("%s", s) })
+	return stack.BuildAll(ctx, r.opt.Plan.Stacks, logsDir(r.opt.Dir), func(s string) { r.progress.logf("%s", s) })
 }
 
 // checkout moves the stacks with git: into worktrees of their
@@ -51,5 +51,5 @@ func (r *runner) harness(stackName string) stack.Harness {
 func (l *localSite) startStack(ctx context.Context, s plan.Stack) (*proc.Process, error) {
 	r := l.r
 	r.seq[s.Name]++
-	return stack.Start(ctx, s, r.harness(s.Name), r.logsDir())
+	return stack.Start(ctx, s, r.harness(s.Name), logsDir(r.opt.Dir))
 }

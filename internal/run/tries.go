@@ -25,6 +25,9 @@ type retryLoop struct {
 	// attempts holds the tries so far per window key (from the journal
 	// on a resume); the loop numbers each try with it.
 	attempts map[string]int
+	// dbHost is the host of the database cluster ("" here): a lost
+	// session to it ends the run, the database with it.
+	dbHost string
 }
 
 // serverKeeper is what the retry loop needs of the run: servers started
@@ -36,8 +39,6 @@ type serverKeeper interface {
 	// reconnect opens host's session again after it dropped; an error
 	// wrapping ErrHostUnreachable when it stays unreachable.
 	reconnect(ctx context.Context, host string) error
-	// databaseHost is the host of the database cluster ("" here).
-	databaseHost() string
 	event(level journal.Level, stack, format string, a ...any)
 }
 
@@ -142,7 +143,7 @@ func (l *retryLoop) afterLost(ctx context.Context, srvs []*server, o windowOutco
 	}
 	key, stack := o.recs[0].Key, o.recs[0].Stack
 	l.hosts.event(journal.LevelWarning, stack, "the session with host %s dropped during %s; reconnecting to redo it", host, key)
-	if host == l.hosts.databaseHost() {
+	if host == l.dbHost {
 		return srvs, fmt.Errorf("%w: the session with the database host %s dropped during %s, and the embedded cluster went with it; continue with --resume, which starts and seeds a fresh one", ErrHostUnreachable, host, key)
 	}
 	if lost > maxLostRedos {
@@ -178,7 +179,7 @@ func (r *runner) reconnect(ctx context.Context, host string) error {
 // journaling each with record, and returns the server to go on with.
 func (ph *roundsPhase) tries(ctx context.Context, cur *server, w plan.Window, ls loadStream, record func(*journal.Window) error) (*server, error) {
 	r := ph.r
-	l := &retryLoop{exec: r.exec, hosts: r, record: record, attempts: r.attempts}
+	l := &retryLoop{exec: r.exec, hosts: r, record: record, attempts: r.attempts, dbHost: databaseHost(r.opt.File)}
 	srvs, err := l.run(ctx, []windowSide{{w: w, srv: cur, load: ls}})
 	return srvs[0], err
 }

@@ -109,8 +109,6 @@ func (k *fakeKeeper) reconnect(_ context.Context, host string) error {
 	return k.reconnectErr
 }
 
-func (k *fakeKeeper) databaseHost() string { return k.dbHost }
-
 func (k *fakeKeeper) event(_ journal.Level, _, format string, a ...any) {
 	k.events = append(k.events, fmt.Sprintf(format, a...))
 }
@@ -134,7 +132,7 @@ func newLoopCase(host string, script ...func(windowTry) windowOutcome) *loopCase
 }
 
 func (lc *loopCase) run(ctx context.Context) (*server, error) {
-	l := &retryLoop{exec: lc.exec, hosts: lc.keeper, attempts: lc.attempts,
+	l := &retryLoop{exec: lc.exec, hosts: lc.keeper, attempts: lc.attempts, dbHost: lc.keeper.dbHost,
 		record: func(rec *journal.Window) error { lc.journal = append(lc.journal, rec); return nil }}
 	srvs, err := l.run(ctx, []windowSide{{w: lc.w, srv: lc.first}})
 	return srvs[0], err
@@ -347,7 +345,7 @@ func TestTriesResume(t *testing.T) {
 
 	ex1 := &fakeExec{script: []func(windowTry) windowOutcome{disturbedTry, func(windowTry) windowOutcome { return fatal(stopped) }}}
 	r1 := newRunner(false, ex1)
-	l1 := &retryLoop{exec: ex1, hosts: k, record: r1.journalWindow, attempts: r1.attempts}
+	l1 := &retryLoop{exec: ex1, hosts: k, record: r1.journalWindow, attempts: r1.attempts, dbHost: k.dbHost}
 	if _, err := l1.run(context.Background(), []windowSide{{w: w, srv: cur}}); !errors.Is(err, stopped) {
 		t.Fatalf("first invocation: %v; want it stopped", err)
 	}
@@ -359,7 +357,7 @@ func TestTriesResume(t *testing.T) {
 	if r2.done[w.Key] || r2.attempts[w.Key] != 1 {
 		t.Fatalf("resumed: done %v, attempts %d; want not done after 1 journaled try", r2.done[w.Key], r2.attempts[w.Key])
 	}
-	l2 := &retryLoop{exec: ex2, hosts: k, record: r2.journalWindow, attempts: r2.attempts}
+	l2 := &retryLoop{exec: ex2, hosts: k, record: r2.journalWindow, attempts: r2.attempts, dbHost: k.dbHost}
 	if _, err := l2.run(context.Background(), []windowSide{{w: w, srv: cur}}); err != nil {
 		t.Fatal(err)
 	}
