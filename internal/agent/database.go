@@ -48,6 +48,11 @@ type DatabaseInfo struct {
 	Dir string `json:"dir"`
 	// Settings are the server settings stackbench set.
 	Settings map[string]string `json:"settings,omitempty"`
+	// CACert is the throwaway CA (PEM) the server's certificate chains to:
+	// AdminURL says sslmode=verify-full with sslrootcert at its path on
+	// the agent's host, so a client elsewhere writes CACert to a file of
+	// its own and names that instead (pgfix.WithRootCert).
+	CACert string `json:"ca_cert,omitempty"`
 }
 
 // databases is the one embedded cluster of an agent session.
@@ -58,8 +63,8 @@ type databases struct {
 }
 
 // start makes and starts a throwaway cluster (pgfix.Start in a temporary
-// directory) listening where spec says, with password authentication.
-// One per session.
+// directory) listening where spec says, with password authentication over
+// TLS (a throwaway certificate for spec.Host). One per session.
 func (d *databases) start(ctx context.Context, spec *DatabaseSpec) (*DatabaseInfo, error) {
 	if spec == nil || spec.Host == "" {
 		return nil, errors.New("agent: database names no host address for its URL")
@@ -91,7 +96,7 @@ func (d *databases) start(ctx context.Context, spec *DatabaseSpec) (*DatabaseInf
 	}
 	d.c = c
 	return &DatabaseInfo{AdminURL: c.AdminURL(), Port: c.Port(), PostmasterPID: c.PostmasterPID(),
-		Version: c.Version(), Binaries: bins.String(), Dir: c.Dir(), Settings: c.Settings()}, nil
+		Version: c.Version(), Binaries: bins.String(), Dir: c.Dir(), Settings: c.Settings(), CACert: string(c.CACertPEM())}, nil
 }
 
 // stop stops the cluster and removes its directory; nothing running is
@@ -124,7 +129,8 @@ func (d *databases) postmaster() int {
 
 // StartDatabase starts an embedded PostgreSQL cluster on the agent's host,
 // listening on spec.Listen (every address by default) with SCRAM password
-// authentication and a random password, and returns its URL at spec.Host.
+// authentication and a random password, over TLS only, and returns its
+// URL at spec.Host (sslmode=verify-full) with the CA to verify it by.
 // The agent stops it and removes its directory on StopDatabase or when the
 // session ends. Sample with DatabaseProcess measures its processes.
 func (c *Client) StartDatabase(ctx context.Context, spec DatabaseSpec) (DatabaseInfo, error) {

@@ -15,7 +15,8 @@ import (
 )
 
 // The agent starts an embedded cluster that answers, with its password
-// and not without, at an address other than 127.0.0.1; sample measures its
+// and not without, over TLS verified against the CA it returns, at an
+// address other than 127.0.0.1; sample measures its
 // processes; it is stopped and removed when the agent's stdin closes.
 // (A client on another host, which initdb's rules would refuse, is
 // internal/run's TestDatabaseOnItsOwnHost.)
@@ -43,6 +44,9 @@ func TestDatabaseOnTheAgentsHost(t *testing.T) {
 	pw, _ := u.User.Password()
 	if u.Hostname() != "127.0.0.2" || u.Port() != strconv.Itoa(info.Port) || len(pw) < 16 || info.Settings["listen_addresses"] != "*" {
 		t.Fatalf("database %+v; want a URL at 127.0.0.2 with a random password, listening on every address", info)
+	}
+	if u.Query().Get("sslmode") != "verify-full" || !strings.Contains(info.CACert, "BEGIN CERTIFICATE") || info.Settings["ssl"] != "on" {
+		t.Fatalf("database URL %s, CA %q, ssl %q; want TLS verified against the CA it returns", u.Query(), info.CACert, info.Settings["ssl"])
 	}
 	if _, err := s.client.StartDatabase(ctx, DatabaseSpec{Host: "127.0.0.2"}); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Fatalf("a second database = %v; want a refusal", err)

@@ -284,34 +284,58 @@ func TestSyncLostSessionLeavesNoTemporaryFile(t *testing.T) {
 
 // What stackbench writes and a project's secrets stay on this machine:
 // results/ at the top, .stackbench (the development cluster's password),
-// .env files.
+// .env files, whatever exclusions the caller gives (the run gives its
+// own, to send node_modules), and what .stackbenchignore names.
 func TestSyncLeavesOutResultsAndSecrets(t *testing.T) {
 	s := startSession(t)
 	ctx := context.Background()
 	if _, err := s.client.Hello(ctx); err != nil {
 		t.Fatal(err)
 	}
-	local, remote := t.TempDir(), filepath.Join(t.TempDir(), "copy")
-	writeFile(t, filepath.Join(local, "main.go"), []byte("package main\n"), 0o644)
-	writeFile(t, filepath.Join(local, "results", "20261202-1900", "journal.jsonl"), []byte("{}\n"), 0o600)
-	writeFile(t, filepath.Join(local, ".stackbench", "db", "cluster.json"), []byte(`{"password":"x"}`), 0o600)
-	writeFile(t, filepath.Join(local, ".env"), []byte("API_KEY=sk-live\n"), 0o600)
-	writeFile(t, filepath.Join(local, "web", ".env.local"), []byte("API_KEY=sk-live\n"), 0o600)
-	writeFile(t, filepath.Join(local, "pkg", "results", "r.go"), []byte("package results\n"), 0o644)
-	res, err := s.client.SyncDir(ctx, local, SyncOptions{Dir: remote})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Files != 2 {
-		t.Errorf("%d files sent, want main.go and pkg/results/r.go", res.Files)
-	}
-	for _, gone := range []string{"results", ".stackbench", ".env", "web/.env.local"} {
-		if _, err := os.Lstat(filepath.Join(remote, gone)); err == nil {
-			t.Errorf("%s reached the host", gone)
+	for _, exclude := range [][]string{nil, {".git", ".venv"}, {}} {
+		local, remote := t.TempDir(), filepath.Join(t.TempDir(), "copy")
+		writeFile(t, filepath.Join(local, "main.go"), []byte("package main\n"), 0o644)
+		writeFile(t, filepath.Join(local, "results", "20261202-1900", "journal.jsonl"), []byte("{}\n"), 0o600)
+		writeFile(t, filepath.Join(local, ".stackbench", "db", "cluster.json"), []byte(`{"password":"x"}`), 0o600)
+		writeFile(t, filepath.Join(local, ".env"), []byte("API_KEY=sk-live\n"), 0o600)
+		writeFile(t, filepath.Join(local, "web", ".env.local"), []byte("API_KEY=sk-live\n"), 0o600)
+		writeFile(t, filepath.Join(local, "pkg", "results", "r.go"), []byte("package results\n"), 0o644)
+		writeFile(t, filepath.Join(local, IgnoreFile), []byte("# big local data\n\n*.sqlite\n/data/raw/\n"), 0o644)
+		writeFile(t, filepath.Join(local, "pkg", "cache.sqlite"), []byte("x"), 0o644)
+		writeFile(t, filepath.Join(local, "data", "raw", "dump.csv"), []byte("x"), 0o644)
+		writeFile(t, filepath.Join(local, "data", "seed.csv"), []byte("x"), 0o644)
+		res, err := s.client.SyncDir(ctx, local, SyncOptions{Dir: remote, Exclude: exclude})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Files != 4 {
+			t.Errorf("exclude %q: %d files sent, want main.go, pkg/results/r.go, data/seed.csv and %s", exclude, res.Files, IgnoreFile)
+		}
+		for _, gone := range []string{"results", ".stackbench", ".env", "web/.env.local", "pkg/cache.sqlite", "data/raw"} {
+			if _, err := os.Lstat(filepath.Join(remote, gone)); err == nil {
+				t.Errorf("exclude %q: %s reached the host", exclude, gone)
+			}
+		}
+		for _, kept := range []string{"pkg/results/r.go", "data/seed.csv"} {
+			if _, err := os.Stat(filepath.Join(remote, kept)); err != nil {
+				t.Errorf("exclude %q: %s was left out: %v", exclude, kept, err)
+			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(remote, "pkg", "results", "r.go")); err != nil {
-		t.Errorf("a package named results was left out: %v", err)
+}
+
+// A pattern .stackbenchignore cannot hold is refused with its line.
+func TestSyncIgnoreFileBadPattern(t *testing.T) {
+	s := startSession(t)
+	ctx := context.Background()
+	if _, err := s.client.Hello(ctx); err != nil {
+		t.Fatal(err)
+	}
+	local := t.TempDir()
+	writeFile(t, filepath.Join(local, IgnoreFile), []byte("ok\n[z-\n"), 0o644)
+	_, err := s.client.SyncDir(ctx, local, SyncOptions{Dir: filepath.Join(t.TempDir(), "copy")})
+	if err == nil || !strings.Contains(err.Error(), IgnoreFile+":2") {
+		t.Fatalf("a bad pattern: %v; want its file and line", err)
 	}
 }
 

@@ -10,19 +10,33 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 )
 
 // DefaultExclude are the names a directory sync leaves out unless told
 // otherwise: version control, and what a stack's build makes on the host
 // itself (node_modules from npm ci, a Python virtualenv, bytecode caches),
-// which is tied to the host it was made on; and what stackbench writes
-// (.stackbench: the development cluster, its cluster.json holding the
-// password) and the secrets a project keeps beside its code (.env files).
-// They are neither sent nor removed on the host, so a build there can
-// keep its own. A results directory at the top (results/, stackbench's
-// output, request pools and tokens included) is left out too.
-var DefaultExclude = []string{".git", "node_modules", ".venv", "__pycache__", ".stackbench", ".stackbench-ci", ".env", ".env.*"}
+// which is tied to the host it was made on. They are neither sent nor
+// removed on the host, so a build there can keep its own.
+var DefaultExclude = []string{".git", "node_modules", ".venv", "__pycache__"}
+
+// PrivateExclude are the names every directory sync leaves out, whatever
+// SyncOptions.Exclude says: what stackbench writes (.stackbench: the
+// development cluster, its cluster.json holding the password) and the
+// secrets a project keeps beside its code (.env files). A results
+// directory at the top (results/, stackbench's output) is left out too,
+// and so is what the directory's IgnoreFile names.
+var PrivateExclude = []string{".stackbench", ".stackbench-ci", ".env", ".env.*"}
+
+// IgnoreFile, at the top of a synced directory, names more of it to leave
+// out: one pattern a line (filepath.Match), blank lines and lines starting
+// with # skipped. A pattern without a slash matches a name at any depth
+// (a directory with all below it); one with a slash matches the path from
+// the top ("data/raw", "fixtures/*.sql"). A leading or trailing slash is
+// ignored. It is not .gitignore, which names what a build makes, and
+// the build made here is what the host needs.
+const IgnoreFile = ".stackbenchignore"
 
 // Bounds of one sync request: a chunk of file content (base64 in the
 // JSON line makes it 4/3 as long) and a manifest batch, both well under
@@ -103,6 +117,11 @@ func (c *Client) SyncDir(ctx context.Context, localDir string, o SyncOptions) (S
 	if exclude == nil {
 		exclude = DefaultExclude
 	}
+	names, paths, err := readIgnoreFile(filepath.Join(localDir, IgnoreFile))
+	if err != nil {
+		return res, fmt.Errorf("sync %s to %s: %w", localDir, c.host, err)
+	}
+	exclude = append(append(append([]string{}, exclude...), PrivateExclude...), names...)
 	open := &SyncRequest{Dir: o.Dir, Exclude: exclude}
 	if o.Dir == "" {
 		if open.Key, err = SyncKey(localDir); err != nil {
@@ -118,7 +137,7 @@ func (c *Client) SyncDir(ctx context.Context, localDir string, o SyncOptions) (S
 	}
 	token := resp.Sync.Token
 	res.Dir = resp.Sync.Dir
-	s := &syncSender{c: c, ctx: ctx, token: token, local: localDir, res: &res, skipResults: o.Exclude == nil}
+	s := &syncSender{c: c, ctx: ctx, token: token, local: localDir, res: &res, skipPaths: append([]string{"results"}, paths...)}
 	if err := s.walk(exclude); err != nil {
 		// Leave the host's directory as it is, and the agent free to
 		// sync it again.
@@ -144,9 +163,9 @@ type syncSender struct {
 	res   *SyncResult
 	batch []SyncEntry
 	size  int
-	// skipResults leaves out a top-level results directory (with the
-	// default exclusions).
-	skipResults bool
+	// skipPaths are patterns of paths from the top (slash-separated) to
+	// leave out: results/, and IgnoreFile's patterns with a slash.
+	skipPaths []string
 }
 
 func (s *syncSender) walk(exclude []string) error {
@@ -167,8 +186,11 @@ func (s *syncSender) walk(exclude []string) error {
 		if err != nil {
 			return err
 		}
-		if s.skipResults && rel == "results" && d.IsDir() {
-			return filepath.SkipDir
+		if excluded(filepath.ToSlash(rel), s.skipPaths) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		e, ok, err := entryOf(p, filepath.ToSlash(rel), d)
 		if err != nil || !ok {
@@ -292,4 +314,31 @@ func (s *syncSender) send(e SyncEntry) error {
 			return nil
 		}
 	}
+}
+
+// readIgnoreFile reads IgnoreFile's patterns, split into names (no slash)
+// and paths from the top; a missing file names nothing.
+func readIgnoreFile(path string) (names, paths []string, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		p := strings.Trim(strings.TrimSpace(line), "/")
+		if p == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		if _, err := filepath.Match(p, ""); err != nil {
+			return nil, nil, fmt.Errorf("%s:%d: pattern %q: %v", path, i+1, p, err)
+		}
+		if strings.Contains(p, "/") {
+			paths = append(paths, p)
+		} else {
+			names = append(names, p)
+		}
+	}
+	return names, paths, nil
 }

@@ -54,7 +54,9 @@ type Options struct {
 	CPUs cpuset.Set
 	// Listen is the server's listen_addresses: "" is 127.0.0.1 only; "*"
 	// (every address) or an address of the host lets other hosts connect,
-	// with the superuser's password (SCRAM) as on loopback.
+	// with the superuser's password (SCRAM) as on loopback, over TLS
+	// only: the server gets a throwaway certificate for Host, and its URLs
+	// say sslmode=verify-full.
 	Listen string
 	// Clients are the addresses (or names) of the other hosts that may
 	// log in when Listen goes beyond loopback: pg_hba.conf admits each
@@ -196,6 +198,11 @@ func (c *Cluster) start(ctx context.Context, opt Options, logw io.Writer) error 
 	if err := c.allowOtherHosts(); err != nil {
 		return err
 	}
+	if c.tlsOn() {
+		if err := c.makeTLS(c.host()); err != nil {
+			return err
+		}
+	}
 	logPath := filepath.Join(c.dir, logFile)
 	if err := c.prepareLog(logPath); err != nil {
 		return err
@@ -336,7 +343,7 @@ func serverSettings(port int, listen string) map[string]string {
 	if listen == "" {
 		listen = "127.0.0.1"
 	}
-	return map[string]string{
+	settings := map[string]string{
 		"listen_addresses":        listen,
 		"port":                    strconv.Itoa(port),
 		"unix_socket_directories": "",
@@ -348,6 +355,14 @@ func serverSettings(port int, listen string) map[string]string {
 		"log_timezone":            "UTC",
 		"log_checkpoints":         "on",
 	}
+	if beyondLoopback(listen) {
+		// The other hosts speak TLS to it (pg_hba.conf admits them by
+		// hostssl only), with the throwaway certificate of makeTLS.
+		settings["ssl"] = "on"
+		settings["ssl_cert_file"] = serverCertFile
+		settings["ssl_key_file"] = serverKeyFile
+	}
+	return settings
 }
 
 func (c *Cluster) writeConf() error {
@@ -444,14 +459,21 @@ func (c *Cluster) Version() string { return c.state.Version }
 // LogPath returns the server log's path.
 func (c *Cluster) LogPath() string { return filepath.Join(c.dir, logFile) }
 
-// URL returns the connection URL of a database of the cluster, as superuser.
+// URL returns the connection URL of a database of the cluster, as superuser:
+// without TLS on loopback, and beyond it with sslmode=verify-full against
+// the cluster's throwaway CA (sslrootcert names its file here; a client on
+// another machine gives its own copy's path, WithRootCert).
 func (c *Cluster) URL(database string) string {
+	q := url.Values{"sslmode": {"disable"}}
+	if c.tlsOn() {
+		q = url.Values{"sslmode": {"verify-full"}, "sslrootcert": {filepath.Join(c.dir, caFile)}}
+	}
 	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.UserPassword(Superuser, c.state.Password),
 		Host:     net.JoinHostPort(c.host(), strconv.Itoa(c.state.Port)),
 		Path:     "/" + database,
-		RawQuery: "sslmode=disable",
+		RawQuery: q.Encode(),
 	}
 	return u.String()
 }
@@ -584,7 +606,7 @@ func (c *Cluster) allowOtherHosts() error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f, "\n%s, with the superuser's password (SCRAM)\n%s", hbaMark, lines)
+	_, err = fmt.Fprintf(f, "\n%s, over TLS, with the superuser's password (SCRAM)\n%s", hbaMark, lines)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -619,8 +641,8 @@ func IsClusterDir(dir string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// hbaLines are the pg_hba.conf lines admitting each client host alone:
-// its addresses (a name is resolved) as /32 or /128.
+// hbaLines are the pg_hba.conf lines admitting each client host alone,
+// over TLS only: its addresses (a name is resolved) as /32 or /128.
 func hbaLines(clients []string) (string, error) {
 	if len(clients) == 0 {
 		return "", errors.New("the server would listen beyond loopback with no client host named: name the hosts that may connect (Options.Clients)")
@@ -645,7 +667,7 @@ func hbaLines(clients []string) (string, error) {
 				continue
 			}
 			seen[a] = true
-			fmt.Fprintf(&b, "host all all %s scram-sha-256\n", netip.PrefixFrom(a, a.BitLen()))
+			fmt.Fprintf(&b, "hostssl all all %s scram-sha-256\n", netip.PrefixFrom(a, a.BitLen()))
 		}
 	}
 	return b.String(), nil

@@ -12,7 +12,7 @@ func TestHBAAdmitsOnlyTheNamedHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"host all all 10.0.0.7/32 scram-sha-256\n", "host all all fd00::2/128 scram-sha-256\n", "host all all 127.0.0.1/32 scram-sha-256\n"} {
+	for _, want := range []string{"hostssl all all 10.0.0.7/32 scram-sha-256\n", "hostssl all all fd00::2/128 scram-sha-256\n", "hostssl all all 127.0.0.1/32 scram-sha-256\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("pg_hba lines lack %q:\n%s", want, got)
 		}

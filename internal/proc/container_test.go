@@ -102,13 +102,41 @@ func measureWindow(t *testing.T, p *Process, d time.Duration) measured {
 	return m
 }
 
-// A stack in a container is measured through its cgroup: its CPU per
-// request is the native binary's (0.8–1.4×), and its CPU does not land
-// in foreign (trap T21). The container is removed at Stop.
+// A stack in a container is measured through its cgroup: the cgroup's
+// counter and the container's process read from the process table agree,
+// its CPU per request is the native binary's (0.8–1.4×), and its CPU does
+// not land in foreign (trap T21); for a server that costs ~160 µs of CPU
+// per request and for a light one (~30–60 µs, where a container's fixed
+// costs per request would show most). The container is removed at Stop.
+//
+// What the container layer costs was measured apart (bench/container,
+// docs/containers.md): docker's seccomp filter adds ~35 ns to each system
+// call, and these servers make 5–7 per request, so under 1 % even of the
+// light one; the cgroup counts what the process table counts. What moves
+// the ratio on a busy host is the scheduler: a light server's CPU per
+// request follows how many requests each wake-up serves (1 to 6 context
+// switches per request were seen for the same server at the same rate),
+// and a neighbour changes that from one window to the next. So rounds
+// alternate which side goes first, and the ratio is judged only when the
+// host was quiet.
 func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 	docker := needDocker(t)
 	image, binary := serverImage(t, docker)
-	const work = "600" // SHA-256 rounds per request: the server's own CPU dominates
+	for _, c := range []struct {
+		name, work string // SHA-256 rounds per request
+	}{
+		{"heavy", "600"}, // the server's own CPU dominates
+		{"light", "0"},   // a small JSON answer: the per-request fixed costs dominate
+	} {
+		t.Run(c.name, func(t *testing.T) { containerAgainstNative(t, docker, image, binary, c.work, c.name == "heavy") })
+	}
+}
+
+// containerAgainstNative compares the server with work SHA-256 rounds per
+// request natively and in a container; judgeForeign holds the foreign CPU
+// of the container's windows to the native ones', which tells only when
+// the server's CPU stands well above a quiet host's swings (the heavy one).
+func containerAgainstNative(t *testing.T, docker, image, binary, work string, judgeForeign bool) {
 	start := func(name string, container bool) *Process {
 		t.Helper()
 		port, err := netutil.FreePort()
@@ -130,9 +158,10 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 		}
 		return p
 	}
-	// Rounds of native then container, each pair compared on its own and
-	// the median ratio kept: a busy neighbour that comes and goes hurts
-	// both sides of a pair alike.
+	// Rounds of one native and one container window, in alternating
+	// order, each pair compared on its own and the median ratio kept: a
+	// busy neighbour that comes and goes hurts both sides of a pair alike,
+	// and a drift favours neither.
 	const rounds = 5
 	var nat, ctr measured
 	var ratios []float64
@@ -144,33 +173,45 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 		sum.foreign += m.foreign / rounds
 		sum.cores += m.cores / rounds
 	}
-	var name string
-	for round := range rounds {
+	runNative := func() measured {
 		native := start("native", false)
 		n := measureWindow(t, native, 1500*time.Millisecond)
-		add(&nat, n)
 		if err := native.Stop(5 * time.Second); err != nil {
 			t.Error(err)
 		}
+		return n
+	}
+	runContainer := func(round int) measured {
 		box := start("container", true)
 		// Removed even when the test fails before Stop: a container left
 		// running would load every later run on this host.
-		left := box.Container().Name
-		t.Cleanup(func() { exec.Command(docker, "rm", "--force", left).Run() })
+		name := box.Container().Name
+		t.Cleanup(func() { exec.Command(docker, "rm", "--force", name).Run() })
 		if !box.InContainer() || box.ContainerPID() <= 0 {
 			t.Fatalf("the container stack was not attached to its container (pid %d)", box.ContainerPID())
 		}
 		t.Logf("round %d: container cold start (run → first 200): %s", round+1, box.BootDuration())
 		c := measureWindow(t, box, 1500*time.Millisecond)
-		add(&ctr, c)
-		ratios = append(ratios, c.usPerRequest()/n.usPerRequest())
-		name = box.Container().Name
 		if err := box.Stop(5 * time.Second); err != nil {
 			t.Error(err)
 		}
 		if out, _ := exec.Command(docker, "ps", "--all", "--quiet", "--filter", "name="+name).Output(); len(strings.TrimSpace(string(out))) > 0 {
 			t.Errorf("container %s still exists after Stop", name)
 		}
+		return c
+	}
+	for round := range rounds {
+		var n, c measured
+		if round%2 == 0 {
+			n = runNative()
+			c = runContainer(round)
+		} else {
+			c = runContainer(round)
+			n = runNative()
+		}
+		add(&nat, n)
+		add(&ctr, c)
+		ratios = append(ratios, c.usPerRequest()/n.usPerRequest())
 	}
 	t.Logf("native:    %d requests, server %.1f µs CPU/request, %.2f cores, RSS %.1f MiB, foreign %.2f cores",
 		nat.requests, nat.usPerRequest(), nat.cores, float64(nat.serverRSS)/(1<<20), nat.foreign)
@@ -180,7 +221,9 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 		t.Fatalf("too few requests to compare: native %d, container %d", nat.requests, ctr.requests)
 	}
 	// The cgroup and the process table agree on the container's CPU (the
-	// container runs one process; 10 ms ticks on a 3 s window).
+	// container runs one process; the process table counts in 10 ms ticks,
+	// two readings a window). This holds on a busy host too: both count the
+	// same process over the same window.
 	if d := ctr.serverCPU - ctr.treeCPU; d < -0.05*ctr.treeCPU-0.02 || d > 0.05*ctr.treeCPU+0.02 {
 		t.Errorf("container CPU: cgroup %.3f s, its process %.3f s; want within 5 %%", ctr.serverCPU, ctr.treeCPU)
 	}
@@ -197,24 +240,26 @@ func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
 		t.Logf("container ÷ native %.2f× not judged: the host was busy (%.2f cores of foreign CPU, over the 0.5 a window's gate would allow)", ratio, busy)
 	case ratio < 0.8 || ratio > 1.4:
 		// The bounds catch a measurement that misses the cgroup (the
-		// container's CPU near 0) or counts it twice (2×); they leave
-		// room for what a container really costs (docker's seccomp filter
-		// on every syscall) and for a CI neighbour under the gate (seen
-		// in CI: 1.20× with 0.28 cores of foreign CPU, rounds 1.02–1.25).
+		// container's CPU near 0) or counts it twice (2×), and leave room
+		// for a CI neighbour under the gate (seen in CI: 1.20× with 0.28
+		// cores of foreign CPU, rounds 1.02–1.25); the container's own
+		// cost is under 1 % (above).
 		t.Errorf("container's server CPU per request is %.2f× the native one's (median of %d rounds); want 0.8–1.4×", ratio, rounds)
 	}
 	if ctr.serverRSS <= 0 {
 		t.Errorf("container's memory not measured: %d bytes", ctr.serverRSS)
 	}
 	// Had the cgroup not been measured, the container's whole server CPU
-	// (ctr.cores, about 0.33) would be foreign: on a quiet host its window
+	// (ctr.cores, about 0.25 for the heavy server) would be foreign: on a quiet host its window
 	// would show it over the native one's. With other packages' tests
 	// beside it the two windows' foreign loads differ by as much (seen in
 	// CI: 0.18 and 0.52 cores, the container's CPU measured to 0.1 %), so
 	// like the ratio it is judged only when neither passed 0.5 cores; the
 	// cgroup-against-process-table check above holds either way.
 	excess := ctr.foreign - nat.foreign
-	if busy > 0.5 {
+	if !judgeForeign {
+		t.Logf("foreign CPU %+.2f cores with the container (its server used %.2f): not judged for a server this light", excess, ctr.cores)
+	} else if busy > 0.5 {
 		t.Logf("foreign CPU %+.2f cores with the container not judged: the host was busy (%.2f cores)", excess, busy)
 	} else if excess > 0.3*ctr.cores+0.1 {
 		t.Errorf("foreign CPU rose by %.2f cores with the container (its server used %.2f): the container's CPU went unmeasured", excess, ctr.cores)

@@ -76,7 +76,8 @@ func parseUname(host, out string) (Platform, error) {
 
 // BinaryFor returns a stackbench binary for p: ours when p is our
 // platform, else a file named stackbench-OS-ARCH beside ours, else one
-// cross-built from o.Source (cached in the user's cache directory). Without
+// cross-built from o.Source (kept in the user's cache directory, rebuilt
+// when the source changed). Without
 // either the error says how to provide one.
 func BinaryFor(ctx context.Context, p Platform, o Options) (string, error) {
 	own := o.Binary
@@ -98,21 +99,24 @@ func BinaryFor(ctx context.Context, p Platform, o Options) (string, error) {
 		return "", fmt.Errorf("the host is %s and this stackbench is built for %s, and there is no source tree to cross-build from: build one with CGO_ENABLED=0 GOOS=%s GOARCH=%s go build -o %s ./cmd/stackbench in stackbench's source, or run stackbench from inside its source tree",
 			p, Local(), p.OS, p.Arch, sibling)
 	}
-	return crossBuild(ctx, p, o.Source, own)
+	return crossBuild(ctx, p, o.Source)
 }
 
-// crossBuild builds cmd/stackbench from source for p, cached by the hash
-// of our own binary (a new stackbench builds anew).
-func crossBuild(ctx context.Context, p Platform, source, own string) (string, error) {
-	ownHash, err := fileHash(own)
+// crossBuild builds cmd/stackbench from source for p, cached in the
+// user's cache directory by sourceKey: the source and the toolchain that
+// build it, not our own binary (so cached, a source edited since its first
+// cross-build got the old agent). A build removes the platform's older ones.
+func crossBuild(ctx context.Context, p Platform, source string) (string, error) {
+	key, err := sourceKey(ctx, source)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("cross-build for %s: %w", p, err)
 	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("cross-build for %s: %w", p, err)
 	}
-	out := filepath.Join(cache, "stackbench", "cross", fmt.Sprintf("stackbench-%s-%s-%s", p.OS, p.Arch, ownHash[:16]))
+	prefix := filepath.Join(cache, "stackbench", "cross", fmt.Sprintf("stackbench-%s-%s-", p.OS, p.Arch))
+	out := prefix + key[:16]
 	if _, err := os.Stat(out); err == nil {
 		return out, nil
 	}
@@ -125,7 +129,58 @@ func crossBuild(ctx context.Context, p Platform, source, own string) (string, er
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("cross-build stackbench for %s in %s: %w\n%s", p, source, err, msg)
 	}
+	old, _ := filepath.Glob(prefix + "*")
+	for _, f := range old {
+		if f != out {
+			os.Remove(f)
+		}
+	}
 	return out, nil
+}
+
+// sourceKey is a SHA-256, hex, of what a build of cmd/stackbench reads
+// from source: go.mod, go.sum and every file under cmd/ and internal/
+// (embedded files included) but tests and testdata, with `go version`.
+// Dependencies are fixed by go.sum.
+func sourceKey(ctx context.Context, source string) (string, error) {
+	h := sha256.New()
+	version, err := exec.CommandContext(ctx, "go", "version").Output()
+	if err != nil {
+		return "", fmt.Errorf("go version: %w", err)
+	}
+	h.Write(version)
+	add := func(path string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(source, path)
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+		return nil
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if err := add(filepath.Join(source, f)); err != nil && !os.IsNotExist(err) {
+			return "", err
+		}
+	}
+	for _, dir := range []string{"cmd", "internal"} {
+		err := filepath.WalkDir(filepath.Join(source, dir), func(path string, d os.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")):
+				return filepath.SkipDir
+			case !d.Type().IsRegular() || strings.HasSuffix(d.Name(), "_test.go"):
+				return nil
+			}
+			return add(path)
+		})
+		if err != nil && !os.IsNotExist(err) {
+			return "", fmt.Errorf("read the source in %s: %w", source, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // FindSource returns the root of stackbench's source tree at or above dir,

@@ -136,8 +136,9 @@ func databaseHost(f *plan.File) string {
 // setupRemoteDatabase is setupDatabase for roles: database: HOST. The agent
 // a, of that host, starts the embedded cluster there (pgfix, as here, in a
 // temporary directory), listening on every address with SCRAM password
-// authentication and a random password; its URLs name addr, the address
-// this machine reaches the host at, which the server host must reach too.
+// authentication and a random password, over TLS verified against a
+// throwaway CA (trustDatabaseCA); its URLs name addr, the address this
+// machine reaches the host at, which the server host must reach too.
 // The template (the saas-slice seed or the workload's fixture) is built
 // from here over that URL, as on a server of the user's, and the resets,
 // checkpoints and statistics between windows go over it.
@@ -154,6 +155,9 @@ func (r *runner) setupRemoteDatabase(ctx context.Context, a *agent.Client, host,
 	rdb := &remoteDatabase{name: host, agent: a, info: info, logf: r.progress.logf}
 	r.dbs = rdb
 	r.progress.logf("database: %s on host %s, port %d (%s)", info.Version, host, info.Port, info.Binaries)
+	if info.AdminURL, err = r.trustDatabaseCA(info); err != nil {
+		return fmt.Errorf("embedded database on host %s: %w", host, err)
+	}
 	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, logsDir(r.opt.Dir))
 	d, err := stack.OpenFixtureDatabase(ctx, info.AdminURL, "", nil, r.fixture, func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
@@ -210,4 +214,24 @@ func (fl *fleet) addrs() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// trustDatabaseCA writes the CA of the database on its own host to a
+// private directory here (dbCADir) and returns its admin URL verified
+// against that file: the URL the agent gave names the file on its host.
+// A database without TLS (an agent that gave no CA) is returned as it is.
+func (r *runner) trustDatabaseCA(info agent.DatabaseInfo) (string, error) {
+	if info.CACert == "" {
+		return info.AdminURL, nil
+	}
+	dir, err := r.poolDir("database-ca")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "ca.crt")
+	if err := os.WriteFile(path, []byte(info.CACert), privateFileMode); err != nil {
+		return "", fmt.Errorf("write the database's CA: %w", err)
+	}
+	r.dbCADir = dir
+	return pgfix.WithRootCert(info.AdminURL, path)
 }

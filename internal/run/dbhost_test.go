@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/platform/local"
@@ -22,7 +24,9 @@ import (
 
 // The embedded database on a host of its own (a network namespace with
 // sshd): its agent starts the cluster, the template is seeded from here
-// over the host's address, the operations between windows (reset,
+// over the host's address and over TLS (sslmode=verify-full against the
+// CA the host made; a client without TLS is refused), the operations
+// between windows (reset,
 // checkpoint, statistics) go over it, the database's processes are
 // sampled by the agent on that host and not here, and the teardown stops
 // and removes the cluster.
@@ -61,6 +65,19 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	u, err := url.Parse(r.dbURL)
 	if err != nil || u.Hostname() != h.Addr || u.Path != "/"+runDatabase+"_1" {
 		t.Fatalf("the run's database URL is %s; want database %s_1 at the host's address %s", pgfix.Redact(r.dbURL), runDatabase, h.Addr)
+	}
+	// Over TLS, verified against a copy here of the CA the host made.
+	if q := u.Query(); q.Get("sslmode") != "verify-full" || filepath.Dir(q.Get("sslrootcert")) != r.dbCADir || r.dbCADir == "" {
+		t.Fatalf("the run's database URL says %s; want sslmode=verify-full with the CA in %q", q, r.dbCADir)
+	}
+	if ca, err := os.ReadFile(filepath.Join(r.dbCADir, "ca.crt")); err != nil || string(ca) != info.CACert || info.CACert == "" {
+		t.Fatalf("the database's CA here: %v; want the CA the agent gave", err)
+	}
+	plain := *u
+	plain.RawQuery = "sslmode=disable"
+	if conn, err := pgx.Connect(ctx, plain.String()); err == nil {
+		conn.Close(ctx)
+		t.Fatal("the database on db1 let a client in without TLS")
 	}
 
 	if err := r.db.ResetOrders(ctx); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"strconv"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/stackbench/stackbench/internal/agent"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/remote"
 	"github.com/stackbench/stackbench/internal/stack"
@@ -91,10 +93,14 @@ func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack)
 	if err != nil {
 		return nil, fmt.Errorf("find a free port for %s on %s: %w", st.Name, host, err)
 	}
+	harness, err := h.remoteHarness(ctx, s, host, st.Name)
+	if err != nil {
+		return nil, err
+	}
 	r.seq[st.Name]++
 	name := fmt.Sprintf("%s.%d", st.Name, r.seq[st.Name])
 	// HOST first: a stack's own env entries come later and win.
-	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, r.harness(st.Name))...)
+	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, harness)...)
 	spec := agent.StartSpec{Name: name, Dir: dir, Command: st.Start, Env: env, Port: port, HealthPath: st.Health,
 		LogPath: name, BootTimeout: stack.BootTimeoutOf(st)}
 	pid, boot, err := s.Agent.Start(ctx, spec)
@@ -102,6 +108,36 @@ func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack)
 		return nil, fmt.Errorf("start %s on %s: %w (its log on that host: %s.log under ~/.cache/stackbench/logs)", st.Name, host, err, spec.LogPath)
 	}
 	return &remoteTree{fl: r.fleet, host: host, name: name, pid: pid, port: port, boot: boot}, nil
+}
+
+// remoteHarness is r.harness for a stack on host: its DATABASE_URL, when
+// the database speaks TLS, verifies the server against a copy of the
+// database's CA on that host (synced once per invocation) instead of the
+// file here.
+func (h *hostsSite) remoteHarness(ctx context.Context, s *remote.Session, host, stackName string) (stack.Harness, error) {
+	r := h.r
+	harness := r.harness(stackName)
+	if harness.DatabaseURL == "" || r.dbCADir == "" {
+		return harness, nil
+	}
+	dir, ok := h.caDirs[host]
+	if !ok {
+		res, err := s.Agent.SyncDir(ctx, r.dbCADir, agent.SyncOptions{})
+		if err != nil {
+			return harness, fmt.Errorf("copy the database's CA to %s: %w", host, err)
+		}
+		dir = res.Dir
+		if h.caDirs == nil {
+			h.caDirs = map[string]string{}
+		}
+		h.caDirs[host] = dir
+	}
+	u, err := pgfix.WithRootCert(harness.DatabaseURL, path.Join(dir, "ca.crt"))
+	if err != nil {
+		return harness, err
+	}
+	harness.DatabaseURL = u
+	return harness, nil
 }
 
 // syncStack makes the stack's dir, as built here, present on host (the

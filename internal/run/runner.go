@@ -33,6 +33,10 @@ type runner struct {
 	// dbs is where the database runs (database_site.go): here, or the
 	// embedded cluster on the database host of roles:.
 	dbs databaseSite
+	// dbCADir holds, alone, the CA (ca.crt) the database on its own host
+	// is verified by (sslmode=verify-full); "" when the database speaks no
+	// TLS. It is copied to a server host for the stacks there.
+	dbCADir string
 
 	// watch is the contention gate and the host-speed probe
 	// (contention.go).

@@ -29,16 +29,48 @@ type requestPools struct {
 }
 
 // of is the pool c is sent from on cur: its variants when it is
-// templated, its spread requests under protocol spread:, or "" for its
-// one request.
+// templated, its spread requests under protocol spread:, its one request
+// when that has headers or a body, or "" for a bare request (a method and
+// a path), which alone goes on the generator's command line: anything
+// else there is shown to every user of the host by ps.
 func (p *requestPools) of(cur *server, c workload.Case) (string, error) {
 	switch {
 	case c.Templated:
 		return p.variantPool(cur, c)
 	case p.r.opt.Plan.Protocol.Spread:
 		return p.poolFile(c)
+	case len(c.Header) > 0 || len(c.Body) > 0:
+		return p.literalPool(c)
 	}
 	return "", nil
+}
+
+// literalPool writes a case's one request, headers and body included, as
+// a pool of one (the generator's hot path is the same as for one fixed
+// request), so that neither a token in a header nor a password in a body
+// is on a command line.
+func (p *requestPools) literalPool(c workload.Case) (string, error) {
+	key := "literal/" + c.Name
+	if path, ok := p.files[key]; ok {
+		return path, nil
+	}
+	dir, err := p.r.poolDir("literal")
+	if err != nil {
+		return "", err
+	}
+	line, err := json.Marshal(workload.Request{Method: c.Method, Path: c.Path, Header: c.Header, Body: c.Body}.LoadRequest())
+	if err != nil {
+		return "", fmt.Errorf("encode request pool: %w", err)
+	}
+	path := filepath.Join(dir, c.Name+".jsonl")
+	if err := os.WriteFile(path, append(line, '\n'), privateFileMode); err != nil {
+		return "", err
+	}
+	if p.files == nil {
+		p.files = map[string]string{}
+	}
+	p.files[key] = path
+	return path, nil
 }
 
 // setup runs a custom workload's setup steps on a fresh process at base: the

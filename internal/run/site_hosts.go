@@ -26,6 +26,9 @@ type hostsSite struct {
 	// synced maps each stack to its dir on the server host, once synced
 	// in this invocation.
 	synced map[string]string
+	// caDirs maps each host to its copy of the database's CA directory
+	// (runner.dbCADir), once synced in this invocation.
+	caDirs map[string]string
 	// loaded, when set (tests), is called once every generator of a
 	// window has been sent its load, with the window's key and attempt.
 	loaded func(key string, attempt int, fl *fleet)
