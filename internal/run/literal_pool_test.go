@@ -27,7 +27,7 @@ func TestLiteralHeadersAndBodyStayOffTheCommandLine(t *testing.T) {
 	if err != nil || pool == "" {
 		t.Fatalf("pool of a case with a header and a body = %q, %v; want a file", pool, err)
 	}
-	local := loadArgsAt("http://127.0.0.1:9", login, pool, 4, 0, warmupSpan{floor: time.Second}, time.Second, time.Minute)
+	local := loadArgsAt("http://127.0.0.1:9", login, pool, loadWire{}, 4, 0, warmupSpan{floor: time.Second}, time.Second, time.Minute)
 	remote := remoteLoadArgs("http://10.9.9.9:9", login, pool != "", 4, 0, time.Second, time.Second, time.Minute, time.Now())
 	for name, args := range map[string][]string{"local": local, "remote": remote} {
 		line := strings.Join(args, " ")
