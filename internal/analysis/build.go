@@ -63,9 +63,10 @@ func FromResults(res *journal.Results, opt Options) (*Result, error) {
 }
 
 // FamilyCalls is how many calls a plan's false calls are controlled over:
-// every step's two metrics (throughput and per CPU-second), and p50 and
-// p99 with latency windows, over every case and concurrency, under family
-// run; 1 under family step.
+// every step's called metrics (Protocol.CalledMetrics: by default
+// throughput and per CPU-second, and p50, p99 and cost with latency
+// windows), over every case and concurrency, under family run; 1 under
+// family step.
 func FamilyCalls(pl *plan.Plan) int {
 	if pl.Protocol.CallFamily() != plan.FamilyRun {
 		return 1
@@ -77,7 +78,7 @@ func FamilyCalls(pl *plan.Plan) int {
 		from[s.Name] = s.From
 	}
 	cases := max(1, len(pl.Protocol.Cases))
-	metrics := len(stepMetrics) + latencyCalls(pl.Protocol)
+	metrics := len(pl.Protocol.CalledMetrics())
 	return max(1, metrics*len(StepPairs(stacks, from))*cases*max(1, len(pl.Protocol.Concurrency)))
 }
 
@@ -85,7 +86,23 @@ func FamilyCalls(pl *plan.Plan) int {
 // (stats.LooksFor, over the plan's FamilyCalls).
 func Looks(pl *plan.Plan, alpha float64) ([]int, float64) {
 	_, d := LayoutOf(pl.Protocol)
-	return stats.LooksFor(d, alpha, FamilyCalls(pl), pl.Protocol.Rounds, pl.Protocol.LastRound())
+	return stats.LooksLagged(d, alpha, FamilyCalls(pl), pl.Protocol.Rounds, pl.Protocol.LastRound(), CallsLag(pl.Protocol))
+}
+
+// CallsLag is how many rounds late the run's calls get their first pair:
+// when every metric it calls is a latency window's and the windows start
+// after round 1 (a share of round 1's throughput), the calls' pairs lag
+// the rounds by that much; 0 otherwise.
+func CallsLag(pr plan.Protocol) int {
+	if pr.Latency == nil {
+		return 0
+	}
+	for _, m := range pr.CalledMetrics() {
+		if !slices.Contains(plan.LatencyMetrics, m) {
+			return 0
+		}
+	}
+	return pr.Latency.FirstRound() - 1
 }
 
 // header gathers the run's identity, progress and caveats.
@@ -109,6 +126,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	h.Layout, h.Design = LayoutOf(pl.Protocol)
 	h.Order = OrderOf(pl.Protocol)
 	h.Family, h.FamilyCalls = pl.Protocol.CallFamily(), FamilyCalls(&pl)
+	h.Calls = pl.Protocol.CalledMetrics()
 	if pl.Protocol.Adaptive {
 		// Every look of an adaptive run spends part of α, and the calls
 		// are made at the looks only (docs/statistics.md).

@@ -344,7 +344,7 @@ func addSteps(m *Result) {
 	fz := frozenCalls(m)
 	steps, cells, latency := stepsThrough(m, m.Header.CallsThroughRound)
 	m.Steps = steps
-	callSteps(m.Steps, cells, latency, fz, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+	callSteps(m.Steps, cells, latency, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
 	if m.Header.BeforeFirstLook {
 		holdUntilTheFirstLook(m.Steps, m.Header.Rounds)
 	}
@@ -399,7 +399,7 @@ func holdUntilTheFirstLook(steps []Step, ri *RoundsInfo) {
 			if c == nil {
 				continue
 			}
-			if c.Call == stats.CallInvalid || c.Call == stats.CallUndecided {
+			if c.Call == stats.CallInvalid || c.Call == stats.CallUndecided || c.Call == stats.CallNotCalled {
 				continue
 			}
 			c.Call, c.Size = stats.CallUndecided, ""
@@ -408,33 +408,43 @@ func holdUntilTheFirstLook(steps []Step, ri *RoundsInfo) {
 	}
 }
 
-// stepMetrics are the metrics every step calls, in Step's order.
-var stepMetrics = []func(WindowFigures) float64{
-	func(w WindowFigures) float64 { return w.ThroughputRPS },
-	func(w WindowFigures) float64 { return w.PerCPUSecond },
+// stepMetrics are the closed-loop windows' metrics of every step, in
+// Step's order, by their names in calls: (plan.MetricThroughput …).
+var stepMetrics = []struct {
+	name  string
+	value func(WindowFigures) float64
+}{
+	{plan.MetricThroughput, func(w WindowFigures) float64 { return w.ThroughputRPS }},
+	{plan.MetricPerCPU, func(w WindowFigures) float64 { return w.PerCPUSecond }},
 }
 
 // CallSteps sets the throughput and per-CPU calls of steps, whose cells
 // are cells[i] (from, to), deciding them all at once under the family.
 func CallSteps(steps []Step, cells [][2]Cell, family stats.Family, d stats.Design, minEffect, alpha float64) {
-	callSteps(steps, cells, nil, nil, family, d, minEffect, alpha)
+	callSteps(steps, cells, nil, nil, nil, family, d, minEffect, alpha)
 }
 
 // callSteps is CallSteps with, when latency is not nil, the p50 and p99
 // calls of each step's latency cells (latency[i]) in the same family: a
 // rise of the latency is a loss (lowerIsBetter). The calls fz holds
 // (frozenCalls, by the order of the family's pairs) stand as they are;
-// their p-values still count in the family.
-func callSteps(steps []Step, cells, latency [][2]Cell, fz frozen, family stats.Family, d stats.Design, minEffect, alpha float64) []stats.Verdict {
+// their p-values still count in the family. A metric not among calls
+// (when calls is not empty) is shown, not called (stats.CallNotCalled).
+func callSteps(steps []Step, cells, latency [][2]Cell, fz frozen, calls []string, family stats.Family, d stats.Design, minEffect, alpha float64) []stats.Verdict {
+	shown := func(metric string) bool { return len(calls) > 0 && !slices.Contains(calls, metric) }
 	var pairs []stats.SidePair
 	for _, c := range cells {
 		for _, metric := range stepMetrics {
-			pairs = append(pairs, sidesOf(c[0], c[1], metric))
+			sp := sidesOf(c[0], c[1], metric.value)
+			sp.Shown = shown(metric.name)
+			pairs = append(pairs, sp)
 		}
 	}
 	for _, c := range latency {
 		for _, lm := range latencyMetrics {
-			pairs = append(pairs, latencySides(c[0], c[1], lm))
+			sp := latencySides(c[0], c[1], lm)
+			sp.Shown = shown(lm.name)
+			pairs = append(pairs, sp)
 		}
 	}
 	for i := range pairs {
@@ -591,20 +601,25 @@ func invalidReason(from, to Cell, fallback string) string {
 	return fallback
 }
 
-// addGroups summarises the throughput steps over database routes and over
-// framework-only routes, separately, for each pair of stacks and
-// concurrency.
+// addGroups summarises the steps' calls on the run's headline metric over
+// database routes and over framework-only routes, separately, for each
+// pair of stacks and concurrency.
 func addGroups(m *Result) {
-	m.Groups = GroupStepsOf(m.Steps, StepPairs(m.Header.Stacks, m.Header.StepFrom), m.Header.Concurrency)
+	m.Groups = groupStepsOn(m.Steps, StepPairs(m.Header.Stacks, m.Header.StepFrom), m.Header.Concurrency, m.Header.Headline())
 }
 
-// GroupStepsOf summarises steps per pair, concurrency and route group.
+// GroupStepsOf summarises steps' throughput per pair, concurrency and
+// route group.
 func GroupStepsOf(steps []Step, pairs []StackPair, levels []int) []GroupStep {
+	return groupStepsOn(steps, pairs, levels, plan.MetricThroughput)
+}
+
+func groupStepsOn(steps []Step, pairs []StackPair, levels []int, metric string) []GroupStep {
 	var out []GroupStep
 	for _, p := range pairs {
 		for _, conc := range levels {
 			for _, g := range []string{GroupDatabase, GroupFramework} {
-				if gs, ok := groupStep(steps, p, conc, g); ok {
+				if gs, ok := groupStep(steps, p, conc, g, metric); ok {
 					out = append(out, gs)
 				}
 			}
@@ -613,23 +628,28 @@ func GroupStepsOf(steps []Step, pairs []StackPair, levels []int) []GroupStep {
 	return out
 }
 
-func groupStep(steps []Step, p StackPair, conc int, group string) (GroupStep, bool) {
-	gs := GroupStep{Kind: p.Kind, From: p.From, To: p.To, Concurrency: conc, Group: group, Calls: map[stats.Call]int{}}
+func groupStep(steps []Step, p StackPair, conc int, group, metric string) (GroupStep, bool) {
+	gs := GroupStep{Kind: p.Kind, From: p.From, To: p.To, Concurrency: conc, Group: group, Metric: metric, Calls: map[stats.Call]int{}}
 	var pcts, noise []float64
-	for _, s := range steps {
+	for i := range steps {
+		s := &steps[i]
 		if s.From != p.From || s.To != p.To || s.Kind != p.Kind || s.Concurrency != conc || s.Database != (group == GroupDatabase) {
 			continue
 		}
-		if sd := s.Throughput.PairedSDPct; sd != nil {
+		c := s.Metric(metric)
+		if c == nil {
+			c = &Change{Call: stats.CallInvalid}
+		}
+		if sd := c.PairedSDPct; sd != nil {
 			noise = append(noise, *sd)
 		}
 		gs.Cases++
-		gs.Calls[s.Throughput.Call]++
+		gs.Calls[c.Call]++
 		if len(s.Flagged) > 0 {
 			gs.Flagged++
 		}
-		if s.Throughput.Call != stats.CallInvalid {
-			pcts = append(pcts, s.Throughput.EstimatePct)
+		if c.Call != stats.CallInvalid && (c.Call != stats.CallNotCalled || c.CILowPct != nil) {
+			pcts = append(pcts, c.EstimatePct)
 		}
 	}
 	if gs.Cases == 0 {

@@ -111,7 +111,7 @@ func CompareRuns(as, bs []*Result, stacks []string, cases []CaseInfo, levels []i
 					}
 				}
 				for _, metric := range stepMetrics {
-					sp, from, to := crossRunPair(as, bs, s, ci, conc, metric, opt)
+					sp, from, to := crossRunPair(as, bs, s, ci, conc, metric.value, opt)
 					pairs, cells = append(pairs, sp), append(cells, [2]Cell{from, to})
 				}
 				steps = append(steps, st)

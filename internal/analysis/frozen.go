@@ -49,7 +49,7 @@ func frozenCalls(m *Result) frozen {
 			break
 		}
 		steps, cells, latency := stepsThrough(m, look)
-		vs := callSteps(steps, cells, latency, fz, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+		vs := callSteps(steps, cells, latency, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
 		base, k := len(stepMetrics)*len(cells), len(latencyMetrics)
 		for i, s := range steps {
 			if _, done := fz[2*i]; done || m.measuredAfter(s, look) {

@@ -150,6 +150,7 @@ func (m *Result) latencyCellOrMissing(stack string, ci CaseInfo, conc int) Cell 
 // own figure beside it (for the pairs' noise and the windows needed); or,
 // with q 0, the windows' own figures alone, called as throughput is.
 type latencyMetric struct {
+	name   string // as calls: names it
 	q      float64
 	window func(WindowFigures) float64
 }
@@ -160,9 +161,9 @@ type latencyMetric struct {
 // fixed-rate cost (server and database CPU-µs per request), each window's
 // own figure (q 0: called like throughput, per window).
 var latencyMetrics = []latencyMetric{
-	{0.50, func(w WindowFigures) float64 { return w.Latency.P50 }},
-	{0.99, func(w WindowFigures) float64 { return w.Latency.P99 }},
-	{0, func(w WindowFigures) float64 { return w.CostMicros }},
+	{plan.MetricP50, 0.50, func(w WindowFigures) float64 { return w.Latency.P50 }},
+	{plan.MetricP99, 0.99, func(w WindowFigures) float64 { return w.Latency.P99 }},
+	{plan.MetricCost, 0, func(w WindowFigures) float64 { return w.CostMicros }},
 }
 
 // latencySides is one latency metric of two latency cells as the call
@@ -264,15 +265,6 @@ func lowerIsBetter(v stats.Verdict) stats.Verdict {
 		v.Call = stats.CallGain
 	}
 	return v
-}
-
-// latencyCalls counts the calls a plan's latency windows add per step:
-// p50 and p99, or none.
-func latencyCalls(pr plan.Protocol) int {
-	if pr.Latency == nil {
-		return 0
-	}
-	return len(latencyMetrics)
 }
 
 // LatencyOpen reports whether more windows could decide a step's latency

@@ -298,3 +298,38 @@ func TestEmptyLatencyWindowHasNoDistribution(t *testing.T) {
 		t.Fatalf("step without latency calls: %+v", s)
 	}
 }
+
+// protocol calls: [p50] calls p50 alone: the family is one call a step,
+// the verdict's headline is p50, and every other metric is shown with its
+// estimate and interval as not called, never a gain, a loss or same.
+func TestCallsChooseTheFamily(t *testing.T) {
+	res := latencyJournal(t, 9, 1.3, false)
+	res.Plan.Plan.Protocol.Calls = []string{plan.MetricP50}
+	m, err := FromResults(res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := res.Plan.Plan.Plan()
+	s := m.Steps[0]
+	if m.Header.FamilyCalls != 1 || FamilyCalls(&pl) != 1 || m.Header.Headline() != plan.MetricP50 {
+		t.Errorf("family of %d calls (plan %d), headline %s; want 1 and p50", m.Header.FamilyCalls, FamilyCalls(&pl), m.Header.Headline())
+	}
+	if s.P50.Call != stats.CallLoss || s.P50.FamilyCalls != 1 {
+		t.Errorf("p50 +30 %%: %s in a family of %d; want a loss in a family of 1", s.P50.Call, s.P50.FamilyCalls)
+	}
+	for name, c := range map[string]*Change{"throughput": &s.Throughput, "per_cpu": &s.PerCPU, "p99": s.P99, "cost": s.Cost} {
+		if c.Call != stats.CallNotCalled || c.FamilyCalls != 0 {
+			t.Errorf("%s: %s in a family of %d; want not called, outside the family", name, c.Call, c.FamilyCalls)
+		}
+	}
+	if s.Throughput.CILowPct == nil || s.Throughput.CIHighPct == nil {
+		t.Error("throughput, not called, lost its interval")
+	}
+	// An adaptive run does not keep measuring for a metric it does not call.
+	if m.ThroughputOpen(s) {
+		t.Error("throughput is not called, yet it keeps the step open")
+	}
+	if CallsLag(pl.Protocol) != 1 {
+		t.Errorf("calls lag %d; want 1 (p50 alone, its windows from round 2)", CallsLag(pl.Protocol))
+	}
+}

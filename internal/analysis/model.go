@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -70,6 +71,10 @@ type Header struct {
 	// step-metric calls at once, Benjamini–Hochberg at Alpha) or "step".
 	Family      string `json:"family"`
 	FamilyCalls int    `json:"family_calls,omitempty"`
+	// Calls are the metrics the run calls, its headline first (protocol
+	// calls:; by default every metric it measures): the others' changes
+	// are CallNotCalled, shown with their intervals and out of the family.
+	Calls []string `json:"calls"`
 	// CallsThroughRound, when above 0, is the last look of an adaptive run
 	// that measured rounds past it without reaching its next look (a run
 	// stopped, or stopped by its budget's actual time): the steps are
@@ -431,6 +436,49 @@ type Step struct {
 	Flagged []string `json:"flagged,omitempty"`
 }
 
+// Metric is the step's change on a metric as calls: names it
+// (plan.MetricThroughput …); nil when the step has none (a latency
+// metric in a run without latency windows).
+func (s *Step) Metric(name string) *Change {
+	switch name {
+	case plan.MetricThroughput:
+		return &s.Throughput
+	case plan.MetricPerCPU:
+		return &s.PerCPU
+	case plan.MetricP50:
+		return s.P50
+	case plan.MetricP99:
+		return s.P99
+	case plan.MetricCost:
+		return s.Cost
+	}
+	return nil
+}
+
+// Headline is the metric the run's verdict counts: the first it calls
+// (throughput in journals written before calls:).
+func (h Header) Headline() string {
+	if len(h.Calls) == 0 {
+		return plan.MetricThroughput
+	}
+	return h.Calls[0]
+}
+
+// MetricLabel is a metric in words, as the reports name it.
+func MetricLabel(name string) string {
+	switch name {
+	case plan.MetricPerCPU:
+		return "throughput per CPU-second"
+	case plan.MetricP50:
+		return "p50 latency at a fixed rate"
+	case plan.MetricP99:
+		return "p99 latency at a fixed rate"
+	case plan.MetricCost:
+		return "CPU cost per request at a fixed rate"
+	}
+	return "throughput"
+}
+
 // Change is one metric's step: the call, from the Hodges–Lehmann estimate
 // of the relative shift between the two cells' counted windows and its
 // distribution-free confidence interval (docs/statistics.md). A call is
@@ -513,8 +561,11 @@ type GroupStep struct {
 	To          string `json:"to"`
 	Concurrency int    `json:"concurrency"`
 	Group       string `json:"group"`
+	// Metric is the metric summarised: the run's headline (throughput
+	// unless protocol calls: names another first).
+	Metric string `json:"metric"`
 	// Cases is how many cases the group has; Defined how many of their
-	// throughput calls are not invalid.
+	// calls are not invalid.
 	Cases   int `json:"cases"`
 	Defined int `json:"defined"`
 	// MinPct, MedianPct and MaxPct describe the throughput estimates of

@@ -117,7 +117,7 @@ func parseFailOn(s string) ([]stats.Call, bool, error) {
 		switch {
 		case name == "threshold" || name == "thresholds":
 			thresholds = true
-		case !slices.Contains(stats.Calls, c):
+		case !slices.Contains(stats.Calls, c) || c == stats.CallNotCalled:
 			return nil, false, usagef("--fail-on %s: write one or more of loss, undecided, invalid, gain, same, threshold, comma-separated (e.g. --fail-on loss,undecided)", name)
 		default:
 			out = append(out, c)
@@ -144,7 +144,17 @@ func judgeRun(m *report.Model, spec gateSpec, dir string, env Env) error {
 	}
 	judgeSteps := len(spec.FailOn) > 0 && (len(m.Steps) > 0 || !spec.thresholds)
 	if judgeSteps || !spec.active() {
-		checks, err := report.Judge(m.Steps, spec.GateSpec)
+		gs := spec.GateSpec
+		if len(gs.Metrics) == 0 {
+			// By default the gate judges the run's headline metric.
+			gs.Metrics = []report.GateMetric{report.GateMetric(m.Header.Headline())}
+		}
+		for _, mt := range gs.Metrics {
+			if len(m.Header.Calls) > 0 && !slices.Contains(m.Header.Calls, string(mt)) {
+				return usagef("--metrics %s: this run does not call %s (protocol calls: [%s]); gate a metric it calls, or add %s to calls:", mt, mt, strings.Join(m.Header.Calls, ", "), mt)
+			}
+		}
+		checks, err := report.Judge(m.Steps, gs)
 		if err != nil {
 			return usagef("--steps: %v", err)
 		}

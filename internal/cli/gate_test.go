@@ -124,6 +124,32 @@ func TestJudgeRunLatency(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
+// A run that calls p99 alone (protocol calls: [p99]) gates p99 by default,
+// and refuses to gate a metric it only shows.
+func TestJudgeRunGatesWhatTheRunCalls(t *testing.T) {
+	lo, hi := 18.0, 41.0
+	rise := analysis.Change{Call: stats.CallLoss, EstimatePct: 29, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}
+	shown := analysis.Change{Call: stats.CallNotCalled, EstimatePct: -12, CILowPct: &lo, CIHighPct: &hi}
+	step := analysis.Step{Kind: analysis.StepAdjacent, From: "base", To: "head", Case: "user", Concurrency: 32, Throughput: shown, PerCPU: shown, P50: &shown, P99: &rise}
+	m := &report.Model{Header: analysis.Header{Latency: &analysis.LatencyInfo{Rate: "50%"}, Calls: []string{"p99"}}, Steps: []analysis.Step{step}}
+	spec := func(metrics ...report.GateMetric) gateSpec {
+		return gateSpec{GateSpec: report.GateSpec{FailOn: []stats.Call{stats.CallLoss}, Metrics: metrics}}
+	}
+	var errOut strings.Builder
+	env := Env{Stderr: &errOut}
+	var ee *ExitError
+	if err := judgeRun(m, spec(), "", env); !errors.As(err, &ee) || ee.Code != ExitGateFailed || !strings.Contains(ee.Msg, "p99 latency at a fixed rate: loss +29.0 %") {
+		t.Errorf("the default gate judges the headline, p99: %v", err)
+	}
+	var ue *UsageError
+	if err := judgeRun(m, spec(report.GateThroughput), "", env); !errors.As(err, &ue) || !strings.Contains(ue.Msg, "this run does not call throughput (protocol calls: [p99])") {
+		t.Errorf("gating throughput the run does not call: %v", err)
+	}
+	if _, err := (&gateFlags{failOn: ptr("not called"), steps: ptr(""), metrics: ptr(""), junit: ptr(""), history: ptr("")}).parse(false); err == nil {
+		t.Error("--fail-on 'not called' was taken; it is not a call")
+	}
+}
+
 // stackbench plan shows the latency windows of --latency-rate; a run asked
 // to gate p99 without them stops before it measures anything, saying to
 // add latency:.

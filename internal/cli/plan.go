@@ -383,26 +383,35 @@ func fixedRoundsWarning(p *plan.Plan, d stats.Design) string {
 	pr := p.Protocol
 	m := analysis.FamilyCalls(p)
 	first := stats.DefaultAlpha / float64(m)
-	if pr.Rounds < 1 || d.MinLevel(pr.Rounds) <= first {
+	// The calls' windows may start late (latency windows at a share of
+	// round 1's throughput): n rounds give them n − lag pairs.
+	lag := analysis.CallsLag(pr)
+	minLevel := func(n int) float64 {
+		if n-lag < 1 {
+			return 1
+		}
+		return d.MinLevel(n - lag)
+	}
+	if pr.Rounds < 1 || minLevel(pr.Rounds) <= first {
 		return ""
 	}
 	need := pr.Rounds + 1
-	for d.MinLevel(need) > first {
+	for minLevel(need) > first {
 		need++
 	}
 	if m == 1 {
 		return fmt.Sprintf("profile %s with %s (%s steps) can call no gain or loss: the smallest p-value they reach is %.2g, above α = %g; every change would be undecided. %d rounds would allow one (--rounds %d)",
-			pr.Profile, countNoun(pr.Rounds, "round"), d, d.MinLevel(pr.Rounds), stats.DefaultAlpha, need, need)
+			pr.Profile, countNoun(pr.Rounds, "round"), d, minLevel(pr.Rounds), stats.DefaultAlpha, need, need)
 	}
 	together := "none can be called at all"
 	for k := 2; k <= m; k++ {
-		if d.MinLevel(pr.Rounds) <= float64(k)*first {
+		if minLevel(pr.Rounds) <= float64(k)*first {
 			together = fmt.Sprintf("only %d or more of them moving together can be called", k)
 			break
 		}
 	}
 	return fmt.Sprintf("profile %s with %s (%s steps) can call no lone gain or loss: the smallest p-value they reach is %.2g, and with false calls controlled over the run's %d calls a lone one is selected only at p ≤ α ÷ %d = %.2g (%s). %d rounds would allow one (--rounds %d), or fewer cases, stacks or concurrencies shrink the family",
-		pr.Profile, countNoun(pr.Rounds, "round"), d, d.MinLevel(pr.Rounds), m, m, first, together, need, need)
+		pr.Profile, countNoun(pr.Rounds, "round"), d, minLevel(pr.Rounds), m, m, first, together, need, need)
 }
 
 // budgetNote says what bounds an adaptive run's rounds.

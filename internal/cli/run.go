@@ -368,8 +368,9 @@ func printSteps(w io.Writer, m *report.Model) {
 	case m.Header.Family == "run":
 		family = fmt.Sprintf("false calls controlled over the run's calls, of which %d valid", m.Header.FamilyCalls)
 	}
-	fmt.Fprintf(w, "\nWhat each step bought (throughput; each call from its %.4g%% interval alone, minimum effect %g%%; %s):\n",
-		100*(1-m.Header.Alpha), 100*m.Header.MinEffect, family)
+	headline := m.Header.Headline()
+	fmt.Fprintf(w, "\nWhat each step bought (%s; each call from its %.4g%% interval alone, minimum effect %g%%; %s):\n",
+		analysis.MetricLabel(headline), 100*(1-m.Header.Alpha), 100*m.Header.MinEffect, family)
 	for _, g := range m.Groups {
 		label := "  " + g.From + " → " + g.To
 		if g.Kind != "adjacent" {
@@ -388,7 +389,9 @@ func printSteps(w io.Writer, m *report.Model) {
 			if s.Kind != g.Kind || s.From != g.From || s.To != g.To || s.Concurrency != g.Concurrency || s.Database != (g.Group == analysis.GroupDatabase) {
 				continue
 			}
-			fmt.Fprintf(w, "      %-8s %s\n", s.Case, report.CallText(s.Throughput))
+			if c := s.Metric(headline); c != nil {
+				fmt.Fprintf(w, "      %-8s %s\n", s.Case, report.CallText(*c))
+			}
 		}
 	}
 }

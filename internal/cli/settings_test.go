@@ -37,13 +37,14 @@ var badByType = map[plan.SettingType][]string{
 	plan.Switch:        {"maybe"},
 	plan.GateThreshold: {"x", "-1"},
 	plan.RateOf:        {"x", "0%"},
+	plan.ChoiceList:    {"speed", "cost,cost", "throughput,x"},
 }
 
 // yamlOf writes a setting's value in a protocol section: nested keys
 // (gate.wait) as a mapping, a list setting as a YAML list.
 func yamlOf(s plan.Setting, raw string) string {
 	value := strconv.Quote(raw)
-	if s.Type == plan.CountList {
+	if s.Type == plan.CountList || s.Type == plan.ChoiceList {
 		value = "[" + raw + "]"
 	}
 	if parent, key, ok := strings.Cut(s.Key, "."); ok {

@@ -277,6 +277,7 @@ func PlanProtocolOf(v plan.Protocol) PlanProtocol {
 		Placement:    PlanPlacementOf(v.Placement),
 		Profiling:    v.Profiling,
 		Latency:      ConvertPtr(v.Latency, PlanLatencyRateOf),
+		Calls:        v.Calls,
 	}
 }
 
@@ -309,6 +310,7 @@ func (v PlanProtocol) Plan() plan.Protocol {
 		Placement:    v.Placement.Plan(),
 		Profiling:    v.Profiling,
 		Latency:      ConvertPtr(v.Latency, PlanLatencyRate.Plan),
+		Calls:        v.Calls,
 	}
 }
 

@@ -307,6 +307,9 @@ type PlanProtocol struct {
 	// same process at one offered rate for every stack of the case and
 	// concurrency; steps call their p50 and p99 (latency.go). Nil without.
 	Latency *PlanLatencyRate `json:"latency,omitempty"`
+	// Calls are the metrics each step is called on, the headline first
+	// (calls:, --calls); empty calls every metric the run measures.
+	Calls []string `json:"calls,omitempty"`
 }
 
 // PlanReload is plan.Reload as the journal records it:

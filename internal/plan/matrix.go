@@ -145,6 +145,9 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	if msg := checkLatency(proto); msg != "" {
 		return nil, &ConfigError{Problems: []Problem{{Msg: msg}}}
 	}
+	if msg := checkCalls(proto); msg != "" {
+		return nil, &ConfigError{Problems: []Problem{{Msg: msg}}}
+	}
 	p.Windows = matrix(p.Stacks, cases, proto)
 	if proto.Adaptive && proto.Budget > 0 {
 		p.Protocol.BudgetRounds = p.budgetRounds()

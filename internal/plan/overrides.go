@@ -62,6 +62,9 @@ type Overrides struct {
 	// Latency is the latency windows' rate (latency: {rate: …},
 	// --latency-rate); nil keeps the file's.
 	Latency *LatencyRate
+	// Calls are the metrics the run calls (calls:, --calls); empty keeps
+	// the file's.
+	Calls []string
 }
 
 // MaxRepeat bounds protocol repeat: past a few windows a process adds
@@ -119,6 +122,9 @@ func (o Overrides) apply(p *Protocol) {
 	if o.Latency != nil {
 		l := *o.Latency
 		p.Latency = &l
+	}
+	if len(o.Calls) > 0 {
+		p.Calls = append([]string(nil), o.Calls...)
 	}
 	if o.Gate != "" {
 		p.Gate.Mode, p.Gate.Cores, _ = parseGate(o.Gate)

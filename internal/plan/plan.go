@@ -247,6 +247,10 @@ type Protocol struct {
 	// same process at one offered rate for every stack of the case and
 	// concurrency; steps call their p50 and p99 (latency.go). Nil without.
 	Latency *LatencyRate `json:"latency,omitempty"`
+	// Calls are the metrics each step is called on, the headline first
+	// (calls:, --calls; MetricThroughput …); empty calls every metric the
+	// run measures (CalledMetrics). Only these join the false-call family.
+	Calls []string `json:"calls,omitempty"`
 }
 
 // WarmupFor is the warm-up floor and cap of a stack's windows: the

@@ -87,11 +87,12 @@ func (p *parser) setting(n *yaml.Node, s Setting, name string, o *Overrides) {
 }
 
 // settingText is a setting's value as text: a scalar's, or a list's
-// items joined by commas for a CountList (one number counts as a list
-// of one, so concurrency: 32 and concurrency: [32] mean the same).
+// items joined by commas for a CountList or a ChoiceList (one value
+// counts as a list of one, so concurrency: 32 and concurrency: [32] mean
+// the same).
 func (p *parser) settingText(n *yaml.Node, s Setting, name string) (string, bool) {
 	example := name + ": " + s.Example
-	if s.Type == CountList {
+	if s.Type == CountList || s.Type == ChoiceList {
 		example = name + ": [" + s.Example + "]"
 		items, ok := p.items(n, name, example)
 		if !ok {

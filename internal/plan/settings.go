@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +72,9 @@ const (
 	// RateOf is a latency rate: a share of the slowest stack's median
 	// ("50%") or requests per second ("800").
 	RateOf
+	// ChoiceList is Choices, each at most once, in a chosen order: a YAML
+	// list or one value in the file, comma-separated on the command line.
+	ChoiceList
 )
 
 // SettingError is a bad value of a setting: Why says what is wrong and
@@ -161,6 +165,10 @@ var Settings = []Setting{
 		Meaning: "after the measured rounds, profile one extra window per cell and explain each step by function (docs/profiles.md)",
 		set:     func(o *Overrides, v any) { b := v.(bool); o.Profiling = &b },
 		get:     func(o Overrides) (any, bool) { return o.Profiling != nil && *o.Profiling, o.Profiling != nil }},
+	{Key: "calls", Flag: "calls", Type: ChoiceList, Example: "cost", Choices: metricChoices,
+		Meaning: "the metrics each step is called on, the first the run's headline: throughput, per_cpu, p50, p99, cost (the last three need latency:); the others are shown with their intervals, not called (default: every metric measured)",
+		set:     func(o *Overrides, v any) { o.Calls = v.([]string) },
+		get:     func(o Overrides) (any, bool) { return o.Calls, len(o.Calls) > 0 }},
 	{Key: "latency.rate", Flag: "latency-rate", Type: RateOf, Example: "50%",
 		Meaning: "add open-loop latency windows at one rate per case, and call p50 and p99: a share of the slowest stack's round-1 median (50%) or req/s (800)",
 		set:     func(o *Overrides, v any) { l := v.(LatencyRate); o.Latency = &l },
@@ -226,6 +234,8 @@ func (s Setting) ArgName() string {
 		return "auto|off|cores"
 	case RateOf:
 		return "rate"
+	case ChoiceList:
+		return "metrics"
 	}
 	return ""
 }
@@ -250,7 +260,7 @@ func (s Setting) Parse(raw string) (any, error) {
 	if why != "" {
 		return nil, &SettingError{Value: raw, Why: why}
 	}
-	if items, ok := v.([]string); ok { // a CountList, checked
+	if items, ok := v.([]string); ok && s.Type == CountList { // checked
 		ns := make([]int, len(items))
 		for i, it := range items {
 			ns[i], _ = strconv.Atoi(it)
@@ -290,6 +300,29 @@ func (s Setting) checkList(v any) string {
 		return ""
 	}
 	return strings.Join(whys, "; ") + "; write each level once, e.g. " + s.Example
+}
+
+// checkChoices checks a ChoiceList's items: each known, each once.
+func (s Setting) checkChoices(items []string) string {
+	var whys []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		switch {
+		case !slices.ContainsFunc(s.Choices, func(c Choice) bool { return c.Value == it }):
+			var ws []string
+			for _, c := range s.Choices {
+				ws = append(ws, c.Value)
+			}
+			whys = append(whys, fmt.Sprintf("%q is not one of %s", it, strings.Join(ws, ", ")))
+		case seen[it]:
+			whys = append(whys, fmt.Sprintf("%s is listed twice", it))
+		}
+		seen[it] = true
+	}
+	if len(whys) == 0 {
+		return ""
+	}
+	return strings.Join(whys, "; ") + "; write each once, e.g. " + s.Example
 }
 
 // Set parses raw and stores it in o.
@@ -349,6 +382,12 @@ func (s Setting) parse(raw string) (any, string) {
 		return items, ""
 	case ChoiceOf:
 		return raw, ""
+	case ChoiceList:
+		var items []string
+		for _, item := range strings.Split(raw, ",") {
+			items = append(items, strings.TrimSpace(item))
+		}
+		return items, ""
 	case Fraction:
 		f, err := ParseFraction(raw)
 		if err != nil {
@@ -386,6 +425,8 @@ func (s Setting) check(v any) string {
 		return s.checkCount(v.(int))
 	case CountList:
 		return s.checkList(v)
+	case ChoiceList:
+		return s.checkChoices(v.([]string))
 	case ChoiceOf:
 		for _, c := range s.Choices {
 			if v.(string) == c.Value {
@@ -434,6 +475,8 @@ func (s Setting) format(v any) string {
 			ws = append(ws, strconv.Itoa(n))
 		}
 		return strings.Join(ws, ",")
+	case []string:
+		return strings.Join(v, ",")
 	case LatencyRate:
 		return v.String()
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/analysis"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -65,6 +66,43 @@ func forestGroups(m *Model, pick func(analysis.Step) analysis.Change) []forestGr
 	return groups
 }
 
+// forestPanel is one tab of the forest plot: one metric's changes.
+type forestPanel struct {
+	Label string
+	SVG   template.HTML
+}
+
+// forestMetrics are the metrics the forest plot has a tab for, the run's
+// headline first, then the others its steps have (throughput, per
+// CPU-second, and with latency windows the fixed-rate cost, p50 and p99).
+func forestMetrics(m *Model) []string {
+	out := []string{m.Header.Headline()}
+	for _, name := range []string{plan.MetricThroughput, plan.MetricPerCPU, plan.MetricCost, plan.MetricP50, plan.MetricP99} {
+		if slices.Contains(out, name) || len(m.Steps) == 0 || m.Steps[0].Metric(name) == nil {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// forestPanels draws the forest plot of each of forestMetrics.
+func forestPanels(m *Model) []forestPanel {
+	var out []forestPanel
+	for _, name := range forestMetrics(m) {
+		label := analysis.MetricLabel(name)
+		groups := forestGroups(m, func(s analysis.Step) analysis.Change {
+			if c := s.Metric(name); c != nil {
+				return *c
+			}
+			return analysis.Change{Call: stats.CallInvalid}
+		})
+		out = append(out, forestPanel{Label: strings.ToUpper(label[:1]) + label[1:],
+			SVG: forestPlot("forest plot: each step's change in "+label+", by case", groups, m.Header.MinEffect)})
+	}
+	return out
+}
+
 // callColor is the colour of a call in the forest plot; the chips and the
 // key use the same hues.
 func callColor(c stats.Call) string {
@@ -77,6 +115,8 @@ func callColor(c stats.Call) string {
 		return "#6e7781"
 	case stats.CallUndecided:
 		return "#b7791f"
+	case stats.CallNotCalled:
+		return "#a8b1ba"
 	}
 	return "#8a1f11"
 }

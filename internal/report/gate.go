@@ -46,39 +46,14 @@ func (m GateMetric) Latency() bool { return slices.Contains(LatencyGateMetrics, 
 
 // change returns the step's change on metric m.
 func (m GateMetric) change(s analysis.Step) analysis.Change {
-	switch m {
-	case GatePerCPU:
-		return s.PerCPU
-	case GateP50, GateP99, GateCost:
-		c := s.P50
-		switch m {
-		case GateP99:
-			c = s.P99
-		case GateCost:
-			c = s.Cost
-		}
-		if c == nil {
-			return analysis.Change{Call: stats.CallInvalid, Reason: "the run has no latency windows (add latency: {rate: 50%} to the protocol)"}
-		}
+	if c := s.Metric(string(m)); c != nil {
 		return *c
 	}
-	return s.Throughput
+	return analysis.Change{Call: stats.CallInvalid, Reason: "the run has no latency windows (add latency: {rate: 50%} to the protocol)"}
 }
 
 // Label is the metric in words, as reports name it.
-func (m GateMetric) Label() string {
-	switch m {
-	case GatePerCPU:
-		return "throughput per CPU-second"
-	case GateP50:
-		return "p50 latency at a fixed rate"
-	case GateP99:
-		return "p99 latency at a fixed rate"
-	case GateCost:
-		return "CPU cost per request at a fixed rate"
-	}
-	return "throughput"
-}
+func (m GateMetric) Label() string { return analysis.MetricLabel(string(m)) }
 
 // StepPair names a step by its two stacks: From..To on the command line.
 type StepPair struct{ From, To string }

@@ -43,9 +43,13 @@ type htmlView struct {
 	// call rule, host speed, warm-up, placement), folded under "How this
 	// was measured"; HeaderLines keep the run's own facts.
 	Measured []string
-	// ForestTP and ForestCPU are the forest plots of throughput and of
-	// throughput per CPU-second (forest.go), the page's first picture.
-	ForestTP, ForestCPU template.HTML
+	// Forests are the forest plots (forest.go), the page's first picture:
+	// the run's headline metric first, then every other metric its steps
+	// have, one tab each.
+	Forests []forestPanel
+	// NotCalled is set when a metric the page shows is not called
+	// (protocol calls:), so the key explains its chips.
+	NotCalled bool
 	// Verdict is the run's verdict in three lines (VerdictLines), the
 	// page's first words; Thresholds are the threshold checks as lines.
 	Verdict     []string
@@ -129,11 +133,11 @@ type cellView struct {
 }
 
 func newHTMLView(m *Model) htmlView {
-	v := htmlView{M: m, Verdict: VerdictLines(m), Thresholds: thresholdLines(m), CellColumns: cellColumns, GroupHead: groupHead, MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
+	v := htmlView{M: m, Verdict: VerdictLines(m), Thresholds: thresholdLines(m), CellColumns: cellColumns, GroupHead: groupHeadFor(m.Header.Headline()), MinEffect: fmtFraction(m.Header.MinEffect), Suites: newSuitesView(m)}
 	v.HeaderLines, v.Measured = splitHeader(headerLines(m))
 	v.HostSpeed = hostSpeedStrip(m.Header.HostSpeed)
-	v.ForestTP = forestPlot("forest plot: each step's change in throughput, by case", forestGroups(m, func(s analysis.Step) analysis.Change { return s.Throughput }), m.Header.MinEffect)
-	v.ForestCPU = forestPlot("forest plot: each step's change in throughput per CPU-second, by case", forestGroups(m, func(s analysis.Step) analysis.Change { return s.PerCPU }), m.Header.MinEffect)
+	v.Forests = forestPanels(m)
+	v.NotCalled = len(m.Header.Calls) > 0 && len(m.Header.Calls) < len(forestMetrics(m))
 	colors := map[string]string{}
 	for i, s := range m.Header.Stacks {
 		colors[s] = stackColor(i)
@@ -142,7 +146,7 @@ func newHTMLView(m *Model) htmlView {
 	v.ChipRows = chipRows(m)
 	for _, g := range []string{analysis.GroupDatabase, analysis.GroupFramework} {
 		if rows := m.GroupSteps(g); len(rows) > 0 {
-			gt := groupTable{Title: fmt.Sprintf("%s routes (%s)", titleCase(g), strings.Join(m.groupCases(g), ", "))}
+			gt := groupTable{Title: fmt.Sprintf("%s routes (%s): %s", titleCase(g), strings.Join(m.groupCases(g), ", "), analysis.MetricLabel(m.Header.Headline()))}
 			for _, r := range rows {
 				gt.Rows = append(gt.Rows, groupRow(r))
 			}

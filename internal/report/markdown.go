@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/host"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -204,28 +205,46 @@ func dispersionText(d analysis.Dispersion, who string) string {
 }
 
 // groupHead is the head of a group-summary table; groupRow one row.
-var groupHead = []string{"step", "c", "throughput estimate: min / median / max", "gain", "loss", "same", "undecided", "invalid", "flagged"}
+var groupHead = groupHeadFor(plan.MetricThroughput)
+
+// groupHeadFor is groupHead for groups that summarise metric (a run's
+// headline, which is always called).
+func groupHeadFor(metric string) []string {
+	name := map[string]string{plan.MetricPerCPU: "per CPU-second", plan.MetricCost: "cost"}[metric]
+	if name == "" {
+		name = metric
+	}
+	return []string{"step", "c", name + " estimate: min / median / max", "gain", "loss", "same", "undecided", "invalid", "flagged"}
+}
 
 func groupRow(r analysis.GroupStep) []string {
 	row := []string{r.From + " → " + r.To, fmt.Sprint(r.Concurrency), groupRange(r)}
-	for _, c := range stats.Calls {
+	for _, c := range []stats.Call{stats.CallGain, stats.CallLoss, stats.CallSame, stats.CallUndecided, stats.CallInvalid} {
 		row = append(row, fmt.Sprint(r.Calls[c]))
 	}
 	return append(row, fmt.Sprint(r.Flagged))
 }
 
 // mdForest is the forest plot as a table: every step on every case, its
-// throughput call, estimate and interval, sorted from the largest loss to
-// the largest gain, with the row drawn in text on one log axis.
+// call on the run's headline metric, estimate and interval, sorted from
+// the largest loss to the largest gain, with the row drawn in text on one
+// log axis.
 func mdForest(b *strings.Builder, m *Model) {
-	groups := forestGroups(m, func(s analysis.Step) analysis.Change { return s.Throughput })
+	headline := m.Header.Headline()
+	groups := forestGroups(m, func(s analysis.Step) analysis.Change {
+		if c := s.Metric(headline); c != nil {
+			return *c
+		}
+		return analysis.Change{Call: stats.CallInvalid}
+	})
 	rows := sortedByEffect(groups)
 	if len(rows) == 0 {
 		return
 	}
 	lo, hi := forestRange(groups, m.Header.MinEffect)
-	fmt.Fprintf(b, "## Every step by effect\n\nThroughput, sorted by the estimated change. The axis runs from %s to %s on a log scale: `●` the estimate, `─` its interval, `┊` no change, `·` the ±%s band.\n\n",
-		fmtPct(100*(math.Pow(10, lo)-1)), fmtPct(100*(math.Pow(10, hi)-1)), fmtFraction(m.Header.MinEffect))
+	label := analysis.MetricLabel(headline)
+	fmt.Fprintf(b, "## Every step by effect\n\n%s, sorted by the estimated change. The axis runs from %s to %s on a log scale: `●` the estimate, `─` its interval, `┊` no change, `·` the ±%s band.\n\n",
+		strings.ToUpper(label[:1])+label[1:], fmtPct(100*(math.Pow(10, lo)-1)), fmtPct(100*(math.Pow(10, hi)-1)), fmtFraction(m.Header.MinEffect))
 	t := mdTable{head: []string{"step", "case", "c", "call", "estimate (interval)", "picture"}}
 	for _, r := range rows {
 		pic := forestText(r.Change, lo, hi, m.Header.MinEffect)
@@ -252,7 +271,7 @@ func mdSteps(b *strings.Builder, m *Model) {
 			continue
 		}
 		fmt.Fprintf(b, "### %s routes (%s)\n\n", titleCase(g), strings.Join(m.groupCases(g), ", "))
-		t := mdTable{head: groupHead}
+		t := mdTable{head: groupHeadFor(m.Header.Headline())}
 		for _, r := range rows {
 			t.add(groupRow(r)...)
 		}

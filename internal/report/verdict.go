@@ -6,23 +6,30 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // VerdictLines is the verdict of a run in three lines, as every report
-// surface opens with it: what was decided (the throughput calls of the
-// steps, and the thresholds), what was not and why, and what would decide
-// it.
+// surface opens with it: what was decided (the steps' calls on the run's
+// headline metric, throughput unless calls: says otherwise, and the
+// thresholds), what was not and why, and what would decide it.
 func VerdictLines(m *Model) []string {
 	counts := map[stats.Call]int{}
 	var needed []int
 	unit := "windows a side"
-	for _, s := range m.Steps {
-		counts[s.Throughput.Call]++
-		if s.Throughput.Call == stats.CallUndecided && s.Throughput.WindowsNeeded > 0 {
-			needed = append(needed, s.Throughput.WindowsNeeded)
+	headline := m.Header.Headline()
+	for i := range m.Steps {
+		c := m.Steps[i].Metric(headline)
+		if c == nil {
+			counts[stats.CallInvalid]++
+			continue
+		}
+		counts[c.Call]++
+		if c.Call == stats.CallUndecided && c.WindowsNeeded > 0 {
+			needed = append(needed, c.WindowsNeeded)
 			// The unit each case's line uses (windowsNeededText).
-			unit = neededUnit(s.Throughput)
+			unit = neededUnit(*c)
 		}
 	}
 	n := len(m.Steps)
@@ -38,12 +45,12 @@ func VerdictLines(m *Model) []string {
 				parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
 			}
 		}
-		lines[0] = fmt.Sprintf("Decided: %d of %d step calls on throughput", decided, n)
+		lines[0] = fmt.Sprintf("Decided: %d of %d step calls on %s", decided, n, analysis.MetricLabel(headline))
 		if len(parts) > 0 {
 			lines[0] += " (" + strings.Join(parts, ", ") + ")"
 		}
 	}
-	if l := latencyCounts(m.Steps); l != "" {
+	if l := latencyCounts(m.Steps, headline); l != "" {
 		lines[0] += "; latency at a fixed rate: " + l
 	}
 	if t := thresholdCounts(m.Thresholds); t != "" {
@@ -88,13 +95,14 @@ func VerdictLines(m *Model) []string {
 }
 
 // latencyCounts counts the steps' p50, p99 and fixed-rate cost calls, "3
-// of 6 decided (1 loss, 2 same)"; "" when the run has no latency windows.
-func latencyCounts(steps []analysis.Step) string {
+// of 6 decided (1 loss, 2 same)", leaving out the headline metric (counted
+// already) and the metrics not called; "" when there are none.
+func latencyCounts(steps []analysis.Step, headline string) string {
 	counts := map[stats.Call]int{}
 	n := 0
-	for _, s := range steps {
-		for _, c := range []*analysis.Change{s.P50, s.P99, s.Cost} {
-			if c != nil {
+	for i := range steps {
+		for _, name := range plan.LatencyMetrics {
+			if c := steps[i].Metric(name); c != nil && name != headline && c.Call != stats.CallNotCalled {
 				counts[c.Call]++
 				n++
 			}

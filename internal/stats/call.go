@@ -31,6 +31,10 @@ const (
 	// CallInvalid: a side is not valid (or has no positive values), so
 	// there is nothing to decide.
 	CallInvalid Call = "invalid"
+	// CallNotCalled: a metric the run does not call (protocol calls:):
+	// its estimate and interval are shown, at α on their own, and it is
+	// neither a gain, a loss nor same, nor in the false-call family.
+	CallNotCalled Call = "not called"
 )
 
 // Size qualifies a gain or a loss by where its interval lies against ±δ.
@@ -48,7 +52,7 @@ const (
 )
 
 // Calls lists every call, in the order reports count them.
-var Calls = []Call{CallGain, CallLoss, CallSame, CallUndecided, CallInvalid}
+var Calls = []Call{CallGain, CallLoss, CallSame, CallUndecided, CallInvalid, CallNotCalled}
 
 // DefaultMinEffect is the minimum effect unless the protocol sets one: 5 %.
 const DefaultMinEffect = 0.05

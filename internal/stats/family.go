@@ -40,6 +40,10 @@ type SidePair struct {
 	// family, so the family keeps its size and a later look cannot turn
 	// it into another call with no new data.
 	Frozen *Verdict
+	// Shown, when set, is a metric the run does not call: its verdict is
+	// CallNotCalled with the estimate and interval at α, and it stays out
+	// of the family, so it neither enlarges it nor can be selected.
+	Shown bool
 }
 
 // decide decides one pair at level alpha on its own.
@@ -101,6 +105,9 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 			continue
 		}
 		out[i] = sp.decide(d, minEffect, alpha)
+		if sp.Shown {
+			out[i] = notCalled(out[i], alpha)
+		}
 	}
 	if family == FamilyStep {
 		return out
@@ -108,7 +115,7 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 	var ps []float64
 	var at []int
 	for i, v := range out {
-		if v.Call == CallInvalid {
+		if v.Call == CallInvalid || v.Call == CallNotCalled {
 			continue
 		}
 		p := v.Shift.P
@@ -181,4 +188,15 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 // r of m calls at alpha, selects one more: (r+1)·alpha ÷ m.
 func selectable(alpha float64, r, m int) float64 {
 	return float64(r+1) * alpha / float64(m)
+}
+
+// notCalled turns a verdict on a metric the run does not call into what
+// is shown of it: its estimate and interval at α, no call.
+func notCalled(v Verdict, alpha float64) Verdict {
+	why := fmt.Sprintf("not called: the run calls other metrics (protocol calls:); the estimate and its interval at α=%.3g on their own, outside false-call control", alpha)
+	if v.Call == CallInvalid {
+		why = "not called (protocol calls:); " + v.Reason
+	}
+	v.Call, v.Size, v.Reason, v.WindowsNeeded = CallNotCalled, SizeUnknown, why, 0
+	return v
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -260,5 +261,47 @@ func TestFrozenVerdictStands(t *testing.T) {
 	}
 	if vs[0].Call != CallGain || vs[0].FamilySize != 2 || vs[0].FamilySelected != 2 {
 		t.Errorf("open pair: %s, family %d/%d; want a gain in a family of 2 with both p-values selected", vs[0].Call, vs[0].FamilySelected, vs[0].FamilySize)
+	}
+}
+
+// A metric the run does not call (SidePair.Shown) keeps its estimate and
+// interval at α but is neither a call nor in the family: the same loss
+// that 41 called companions keep undecided is selected when they are
+// shown only, and a shown pair is never a gain, a loss or same.
+func TestShownPairsStayOutOfTheFamily(t *testing.T) {
+	const rounds, m = 8, 42
+	side := func(scale float64, wobble []float64) Side {
+		s := Side{Valid: true}
+		for r := 1; r <= rounds; r++ {
+			s.Windows = append(s.Windows, scale*wobble[r-1])
+			s.Rounds = append(s.Rounds, r)
+		}
+		return s
+	}
+	up := []float64{1.00, 1.04, 0.97, 1.02, 0.99, 1.05, 0.96, 1.01}
+	down := []float64{1.01, 0.98, 1.03, 0.97, 1.02, 1.00, 0.99, 1.04}
+	pairs := []SidePair{{From: side(700, up), To: side(380, down)}}
+	for i := 1; i < m; i++ {
+		pairs = append(pairs, SidePair{From: side(1000, up), To: side(1000, down), Shown: true})
+	}
+	// The loss itself, shown: its interval, no call.
+	pairs = append(pairs, SidePair{From: side(700, up), To: side(380, down), Shown: true})
+	vs := DecideFamily(FamilyRun, Paired, pairs, 0.05, 0.05)
+	if v := vs[0]; v.Call != CallLoss || v.FamilySize != 1 {
+		t.Errorf("the called step: %s in a family of %d (%s); want a loss in a family of 1", v.Call, v.FamilySize, v.Reason)
+	}
+	for i, v := range vs[1:] {
+		if v.Call != CallNotCalled || v.FamilySize != 0 || v.WindowsNeeded != 0 || !strings.Contains(v.Reason, "not called") {
+			t.Fatalf("shown pair %d: %s, family %d, need %d (%s)", i+1, v.Call, v.FamilySize, v.WindowsNeeded, v.Reason)
+		}
+	}
+	shown := vs[len(vs)-1]
+	if !shown.Shift.Bounded || shown.Shift.Hi >= 0 || shown.Shift.Estimate > -0.4 {
+		t.Errorf("the shown loss lost its interval: %+v", shown.Shift)
+	}
+	// Invalid stays visible in the reason.
+	bad := DecideFamily(FamilyRun, Paired, []SidePair{{From: Side{}, To: side(1, up), Shown: true}}, 0.05, 0.05)[0]
+	if bad.Call != CallNotCalled || !strings.Contains(bad.Reason, "not called (protocol calls:); ") {
+		t.Errorf("an invalid shown pair: %s (%s)", bad.Call, bad.Reason)
 	}
 }

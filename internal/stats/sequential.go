@@ -30,9 +30,22 @@ func Looks(d Design, alpha float64, minRounds, lastRound int) (rounds []int, per
 // smallest attainable level is within the look's share ÷ calls (the first
 // threshold of Benjamini–Hochberg). With calls = 1 it is Looks.
 func LooksFor(d Design, alpha float64, calls, minRounds, lastRound int) (rounds []int, perLook float64) {
+	return LooksLagged(d, alpha, calls, minRounds, lastRound, 0)
+}
+
+// LooksLagged is LooksFor for calls whose windows start lag rounds late
+// (latency windows at a share of round 1's throughput start in round 2):
+// after round n they have n − lag windows a side, or pairs.
+func LooksLagged(d Design, alpha float64, calls, minRounds, lastRound, lag int) (rounds []int, perLook float64) {
 	calls = max(1, calls)
+	minLevel := func(n int) float64 {
+		if n-lag < 1 {
+			return 1
+		}
+		return d.MinLevel(n - lag)
+	}
 	if lastRound <= minRounds {
-		if d.MinLevel(lastRound) > alpha/float64(calls) {
+		if minLevel(lastRound) > alpha/float64(calls) {
 			return nil, alpha
 		}
 		return []int{lastRound}, alpha
@@ -40,13 +53,13 @@ func LooksFor(d Design, alpha float64, calls, minRounds, lastRound int) (rounds 
 	for c := 1; c <= lastRound-minRounds+1; c++ {
 		share := alpha / float64(c)
 		first := minRounds
-		for first <= lastRound && d.MinLevel(first) > share/float64(calls) {
+		for first <= lastRound && minLevel(first) > share/float64(calls) {
 			first++
 		}
 		if first > lastRound {
 			continue
 		}
-		if 2*first > lastRound && d.MinLevel(lastRound) <= alpha/float64(calls) {
+		if 2*first > lastRound && minLevel(lastRound) <= alpha/float64(calls) {
 			// The first look would come past half the rounds: it could
 			// save little, and would halve every look's α. One look at
 			// the last round, at alpha, decides more.

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -105,5 +106,23 @@ func TestAdaptiveFalseCallRate(t *testing.T) {
 			_, gain, _, rounds := run(shift, noise)
 			t.Logf("  +%.0f %% shift, noise %.0f %%: called gain in %.3f, %.1f rounds on average", 100*shift, 100*noise, float64(gain)/trials, rounds)
 		}
+	}
+}
+
+// Calls whose windows start a round late (latency windows at a share of
+// round 1's throughput) have one pair fewer at every round: 9 rounds
+// reach 8 pairs, whose smallest p (2 ÷ 2⁸) a family of 12 cannot select.
+func TestLooksLagged(t *testing.T) {
+	if looks, _ := LooksFor(Paired, 0.05, 12, 4, 9); !slices.Equal(looks, []int{9}) {
+		t.Errorf("no lag, 9 rounds: looks %v, want [9]", looks)
+	}
+	if looks, _ := LooksLagged(Paired, 0.05, 12, 4, 9, 1); looks != nil {
+		t.Errorf("lag 1, 9 rounds: looks %v, want none (8 pairs reach 2/256 > 0.05/12)", looks)
+	}
+	if looks, _ := LooksLagged(Paired, 0.05, 12, 4, 10, 1); !slices.Equal(looks, []int{10}) {
+		t.Errorf("lag 1, 10 rounds: looks %v, want [10]", looks)
+	}
+	if a, b := fmt.Sprint(LooksLagged(Paired, 0.05, 24, 4, 16, 0)), fmt.Sprint(LooksFor(Paired, 0.05, 24, 4, 16)); a != b {
+		t.Errorf("lag 0 %s differs from LooksFor %s", a, b)
 	}
 }
