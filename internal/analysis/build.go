@@ -102,7 +102,7 @@ func CallsLag(pr plan.Protocol) int {
 			return 0
 		}
 	}
-	return pr.Latency.FirstRound() - 1
+	return pr.LatencyFirstRound() - 1
 }
 
 // header gathers the run's identity, progress and caveats.

@@ -96,7 +96,7 @@ func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
 	if l == nil {
 		return nil
 	}
-	info := &LatencyInfo{Rate: l.String(), FirstRound: l.FirstRound(), Windows: len(finals)}
+	info := &LatencyInfo{Rate: l.String(), FirstRound: proto.LatencyFirstRound(), Windows: len(finals)}
 	for _, w := range res.PlannedWindows() {
 		if proto.LatencyAfter(w.Plan()) {
 			info.Planned++

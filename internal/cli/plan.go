@@ -195,8 +195,15 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(tw, "requests\t%s\n", requests)
 	fmt.Fprintf(tw, "placement\t%s\n", describePlacement(pr.Placement, p.ExternalDatabase()))
 	if l := pr.Latency; l != nil {
-		fmt.Fprintf(tw, "latency\tafter each cell's window from round %d, an open-loop window at %s on the same process (%s); steps call its p50 and p99 (a rise is a loss)\n",
-			l.FirstRound(), l.Describe(), countNoun(p.LatencyWindows(p.Windows), "latency window"))
+		when := fmt.Sprintf("after each cell's window from round %d", pr.LatencyFirstRound())
+		if pr.LatencyRoundOne {
+			when = "after each cell's window (round 1's at the end of round 1, once its windows fix the rate)"
+		}
+		fmt.Fprintf(tw, "latency\t%s, an open-loop window at %s on the same process (%s); steps get its p50, p99 and CPU cost per request (a rise is a loss)\n",
+			when, l.Describe(), countNoun(p.LatencyWindows(p.Windows), "latency window"))
+	}
+	if len(pr.Calls) > 0 {
+		fmt.Fprintf(tw, "called\t%s, the headline %s; the run's other metrics are shown with their intervals, not called\n", strings.Join(pr.Calls, ", "), pr.Headline())
 	}
 	fmt.Fprintf(tw, "calls\tgain / loss when the %.4g%% interval excludes 0 (\"at least\" past ±%g%%, \"small\" within); same when it includes 0 and lies within ±%g%% (log scale)\n", 100*(1-alpha), 100*pr.MinEffect, 100*pr.MinEffect)
 	tw.Flush()

@@ -310,6 +310,9 @@ type PlanProtocol struct {
 	// Calls are the metrics each step is called on, the headline first
 	// (calls:, --calls); empty calls every metric the run measures.
 	Calls []string `json:"calls,omitempty"`
+	// LatencyRoundOne: round 1's latency windows are measured at the
+	// end of round 1 (false in journals written before it).
+	LatencyRoundOne bool `json:"latency_round_one,omitempty"`
 }
 
 // PlanReload is plan.Reload as the journal records it:

@@ -101,11 +101,32 @@ func (p *Plan) LatencyWindows(ws []Window) int {
 	return n
 }
 
+// LatencyFirstRound is the first round with latency windows: 1 with
+// LatencyRoundOne (round 1's wait for the round's end), else the rate's
+// FirstRound; 0 without latency windows.
+func (p Protocol) LatencyFirstRound() int {
+	switch {
+	case p.Latency == nil:
+		return 0
+	case p.LatencyRoundOne:
+		return 1
+	}
+	return p.Latency.FirstRound()
+}
+
+// LatencyDeferred reports whether w's latency window waits for the end of
+// its round (round 1 under LatencyRoundOne: its rate needs every stack's
+// closed-loop window of the round).
+func (p Protocol) LatencyDeferred(w Window) bool {
+	return p.LatencyRoundOne && w.Round == 1 && p.LatencyAfter(w)
+}
+
 // LatencyAfter reports whether a latency window follows w: the protocol
 // has latency windows, w's round has them, and w is its cell's last
-// window of the round (its last repeat).
+// window of the round (its last repeat). Under LatencyDeferred it comes
+// at the end of the round rather than right after w.
 func (p Protocol) LatencyAfter(w Window) bool {
-	if p.Latency == nil || w.Round < p.Latency.FirstRound() {
+	if p.Latency == nil || w.Round < p.LatencyFirstRound() {
 		return false
 	}
 	return p.Repeats() == 1 || w.Repeat == p.Repeats()
@@ -118,18 +139,18 @@ func LatencyKey(w Window) string {
 }
 
 // minLatencyRounds is the fewest rounds a latency cell can be valid in:
-// its windows start in FirstRound, and a valid cell has 3 counted ones
-// (analysis.MinCountedWindows).
-func minLatencyRounds(l LatencyRate) int { return l.FirstRound() - 1 + 3 }
+// its windows start in LatencyFirstRound, and a valid cell has 3 counted
+// ones (analysis.MinCountedWindows).
+func minLatencyRounds(p Protocol) int { return p.LatencyFirstRound() - 1 + 3 }
 
 // checkLatency says what is wrong with a protocol's latency windows, or "".
 func checkLatency(p Protocol) string {
 	if p.Latency == nil {
 		return ""
 	}
-	if need := minLatencyRounds(*p.Latency); p.LastRound() < need {
+	if need := minLatencyRounds(p); p.LastRound() < need {
 		return fmt.Sprintf("latency: {rate: %s} starts its windows in round %d and a cell needs 3 of them, so the run needs at least %d rounds (it has %d); raise rounds (or max_rounds), or drop latency",
-			p.Latency, p.Latency.FirstRound(), need, p.LastRound())
+			p.Latency, p.LatencyFirstRound(), need, p.LastRound())
 	}
 	return ""
 }

@@ -8,8 +8,9 @@ import (
 
 // latency: {rate: …} is read as a share or an absolute rate, fingerprinted
 // and overridden by --latency-rate; its windows follow each cell's last
-// window of a round from the rate's first round, and the estimate counts
-// them.
+// window of a round — round 1's at the round's end in an interleaved
+// layout with a fresh process per round (LatencyRoundOne), from round 2
+// otherwise — and the estimate counts them.
 func TestLatencyKey(t *testing.T) {
 	path := writeConfig(t, `profile: quick
 protocol:
@@ -31,13 +32,31 @@ stacks:
 	if l := share.Protocol.Latency; l == nil || l.Share != 0.5 || l.RPS != 0 || l.FirstRound() != 2 || l.String() != "50%" {
 		t.Fatalf("latency %+v", l)
 	}
-	// 2 stacks × 2 cases × 1 level × rounds 2–5.
-	if n := share.LatencyWindows(share.Windows); n != 16 {
-		t.Errorf("%d latency windows, want 16", n)
+	// quick: interleaved, a fresh process per round: round 1's latency
+	// windows wait for the round's end. 2 stacks × 2 cases × rounds 1–5.
+	if !share.Protocol.LatencyRoundOne || share.Protocol.LatencyFirstRound() != 1 {
+		t.Fatalf("quick at 50%%: round one %v, first round %d", share.Protocol.LatencyRoundOne, share.Protocol.LatencyFirstRound())
+	}
+	if n := share.LatencyWindows(share.Windows); n != 20 {
+		t.Errorf("%d latency windows, want 20", n)
 	}
 	for _, w := range share.Windows {
-		if share.Protocol.LatencyAfter(w) != (w.Round >= 2) {
-			t.Errorf("%s: latency after it %v", w.Key, share.Protocol.LatencyAfter(w))
+		if !share.Protocol.LatencyAfter(w) || share.Protocol.LatencyDeferred(w) != (w.Round == 1) {
+			t.Errorf("%s: latency after it %v, deferred %v", w.Key, share.Protocol.LatencyAfter(w), share.Protocol.LatencyDeferred(w))
+		}
+	}
+	// Grouped, a stack's process of round 1 is gone before the others'
+	// windows fix the rate: its latency windows start in round 2.
+	grouped, err := f.Resolve(Overrides{Layout: LayoutGrouped})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grouped.Protocol.LatencyRoundOne || grouped.LatencyWindows(grouped.Windows) != 16 {
+		t.Errorf("grouped at 50%%: round one %v, %d latency windows; want false and 16 (rounds 2–5)", grouped.Protocol.LatencyRoundOne, grouped.LatencyWindows(grouped.Windows))
+	}
+	for _, w := range grouped.Windows {
+		if grouped.Protocol.LatencyAfter(w) != (w.Round >= 2) || grouped.Protocol.LatencyDeferred(w) {
+			t.Errorf("grouped %s: latency after it %v", w.Key, grouped.Protocol.LatencyAfter(w))
 		}
 	}
 	if k := LatencyKey(share.Windows[len(share.Windows)-1]); !strings.HasPrefix(k, "r5/") || !strings.HasSuffix(k, "/c32/latency") {
@@ -60,16 +79,16 @@ stacks:
 		t.Errorf("without latency: %+v, fingerprint changed %v", none.Protocol.Latency, none.Fingerprint != share.Fingerprint)
 	}
 	// Each latency window costs at least its window of load.
-	if grow := share.Estimate() - none.Estimate(); grow < 16*share.Protocol.Window {
-		t.Errorf("latency windows add %s to the estimate; want at least 16 windows of %s", grow, share.Protocol.Window)
+	if grow := share.Estimate() - none.Estimate(); grow < 20*share.Protocol.Window {
+		t.Errorf("latency windows add %s to the estimate; want at least 20 windows of %s", grow, share.Protocol.Window)
 	}
 	// Repeats: only the cell's last window of the round is followed.
 	rep, err := f.Resolve(Overrides{Repeat: 2, Latency: &LatencyRate{Share: 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := rep.LatencyWindows(rep.Windows); n != 16 {
-		t.Errorf("with repeat 2: %d latency windows, want 16 (one per cell and round)", n)
+	if n := rep.LatencyWindows(rep.Windows); n != 20 {
+		t.Errorf("with repeat 2: %d latency windows, want 20 (one per cell and round)", n)
 	}
 }
 
@@ -94,8 +113,9 @@ stacks:
 			t.Errorf("%q: problems:\n%s\nwant %q", c.yaml, got, c.want)
 		}
 	}
-	// A share starts in round 2, and a cell needs 3 windows: 4 rounds.
-	path := writeConfig(t, "protocol:\n  rounds: 3\n  latency: {rate: 50%}\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n")
+	// A share starts in round 2 unless round 1's wait for its end (grouped
+	// here), and a cell needs 3 windows: 4 rounds.
+	path := writeConfig(t, "protocol:\n  rounds: 3\n  layout: grouped\n  latency: {rate: 50%}\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n")
 	f, err := LoadEnv(path, noEnv)
 	if err != nil {
 		t.Fatal(err)

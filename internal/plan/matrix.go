@@ -126,6 +126,7 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		proto.Cases[i] = c.Name
 	}
 	proto.Order = OrderWilliams
+	proto.LatencyRoundOne = proto.Latency != nil && proto.Latency.Share > 0 && proto.Interleaved() && proto.Fresh == FreshRound
 	p := &Plan{
 		File:          f.Path,
 		WorkloadName:  f.Workload.Name,
@@ -481,8 +482,8 @@ func (p *Plan) RoundEstimate() time.Duration {
 	var first []Window
 	for _, w := range p.Windows {
 		if w.Round == 1 {
-			if l := p.Protocol.Latency; l != nil {
-				w.Round = max(w.Round, l.FirstRound())
+			if p.Protocol.Latency != nil {
+				w.Round = max(w.Round, p.Protocol.LatencyFirstRound())
 			}
 			first = append(first, w)
 		}

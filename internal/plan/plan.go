@@ -251,6 +251,14 @@ type Protocol struct {
 	// (calls:, --calls; MetricThroughput …); empty calls every metric the
 	// run measures (CalledMetrics). Only these join the false-call family.
 	Calls []string `json:"calls,omitempty"`
+	// LatencyRoundOne, with a latency share in an interleaved layout with
+	// a fresh process per round, measures round 1's latency windows too:
+	// at the end of round 1, once every closed-loop window that fixes
+	// the rate is in, each on its stack's process of the round (all are
+	// still up), in the round's order. Its calls then get a pair in every
+	// round. Journals written before it (false) start such windows in
+	// round 2.
+	LatencyRoundOne bool `json:"latency_round_one,omitempty"`
 }
 
 // WarmupFor is the warm-up floor and cap of a stack's windows: the

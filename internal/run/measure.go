@@ -60,6 +60,8 @@ func (ph *roundsPhase) run(ctx context.Context) error {
 	}
 	r.progress.begin(len(todo), r.opt.Plan.EstimateWindows(todo))
 	last := lastWindowOfProcess(r.opt.Plan.Windows)
+	pr := r.opt.Plan.Protocol
+	var deferred []plan.Window // latency windows waiting for the round's end
 	for i, w := range r.opt.Plan.Windows {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -69,20 +71,39 @@ func (ph *roundsPhase) run(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := ph.latency.measure(ctx, w); err != nil {
+		if pr.LatencyDeferred(w) {
+			deferred = append(deferred, w)
+		} else if err := ph.latency.measure(ctx, w); err != nil {
 			return err
 		}
-		if last[w.Process] == i {
-			if s := r.live[w.Stack]; s != nil && s.planProcess == w.Process {
-				r.stopServer(s)
-				delete(r.live, w.Stack)
-			}
+		if last[w.Process] == i && !pr.LatencyDeferred(w) {
+			ph.stopProcess(w)
 		}
 		if i+1 == len(r.opt.Plan.Windows) || r.opt.Plan.Windows[i+1].Round != w.Round {
+			// Round 1's latency windows, now that its closed-loop windows
+			// fix the rate, each on its stack's process of the round.
+			for _, d := range deferred {
+				if err := ph.latency.measure(ctx, d); err != nil {
+					return err
+				}
+			}
+			for _, d := range deferred {
+				ph.stopProcess(d)
+			}
+			deferred = nil
 			r.checkPace(w.Round)
 		}
 	}
 	return nil
+}
+
+// stopProcess stops w's stack's live process when it is w's.
+func (ph *roundsPhase) stopProcess(w plan.Window) {
+	r := ph.r
+	if s := r.live[w.Stack]; s != nil && s.planProcess == w.Process {
+		r.stopServer(s)
+		delete(r.live, w.Stack)
+	}
 }
 
 // liveServer returns w's stack's live process, starting a fresh one at
