@@ -156,6 +156,12 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	for _, s := range pl.Stacks {
 		h.Stacks = append(h.Stacks, s.Name)
 		h.StackFingerprints[s.Name] = StackFingerprint(s, pl.File)
+		if s.Wire != (plan.Wire{}) {
+			if h.Wires == nil {
+				h.Wires = map[string]string{}
+			}
+			h.Wires[s.Name] = s.Wire.Describe()
+		}
 		if s.From != "" {
 			if h.StepFrom == nil {
 				h.StepFrom = map[string]string{}

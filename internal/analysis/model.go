@@ -94,6 +94,10 @@ type Header struct {
 	// StackFingerprints identify what each stack ran (StackFingerprint),
 	// so that report A B can tell a reference stack both runs share.
 	StackFingerprints map[string]string `json:"stack_fingerprints,omitempty"`
+	// Wires says how the load reached each stack (plan.Wire.Describe),
+	// when some stack is not plain HTTP/1.1: the wire is a layer a step
+	// can change (docs/load.md). Empty when every stack speaks HTTP/1.1.
+	Wires map[string]string `json:"wires,omitempty"`
 	// StepFrom maps each stack but the baseline to the stack it changes
 	// one layer of: the steps form a tree from the first stack.
 	StepFrom map[string]string `json:"step_from,omitempty"`

@@ -68,6 +68,20 @@ func (w Wire) ProtocolOf() string {
 	return w.Protocol
 }
 
+// Describe is the wire in words, as the report names it: "HTTP/1.1",
+// "h2c, 100 streams a connection", "gRPC over TLS, 100 streams a
+// connection".
+func (w Wire) Describe() string {
+	name := map[string]string{WireHTTP1: "HTTP/1.1", WireH2: "HTTP/2", WireH2C: "h2c", WireGRPC: "gRPC"}[w.ProtocolOf()]
+	if w.TLS {
+		name += " over TLS"
+	}
+	if w.ProtocolOf() != WireHTTP1 {
+		name += fmt.Sprintf(", %d stream%s a connection", max(1, w.Streams), map[bool]string{true: "s", false: ""}[max(1, w.Streams) > 1])
+	}
+	return name
+}
+
 // GRPC reports whether the stack speaks gRPC.
 func (w Wire) GRPC() bool { return w.Protocol == WireGRPC }
 

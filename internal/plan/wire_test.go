@@ -252,3 +252,19 @@ stacks:
 		t.Error(err)
 	}
 }
+
+func TestWireDescribe(t *testing.T) {
+	for _, c := range []struct {
+		w    Wire
+		want string
+	}{
+		{Wire{}, "HTTP/1.1"},
+		{Wire{TLS: true}, "HTTP/1.1 over TLS"},
+		{Wire{Protocol: WireH2C}, "h2c, 1 stream a connection"},
+		{Wire{Protocol: WireGRPC, TLS: true, Streams: 100}, "gRPC over TLS, 100 streams a connection"},
+	} {
+		if got := c.w.Describe(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.w, got, c.want)
+		}
+	}
+}

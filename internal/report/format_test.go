@@ -85,3 +85,15 @@ func TestFamilyLabelWhenNoCallIsValid(t *testing.T) {
 		t.Errorf("family step: %q", got)
 	}
 }
+
+// The header names each stack's wire when one is not plain HTTP/1.1.
+func TestStacksWithWires(t *testing.T) {
+	h := analysis.Header{Stacks: []string{"json", "grpc"}}
+	if got := strings.Join(stacksWithWires(h), " → "); got != "json → grpc" {
+		t.Errorf("all HTTP/1.1: %q", got)
+	}
+	h.Wires = map[string]string{"grpc": "gRPC over TLS, 100 streams a connection"}
+	if got := strings.Join(stacksWithWires(h), " → "); got != "json (HTTP/1.1) → grpc (gRPC over TLS, 100 streams a connection)" {
+		t.Errorf("with a gRPC stack: %q", got)
+	}
+}

@@ -93,7 +93,7 @@ func headerLines(m *Model) []string {
 	lines := []string{
 		fmt.Sprintf("Workload %s, profile %s, stackbench %s. Started %s; %s (%d of %d windows recorded).",
 			h.Workload, h.Profile, h.ToolVersion, h.Started.UTC().Format("2006-01-02 15:04 UTC"), state, h.WindowsRecorded, h.WindowsPlanned),
-		fmt.Sprintf("Stacks in step order: %s.", strings.Join(h.Stacks, " → ")),
+		fmt.Sprintf("Stacks in step order: %s.", strings.Join(stacksWithWires(h), " → ")),
 	}
 	if ri := h.Rounds; ri != nil {
 		upTo := fmt.Sprintf("%d to %d within %s", ri.MinRounds, ri.MaxRounds, ri.Budget)
@@ -202,6 +202,24 @@ func dispersionText(d analysis.Dispersion, who string) string {
 	}
 	return fmt.Sprintf("Dispersion of %swindows (robust CV of throughput, 1.4826 × MAD ÷ median): median %s over %d valid cells, largest %s (%s %s c=%d)%s.",
 		who, fmtFraction(d.MedianCV), d.Cells, fmtFraction(d.MaxCV), d.MaxStack, d.MaxCase, d.MaxConcurrency, out)
+}
+
+// stacksWithWires names each stack with how the load reached it, when
+// some stack is not plain HTTP/1.1 ("a (HTTP/1.1)", "b (h2c, 100 streams
+// a connection)"); the bare names otherwise.
+func stacksWithWires(h analysis.Header) []string {
+	if len(h.Wires) == 0 {
+		return h.Stacks
+	}
+	out := make([]string, len(h.Stacks))
+	for i, s := range h.Stacks {
+		w := h.Wires[s]
+		if w == "" {
+			w = "HTTP/1.1"
+		}
+		out[i] = s + " (" + w + ")"
+	}
+	return out
 }
 
 // groupHead is the head of a group-summary table; groupRow one row.
