@@ -16,6 +16,8 @@ package boot
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
@@ -44,7 +46,14 @@ type Stack struct {
 	// and the stack's own variables. Run adds PORT for every start.
 	Env        []string
 	HealthPath string
-	LogPath    string
+	// Protocol is how the stack is asked, its health path and the first
+	// request alike: "" or "http1" HTTP/1.1, "h2c" HTTP/2 in cleartext
+	// (prior knowledge), "h2" HTTP/2 over TLS (proc.Spec.HealthProtocol).
+	// CA, when set, makes both requests TLS, trusting it only; the first
+	// request's handshake is part of its latency, as a new client's is.
+	Protocol string
+	CA       []byte
+	LogPath  string
 	// CPUs is the stack's lane under placement: lanes; empty leaves the
 	// harness's mask (proc.Spec.CPUs).
 	CPUs cpuset.Set
@@ -177,22 +186,24 @@ func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
 		return Start{}, err
 	}
 	p, err := proc.Start(ctx, proc.Spec{
-		Name:        s.Name,
-		Dir:         s.Dir,
-		Command:     s.Command,
-		Env:         append(append([]string(nil), s.Env...), "PORT="+strconv.Itoa(port)),
-		Port:        port,
-		HealthPath:  s.HealthPath,
-		LogPath:     s.LogPath,
-		BootTimeout: opt.BootTimeout,
-		CPUs:        s.CPUs,
-		Container:   s.Container.Fresh(),
+		Name:           s.Name,
+		Dir:            s.Dir,
+		Command:        s.Command,
+		Env:            append(append([]string(nil), s.Env...), "PORT="+strconv.Itoa(port)),
+		Port:           port,
+		HealthPath:     s.HealthPath,
+		HealthProtocol: s.Protocol,
+		HealthCA:       s.CA,
+		LogPath:        s.LogPath,
+		BootTimeout:    opt.BootTimeout,
+		CPUs:           s.CPUs,
+		Container:      s.Container.Fresh(),
 	})
 	if err != nil {
 		return Start{}, err
 	}
 	st := Start{Stack: s.Name, Boot: p.BootDuration()}
-	st.FirstRequest, st.FirstStatus, err = firstRequest(ctx, port, opt.Request, opt.RequestTimeout)
+	st.FirstRequest, st.FirstStatus, err = firstRequest(ctx, s, port, opt.Request, opt.RequestTimeout)
 	if err != nil {
 		st.FirstError = err.Error()
 	}
@@ -216,17 +227,20 @@ func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
 
 // firstRequest sends c once over a new connection and returns its latency,
 // up to the last byte of the body.
-func firstRequest(ctx context.Context, port int, c workload.Case, timeout time.Duration) (time.Duration, int, error) {
+func firstRequest(ctx context.Context, s Stack, port int, c workload.Case, timeout time.Duration) (time.Duration, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, c.Method, "http://127.0.0.1:"+strconv.Itoa(port)+c.Path, bytes.NewReader(c.Body))
+	tr, scheme, err := transportFor(s)
+	if err != nil {
+		return 0, 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, c.Method, scheme+"://127.0.0.1:"+strconv.Itoa(port)+c.Path, bytes.NewReader(c.Body))
 	if err != nil {
 		return 0, 0, err
 	}
 	for _, h := range c.Header {
 		req.Header.Add(h.Name, h.Value)
 	}
-	tr := &http.Transport{DisableKeepAlives: true}
 	defer tr.CloseIdleConnections()
 	t0 := time.Now()
 	resp, err := tr.RoundTrip(req)
@@ -236,6 +250,37 @@ func firstRequest(ctx context.Context, port int, c workload.Case, timeout time.D
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return time.Since(t0), resp.StatusCode, err
+}
+
+// transportFor is a one-connection client transport for s's wire, and
+// the URL scheme: HTTP/1.1 or HTTP/2 (prior knowledge in cleartext, ALPN
+// over TLS), over TLS trusting s.CA when it is set.
+func transportFor(s Stack) (*http.Transport, string, error) {
+	tr := &http.Transport{DisableKeepAlives: true}
+	scheme := "http"
+	if s.CA != nil {
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(s.CA) {
+			return nil, "", fmt.Errorf("stack %s: its CA holds no PEM certificate", s.Name)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+		scheme = "https"
+	}
+	switch s.Protocol {
+	case "", "http1":
+	case "h2c", "h2":
+		var p http.Protocols
+		if s.CA != nil {
+			p.SetHTTP2(true)
+			tr.ForceAttemptHTTP2 = true
+		} else {
+			p.SetUnencryptedHTTP2(true)
+		}
+		tr.Protocols = &p
+	default:
+		return nil, "", fmt.Errorf("stack %s: the boot suite asks over http1, h2c or h2, not %s", s.Name, s.Protocol)
+	}
+	return tr, scheme, nil
 }
 
 func expected(c workload.Case, status int) bool {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -21,7 +22,9 @@ import (
 // With STACKBENCH_BOOT_HELPER=server the test binary is a stack: it
 // touches ALLOC_MB of memory, sleeps START_DELAY_MS, then serves /health
 // and /users/4242, whose first answer takes FIRST_MS longer (a lazy
-// database pool) and whose status is STATUS (default 200).
+// database pool) and whose status is STATUS (default 200). With WIRE=h2c
+// it answers HTTP/2 with prior knowledge only (505 to HTTP/1.1); with
+// TLS_CERT_FILE and TLS_KEY_FILE it serves TLS (HTTP/1.1 and h2).
 func TestMain(m *testing.M) {
 	if os.Getenv("STACKBENCH_BOOT_HELPER") == "server" {
 		go func() { time.Sleep(time.Minute); os.Exit(9) }()
@@ -52,13 +55,27 @@ func helperServer() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
 	mux.HandleFunc("/users/4242", func(w http.ResponseWriter, r *http.Request) {
+		if os.Getenv("WIRE") == "h2c" && r.ProtoMajor != 2 {
+			w.WriteHeader(http.StatusHTTPVersionNotSupported)
+			return
+		}
 		if !served.Swap(true) {
 			time.Sleep(time.Duration(envInt("FIRST_MS")) * time.Millisecond)
 		}
 		w.WriteHeader(status)
 		w.Write([]byte(`{"id":4242}`))
 	})
-	http.Serve(l, mux)
+	srv := &http.Server{Handler: mux}
+	switch {
+	case os.Getenv("TLS_CERT_FILE") != "":
+		srv.ServeTLS(l, os.Getenv("TLS_CERT_FILE"), os.Getenv("TLS_KEY_FILE"))
+	case os.Getenv("WIRE") == "h2c":
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetUnencryptedHTTP2(true)
+		srv.Serve(l)
+	default:
+		srv.Serve(l)
+	}
 }
 
 func envInt(name string) int {
@@ -153,6 +170,44 @@ func TestRunMeasuresColdStarts(t *testing.T) {
 	}
 	if len(lines) != 6 || !strings.Contains(lines[0], "warm-up") {
 		t.Errorf("progress lines %q", lines)
+	}
+}
+
+// The suite asks a stack over its wire: an h2c stack that refuses
+// HTTP/1.1, and a TLS stack trusted through the run's throwaway CA, both
+// answer the health path and the first request; the TLS one is refused
+// when its CA is not given.
+func TestRunOverTheStacksWire(t *testing.T) {
+	h2c := helperStack(t, "h2c", "WIRE=h2c")
+	h2c.Protocol = "h2c"
+	ca, err := load.WriteThrowawayCA(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	caPEM, err := os.ReadFile(ca.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secure := helperStack(t, "tls", "TLS_CERT_FILE="+ca.CertFile, "TLS_KEY_FILE="+ca.KeyFile)
+	secure.CA = caPEM
+	res, err := Run(context.Background(), []Stack{h2c, secure}, Options{Starts: 1, Request: userCase, BootTimeout: 20 * time.Second, StopGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range res.Starts {
+		if !st.FirstOK || st.FirstStatus != 200 || st.Boot <= 0 {
+			t.Errorf("%s: boot %v, first request status %d ok %v (%s)", st.Stack, st.Boot, st.FirstStatus, st.FirstOK, st.FirstError)
+		}
+	}
+	// Asked over HTTP/1.1 the h2c stack never answers its health path;
+	// without its CA the TLS stack never passes the health check.
+	plain := helperStack(t, "h2c-asked-http1", "WIRE=h2c")
+	if _, err := Run(context.Background(), []Stack{plain}, Options{Starts: 1, Request: userCase, BootTimeout: 2 * time.Second, StopGrace: time.Second}); err == nil {
+		t.Error("an h2c stack asked over HTTP/1.1 started")
+	}
+	untrusted := helperStack(t, "tls-untrusted", "TLS_CERT_FILE="+ca.CertFile, "TLS_KEY_FILE="+ca.KeyFile)
+	if _, err := Run(context.Background(), []Stack{untrusted}, Options{Starts: 1, Request: userCase, BootTimeout: 2 * time.Second, StopGrace: time.Second}); err == nil {
+		t.Error("a TLS stack asked without its CA started")
 	}
 }
 
