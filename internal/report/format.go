@@ -182,6 +182,9 @@ func estimateText(c analysis.Change) string {
 	if c.Call == stats.CallInvalid {
 		return "invalid: " + c.Reason
 	}
+	if c.Call == stats.CallNotCalled && strings.HasPrefix(c.Reason, stats.NotCalledInvalid) {
+		return "not called, and invalid: " + strings.TrimPrefix(c.Reason, stats.NotCalledInvalid)
+	}
 	return fmtPct(c.EstimatePct) + " " + intervalText(c) + pairedNoiseText(c)
 }
 
@@ -191,7 +194,7 @@ func estimateText(c analysis.Change) string {
 // −4.8 %"), and for an undecided call how many windows would likely decide
 // it.
 func CallText(c analysis.Change) string {
-	if c.Call == stats.CallInvalid {
+	if c.Call == stats.CallInvalid || c.Call == stats.CallNotCalled && strings.HasPrefix(c.Reason, stats.NotCalledInvalid) {
 		return estimateText(c)
 	}
 	s := string(c.Call) + " " + fmtPct(c.EstimatePct) + " " + intervalText(c) + sizeText(c) + pairedNoiseText(c)

@@ -97,3 +97,12 @@ func TestStacksWithWires(t *testing.T) {
 		t.Errorf("with a gRPC stack: %q", got)
 	}
 }
+
+// A metric not called whose cells were invalid shows why, not an
+// estimate of 0.
+func TestNotCalledInvalidText(t *testing.T) {
+	c := analysis.Change{Call: stats.CallNotCalled, Reason: stats.NotCalledInvalid + "b is insufficient (3 of 10 windows flagged)"}
+	if got := CallText(c); got != "not called, and invalid: b is insufficient (3 of 10 windows flagged)" {
+		t.Errorf("%q", got)
+	}
+}

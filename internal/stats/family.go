@@ -190,12 +190,16 @@ func selectable(alpha float64, r, m int) float64 {
 	return float64(r+1) * alpha / float64(m)
 }
 
+// NotCalledInvalid opens the reason of a metric not called whose sides
+// were not valid either: it has no estimate to show.
+const NotCalledInvalid = "not called (protocol calls:); "
+
 // notCalled turns a verdict on a metric the run does not call into what
 // is shown of it: its estimate and interval at α, no call.
 func notCalled(v Verdict, alpha float64) Verdict {
 	why := fmt.Sprintf("not called: the run calls other metrics (protocol calls:); the estimate and its interval at α=%.3g on their own, outside false-call control", alpha)
 	if v.Call == CallInvalid {
-		why = "not called (protocol calls:); " + v.Reason
+		why = NotCalledInvalid + v.Reason
 	}
 	v.Call, v.Size, v.Reason, v.WindowsNeeded = CallNotCalled, SizeUnknown, why, 0
 	return v
