@@ -106,3 +106,25 @@ func TestNotCalledInvalidText(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// The verdict says what its undecided calls rest on: their paired noise
+// when they have one, the windows' spread only for throughput calls
+// without it.
+func TestVerdictNamesTheUndecidedCallsNoise(t *testing.T) {
+	m := fixtureModel(t)
+	noise := []float64{4, 9, 6}
+	k := 0
+	for i := range m.Steps {
+		if c := &m.Steps[i].Throughput; c.Call == stats.CallUndecided {
+			c.PairedSDPct = &noise[k%len(noise)]
+			k++
+		}
+	}
+	if k == 0 {
+		t.Fatal("the fixture has no undecided step")
+	}
+	line := VerdictLines(m)[1]
+	if want := ": their paired noise is "; !strings.Contains(line, want) || strings.Contains(line, "robust CV") {
+		t.Errorf("verdict %q, want %q and no windows' CV", line, want)
+	}
+}

@@ -17,6 +17,7 @@ import (
 func VerdictLines(m *Model) []string {
 	counts := map[stats.Call]int{}
 	var needed []int
+	var noise []float64
 	unit := "windows a side"
 	headline := m.Header.Headline()
 	for i := range m.Steps {
@@ -26,6 +27,9 @@ func VerdictLines(m *Model) []string {
 			continue
 		}
 		counts[c.Call]++
+		if c.Call == stats.CallUndecided && c.PairedSDPct != nil {
+			noise = append(noise, *c.PairedSDPct)
+		}
 		if c.Call == stats.CallUndecided && c.WindowsNeeded > 0 {
 			needed = append(needed, c.WindowsNeeded)
 			// The unit each case's line uses (windowsNeededText).
@@ -65,7 +69,12 @@ func VerdictLines(m *Model) []string {
 		var why []string
 		if undecided > 0 {
 			w := fmt.Sprintf("%d undecided", undecided)
-			if d := m.Header.Dispersion; d.Known {
+			switch d := m.Header.Dispersion; {
+			case len(noise) > 0:
+				// What the undecided calls rest on: their pairs' noise.
+				med, _ := stats.Quantile(noise, 0.5)
+				w += fmt.Sprintf(": their paired noise is %.1f %% (median), against a minimum effect of %.0f %%", med, 100*m.Header.MinEffect)
+			case d.Known && headline == plan.MetricThroughput:
 				w += fmt.Sprintf(": windows vary %.0f %% (median robust CV), against a minimum effect of %.0f %%", 100*d.MedianCV, 100*m.Header.MinEffect)
 			}
 			why = append(why, w)
