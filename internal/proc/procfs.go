@@ -28,6 +28,10 @@ func (r *statReader) reader() platform.ProcReader {
 	return r.r
 }
 
+// exactCPU is st's own CPU in nanoseconds where the platform reads it
+// exactly (platform.ProcReader.ExactCPU).
+func (r *statReader) exactCPU(st procStat) (int64, bool) { return r.reader().ExactCPU(st) }
+
 // read returns the process pid; ok is false when it is gone.
 func (r *statReader) read(pid int) (procStat, bool) { return r.reader().Read(pid) }
 

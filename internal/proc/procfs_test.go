@@ -75,10 +75,10 @@ func TestAccount(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newAccount(tc.ownOnly, open)
 			for _, s := range tc.samples {
-				a.observe(s, tc.lookup)
+				a.observe(s, nil, tc.lookup)
 			}
-			if got := a.ticks(); got != tc.want {
-				t.Errorf("ticks = %d, want %d", got, tc.want)
+			if got := a.nanos(); got != tc.want*tickNanos {
+				t.Errorf("CPU = %d ns, want %d ticks", got, tc.want)
 			}
 		})
 	}
@@ -92,5 +92,35 @@ func TestDescendants(t *testing.T) {
 	}
 	if got := descendants(all, 99, nil); len(got) != 0 {
 		t.Errorf("descendants of a missing root = %v", got)
+	}
+}
+
+// A member with an exact figure (a single-threaded process's schedstat) is
+// counted in nanoseconds, not ticks; one that loses it (a second thread)
+// goes on in ticks keeping what it used; its children's ticks still count.
+func TestAccountExact(t *testing.T) {
+	const open = 1000
+	none := func(int) (procStat, bool) { return procStat{}, false }
+	a := newAccount(false, open)
+	a.observe([]procStat{ps(10, 1, 100, 0, 5), ps(20, 10, 7, 0, 6)}, []int64{-1, 70_004_000}, none)
+	a.observe([]procStat{ps(10, 1, 103, 0, 5), ps(20, 10, 8, 0, 6)}, []int64{-1, 88_521_000}, none)
+	want := 3*tickNanos + (88_521_000 - 70_004_000)
+	if got := a.nanos(); got != want {
+		t.Fatalf("exact member: %d ns, want %d", got, want)
+	}
+	// 20 gains a thread: no exact figure; 2 more ticks after it.
+	a.observe([]procStat{ps(10, 1, 103, 0, 5), ps(20, 10, 8, 0, 6)}, []int64{-1, -1}, none)
+	a.observe([]procStat{ps(10, 1, 103, 0, 5), ps(20, 10, 10, 0, 6)}, []int64{-1, -1}, none)
+	want += 2 * tickNanos
+	if got := a.nanos(); got != want {
+		t.Fatalf("after the switch to ticks: %d ns, want %d", got, want)
+	}
+	// An exact child waited for by 10: its whole life moves into 10's
+	// cutime, in ticks; only what it had before the window is taken back.
+	b := newAccount(false, open)
+	b.observe([]procStat{ps(10, 1, 100, 0, 5), ps(21, 10, 5, 0, 6)}, []int64{-1, 50_300_000}, none)
+	b.observe([]procStat{ps(10, 1, 100, 9, 5)}, []int64{-1}, none) // 21 exited with 9 ticks
+	if got, want := b.nanos(), 9*tickNanos-50_300_000; got != want {
+		t.Errorf("absorbed exact child: %d ns, want %d", got, want)
 	}
 }

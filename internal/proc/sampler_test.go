@@ -212,3 +212,42 @@ func TestTreeRSSBytes(t *testing.T) {
 		t.Errorf("TreeRSSBytes of a missing pid = %d", rss)
 	}
 }
+
+// A single-threaded process's CPU is counted exactly (its schedstat), not
+// in ticks of 10 ms: a sh busy loop's window is within a millisecond of
+// what the platform reads for it at the two ends, where ticks alone could
+// be up to a tick off at each end.
+func TestSamplerCountsASingleThreadedProcessExactly(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	var r statReader
+	exactNow := func() float64 {
+		st, ok := r.read(cmd.Process.Pid)
+		if !ok {
+			t.Fatal("the busy child is gone")
+		}
+		ns, ok := r.exactCPU(st)
+		if !ok {
+			t.Skipf("the platform has no exact CPU for a single-threaded process (%d threads)", st.Threads)
+		}
+		return float64(ns) / 1e9
+	}
+	before := exactNow()
+	s := NewSampler(50*time.Millisecond, TreeGroup("sh", cmd.Process.Pid))
+	s.Start()
+	time.Sleep(300 * time.Millisecond)
+	w := s.Stop()
+	after := exactNow()
+	g, _ := w.Group("sh")
+	// The window lies inside [before, after]; the sampler's own reads at
+	// its ends are a few hundred microseconds from ours.
+	if g.CPUSeconds <= 0.05 || g.CPUSeconds > after-before+0.001 {
+		t.Errorf("sampler counted %.6f s; the child ran %.6f s between our two reads around the window", g.CPUSeconds, after-before)
+	}
+	if ticks := g.CPUSeconds * 100; math.Abs(ticks-math.Round(ticks)) < 1e-9 {
+		t.Errorf("sampler counted %.6f s, a whole number of 10 ms ticks: not exact", g.CPUSeconds)
+	}
+}

@@ -17,6 +17,7 @@ type watch struct {
 	index  map[int]int // pid → position in table, for this sample
 	tree   []int
 	cur    []procStat
+	exact  []int64 // cur's exact own CPU (ExactCPU), -1 where none
 	n      int  // samples taken
 	full   bool // this sample scanned the whole process table
 
@@ -98,7 +99,15 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 			}
 		}
 	}
-	g.acct.observe(w.cur, w.lookup)
+	w.exact = w.exact[:0]
+	for _, st := range w.cur {
+		ns := int64(-1)
+		if v, ok := w.reader.exactCPU(st); ok {
+			ns = v
+		}
+		w.exact = append(w.exact, ns)
+	}
+	g.acct.observe(w.cur, w.exact, w.lookup)
 	var rss int64
 	for _, st := range w.cur {
 		rss += st.RSSBytes
@@ -112,7 +121,7 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 func (w *watch) stats(wall time.Duration) WindowStats {
 	out := WindowStats{Wall: wall, Samples: w.n}
 	for _, g := range w.groups {
-		cpu := float64(g.acct.ticks()) / float64(clockTicksPerSecond)
+		cpu := float64(g.acct.nanos()) / 1e9
 		if g.cgroup != "" {
 			cpu = (g.cgLast - g.cgFirst).Seconds()
 		}

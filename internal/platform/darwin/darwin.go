@@ -94,6 +94,10 @@ func (*reader) List(dst []int) ([]int, error) {
 	return dst, nil
 }
 
+// ExactCPU: the task info's times are already in nanoseconds (OwnTicks,
+// at TicksPerSecond 1e9), so there is nothing more exact to read.
+func (*reader) ExactCPU(platform.Proc) (int64, bool) { return 0, false }
+
 // Children lists the children of p from one kern.proc.all sysctl (a copy
 // of the kernel's process table, without a call per process): cheaper than
 // reading every process's task info, which a full scan does.

@@ -74,6 +74,38 @@ func (r *Reader) read(pid int) (procStat, bool) {
 	return st, true
 }
 
+// ExactCPU reads a single-threaded process's CPU time from
+// /proc/<pid>/schedstat (its first field: the time it ran, in
+// nanoseconds). The file is the main thread's, so for a process with more
+// threads it is not the process's, and ok is false.
+func (r *Reader) ExactCPU(p platform.Proc) (int64, bool) {
+	if p.Threads != 1 {
+		return 0, false
+	}
+	r.path = append(r.path[:0], "/proc/"...)
+	r.path = strconv.AppendInt(r.path, int64(p.PID), 10)
+	r.path = append(r.path, "/schedstat"...)
+	n, err := readSmall(string(r.path), r.buf[:])
+	if err != nil {
+		return 0, false
+	}
+	return parseSchedstat(r.buf[:n])
+}
+
+// parseSchedstat reads the first field of a schedstat line ("123456 789
+// 12\n").
+func parseSchedstat(b []byte) (int64, bool) {
+	var ns int64
+	i := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if ns > (1<<62)/10 {
+			return 0, false
+		}
+		ns = ns*10 + int64(b[i]-'0')
+	}
+	return ns, i > 0 && i < len(b) && b[i] == ' '
+}
+
 // readSmall reads a small file into buf with raw syscalls (no *os.File,
 // no allocation beyond the path string).
 func readSmall(path string, buf []byte) (int, error) {
