@@ -18,8 +18,8 @@ type watch struct {
 	tree   []int
 	cur    []procStat
 	exact  []int64 // cur's exact own CPU (ExactCPU), -1 where none
-	n      int  // samples taken
-	full   bool // this sample scanned the whole process table
+	n      int     // samples taken
+	full   bool    // this sample scanned the whole process table
 
 	kids []int
 }
