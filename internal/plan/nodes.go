@@ -32,6 +32,8 @@ type parser struct {
 	rolesGiven bool
 	// grpcNodes are the cases' grpc: requests' nodes, by case (wire.go).
 	grpcNodes map[string]grpcNodes
+	// stepGRPC are the setup steps' grpc: calls' nodes, by step (wire.go).
+	stepGRPC map[string]grpcNodes
 }
 
 // addf records a problem at node n.

@@ -17,7 +17,7 @@ import (
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
-var stepKeys = []string{"name", "scope", "method", "path", "headers", "body", "expect", "capture", "repeat"}
+var stepKeys = []string{"name", "scope", "method", "path", "headers", "body", "grpc", "expect", "capture", "repeat"}
 
 const stepExample = "- {name: login, method: POST, path: /login, body: '{\"user\":\"bench\"}', capture: {token: body.token}}"
 
@@ -29,6 +29,8 @@ type templated struct {
 	// repeat is true for a repeated setup step (${i} is defined).
 	repeat bool
 	what   string // "setup step login", "case article"
+	// grpc is a setup step's gRPC message, nil when it has none.
+	grpc *templated
 }
 
 // requestTemplates parses the templates of a request read from mapping m,
@@ -152,8 +154,8 @@ func (p *parser) step(n *yaml.Node) (scenario.Step, templated, bool) {
 	}
 	if v := m.get("path"); v != nil {
 		path, _ = p.path(v, "path", "/login")
-	} else {
-		p.addf(n, "this setup step has no path; add path: the path and query to request, e.g. path: /login")
+	} else if !m.has("grpc") {
+		p.addf(n, "this setup step has no path; add path: the path and query to request, e.g. path: /login (or grpc: for a gRPC stack)")
 	}
 	var header []workload.Header
 	if v := m.get("headers"); v != nil {
@@ -180,7 +182,37 @@ func (p *parser) step(n *yaml.Node) (scenario.Step, templated, bool) {
 	t := p.requestTemplates(m, method, path, header, body, "setup step "+s.Name)
 	t.repeat = s.Repeat > 0
 	s.Request = t.req
+	if v := m.get("grpc"); v != nil {
+		s.GRPC, t.grpc = p.grpcStep(v, s.Name, t.repeat)
+		if v := m.get("expect"); v != nil && path == "" {
+			p.addf(v, "setup step %s has expect: and only a gRPC call, which succeeds on grpc-status 0 alone; remove expect: (or add the step's HTTP request, path:, which it is for)", s.Name)
+		}
+	}
 	return s, t, len(p.problems) == before
+}
+
+// grpcStep reads a setup step's grpc: call and parses its message's
+// template.
+func (p *parser) grpcStep(n *yaml.Node, name string, repeat bool) (*scenario.GRPCStep, *templated) {
+	what := "setup step " + name
+	call, mv, msg := p.grpcCase(n, what)
+	if call == nil {
+		return nil, nil
+	}
+	if p.stepGRPC == nil {
+		p.stepGRPC = map[string]grpcNodes{}
+	}
+	p.stepGRPC[name] = grpcNodes{method: mv, message: msg}
+	tp, err := scenario.Parse(call.Message)
+	if err != nil {
+		p.addAt(deref(msg), err.(*scenario.Error).Offset, "%s: grpc message: %v", what, err)
+		tp = scenario.Template{Source: call.Message, Parts: []scenario.Part{{Kind: scenario.Literal, Text: call.Message}}}
+	}
+	if msg == nil {
+		msg = mv
+	}
+	nodes := []*yaml.Node{deref(msg), deref(msg)}
+	return &scenario.GRPCStep{Method: call.Method, Message: tp}, &templated{req: scenario.Request{Body: tp}, nodes: nodes, repeat: repeat, what: what + ": grpc message"}
 }
 
 // captures reads a mapping of names to capture paths.
@@ -240,6 +272,9 @@ func (p *parser) resolveScenario(steps []scenario.Step, stepTs []templated, case
 				continue
 			}
 			p.checkRefs(sc, stepTs[i], defined)
+			if g := stepTs[i].grpc; g != nil {
+				p.checkRefs(sc, *g, defined)
+			}
 			for _, c := range s.Capture {
 				defined[c.Name] = true
 			}
@@ -262,6 +297,9 @@ func (p *parser) resolveScenario(steps []scenario.Step, stepTs []templated, case
 	}
 	for _, t := range p.brokenTemplates {
 		p.checkRefs(sc, t, defined)
+		if t.grpc != nil {
+			p.checkRefs(sc, *t.grpc, defined)
+		}
 	}
 	if len(steps) == 0 && len(sc.Cases) == 0 && len(sc.Messages) == 0 {
 		return nil

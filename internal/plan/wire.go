@@ -237,9 +237,10 @@ type grpcNodes struct {
 }
 
 // checkWire checks what needs both the stacks and the workload: each
-// gRPC stack's descriptors hold every case's method and its health
-// method, a fixed message encodes, and no stack leaves the machine with a
-// wire the hosts cannot carry yet.
+// gRPC stack's descriptors hold every case's and setup step's method and
+// its health method, a fixed message encodes, each stack can be sent
+// every setup step (its gRPC call, or its HTTP request), and no stack
+// leaves the machine with a wire the hosts cannot carry yet.
 func (p *parser) checkWire(f *File) {
 	if f.Workload == nil {
 		return
@@ -250,11 +251,7 @@ func (p *parser) checkWire(f *File) {
 				"stack %q speaks %s%s, and a run across hosts drives HTTP/1.1 in cleartext only so far (the agents do not carry the certificate or the descriptors); run it on this machine (no roles:) or write protocol: http1 and tls: off",
 				s.Name, s.Wire.ProtocolOf(), map[bool]string{true: " over TLS", false: ""}[s.Wire.TLS])})
 		}
-		if f.Scenario != nil && len(f.Scenario.Steps) > 0 && (s.Wire.GRPC() || s.Wire.TLS) {
-			p.problems = append(p.problems, Problem{File: p.name, Line: s.Line, Msg: fmt.Sprintf(
-				"stack %q speaks %s%s, and the workload's setup steps are sent as HTTP/1.1 in cleartext so far; run such a stack with a workload without setup: (the other templates work)",
-				s.Name, s.Wire.ProtocolOf(), map[bool]string{true: " over TLS", false: ""}[s.Wire.TLS])})
-		}
+		p.checkSetupWire(f, s)
 		if !s.Wire.GRPC() {
 			continue
 		}
@@ -285,8 +282,12 @@ func (p *parser) checkWire(f *File) {
 			}
 			msgs := []string{c.GRPC.Message}
 			if c.GRPCTemplated {
-				// Every variant, as the run will send them (a gRPC stack
-				// runs no setup, so nothing is captured).
+				if capturesOf(f.Scenario.Messages[c.Name]) {
+					// Its variants are known once the setup steps have
+					// captured: the parity gate encodes them all.
+					continue
+				}
+				// Every variant, as the run will send them.
 				if msgs, err = f.Scenario.MessageVariants(c, nil); err != nil {
 					p.addf(n, "%v", err)
 					continue
@@ -302,6 +303,63 @@ func (p *parser) checkWire(f *File) {
 					break
 				}
 			}
+		}
+		p.checkGRPCSteps(f, s, d)
+	}
+}
+
+// capturesOf reports whether t refers to a captured value.
+func capturesOf(t scenario.Template) bool {
+	return slices.ContainsFunc(t.Refs(), func(r scenario.Part) bool { return r.Kind == scenario.Capture })
+}
+
+// checkSetupWire checks that stack s can be sent every setup step: a gRPC
+// stack its gRPC call, another stack its HTTP request (over the stack's
+// wire, TLS and HTTP/2 included).
+func (p *parser) checkSetupWire(f *File, s Stack) {
+	if f.Scenario == nil {
+		return
+	}
+	for _, st := range f.Scenario.Steps {
+		switch {
+		case s.Wire.GRPC() && st.GRPC == nil:
+			p.problems = append(p.problems, Problem{File: p.name, Line: s.Line, Msg: fmt.Sprintf(
+				"stack %q speaks grpc and setup step %s is an HTTP request; write the step as a gRPC call too, e.g. %s with capture: {token: body.token} reading the answer as JSON (or leave the stack out: --stacks)",
+				s.Name, st.Name, grpcExample)})
+		case !s.Wire.GRPC() && !st.HasHTTP():
+			p.problems = append(p.problems, Problem{File: p.name, Line: s.Line, Msg: fmt.Sprintf(
+				"stack %q speaks %s and setup step %s is only a gRPC call; add the step's HTTP request (path:, and method:, body:), or leave the stack out (--stacks)",
+				s.Name, s.Wire.ProtocolOf(), st.Name)})
+		}
+	}
+}
+
+// checkGRPCSteps checks the setup steps' gRPC calls against gRPC stack s's
+// descriptors d: each method is one of the service's, and a message that
+// refers to no captured value encodes.
+func (p *parser) checkGRPCSteps(f *File, s Stack, d *grpcmsg.Descriptors) {
+	if f.Scenario == nil {
+		return
+	}
+	for _, st := range f.Scenario.Steps {
+		if st.GRPC == nil {
+			continue
+		}
+		nodes := p.stepGRPC[st.Name]
+		m, err := d.Method(st.GRPC.Method)
+		if err != nil {
+			p.addf(nodes.method, "setup step %s: %v (the descriptors of stack %s); name a method of the service", st.Name, err, s.Name)
+			continue
+		}
+		if !st.GRPC.Message.Fixed() {
+			continue // its references resolve when the step runs
+		}
+		n := nodes.message
+		if n == nil {
+			n = nodes.method
+		}
+		if _, err := m.Encode(st.GRPC.Message.Source); err != nil {
+			p.addf(n, "setup step %s: grpc message: %v", st.Name, err)
 		}
 	}
 }

@@ -268,3 +268,100 @@ func TestWireDescribe(t *testing.T) {
 		}
 	}
 }
+
+// setupWireFile is a workload whose setup step is written for both wires
+// (an HTTP request and a gRPC call capturing the same name), run by a
+// JSON stack over HTTP/1.1, over h2c, over h2 (TLS) and a gRPC stack
+// over TLS.
+const setupWireFile = `workload:
+  name: wire
+  setup:
+    - name: probe
+      path: /users/42
+      grpc: {method: saas.Users/GetUser, message: '{"id": ${env:SEED_ID}}'}
+      capture: {uid: body.id}
+  cases:
+    - name: user
+      path: /users/${uid}
+      grpc: {method: saas.Users/GetUser, message: '{"id": ${uid}}'}
+stacks:
+  - {name: json, dir: apps/a, start: ./s}
+  - {name: json-h2c, dir: apps/a, start: ./s, protocol: h2c}
+  - {name: json-h2, dir: apps/a, start: ./s, protocol: h2}
+  - {name: grpc-tls, dir: apps/b, start: ./s, protocol: grpc, tls: on, proto: saas.proto, health: saas.Users/Health}
+`
+
+// TestSetupStepsOnEveryWire: a workload with setup steps is accepted with
+// stacks over TLS, HTTP/2 and gRPC; a step's gRPC call is read with its
+// templated message, and a case's message may use what a step captured.
+func TestSetupStepsOnEveryWire(t *testing.T) {
+	f, err := LoadEnv(writeWire(t, setupWireFile), func(string) string { return "42" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := f.Scenario.Steps
+	if len(steps) != 1 || !steps[0].HasHTTP() || steps[0].GRPC == nil {
+		t.Fatalf("steps %+v, want one with an HTTP request and a gRPC call", steps)
+	}
+	if g := steps[0].GRPC; g.Method != "saas.Users/GetUser" || g.Message.Source != `{"id": ${env:SEED_ID}}` || g.Message.Fixed() {
+		t.Errorf("the step's gRPC call: %+v", g)
+	}
+	if f.Scenario.Env["SEED_ID"] != "42" {
+		t.Errorf("the step message's ${env:SEED_ID} was not resolved: %v", f.Scenario.Env)
+	}
+	if _, ok := f.Scenario.Messages["user"]; !ok || !f.Workload.Cases[0].GRPCTemplated {
+		t.Errorf("the case's message using ${uid} is not templated: %+v", f.Scenario.Messages)
+	}
+	// A gRPC-only step is fine for a gRPC stack alone.
+	only := strings.Replace(setupWireFile, "      path: /users/42\n", "", 1)
+	only = only[:strings.Index(only, "  - {name: json,")] + "  - {name: grpc, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}\n"
+	if _, err := LoadEnv(writeWire(t, only), func(string) string { return "42" }); err != nil {
+		t.Errorf("a gRPC-only step with a gRPC stack: %v", err)
+	}
+}
+
+// TestSetupStepWireProblems: a step a stack cannot be sent is refused
+// saying how to write it, and a step's gRPC call is checked against the
+// gRPC stack's descriptors at its line and column.
+func TestSetupStepWireProblems(t *testing.T) {
+	tests := []struct {
+		name, steps, stacks string
+		want                []string
+	}{
+		{"HTTP step to a gRPC stack",
+			"    - {name: login, method: POST, path: /login, capture: {token: body.token}}\n",
+			"  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}\n",
+			[]string{`stack "g" speaks grpc and setup step login is an HTTP request; write the step as a gRPC call too, e.g. grpc: {method: saas.Users/GetUser`}},
+		{"gRPC-only step to an HTTP stack over TLS",
+			"    - {name: login, grpc: {method: saas.Users/GetUser}, capture: {token: body.name}}\n",
+			"  - {name: a, dir: apps/a, start: ./s, protocol: h2}\n",
+			[]string{`stack "a" speaks h2 and setup step login is only a gRPC call; add the step's HTTP request (path:`}},
+		{"unknown method",
+			"    - {name: login, grpc: {method: saas.Users/Login}}\n",
+			"  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}\n",
+			[]string{`service saas.Users has no method "Login" (the descriptors of stack g); name a method of the service`}},
+		{"message that does not encode",
+			"    - {name: login, grpc: {method: saas.Users/GetUser, message: '{\"idd\": 1}'}}\n",
+			"  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}\n",
+			[]string{`4:65: setup step login: grpc message: the message is not a saas.GetUserRequest`}},
+		{"expect on a gRPC-only step",
+			"    - {name: login, grpc: {method: saas.Users/GetUser}, expect: [200]}\n",
+			"  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}\n",
+			[]string{`4:65: setup step login has expect: and only a gRPC call, which succeeds on grpc-status 0 alone`}},
+		{"neither path nor grpc",
+			"    - {name: login, capture: {token: body.token}}\n",
+			"  - {name: a, dir: apps/a, start: ./s}\n",
+			[]string{`4:7: this setup step has no path; add path: the path and query to request, e.g. path: /login (or grpc: for a gRPC stack)`}},
+		{"bad template in a step's message",
+			"    - {name: login, grpc: {method: saas.Users/GetUser, message: '{\"id\": ${nope}}'}}\n",
+			"  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}\n",
+			[]string{`4:73: setup step login: grpc message: ${nope} is not captured by a setup step that runs before it`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := loadProblemsWire(t, "workload:\n  name: wire\n  setup:\n"+tc.steps+
+				"  cases:\n    - {name: user, path: /users/1, grpc: {method: saas.Users/GetUser, message: '{\"id\": 1}'}}\nstacks:\n"+tc.stacks)
+			matchProblems(t, got, tc.want)
+		})
+	}
+}

@@ -102,7 +102,7 @@ func (r *runner) loadWireOf(cur *server, c workload.Case) (loadWire, error) {
 		lw.caFile = ca.CAFile
 	}
 	if st.Wire.GRPC() && c.GRPCTemplated {
-		path, err := r.pools.messagePool(c)
+		path, err := r.pools.messagePool(cur, c)
 		if err != nil {
 			return lw, err
 		}

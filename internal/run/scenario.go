@@ -73,20 +73,26 @@ func (p *requestPools) literalPool(c workload.Case) (string, error) {
 	return path, nil
 }
 
-// setup runs a custom workload's setup steps on a fresh process at base: the
-// stack-scoped ones on the stack's first process of this invocation, the
-// process-scoped ones on every process. The stack's captures are kept for
-// its later processes; the process's are kept on s for its pools.
-func (p *requestPools) setup(ctx context.Context, s *server, base string) error {
+// setup runs a custom workload's setup steps on a fresh process listening
+// at host:port, over its stack's wire: the stack-scoped ones on the
+// stack's first process of this invocation, the process-scoped ones on
+// every process. The stack's captures are kept for its later processes;
+// the process's are kept on s for its pools.
+func (p *requestPools) setup(ctx context.Context, s *server, host string, port int) error {
 	r := p.r
 	sc := r.opt.File.Scenario
-	if sc == nil {
+	if sc == nil || len(sc.Steps) == 0 {
 		return nil
 	}
 	if p.captures == nil {
 		p.captures = map[string]map[string][]string{}
 	}
-	stackVals, processVals, err := stack.Setup(ctx, sc, base, p.captures[s.stack.Name])
+	target, err := stack.SetupTarget(s.stack, host, port, logsDir(r.opt.Dir))
+	if err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	defer target.Close()
+	stackVals, processVals, err := stack.Setup(ctx, sc, target, p.captures[s.stack.Name])
 	if err != nil {
 		return fmt.Errorf("setup: %w", err)
 	}
@@ -138,22 +144,31 @@ func (p *requestPools) variantPool(cur *server, c workload.Case) (string, error)
 	return path, nil
 }
 
-// messagePool expands a gRPC case's templated message and writes its
-// variants, one compact JSON message a line, as the generator's pool of
-// messages, once (the variants do not depend on the stack: a gRPC stack
-// runs no setup steps).
-func (p *requestPools) messagePool(c workload.Case) (string, error) {
+// messagePool expands a gRPC case's templated message with the serving
+// process's captures and writes its variants, one compact JSON message a
+// line, as the generator's pool of messages: once when the workload has
+// no setup steps, else once per stack (per process when a process-scoped
+// step captures values), as variantPool.
+func (p *requestPools) messagePool(cur *server, c workload.Case) (string, error) {
 	r := p.r
-	key := "grpc/" + c.Name
+	sc := r.opt.File.Scenario
+	name, dir := c.Name, []string{"+grpc"} // "+": no stack has that name
+	if len(sc.Steps) > 0 {
+		dir = append(dir, cur.stack.Name)
+		if sc.Has(scenario.ScopeProcess) {
+			name = fmt.Sprintf("%s.p%d", c.Name, cur.seq)
+		}
+	}
+	key := filepath.Join(append(dir, name)...)
 	if p.files == nil {
 		p.files = map[string]string{}
 	}
 	if path, ok := p.files[key]; ok {
 		return path, nil
 	}
-	msgs, err := r.opt.File.Scenario.MessageVariants(c, nil)
+	msgs, err := sc.MessageVariants(c, cur.captures)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("stack %s: %w", cur.stack.Name, err)
 	}
 	var buf bytes.Buffer
 	for k, m := range msgs {
@@ -162,16 +177,16 @@ func (p *requestPools) messagePool(c workload.Case) (string, error) {
 		}
 		buf.WriteByte('\n')
 	}
-	dir, err := r.poolDir("grpc")
+	poolDir, err := r.poolDir(dir...)
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, c.Name+".jsonl")
+	path := filepath.Join(poolDir, name+".jsonl")
 	if err := os.WriteFile(path, buf.Bytes(), privateFileMode); err != nil {
 		return "", err
 	}
 	p.files[key] = path
-	r.progress.logf("requests: %s: %d gRPC message variants", c.Name, len(msgs))
+	r.progress.logf("requests: %s %s: %d gRPC message variants", cur.stack.Name, c.Name, len(msgs))
 	return path, nil
 }
 

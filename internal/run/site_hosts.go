@@ -2,9 +2,7 @@ package run
 
 import (
 	"context"
-	"net"
 	"os"
-	"strconv"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -43,8 +41,7 @@ func (h *hostsSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 	h.trees[s] = t
 	// The setup steps go from here to the server at its host's address,
 	// as the generators reach it.
-	base := "http://" + net.JoinHostPort(h.fl.addr(h.host), strconv.Itoa(t.Port()))
-	if err := h.r.pools.setup(ctx, s, base); err != nil {
+	if err := h.r.pools.setup(ctx, s, h.fl.addr(h.host), t.Port()); err != nil {
 		h.r.stopServer(s)
 		return nil, err
 	}

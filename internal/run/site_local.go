@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
@@ -34,7 +33,7 @@ func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 	left.rememberContainer(p)
 	s := &server{stack: st, tree: p, seq: r.seq[st.Name], planProcess: planProcess}
 	l.procs[s] = p
-	if err := r.pools.setup(ctx, s, fmt.Sprintf("http://127.0.0.1:%d", s.tree.Port())); err != nil {
+	if err := r.pools.setup(ctx, s, "127.0.0.1", s.tree.Port()); err != nil {
 		r.stopServer(s)
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,14 +20,7 @@ import (
 // journal's load records say (protocol, TLS, streams, method), every
 // request a success and a templated case sent as its pool of variants.
 func TestWindowsDriveEachStackOverItsWire(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	grpcBin := filepath.Join(t.TempDir(), "grpc-pgx")
-	cmd := exec.Command("go", "build", "-o", grpcBin, "./apps/grpc-pgx")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build grpc-pgx: %v\n%s", err, out)
-	}
-	grpcDir := filepath.Join(root, "apps", "grpc-pgx")
+	grpcDir, grpcBin := buildGRPCServer(t)
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, `database: `+admin+`
 profile: quick
@@ -110,4 +104,101 @@ stacks:
 			t.Errorf("%s: TLS %+v", key, l.TLS)
 		}
 	}
+}
+
+// TestSetupStepsGoOverEachStacksWire: a workload whose repeated setup step
+// captures a list of user ids — an HTTP request for the JSON stacks, a
+// gRPC call for the gRPC one — runs on a JSON stack over TLS (h2 by
+// ALPN), one over h2c and a gRPC stack over TLS: parity passes, each
+// stack's templated case is sent as the pool of variants its own steps
+// captured (the gRPC stack's as its pool of messages), and every request
+// of every window is a success.
+func TestSetupStepsGoOverEachStacksWire(t *testing.T) {
+	grpcDir, grpcBin := buildGRPCServer(t)
+	admin := pgtest.Cluster(t).AdminURL()
+	path := writeFile(t, `database: `+admin+`
+profile: quick
+workload:
+  name: saas-setup
+  setup:
+    - name: users
+      repeat: 3
+      path: /users/${i}7
+      grpc: {method: saas.Users/GetUser, message: '{"id": ${i}7}'}
+      capture: {uids: body.id}
+  cases:
+    - name: user
+      path: /users/${uids}
+      grpc: {method: saas.Users/GetUser, message: '{"id": ${uids}}'}
+      database: true
+protocol:
+  concurrency: [4]
+  warmup: 200ms
+  window: 600ms
+  rounds: 1
+  boot_starts: 0
+  gate: off
+stacks:
+  - {name: json-h2, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2}
+  - {name: json-h2c, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2c, streams: 2}
+  - {name: grpc-tls, dir: `+grpcDir+`, start: `+grpcBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, tls: on, proto: saaspb/saas.proto, health: saas.Users/Health}
+`)
+	f, err := plan.LoadEnv(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(plan.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "results")
+	pools := t.TempDir()
+	var log strings.Builder
+	if _, err := Run(context.Background(), Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test", PoolDir: pools}); err != nil {
+		t.Fatalf("run: %v\n%s", err, log.String())
+	}
+	byKey, res := finals(t, dir)
+	if len(res.Parity) != 1 || !res.Parity[0].Passed {
+		t.Fatalf("parity %+v", res.Parity)
+	}
+	if len(byKey) != 3 {
+		t.Fatalf("%d windows, want 3", len(byKey))
+	}
+	for key, w := range byKey {
+		l := w.Load
+		if l == nil || l.Successes == 0 || l.Attempts != l.Successes || l.PoolSize != 3 {
+			t.Errorf("%s: %+v; want every request a success, from a pool of the 3 captured users", key, l)
+		}
+	}
+	for file, want := range map[string][]string{
+		filepath.Join(pools, "json-h2", "user.jsonl"):           {`"/users/17"`, `"/users/27"`, `"/users/37"`},
+		filepath.Join(pools, "json-h2c", "user.jsonl"):          {`"/users/17"`, `"/users/27"`, `"/users/37"`},
+		filepath.Join(pools, "+grpc", "grpc-tls", "user.jsonl"): {`{"id":17}`, `{"id":27}`, `{"id":37}`},
+	} {
+		b, err := os.ReadFile(file)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if err != nil || len(lines) != len(want) {
+			t.Errorf("pool %s: %v, %q", file, err, lines)
+			continue
+		}
+		for i, w := range want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("pool %s line %d: %s, want %s", file, i+1, lines[i], w)
+			}
+		}
+	}
+}
+
+// buildGRPCServer builds the gRPC reference server (apps/grpc-pgx) and
+// returns its directory and binary.
+func buildGRPCServer(t *testing.T) (dir, bin string) {
+	t.Helper()
+	root, _ := filepath.Abs("../..")
+	bin = filepath.Join(t.TempDir(), "grpc-pgx")
+	cmd := exec.Command("go", "build", "-o", bin, "./apps/grpc-pgx")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build grpc-pgx: %v\n%s", err, out)
+	}
+	return filepath.Join(root, "apps", "grpc-pgx"), bin
 }

@@ -67,10 +67,10 @@ func (s *Scenario) Ordered() []Step {
 	return out
 }
 
-// Setup runs the steps of scope against the stack at baseURL with the
+// Setup runs the steps of scope against the stack's process t with the
 // captures known so far (nil for a stack's first process).
-func (s *Scenario) Setup(ctx context.Context, baseURL string, scope Scope, known map[string][]string) (map[string][]string, error) {
-	return RunSetup(ctx, baseURL, s.Steps, scope, known, SetupOptions{Getenv: func(name string) string { return s.Env[name] }, Lines: s.Lines})
+func (s *Scenario) Setup(ctx context.Context, t Target, scope Scope, known map[string][]string) (map[string][]string, error) {
+	return RunSetup(ctx, t.BaseURL, s.Steps, scope, known, SetupOptions{Client: t.Client, Method: t.Method, Getenv: func(name string) string { return s.Env[name] }, Lines: s.Lines})
 }
 
 // Variants returns the requests the load sends for case c with the given

@@ -5,12 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/load/grpcmsg"
 	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/workload"
 	"github.com/tidwall/gjson"
@@ -35,17 +37,71 @@ type CaptureSpec struct {
 	Path string
 }
 
-// Step is one setup request of a workload.
+// Step is one setup request of a workload: an HTTP request (Request, for
+// a stack that speaks HTTP), a gRPC call (GRPC, for a stack that speaks
+// gRPC), or both, like a case.
 type Step struct {
 	Name  string
 	Scope Scope
 	// Repeat sends the request this many times, ${i} = 1..Repeat; 0 or 1
 	// sends it once with no ${i}.
-	Repeat  int
+	Repeat int
+	// Request is the HTTP request; its Path is empty in a step that is
+	// only a gRPC call.
 	Request Request
-	// Expect lists the statuses that count as success; empty is any 2xx.
+	// GRPC is the gRPC call a gRPC stack is sent; nil in a step that is
+	// only an HTTP request.
+	GRPC *GRPCStep
+	// Expect lists the HTTP statuses that count as success; empty is any
+	// 2xx. A gRPC call succeeds on grpc-status 0 alone.
 	Expect  []int
 	Capture []CaptureSpec
+}
+
+// GRPCStep is a setup step's unary gRPC call: the method
+// ("package.Service/Method") and its request message as JSON in
+// protobuf's mapping, a template.
+type GRPCStep struct {
+	Method  string
+	Message Template
+}
+
+// HasHTTP reports whether the step has an HTTP request.
+func (s Step) HasHTTP() bool { return s.Request.Path.Source != "" }
+
+// templates returns every template of the step: its HTTP request's and its
+// gRPC message.
+func (s Step) templates() []Template {
+	_, ts := s.Request.Templates()
+	if s.GRPC != nil {
+		ts = append(ts, s.GRPC.Message)
+	}
+	return ts
+}
+
+// MethodFinder finds a gRPC method's descriptors by its name,
+// "package.Service/Method".
+type MethodFinder func(ctx context.Context, name string) (*grpcmsg.Method, error)
+
+// Target is the process of a stack that setup steps are sent to.
+type Target struct {
+	// BaseURL is its scheme, address and port: http://127.0.0.1:8080, or
+	// https://… for a stack with TLS.
+	BaseURL string
+	// Client sends the steps (workload.WireClient for the stack's wire);
+	// nil is HTTP/1.1 in cleartext.
+	Client *http.Client
+	// Method finds the descriptors of the gRPC calls; set for a stack that
+	// speaks gRPC (its steps are then sent as their gRPC calls), nil for
+	// another.
+	Method MethodFinder
+}
+
+// Close closes the idle connections of the target's client.
+func (t Target) Close() {
+	if t.Client != nil {
+		t.Client.CloseIdleConnections()
+	}
 }
 
 // CaptureSource splits a capture path into its source ("body" or
@@ -60,8 +116,12 @@ func CaptureSource(path string) (source, rest string, err error) {
 
 // SetupOptions configure RunSetup.
 type SetupOptions struct {
-	// Client sends the requests; nil is a client with a 30 s timeout.
+	// Client sends the requests; nil is a client with a 30 s timeout
+	// (HTTP/1.1 in cleartext).
 	Client *http.Client
+	// Method, when set, sends each step as its gRPC call (the stack
+	// speaks gRPC) and finds the call's descriptors.
+	Method MethodFinder
 	// Getenv and Lines resolve ${env:…} and ${line:…}.
 	Getenv func(string) string
 	Lines  map[string][]string
@@ -71,7 +131,8 @@ type SetupOptions struct {
 const responseStart = 200
 
 // RunSetup runs the steps of scope against the stack at baseURL
-// (http://host:port), in order, and returns known with what they capture
+// (http://host:port, or https:// with a client that trusts the stack's
+// certificate), in order, and returns known with what they capture
 // added. A capture of a repeated step is a list, one value per iteration;
 // a body capture that finds a JSON array is a list of its elements. A step
 // that fails (no answer, an unexpected status, a capture that finds
@@ -92,7 +153,7 @@ func RunSetup(ctx context.Context, baseURL string, steps []Step, scope Scope, kn
 		if s.Scope != scope {
 			continue
 		}
-		if err := runStep(ctx, o.Client, baseURL, s, &vals); err != nil {
+		if err := runStep(ctx, o, baseURL, s, &vals); err != nil {
 			return nil, fmt.Errorf("setup step %s: %s", s.Name, setupSecrets(steps, vals, o).Redact(err.Error()))
 		}
 	}
@@ -110,8 +171,7 @@ func setupSecrets(steps []Step, vals Values, o SetupOptions) workload.Secrets {
 		return out
 	}
 	for _, s := range steps {
-		_, ts := s.Request.Templates()
-		for _, t := range ts {
+		for _, t := range s.templates() {
 			for _, p := range t.Refs() {
 				if p.Kind == Env {
 					out = out.Add(o.Getenv(p.Text))
@@ -123,29 +183,27 @@ func setupSecrets(steps []Step, vals Values, o SetupOptions) workload.Secrets {
 }
 
 // runStep sends one step (every iteration) and records its captures.
-func runStep(ctx context.Context, client *http.Client, baseURL string, s Step, vals *Values) error {
+func runStep(ctx context.Context, o SetupOptions, baseURL string, s Step, vals *Values) error {
 	n := max(1, s.Repeat)
 	got := map[string][]string{}
 	rng := NewRand("setup/" + s.Name)
 	for i := 1; i <= n; i++ {
 		v := *vals
-		if s.Repeat > 0 {
-			v.Index = i
-		}
-		req, err := s.Request.render(i-1, v, rng)
-		if err != nil {
-			return err
-		}
-		status, header, body, err := send(ctx, client, baseURL, req.Method, req.Path, req.Header, req.Body)
 		at := ""
 		if s.Repeat > 0 {
+			v.Index = i
 			at = fmt.Sprintf(" (i=%d)", i)
 		}
-		if err != nil {
-			return fmt.Errorf("%s %s%s: no answer: %v", req.Method, req.Path, at, err)
+		var header http.Header
+		var body []byte
+		var err error
+		if o.Method != nil {
+			header, body, err = callStep(ctx, o, baseURL, s, i-1, v, rng, at)
+		} else {
+			header, body, err = sendStep(ctx, o.Client, baseURL, s, i-1, v, rng, at)
 		}
-		if !expected(s.Expect, status) {
-			return fmt.Errorf("%s %s%s answered %d, want %s: %s%s", req.Method, req.Path, at, status, statusText(s.Expect), start(body), workload.RedirectNote(status, header))
+		if err != nil {
+			return err
 		}
 		for _, c := range s.Capture {
 			values, err := capture(c, header, body)
@@ -163,6 +221,53 @@ func runStep(ctx context.Context, client *http.Client, baseURL string, s Step, v
 		vals.Captures[k] = v
 	}
 	return nil
+}
+
+// sendStep sends iteration k of an HTTP step and returns its answer's
+// headers and body, or an error when it gets none or an unexpected status.
+func sendStep(ctx context.Context, client *http.Client, baseURL string, s Step, k int, v Values, rng *rand.Rand, at string) (http.Header, []byte, error) {
+	if !s.HasHTTP() {
+		return nil, nil, fmt.Errorf("the step is only a gRPC call, and the stack does not speak gRPC; add path: (and method:, body:) to the step")
+	}
+	req, err := s.Request.render(k, v, rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	status, header, body, err := send(ctx, client, baseURL, req.Method, req.Path, req.Header, req.Body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s%s: no answer: %v", req.Method, req.Path, at, err)
+	}
+	if !expected(s.Expect, status) {
+		return nil, nil, fmt.Errorf("%s %s%s answered %d, want %s: %s%s", req.Method, req.Path, at, status, statusText(s.Expect), start(body), workload.RedirectNote(status, header))
+	}
+	return header, body, nil
+}
+
+// callStep makes iteration k of a step's gRPC call and returns its
+// answer's metadata and message as JSON, or an error when it gets no
+// answer or a grpc-status other than OK.
+func callStep(ctx context.Context, o SetupOptions, baseURL string, s Step, k int, v Values, rng *rand.Rand, at string) (http.Header, []byte, error) {
+	if s.GRPC == nil {
+		return nil, nil, fmt.Errorf("the stack speaks gRPC and the step is an HTTP request; write it as a gRPC call too: grpc: {method: package.Service/Method, message: '{...}'}")
+	}
+	msg, err := renderOne(s.GRPC.Message, k, v, rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := o.Method(ctx, s.GRPC.Method)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gRPC %s: the method's descriptors: %w", s.GRPC.Method, err)
+	}
+	a, err := workload.CallGRPC(ctx, o.Client, baseURL, m, msg)
+	switch {
+	case err != nil:
+		return nil, nil, fmt.Errorf("gRPC %s%s: no answer: %v", s.GRPC.Method, at, err)
+	case a.HTTPStatus != http.StatusOK:
+		return nil, nil, fmt.Errorf("gRPC %s%s answered HTTP %d, not a gRPC answer: %s", s.GRPC.Method, at, a.HTTPStatus, start(a.Body))
+	case a.Code != 0:
+		return nil, nil, fmt.Errorf("gRPC %s%s answered grpc-status %d (%s), want 0 (OK)", s.GRPC.Method, at, a.Code, a.Text)
+	}
+	return a.Header, a.Body, nil
 }
 
 // capture reads one capture from a response.

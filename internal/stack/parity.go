@@ -3,13 +3,11 @@ package stack
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/load/grpcmsg"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/scenario"
@@ -76,16 +74,21 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 		// proc's error already quotes the end of the stack's output.
 		return fail(fmt.Errorf("did not start: %w", err), "")
 	}
-	base := fmt.Sprintf("%s://127.0.0.1:%d", s.Wire.Scheme(), p.Port())
-	// The templated cases' first variants (setup steps, which go over
-	// HTTP/1.1 in cleartext, are refused by plan on other wires).
-	requests, secrets, err := FirstVariants(ctx, o.Scenario, o.Workload, base)
+	// The setup steps go over the stack's wire; the templated cases'
+	// first variants are expanded with what they capture.
+	target, err := SetupTarget(s, "127.0.0.1", p.Port(), o.LogDir)
+	var first FirstVariants
+	if err == nil {
+		first, err = FirstVariantsOf(ctx, o.Scenario, o.Workload, target)
+		target.Close()
+	}
+	secrets := first.Secrets
 	opt := workload.RunOptions{
-		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health, Requests: requests,
-		Protocol: s.Wire.Protocol,
+		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health,
+		Requests: first.Requests, Messages: first.Messages, Protocol: s.Wire.Protocol,
 	}
 	if err == nil {
-		err = wireOptions(ctx, s, o, p.Port(), o.LogDir, &opt)
+		err = wireOptions(s, target, o.LogDir, &opt)
 	}
 	if err != nil {
 		p.Stop(StopGrace)
@@ -93,7 +96,7 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 		r.Secrets = secrets
 		return r
 	}
-	r := workload.RunChecks(ctx, o.Workload, base, opt)
+	r := workload.RunChecks(ctx, o.Workload, target.BaseURL, opt)
 	r.Secrets = secrets
 	if err := p.Check(); err != nil && r.Error == "" {
 		r.Error = fmt.Sprintf("crashed during the checks: %v", err)
@@ -152,56 +155,17 @@ func startNoting(ctx context.Context, s plan.Stack, h Harness, logDir string, pr
 
 // wireOptions sets what the checks of a stack need of its wire: the
 // run's CA for a stack with TLS; for a gRPC stack, where its methods'
-// descriptors are (its proto: file, or server reflection) and the first
-// variant of each templated message.
-func wireOptions(ctx context.Context, s plan.Stack, o ParityOptions, port int, logDir string, opt *workload.RunOptions) error {
+// descriptors are (its proto: file, or server reflection), as the setup
+// steps found them.
+func wireOptions(s plan.Stack, t scenario.Target, logDir string, opt *workload.RunOptions) error {
 	if s.Wire.TLS {
-		files, err := TLSFiles(logDir)
-		if err != nil {
-			return err
-		}
-		if opt.CA, err = os.ReadFile(files.CAFile); err != nil {
-			return err
-		}
-	}
-	if !s.Wire.GRPC() {
-		return nil
-	}
-	methods := map[string]*grpcmsg.Method{}
-	var d *grpcmsg.Descriptors
-	if file := s.ProtoFile(); file != "" {
 		var err error
-		if d, err = grpcmsg.Open(file); err != nil {
-			return fmt.Errorf("proto %s: %w", s.Wire.Proto, err)
-		}
-	}
-	ca := opt.CA
-	opt.GRPC = &workload.GRPCOptions{Method: func(ctx context.Context, name string) (*grpcmsg.Method, error) {
-		if m, ok := methods[name]; ok {
-			return m, nil
-		}
-		var m *grpcmsg.Method
-		var err error
-		if d != nil {
-			m, err = d.Method(name)
-		} else {
-			m, err = grpcmsg.Reflect(ctx, fmt.Sprintf("127.0.0.1:%d", port), s.Wire.TLS, ca, name)
-		}
-		if err == nil {
-			methods[name] = m
-		}
-		return m, err
-	}}
-	opt.Messages = map[string]string{}
-	for _, c := range o.Workload.Cases {
-		if c.GRPC == nil || !c.GRPCTemplated {
-			continue
-		}
-		msgs, err := o.Scenario.MessageVariants(c, nil)
-		if err != nil {
+		if opt.CA, err = caOf(s, logDir); err != nil {
 			return err
 		}
-		opt.Messages[c.Name] = msgs[0]
+	}
+	if t.Method != nil {
+		opt.GRPC = &workload.GRPCOptions{Method: t.Method}
 	}
 	return nil
 }

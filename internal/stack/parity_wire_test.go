@@ -67,15 +67,7 @@ func TestParityAcrossWires(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two reference servers and starts PostgreSQL")
 	}
-	root, _ := filepath.Abs("../..")
-	bin := t.TempDir()
-	for _, app := range []string{"nethttp-pgx", "grpc-pgx"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, app), "./apps/"+app)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", app, err, out)
-		}
-	}
+	root, bin := buildWireApps(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "stackbench.yaml")
 	os.WriteFile(file, []byte(wireWorkload+`stacks:
@@ -147,11 +139,17 @@ func TestParityAcrossWires(t *testing.T) {
 		srv.Config.Protocols.SetUnencryptedHTTP2(true)
 		srv.Start()
 		defer srv.Close()
-		opt := workload.RunOptions{Stack: s.Name + "-liar", Secret: f.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health, Protocol: s.Wire.Protocol}
-		if err := wireOptions(ctx, s, o, p.Port(), logDir, &opt); err != nil {
+		st, err := SetupTarget(s, "127.0.0.1", p.Port(), logDir)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if opt.Requests, _, err = FirstVariants(ctx, f.Scenario, f.Workload, srv.URL); err != nil {
+		first, err := FirstVariantsOf(ctx, f.Scenario, f.Workload, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := workload.RunOptions{Stack: s.Name + "-liar", Secret: f.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health, Protocol: s.Wire.Protocol,
+			Requests: first.Requests, Messages: first.Messages}
+		if err := wireOptions(s, st, logDir, &opt); err != nil {
 			t.Fatal(err)
 		}
 		return workload.RunChecks(ctx, f.Workload, srv.URL, opt)
@@ -223,4 +221,21 @@ func grpcFlipProxy(target *url.URL) http.Handler {
 			w.Header()[k] = v
 		}
 	})
+}
+
+// buildWireApps builds the JSON and the gRPC reference servers
+// (apps/nethttp-pgx, apps/grpc-pgx) into a directory and returns the
+// repository's root and that directory.
+func buildWireApps(t *testing.T) (root, bin string) {
+	t.Helper()
+	root, _ = filepath.Abs("../..")
+	bin = t.TempDir()
+	for _, app := range []string{"nethttp-pgx", "grpc-pgx"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, app), "./apps/"+app)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", app, err, out)
+		}
+	}
+	return root, bin
 }

@@ -60,10 +60,13 @@ func HTTPStatusOfGRPC(code int) int {
 	return http.StatusInternalServerError // UNKNOWN, INTERNAL, DATA_LOSS, any other
 }
 
-// wireClient is the checks' HTTP client for a stack reached over protocol
-// ("" or "http1", "h2", "h2c", "grpc"), over TLS trusting caPEM when it is
-// given. It follows no redirect.
-func wireClient(protocol string, caPEM []byte, timeout time.Duration) (*http.Client, error) {
+// WireClient is an HTTP client for a stack reached over protocol ("" or
+// "http1", "h2", "h2c", "grpc"), over TLS trusting caPEM only when it is
+// given (the run's throwaway CA), HTTP/2 by ALPN over TLS and with prior
+// knowledge in cleartext. It follows no redirect (a 307 would carry a
+// request's body and headers wherever it points). The parity checks and
+// the setup steps use it.
+func WireClient(protocol string, caPEM []byte, timeout time.Duration) (*http.Client, error) {
 	t := &http.Transport{}
 	if caPEM != nil {
 		roots := x509.NewCertPool()
@@ -105,56 +108,91 @@ func (r *runner) callGRPC(c Check, success int) (grpcAnswer, error) {
 	if err != nil {
 		return grpcAnswer{}, fmt.Errorf("the method's descriptors: %w", err)
 	}
-	msg, err := m.Encode(c.GRPC.Message)
-	if err != nil {
+	a, err := CallGRPC(r.ctx, r.client, r.base, m, c.GRPC.Message)
+	switch {
+	case err != nil:
 		return grpcAnswer{}, err
+	case a.HTTPStatus != http.StatusOK:
+		return grpcAnswer{status: a.HTTPStatus, contentType: a.Header.Get("Content-Type"), body: a.Body}, nil
+	case a.Code != 0:
+		return grpcAnswer{status: HTTPStatusOfGRPC(a.Code), body: []byte(fmt.Sprintf("grpc-status %d %s", a.Code, a.Text))}, nil
+	}
+	return grpcAnswer{status: success, contentType: "application/json", body: a.Body}, nil
+}
+
+// GRPCAnswer is the answer to one unary gRPC call.
+type GRPCAnswer struct {
+	// HTTPStatus is the answer's HTTP status; when it is not 200 the
+	// answer is not gRPC's and Body is what came, as it came.
+	HTTPStatus int
+	// Header is the answer's headers (the call's response metadata).
+	Header http.Header
+	// Code and Text are the grpc-status and grpc-message (of the
+	// trailers, or of the headers in a trailers-only answer).
+	Code int
+	Text string
+	// Body is, for grpc-status 0, the answer's message as compact JSON
+	// (protobuf's JSON mapping, every field present).
+	Body []byte
+}
+
+// CallGRPC makes one unary call of method m at baseURL with message (JSON
+// in protobuf's mapping) over client, an HTTP/2 client (WireClient), and
+// reads its answer. An answer that is not one (no grpc-status, or an OK
+// without one uncompressed message) is an error.
+func CallGRPC(ctx context.Context, client *http.Client, baseURL string, m *grpcmsg.Method, message string) (GRPCAnswer, error) {
+	msg, err := m.Encode(message)
+	if err != nil {
+		return GRPCAnswer{}, err
 	}
 	frame := make([]byte, 5+len(msg))
 	binary.BigEndian.PutUint32(frame[1:5], uint32(len(msg)))
 	copy(frame[5:], msg)
-	req, err := http.NewRequestWithContext(r.ctx, http.MethodPost, r.base+"/"+m.Name, bytes.NewReader(frame))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, baseURL+"/"+m.Name, bytes.NewReader(frame))
 	if err != nil {
-		return grpcAnswer{}, err
+		return GRPCAnswer{}, err
 	}
 	req.Header.Set("Content-Type", "application/grpc")
 	req.Header.Set("TE", "trailers")
-	resp, err := r.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return grpcAnswer{}, err
+		return GRPCAnswer{}, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
 	if err != nil {
-		return grpcAnswer{}, fmt.Errorf("reading the answer: %w", err)
+		return GRPCAnswer{}, fmt.Errorf("reading the answer: %w", err)
 	}
+	a := GRPCAnswer{HTTPStatus: resp.StatusCode, Header: resp.Header, Body: body}
 	if resp.StatusCode != http.StatusOK {
-		return grpcAnswer{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: body}, nil
+		return a, nil
 	}
 	codeText := resp.Trailer.Get("Grpc-Status")
-	text := resp.Trailer.Get("Grpc-Message")
+	a.Text = resp.Trailer.Get("Grpc-Message")
 	if codeText == "" {
-		codeText, text = resp.Header.Get("Grpc-Status"), resp.Header.Get("Grpc-Message") // trailers only
+		codeText, a.Text = resp.Header.Get("Grpc-Status"), resp.Header.Get("Grpc-Message") // trailers only
 	}
-	code, err := strconv.Atoi(codeText)
-	if err != nil {
-		return grpcAnswer{}, fmt.Errorf("HTTP 200 without a grpc-status (%q): not a gRPC answer", codeText)
+	if a.Code, err = strconv.Atoi(codeText); err != nil {
+		return GRPCAnswer{}, fmt.Errorf("HTTP 200 without a grpc-status (%q): not a gRPC answer", codeText)
 	}
-	if code != 0 {
-		return grpcAnswer{status: HTTPStatusOfGRPC(code), body: []byte(fmt.Sprintf("grpc-status %d %s", code, text))}, nil
+	if a.Code != 0 {
+		a.Body = nil
+		return a, nil
 	}
 	if len(body) < 5 || body[0] != 0 || int(binary.BigEndian.Uint32(body[1:5])) != len(body)-5 {
-		return grpcAnswer{}, fmt.Errorf("grpc-status 0 with an answer that is not one uncompressed message (%d bytes)", len(body))
+		return GRPCAnswer{}, fmt.Errorf("grpc-status 0 with an answer that is not one uncompressed message (%d bytes)", len(body))
 	}
 	js, err := m.DecodeJSON(body[5:])
 	if err != nil {
-		return grpcAnswer{}, err
+		return GRPCAnswer{}, err
 	}
-	// protojson varies its spacing on purpose; the check holds it compact.
+	// protojson varies its spacing on purpose; the answer is held compact.
 	var out bytes.Buffer
 	if err := json.Compact(&out, js); err != nil {
-		return grpcAnswer{}, err
+		return GRPCAnswer{}, err
 	}
-	return grpcAnswer{status: success, contentType: "application/json", body: out.Bytes()}, nil
+	a.Body = out.Bytes()
+	return a, nil
 }
 
 // grpcSent describes a gRPC check's call in one line.

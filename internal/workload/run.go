@@ -65,7 +65,7 @@ func RunChecks(ctx context.Context, w *Workload, baseURL string, opt RunOptions)
 	res := StackResult{Stack: opt.Stack, Workload: w.Name}
 	// A redirect is a finding, not followed (it could carry the check's
 	// headers and body to another host).
-	client, err := wireClient(opt.Protocol, opt.CA, opt.RequestTimeout)
+	client, err := WireClient(opt.Protocol, opt.CA, opt.RequestTimeout)
 	if err != nil {
 		res.Error = err.Error()
 		return res
