@@ -173,8 +173,8 @@ func (p *parser) wire(m mapping, s *Stack, what string) {
 		}
 		p.addf(n, "%s runs in a container and has tls: on; the certificate's files are not mounted into containers yet: run the stack without container:, or in cleartext", what)
 	}
-	if v := m.get("pprof"); v != nil && (w.GRPC() || w.TLS) {
-		p.addf(v, "%s has pprof: and speaks %s%s; the profiling phase reads pprof over HTTP/1.1 in cleartext only so far: remove pprof: (or run the stack in cleartext)", what, w.ProtocolOf(), map[bool]string{true: " over TLS", false: ""}[w.TLS])
+	if v := m.get("pprof"); v != nil && w.GRPC() {
+		p.addf(v, "%s has pprof: and speaks grpc; the profiling phase reads pprof: as HTTP requests on the stack's port, which a gRPC server does not answer: remove pprof: (a gRPC stack is profiled by perf)", what)
 	}
 	if w.GRPC() {
 		v := m.get("health")

@@ -133,8 +133,8 @@ func TestWireProblems(t *testing.T) {
 			[]string{`6:63: stack "a": proto nope.proto:`}},
 		{"health not a method", "  - {name: a, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: /health}\n",
 			[]string{`6:83: stack "a": health "/health" is not a gRPC method`}},
-		{"pprof over tls", "  - {name: a, dir: apps/a, start: ./s, tls: on, pprof: /debug/pprof}\n",
-			[]string{`6:56: stack "a" has pprof: and speaks http1 over TLS; the profiling phase reads pprof over HTTP/1.1 in cleartext only`}},
+		{"pprof on grpc", "  - {name: a, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health, pprof: /debug/pprof}\n",
+			[]string{`stack "a" has pprof: and speaks grpc; the profiling phase reads pprof: as HTTP requests on the stack's port`}},
 		{"tls in a container", "  - {name: a, dir: apps/a, container: {image: x}, tls: on}\n",
 			[]string{`6:56: stack "a" runs in a container and has tls: on`}},
 		{"tls env", "  - {name: a, dir: apps/a, start: ./s, tls: on, env: {TLS_CERT_FILE: x}}\n",
@@ -363,5 +363,19 @@ func TestSetupStepWireProblems(t *testing.T) {
 				"  cases:\n    - {name: user, path: /users/1, grpc: {method: saas.Users/GetUser, message: '{\"id\": 1}'}}\nstacks:\n"+tc.stacks)
 			matchProblems(t, got, tc.want)
 		})
+	}
+}
+
+// pprof: is read over the stack's own wire, so a TLS or h2c stack may
+// have one.
+func TestPprofOnEveryHTTPWire(t *testing.T) {
+	path := writeWire(t, `workload: saas-slice
+stacks:
+  - {name: a, dir: apps/a, start: ./s, tls: on, pprof: /debug/pprof}
+  - {name: b, dir: apps/a, start: ./s, protocol: h2c, pprof: /debug/pprof}
+  - {name: c, dir: apps/a, start: ./s, protocol: h2, pprof: /debug/pprof}
+`)
+	if _, err := LoadEnv(path, noEnv); err != nil {
+		t.Errorf("pprof: on TLS, h2c and h2 stacks: %v", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/profiling"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -43,6 +44,10 @@ type profilerTools struct {
 	// db is a connection of the phase's own for pg_stat_statements; nil
 	// without a database or without the extension.
 	db *pgfix.DB
+	// caPEM is the run's throwaway authority (stack.TLSFiles), which a
+	// stack with tls: on serves its pprof: endpoints under; nil when no
+	// stack has TLS.
+	caPEM []byte
 }
 
 func (t *profilerTools) close() {
@@ -116,6 +121,8 @@ func firstLine(b []byte) string {
 type profileSession struct {
 	t         *profilerTools
 	base      string
+	client    *http.Client // over the stack's wire (workload.WireClient)
+	clientErr error
 	pprof     string
 	serverPID int
 	dbRoot    int
@@ -149,8 +156,25 @@ type profileSession struct {
 // session prepares the sampling of one window of cur on case c; dbRoot is
 // PostgreSQL's root process (0: none), dir and stem where its files go.
 func (t *profilerTools) session(cur *server, c workload.Case, dbRoot int, win time.Duration, dir, stem string) *profileSession {
-	return &profileSession{t: t, base: fmt.Sprintf("http://127.0.0.1:%d", cur.tree.Port()), pprof: strings.TrimSuffix(cur.stack.Pprof, "/"),
+	s := &profileSession{t: t, base: fmt.Sprintf("%s://127.0.0.1:%d", cur.stack.Wire.Scheme(), cur.tree.Port()), pprof: strings.TrimSuffix(cur.stack.Pprof, "/"),
 		serverPID: cur.tree.PID(), dbRoot: dbRoot, usesDB: c.Database, win: win, dir: dir, stem: stem, closed: make(chan struct{})}
+	s.client, s.clientErr = pprofClient(cur.stack.Wire, t.caPEM)
+	return s
+}
+
+// pprofClient reads a stack's pprof: endpoints over its own wire: HTTP/2
+// with prior knowledge for h2c, TLS trusting caPEM (the run's authority)
+// for a stack with tls: on; redirects followed on the loopback only.
+func pprofClient(w plan.Wire, caPEM []byte) (*http.Client, error) {
+	if !w.TLS {
+		caPEM = nil
+	}
+	c, err := workload.WireClient(w.Protocol, caPEM, 0)
+	if err != nil {
+		return nil, err
+	}
+	c.CheckRedirect = netutil.LoopbackRedirects
+	return c, nil
 }
 
 // start begins sampling; called with the window's opening snapshot,
@@ -186,14 +210,14 @@ func (s *profileSession) run() {
 	}
 	var inner sync.WaitGroup
 	if s.pprof != "" {
-		s.allocsBefore, s.allocsErr = get(s.base+s.pprof+"/allocs", 10*time.Second)
+		s.allocsBefore, s.allocsErr = s.get(s.base+s.pprof+"/allocs", 10*time.Second)
 		inner.Go(func() {
-			s.cpu, s.cpuErr = get(s.base+s.pprof+"/profile?seconds="+strconv.Itoa(seconds), s.win+20*time.Second)
+			s.cpu, s.cpuErr = s.get(s.base+s.pprof+"/profile?seconds="+strconv.Itoa(seconds), s.win+20*time.Second)
 		})
 	}
 	<-s.closed
 	if s.pprof != "" && s.allocsErr == nil {
-		s.allocsAfter, s.allocsErr = get(s.base+s.pprof+"/allocs", 10*time.Second)
+		s.allocsAfter, s.allocsErr = s.get(s.base+s.pprof+"/allocs", 10*time.Second)
 	}
 	if s.t.db != nil && s.usesDB && s.stmtErr == nil {
 		s.stmts, s.stmtErr = s.t.db.StatementsIn(context.Background(), s.database, maxStatements)
@@ -296,10 +320,19 @@ func pidList(sets ...map[int]bool) string {
 	return strings.Join(pids, ",")
 }
 
-// get fetches url, an error unless it answers 200.
-func get(url string, timeout time.Duration) ([]byte, error) {
-	c := &http.Client{Timeout: timeout, CheckRedirect: netutil.LoopbackRedirects}
-	resp, err := c.Get(url)
+// get fetches url over the stack's wire, an error unless it answers 200
+// within timeout.
+func (s *profileSession) get(url string, timeout time.Duration) ([]byte, error) {
+	if s.clientErr != nil {
+		return nil, fmt.Errorf("GET %s: %w", url, s.clientErr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -210,6 +211,19 @@ func (ph *profilingPhase) logProfileWindow(p journal.Profiling) {
 func (ph *profilingPhase) newProfilerTools(ctx context.Context) *profilerTools {
 	r := ph.r
 	t := &profilerTools{}
+	for _, s := range r.opt.Plan.Stacks {
+		if !s.Wire.TLS || s.Pprof == "" {
+			continue
+		}
+		files, err := stack.TLSFiles(logsDir(r.opt.Dir))
+		if err == nil {
+			t.caPEM, err = os.ReadFile(files.CAFile)
+		}
+		if err != nil {
+			r.event(journal.LevelWarning, "", "profiling: the run's certificate authority: %v; pprof: over TLS cannot be read", err)
+		}
+		break
+	}
 	if scope, err := checkPerf(ctx, r.opt.Dir); err != nil {
 		r.event(journal.LevelWarning, "", "profiling: perf cannot sample here (%v); the profiles come from the stacks' pprof: endpoints only", err)
 	} else {

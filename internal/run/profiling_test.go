@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"encoding/pem"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -153,12 +154,59 @@ func dropLastLine(t *testing.T, path, marker string) {
 func TestProfileFetchProblems(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
-	_, err := get(srv.URL+"/debug/pprof/allocs", time.Second)
+	c, err := pprofClient(plan.Wire{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&profileSession{client: c}).get(srv.URL+"/debug/pprof/allocs", time.Second)
 	if err == nil || !strings.Contains(err.Error(), "answered 404") || !strings.Contains(err.Error(), "pprof:") {
 		t.Errorf("404: %v; want the status and the pprof: key to check", err)
 	}
 	if _, err := parseProfile([]byte("<html>not a profile</html>"), nil); err == nil || !strings.Contains(err.Error(), "not a pprof profile") {
 		t.Errorf("an HTML body: %v", err)
+	}
+}
+
+// pprof: is read over the stack's wire: HTTP/2 with prior knowledge from
+// a stack that speaks h2c only, TLS trusting the run's authority from a
+// stack with tls: on, and not without it.
+func TestPprofOverTheStacksWire(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/debug/pprof/allocs" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(r.Proto))
+	})
+	h2c := httptest.NewUnstartedServer(h)
+	h2c.Config.Protocols = new(http.Protocols)
+	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
+	h2c.Start()
+	defer h2c.Close()
+	secure := httptest.NewUnstartedServer(h)
+	secure.EnableHTTP2 = true
+	secure.StartTLS()
+	defer secure.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: secure.Certificate().Raw})
+	fetch := func(w plan.Wire, ca []byte, url string) (string, error) {
+		c, err := pprofClient(w, ca)
+		if err != nil {
+			return "", err
+		}
+		b, err := (&profileSession{client: c}).get(url+"/debug/pprof/allocs", 5*time.Second)
+		return string(b), err
+	}
+	if got, err := fetch(plan.Wire{Protocol: plan.WireH2C}, nil, h2c.URL); err != nil || got != "HTTP/2.0" {
+		t.Errorf("h2c: %q, %v", got, err)
+	}
+	if got, err := fetch(plan.Wire{Protocol: plan.WireH2, TLS: true}, ca, secure.URL); err != nil || got != "HTTP/2.0" {
+		t.Errorf("h2 over TLS: %q, %v", got, err)
+	}
+	if got, err := fetch(plan.Wire{TLS: true}, ca, secure.URL); err != nil || got != "HTTP/1.1" {
+		t.Errorf("HTTP/1.1 over TLS: %q, %v", got, err)
+	}
+	if _, err := fetch(plan.Wire{TLS: true}, nil, secure.URL); err == nil {
+		t.Error("a TLS stack's pprof was read without the run's authority")
 	}
 }
 
