@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -346,6 +347,15 @@ func TestFingerprintCoversACustomWorkload(t *testing.T) {
 		"fixture": func() string {
 			return fingerprint(base, "/", nil, &DatabaseFixture{Hash: "h1", Schema: []string{"/abs/a.sql"}})
 		},
+	}
+	// A step's gRPC call is part of it; a step without one is written as
+	// before gRPC steps existed (earlier runs still resume).
+	login := fingerprint(base, "/", &scenario.Scenario{Steps: []scenario.Step{{Name: "login"}}}, nil)
+	if grpcLogin := fingerprint(base, "/", &scenario.Scenario{Steps: []scenario.Step{{Name: "login", GRPC: &scenario.GRPCStep{Method: "a.B/C"}}}}, nil); grpcLogin == login {
+		t.Error("adding a step's gRPC call leaves the fingerprint as it was")
+	}
+	if b, _ := json.Marshal(scenario.Step{Name: "login"}); strings.Contains(string(b), "GRPC") {
+		t.Errorf("a step without a gRPC call is written %s: the fingerprints of earlier runs would change", b)
 	}
 	for name, f := range changes {
 		if f() == ref {

@@ -339,7 +339,7 @@ func TestSetupStepWireProblems(t *testing.T) {
 		{"unknown method",
 			"    - {name: login, grpc: {method: saas.Users/Login}}\n",
 			"  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}\n",
-			[]string{`service saas.Users has no method "Login" (the descriptors of stack g); name a method of the service`}},
+			[]string{`has no method "Login" (the descriptors of stack g); name a method of the service`}},
 		{"message that does not encode",
 			"    - {name: login, grpc: {method: saas.Users/GetUser, message: '{\"idd\": 1}'}}\n",
 			"  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}\n",
@@ -362,6 +362,11 @@ func TestSetupStepWireProblems(t *testing.T) {
 			got := loadProblemsWire(t, "workload:\n  name: wire\n  setup:\n"+tc.steps+
 				"  cases:\n    - {name: user, path: /users/1, grpc: {method: saas.Users/GetUser, message: '{\"id\": 1}'}}\nstacks:\n"+tc.stacks)
 			matchProblems(t, got, tc.want)
+			// The method's problem is at the step's method (its message
+			// quotes the descriptors' file in the middle).
+			if tc.name == "unknown method" && !strings.HasPrefix(got[0], "4:36: setup step login: ") {
+				t.Errorf("placed at %s, want 4:36 (the step's method)", got[0])
+			}
 		})
 	}
 }

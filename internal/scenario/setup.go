@@ -50,8 +50,9 @@ type Step struct {
 	// only a gRPC call.
 	Request Request
 	// GRPC is the gRPC call a gRPC stack is sent; nil in a step that is
-	// only an HTTP request.
-	GRPC *GRPCStep
+	// only an HTTP request (left out of the plan's fingerprint then, so
+	// that the fingerprints of earlier runs stay the same).
+	GRPC *GRPCStep `json:",omitempty"`
 	// Expect lists the HTTP statuses that count as success; empty is any
 	// 2xx. A gRPC call succeeds on grpc-status 0 alone.
 	Expect  []int
