@@ -166,13 +166,6 @@ func (p *parser) wire(m mapping, s *Stack, what string) {
 	} else if w.GRPC() {
 		p.addf(m.node, "%s speaks grpc and has no proto:; add proto: the service's .proto file (relative to dir), a descriptor set, or reflect (gRPC server reflection)", what)
 	}
-	if m.has("container") && w.TLS {
-		n := m.get("tls")
-		if n == nil {
-			n = m.get("protocol")
-		}
-		p.addf(n, "%s runs in a container and has tls: on; the certificate's files are not mounted into containers yet: run the stack without container:, or in cleartext", what)
-	}
 	if v := m.get("pprof"); v != nil && w.GRPC() {
 		p.addf(v, "%s has pprof: and speaks grpc; the profiling phase reads pprof: as HTTP requests on the stack's port, which a gRPC server does not answer: remove pprof: (a gRPC stack is profiled by perf)", what)
 	}

@@ -135,8 +135,6 @@ func TestWireProblems(t *testing.T) {
 			[]string{`6:83: stack "a": health "/health" is not a gRPC method`}},
 		{"pprof on grpc", "  - {name: a, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health, pprof: /debug/pprof}\n",
 			[]string{`stack "a" has pprof: and speaks grpc; the profiling phase reads pprof: as HTTP requests on the stack's port`}},
-		{"tls in a container", "  - {name: a, dir: apps/a, container: {image: x}, tls: on}\n",
-			[]string{`6:56: stack "a" runs in a container and has tls: on`}},
 		{"tls env", "  - {name: a, dir: apps/a, start: ./s, tls: on, env: {TLS_CERT_FILE: x}}\n",
 			[]string{`6:54: TLS_CERT_FILE is set by the harness for a stack with tls: on`}},
 	}

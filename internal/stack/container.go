@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,10 +73,20 @@ func containerCommand(s plan.Stack, env []string) (string, *proc.Container, erro
 	args := quoteAll([]string{"exec", runtime, "run", "--rm", "--network", "host"})
 	args = append(args, `--name "$`+proc.ContainerNameEnv+`"`,
 		shellQuote("--label", proc.RunLabel+"="+strconv.Itoa(os.Getpid()), "--env", "PORT"))
+	var mounts []string
 	for _, kv := range env {
-		if k, _, _ := strings.Cut(kv, "="); k != "PORT" {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "PORT" {
 			args = append(args, shellQuote("--env", k))
 		}
+		if (k == plan.TLSCertEnv || k == plan.TLSKeyEnv) && v != "" && !slices.Contains(mounts, filepath.Dir(v)) {
+			// The run's certificate and key, at the same path inside
+			// (tls: on), read-only.
+			mounts = append(mounts, filepath.Dir(v))
+		}
+	}
+	for _, dir := range mounts {
+		args = append(args, shellQuote("--volume", dir+":"+dir+":ro"))
 	}
 	args = append(args, shellQuote(s.Container.Image), s.Start)
 	return strings.TrimSpace(strings.Join(args, " ")), &proc.Container{Runtime: runtime}, nil

@@ -125,6 +125,15 @@ func TestContainerCommand(t *testing.T) {
 	if cmd != want || c.Runtime != "sh" || c.Name != "" {
 		t.Errorf("containerCommand =\n  %s (%+v)\nwant\n  %s", cmd, c, want)
 	}
+	// tls: on: the run's certificate and key are mounted read-only at
+	// the paths their variables name.
+	cmd, _, err = containerCommand(s, []string{"PORT=1", "TLS_CERT_FILE=/r/logs/tls/server.pem", "TLS_KEY_FILE=/r/logs/tls/server-key.pem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(cmd, ` --env TLS_CERT_FILE --env TLS_KEY_FILE --volume /r/logs/tls:/r/logs/tls:ro my-api:1.0 -addr :8080`) {
+		t.Errorf("with tls: on: %s", cmd)
+	}
 	s.Container.Runtime = "no-such-runtime"
 	if _, _, err := containerCommand(s, nil); err == nil || !strings.Contains(err.Error(), "not on PATH; install it") {
 		t.Errorf("missing runtime: %v", err)

@@ -6,6 +6,9 @@
 // generators must measure the same throughput.
 //
 //	go run ./bench/load/server -addr 127.0.0.1:8089 [-work 200]
+//
+// With TLS_CERT_FILE and TLS_KEY_FILE set (a stack with tls: on gets the
+// run's certificate so) it serves TLS instead.
 package main
 
 import (
@@ -14,6 +17,7 @@ import (
 	"flag"
 	"log"
 	"net/http"
+	"os"
 )
 
 func main() {
@@ -28,5 +32,8 @@ func main() {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]string{"message": "Hello, World!", "work": string(rune('a' + sum[0]%26))})
 	})
+	if cert := os.Getenv("TLS_CERT_FILE"); cert != "" {
+		log.Fatal(http.ListenAndServeTLS(*addr, cert, os.Getenv("TLS_KEY_FILE"), nil))
+	}
 	log.Fatal(http.ListenAndServe(*addr, nil))
 }
