@@ -117,7 +117,16 @@ func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
 			return boot.Result{}, err
 		}
 	}
-	stacks, err := stack.BootStacks(p.Stacks, h, logDir)
+	message := ""
+	if a.first.GRPCTemplated && f.Scenario != nil {
+		ms, err := f.Scenario.MessageVariants(a.first, nil)
+		if err != nil {
+			db.Close(true)
+			return boot.Result{}, err
+		}
+		message = ms[0]
+	}
+	stacks, err := stack.BootStacks(p.Stacks, h, logDir, a.first, message)
 	if err != nil {
 		db.Close(true)
 		return boot.Result{}, err

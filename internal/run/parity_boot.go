@@ -82,7 +82,7 @@ func (ph *bootPhase) run(ctx context.Context) error {
 	}
 	t0 := time.Now()
 	r.progress.logf("boot: %d cold starts per stack", n)
-	stacks, err := r.bootStacks()
+	stacks, err := r.bootStacks(first)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (ph *bootPhase) run(ctx context.Context) error {
 		return nil
 	}
 	for _, s := range r.opt.Plan.Stacks {
-		rec := journal.Boot{Stack: s.Name, Starts: []journal.BootStart{}, Error: stack.BootWire(s)}
+		rec := journal.Boot{Stack: s.Name, Starts: []journal.BootStart{}, Error: stack.BootWire(s, first)}
 		for _, st := range res.Starts {
 			if st.Stack != s.Name {
 				continue
@@ -149,15 +149,26 @@ func findingText(f workload.Finding) string {
 	return s + ": " + f.Problem
 }
 
-// bootStacks is stack.BootStacks with each stack's own database.
-func (r *runner) bootStacks() ([]boot.Stack, error) {
+// bootStacks is stack.BootStacks with each stack's own database; a gRPC
+// stack's first call is first's with its message's templates expanded
+// (the first variant; a cold start has run no setup, so it captures
+// nothing).
+func (r *runner) bootStacks(first workload.Case) ([]boot.Stack, error) {
 	var out []boot.Stack
+	message := ""
+	if first.GRPCTemplated && r.opt.File.Scenario != nil {
+		ms, err := r.opt.File.Scenario.MessageVariants(first, nil)
+		if err != nil {
+			return nil, fmt.Errorf("boot suite: %w", err)
+		}
+		message = ms[0]
+	}
 	for _, s := range r.opt.Plan.Stacks {
-		if msg := stack.BootWire(s); msg != "" {
+		if msg := stack.BootWire(s, first); msg != "" {
 			r.event(journal.LevelWarning, s.Name, "boot suite: %s", msg)
 			continue
 		}
-		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir))
+		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir), first, message)
 		if err != nil {
 			return nil, err
 		}

@@ -1,26 +1,33 @@
 package stack
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/load/grpcmsg"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/suite/boot"
+	"github.com/stackbench/stackbench/internal/workload"
 )
 
 // BootStacks describes stacks for the boot suite with what every command
 // gives them (Env); the boot engine adds PORT, a new one for every start.
 // The suite starts and asks a stack over its wire (HTTP/1.1, h2c, or
-// either over TLS with the run's certificate); a gRPC stack is an error
-// (BootWire says why).
-func BootStacks(stacks []plan.Stack, h Harness, logDir string) ([]boot.Stack, error) {
+// either over TLS with the run's certificate); a gRPC stack's first
+// request is first's gRPC call, with grpcMessage (first's message with its
+// templates expanded; "" when it has none) as the message.
+func BootStacks(stacks []plan.Stack, h Harness, logDir string, first workload.Case, grpcMessage string) ([]boot.Stack, error) {
 	var out []boot.Stack
 	for _, s := range stacks {
-		if msg := BootWire(s); msg != "" {
+		if msg := BootWire(s, first); msg != "" {
 			return nil, errors.New(msg)
 		}
 		var files *load.ThrowawayCA
@@ -45,6 +52,13 @@ func BootStacks(stacks []plan.Stack, h Harness, logDir string) ([]boot.Stack, er
 			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health, Protocol: s.Wire.Protocol, CA: caPEM,
 			LogPath: filepath.Join(logDir, s.Name+".log"), CPUs: h.CPUs,
 		}
+		if s.Wire.GRPC() {
+			msg := grpcMessage
+			if msg == "" {
+				msg = first.GRPC.Message
+			}
+			bs.FirstRequest = grpcFirstRequest(s, first, msg, caPEM)
+		}
 		if s.Container != nil {
 			var err error
 			if bs.Command, bs.Container, err = containerCommand(s, env); err != nil {
@@ -56,16 +70,56 @@ func BootStacks(stacks []plan.Stack, h Harness, logDir string) ([]boot.Stack, er
 	return out, nil
 }
 
-// BootWire says why the boot suite cannot measure s: a gRPC stack, whose
-// first request would be a gRPC call (the suite sends HTTP requests, over
-// HTTP/1.1 or HTTP/2, in cleartext or TLS); "" when it can.
-func BootWire(s plan.Stack) string {
-	if !s.Wire.GRPC() {
+// BootWire says why the boot suite cannot measure s with first as its
+// first request: a gRPC stack and a case without a gRPC call; "" when it
+// can.
+func BootWire(s plan.Stack, first workload.Case) string {
+	if !s.Wire.GRPC() || first.GRPC != nil {
 		return ""
 	}
-	how := s.Wire.ProtocolOf()
-	if s.Wire.TLS {
-		how += " over TLS"
+	return fmt.Sprintf("stack %s speaks grpc, and the boot suite's first request, case %s, has no gRPC call: it has no cold starts (give the case grpc: {method, message}, or leave the stack out with --stacks, or boot_starts: 0)", s.Name, first.Name)
+}
+
+// grpcFirstRequest is a gRPC stack's first request in the boot suite:
+// c's call with message, on a new connection, timed from its send to its
+// answer. Its method is found before the clock starts: in the stack's
+// proto: file, or by reflection on the first start, then kept.
+func grpcFirstRequest(s plan.Stack, c workload.Case, message string, ca []byte) func(ctx context.Context, port int) (time.Duration, int, error) {
+	var m *grpcmsg.Method
+	success := http.StatusOK
+	for _, st := range c.Expect {
+		if st >= 200 && st < 300 {
+			success = st
+			break
+		}
 	}
-	return fmt.Sprintf("stack %s speaks %s, and the boot suite's first request is an HTTP request, not a gRPC call, so far: it has no cold starts (leave it out with --stacks, or boot_starts: 0)", s.Name, how)
+	return func(ctx context.Context, port int) (time.Duration, int, error) {
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		if m == nil {
+			find, err := methodFinder(s, addr, ca)
+			if err == nil {
+				m, err = find(ctx, c.GRPC.Method)
+			}
+			if err != nil {
+				return 0, 0, err
+			}
+		}
+		client, err := workload.WireClient(plan.WireGRPC, ca, 0)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer client.CloseIdleConnections()
+		t0 := time.Now()
+		a, err := workload.CallGRPC(ctx, client, s.Wire.Scheme()+"://"+addr, m, message)
+		d := time.Since(t0)
+		switch {
+		case err != nil:
+			return d, 0, err
+		case a.HTTPStatus != http.StatusOK:
+			return d, a.HTTPStatus, nil
+		case a.Code != 0:
+			return d, workload.HTTPStatusOfGRPC(a.Code), nil
+		}
+		return d, success, nil
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/workload"
 )
 
 func testStack() plan.Stack {
@@ -50,7 +51,7 @@ func TestEnvSeenByTheStack(t *testing.T) {
 // boot engine gives each start its own.
 func TestBootStacks(t *testing.T) {
 	h := Harness{Workload: "micro", JWTSecret: "k"}
-	got, err := BootStacks([]plan.Stack{testStack()}, h, "/logs")
+	got, err := BootStacks([]plan.Stack{testStack()}, h, "/logs", workload.Case{Name: "user", Method: "GET", Path: "/users/1"}, "")
 	if err != nil || len(got) != 1 {
 		t.Fatalf("BootStacks gave %d stacks", len(got))
 	}

@@ -53,7 +53,13 @@ type Stack struct {
 	// request's handshake is part of its latency, as a new client's is.
 	Protocol string
 	CA       []byte
-	LogPath  string
+	// FirstRequest, when set, sends the first request in place of
+	// Options.Request's HTTP request (a gRPC stack's call): on a new
+	// connection to port, it returns the time from the send to the
+	// answer, the answer's status as the case's HTTP status (a gRPC OK
+	// as the case's success status), and an error when none came.
+	FirstRequest func(ctx context.Context, port int) (time.Duration, int, error)
+	LogPath      string
 	// CPUs is the stack's lane under placement: lanes; empty leaves the
 	// harness's mask (proc.Spec.CPUs).
 	CPUs cpuset.Set
@@ -203,7 +209,13 @@ func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
 		return Start{}, err
 	}
 	st := Start{Stack: s.Name, Boot: p.BootDuration()}
-	st.FirstRequest, st.FirstStatus, err = firstRequest(ctx, s, port, opt.Request, opt.RequestTimeout)
+	if s.FirstRequest != nil {
+		rctx, cancel := context.WithTimeout(ctx, opt.RequestTimeout)
+		st.FirstRequest, st.FirstStatus, err = s.FirstRequest(rctx, port)
+		cancel()
+	} else {
+		st.FirstRequest, st.FirstStatus, err = firstRequest(ctx, s, port, opt.Request, opt.RequestTimeout)
+	}
 	if err != nil {
 		st.FirstError = err.Error()
 	}
