@@ -146,18 +146,26 @@ func TestRunFamilyControlsFalseCalls(t *testing.T) {
 // at best p = 2/2⁸ against 0.05/42. What it needs is the rounds whose
 // smallest p-value reaches that level (11: 2/2¹¹ ≤ 0.05/42), not the 9
 // that α alone would ask for.
+// wobbled is a valid side of one window a round, rounds 1…len(wobble),
+// each scale × its wobble.
+func wobbled(scale float64, wobble []float64) Side {
+	s := Side{Valid: true}
+	for r := 1; r <= len(wobble); r++ {
+		s.Windows = append(s.Windows, scale*wobble[r-1])
+		s.Rounds = append(s.Rounds, r)
+	}
+	return s
+}
+
+// up and down are eight rounds' noise of the two sides of a step.
+var (
+	up   = []float64{1.00, 1.04, 0.97, 1.02, 0.99, 1.05, 0.96, 1.01}
+	down = []float64{1.01, 0.98, 1.03, 0.97, 1.02, 1.00, 0.99, 1.04}
+)
+
 func TestFamilyNeedIsTheSelectableLevel(t *testing.T) {
 	const rounds, m = 8, 42
-	side := func(scale float64, wobble []float64) Side {
-		s := Side{Valid: true}
-		for r := 1; r <= rounds; r++ {
-			s.Windows = append(s.Windows, scale*wobble[r-1])
-			s.Rounds = append(s.Rounds, r)
-		}
-		return s
-	}
-	up := []float64{1.00, 1.04, 0.97, 1.02, 0.99, 1.05, 0.96, 1.01}
-	down := []float64{1.01, 0.98, 1.03, 0.97, 1.02, 1.00, 0.99, 1.04}
+	side := wobbled
 	pairs := []SidePair{{From: side(700, up), To: side(380, down)}}
 	// 41 unchanged steps with the same noise.
 	for i := 1; i < m; i++ {
@@ -269,17 +277,8 @@ func TestFrozenVerdictStands(t *testing.T) {
 // that 41 called companions keep undecided is selected when they are
 // shown only, and a shown pair is never a gain, a loss or same.
 func TestShownPairsStayOutOfTheFamily(t *testing.T) {
-	const rounds, m = 8, 42
-	side := func(scale float64, wobble []float64) Side {
-		s := Side{Valid: true}
-		for r := 1; r <= rounds; r++ {
-			s.Windows = append(s.Windows, scale*wobble[r-1])
-			s.Rounds = append(s.Rounds, r)
-		}
-		return s
-	}
-	up := []float64{1.00, 1.04, 0.97, 1.02, 0.99, 1.05, 0.96, 1.01}
-	down := []float64{1.01, 0.98, 1.03, 0.97, 1.02, 1.00, 0.99, 1.04}
+	const m = 42
+	side := wobbled
 	pairs := []SidePair{{From: side(700, up), To: side(380, down)}}
 	for i := 1; i < m; i++ {
 		pairs = append(pairs, SidePair{From: side(1000, up), To: side(1000, down), Shown: true})
