@@ -10,6 +10,10 @@
 #   bash bench/wire/compare.sh                 # 5 rounds of 5 s, 1 connection
 #   ROUNDS=7 DURATION=10 CONNS=2 bash bench/wire/compare.sh
 #   PAIRS="sb-h2c h2load" bash bench/wire/compare.sh   # one pair only
+#   STACKBENCH=/tmp/old/stackbench bash bench/wire/compare.sh   # a binary built before
+#   BASE_STACKBENCH=/tmp/old/stackbench PAIRS="sb-h2c h2load,base-h2c h2load" bash bench/wire/compare.sh
+#       # base-h2c, base-tls, base-http1: the same runs with an older binary,
+#       # before and after side by side in one run
 #
 # The server is pinned to CPU 0 and every generator to CPU 1 (taskset); the
 # generators of a pair alternate within each round, so a noisy neighbour
@@ -38,10 +42,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$work/stackbench" ./cmd/stackbench
+if [ -n "${STACKBENCH:-}" ]; then cp "$STACKBENCH" "$work/stackbench"; else go build -o "$work/stackbench" ./cmd/stackbench; fi
+if [ -n "${BASE_STACKBENCH:-}" ]; then cp "$BASE_STACKBENCH" "$work/base"; fi
 go build -o "$work/server" ./bench/wire/server
 command -v h2load >/dev/null || { echo "h2load not found: apt-get install nghttp2-client" >&2; exit 1; }
-[ -x "$GHZ" ] || { echo "ghz not found: go install github.com/bojand/ghz/cmd/ghz@v0.93.0, or set GHZ" >&2; exit 1; }
 
 HTTP=127.0.0.1:$BASE TLS=127.0.0.1:$((BASE + 1)) H2C=127.0.0.1:$((BASE + 2)) GRPC=127.0.0.1:$((BASE + 3))
 taskset -c "$SERVER_CPU" "$work/server" -http "$HTTP" -tls "$TLS" -tlsdir "$work" -h2c "$H2C" -grpc "$GRPC" &
@@ -53,8 +57,14 @@ MSG='{"id":4242}'
 # run_gen NAME: runs one generator; prints "successes cpu_seconds".
 run_gen() {
 	local out="$work/out" t="$work/time" sb=(taskset -c "$GEN_CPU" "$work/stackbench" load -d "${DURATION}s" -o json)
-	TIMEFORMAT='%U %S'
-	case "$1" in
+	TIMEFORMAT='%U %S %R'
+	local name=$1
+	if [[ $name == base-* ]]; then
+		[ -x "$work/base" ] || { echo "$name needs BASE_STACKBENCH=path" >&2; exit 1; }
+		sb[3]="$work/base"
+		name=sb-${name#base-}
+	fi
+	case "$name" in
 	sb-h2c) { time "${sb[@]}" -c "$CONNS" --h2c --streams "$STREAMS" "http://$H2C/" >"$out"; } 2>"$t" ;;
 	sb-grpc) { time "${sb[@]}" -c "$CONNS" --streams "$STREAMS" --grpc saas.Users/GetUser --proto "$PROTO" --message "$MSG" "http://$GRPC/" >"$out"; } 2>"$t" ;;
 	sb-http1) { time "${sb[@]}" -c "$HTTP_CONNS" "http://$HTTP/" >"$out"; } 2>"$t" ;;
@@ -67,7 +77,7 @@ run_gen() {
 import json, re, sys
 name, path = sys.argv[1], sys.argv[2]
 text = open(path).read()
-if name.startswith("sb-"):
+if name.startswith(("sb-", "base-")):
     r = json.loads(text)
     print(r["successes"])
 elif name == "h2load":
@@ -75,42 +85,64 @@ elif name == "h2load":
 else:
     print(json.loads(text).get("statusCodeDistribution", {}).get("OK", 0))
 PY
-	read -r u s <"$t"
+	read -r u s real <"$t"
 	python3 -c "print($u+$s)"
+	echo "$real"
 }
 
 IFS=, read -r -a pairs <<<"${PAIRS:-sb-h2c h2load,sb-grpc ghz,sb-tls sb-http1}"
+case ",${PAIRS:-ghz}," in
+*ghz*) [ -x "$GHZ" ] || { echo "ghz not found: go install github.com/bojand/ghz/cmd/ghz@v0.93.0, or set GHZ" >&2; exit 1; } ;;
+esac
 echo "server on CPU $SERVER_CPU, generators on CPU $GEN_CPU; h2c and gRPC: $CONNS connection(s) × $STREAMS streams; HTTP/1.1: $HTTP_CONNS connections; ${DURATION}s × $ROUNDS rounds"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 : >"$work/results"
+: >"$work/pair"
 for round in $(seq "$ROUNDS"); do
-	for pair in "${pairs[@]}"; do
-		read -r a b <<<"$pair"
+	for pi in "${!pairs[@]}"; do
+		read -r a b <<<"${pairs[$pi]}"
 		order=("$a" "$b")
 		[ $((round % 2)) = 0 ] && order=("$b" "$a")
-		for g in "${order[@]}"; do
-			{ read -r n; read -r cpu; } < <(run_gen "$g")
-			printf 'round %d  %-9s %9d ok  %6.2f CPU-s  %9.0f req/CPU-s\n' "$round" "$g" "$n" "$cpu" "$(python3 -c "print($n/max($cpu,1e-9))")"
-			echo "$round $g $n $cpu" >>"$work/results"
+		# A pair whose generator took far longer than its run (the host
+		# stopped the process: a SIGSTOP freeze, a suspended VM) is retaken:
+		# its window and its CPU no longer describe the same stretch of time.
+		for try in 1 2 3; do
+			lines=() stopped=""
+			for g in "${order[@]}"; do
+				{ read -r n; read -r cpu; read -r wall; } < <(run_gen "$g")
+				lines+=("$(printf 'round %d  %-10s %9d ok  %6.2f CPU-s  %9.0f req/CPU-s  %5.1f s wall' "$round" "$g" "$n" "$cpu" "$(python3 -c "print($n/max($cpu,1e-9))")" "$wall")")
+				echo "$round $pi $g $n $cpu" >>"$work/pair"
+				if python3 -c "import sys; sys.exit(0 if $wall > $DURATION * 1.5 + 3 else 1)"; then stopped="$g took ${wall}s"; fi
+			done
+			if [ -z "$stopped" ]; then
+				printf '%s\n' "${lines[@]}"
+				cat "$work/pair" >>"$work/results"
+				: >"$work/pair"
+				break
+			fi
+			echo "round $round: $stopped for a ${DURATION}s run (stopped by the host?): retaking the pair" >&2
+			: >"$work/pair"
 		done
 	done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-python3 - "$work/results" <<'PY'
+python3 - "$work/results" "${pairs[@]}" <<'PY'
 import statistics, sys
-eff = {}
+eff = {}  # (pair index, generator) -> round -> requests per CPU-second
 for line in open(sys.argv[1]):
-    rnd, g, n, cpu = line.split()
-    eff.setdefault(g, {})[rnd] = int(n) / float(cpu)
+    rnd, pi, g, n, cpu = line.split()
+    eff.setdefault((int(pi), g), {})[rnd] = int(n) / float(cpu)
 print()
 print("Requests per generator CPU-second, medians over the rounds; 'paired' is the median")
 print("of each round's own ratio, which cancels the shared host's drifts better.")
-print(f"{'pair':<20}{'stackbench':>12}{'other':>12}{'ratio':>8}{'paired':>8}")
-for a, b in (("sb-h2c", "h2load"), ("sb-grpc", "ghz"), ("sb-tls", "sb-http1")):
-    if a not in eff or b not in eff:
+print(f"{'pair':<22}{'first':>12}{'second':>12}{'ratio':>8}{'paired':>8}")
+for pi, pair in enumerate(sys.argv[2:]):
+    a, b = pair.split()
+    ea, eb = eff.get((pi, a)), eff.get((pi, b))
+    if not ea or not eb:
         continue
-    ma, mb = statistics.median(eff[a].values()), statistics.median(eff[b].values())
-    paired = statistics.median(eff[a][r] / eff[b][r] for r in eff[a] if r in eff[b])
-    print(f"{a + ' / ' + b:<20}{ma:>12,.0f}{mb:>12,.0f}{ma / mb:>7.2f}x{paired:>7.2f}x")
+    ma, mb = statistics.median(ea.values()), statistics.median(eb.values())
+    paired = statistics.median(ea[r] / eb[r] for r in ea if r in eb)
+    print(f"{a + ' / ' + b:<22}{ma:>12,.0f}{mb:>12,.0f}{ma / mb:>7.2f}x{paired:>7.2f}x")
 PY

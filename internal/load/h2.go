@@ -1,7 +1,9 @@
 package load
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
@@ -14,13 +16,17 @@ import (
 // closed and open loops, the timeouts and the accounting are the same code
 // over lanes. Lane i rides socket i / Streams.
 //
-// Frames are written with x/net/http2's Framer into the socket's out buffer,
-// which goes to the socket once per turn of the event loop (flushDirty), so
-// that the requests of one turn share a write. Frames are read into the
-// socket's in buffer and handed whole to the Framer, one at a time. Header
-// blocks are decoded with the connection's hpack decoder; requests'
-// header blocks are encoded once, before the run, without the dynamic
-// table, so that any connection may send them as they are.
+// A request's frames (HEADERS, and DATA for a body) are appended to the
+// socket's out buffer as they are (appendFrame); the rarer frames
+// (SETTINGS, WINDOW_UPDATE, PING, RST_STREAM) are written there by x/net/
+// http2's Framer. The buffer goes to the socket once per turn of the event
+// loop (flushDirty), so that the requests of one turn share a write. Frames
+// are read into the socket's in buffer; a response's frames (HEADERS,
+// CONTINUATION, DATA) are parsed where they lie, with the Framer's checks,
+// and the rest are handed whole to the Framer, one at a time. Header
+// blocks are decoded with the connection's hpack decoder; requests' header
+// blocks are encoded once, before the run, without the dynamic table, so
+// that any connection may send them as they are.
 
 // The flow-control windows the engine grants the server, stated in the
 // result: the stream window in the SETTINGS it opens with, the connection
@@ -80,8 +86,11 @@ type h2sock struct {
 	// The header block being decoded: its lane (-1: a stream no lane
 	// holds any more), whether it ends the stream, and the fields the
 	// engine reads.
-	hdrLane   int32
-	hdrEnd    bool
+	hdrLane int32
+	hdrEnd  bool
+	// hdrOpen is the stream whose header block awaits CONTINUATION
+	// frames, 0 when none.
+	hdrOpen   uint32
 	hdrStatus int
 	hdrGRPC   int
 
@@ -98,6 +107,16 @@ type h2sock struct {
 	peerInitWin  int64 // the server's SETTINGS_INITIAL_WINDOW_SIZE
 	peerMaxFrame int
 	recvUnacked  int64 // connection-level bytes received since the last WINDOW_UPDATE
+}
+
+// appendFrame appends a frame to b: what x/net's Framer writes for
+// HEADERS and DATA without padding or priority, without its copy through
+// an io.Writer.
+func appendFrame(b []byte, typ http2.FrameType, flags http2.Flags, stream uint32, payload []byte) []byte {
+	n := len(payload)
+	b = append(b, byte(n>>16), byte(n>>8), byte(n), byte(typ), byte(flags),
+		byte(stream>>24), byte(stream>>16), byte(stream>>8), byte(stream))
+	return append(b, payload...)
 }
 
 // sockBuf collects the frames the Framer writes.
@@ -217,8 +236,11 @@ func (w *worker) openStream(s *h2sock, i int, now int64) {
 	c.h2.sendWin = s.peerInitWin
 	c.sent = now
 	req := c.req
-	s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: req.h2block,
-		EndStream: len(req.body) == 0, EndHeaders: true})
+	flags := http2.FlagHeadersEndHeaders
+	if len(req.body) == 0 {
+		flags |= http2.FlagHeadersEndStream
+	}
+	s.out.b = appendFrame(s.out.b, http2.FrameHeaders, flags, id, req.h2block)
 	if len(req.body) > 0 {
 		w.sendBody(s, i)
 	}
@@ -239,7 +261,11 @@ func (w *worker) sendBody(s *h2sock, i int) {
 			return
 		}
 		end := c.h2.bodySent + n
-		s.fr.WriteData(c.h2.stream, end == len(body), body[c.h2.bodySent:end])
+		var flags http2.Flags
+		if end == len(body) {
+			flags = http2.FlagDataEndStream
+		}
+		s.out.b = appendFrame(s.out.b, http2.FrameData, flags, c.h2.stream, body[c.h2.bodySent:end])
 		c.h2.bodySent = end
 		s.sendWin -= int64(n)
 		c.h2.sendWin -= int64(n)
@@ -401,6 +427,7 @@ func (w *worker) onSockDialed(s *h2sock, now int64) {
 	s.fr.SetReuseFrames()
 	s.dec = hpack.NewDecoder(4096, s.onField) // a new connection's table starts empty
 	s.inStart, s.inEnd = 0, 0
+	s.hdrOpen = 0
 	s.nextStream, s.active = 1, 0
 	s.maxStreams = h2MaxStreamID
 	s.sendWin, s.peerInitWin, s.peerMaxFrame = h2DefaultWindow, h2DefaultWindow, h2DefaultFrame
@@ -483,6 +510,7 @@ func (w *worker) readSock(s *h2sock, now int64) {
 		}
 		var n int
 		var errno unix.Errno
+		space := len(s.in) - s.inEnd
 		if s.tls != nil {
 			n, errno = s.tls.readInto(s.in[s.inEnd:])
 		} else {
@@ -502,40 +530,69 @@ func (w *worker) readSock(s *h2sock, now int64) {
 		if !w.handleFrames(s, now) || s.gen != gen {
 			return
 		}
-		// Read on until the socket says it would block, even after a
-		// short read: with many streams in flight the server's answers
-		// keep coming while these frames were handled, and a read that
-		// finds them costs less than going back to sleep in epoll and
-		// waking up for them (h2load reads the same way).
+		if n < space && s.tls == nil {
+			// The read drained the socket: back to the loop, whose
+			// writes go out now and whose poller reports the socket again
+			// if more has come meanwhile (it is level-triggered). A read
+			// until EAGAIN costs one more system call per wake-up and
+			// finds nothing most of the time (measured: reads per request
+			// 0.9 → 0.4 against net/http's server, epoll waits alike).
+			// crypto/tls may hold decrypted bytes the socket no longer
+			// has, so TLS reads on until it would block.
+			return
+		}
 	}
 }
 
 // handleFrames handles the whole frames in the read buffer; false when the
-// socket was closed.
+// socket was closed. DATA, HEADERS and CONTINUATION, a response's frames,
+// are parsed here, in place, with the checks x/net's Framer makes of them
+// (readFrame); the rest go to the Framer.
 func (w *worker) handleFrames(s *h2sock, now int64) bool {
 	gen := s.gen
 	for s.inEnd-s.inStart >= 9 {
 		b := s.in[s.inStart:s.inEnd]
-		size := 9 + (int(b[0])<<16 | int(b[1])<<8 | int(b[2]))
-		if size > len(s.in) {
+		length := int(b[0])<<16 | int(b[1])<<8 | int(b[2])
+		if length > h2DefaultFrame {
+			// The engine's SETTINGS leave SETTINGS_MAX_FRAME_SIZE at its default.
 			w.protocolError(s, "a frame larger than the SETTINGS allow", now)
 			return false
 		}
+		size := 9 + length
 		if len(b) < size {
 			break
 		}
-		s.src.b, s.src.off = b[:size], 0
-		f, err := s.fr.ReadFrame()
+		typ, flags := http2.FrameType(b[3]), http2.Flags(b[4])
+		id := binary.BigEndian.Uint32(b[5:9]) & h2MaxStreamID
 		s.inStart += size
-		if err != nil {
-			var se http2.StreamError
-			if errors.As(err, &se) {
-				continue // a stream the server got wrong: its lane times out
-			}
-			w.protocolError(s, err.Error(), now)
+		if s.hdrOpen != 0 && (typ != http2.FrameContinuation || id != s.hdrOpen) {
+			w.protocolError(s, fmt.Sprintf("a %v frame on stream %d inside the header block of stream %d (only CONTINUATION may follow it)", typ, id, s.hdrOpen), now)
 			return false
 		}
-		w.onFrame(s, f, now)
+		switch typ {
+		case http2.FrameData:
+			w.onData(s, id, flags, b[9:size], now)
+		case http2.FrameHeaders:
+			w.onHeaders(s, id, flags, b[9:size], now)
+		case http2.FrameContinuation:
+			if s.hdrOpen == 0 {
+				w.protocolError(s, fmt.Sprintf("a CONTINUATION frame on stream %d outside a header block", id), now)
+				return false
+			}
+			w.onHeaderBlock(s, flags, b[9:size], now)
+		default:
+			s.src.b, s.src.off = b[:size], 0
+			f, err := s.fr.ReadFrame()
+			if err != nil {
+				var se http2.StreamError
+				if errors.As(err, &se) {
+					continue // a stream the server got wrong: its lane times out
+				}
+				w.protocolError(s, err.Error(), now)
+				return false
+			}
+			w.onFrame(s, f, now)
+		}
 		if s.gen != gen {
 			return false
 		}
@@ -544,6 +601,18 @@ func (w *worker) handleFrames(s *h2sock, now int64) bool {
 		s.inStart, s.inEnd = 0, 0
 	}
 	return true
+}
+
+// unpad strips a padded frame's pad length and padding from its payload;
+// ok false when the padding is longer than the payload.
+func unpad(flags http2.Flags, p []byte) (_ []byte, ok bool) {
+	if flags&http2.FlagDataPadded == 0 { // PADDED is the same bit in HEADERS
+		return p, true
+	}
+	if len(p) == 0 || int(p[0]) > len(p)-1 {
+		return nil, false
+	}
+	return p[1 : len(p)-int(p[0])], true
 }
 
 // protocolError closes a connection the server broke the protocol on.
@@ -564,27 +633,6 @@ func (w *worker) laneOf(s *h2sock, id uint32) int32 {
 // onFrame handles one frame.
 func (w *worker) onFrame(s *h2sock, f http2.Frame, now int64) {
 	switch f := f.(type) {
-	case *http2.DataFrame:
-		w.onData(s, f, now)
-	case *http2.HeadersFrame:
-		s.hdrLane = w.laneOf(s, f.StreamID)
-		s.hdrEnd = f.StreamEnded()
-		s.hdrStatus, s.hdrGRPC = 0, -1
-		if _, err := s.dec.Write(f.HeaderBlockFragment()); err != nil {
-			w.protocolError(s, "hpack: "+err.Error(), now)
-			return
-		}
-		if f.HeadersEnded() {
-			w.endHeaders(s, now)
-		}
-	case *http2.ContinuationFrame:
-		if _, err := s.dec.Write(f.HeaderBlockFragment()); err != nil {
-			w.protocolError(s, "hpack: "+err.Error(), now)
-			return
-		}
-		if f.HeadersEnded() {
-			w.endHeaders(s, now)
-		}
 	case *http2.SettingsFrame:
 		if f.IsAck() {
 			return
@@ -635,30 +683,81 @@ func (w *worker) onFrame(s *h2sock, f http2.Frame, now int64) {
 	}
 }
 
-// onData consumes a DATA frame and tops up the windows it used.
-func (w *worker) onData(s *h2sock, f *http2.DataFrame, now int64) {
-	size := int64(f.Header().Length)
+// onData consumes a DATA frame (its payload p, padding included) and tops
+// up the windows it used.
+func (w *worker) onData(s *h2sock, id uint32, flags http2.Flags, p []byte, now int64) {
+	if id == 0 {
+		w.protocolError(s, "a DATA frame on stream 0", now)
+		return
+	}
+	if _, ok := unpad(flags, p); !ok {
+		w.protocolError(s, "a DATA frame's padding longer than the frame", now)
+		return
+	}
+	size := int64(len(p)) // flow control counts the padding too
 	s.recvUnacked += size
 	if s.recvUnacked >= h2ConnWindowBytes/2 {
 		s.fr.WriteWindowUpdate(0, uint32(s.recvUnacked))
 		s.recvUnacked = 0
 		w.markDirty(s)
 	}
-	l := w.laneOf(s, f.StreamID)
+	l := w.laneOf(s, id)
 	if l < 0 {
 		return // a stream already ended (timed out): only the connection's window counts
 	}
 	c := &w.conns[l]
-	if f.StreamEnded() {
+	if flags&http2.FlagDataEndStream != 0 {
 		w.completeStream(s, int(l), now)
 		return
 	}
 	c.h2.recvUnacked += size
 	if c.h2.recvUnacked >= h2StreamWindowBytes/2 {
-		s.fr.WriteWindowUpdate(f.StreamID, uint32(c.h2.recvUnacked))
+		s.fr.WriteWindowUpdate(id, uint32(c.h2.recvUnacked))
 		c.h2.recvUnacked = 0
 		w.markDirty(s)
 	}
+}
+
+// onHeaders starts a header block: a response's head, or its trailers.
+func (w *worker) onHeaders(s *h2sock, id uint32, flags http2.Flags, p []byte, now int64) {
+	if id == 0 {
+		w.protocolError(s, "a HEADERS frame on stream 0", now)
+		return
+	}
+	p, ok := unpad(flags, p)
+	if ok && flags&http2.FlagHeadersPriority != 0 {
+		ok = len(p) >= 5
+		p = p[min(5, len(p)):]
+	}
+	if !ok {
+		// The block cannot be decoded, and the connection's hpack table
+		// with it: the connection cannot go on.
+		w.protocolError(s, fmt.Sprintf("a HEADERS frame on stream %d shorter than its padding and priority", id), now)
+		return
+	}
+	s.hdrLane = w.laneOf(s, id)
+	s.hdrEnd = flags&http2.FlagHeadersEndStream != 0
+	s.hdrStatus, s.hdrGRPC = 0, -1
+	s.hdrOpen = id
+	w.onHeaderBlock(s, flags, p, now)
+}
+
+// onHeaderBlock decodes a fragment of the open header block (from HEADERS
+// or CONTINUATION) and acts on the block when flags end it.
+func (w *worker) onHeaderBlock(s *h2sock, flags http2.Flags, frag []byte, now int64) {
+	if _, err := s.dec.Write(frag); err != nil {
+		w.protocolError(s, "hpack: "+err.Error(), now)
+		return
+	}
+	if flags&http2.FlagHeadersEndHeaders == 0 {
+		return
+	}
+	s.hdrOpen = 0
+	if err := s.dec.Close(); err != nil {
+		w.protocolError(s, "hpack: "+err.Error(), now)
+		return
+	}
+	w.endHeaders(s, now)
 }
 
 // endHeaders acts on a whole header block: the response's head, or its

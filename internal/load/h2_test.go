@@ -164,23 +164,12 @@ func okHeaders() []byte {
 // those waiting fail (unfinished, flow_stalled), never as throughput.
 func TestH2LiarStopsWindowUpdates(t *testing.T) {
 	block := okHeaders()
-	url := rawH2Server(t, func(fr *http2.Framer) {
-		fr.WriteSettings()
-		for {
-			f, err := fr.ReadFrame()
-			if err != nil {
-				return
+	url := frameServer(t, func() func(fr *http2.Framer, f http2.Frame) bool {
+		return func(fr *http2.Framer, f http2.Frame) bool {
+			if d, ok := f.(*http2.DataFrame); ok && d.StreamEnded() { // answered, and never a WINDOW_UPDATE
+				fr.WriteHeaders(http2.HeadersFrameParam{StreamID: d.StreamID, BlockFragment: block, EndStream: true, EndHeaders: true})
 			}
-			switch f := f.(type) {
-			case *http2.SettingsFrame:
-				if !f.IsAck() {
-					fr.WriteSettingsAck()
-				}
-			case *http2.DataFrame:
-				if f.StreamEnded() { // answered, and never a WINDOW_UPDATE
-					fr.WriteHeaders(http2.HeadersFrameParam{StreamID: f.StreamID, BlockFragment: block, EndStream: true, EndHeaders: true})
-				}
-			}
+			return true
 		}
 	})
 	body := bytes.Repeat([]byte("y"), 4000)
@@ -200,28 +189,21 @@ func TestH2LiarStopsWindowUpdates(t *testing.T) {
 func TestH2GoAwayFailsTheUnansweredStreams(t *testing.T) {
 	block := okHeaders()
 	var conns atomic.Int64
-	url := rawH2Server(t, func(fr *http2.Framer) {
+	url := frameServer(t, func() func(fr *http2.Framer, f http2.Frame) bool {
 		conns.Add(1)
-		fr.WriteSettings()
 		answered := 0
-		for {
-			f, err := fr.ReadFrame()
-			if err != nil {
-				return
+		return func(fr *http2.Framer, f http2.Frame) bool {
+			h, ok := f.(*http2.HeadersFrame)
+			if !ok {
+				return true
 			}
-			switch f := f.(type) {
-			case *http2.SettingsFrame:
-				if !f.IsAck() {
-					fr.WriteSettingsAck()
-				}
-			case *http2.HeadersFrame:
-				if answered == 20 {
-					fr.WriteGoAway(f.StreamID-2, http2.ErrCodeNo, nil)
-					return
-				}
-				answered++
-				fr.WriteHeaders(http2.HeadersFrameParam{StreamID: f.StreamID, BlockFragment: block, EndStream: true, EndHeaders: true})
+			if answered == 20 {
+				fr.WriteGoAway(h.StreamID-2, http2.ErrCodeNo, nil)
+				return false
 			}
+			answered++
+			fr.WriteHeaders(http2.HeadersFrameParam{StreamID: h.StreamID, BlockFragment: block, EndStream: true, EndHeaders: true})
+			return true
 		}
 	})
 	res := runLoad(t, url, Config{Protocol: ProtoH2C, Connections: 1, Streams: 1, Duration: 300 * time.Millisecond})
@@ -275,5 +257,98 @@ func TestGRPCLiarUnavailableIn200(t *testing.T) {
 	res = runLoad(t, url, Config{Protocol: ProtoGRPC, GRPC: call, Connections: 1, Streams: 4, Duration: 100 * time.Millisecond})
 	if res.Successes == 0 || res.ErrorCount() != 0 || res.GRPCMethod != "saas.Users/GetUser" {
 		t.Errorf("grpc-status 0: %d successes, errors %v, method %q", res.Successes, res.Errors, res.GRPCMethod)
+	}
+}
+
+// frameServer answers the client's SETTINGS and hands every other frame
+// to the handler newConn makes for each connection; a handler that returns
+// false closes the connection.
+func frameServer(t *testing.T, newConn func() func(fr *http2.Framer, f http2.Frame) bool) string {
+	return rawH2Server(t, func(fr *http2.Framer) {
+		handle := newConn()
+		fr.WriteSettings()
+		for {
+			f, err := fr.ReadFrame()
+			if err != nil {
+				return
+			}
+			if sf, ok := f.(*http2.SettingsFrame); ok {
+				if !sf.IsAck() {
+					fr.WriteSettingsAck()
+				}
+				continue
+			}
+			if !handle(fr, f) {
+				return
+			}
+		}
+	})
+}
+
+// answerServer answers each request's HEADERS with answer(fr, stream).
+func answerServer(t *testing.T, answer func(fr *http2.Framer, stream uint32)) string {
+	return frameServer(t, func() func(fr *http2.Framer, f http2.Frame) bool {
+		return func(fr *http2.Framer, f http2.Frame) bool {
+			if h, ok := f.(*http2.HeadersFrame); ok {
+				answer(fr, h.StreamID)
+			}
+			return true
+		}
+	})
+}
+
+// The frames of a response may come padded, with a priority, and with
+// the header block split over CONTINUATION frames and trailers after the
+// DATA: each answer still counts once, by its status.
+func TestH2PaddedSplitHeadersAndTrailers(t *testing.T) {
+	var head, trailers bytes.Buffer
+	enc := hpack.NewEncoder(&head)
+	enc.WriteField(hpack.HeaderField{Name: ":status", Value: "201"})
+	enc.WriteField(hpack.HeaderField{Name: "content-type", Value: "application/json"})
+	enc.WriteField(hpack.HeaderField{Name: "x-long", Value: strings.Repeat("z", 300)})
+	hpack.NewEncoder(&trailers).WriteField(hpack.HeaderField{Name: "x-trailer", Value: "1"})
+	block, tblock := head.Bytes(), trailers.Bytes()
+	url := answerServer(t, func(fr *http2.Framer, id uint32) {
+		fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block[:10], PadLength: 7,
+			Priority: http2.PriorityParam{StreamDep: 0, Weight: 15}})
+		fr.WriteContinuation(id, false, block[10:100])
+		fr.WriteContinuation(id, true, block[100:])
+		fr.WriteDataPadded(id, false, []byte(`{"ok":true}`), make([]byte, 20))
+		fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: tblock, EndStream: true, EndHeaders: true})
+	})
+	res := runLoad(t, url, Config{Protocol: ProtoH2C, Connections: 1, Streams: 8, Expect: []int{201}, Duration: 300 * time.Millisecond})
+	if res.Successes < 50 || res.ErrorCount() != 0 || res.H2.FirstProtocolError != "" {
+		t.Fatalf("%d successes, errors %v, protocol error %q; want every answer a success", res.Successes, res.Errors, res.H2.FirstProtocolError)
+	}
+}
+
+// A server that breaks the framing fails the requests on the connection,
+// saying how, and never counts them as answers: a DATA frame inside a
+// header block, a CONTINUATION outside one, padding longer than its frame.
+func TestH2LiarBreaksFraming(t *testing.T) {
+	block := okHeaders()
+	for _, tc := range []struct {
+		name, want string
+		answer     func(fr *http2.Framer, id uint32)
+	}{
+		{"data inside a header block", "inside the header block", func(fr *http2.Framer, id uint32) {
+			fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block})
+			fr.WriteData(id, true, []byte("x"))
+		}},
+		{"continuation alone", "outside a header block", func(fr *http2.Framer, id uint32) {
+			fr.WriteContinuation(id, true, block)
+			fr.WriteData(id, true, []byte("x"))
+		}},
+		{"padding beyond the frame", "padding longer", func(fr *http2.Framer, id uint32) {
+			fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block, EndHeaders: true})
+			fr.WriteRawFrame(http2.FrameData, http2.FlagDataPadded|http2.FlagDataEndStream, id, []byte{9, 'x'})
+		}},
+	} {
+		url := answerServer(t, tc.answer)
+		res := runLoad(t, url, Config{Protocol: ProtoH2C, Connections: 1, Streams: 4, Duration: 200 * time.Millisecond})
+		if res.Successes != 0 || res.ErrorCount() == 0 || !strings.Contains(res.H2.FirstProtocolError, tc.want) {
+			t.Errorf("%s: %d successes, errors %v, protocol error %q; want failures naming %q",
+				tc.name, res.Successes, res.Errors, res.H2.FirstProtocolError, tc.want)
+		}
 	}
 }

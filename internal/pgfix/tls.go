@@ -1,20 +1,13 @@
 package pgfix
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/tlsca"
 )
 
 // Files of a cluster that listens beyond loopback: a throwaway CA made at
@@ -31,79 +24,28 @@ const (
 const certLifetime = 30 * 24 * time.Hour
 
 // makeTLS makes a new CA and a server certificate for host (an address or
-// a name: the one the clients dial and verify-full checks) and writes
-// them. The CA's key is never written: nothing else can be signed by it
-// once this returns.
+// a name: the one the clients dial and verify-full checks), valid for 30
+// days, and writes them: the certificate and key in the data directory
+// (mode 0600, owned by the server account), the CA in the cluster
+// directory (mode 0644). The CA's key is never written: nothing else can
+// be signed by it once this returns.
 func (c *Cluster) makeTLS(host string) error {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
-	ca := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "stackbench throwaway CA " + now.UTC().Format(time.RFC3339)},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(certLifetime),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		MaxPathLenZero:        true,
-		KeyUsage:              x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
-	if err != nil {
-		return fmt.Errorf("make the database's CA: %w", err)
-	}
-	ca, _ = x509.ParseCertificate(caDER)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	leaf := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: host},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(certLifetime),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
-		leaf.IPAddresses = []net.IP{ip}
-	} else {
-		leaf.DNSNames = []string{host}
-	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	is, err := tlsca.Issue(certLifetime, host)
 	if err != nil {
 		return fmt.Errorf("make the database's certificate: %w", err)
 	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return err
-	}
 	// PostgreSQL refuses a key that others may read, and reads both as
 	// the server account.
-	for name, block := range map[string]*pem.Block{
-		serverCertFile: {Type: "CERTIFICATE", Bytes: leafDER},
-		serverKeyFile:  {Type: "PRIVATE KEY", Bytes: keyDER},
-	} {
+	for name, data := range map[string][]byte{serverCertFile: is.CertPEM, serverKeyFile: is.KeyPEM} {
 		path := filepath.Join(c.dataDir(), name)
-		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		if err := os.Chmod(path, 0o600); err != nil { // an older file keeps its mode through WriteFile
+		if err := tlsca.WriteFile(path, data, 0o600); err != nil {
 			return err
 		}
 		if err := c.acct.own(path); err != nil {
 			return err
 		}
 	}
-	caPath := filepath.Join(c.dir, caFile)
-	return os.WriteFile(caPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o644)
-}
-
-func serial() *big.Int {
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	return n
+	return tlsca.WriteFile(filepath.Join(c.dir, caFile), is.CAPEM, 0o644)
 }
 
 // tlsOn reports whether the cluster speaks TLS: it does whenever it
