@@ -15,6 +15,10 @@ type member struct {
 	// not in ticks; fixed when it is first seen, so that its base and
 	// its later totals are of one kind.
 	exact bool
+	// tickBase is base as its ticks gave it: where an exact member
+	// goes on from when it loses its exact figure (a process just
+	// started has one thread, then the runtime starts more).
+	tickBase int64
 }
 
 // account turns samples of a group's processes into the CPU the group
@@ -89,21 +93,21 @@ func (a *account) observe(current []procStat, exact []int64, lookup func(pid int
 		if m, ok := a.members[st.PID]; ok {
 			if m.exact && ns < 0 {
 				// No exact figure any more (a second thread, or the read
-				// failed): go on in ticks, keeping what it used so far.
-				t := a.total(st, 0, false)
-				m.base, m.last, m.exact = t-(m.last-m.base), t, false
+				// failed): go on in ticks from its tick base, so that what
+				// it used since its last exact sample still counts.
+				m.base, m.last, m.exact = m.tickBase, a.total(st, 0, false), false
 			}
 			// Counters only grow; a smaller value means the pid was reused.
 			m.last = max(m.last, a.total(st, ns, m.exact))
 			m.ppid = st.PPID
 			continue
 		}
-		t := a.total(st, ns, ns >= 0)
-		base := t
+		t, ticks := a.total(st, ns, ns >= 0), a.total(st, 0, false)
+		base, tickBase := t, ticks
 		if a.opened && st.StartTicks >= a.openBootTicks {
-			base = 0 // started during the window: all of its CPU is in it
+			base, tickBase = 0, 0 // started during the window: all of its CPU is in it
 		}
-		a.members[st.PID] = &member{base: base, last: t, ppid: st.PPID, exact: ns >= 0}
+		a.members[st.PID] = &member{base: base, last: t, ppid: st.PPID, exact: ns >= 0, tickBase: tickBase}
 	}
 	a.opened = true
 }

@@ -108,11 +108,12 @@ func TestAccountExact(t *testing.T) {
 	if got := a.nanos(); got != want {
 		t.Fatalf("exact member: %d ns, want %d", got, want)
 	}
-	// 20 gains a thread: no exact figure; 2 more ticks after it.
-	a.observe([]procStat{ps(10, 1, 103, 0, 5), ps(20, 10, 8, 0, 6)}, []int64{-1, -1}, none)
-	a.observe([]procStat{ps(10, 1, 103, 0, 5), ps(20, 10, 10, 0, 6)}, []int64{-1, -1}, none)
-	want += 2 * tickNanos
-	if got := a.nanos(); got != want {
+	// 20 gains a thread: no exact figure; it goes on in ticks from its
+	// tick base (7), so the 5 ticks it used since its last exact sample
+	// (8 → 13) count: 13 − 7 in all.
+	a.observe([]procStat{ps(10, 1, 103, 0, 5), ps(20, 10, 13, 0, 6)}, []int64{-1, -1}, none)
+	a.observe([]procStat{ps(10, 1, 103, 0, 5), ps(20, 10, 15, 0, 6)}, []int64{-1, -1}, none)
+	if got, want := a.nanos(), 3*tickNanos+(15-7)*tickNanos; got != want {
 		t.Fatalf("after the switch to ticks: %d ns, want %d", got, want)
 	}
 	// An exact child waited for by 10: its whole life moves into 10's
