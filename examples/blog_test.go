@@ -14,7 +14,6 @@ var ownApps = []string{"blog"}
 // created per stack; json parity with ignored ids and timestamps) in one
 // short run on a real PostgreSQL.
 func TestBlogExample(t *testing.T) {
-	t.Parallel()
 	r := runExample(t, "blog")
 	if r.out.Measured != 8 {
 		t.Errorf("measured %d windows, want 8", r.out.Measured)

@@ -16,7 +16,7 @@ var wireExamples = []string{"wire"}
 // round: the four wires pass parity together and each stack's windows go
 // over its own wire.
 func TestWireExample(t *testing.T) {
-	t.Parallel()
+	t.Parallel() // see TestExamplesPassParity
 	readme, err := os.ReadFile(filepath.Join("wire", "README.md"))
 	if err != nil || !strings.Contains(string(readme), "stackbench run -f examples/wire/stackbench.yaml") {
 		t.Errorf("wire/README.md must name the command that runs the example (%v)", err)
