@@ -1,18 +1,7 @@
 package examples
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/stackbench/stackbench/internal/journal"
-	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
-	"github.com/stackbench/stackbench/internal/plan"
-	"github.com/stackbench/stackbench/internal/run"
 )
 
 // ownApps are the examples of an app of one's own: a custom workload with
@@ -25,44 +14,11 @@ var ownApps = []string{"blog"}
 // created per stack; json parity with ignored ids and timestamps) in one
 // short run on a real PostgreSQL.
 func TestBlogExample(t *testing.T) {
-	f, err := plan.Load(filepath.Join("blog", "stackbench.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	r := runExample(t, "blog")
+	if r.out.Measured != 8 {
+		t.Errorf("measured %d windows, want 8", r.out.Measured)
 	}
-	if len(f.Warnings) > 0 {
-		t.Errorf("warnings: %v", f.Warnings)
-	}
-	f.Database = pgtest.Cluster(t).AdminURL()
-	gate := "off"
-	noBoot := 0
-	fixed := false
-	p, err := f.Resolve(plan.Overrides{Profile: "quick", Rounds: 1, Adaptive: &fixed, Concurrency: []int{4}, Warmup: 200 * time.Millisecond,
-		Window: 500 * time.Millisecond, BootStarts: &noBoot, Gate: gate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "stackbench")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/stackbench").CombinedOutput(); err != nil {
-		t.Fatalf("build stackbench: %v\n%s", err, out)
-	}
-	dir := filepath.Join(t.TempDir(), "results")
-	var log strings.Builder
-	out, err := run.Run(context.Background(), run.Options{File: f, Plan: p, Dir: dir, Stackbench: bin, Log: &log, ToolVersion: "test"})
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, log.String())
-	}
-	res, err := journal.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Parity) != 1 || !res.Parity[0].Passed || len(res.Parity[0].Warnings) > 0 {
-		b, _ := os.ReadFile(filepath.Join(dir, run.ParityFile))
-		t.Fatalf("parity %+v\n%s", res.Parity, b)
-	}
-	if out.Measured != 8 {
-		t.Errorf("measured %d windows, want 8", out.Measured)
-	}
-	for _, w := range res.Windows {
+	for _, w := range r.res.Windows {
 		if !w.Final {
 			continue
 		}
@@ -75,8 +31,5 @@ func TestBlogExample(t *testing.T) {
 		if w.Case == "comment" && w.Timings.ResetSeconds <= 0 {
 			t.Errorf("%s: the database was not reset before an inserting window", w.Key)
 		}
-	}
-	if t.Failed() {
-		t.Logf("run log:\n%s", log.String())
 	}
 }

@@ -26,7 +26,15 @@ import (
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stackbench-examples-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	os.Exit(pgtest.Run(m, func() { os.RemoveAll(dir) }))
+}
 
 // example is a directory of this package with its own stackbench.yaml.
 type example struct {
@@ -53,9 +61,14 @@ var examples = []example{
 const testSecret = "examples-test-secret"
 
 // The examples are checked side by side (their installs and builds wait
-// on the network and the disk as much as on a CPU); each stack's
-// directory and build command runs once, whichever example asks first.
+// on the network and the disk as much as on a CPU), and beside
+// TestWireExample's short run, which judges nothing by time (the checks'
+// databases are fresh copies of their own). TestBlogExample runs alone: two
+// runs on one cluster given by URL make the same database
+// (stackbench_run_1). Each stack's directory and build command runs once,
+// whichever example asks first.
 func TestExamplesPassParity(t *testing.T) {
+	t.Parallel()
 	b := &builds{dir: t.TempDir(), runs: map[string]*buildRun{}}
 	for _, ex := range examples {
 		t.Run(ex.name, func(t *testing.T) {

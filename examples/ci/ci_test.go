@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -148,16 +150,40 @@ stacks:
 	}
 }
 
-// buildStackbench builds the command into a temporary directory.
-func buildStackbench(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stackbench")
+// binDir holds the stackbench command the package's tests run, built
+// once (buildStackbench) and removed after them.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stackbench-ci-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var built = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "stackbench")
 	root, err := filepath.Abs("../..")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	if out, err := exec.Command("go", "build", "-C", root, "-o", bin, "./cmd/stackbench").CombinedOutput(); err != nil {
-		t.Fatalf("build stackbench: %v\n%s", err, out)
+		return "", fmt.Errorf("build stackbench: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// buildStackbench returns the command, built on the first call.
+func buildStackbench(t *testing.T) string {
+	t.Helper()
+	bin, err := built()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

@@ -63,6 +63,7 @@ func hostsYAML(n *sshtest.Net, extra string) string {
 // SSH; an unreachable host fails it in seconds, an unknown host key is
 // refused with its fingerprint.
 func TestPlanChecksHosts(t *testing.T) {
+	t.Parallel() // the hosts and their agent are shared safely (sshtest)
 	n := sshtest.Start(t, "app1", "db1", "load1")
 	sshtest.ForgetAgent(t)
 	dir := writeComparison(t, hostsYAML(n, ""))
@@ -141,6 +142,7 @@ func TestAgentIsHidden(t *testing.T) {
 // its percentiles those of the two histograms merged. A generator refuses
 // the server's non-loopback address without --allow-remote.
 func TestTwoGeneratorsOneWindow(t *testing.T) {
+	t.Parallel() // the hosts and their agent are shared safely (sshtest)
 	n := sshtest.Start(t, "app1", "load1", "load2")
 	sshtest.ForgetAgent(t)
 	ctx := context.Background()

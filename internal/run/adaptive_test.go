@@ -28,6 +28,7 @@ func adaptiveFile() string {
 }
 
 func TestAdaptiveRoundsMeasureOnlyWhatIsUndecided(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	path := writeFile(t, adaptiveFile())
 	dir := filepath.Join(t.TempDir(), "results")
 	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
@@ -76,6 +77,7 @@ func TestAdaptiveRoundsMeasureOnlyWhatIsUndecided(t *testing.T) {
 // A run killed right after it journaled its first extra round resumes with
 // that round in its plan, measures it, and goes on under the same rule.
 func TestAdaptiveRoundsResume(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	path := writeFile(t, adaptiveFile())
 	dir := filepath.Join(t.TempDir(), "results")
 	ctx, cancel := context.WithCancel(context.Background())

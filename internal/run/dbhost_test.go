@@ -2,8 +2,6 @@ package run
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"net/url"
 	"os"
@@ -31,7 +29,9 @@ import (
 // sampled by the agent on that host and not here, and the teardown stops
 // and removes the cluster.
 func TestDatabaseOnItsOwnHost(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	n := sshtest.Start(t, "db1")
+	sshtest.ForgetAgentOf(t, stackbenchBin)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	h := n.Host("db1")
@@ -40,7 +40,7 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close(); removeCachedAgent(t, stackbenchBin) })
+	t.Cleanup(func() { s.Close() })
 
 	w, _ := workload.Builtin("saas-slice", "secret")
 	r := &runner{
@@ -117,16 +117,4 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	if _, err := os.Stat(info.Dir); err == nil {
 		t.Fatalf("the cluster's directory %s is still there", info.Dir)
 	}
-}
-
-// removeCachedAgent removes the agent that copying bin left in the hosts'
-// cache (the test user's home: the namespaces share the file system).
-func removeCachedAgent(t *testing.T, bin string) {
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		return
-	}
-	sum := sha256.Sum256(data)
-	home, _ := os.UserHomeDir()
-	os.Remove(filepath.Join(home, ".cache", "stackbench", "agent-"+hex.EncodeToString(sum[:])[:16]))
 }

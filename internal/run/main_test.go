@@ -10,6 +10,17 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 )
 
+// Parallel tests: Go runs the tests that call t.Parallel after all the
+// others, at most GOMAXPROCS of them at once. Those that do are the runs
+// over hosts (each in namespaces of its own; sshtest shares the agent
+// among them) and the local runs whose assertions are about what was
+// measured, where and in which order, never about time, CPU or the flags
+// a busy host raises, on stacks without a database or with one of their
+// own (the shared cluster's checkpoints would land in one another's
+// windows). The others measure time or CPU, look for the load process
+// among this binary's children (loadRunning) or change the package's
+// state (captureHost): they run alone.
+
 // Binaries the tests build once: the stackbench command (the run drives
 // `stackbench load` as a child process) and the test servers.
 var (

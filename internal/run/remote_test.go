@@ -19,38 +19,87 @@ import (
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 )
 
-// remoteFile is two stacks of the Go reference server on app1, their
-// embedded database on db1, loaded from load1 and load2: one case, two
-// rounds, short windows.
-func remoteFile(n *sshtest.Net) string {
-	host := func(name string) string {
+// onHosts starts the named test hosts for runs whose agents are copies
+// of stackbenchBin (shared with the package's other host tests, which run
+// in parallel), and removes at the end what the runs leave: the processes
+// in the namespaces and the logs of the named stacks' servers.
+func onHosts(t *testing.T, hosts []string, stacks ...string) *sshtest.Net {
+	t.Helper()
+	n := sshtest.Start(t, hosts...)
+	sshtest.ForgetAgentOf(t, stackbenchBin)
+	t.Cleanup(func() { killIn(n) }) // before the namespaces go: nothing left behind
+	t.Cleanup(func() {
+		// The agents (one user, one file system) keep the servers' logs
+		// in the user's cache directory.
+		cache, _ := os.UserCacheDir()
+		for _, s := range stacks {
+			logs, _ := filepath.Glob(filepath.Join(cache, "stackbench", "logs", s+".*.log"))
+			for _, l := range logs {
+				os.Remove(l)
+			}
+		}
+	})
+	return n
+}
+
+// hostsSection is a comparison file's hosts: section for the named hosts.
+func hostsSection(n *sshtest.Net, names ...string) string {
+	var b strings.Builder
+	b.WriteString("hosts:\n")
+	for _, name := range names {
 		h := n.Host(name)
-		return fmt.Sprintf("  %s: {ssh: \"%s@%s\", identity: %s}\n", name, n.User, h.HostPort(), n.Identity)
+		fmt.Fprintf(&b, "  %s: {ssh: \"%s@%s\", identity: %s}\n", name, n.User, h.HostPort(), n.Identity)
 	}
-	return `
-workload: saas-slice
-hosts:
-` + host("app1") + host("db1") + host("load1") + host("load2") + `roles:
-  server: app1
-  database: db1
-  generators: [load1, load2]
-profile: quick
-protocol:
-  cases: [user]
-  concurrency: [5]
-  warmup: 200ms
-  window: 600ms
-  rounds: 2
-  boot_starts: 0
-  gate: off
-stacks:
-  - name: one
-    dir: ` + refServerDir + `
-    start: ` + refServerBin + `
-  - name: two
-    dir: ` + refServerDir + `
-    start: ` + refServerBin + `
-`
+	return b.String()
+}
+
+// refDirForHosts is a copy of the reference server's directory for one
+// test to sync to its server host, removed from the host's cache at the
+// end: tests in parallel never sync into one directory.
+func refDirForHosts(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(refServerDir)); err != nil {
+		t.Fatal(err)
+	}
+	forgetSynced(t, dir)
+	return dir
+}
+
+// refOnHostsFile is a saas-slice file of the named stacks of the Go
+// reference server (synced from dir) on app1, their embedded database on
+// db1, loaded from load1 and load2: the protocol's own lines (indented;
+// no boot suite, gate off), then what follows the stacks.
+func refOnHostsFile(n *sshtest.Net, dir, protocol string, stacks []string, tail string) string {
+	top := hostsSection(n, "app1", "db1", "load1", "load2") +
+		"roles:\n  server: app1\n  database: db1\n  generators: [load1, load2]\nprofile: quick\n"
+	list := "stacks:\n"
+	for _, s := range stacks {
+		list += "  - name: " + s + "\n    dir: " + dir + "\n    start: " + refServerBin + "\n"
+	}
+	return saasFile(top, protocol, list) + tail
+}
+
+// hostsRun resolves the comparison file at path into the options of a run
+// over n's hosts into a new results directory; the run's log is shown
+// when the test fails.
+func hostsRun(t *testing.T, n *sshtest.Net, path string) Options {
+	t.Helper()
+	f, err := plan.LoadEnv(path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(plan.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &strings.Builder{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("run log:\n%s", log.String())
+		}
+	})
+	return Options{File: f, Plan: p, Dir: filepath.Join(t.TempDir(), "results"), Stackbench: stackbenchBin, Log: log, ToolVersion: "test",
+		Remote: remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: stackbenchBin, DialTimeout: time.Second}}
 }
 
 // A run with the server, the database and two generators in four
@@ -60,29 +109,16 @@ stacks:
 // that stays unreachable stops the run with its journal intact, and
 // --resume reconnects and finishes it.
 func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
-	n := sshtest.Start(t, "app1", "db1", "load1", "load2")
-	sshtest.ForgetAgentOf(t, stackbenchBin)
-	t.Cleanup(func() { killIn(n) }) // before the namespaces go: nothing left behind
-	t.Cleanup(func() {
-		// The agents (one user, one file system) keep the servers' logs
-		// in the user's cache directory.
-		cache, _ := os.UserCacheDir()
-		logs, _ := filepath.Glob(filepath.Join(cache, "stackbench", "logs", "one.*.log"))
-		more, _ := filepath.Glob(filepath.Join(cache, "stackbench", "logs", "two.*.log"))
-		for _, l := range append(logs, more...) {
-			os.Remove(l)
-		}
-	})
-	path := writeFile(t, remoteFile(n))
-	forgetSynced(t, refServerDir)
-	f, err := plan.LoadEnv(path, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f.Resolve(plan.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel() // see "Parallel tests" in main_test.go
+	n := onHosts(t, []string{"app1", "db1", "load1", "load2"}, "one", "two")
+	path := writeFile(t, refOnHostsFile(n, refDirForHosts(t), `  cases: [user]
+  concurrency: [5]
+  warmup: 200ms
+  window: 600ms
+  rounds: 2
+`, []string{"one", "two"}, ""))
+	opt := hostsRun(t, n, path)
+	p, dir := opt.Plan, opt.Dir
 	if len(p.Windows) != 4 {
 		t.Fatalf("the plan has %d windows; want 4", len(p.Windows))
 	}
@@ -101,17 +137,8 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 			time.AfterFunc(remoteLead+400*time.Millisecond, func() { s.Drop() })
 		}
 	}
-	dir := filepath.Join(t.TempDir(), "results")
-	var log strings.Builder
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("run log:\n%s", log.String())
-		}
-	})
-	opt := Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test",
-		Remote: remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: stackbenchBin, DialTimeout: time.Second}}
 	t0 := time.Now()
-	_, err = runWith(context.Background(), opt, testHooks{loaded: hook})
+	_, err := runWith(context.Background(), opt, testHooks{loaded: hook})
 	t.Logf("first invocation: %s", time.Since(t0).Round(time.Millisecond))
 	if !errors.Is(err, ErrHostUnreachable) || !strings.Contains(err.Error(), "host load2") {
 		t.Fatalf("the run with load2 cut off: %v; want it stopped naming load2", err)
@@ -255,85 +282,38 @@ func ipLink(t *testing.T, ns, dev, state string) {
 	}
 }
 
-// latencyCapacityFile is one stack of the Go reference server on app1, its
-// embedded database on db1, loaded from load1 and load2: three rounds with
-// a latency window at 200 req/s after each, then a capacity search.
-func latencyCapacityFile(n *sshtest.Net) string {
-	host := func(name string) string {
-		h := n.Host(name)
-		return fmt.Sprintf("  %s: {ssh: \"%s@%s\", identity: %s}\n", name, n.User, h.HostPort(), n.Identity)
-	}
-	return `
-workload: saas-slice
-hosts:
-` + host("app1") + host("db1") + host("load1") + host("load2") + `roles:
-  server: app1
-  database: db1
-  generators: [load1, load2]
-profile: quick
-protocol:
-  cases: [user]
-  concurrency: [4]
-  warmup: 200ms
-  window: 600ms
-  rounds: 3
-  boot_starts: 0
-  gate: off
-  latency: {rate: 200}
-stacks:
-  - name: one
-    dir: ` + refServerDir + `
-    start: ` + refServerBin + `
-capacity:
-  cases: {user: p99=50ms}
-  probe: 300ms
-  warmup: 100ms
-  budget: 30s
-  confirm: 1
-  resolution: 25%
-`
-}
-
 // Across hosts, a latency window is an open loop whose rate the
 // generator hosts share by their connections, and a capacity search's
 // probes are windows of the same kind: each measured on app1 with both
 // generators' parts.
 func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
-	n := sshtest.Start(t, "app1", "db1", "load1", "load2")
-	sshtest.ForgetAgentOf(t, stackbenchBin)
-	t.Cleanup(func() { killIn(n) })
-	t.Cleanup(func() {
-		logs, _ := filepath.Glob("/tmp/stackbench-one.*.log")
-		for _, l := range logs {
-			os.Remove(l)
-		}
-	})
-	path := writeFile(t, latencyCapacityFile(n))
-	forgetSynced(t, refServerDir)
-	f, err := plan.LoadEnv(path, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f.Resolve(plan.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := RemoteSupported(f, p); err != nil {
+	t.Parallel() // see "Parallel tests" in main_test.go
+	n := onHosts(t, []string{"app1", "db1", "load1", "load2"}, "one")
+	// Three rounds with a latency window at 200 req/s after each, then a
+	// capacity search with a budget of a few probes (each has the remote
+	// lead): what is checked is where and from where they were measured.
+	path := writeFile(t, refOnHostsFile(n, refDirForHosts(t), `  cases: [user]
+  concurrency: [4]
+  warmup: 200ms
+  window: 600ms
+  rounds: 3
+  latency: {rate: 200}
+`, []string{"one"}, `capacity:
+  cases: {user: p99=50ms}
+  probe: 300ms
+  warmup: 100ms
+  budget: 10s
+  confirm: 1
+  resolution: 25%
+`))
+	opt := hostsRun(t, n, path)
+	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
 		t.Fatalf("RemoteSupported: %v; latency windows and capacity searches run across hosts", err)
 	}
-	dir := filepath.Join(t.TempDir(), "results")
-	var log strings.Builder
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("run log:\n%s", log.String())
-		}
-	})
-	opt := Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test",
-		Remote: remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: stackbenchBin, DialTimeout: time.Second}}
 	if _, err := Run(context.Background(), opt); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	res, err := journal.ReadDir(dir)
+	res, err := journal.ReadDir(opt.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,48 +358,20 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 // generator hosts as the windows' request pool: an article of another
 // process (or none) would answer 404, and the window would fail.
 func TestSetupStepsAcrossHosts(t *testing.T) {
-	n := sshtest.Start(t, "app1", "load1", "load2")
-	sshtest.ForgetAgentOf(t, stackbenchBin)
-	t.Cleanup(func() { killIn(n) })
-	t.Cleanup(func() {
-		logs, _ := filepath.Glob("/tmp/stackbench-one.*.log")
-		for _, l := range logs {
-			os.Remove(l)
-		}
-	})
-	host := func(name string) string {
-		h := n.Host(name)
-		return fmt.Sprintf("  %s: {ssh: \"%s@%s\", identity: %s}\n", name, n.User, h.HostPort(), n.Identity)
-	}
+	t.Parallel() // see "Parallel tests" in main_test.go
+	n := onHosts(t, []string{"app1", "load1", "load2"}, "one")
 	stackDir := t.TempDir()
 	forgetSynced(t, stackDir)
-	src := "hosts:\n" + host("app1") + host("load1") + host("load2") + "roles:\n  server: app1\n  generators: [load1, load2]\n" +
+	src := hostsSection(n, "app1", "load1", "load2") + "roles:\n  server: app1\n  generators: [load1, load2]\n" +
 		strings.ReplaceAll(ownAppFile(""), "dir: .", "dir: "+stackDir)
-	path := writeFile(t, src)
-	f, err := plan.LoadEnv(path, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f.Resolve(plan.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := RemoteSupported(f, p); err != nil {
+	opt := hostsRun(t, n, writeFile(t, src))
+	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
 		t.Fatalf("RemoteSupported: %v; setup steps and templated cases run across hosts", err)
 	}
-	dir := filepath.Join(t.TempDir(), "results")
-	var log strings.Builder
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("run log:\n%s", log.String())
-		}
-	})
-	opt := Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test",
-		Remote: remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: stackbenchBin, DialTimeout: time.Second}}
 	if _, err := Run(context.Background(), opt); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, _ := finals(t, dir)
+	byKey, _ := finals(t, opt.Dir)
 	if len(byKey) != 4 {
 		t.Fatalf("%d final windows; want 4", len(byKey))
 	}

@@ -35,6 +35,7 @@ func countFinalWindows(path string) int {
 // it: the final windows are exactly the plan's, none measured twice, and
 // nothing is left running.
 func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	path := writeFile(t, saasFile("database: embedded\n", `  concurrency: [4]
   warmup: 200ms
   window: 1s

@@ -293,6 +293,7 @@ func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 }
 
 func TestParityFailureSendsNoLoad(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	path := writeFile(t, flakyFile("[ok, fail]", "  gate: off"))
 	dir := filepath.Join(t.TempDir(), "results")
 	_, err := runFileOpts(t, context.Background(), path, dir, plan.Overrides{}, false, false)
@@ -461,6 +462,7 @@ func abs(x float64) float64 { return max(x, -x) }
 // TestFreshProcessPerCase gives every case its own server process, so no
 // window's memory carries another case's history (trap T9).
 func TestFreshProcessPerCase(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	path := writeFile(t, flakyFile("[ok, fail]", "  gate: off\n  fresh: case"))
 	dir := filepath.Join(t.TempDir(), "results")
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: 2}, false); err != nil {
@@ -499,6 +501,7 @@ func measureFlags(w journal.Window) []journal.Flag {
 // idle one is journaled as ours, not as foreign CPU, and each round starts
 // fresh processes.
 func TestInterleavedRoundKeepsEachStacksProcessUp(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	f := flakyFile("[ok, fail]", "  gate: off\n  layout: interleaved")
 	i := strings.Index(f, "stacks:")
 	f += strings.Replace(f[i+len("stacks:\n"):], "name: flaky", "name: flaky-b", 1)
@@ -555,6 +558,7 @@ func TestInterleavedRoundKeepsEachStacksProcessUp(t *testing.T) {
 // earlier stackbench wrote it (no order in its protocol) still reports,
 // as the rotated order, and its resume is refused with the reason.
 func TestInterleavedRunIsBalancedInTheJournal(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	f := flakyFile("[ok]", "  gate: off\n  layout: interleaved")
 	i := strings.Index(f, "stacks:")
 	stack := f[i+len("stacks:\n"):]

@@ -56,6 +56,7 @@ stacks:
 }
 
 func TestSetupCapturesFeedTheVariantsOfEachProcess(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	path := writeFile(t, ownAppFile(`  - name: two
     dir: .
     start: `+ownAppBin+"\n"))
@@ -114,6 +115,7 @@ func TestSetupCapturesFeedTheVariantsOfEachProcess(t *testing.T) {
 }
 
 func TestSetupFailureNamesStepAndPath(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	src := strings.Replace(ownAppFile(""), "capture: {token: body.user.token,", "capture: {token: body.user.jwt,", 1)
 	path := writeFile(t, src)
 	dir := filepath.Join(t.TempDir(), "results")

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -335,7 +336,7 @@ func waitListening(addr string, within time.Duration) error {
 }
 
 // ForgetAgent removes the agent the test binary's copies leave in the
-// hosts' cache, now and when the test ends: the namespaces share our file
+// hosts' cache, as ForgetAgentOf does: the namespaces share our file
 // system and home, so the cache is ~/.cache/stackbench/agent-HASH16
 // (remote.agentPath) of this machine.
 func ForgetAgent(t testing.TB) {
@@ -347,8 +348,19 @@ func ForgetAgent(t testing.TB) {
 	ForgetAgentOf(t, exe)
 }
 
+// agentUsers counts, per cached agent, the tests of this binary that use
+// it now.
+var agentUsers = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
 // ForgetAgentOf removes the agent that copying the binary bin leaves in
-// the hosts' cache (the namespaces share our home), now and at the end.
+// the hosts' cache (the namespaces share our home). The tests of one
+// binary that use it at once share it: the first of them removes what an
+// earlier test left (so its first connection copies the binary), and the
+// last to end removes it, so that tests running in parallel never remove
+// the agent under one another.
 func ForgetAgentOf(t testing.TB, bin string) {
 	t.Helper()
 	data, err := os.ReadFile(bin)
@@ -361,6 +373,17 @@ func ForgetAgentOf(t testing.TB, bin string) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(home, ".cache", "stackbench", "agent-"+hex.EncodeToString(sum[:])[:16])
-	os.Remove(path)
-	t.Cleanup(func() { os.Remove(path) })
+	agentUsers.Lock()
+	if agentUsers.n[path] == 0 {
+		os.Remove(path)
+	}
+	agentUsers.n[path]++
+	agentUsers.Unlock()
+	t.Cleanup(func() {
+		agentUsers.Lock()
+		defer agentUsers.Unlock()
+		if agentUsers.n[path]--; agentUsers.n[path] == 0 {
+			os.Remove(path)
+		}
+	})
 }
