@@ -11,15 +11,17 @@ import (
 )
 
 // Parallel tests: Go runs the tests that call t.Parallel after all the
-// others, at most GOMAXPROCS of them at once. Those that do are the runs
-// over hosts (each in namespaces of its own; sshtest shares the agent
-// among them) and the local runs whose assertions are about what was
-// measured, where and in which order, never about time, CPU or the flags
-// a busy host raises, on stacks without a database or with one of their
-// own (the shared cluster's checkpoints would land in one another's
-// windows). The others measure time or CPU, look for the load process
-// among this binary's children (loadRunning) or change the package's
-// state (captureHost): they run alone.
+// others, at most GOMAXPROCS of them at once. Those that do are the local
+// runs whose assertions are about what was measured, where and in which
+// order, never about time, CPU or the flags a busy host raises, on stacks
+// without a database or with one of their own (the shared cluster's
+// checkpoints would land in one another's windows). The others measure
+// time or CPU, look for the load process among this binary's children
+// (loadRunning) or change the package's state (captureHost): they run
+// alone. So do the runs over hosts: each asserts that every generator
+// host served requests in every window, which a generator starved by a
+// run beside it does not (TestSetupStepsAcrossHosts failed so in .ci/run,
+// 2026-12-03, with its generator on load2 at no success in a window).
 
 // Binaries the tests build once: the stackbench command (the run drives
 // `stackbench load` as a child process) and the test servers.

@@ -109,7 +109,6 @@ func hostsRun(t *testing.T, n *sshtest.Net, path string) Options {
 // that stays unreachable stops the run with its journal intact, and
 // --resume reconnects and finishes it.
 func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
 	n := onHosts(t, []string{"app1", "db1", "load1", "load2"}, "one", "two")
 	path := writeFile(t, refOnHostsFile(n, refDirForHosts(t), `  cases: [user]
   concurrency: [5]
@@ -287,7 +286,6 @@ func ipLink(t *testing.T, ns, dev, state string) {
 // probes are windows of the same kind: each measured on app1 with both
 // generators' parts.
 func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
 	n := onHosts(t, []string{"app1", "db1", "load1", "load2"}, "one")
 	// Three rounds with a latency window at 200 req/s after each, then a
 	// capacity search with a budget of a few probes (each has the remote
@@ -358,7 +356,6 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 // generator hosts as the windows' request pool: an article of another
 // process (or none) would answer 404, and the window would fail.
 func TestSetupStepsAcrossHosts(t *testing.T) {
-	t.Parallel() // see "Parallel tests" in main_test.go
 	n := onHosts(t, []string{"app1", "load1", "load2"}, "one")
 	stackDir := t.TempDir()
 	forgetSynced(t, stackDir)
