@@ -31,7 +31,7 @@ func addGateFlags(fs *flag.FlagSet, comparison bool) *gateFlags {
 	return &gateFlags{
 		failOn:  fs.String("fail-on", "", failOnHelp),
 		steps:   fs.String("steps", "", "gate only these steps, FROM..TO[,FROM..TO…] with the stacks' names (default: every step)"),
-		metrics: fs.String("metrics", "", "judge these metrics of each step: throughput, per_cpu, p50, p99, cost (the last three at a fixed rate: the run needs latency:) (default: throughput; with two directories, throughput and per_cpu)"),
+		metrics: fs.String("metrics", "", "judge these metrics of each step: throughput, per_cpu, p50, p99, cost (the last three at a fixed rate: the run needs latency:) (default: the run's headline, the first metric it calls, throughput unless calls: says otherwise; with two directories, throughput and per_cpu)"),
 		junit:   fs.String("junit", "", "write the gate's checks as JUnit XML to this file: one test case per step × case × metric and per threshold"),
 		history: fs.String("history", "", "write the run's figures to this file in github-action-benchmark's customBiggerIsBetter JSON (throughput), and the latencies beside it (FILE-smaller.json, customSmallerIsBetter)"),
 	}
