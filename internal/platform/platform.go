@@ -133,11 +133,13 @@ type ProcReader interface {
 	// of the whole process table (Capabilities.Children).
 	Children(p Proc, dst []int) (kids []int, ok bool)
 	// ExactCPU is p's own CPU time (OwnTicks' figure) in nanoseconds,
-	// not rounded to a tick, where the OS gives it for p without a read
-	// per thread: on Linux a single-threaded process's schedstat. ok is
-	// false otherwise (OwnTicks is then the figure to use). Summed over
-	// the twenty to forty backends of a PostgreSQL tree, ticks of 10 ms
-	// move a one-second window's CPU by several per cent.
+	// not rounded to a tick, where the OS gives it: on Linux the
+	// scheduler's per-thread count (schedstat), summed over p's threads.
+	// ok is false otherwise, and when p has lost an exited thread's time
+	// (OwnTicks is then the figure to use). Summed over the twenty to
+	// forty backends of a PostgreSQL tree, ticks of 10 ms move a
+	// one-second window's CPU by several per cent, and a multi-threaded
+	// server's utime+stime lag its threads' count by up to 50 ms.
 	ExactCPU(p Proc) (ns int64, ok bool)
 }
 

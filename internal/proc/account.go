@@ -16,8 +16,8 @@ type member struct {
 	// its later totals are of one kind.
 	exact bool
 	// tickBase is base as its ticks gave it: where an exact member
-	// goes on from when it loses its exact figure (a process just
-	// started has one thread, then the runtime starts more).
+	// goes on from when it loses its exact figure (a thread of it
+	// exited, taking its time out of the threads' sum).
 	tickBase int64
 }
 
