@@ -105,6 +105,19 @@ func CallsLag(pr plan.Protocol) int {
 	return pr.LatencyFirstRound() - 1
 }
 
+// closedLoopPlanned counts the planned closed-loop windows that are
+// measured: all of them, but round 1's only under closed_loop: first
+// (plan.Protocol.ClosedLoopIn).
+func closedLoopPlanned(res *journal.Results, pr plan.Protocol) int {
+	n := 0
+	for _, w := range res.PlannedWindows() {
+		if pr.ClosedLoopIn(plan.Window{Round: w.Round}) {
+			n++
+		}
+	}
+	return n
+}
+
 // header gathers the run's identity, progress and caveats.
 func header(res *journal.Results, finals []journal.Window, alpha float64) Header {
 	p := res.Plan
@@ -116,7 +129,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		Workload:        pl.WorkloadName,
 		Profile:         pl.Protocol.Profile,
 		Concurrency:     pl.Protocol.Concurrency,
-		WindowsPlanned:  len(res.PlannedWindows()),
+		WindowsPlanned:  closedLoopPlanned(res, pl.Protocol),
 		WindowsRecorded: len(finals),
 		Alpha:           alpha,
 		MinEffect:       pl.Protocol.MinEffect,
@@ -134,8 +147,10 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		looks, h.Alpha = Looks(&pl, alpha)
 		h.Rounds = roundsInfo(res)
 		h.Rounds.Looks = looks
+		// The rounds measured: of both kinds of window (under
+		// closed_loop: first the later rounds have latency windows only).
 		measured := 0
-		for _, w := range finals {
+		for _, w := range append(finals, res.FinalLatencyWindows()...) {
 			measured = max(measured, w.Round)
 		}
 		if stop, ok := res.Stopped(); ok && stop.ClockStop {
@@ -174,7 +189,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	_, adaptiveDone := res.Stopped()
 	if len(finals) >= h.WindowsPlanned && (!pl.Protocol.Adaptive || adaptiveDone) {
 		h.State = "finished"
-		for _, w := range finals {
+		for _, w := range append(finals, res.FinalLatencyWindows()...) {
 			h.Finished = later(h.Finished, w.EndedAt)
 		}
 	}

@@ -201,6 +201,9 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		}
 		fmt.Fprintf(tw, "latency\t%s, an open-loop window at %s on the same process (%s); steps get its p50, p99 and CPU cost per request (a rise is a loss)\n",
 			when, l.Describe(), countNoun(p.LatencyWindows(p.Windows), "latency window"))
+		if pr.ClosedLoop == plan.ClosedLoopFirst {
+			fmt.Fprintf(tw, "closed loop\tround 1 only (closed_loop: first, as the run calls only latency-window metrics): its windows fix the rate and give the report its throughput, without an interval; from round 2 each cell's round is its latency window alone, after a warm-up of twice the floor at the rate; --closed-loop every keeps them in every round\n")
+		}
 	}
 	if len(pr.Calls) > 0 {
 		fmt.Fprintf(tw, "called\t%s, the headline %s; the run's other metrics are shown with their intervals, not called\n", strings.Join(pr.Calls, ", "), pr.Headline())

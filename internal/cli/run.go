@@ -305,8 +305,12 @@ func printOutcome(env Env, o *run.Outcome, err error) {
 	if o == nil || err != nil && o.Measured+o.Skipped == 0 {
 		return
 	}
-	fmt.Fprintf(env.Stderr, "measured %d windows (%d were already journaled) of %d in %s\n",
-		o.Measured, o.Skipped, o.Planned, o.Elapsed.Round(time.Second))
+	latency := ""
+	if o.Latency > 0 {
+		latency = fmt.Sprintf(", and %s", countNoun(o.Latency, "latency window"))
+	}
+	fmt.Fprintf(env.Stderr, "measured %d windows (%d were already journaled) of %d%s in %s\n",
+		o.Measured, o.Skipped, o.Planned, latency, o.Elapsed.Round(time.Second))
 	for _, flag := range slices.Sorted(maps.Keys(o.Flagged)) {
 		fmt.Fprintf(env.Stderr, "  %d windows flagged %s\n", o.Flagged[flag], flag)
 	}

@@ -279,6 +279,7 @@ func PlanProtocolOf(v plan.Protocol) PlanProtocol {
 		Latency:         ConvertPtr(v.Latency, PlanLatencyRateOf),
 		Calls:           v.Calls,
 		LatencyRoundOne: v.LatencyRoundOne,
+		ClosedLoop:      v.ClosedLoop,
 	}
 }
 
@@ -313,6 +314,7 @@ func (v PlanProtocol) Plan() plan.Protocol {
 		Latency:         ConvertPtr(v.Latency, PlanLatencyRate.Plan),
 		Calls:           v.Calls,
 		LatencyRoundOne: v.LatencyRoundOne,
+		ClosedLoop:      v.ClosedLoop,
 	}
 }
 

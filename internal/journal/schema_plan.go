@@ -313,6 +313,10 @@ type PlanProtocol struct {
 	// LatencyRoundOne: round 1's latency windows are measured at the
 	// end of round 1 (false in journals written before it).
 	LatencyRoundOne bool `json:"latency_round_one,omitempty"`
+	// ClosedLoop is "first" when the closed-loop windows were measured in
+	// round 1 only (closed_loop: first); empty: every round (and journals
+	// written before it).
+	ClosedLoop string `json:"closed_loop,omitempty"`
 }
 
 // PlanReload is plan.Reload as the journal records it:

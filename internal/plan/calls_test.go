@@ -88,3 +88,81 @@ func TestCallsKeyRefused(t *testing.T) {
 		t.Errorf("calls: throughput gave %v", p.Protocol.Calls)
 	}
 }
+
+// TestClosedLoopKey: a run calling only metrics of the latency windows
+// measures its closed-loop windows in round 1 only (closed_loop: first by
+// default), so that a later round is its latency windows alone and costs
+// less; every keeps them; first is refused where it cannot work.
+func TestClosedLoopKey(t *testing.T) {
+	path := writeConfig(t, `profile: quick
+protocol:
+  cases: [health, user]
+  latency: {rate: 50%}
+  calls: [cost]
+  rounds: auto
+  budget: 8m
+stacks:
+  - {name: a, dir: apps/a, start: ./server}
+  - {name: b, dir: apps/b, start: ./server}
+`)
+	f, err := LoadEnv(path, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := f.Resolve(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Protocol.ClosedLoop != ClosedLoopFirst {
+		t.Fatalf("calls: [cost] with latency windows: closed_loop %q, want first", first.Protocol.ClosedLoop)
+	}
+	every, err := f.Resolve(Overrides{ClosedLoop: ClosedLoopEvery})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if every.Protocol.ClosedLoop != "" || every.Fingerprint == first.Fingerprint {
+		t.Errorf("--closed-loop every: %q (want it kept as empty), fingerprint changed %v", every.Protocol.ClosedLoop, every.Fingerprint != first.Fingerprint)
+	}
+	// Round 1 is measured whole; round 2's closed-loop windows are not.
+	pr := first.Protocol
+	for _, w := range first.Windows {
+		if got, want := pr.ClosedLoopIn(w), w.Round == 1; got != want {
+			t.Errorf("%s: measured %v, want %v", w.Key, got, want)
+		}
+		if every.Protocol.ClosedLoopIn(w) != true {
+			t.Errorf("%s: every skips it", w.Key)
+		}
+	}
+	st, _ := first.Stack("a")
+	w2 := Window{Round: 2, Stack: "a"}
+	if got := pr.FixedRateWarmup(st, w2); got != 2*pr.Warmup {
+		t.Errorf("a latency window with no closed-loop window before it warms up %s, want twice the floor %s", got, 2*pr.Warmup)
+	}
+	if got := pr.FixedRateWarmup(st, Window{Round: 1, Stack: "a"}); got != pr.Warmup {
+		t.Errorf("after a closed-loop window: %s, want the floor %s", got, pr.Warmup)
+	}
+	// A later round costs less, and the budget affords more rounds.
+	if a, b := first.RoundEstimate(), every.RoundEstimate(); a >= b*7/10 {
+		t.Errorf("a later round: %s with closed_loop: first against %s with every; want well under", a, b)
+	}
+	if a, b := first.Protocol.BudgetRounds, every.Protocol.BudgetRounds; a <= b {
+		t.Errorf("budget rounds: %d with first, %d with every", a, b)
+	}
+	// Calling throughput keeps every round's closed-loop windows.
+	thr, err := f.Resolve(Overrides{Calls: []string{MetricCost, MetricThroughput}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if thr.Protocol.ClosedLoop != "" {
+		t.Errorf("calls cost and throughput: closed_loop %q, want every", thr.Protocol.ClosedLoop)
+	}
+	var ce *ConfigError
+	if _, err := f.Resolve(Overrides{Calls: []string{MetricCost, MetricPerCPU}, ClosedLoop: ClosedLoopFirst}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "the run calls per_cpu, which needs them in every round") {
+		t.Errorf("closed_loop first calling per_cpu: %v", err)
+	}
+	f.protocol.Latency = nil
+	f.protocol.Calls = nil
+	if _, err := f.Resolve(Overrides{ClosedLoop: ClosedLoopFirst}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "add latency: {rate: 50%}") {
+		t.Errorf("closed_loop first without latency windows: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -132,6 +133,91 @@ func (p Protocol) LatencyAfter(w Window) bool {
 	return p.Repeats() == 1 || w.Repeat == p.Repeats()
 }
 
+// Values of closed_loop: (Protocol.ClosedLoop holds "" for every).
+const (
+	// ClosedLoopEvery: a closed-loop window for every cell of every round.
+	ClosedLoopEvery = "every"
+	// ClosedLoopFirst: closed-loop windows in round 1 only, where they
+	// fix the latency windows' rate and give the report its throughput;
+	// from round 2 a cell's round is its latency window alone. A run
+	// that calls only metrics of the latency windows gets a pair of them
+	// per round at a little over half the time (the demo's rounds took
+	// 45-63 s with both kinds of window, 2.3 s a closed-loop window and
+	// 1.6 s a latency one, 2026-12-03).
+	ClosedLoopFirst = "first"
+)
+
+// ClosedLoopIn reports whether the closed-loop window w is measured:
+// always, but from round 2 under closed_loop: first, where only the
+// latency window after it is.
+func (p Protocol) ClosedLoopIn(w Window) bool {
+	return p.ClosedLoop != ClosedLoopFirst || w.Round <= 1
+}
+
+// ClosedLoopWindows counts the windows of ws whose closed-loop window is
+// measured (ClosedLoopIn).
+func (p Protocol) ClosedLoopWindows(ws []Window) int {
+	n := 0
+	for _, w := range ws {
+		if p.ClosedLoopIn(w) {
+			n++
+		}
+	}
+	return n
+}
+
+// FixedRateWarmup is the warm-up of a latency window: the stack's floor
+// after its cell's closed-loop window, which warmed the process; twice
+// the floor where none ran before it (closed_loop: first from round 2),
+// at the offered rate, so that a fresh process gets about as many
+// requests before its window as a closed-loop warm-up gives it at its
+// floor.
+func (p Protocol) FixedRateWarmup(s Stack, w Window) time.Duration {
+	floor, _ := p.WarmupFor(s)
+	if p.ClosedLoopIn(w) {
+		return floor
+	}
+	return 2 * floor
+}
+
+// resolveClosedLoop settles closed_loop: after the file and the flags:
+// unset, it is first when the run has latency windows and calls only
+// their metrics, else every; every is kept as "" (as journals before it).
+func (p *Protocol) resolveClosedLoop() {
+	if p.ClosedLoop == "" && p.Latency != nil && len(p.Calls) > 0 {
+		p.ClosedLoop = ClosedLoopFirst
+		for _, m := range p.Calls {
+			if !slices.Contains(LatencyMetrics, m) {
+				p.ClosedLoop = ""
+			}
+		}
+	}
+	if p.ClosedLoop == ClosedLoopEvery {
+		p.ClosedLoop = ""
+	}
+}
+
+// checkClosedLoop says what is wrong with closed_loop: first, or "".
+func checkClosedLoop(p Protocol) string {
+	if p.ClosedLoop != ClosedLoopFirst {
+		return ""
+	}
+	if p.Latency == nil {
+		return "closed_loop: first leaves the rounds after the first to the latency windows, and the run has none; add latency: {rate: 50%} (or --latency-rate 50%), or write closed_loop: every"
+	}
+	var closed []string
+	for _, m := range p.CalledMetrics() {
+		if !slices.Contains(LatencyMetrics, m) {
+			closed = append(closed, m)
+		}
+	}
+	if len(closed) > 0 {
+		return fmt.Sprintf("closed_loop: first measures the closed-loop windows in round 1 only, and the run calls %s, which needs them in every round; call only p50, p99 or cost (calls: [cost]), or write closed_loop: every",
+			strings.Join(closed, " and "))
+	}
+	return ""
+}
+
 // LatencyKey is the key of the latency window that follows w:
 // "r2/gin/order/c100/latency".
 func LatencyKey(w Window) string {
@@ -156,8 +242,7 @@ func checkLatency(p Protocol) string {
 }
 
 // latencyEstimate is what the latency windows of ws add to their time: a
-// fixed warm-up at the floor (the process is warm from its closed-loop
-// window) and a window each.
+// fixed warm-up (FixedRateWarmup) and a window each.
 func (p *Plan) latencyEstimate(ws []Window) time.Duration {
 	if p.Protocol.Latency == nil {
 		return 0
@@ -168,8 +253,7 @@ func (p *Plan) latencyEstimate(ws []Window) time.Duration {
 			continue
 		}
 		st, _ := p.Stack(w.Stack)
-		floor, _ := p.Protocol.WarmupFor(st)
-		d += floor + p.Protocol.Window + windowOverhead
+		d += p.Protocol.FixedRateWarmup(st, w) + p.Protocol.Window + windowOverhead
 		if w.Inserts {
 			d += resetOrders
 		}

@@ -127,6 +127,7 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	}
 	proto.Order = OrderWilliams
 	proto.LatencyRoundOne = proto.Latency != nil && proto.Latency.Share > 0 && proto.Interleaved() && proto.Fresh == FreshRound
+	proto.resolveClosedLoop()
 	p := &Plan{
 		File:          f.Path,
 		WorkloadName:  f.Workload.Name,
@@ -147,6 +148,9 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		return nil, &ConfigError{Problems: []Problem{{Msg: msg}}}
 	}
 	if msg := checkCalls(proto); msg != "" {
+		return nil, &ConfigError{Problems: []Problem{{Msg: msg}}}
+	}
+	if msg := checkClosedLoop(proto); msg != "" {
 		return nil, &ConfigError{Problems: []Problem{{Msg: msg}}}
 	}
 	p.Windows = matrix(p.Stacks, cases, proto)
@@ -472,23 +476,41 @@ func (p *Plan) budgetRounds() int {
 	if per <= 0 {
 		return 0
 	}
+	if p.Protocol.ClosedLoop == ClosedLoopFirst {
+		// Round 1 has the closed-loop windows, the later rounds not.
+		first := p.EstimateWindows(p.roundOne())
+		return max(1, 1+int((p.Protocol.Budget-first)/per))
+	}
 	return max(1, int(p.Protocol.Budget/per))
 }
 
-// RoundEstimate is EstimateWindows of one whole round (round 1's
-// windows), with its latency windows as a later round has them when
-// round 1 has none (latency: {rate: 50%}).
-func (p *Plan) RoundEstimate() time.Duration {
+// roundOne is the plan's round-1 windows.
+func (p *Plan) roundOne() []Window {
 	var first []Window
 	for _, w := range p.Windows {
 		if w.Round == 1 {
-			if p.Protocol.Latency != nil {
-				w.Round = max(w.Round, p.Protocol.LatencyFirstRound())
-			}
 			first = append(first, w)
 		}
 	}
-	return p.EstimateWindows(first)
+	return first
+}
+
+// RoundEstimate is EstimateWindows of one whole round after the first
+// (round 1's windows as round 2 has them): with its latency windows when
+// round 1 has none (latency: {rate: 50%}), and without its closed-loop
+// ones under closed_loop: first.
+func (p *Plan) RoundEstimate() time.Duration {
+	var later []Window
+	for _, w := range p.roundOne() {
+		if p.Protocol.Latency != nil {
+			w.Round = max(w.Round, p.Protocol.LatencyFirstRound())
+		}
+		if p.Protocol.ClosedLoop == ClosedLoopFirst {
+			w.Round = 2
+		}
+		later = append(later, w)
+	}
+	return p.EstimateWindows(later)
 }
 
 // Rough costs for Estimate, measured on a 2-core machine with the Go
@@ -515,10 +537,13 @@ func (p *Plan) EstimateWindows(ws []Window) time.Duration {
 		warmup[s.Name] = p.Protocol.ExpectedWarmup(s)
 	}
 	for _, w := range ws {
-		d += warmup[w.Stack] + p.Protocol.Window + windowOverhead
 		if w.NewProcess {
 			d += processStart
 		}
+		if !p.Protocol.ClosedLoopIn(w) {
+			continue // its latency window alone (latencyEstimate)
+		}
+		d += warmup[w.Stack] + p.Protocol.Window + windowOverhead
 		if w.Inserts {
 			d += resetOrders
 		}

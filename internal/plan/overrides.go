@@ -65,6 +65,9 @@ type Overrides struct {
 	// Calls are the metrics the run calls (calls:, --calls); empty keeps
 	// the file's.
 	Calls []string
+	// ClosedLoop is ClosedLoopEvery or ClosedLoopFirst (closed_loop:,
+	// --closed-loop); empty leaves it to the calls (Resolve).
+	ClosedLoop string
 }
 
 // MaxRepeat bounds protocol repeat: past a few windows a process adds
@@ -103,6 +106,7 @@ func (o Overrides) apply(p *Protocol) {
 	setIf(&p.Budget, o.Budget)
 	setIf(&p.Fresh, o.Fresh)
 	setIf(&p.Layout, o.Layout)
+	setIf(&p.ClosedLoop, o.ClosedLoop)
 	setIf(&p.Family, o.Family)
 	setIf(&p.Repeat, o.Repeat)
 	setIf(&p.Gate.Wait, o.GateWait)

@@ -259,6 +259,13 @@ type Protocol struct {
 	// round. Journals written before it (false) start such windows in
 	// round 2.
 	LatencyRoundOne bool `json:"latency_round_one,omitempty"`
+	// ClosedLoop is ClosedLoopFirst when the closed-loop windows are
+	// measured in round 1 only (closed_loop: first, the default when the
+	// run calls only metrics of the latency windows): from round 2 a
+	// cell's round is its latency window alone, on a process warmed at
+	// the offered rate (FixedRateWarmup). Empty: every round
+	// (closed_loop: every, and journals written before it).
+	ClosedLoop string `json:"closed_loop,omitempty"`
 }
 
 // WarmupFor is the warm-up floor and cap of a stack's windows: the

@@ -87,7 +87,7 @@ func (ph *adaptPhase) run(ctx context.Context) error {
 // extend appends an extra round's windows to the plan the run measures.
 func (r *runner) extend(ws []plan.Window) {
 	r.opt.Plan.Windows = append(r.opt.Plan.Windows, ws...)
-	r.out.Planned += len(ws)
+	r.out.Planned += r.opt.Plan.Protocol.ClosedLoopWindows(ws)
 }
 
 // lookResult is what one look at the journal found.
@@ -97,8 +97,9 @@ type lookResult struct {
 	undecided []string
 	need      map[plan.CellKey]bool
 	alpha     float64
-	// windowsTime is the wall time of every window journaled so far, redone
-	// tries included: what the budget is held against.
+	// windowsTime is the wall time of every window journaled so far,
+	// latency windows and redone tries included: what the budget is held
+	// against (as the plan's estimate of a round counts both kinds).
 	windowsTime time.Duration
 }
 
@@ -117,8 +118,10 @@ func (ph *adaptPhase) look() (lookResult, error) {
 		return lookResult{}, fmt.Errorf("adaptive rounds: %w", err)
 	}
 	out := lookResult{need: map[plan.CellKey]bool{}, alpha: m.Header.Alpha}
-	for _, w := range res.Windows {
-		out.windowsTime += w.EndedAt.Sub(w.StartedAt)
+	for _, ws := range [][]journal.Window{res.Windows, res.Latency} {
+		for _, w := range ws {
+			out.windowsTime += w.EndedAt.Sub(w.StartedAt)
+		}
 	}
 	for _, s := range m.Steps {
 		if s.Kind != analysis.StepAdjacent || !(m.ThroughputOpen(s) || m.LatencyOpen(s)) {

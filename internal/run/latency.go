@@ -89,13 +89,13 @@ func (ph *latencyPhase) measure(ctx context.Context, w plan.Window) error {
 
 // latencyStream is a latency window's load: the open loop at rateRPS
 // with the cell's concurrency as its most requests in flight, after a
-// fixed warm-up at the stack's floor (the process is warm from its
-// closed-loop window), then judgeBehind.
+// fixed warm-up (plan.Protocol.FixedRateWarmup: the stack's floor after
+// its closed-loop window, twice it where none ran), then judgeBehind.
 func (ph *latencyPhase) latencyStream(cur *server, lw plan.Window, c workload.Case, rateRPS float64) loadStream {
 	r := ph.r
 	p := r.opt.Plan.Protocol
-	floor, _ := p.WarmupFor(cur.stack)
-	return loadStream{c: c, conns: lw.Concurrency, rateRPS: rateRPS, warmup: warmupSpan{floor, floor}, window: p.Window,
+	warm := p.FixedRateWarmup(cur.stack, lw)
+	return loadStream{c: c, conns: lw.Concurrency, rateRPS: rateRPS, warmup: warmupSpan{warm, warm}, window: p.Window,
 		check: func(rec *journal.Window) { judgeBehind(rec, journal.ConvertPtr(rec.Load, journal.LoadResult.Load)) }}
 }
 

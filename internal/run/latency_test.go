@@ -211,3 +211,90 @@ func TestJudgeBehind(t *testing.T) {
 		}
 	}
 }
+
+// A run that calls only the fixed-rate cost (calls: [cost]) measures its
+// closed-loop windows in round 1 only (closed_loop: first): they fix the
+// rate; rounds 2-4 are each stack's latency window alone, on a process
+// of its round, after a warm-up of twice the floor. The report counts the
+// run finished at its look, and a resume measures only the latency
+// windows missing.
+func TestRunClosedLoopFirst(t *testing.T) {
+	path := writeFile(t, strings.Replace(latencyFile(), "  latency: {rate: 50%}\n", "  latency: {rate: 50%}\n  calls: [cost]\n", 1))
+	dir := filepath.Join(t.TempDir(), "results")
+	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if out.Planned != 2 || out.Measured != 2 || out.Latency != 8 {
+		t.Errorf("planned %d, measured %d closed-loop windows and %d latency windows; want 2, 2 and 8", out.Planned, out.Measured, out.Latency)
+	}
+	byKey, res := finals(t, dir)
+	if res.Plan.Plan.Protocol.ClosedLoop != plan.ClosedLoopFirst {
+		t.Errorf("journaled closed_loop %q", res.Plan.Plan.Protocol.ClosedLoop)
+	}
+	for k := range byKey {
+		if !strings.HasPrefix(k, "r1/") {
+			t.Errorf("closed-loop window %s measured after round 1", k)
+		}
+	}
+	latency := map[string]journal.Window{}
+	for _, w := range res.FinalLatencyWindows() {
+		latency[w.Key] = w
+	}
+	pids := map[int]string{}
+	for r := 1; r <= 4; r++ {
+		for _, s := range []string{"fast", "slow"} {
+			key := fmt.Sprintf("r%d/%s/ok/c4/latency", r, s)
+			lw, ok := latency[key]
+			if !ok || lw.Load == nil {
+				t.Errorf("%s: missing (%+v)", key, lw)
+				continue
+			}
+			// 100 ms after round 1's closed-loop window; 200 ms where none ran.
+			want := 0.1
+			if r > 1 {
+				want = 0.2
+			}
+			if lw.Load.Mode != "open" || lw.Load.WarmupSeconds != want || lw.Server.Processes == 0 {
+				t.Errorf("%s: mode %s, warm-up %.2f s (want %.1f), server sampled %+v", key, lw.Load.Mode, lw.Load.WarmupSeconds, want, lw.Server)
+			}
+			if other, seen := pids[lw.Process.PID]; seen {
+				t.Errorf("%s: process %d served %s too; want a fresh process per round", key, lw.Process.PID, other)
+			}
+			pids[lw.Process.PID] = key
+		}
+	}
+	m, err := analysis.FromResults(res, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := m.Header; h.State != "finished" || h.WindowsPlanned != 2 || h.BeforeFirstLook || h.CallsThroughRound != 0 {
+		t.Errorf("header: state %s, %d windows planned, before the first look %v, calls through round %d", h.State, h.WindowsPlanned, h.BeforeFirstLook, h.CallsThroughRound)
+	}
+	if lc, ok := m.LatencyCell("slow", "ok", 4); !ok || lc.Windows != 4 {
+		t.Errorf("slow's latency cell: %+v; want 4 windows", lc)
+	}
+
+	// Drop round 4's latency windows and resume: they alone are measured.
+	jpath := filepath.Join(dir, journal.FileName)
+	data, err := os.ReadFile(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if !(strings.Contains(line, `"kind":"latency"`) && strings.Contains(line, `"key":"r4/`)) {
+			kept = append(kept, line)
+		}
+	}
+	if err := os.WriteFile(jpath, []byte(strings.Join(kept, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runFile(t, context.Background(), path, dir, plan.Overrides{}, true)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if out.Measured != 0 || out.Skipped != 2 || out.Latency != 2 {
+		t.Errorf("the resume measured %d windows (%d journaled) and %d latency windows; want 0 (2) and 2", out.Measured, out.Skipped, out.Latency)
+	}
+}

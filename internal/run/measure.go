@@ -56,7 +56,8 @@ func (ph *roundsPhase) run(ctx context.Context) error {
 	if r.out.Measured == 0 {
 		// Windows journaled before this invocation (a resume); an adaptive
 		// run's later calls come after windows this invocation measured.
-		r.out.Skipped = len(r.opt.Plan.Windows) - len(todo)
+		pr := r.opt.Plan.Protocol
+		r.out.Skipped = pr.ClosedLoopWindows(r.opt.Plan.Windows) - pr.ClosedLoopWindows(todo)
 	}
 	r.progress.begin(len(todo), r.opt.Plan.EstimateWindows(todo))
 	last := lastWindowOfProcess(r.opt.Plan.Windows)
@@ -66,7 +67,7 @@ func (ph *roundsPhase) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !r.done[w.Key] {
+		if !r.done[w.Key] && pr.ClosedLoopIn(w) {
 			if err := ph.measureWindow(ctx, w); err != nil {
 				return err
 			}
@@ -167,12 +168,14 @@ func lastWindowOfProcess(ws []plan.Window) map[int]int {
 	return last
 }
 
-// remaining lists the windows still to measure.
+// remaining lists the windows still to measure: closed-loop windows not
+// journaled, and, under closed_loop: first, the windows whose latency
+// window alone is still to measure.
 func (ph *roundsPhase) remaining() []plan.Window {
 	r := ph.r
 	var ws []plan.Window
 	for _, w := range r.opt.Plan.Windows {
-		if !r.done[w.Key] {
+		if !r.done[w.Key] && (r.opt.Plan.Protocol.ClosedLoopIn(w) || !r.latencyDone[plan.LatencyKey(w)]) {
 			ws = append(ws, w)
 		}
 	}

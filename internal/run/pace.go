@@ -38,9 +38,19 @@ type paceCheck struct {
 // pace re-estimates, after round, the rounds the budget affords from the
 // time the windows took (spent), against the plan's looks; ok is false
 // when the next look is still within reach (or there is none ahead).
-func pace(pr plan.Protocol, looks []int, round int, spent, planned time.Duration) (paceCheck, bool) {
+// spentFirst is round 1's share of spent when round 1 is unlike the
+// later rounds (closed_loop: first: its closed-loop windows), else 0: the
+// pace is then the later rounds', known from round 2.
+func pace(pr plan.Protocol, looks []int, round int, spent, spentFirst, planned time.Duration) (paceCheck, bool) {
 	if !pr.Adaptive || pr.Budget <= 0 || round < 1 || spent <= 0 {
 		return paceCheck{}, false
+	}
+	rounds := round
+	if spentFirst > 0 {
+		if round < 2 {
+			return paceCheck{}, false
+		}
+		rounds--
 	}
 	next := 0
 	for _, l := range looks {
@@ -52,12 +62,15 @@ func pace(pr plan.Protocol, looks []int, round int, spent, planned time.Duration
 	if next == 0 {
 		return paceCheck{}, false
 	}
-	per := spent / time.Duration(round)
-	reach := int(pr.Budget / per)
+	per := (spent - spentFirst) / time.Duration(rounds)
+	if per <= 0 {
+		return paceCheck{}, false
+	}
+	reach := round + int((pr.Budget-spent)/per)
 	if reach >= next {
 		return paceCheck{}, false
 	}
-	need := time.Duration(math.Ceil((per * time.Duration(next)).Minutes())) * time.Minute
+	need := time.Duration(math.Ceil((spent + per*time.Duration(next-round)).Minutes())) * time.Minute
 	return paceCheck{round: round, perRound: per, planned: planned, reach: reach, look: next, budget: need}, true
 }
 
@@ -80,11 +93,15 @@ func minutes(d time.Duration) string {
 // already measured included: counting every journaled window against
 // round 1 there once made a round of 31 s read 1m40s, and warned that
 // the budget would end the run at round 4 of a run that reached 13.
-func spentThrough(ws []journal.Window, round int) time.Duration {
+// Latency windows count as the windows do (the plan's estimate of a
+// round has both).
+func spentThrough(round int, ws ...[]journal.Window) time.Duration {
 	var spent time.Duration
-	for _, w := range ws {
-		if w.Round <= round {
-			spent += w.EndedAt.Sub(w.StartedAt)
+	for _, kind := range ws {
+		for _, w := range kind {
+			if w.Round <= round {
+				spent += w.EndedAt.Sub(w.StartedAt)
+			}
 		}
 	}
 	return spent
@@ -102,15 +119,13 @@ func (r *runner) checkPace(round int) {
 	if err != nil {
 		return // the next look reads it again and says why
 	}
-	spent := spentThrough(res.Windows, round)
+	spent := spentThrough(round, res.Windows, res.Latency)
 	looks, _ := analysis.Looks(r.opt.Plan, stats.DefaultAlpha)
-	var first []plan.Window
-	for _, w := range r.opt.Plan.Windows {
-		if w.Round == 1 {
-			first = append(first, w)
-		}
+	var spentFirst time.Duration
+	if pr.ClosedLoop == plan.ClosedLoopFirst {
+		spentFirst = spentThrough(1, res.Windows, res.Latency)
 	}
-	c, ok := pace(pr, looks, round, spent, r.opt.Plan.EstimateWindows(first))
+	c, ok := pace(pr, looks, round, spent, spentFirst, r.opt.Plan.RoundEstimate())
 	if !ok || r.paceWarned[c.look] {
 		return
 	}

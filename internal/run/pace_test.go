@@ -15,7 +15,7 @@ import (
 // would reach it, and says nothing while the look is within reach.
 func TestPaceSaysTheLookWillNotBeReached(t *testing.T) {
 	pr := plan.Protocol{Adaptive: true, Budget: 7 * time.Minute}
-	c, ok := pace(pr, []int{13}, 2, 156*time.Second, 24*time.Second)
+	c, ok := pace(pr, []int{13}, 2, 156*time.Second, 0, 24*time.Second)
 	if !ok {
 		t.Fatal("no warning at 78 s a round")
 	}
@@ -38,7 +38,7 @@ func TestPaceSaysTheLookWillNotBeReached(t *testing.T) {
 		{"fixed rounds", plan.Protocol{Budget: 7 * time.Minute}, []int{13}, 2, 156 * time.Second},
 		{"no round yet", pr, []int{13}, 0, 0},
 	} {
-		if c, ok := pace(q.pr, q.looks, q.round, q.spent, 24*time.Second); ok {
+		if c, ok := pace(q.pr, q.looks, q.round, q.spent, 0, 24*time.Second); ok {
 			t.Errorf("%s: warned %+v", q.name, c)
 		}
 	}
@@ -61,14 +61,38 @@ func TestPaceCountsOnlyTheRoundsItIsAfter(t *testing.T) {
 			ws = append(ws, w)
 		}
 	}
-	if got := spentThrough(ws, 1); got != 25*time.Second {
+	if got := spentThrough(1, ws); got != 25*time.Second {
 		t.Errorf("spent through round 1: %s, want 25s", got)
 	}
-	if got := spentThrough(ws, 5); got != 125*time.Second {
+	if got := spentThrough(5, ws); got != 125*time.Second {
 		t.Errorf("spent through round 5: %s, want 2m5s", got)
 	}
 	pr := plan.Protocol{Adaptive: true, Budget: 7 * time.Minute}
-	if c, ok := pace(pr, []int{13}, 1, spentThrough(ws, 1), 31*time.Second); ok {
+	if c, ok := pace(pr, []int{13}, 1, spentThrough(1, ws), 0, 31*time.Second); ok {
 		t.Errorf("round 1 of the second pass warned: %s", c.text(pr.Budget))
+	}
+}
+
+// TestPaceAfterAClosedLoopRound: under closed_loop: first, round 1 (60 s,
+// with its closed-loop windows) is unlike the later rounds (25 s each):
+// after round 1 there is no pace yet; after round 3 (110 s spent) a
+// 7-minute budget reaches round 3 + 310 s / 25 s = round 15, past the
+// look after round 13; at 78 s a later round it reaches round 5 and says
+// so, with the budget that would reach round 13.
+func TestPaceAfterAClosedLoopRound(t *testing.T) {
+	pr := plan.Protocol{Adaptive: true, Budget: 7 * time.Minute, ClosedLoop: plan.ClosedLoopFirst}
+	if c, ok := pace(pr, []int{13}, 1, 60*time.Second, 60*time.Second, 25*time.Second); ok {
+		t.Errorf("round 1 warned: %+v", c)
+	}
+	if c, ok := pace(pr, []int{13}, 3, 110*time.Second, 60*time.Second, 25*time.Second); ok {
+		t.Errorf("on pace after round 3, warned: %+v", c)
+	}
+	c, ok := pace(pr, []int{13}, 3, 216*time.Second, 60*time.Second, 25*time.Second)
+	if !ok {
+		t.Fatal("no warning at 78 s a later round")
+	}
+	// 216 s + 10 × 78 s = 996 s: 17 minutes.
+	if c.reach != 5 || c.budget != 17*time.Minute || c.perRound != 78*time.Second {
+		t.Errorf("check %+v, want round 5 reached at 1m18s a round, budget 17m", c)
 	}
 }

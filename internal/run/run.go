@@ -88,8 +88,10 @@ type Options struct {
 // Outcome is what a run did.
 type Outcome struct {
 	Dir string
-	// Planned is the number of windows in the plan; Measured were measured
-	// by this invocation; Skipped were already journaled (resume).
+	// Planned is the number of closed-loop windows the plan measures
+	// (under closed_loop: first, round 1's; plan.Protocol.ClosedLoopIn);
+	// Measured were measured by this invocation; Skipped were already
+	// journaled (resume).
 	Planned, Measured, Skipped int
 	// Latency is the number of latency windows this invocation measured
 	// (their flags are in Flagged too).
@@ -135,7 +137,7 @@ func runWith(ctx context.Context, o Options, hooks testHooks) (*Outcome, error) 
 		return nil, err
 	}
 	defer release()
-	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: len(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
+	r := &runner{opt: o, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: o.Plan.Protocol.ClosedLoopWindows(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
 	r.exec, r.site, r.dbs, r.watch, r.hooks = &runWindows{r: r}, newLocalSite(r), hereDatabase{r}, &hostWatch{r: r}, hooks
 	r.pools = &requestPools{r: r}
 	r.progress = newProgress(o.Log, o.Live, o.Width)
