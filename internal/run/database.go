@@ -224,7 +224,7 @@ func (r *runner) trustDatabaseCA(info agent.DatabaseInfo) (string, error) {
 	if info.CACert == "" {
 		return info.AdminURL, nil
 	}
-	dir, err := r.poolDir("database-ca")
+	dir, err := r.poolRoot.sub("database-ca")
 	if err != nil {
 		return "", err
 	}

@@ -106,7 +106,7 @@ func (r *runner) readPrevious() error {
 		r.extend(journal.ConvertSlice(rd.Windows, journal.PlanWindow.Plan))
 	}
 	_, r.adaptiveStopped = res.Stopped()
-	r.readLatency(res)
+	(&latencyPhase{r: r}).readJournal(res)
 	r.capacityLeft = len(capacityLeft(r.opt.Plan, res))
 	r.profilingLeft = len(profilingLeft(r.opt.Plan, res))
 	for _, w := range res.Windows {

@@ -210,9 +210,10 @@ func (ph *latencyPhase) latencyRate(cas string, conc int) (journal.LatencyRate, 
 
 func latencyRateKey(cas string, conc int) string { return fmt.Sprintf("%s/c%d", cas, conc) }
 
-// readLatency loads what a stopped run journaled of its latency windows:
+// readJournal loads what a stopped run journaled of its latency windows:
 // the rates decided, the windows done and their tries.
-func (r *runner) readLatency(res *journal.Results) {
+func (ph *latencyPhase) readJournal(res *journal.Results) {
+	r := ph.r
 	for _, lr := range res.LatencyRates {
 		key := latencyRateKey(lr.Case, lr.Concurrency)
 		if _, ok := r.latencyRates[key]; !ok {

@@ -92,7 +92,7 @@ func (ph *roundsPhase) run(ctx context.Context) error {
 				ph.stopProcess(d)
 			}
 			deferred = nil
-			r.checkPace(w.Round)
+			ph.checkPace(w.Round)
 		}
 	}
 	return nil

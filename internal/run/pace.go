@@ -110,7 +110,8 @@ func spentThrough(round int, ws ...[]journal.Window) time.Duration {
 // checkPace runs pace after round from the journal and warns once per
 // look that the budget will not reach (an event in the journal, so the
 // report carries it too).
-func (r *runner) checkPace(round int) {
+func (ph *roundsPhase) checkPace(round int) {
+	r := ph.r
 	pr := r.opt.Plan.Protocol
 	if !pr.Adaptive || pr.Budget <= 0 {
 		return

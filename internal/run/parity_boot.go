@@ -82,7 +82,7 @@ func (ph *bootPhase) run(ctx context.Context) error {
 	}
 	t0 := time.Now()
 	r.progress.logf("boot: %d cold starts per stack", n)
-	stacks, err := r.bootStacks(first)
+	stacks, err := ph.bootStacks(first)
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,8 @@ func findingText(f workload.Finding) string {
 // stack's first call is first's with its message's templates expanded
 // (the first variant; a cold start has run no setup, so it captures
 // nothing).
-func (r *runner) bootStacks(first workload.Case) ([]boot.Stack, error) {
+func (ph *bootPhase) bootStacks(first workload.Case) ([]boot.Stack, error) {
+	r := ph.r
 	var out []boot.Stack
 	message := ""
 	if first.GRPCTemplated && r.opt.File.Scenario != nil {

@@ -13,31 +13,38 @@ const (
 	privateFileMode os.FileMode = 0o600
 )
 
-// poolDir returns the directory for request pools under sub: outside the
-// results directory, since a pool holds the requests as sent (expanded
-// ${env:…} values, captured tokens, signed JWTs). It is Options.PoolDir,
-// or a private temporary directory that removePools deletes when the
-// run ends.
-func (r *runner) poolDir(sub ...string) (string, error) {
-	if r.poolRoot == "" {
-		if r.opt.PoolDir != "" {
-			r.poolRoot = r.opt.PoolDir
+// poolRoot is where the request pools go: outside the results directory,
+// since a pool holds the requests as sent (expanded ${env:…} values,
+// captured tokens, signed JWTs). It is Options.PoolDir (configured), or a
+// private temporary directory made at the first use, which remove
+// deletes when the run ends.
+type poolRoot struct {
+	configured string
+	dir        string
+	temp       bool // dir is a temporary directory of this invocation
+}
+
+// sub returns the pool directory under the root at sub, made private.
+func (p *poolRoot) sub(sub ...string) (string, error) {
+	if p.dir == "" {
+		if p.configured != "" {
+			p.dir = p.configured
 		} else {
 			dir, err := os.MkdirTemp("", "stackbench-pools-")
 			if err != nil {
 				return "", err
 			}
-			r.poolRoot, r.poolTemp = dir, true
+			p.dir, p.temp = dir, true
 		}
 	}
-	dir := filepath.Join(append([]string{r.poolRoot}, sub...)...)
+	dir := filepath.Join(append([]string{p.dir}, sub...)...)
 	return dir, os.MkdirAll(dir, privateDirMode)
 }
 
-// removePools deletes the temporary pool directory, if one was made.
-func (r *runner) removePools() {
-	if r.poolTemp {
-		os.RemoveAll(r.poolRoot)
+// remove deletes the temporary pool directory, if one was made.
+func (p *poolRoot) remove() {
+	if p.temp {
+		os.RemoveAll(p.dir)
 	}
-	r.poolRoot, r.poolTemp = "", false
+	p.dir, p.temp = "", false
 }

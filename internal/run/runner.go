@@ -58,10 +58,8 @@ type runner struct {
 	// seq counts the processes started per stack over the run; a resume
 	// goes on from the journal's count (journal.ProcessInfo.Seq).
 	seq map[string]int
-	// poolRoot is where the request pools go (private.go); poolTemp is
-	// true when it is a temporary directory of this invocation.
-	poolRoot string
-	poolTemp bool
+	// poolRoot is where the request pools go (private.go).
+	poolRoot poolRoot
 	// live holds the server processes up while windows are measured, by
 	// stack: one in a grouped round, every stack's of the round in an
 	// interleaved one (all but the one serving a window are idle).
@@ -90,5 +88,5 @@ type runner struct {
 // started them.
 func (r *runner) teardown() {
 	r.teardownDatabase(r.completed)
-	r.removePools()
+	r.poolRoot.remove()
 }

@@ -54,7 +54,7 @@ func (p *requestPools) literalPool(c workload.Case) (string, error) {
 	if path, ok := p.files[key]; ok {
 		return path, nil
 	}
-	dir, err := p.r.poolDir("literal")
+	dir, err := p.r.poolRoot.sub("literal")
 	if err != nil {
 		return "", err
 	}
@@ -131,7 +131,7 @@ func (p *requestPools) variantPool(cur *server, c workload.Case) (string, error)
 		}
 		buf = append(append(buf, line...), '\n')
 	}
-	dir, err := r.poolDir(cur.stack.Name)
+	dir, err := r.poolRoot.sub(cur.stack.Name)
 	if err != nil {
 		return "", err
 	}
@@ -177,7 +177,7 @@ func (p *requestPools) messagePool(cur *server, c workload.Case) (string, error)
 		}
 		buf.WriteByte('\n')
 	}
-	poolDir, err := r.poolDir(dir...)
+	poolDir, err := r.poolRoot.sub(dir...)
 	if err != nil {
 		return "", err
 	}
@@ -200,7 +200,7 @@ func (p *requestPools) poolFile(c workload.Case) (string, error) {
 	if path, ok := p.files[c.Name]; ok {
 		return path, nil
 	}
-	dir, err := r.poolDir()
+	dir, err := r.poolRoot.sub()
 	if err != nil {
 		return "", err
 	}
