@@ -140,6 +140,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	h.Order = OrderOf(pl.Protocol)
 	h.Family, h.FamilyCalls = pl.Protocol.CallFamily(), FamilyCalls(&pl)
 	h.Calls = pl.Protocol.CalledMetrics()
+	h.ClosedLoop = pl.Protocol.ClosedLoop
 	if pl.Protocol.Adaptive {
 		// Every look of an adaptive run spends part of α, and the calls
 		// are made at the looks only (docs/statistics.md).

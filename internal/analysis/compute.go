@@ -336,6 +336,10 @@ func StepPairs(stacks []string, from map[string]string) []StackPair {
 	return out
 }
 
+// RoundOneOnly is the reason of a closed-loop metric under closed_loop:
+// first, measured in round 1 alone.
+const RoundOneOnly = "measured in round 1 only (closed_loop: first): one window a cell, no interval"
+
 // addSteps computes every step of the run, per case and concurrency, and
 // calls them all together under the run's false-call family (FamilyCalls).
 // An adaptive run's steps that stopped at an earlier look keep the calls
@@ -345,6 +349,17 @@ func addSteps(m *Result) {
 	steps, cells, latency := stepsThrough(m, m.Header.CallsThroughRound)
 	m.Steps = steps
 	callSteps(m.Steps, cells, latency, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+	if m.Header.ClosedLoop == plan.ClosedLoopFirst {
+		// One closed-loop window a cell, by design: say so rather than
+		// "a side is not valid".
+		for i := range m.Steps {
+			for _, c := range []*Change{&m.Steps[i].Throughput, &m.Steps[i].PerCPU} {
+				if c.Call == stats.CallNotCalled && c.CILowPct == nil {
+					c.Reason = RoundOneOnly
+				}
+			}
+		}
+	}
 	if m.Header.BeforeFirstLook {
 		holdUntilTheFirstLook(m.Steps, m.Header.Rounds)
 	}

@@ -75,6 +75,10 @@ type Header struct {
 	// calls:; by default every metric it measures): the others' changes
 	// are CallNotCalled, shown with their intervals and out of the family.
 	Calls []string `json:"calls"`
+	// ClosedLoop is "first" when the closed-loop windows were measured in
+	// round 1 only (closed_loop: first): throughput and per CPU-second
+	// have one window a cell and no call.
+	ClosedLoop string `json:"closed_loop,omitempty"`
 	// CallsThroughRound, when above 0, is the last look of an adaptive run
 	// that measured rounds past it without reaching its next look (a run
 	// stopped, or stopped by its budget's actual time): the steps are

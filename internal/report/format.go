@@ -185,6 +185,9 @@ func estimateText(c analysis.Change) string {
 	if c.Call == stats.CallNotCalled && strings.HasPrefix(c.Reason, stats.NotCalledInvalid) {
 		return "not called, and invalid: " + strings.TrimPrefix(c.Reason, stats.NotCalledInvalid)
 	}
+	if c.Call == stats.CallNotCalled && c.Reason == analysis.RoundOneOnly {
+		return "not called: " + c.Reason
+	}
 	return fmtPct(c.EstimatePct) + " " + intervalText(c) + pairedNoiseText(c)
 }
 

@@ -2,10 +2,11 @@ package report
 
 import (
 	"fmt"
-	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // The latency windows' section (analysis.LatencyInfo): the offered rates,
@@ -22,9 +23,11 @@ func LatencyIntro(m *Model) string {
 	if strings.HasSuffix(l.Rate, "%") {
 		rate = l.Rate + " of the slowest stack's closed-loop median throughput in round 1, fixed per case and concurrency before any latency window and the same for every stack"
 	}
-	s := fmt.Sprintf("From round %d, right after each cell's closed-loop window, the same process served an open-loop window at %s. "+
-		"Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99, and the fixed-rate cost (the server's and the database's CPU-µs per request at that rate), paired by round, in the run's false-call family, and a rise is a loss.",
-		l.FirstRound, rate)
+	when := fmt.Sprintf("From round %d, right after each cell's closed-loop window, the same process served an open-loop window at %s. ", l.FirstRound, rate)
+	if m.Header.ClosedLoop == plan.ClosedLoopFirst {
+		when = fmt.Sprintf("In round 1 each cell's closed-loop window fixed the rate and was followed by an open-loop window at %s; from round 2 (closed_loop: first) each cell's round was that open-loop window alone, on the round's process, after a fixed warm-up at the rate. ", rate)
+	}
+	s := when + "Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99, and the fixed-rate cost (the server's and the database's CPU-µs per request at that rate), paired by round, in the run's false-call family, and a rise is a loss."
 	if l.Behind > 0 {
 		s += fmt.Sprintf(" %d of %d latency windows were flagged %s (the server did not keep up with the offered rate); they are counted, at their measured tail, with their unsent and unfinished requests at the time they had waited.", l.Behind, l.Windows, journal.FlagBehind)
 	}

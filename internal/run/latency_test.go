@@ -13,6 +13,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // latencyFile is two flaky stacks on /ok, the second sleeping 2 ms per
@@ -273,6 +274,9 @@ func TestRunClosedLoopFirst(t *testing.T) {
 	}
 	if lc, ok := m.LatencyCell("slow", "ok", 4); !ok || lc.Windows != 4 {
 		t.Errorf("slow's latency cell: %+v; want 4 windows", lc)
+	}
+	if th := m.Steps[0].Throughput; th.Call != stats.CallNotCalled || th.Reason != analysis.RoundOneOnly {
+		t.Errorf("throughput of the step: %s, %q; want not called, measured in round 1 only", th.Call, th.Reason)
 	}
 
 	// Drop round 4's latency windows and resume: they alone are measured.
