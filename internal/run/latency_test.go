@@ -220,6 +220,7 @@ func TestJudgeBehind(t *testing.T) {
 // run finished at its look, and a resume measures only the latency
 // windows missing.
 func TestRunClosedLoopFirst(t *testing.T) {
+	t.Parallel() // about what was measured and in which order, on stacks without a database (main_test.go)
 	path := writeFile(t, strings.Replace(latencyFile(), "  latency: {rate: 50%}\n", "  latency: {rate: 50%}\n  calls: [cost]\n", 1))
 	dir := filepath.Join(t.TempDir(), "results")
 	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
