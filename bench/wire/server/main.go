@@ -26,11 +26,13 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"net"
 	"os"
+	"syscall"
 
 	"golang.org/x/net/http2/hpack"
 
@@ -120,7 +122,9 @@ func grpcH2Answer() h2Answer {
 }
 
 // accept serves each connection of ln on its own goroutine; a connection
-// the client broke is logged and closed.
+// the client broke is logged and closed. A reset is not logged: a timed
+// generator (ghz) may end its run by resetting connections with requests
+// on them.
 func accept(ln net.Listener, serve func(net.Conn) error) error {
 	for {
 		c, err := ln.Accept()
@@ -129,7 +133,7 @@ func accept(ln net.Listener, serve func(net.Conn) error) error {
 		}
 		go func() {
 			defer c.Close()
-			if err := serve(c); err != nil && err != errGoAway {
+			if err := serve(c); err != nil && err != errGoAway && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
 				log.Printf("%v: %v", c.RemoteAddr(), err)
 			}
 		}()
