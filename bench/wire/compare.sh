@@ -16,6 +16,12 @@
 #       # base-h2c, base-tls, base-http1: the same runs with an older binary,
 #       # before and after side by side in one run
 #
+# The server (bench/wire/server) answers on raw frames, one write per read,
+# so that on HTTP/2 the generator, not the server, sets the pace (a
+# generator held back by its server is measured on how it waits, not on what
+# it costs); each line shows the generator's and the server's share of a
+# CPU over the run.
+#
 # The server is pinned to CPU 0 and every generator to CPU 1 (taskset); the
 # generators of a pair alternate within each round, so a noisy neighbour
 # hurts both alike, and the figure to read is each round's own ratio (the
