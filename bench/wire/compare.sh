@@ -11,9 +11,16 @@
 #   ROUNDS=7 DURATION=10 CONNS=2 bash bench/wire/compare.sh
 #   PAIRS="sb-h2c h2load" bash bench/wire/compare.sh   # one pair only
 #   STACKBENCH=/tmp/old/stackbench bash bench/wire/compare.sh   # a binary built before
+#   STD_SERVER=1 bash bench/wire/compare.sh    # net/http and grpc-go as the server (server-bound)
 #   BASE_STACKBENCH=/tmp/old/stackbench PAIRS="sb-h2c h2load,base-h2c h2load" bash bench/wire/compare.sh
 #       # base-h2c, base-tls, base-http1: the same runs with an older binary,
 #       # before and after side by side in one run
+#
+# The server (bench/wire/server) answers on raw frames, one write per read,
+# so that on HTTP/2 the generator, not the server, sets the pace (a
+# generator held back by its server is measured on how it waits, not on what
+# it costs); each line shows the generator's and the server's share of a
+# CPU over the run.
 #
 # The server is pinned to CPU 0 and every generator to CPU 1 (taskset); the
 # generators of a pair alternate within each round, so a noisy neighbour
@@ -48,17 +55,22 @@ go build -o "$work/server" ./bench/wire/server
 command -v h2load >/dev/null || { echo "h2load not found: apt-get install nghttp2-client" >&2; exit 1; }
 
 HTTP=127.0.0.1:$BASE TLS=127.0.0.1:$((BASE + 1)) H2C=127.0.0.1:$((BASE + 2)) GRPC=127.0.0.1:$((BASE + 3))
-taskset -c "$SERVER_CPU" "$work/server" -http "$HTTP" -tls "$TLS" -tlsdir "$work" -h2c "$H2C" -grpc "$GRPC" &
+taskset -c "$SERVER_CPU" "$work/server" ${STD_SERVER:+-std} -http "$HTTP" -tls "$TLS" -tlsdir "$work" -h2c "$H2C" -grpc "$GRPC" &
 server_pid=$!
 for _ in $(seq 50); do curl -fs "http://$HTTP/" >/dev/null 2>&1 && break; sleep 0.1; done
 PROTO=bench/wire/saas.proto
 MSG='{"id":4242}'
 
-# run_gen NAME: runs one generator; prints "successes cpu_seconds".
+# server_cpu_seconds: the server's user+system CPU so far.
+server_cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$server_pid/stat"; }
+
+# run_gen NAME: runs one generator; prints its successes, its CPU seconds,
+# its wall seconds and the server's CPU seconds meanwhile, one a line.
 run_gen() {
 	local out="$work/out" t="$work/time" sb=(taskset -c "$GEN_CPU" "$work/stackbench" load -d "${DURATION}s" -o json)
 	TIMEFORMAT='%U %S %R'
-	local name=$1
+	local name=$1 server_before
+	server_before=$(server_cpu_seconds)
 	if [[ $name == base-* ]]; then
 		[ -x "$work/base" ] || { echo "$name needs BASE_STACKBENCH=path" >&2; exit 1; }
 		sb[3]="$work/base"
@@ -88,6 +100,7 @@ PY
 	read -r u s real <"$t"
 	python3 -c "print($u+$s)"
 	echo "$real"
+	python3 -c "print($(server_cpu_seconds) - $server_before)"
 }
 
 IFS=, read -r -a pairs <<<"${PAIRS:-sb-h2c h2load,sb-grpc ghz,sb-tls sb-http1}"
@@ -109,8 +122,8 @@ for round in $(seq "$ROUNDS"); do
 		for try in 1 2 3; do
 			lines=() stopped=""
 			for g in "${order[@]}"; do
-				{ read -r n; read -r cpu; read -r wall; } < <(run_gen "$g")
-				lines+=("$(printf 'round %d  %-10s %9d ok  %6.2f CPU-s  %9.0f req/CPU-s  %5.1f s wall' "$round" "$g" "$n" "$cpu" "$(python3 -c "print($n/max($cpu,1e-9))")" "$wall")")
+				{ read -r n; read -r cpu; read -r wall; read -r scpu; } < <(run_gen "$g")
+				lines+=("$(printf 'round %d  %-10s %9d ok  %6.2f CPU-s  %9.0f req/CPU-s  %5.1f s wall  generator %3.0f %%, server %3.0f %% of a CPU' "$round" "$g" "$n" "$cpu" "$(python3 -c "print($n/max($cpu,1e-9))")" "$wall" "$(python3 -c "print(100*$cpu/$wall)")" "$(python3 -c "print(100*$scpu/$wall)")")")
 				echo "$round $pi $g $n $cpu" >>"$work/pair"
 				if python3 -c "import sys; sys.exit(0 if $wall > $DURATION * 1.5 + 3 else 1)"; then stopped="$g took ${wall}s"; fi
 			done
