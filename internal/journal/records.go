@@ -79,6 +79,12 @@ type Plan struct {
 	// Database says where the fixture ran: "embedded" or "external" (the
 	// URL itself is never journaled; it may hold a password).
 	Database string `json:"database"`
+	// RunDatabase begins the names of the run's own databases, one per
+	// stack (RunDatabase_1, _2, … in the plan's order): distinct per run,
+	// so runs on one server never meet, and journaled so that a resume
+	// makes its copies under the same names. Empty in journals written
+	// before it: those runs used "stackbench_run".
+	RunDatabase string `json:"run_database,omitempty"`
 }
 
 // Case is one case of the plan as the reports need it.

@@ -2,6 +2,8 @@ package run
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
@@ -19,10 +21,22 @@ import (
 
 // runDatabase begins the names of the run's databases: each stack gets a
 // fresh copy of the seeded template of its own for the whole run
-// (stackbench_run_1, _2, … in the plan's order), so a run never measures
-// a database a user has been writing to, and no stack meets the rows
-// another stack's setup steps or windows made (docs/workloads.md).
+// (stackbench_run_<id>_1, _2, … in the plan's order), so a run never
+// measures a database a user has been writing to, and no stack meets the
+// rows another stack's setup steps or windows made (docs/workloads.md).
+// The id is the run's own (newRunDatabase), journaled with the plan: two
+// runs on one server never drop or write each other's copies, and a
+// resume makes its copies under the names the run began with. A journal
+// without it (written before) resumes with runDatabase alone.
 const runDatabase = "stackbench_run"
+
+// newRunDatabase returns the beginning of a new run's database names:
+// runDatabase and eight random hex digits.
+func newRunDatabase() string {
+	b := make([]byte, 4)
+	rand.Read(b) // never fails (crypto/rand)
+	return runDatabase + "_" + hex.EncodeToString(b)
+}
 
 // DBPathFile names, in the results directory, the file that holds the
 // embedded cluster's directory, so that a resumed run finds the cluster
@@ -72,7 +86,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 func (r *runner) openRunDatabase(ctx context.Context, t0 time.Time) error {
 	r.stackDBs = map[string]*stackDB{}
 	for i, s := range r.opt.Plan.Stacks {
-		url, err := r.database.Fresh(ctx, fmt.Sprintf("%s_%d", runDatabase, i+1))
+		url, err := r.database.Fresh(ctx, fmt.Sprintf("%s_%d", r.runDatabase, i+1))
 		if err != nil {
 			return err
 		}
@@ -85,7 +99,7 @@ func (r *runner) openRunDatabase(ctx context.Context, t0 time.Time) error {
 			r.dbURL, r.db = url, db
 		}
 	}
-	r.progress.logf("database: %d copies (one per stack) ready in %.1fs", len(r.stackDBs), time.Since(t0).Seconds())
+	r.progress.logf("database: %d copies (one per stack: %s_1, …) ready in %.1fs", len(r.stackDBs), r.runDatabase, time.Since(t0).Seconds())
 	return nil
 }
 

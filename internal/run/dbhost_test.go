@@ -47,7 +47,8 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 		opt: Options{Dir: t.TempDir(),
 			File: &plan.File{Workload: w, Roles: &plan.Roles{Database: "db1"}},
 			Plan: &plan.Plan{NeedsDatabase: true, Stacks: []plan.Stack{{Name: "a"}}}},
-		progress: newProgress(io.Discard, false, 0),
+		progress:    newProgress(io.Discard, false, 0),
+		runDatabase: newRunDatabase(),
 	}
 	if err := r.setupDatabase(ctx); err == nil || !strings.Contains(err.Error(), "host db1") {
 		t.Fatalf("setupDatabase with the database on db1 = %v; want a refusal naming the host", err)
@@ -63,8 +64,8 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	}()
 	info := r.dbs.(*remoteDatabase).info
 	u, err := url.Parse(r.dbURL)
-	if err != nil || u.Hostname() != h.Addr || u.Path != "/"+runDatabase+"_1" {
-		t.Fatalf("the run's database URL is %s; want database %s_1 at the host's address %s", pgfix.Redact(r.dbURL), runDatabase, h.Addr)
+	if err != nil || u.Hostname() != h.Addr || u.Path != "/"+r.runDatabase+"_1" {
+		t.Fatalf("the run's database URL is %s; want database %s_1 at the host's address %s", pgfix.Redact(r.dbURL), r.runDatabase, h.Addr)
 	}
 	// Over TLS, verified against a copy here of the CA the host made.
 	if q := u.Query(); q.Get("sslmode") != "verify-full" || filepath.Dir(q.Get("sslrootcert")) != r.dbCADir || r.dbCADir == "" {

@@ -62,6 +62,7 @@ func (r *runner) openJournal() error {
 		leftoversOf(r).stop()
 		return nil
 	}
+	r.runDatabase = newRunDatabase()
 	var cases []journal.Case
 	for _, c := range r.opt.Plan.Cases {
 		jc := journal.Case{Name: c.Name, Method: c.Method, Path: c.Path, Database: c.Database, Inserts: c.Inserts}
@@ -79,6 +80,7 @@ func (r *runner) openJournal() error {
 		Args:        r.opt.Args,
 		Plan:        journal.PlanSpecOf(*r.opt.Plan),
 		Database:    databaseKind(r.opt.Plan.Database),
+		RunDatabase: r.runDatabase,
 	})
 }
 
@@ -99,6 +101,10 @@ func (r *runner) readPrevious() error {
 			short(got), short(want), placementChanged(r.opt.Plan.Protocol.Placement, res.Plan.Plan.Protocol.Placement.Plan())+orderChanged(r.opt.Plan.Protocol.Order, res.Plan.Plan.Protocol.Order))
 	}
 	r.opt.SkipParity = res.Plan.SkipParity
+	r.runDatabase = res.Plan.RunDatabase
+	if r.runDatabase == "" {
+		r.runDatabase = runDatabase // a journal written before the name was the run's own
+	}
 	r.envCount = len(res.Environments)
 	// An adaptive run's extra rounds are part of its plan from the moment
 	// they were journaled; the rule goes on from where it stopped.

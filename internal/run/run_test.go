@@ -186,6 +186,13 @@ func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, journal.ResultsFile)); err != nil {
 		t.Errorf("results.json not written: %v", err)
 	}
+	// The stacks' copies, named after the run, are dropped at its end.
+	for i := range 2 {
+		name := fmt.Sprintf("%s_%d", res.Plan.RunDatabase, i+1)
+		if ok, err := pgfix.DatabaseExists(context.Background(), admin, name); err != nil || ok || !strings.HasPrefix(name, runDatabase+"_") {
+			t.Errorf("database %s: left after the run %v (%v); want the run's own copy, dropped", name, ok, err)
+		}
+	}
 }
 
 func flakyFile(cases string, extra string) string {

@@ -27,6 +27,9 @@ type runner struct {
 	fixture *pgfix.Fixture
 	dbURL   string
 	db      *pgfix.DB
+	// runDatabase begins the names of the stacks' copies (database.go):
+	// new for a new run, the journal's on a resume.
+	runDatabase string
 	// stackDBs holds each stack's own copy of the template, by stack
 	// (database.go); dbURL and db are the first stack's.
 	stackDBs map[string]*stackDB
