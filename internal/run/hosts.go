@@ -12,6 +12,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/remote"
+	"github.com/stackbench/stackbench/internal/stack"
 )
 
 // Reconnecting: a host whose session dropped is dialled again this many
@@ -201,7 +202,29 @@ func (ph *hostsPhase) open(ctx context.Context) error {
 		return err
 	}
 	if roles := r.opt.File.Roles; roles.Server != "" {
+		if err := serverHostCertificate(r.opt.File, logsDir(r.opt.Dir), r.fleet.addr(roles.Server)); err != nil {
+			r.fleet.close()
+			r.fleet = nil
+			return err
+		}
 		r.site = &hostsSite{r: r, fl: r.fleet, host: roles.Server, generators: roles.Generators, trees: map[*server]*remoteTree{}, loaded: r.hooks.loaded}
+	}
+	return nil
+}
+
+// serverHostCertificate makes the run's throwaway certificate valid at
+// the server host's address (addr, as hosts: gives it) too, when a stack
+// serves TLS: the generator hosts and the setup steps dial that address.
+// It runs before anything else asks for the certificate; the parity gate
+// and the cold starts here use the same one, at 127.0.0.1.
+func serverHostCertificate(f *plan.File, logDir, addr string) error {
+	for _, s := range f.Stacks {
+		if s.Wire.TLS {
+			if _, err := stack.TLSFilesFor(logDir, addr); err != nil {
+				return fmt.Errorf("the run's TLS certificate for the server host %s: %w", addr, err)
+			}
+			return nil
+		}
 	}
 	return nil
 }
