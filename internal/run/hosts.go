@@ -260,9 +260,12 @@ func (ph *hostsPhase) close() {
 // asks that run cannot do yet; nil when run can measure it. Today run
 // places the servers, the database and the load generators, and measures
 // the windows, the latency windows (the generators share the offered
-// rate by their connections) and the capacity searches across them, with
-// setup steps run from here against the server host and request pools
-// sent to the generator hosts; the features below are refused.
+// rate by their connections) and the capacity searches across them, on
+// every wire (TLS, h2, h2c, gRPC: the server host serves the run's
+// certificate, the generator hosts are sent its CA and the gRPC
+// descriptors; site_hosts_wire.go), with setup steps run from here
+// against the server host and request pools sent to the generator hosts;
+// the features below are refused.
 func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	r := f.Roles
 	if !r.Remote() {
