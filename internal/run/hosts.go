@@ -260,7 +260,9 @@ func (ph *hostsPhase) close() {
 // asks that run cannot do yet; nil when run can measure it. Today run
 // places the servers, the database and the load generators, and measures
 // the windows, the latency windows (the generators share the offered
-// rate by their connections) and the capacity searches across them, on
+// rate by their connections), the capacity searches and the profile
+// windows (pprof: read from here at the server host's address; perf is
+// not run on the server host yet, and the phase says so) across them, on
 // every wire (TLS, h2, h2c, gRPC: the server host serves the run's
 // certificate, the generator hosts are sent its CA and the gRPC
 // descriptors; site_hosts_wire.go), with setup steps run from here
@@ -284,9 +286,6 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		never = append(never, "a server on another host with the embedded database on this machine (it listens on 127.0.0.1 here, which the server host cannot reach); put the database on a host (roles: database:) or give database: {url: …} reachable from the server host")
 	}
 	pr := p.Protocol
-	if pr.Profiling {
-		no = append(no, "profiling windows (protocol profiling:)")
-	}
 	for _, s := range f.Stacks {
 		if s.Container != nil {
 			no = append(no, fmt.Sprintf("container stacks (%s)", s.Name))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -153,10 +154,12 @@ type profileSession struct {
 	database string
 }
 
-// session prepares the sampling of one window of cur on case c; dbRoot is
+// session prepares the sampling of one window of cur, reached at addr
+// (127.0.0.1, or its server host's address), on case c; dbRoot is
 // PostgreSQL's root process (0: none), dir and stem where its files go.
-func (t *profilerTools) session(cur *server, c workload.Case, dbRoot int, win time.Duration, dir, stem string) *profileSession {
-	s := &profileSession{t: t, base: fmt.Sprintf("%s://127.0.0.1:%d", cur.stack.Wire.Scheme(), cur.tree.Port()), pprof: strings.TrimSuffix(cur.stack.Pprof, "/"),
+func (t *profilerTools) session(cur *server, addr string, c workload.Case, dbRoot int, win time.Duration, dir, stem string) *profileSession {
+	base := cur.stack.Wire.Scheme() + "://" + net.JoinHostPort(addr, strconv.Itoa(cur.tree.Port()))
+	s := &profileSession{t: t, base: base, pprof: strings.TrimSuffix(cur.stack.Pprof, "/"),
 		serverPID: cur.tree.PID(), dbRoot: dbRoot, usesDB: c.Database, win: win, dir: dir, stem: stem, closed: make(chan struct{})}
 	s.client, s.clientErr = pprofClient(cur.stack.Wire, t.caPEM)
 	return s

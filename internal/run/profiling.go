@@ -49,6 +49,7 @@ func (ph *profilingPhase) run(ctx context.Context) error {
 	r.progress.logf("profiling: %d windows of %s with sampling on (not counted in the calls)", len(left), win)
 	t := ph.newProfilerTools(ctx)
 	defer t.close()
+	host, _ := r.site.serverHost()
 	for _, st := range r.opt.Plan.Stacks {
 		var cur *server
 		for _, c := range r.opt.Plan.Cases {
@@ -62,7 +63,11 @@ func (ph *profilingPhase) run(ctx context.Context) error {
 					continue
 				}
 				if cur == nil {
-					s, err := r.newServer(ctx, profilingStack(st), -1)
+					pst := profilingStack(st)
+					if host != "" {
+						pst = st // no perf there to read what the runtime writes for it
+					}
+					s, err := r.newServer(ctx, pst, -1)
 					if err != nil {
 						if ctx.Err() != nil {
 							return ctx.Err()
@@ -149,15 +154,14 @@ func profilingStack(st plan.Stack) plan.Stack {
 func (ph *profilingPhase) profileWindow(ctx context.Context, cur *server, t *profilerTools, key string, c workload.Case, conc int, win time.Duration) (*server, error) {
 	r := ph.r
 	w := plan.Window{Key: key, Stack: cur.stack.Name, Case: c.Name, Concurrency: conc, Inserts: c.Inserts}
-	sess := t.session(cur, c, ph.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
+	_, addr := r.site.serverHost()
+	sess := t.session(cur, addr, c, ph.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
 	dbURL, _ := r.dbOf(cur.stack.Name)
 	sess.database = databaseName(dbURL)
 	floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
 	rec, err := measureOne(ctx, r.exec, cur, w, loadStream{c: c, conns: conc, warmup: warmupSpan{floor, cap}, window: win,
-		started: func(ws *windowSampler) {
-			ws.hooks(sess.start, sess.stop)
-			sess.startPerf(max(floor, cap) + win + 30*time.Second)
-		}})
+		marks: &windowMarks{opened: sess.start, closed: sess.stop,
+			launched: func() { sess.startPerf(max(floor, cap) + win + 30*time.Second) }}})
 	if err != nil {
 		sess.wait()
 		return cur, err
@@ -224,7 +228,9 @@ func (ph *profilingPhase) newProfilerTools(ctx context.Context) *profilerTools {
 		}
 		break
 	}
-	if scope, err := checkPerf(ctx, r.opt.Dir); err != nil {
+	if host, _ := r.site.serverHost(); host != "" {
+		r.event(journal.LevelWarning, "", "profiling: the servers run on host %s, and perf is not run there yet; the profiles come from the stacks' pprof: endpoints, read from here at that host's address", host)
+	} else if scope, err := checkPerf(ctx, r.opt.Dir); err != nil {
 		r.event(journal.LevelWarning, "", "profiling: perf cannot sample here (%v); the profiles come from the stacks' pprof: endpoints only", err)
 	} else {
 		t.perf, t.perfScope = true, scope
@@ -269,6 +275,10 @@ func (ph *profilingPhase) databaseRoot(ctx context.Context) int {
 func (ph *profilingPhase) stopProfiled(s *server) {
 	r := ph.r
 	if s == nil {
+		return
+	}
+	if s.host != "" {
+		r.stopServer(s) // started without its runtime's perf support
 		return
 	}
 	pids := proc.TreePIDs(s.tree.PID())

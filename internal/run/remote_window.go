@@ -200,6 +200,8 @@ type remoteWindow struct {
 	files  agent.LoadSpec
 	warmup time.Duration
 	window time.Duration
+	// marks, when set, are told of the window's course (loadStream's).
+	marks *windowMarks
 	// loaded, when set (tests), is called once every generator has been
 	// sent its load (hostsSite.loaded).
 	loaded func(key string, attempt int, fl *fleet)
@@ -280,7 +282,9 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	if rw.loaded != nil {
 		rw.loaded(rec.Key, rec.Attempt, fl)
 	}
+	unmark := rw.mark(from, to)
 	wg.Wait()
+	unmark()
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
 
 	for i, err := range errs {
@@ -325,6 +329,48 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 		rec.Database = journal.Usage{CPUSeconds: dbSample.CPUSeconds, Cores: dbSample.Cores, RSSMeanBytes: dbSample.RSSMeanBytes, RSSPeakBytes: dbSample.RSSPeakBytes}
 	}
 	return d
+}
+
+// mark tells rw.marks of the window's course: launched now, opened and
+// closed at from and to on this machine's clock (the instants the
+// generators measure between, converted from theirs). The function it
+// returns is called once every generator is done: it closes a window
+// that opened and is not closed yet (a generator that ended early), and
+// cancels an opening that never came.
+func (rw *remoteWindow) mark(from, to time.Time) (unmark func()) {
+	m := rw.marks
+	if m == nil {
+		return func() {}
+	}
+	m.launched()
+	var mu sync.Mutex
+	opened, closed := false, false
+	closeOnce := func() {
+		if opened && !closed {
+			m.closed()
+		}
+		closed = true
+	}
+	open := time.AfterFunc(time.Until(from), func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !closed {
+			opened = true
+			m.opened()
+		}
+	})
+	shut := time.AfterFunc(time.Until(to), func() {
+		mu.Lock()
+		defer mu.Unlock()
+		closeOnce()
+	})
+	return func() {
+		open.Stop()
+		shut.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		closeOnce()
+	}
 }
 
 // agentSession is one generator's agent and its clock offset.

@@ -64,7 +64,9 @@ func (h *hostsSite) launch(ctx context.Context, side windowSide, _ *journal.Wind
 		return nil, err
 	}
 	return &remoteWindow{files: files, generators: h.generators, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
-		warmup: ls.fixedWarmup(), window: ls.window, loaded: h.loaded}, nil
+		warmup: ls.fixedWarmup(), window: ls.window, marks: ls.marks, loaded: h.loaded}, nil
 }
+
+func (h *hostsSite) serverHost() (name, addr string) { return h.host, h.fl.addr(h.host) }
 
 func (h *hostsSite) ownGroups(context.Context, *server) []proc.Group { return nil }
