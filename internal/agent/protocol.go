@@ -21,7 +21,8 @@ import (
 // response changes meaning. Version 3 carries the wires other than
 // HTTP/1.1 in cleartext: a server's certificate and key and its health
 // check's protocol and CA (StartSpec), and a window's CA and gRPC
-// descriptors and messages (LoadSpec).
+// descriptors and messages (LoadSpec); and perf on a started tree
+// (PerfSpec).
 const Version = 3
 
 // Operations a Request names in Op.
@@ -34,6 +35,8 @@ const (
 	OpStop     = "stop"
 	OpSample   = "sample"
 	OpLoad     = "load"
+	// OpPerf records a started tree with perf (perf.go; version 3).
+	OpPerf = "perf"
 )
 
 // Operations of a directory sync (sync.go): open, then manifests and the
@@ -72,6 +75,8 @@ type Request struct {
 	Sync *SyncRequest `json:"sync,omitempty"`
 	// Database is the embedded cluster to start (database).
 	Database *DatabaseSpec `json:"database,omitempty"`
+	// Perf is the tree and the window to record (perf).
+	Perf *PerfSpec `json:"perf,omitempty"`
 }
 
 // Response is one line from the agent. Error is set when the request
@@ -101,6 +106,8 @@ type Response struct {
 	Sync *SyncReply `json:"sync,omitempty"`
 	// Database is the embedded cluster the agent started (database).
 	Database *DatabaseInfo `json:"database,omitempty"`
+	// Profile is a perf profile, gzipped pprof (perf).
+	Profile []byte `json:"profile,omitempty"`
 }
 
 // Hello is what an agent says about itself.

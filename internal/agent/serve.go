@@ -107,6 +107,8 @@ type server struct {
 	databases databases
 	// run holds the files sent for the started processes (rundir.go).
 	run runDir
+	// perfScope is how perf records on this host (perf.go).
+	perfScope perfScope
 }
 
 func (s *server) reply(r Response) {
@@ -149,6 +151,8 @@ func (s *server) handle(ctx context.Context, req Request) Response {
 		resp.Sample, err = s.sample(ctx, req.Name, req.From, req.To)
 	case OpLoad:
 		resp.Result, err = runLoad(ctx, req.Load)
+	case OpPerf:
+		resp.Profile, err = s.perf(ctx, req.Perf)
 	default:
 		err = fmt.Errorf("agent: unknown operation %q (protocol version %d)", req.Op, Version)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/profiling/perfrec"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -65,7 +66,9 @@ func (ph *profilingPhase) run(ctx context.Context) error {
 				if cur == nil {
 					pst := profilingStack(st)
 					if host != "" {
-						pst = st // no perf there to read what the runtime writes for it
+						// What a runtime writes for perf (V8's /tmp/perf-<pid>.map)
+						// would stay on the server host.
+						pst = st
 					}
 					s, err := r.newServer(ctx, pst, -1)
 					if err != nil {
@@ -160,8 +163,7 @@ func (ph *profilingPhase) profileWindow(ctx context.Context, cur *server, t *pro
 	sess.database = databaseName(dbURL)
 	floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
 	rec, err := measureOne(ctx, r.exec, cur, w, loadStream{c: c, conns: conc, warmup: warmupSpan{floor, cap}, window: win,
-		marks: &windowMarks{opened: sess.start, closed: sess.stop,
-			launched: func() { sess.startPerf(max(floor, cap) + win + 30*time.Second) }}})
+		marks: ph.marks(sess, t, max(floor, cap)+win+30*time.Second)})
 	if err != nil {
 		sess.wait()
 		return cur, err
@@ -184,6 +186,17 @@ func (ph *profilingPhase) profileWindow(ctx context.Context, cur *server, t *pro
 	}
 	cur.cases = append(cur.cases, c.Name)
 	return cur, nil
+}
+
+// marks are the profile window's hooks into the window: the sampling
+// opened and closed with it, perf started with the load here (bounded by
+// limit), or recorded on the server host by its agent.
+func (ph *profilingPhase) marks(sess *profileSession, t *profilerTools, limit time.Duration) *windowMarks {
+	m := &windowMarks{opened: sess.start, closed: sess.stop, launched: func() { sess.startPerf(limit) }}
+	if t.remotePerf {
+		m.serverPerf = sess.remotePerfDone
+	}
+	return m
 }
 
 // logProfileWindow says what one profile window gave.
@@ -229,8 +242,12 @@ func (ph *profilingPhase) newProfilerTools(ctx context.Context) *profilerTools {
 		break
 	}
 	if host, _ := r.site.serverHost(); host != "" {
-		r.event(journal.LevelWarning, "", "profiling: the servers run on host %s, and perf is not run there yet; the profiles come from the stacks' pprof: endpoints, read from here at that host's address", host)
-	} else if scope, err := checkPerf(ctx, r.opt.Dir); err != nil {
+		// The server host's agent records the server with perf in each
+		// window; the database's processes, on their host or here, are
+		// not recorded.
+		t.remotePerf = true
+		r.event(journal.LevelInfo, "", "profiling: the servers run on host %s: its agent records them with perf, and the stacks' pprof: endpoints are read from here at that host's address; the database's processes are not recorded with perf", host)
+	} else if scope, err := perfrec.Check(ctx, r.opt.Dir); err != nil {
 		r.event(journal.LevelWarning, "", "profiling: perf cannot sample here (%v); the profiles come from the stacks' pprof: endpoints only", err)
 	} else {
 		t.perf, t.perfScope = true, scope

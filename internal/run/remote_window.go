@@ -269,6 +269,11 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	wg.Go(func() {
 		sample, sampleErr = srv.Agent.Sample(ctx, rw.tree.name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
 	})
+	if m := rw.marks; m != nil && m.serverPerf != nil {
+		wg.Go(func() {
+			m.serverPerf(srv.Agent.Perf(ctx, agent.PerfSpec{Name: rw.tree.name, From: from.Add(srvOff.Offset), To: to.Add(srvOff.Offset)}))
+		})
+	}
 	var dbSample agent.Sample
 	var dbOK bool
 	var dbErr error

@@ -84,6 +84,12 @@ type loadStream struct {
 // hosts is scheduled to open and close.
 type windowMarks struct {
 	launched, opened, closed func()
+	// serverPerf, when set, asks a window across hosts for perf's
+	// profile of the server's tree, recorded on the server host by its
+	// agent from the launch and kept over the measured window; it is
+	// called with the profile (gzipped pprof) or why there is none
+	// before the window's drive returns.
+	serverPerf func(profile []byte, err error)
 }
 
 // fixedWarmup is the warm-up of a stream whose generators cannot end it
