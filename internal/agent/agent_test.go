@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,12 +14,15 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/tlsca"
 )
 
 // serveEnv makes the test binary a tiny HTTP server (for the processes
@@ -27,7 +32,14 @@ const serveEnv = "STACKBENCH_AGENT_TEST_SERVE"
 func TestMain(m *testing.M) {
 	if os.Getenv(serveEnv) != "" {
 		http.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") })
-		fmt.Fprintln(os.Stderr, http.ListenAndServe("127.0.0.1:"+os.Getenv("PORT"), nil))
+		addr := "127.0.0.1:" + os.Getenv("PORT")
+		if cert := os.Getenv("TLS_CERT_FILE"); cert != "" {
+			// It says where its key is, for the test to look at.
+			http.HandleFunc("/key", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, os.Getenv("TLS_KEY_FILE")) })
+			fmt.Fprintln(os.Stderr, http.ListenAndServeTLS(addr, cert, os.Getenv("TLS_KEY_FILE"), nil))
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, http.ListenAndServe(addr, nil))
 		os.Exit(1)
 	}
 	os.Exit(m.Run())
@@ -322,5 +334,73 @@ func TestEstimateOffsetTakesTheFastestExchange(t *testing.T) {
 	}
 	if _, ok := EstimateOffset(nil); ok {
 		t.Fatal("an estimate from no samples")
+	}
+}
+
+// A server with TLS gets its certificate and key as files of the agent's
+// run directory (the key mode 0600), is health-checked over TLS trusting
+// the CA sent, and its files go when it stops; the run directory goes
+// when the session ends.
+func TestStartWithTLSWritesTheKeyPrivately(t *testing.T) {
+	s := startSession(t)
+	ctx := context.Background()
+	if _, err := s.client.Hello(ctx); err != nil {
+		t.Fatal(err)
+	}
+	is, err := tlsca.Issue(time.Hour, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := s.client.FreePort(ctx)
+	exe, _ := os.Executable()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the server's log goes there
+	spec := StartSpec{Name: "tls.1", Dir: t.TempDir(), Command: exe, Env: []string{serveEnv + "=1", "PORT=" + strconv.Itoa(port)},
+		Port: port, HealthPath: "/health", HealthProtocol: "http1", HealthCA: is.CAPEM, LogPath: "tls.1", BootTimeout: 10 * time.Second,
+		TLS: &ServerTLS{CertPEM: is.CertPEM, KeyPEM: is.KeyPEM, CertEnv: "TLS_CERT_FILE", KeyEnv: "TLS_KEY_FILE"}}
+	if _, _, err := s.client.Start(ctx, spec); err != nil {
+		t.Fatalf("start over TLS: %v", err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(is.CAPEM)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
+	resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/key", port))
+	if err != nil {
+		t.Fatalf("the server does not serve the certificate sent: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	key := string(b)
+	fi, err := os.Stat(key)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file %q: %v, mode %v; want mode 0600", key, err, fi.Mode())
+	}
+	if got, _ := os.ReadFile(key); string(got) != string(is.KeyPEM) {
+		t.Fatal("the key file does not hold the key sent")
+	}
+	if err := s.client.Stop(ctx, "tls.1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(key)); !os.IsNotExist(err) {
+		t.Errorf("the server's files are still there after it stopped: %v", err)
+	}
+	runDir := filepath.Dir(filepath.Dir(key))
+	if _, err := os.Stat(runDir); err != nil {
+		t.Fatalf("the run directory %s: %v", runDir, err)
+	}
+	s.stdin.Close()
+	<-s.served
+	s.served <- nil // for the cleanup
+	if _, err := os.Stat(runDir); !os.IsNotExist(err) {
+		t.Errorf("the run directory %s is still there after the session ended: %v", runDir, err)
+	}
+
+	// A certificate without its key is refused, and leaves nothing.
+	s = startSession(t)
+	if _, err := s.client.Hello(ctx); err != nil {
+		t.Fatal(err)
+	}
+	spec.TLS = &ServerTLS{CertPEM: is.CertPEM, CertEnv: "TLS_CERT_FILE", KeyEnv: "TLS_KEY_FILE"}
+	if _, _, err := s.client.Start(ctx, spec); err == nil || !strings.Contains(err.Error(), "needs a certificate, a key") {
+		t.Fatalf("a start with no key = %v", err)
 	}
 }

@@ -35,7 +35,53 @@ func TestLoadCommandWritesTheRequestPool(t *testing.T) {
 	if _, _, err := loadCommand(&LoadSpec{Args: []string{"load", "--requests", "/x", "http://h"}, Requests: pool}); err == nil {
 		t.Error("a pool and --requests together were accepted")
 	}
+	if _, _, err := loadCommand(&LoadSpec{Args: []string{"load", "--cacert=/x", "http://h"}, CACert: []byte("pem")}); err == nil {
+		t.Error("a CA and --cacert together were accepted")
+	}
 	if _, _, err := loadCommand(&LoadSpec{Args: []string{"run"}}); err == nil {
 		t.Error("a window that is not load was accepted")
+	}
+}
+
+// The files of a window on another wire — the CA, the gRPC descriptors
+// and the messages — are written apart, private, each named by its flag
+// before the target, and removed after the window.
+func TestLoadCommandWritesTheWiresFiles(t *testing.T) {
+	spec := &LoadSpec{Args: []string{"load", "--grpc", "saas.Users/GetUser", "https://10.0.0.2:8443/"},
+		CACert: []byte("-----BEGIN CERTIFICATE-----\n"), Descriptors: []byte{0x0a, 0x01, 0x78}, Messages: []byte(`{"id":1}` + "\n")}
+	args, done, err := loadCommand(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args[len(args)-1] != "https://10.0.0.2:8443/" {
+		t.Fatalf("args %q; want the target last", args)
+	}
+	want := map[string][]byte{"--cacert": spec.CACert, "--proto": spec.Descriptors, "--messages": spec.Messages}
+	var files []string
+	for i, a := range args[:len(args)-1] {
+		data, ok := want[a]
+		if !ok {
+			continue
+		}
+		delete(want, a)
+		path := args[i+1]
+		files = append(files, path)
+		got, err := os.ReadFile(path)
+		fi, serr := os.Stat(path)
+		if err != nil || serr != nil || string(got) != string(data) || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s %s: %q (%v), mode %v; want %q, mode 0600", a, path, got, err, fi.Mode(), data)
+		}
+		if a == "--proto" && !strings.HasSuffix(path, ".pb") {
+			t.Errorf("--proto %s: want a .pb name, which load reads as a descriptor set", path)
+		}
+	}
+	if len(want) != 0 {
+		t.Fatalf("args %q lack %v", args, want)
+	}
+	done()
+	for _, f := range files {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after the window: %v", f, err)
+		}
 	}
 }

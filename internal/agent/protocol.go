@@ -18,8 +18,12 @@ import (
 )
 
 // Version is the protocol's version. Change it whenever a request or a
-// response changes meaning.
-const Version = 2
+// response changes meaning. Version 3 carries the wires other than
+// HTTP/1.1 in cleartext: a server's certificate and key and its health
+// check's protocol and CA (StartSpec), and a window's CA and gRPC
+// descriptors and messages (LoadSpec); and perf on a started tree
+// (PerfSpec).
+const Version = 3
 
 // Operations a Request names in Op.
 const (
@@ -31,6 +35,8 @@ const (
 	OpStop     = "stop"
 	OpSample   = "sample"
 	OpLoad     = "load"
+	// OpPerf records a started tree with perf (perf.go; version 3).
+	OpPerf = "perf"
 )
 
 // Operations of a directory sync (sync.go): open, then manifests and the
@@ -69,6 +75,8 @@ type Request struct {
 	Sync *SyncRequest `json:"sync,omitempty"`
 	// Database is the embedded cluster to start (database).
 	Database *DatabaseSpec `json:"database,omitempty"`
+	// Perf is the tree and the window to record (perf).
+	Perf *PerfSpec `json:"perf,omitempty"`
 }
 
 // Response is one line from the agent. Error is set when the request
@@ -98,6 +106,8 @@ type Response struct {
 	Sync *SyncReply `json:"sync,omitempty"`
 	// Database is the embedded cluster the agent started (database).
 	Database *DatabaseInfo `json:"database,omitempty"`
+	// Profile is a perf profile, gzipped pprof (perf).
+	Profile []byte `json:"profile,omitempty"`
 }
 
 // Hello is what an agent says about itself.
@@ -122,6 +132,15 @@ type StartSpec struct {
 	Env        []string `json:"env,omitempty"`
 	Port       int      `json:"port"`
 	HealthPath string   `json:"health"`
+	// HealthProtocol is how the health path is asked (proc.Spec's:
+	// "" or "http1", "h2c", "h2", or "grpc" with HealthPath the method),
+	// and HealthCA, when set, makes the request over TLS trusting that
+	// CA (PEM). New in version 3.
+	HealthProtocol string `json:"health_protocol,omitempty"`
+	HealthCA       []byte `json:"health_ca,omitempty"`
+	// TLS, when set, is the certificate the server serves, written in the
+	// agent's run directory while the tree runs (new in version 3).
+	TLS *ServerTLS `json:"tls,omitempty"`
 	// LogPath names the server's log: a bare name, made a new file of
 	// the agent user's own under ~/.cache/stackbench/logs.
 	LogPath     string        `json:"log"`

@@ -31,6 +31,7 @@ const maxLine = 1 << 20
 func Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s := &server{enc: json.NewEncoder(w), procs: map[string]*proc.Process{}}
 	s.binary = executableHash()
+	defer s.run.remove() // after the processes that read its files stopped
 	defer s.stopAll()
 	defer s.syncs.closeAll()
 	defer s.databases.stop()
@@ -104,6 +105,10 @@ type server struct {
 	syncs  syncs // directory syncs (sync.go)
 	// databases is the session's embedded cluster (database.go).
 	databases databases
+	// run holds the files sent for the started processes (rundir.go).
+	run runDir
+	// perfScope is how perf records on this host (perf.go).
+	perfScope perfScope
 }
 
 func (s *server) reply(r Response) {
@@ -146,6 +151,8 @@ func (s *server) handle(ctx context.Context, req Request) Response {
 		resp.Sample, err = s.sample(ctx, req.Name, req.From, req.To)
 	case OpLoad:
 		resp.Result, err = runLoad(ctx, req.Load)
+	case OpPerf:
+		resp.Profile, err = s.perf(ctx, req.Perf)
 	default:
 		err = fmt.Errorf("agent: unknown operation %q (protocol version %d)", req.Op, Version)
 	}
@@ -182,15 +189,7 @@ func (s *server) start(ctx context.Context, spec *StartSpec) (int, time.Duration
 	if dup {
 		return 0, 0, fmt.Errorf("agent: %q is already started; stop it first", spec.Name)
 	}
-	logPath, err := serverLogPath(spec.LogPath)
-	if err != nil {
-		s.mu.Lock()
-		delete(s.procs, spec.Name)
-		s.mu.Unlock()
-		return 0, 0, err
-	}
-	p, err := proc.Start(ctx, proc.Spec{Name: spec.Name, Dir: spec.Dir, Command: spec.Command, Env: spec.Env,
-		Port: spec.Port, HealthPath: spec.HealthPath, LogPath: logPath, BootTimeout: spec.BootTimeout})
+	p, err := s.startTree(ctx, spec)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -199,6 +198,31 @@ func (s *server) start(ctx context.Context, spec *StartSpec) (int, time.Duration
 	}
 	s.procs[spec.Name] = p
 	return p.PID(), p.BootDuration(), nil
+}
+
+// startTree starts spec's tree, with its log and, for a server with TLS,
+// its certificate and key written first (removed again if it fails).
+func (s *server) startTree(ctx context.Context, spec *StartSpec) (*proc.Process, error) {
+	logPath, err := serverLogPath(spec.LogPath)
+	if err != nil {
+		return nil, err
+	}
+	env := spec.Env
+	if spec.TLS != nil {
+		tlsEnv, err := s.run.writeTLS(spec.Name, spec.TLS)
+		if err != nil {
+			return nil, err
+		}
+		env = append(append([]string{}, env...), tlsEnv...)
+	}
+	p, err := proc.Start(ctx, proc.Spec{Name: spec.Name, Dir: spec.Dir, Command: spec.Command, Env: env,
+		Port: spec.Port, HealthPath: spec.HealthPath, HealthProtocol: spec.HealthProtocol, HealthCA: spec.HealthCA,
+		LogPath: logPath, BootTimeout: spec.BootTimeout})
+	if err != nil {
+		s.run.forget(spec.Name)
+		return nil, err
+	}
+	return p, nil
 }
 
 func (s *server) stop(name string) error {
@@ -211,7 +235,9 @@ func (s *server) stop(name string) error {
 	if !ok || p == nil {
 		return fmt.Errorf("agent: no process %q is running", name)
 	}
-	return p.Stop(stopGrace)
+	err := p.Stop(stopGrace)
+	s.run.forget(name)
+	return err
 }
 
 // stopAll stops every process still running; called when the session ends.

@@ -232,18 +232,14 @@ type grpcNodes struct {
 // checkWire checks what needs both the stacks and the workload: each
 // gRPC stack's descriptors hold every case's and setup step's method and
 // its health method, a fixed message encodes, each stack can be sent
-// every setup step (its gRPC call, or its HTTP request), and no stack
-// leaves the machine with a wire the hosts cannot carry yet.
+// every setup step (its gRPC call, or its HTTP request). Every wire runs
+// across hosts too (roles:): the agents carry the certificate and the
+// descriptors (internal/run, site_hosts_wire.go).
 func (p *parser) checkWire(f *File) {
 	if f.Workload == nil {
 		return
 	}
 	for _, s := range f.Stacks {
-		if f.Roles != nil && (s.Wire.ProtocolOf() != WireHTTP1 || s.Wire.TLS) {
-			p.problems = append(p.problems, Problem{File: p.name, Line: s.Line, Msg: fmt.Sprintf(
-				"stack %q speaks %s%s, and a run across hosts drives HTTP/1.1 in cleartext only so far (the agents do not carry the certificate or the descriptors); run it on this machine (no roles:) or write protocol: http1 and tls: off",
-				s.Name, s.Wire.ProtocolOf(), map[bool]string{true: " over TLS", false: ""}[s.Wire.TLS])})
-		}
 		p.checkSetupWire(f, s)
 		if !s.Wire.GRPC() {
 			continue

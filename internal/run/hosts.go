@@ -12,6 +12,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/remote"
+	"github.com/stackbench/stackbench/internal/stack"
 )
 
 // Reconnecting: a host whose session dropped is dialled again this many
@@ -201,7 +202,29 @@ func (ph *hostsPhase) open(ctx context.Context) error {
 		return err
 	}
 	if roles := r.opt.File.Roles; roles.Server != "" {
+		if err := serverHostCertificate(r.opt.File, logsDir(r.opt.Dir), r.fleet.addr(roles.Server)); err != nil {
+			r.fleet.close()
+			r.fleet = nil
+			return err
+		}
 		r.site = &hostsSite{r: r, fl: r.fleet, host: roles.Server, generators: roles.Generators, trees: map[*server]*remoteTree{}, loaded: r.hooks.loaded}
+	}
+	return nil
+}
+
+// serverHostCertificate makes the run's throwaway certificate valid at
+// the server host's address (addr, as hosts: gives it) too, when a stack
+// serves TLS: the generator hosts and the setup steps dial that address.
+// It runs before anything else asks for the certificate; the parity gate
+// and the cold starts here use the same one, at 127.0.0.1.
+func serverHostCertificate(f *plan.File, logDir, addr string) error {
+	for _, s := range f.Stacks {
+		if s.Wire.TLS {
+			if _, err := stack.TLSFilesFor(logDir, addr); err != nil {
+				return fmt.Errorf("the run's TLS certificate for the server host %s: %w", addr, err)
+			}
+			return nil
+		}
 	}
 	return nil
 }
@@ -237,9 +260,14 @@ func (ph *hostsPhase) close() {
 // asks that run cannot do yet; nil when run can measure it. Today run
 // places the servers, the database and the load generators, and measures
 // the windows, the latency windows (the generators share the offered
-// rate by their connections) and the capacity searches across them, with
-// setup steps run from here against the server host and request pools
-// sent to the generator hosts; the features below are refused.
+// rate by their connections), the capacity searches and the profile
+// windows (pprof: read from here at the server host's address; perf is
+// not run on the server host yet, and the phase says so) across them, on
+// every wire (TLS, h2, h2c, gRPC: the server host serves the run's
+// certificate, the generator hosts are sent its CA and the gRPC
+// descriptors; site_hosts_wire.go), with setup steps run from here
+// against the server host and request pools sent to the generator hosts;
+// the features below are refused.
 func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	r := f.Roles
 	if !r.Remote() {
@@ -258,9 +286,6 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		never = append(never, "a server on another host with the embedded database on this machine (it listens on 127.0.0.1 here, which the server host cannot reach); put the database on a host (roles: database:) or give database: {url: …} reachable from the server host")
 	}
 	pr := p.Protocol
-	if pr.Profiling {
-		no = append(no, "profiling windows (protocol profiling:)")
-	}
 	for _, s := range f.Stacks {
 		if s.Container != nil {
 			no = append(no, fmt.Sprintf("container stacks (%s)", s.Name))

@@ -9,23 +9,24 @@ import (
 )
 
 // With roles on other hosts, latency windows, capacity searches, spread
-// requests and setup steps are measured; what is not built yet is refused
-// as such, and what cannot be measured across hosts is refused with the
-// reason.
+// requests, setup steps and profile windows are measured; what is not
+// built yet is refused as such, and what cannot be measured across hosts
+// is refused with the reason.
 func TestRemoteSupported(t *testing.T) {
 	roles := &plan.Roles{Server: "app1", Database: "db1", Generators: []string{"load1"}}
 	f := &plan.File{Name: "stackbench.yaml", Roles: roles, Scenario: &scenario.Scenario{}, Stacks: []plan.Stack{{Name: "a"}}}
 	p := &plan.Plan{NeedsDatabase: true, Capacity: &plan.Capacity{},
-		Protocol: plan.Protocol{Latency: &plan.LatencyRate{RPS: 200}, Spread: true}}
+		Protocol: plan.Protocol{Latency: &plan.LatencyRate{RPS: 200}, Spread: true, Profiling: true}}
 	if err := RemoteSupported(f, p); err != nil {
-		t.Fatalf("latency, capacity, spread and setup steps across hosts: %v", err)
+		t.Fatalf("latency, capacity, spread, setup steps and profiling across hosts: %v", err)
 	}
 
-	p.Protocol.Profiling = true
+	f.Stacks = []plan.Stack{{Name: "a", Container: &plan.Container{Image: "x"}}}
 	err := RemoteSupported(f, p)
-	if err == nil || !strings.Contains(err.Error(), "cannot yet run these with them: profiling windows") || strings.Contains(err.Error(), "cannot be measured") {
-		t.Errorf("profiling: %v; want it refused as not yet built, alone", err)
+	if err == nil || !strings.Contains(err.Error(), "cannot yet run these with them: container stacks (a)") || strings.Contains(err.Error(), "cannot be measured") {
+		t.Errorf("a container stack: %v; want it refused as not yet built, alone", err)
 	}
+	f.Stacks = []plan.Stack{{Name: "a"}}
 
 	p.Protocol.Profiling = false
 	p.Protocol.Placement = plan.Placement{Mode: plan.PlacementLanes}

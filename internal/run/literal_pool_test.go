@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/agent"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -28,7 +29,11 @@ func TestLiteralHeadersAndBodyStayOffTheCommandLine(t *testing.T) {
 		t.Fatalf("pool of a case with a header and a body = %q, %v; want a file", pool, err)
 	}
 	local := loadArgsAt("http://127.0.0.1:9", login, pool, loadWire{}, 4, 0, warmupSpan{floor: time.Second}, time.Second, time.Minute)
-	remote := remoteLoadArgs("http://10.9.9.9:9", login, pool != "", 4, 0, time.Second, time.Second, time.Minute, time.Now())
+	poolBytes, err := os.ReadFile(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote := remoteLoadArgs("http://10.9.9.9:9", login, plan.Wire{}, agent.LoadSpec{Requests: poolBytes}, 4, 0, time.Second, time.Second, time.Minute, time.Now())
 	for name, args := range map[string][]string{"local": local, "remote": remote} {
 		line := strings.Join(args, " ")
 		for _, s := range secrets {

@@ -49,10 +49,21 @@ type loadWire struct {
 // loadArgsAt is the command line for one window of a case on a stack
 // reached as lw says, at an open-loop rate in requests per second (0:
 // closed loop; conc then being the most requests in flight, as in a
-// capacity probe). baseURL is the stack's scheme, address and port. An
-// HTTP case sends its request, or the request pool in poolFile when one is
-// given; on a gRPC stack it sends the case's gRPC call.
+// capacity probe): loadFlags, with the result and the events as the
+// harness reads them here.
 func loadArgsAt(baseURL string, c workload.Case, poolFile string, lw loadWire, conc int, rateRPS float64, warmup warmupSpan, window, timeout time.Duration) []string {
+	f, url := loadFlags(baseURL, c, poolFile, lw, conc, rateRPS, warmup, window, timeout)
+	f.Output, f.EventsFD = "json", loadEventsFD
+	return append([]string{"load"}, f.Args(url)...)
+}
+
+// loadFlags are the generator's flags and target for one window of a case
+// on a stack reached as lw says, at an open-loop rate in requests per
+// second (0: closed loop). baseURL is the stack's scheme, address and
+// port. An HTTP case sends its request, or the request pool in poolFile
+// when one is given; on a gRPC stack it sends the case's gRPC call, with
+// the descriptors of lw.proto or by server reflection when it is "".
+func loadFlags(baseURL string, c workload.Case, poolFile string, lw loadWire, conc int, rateRPS float64, warmup warmupSpan, window, timeout time.Duration) (load.Flags, string) {
 	cfg := c.LoadConfig(baseURL)
 	if lw.wire.GRPC() {
 		// A call succeeds on grpc-status 0 alone; the case's HTTP
@@ -70,7 +81,6 @@ func loadArgsAt(baseURL string, c workload.Case, poolFile string, lw loadWire, c
 	cfg.Streams = lw.wire.Streams
 	cfg.TLS = lw.wire.TLS
 	f := load.FlagsOf(cfg)
-	f.Output, f.EventsFD = "json", loadEventsFD
 	f.CACert = lw.caFile
 	url := cfg.URL
 	switch {
@@ -86,7 +96,7 @@ func loadArgsAt(baseURL string, c workload.Case, poolFile string, lw loadWire, c
 		f.Method, f.Headers, f.Body = "", nil, ""
 		f.Requests, url = poolFile, baseURL
 	}
-	return append([]string{"load"}, f.Args(url)...)
+	return f, url
 }
 
 // loadWireOf is the wire a window on cur's stack is driven over, writing

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/agent"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -85,5 +86,48 @@ func TestLoadArgsWire(t *testing.T) {
 	f, _ = parse(loadArgsAt("https://127.0.0.1:9", c, "", grpc, 4, 0, span, time.Second, time.Minute))
 	if f.Messages != "/msgs.jsonl" || f.Message != "" || !f.Reflect {
 		t.Errorf("grpc with a pool of messages and reflection: %+v", f)
+	}
+}
+
+// TestRemoteLoadArgsWire: a generator host's command line speaks the
+// stack's wire — h2 over TLS, h2c with its streams, gRPC with its call —
+// and leaves to the agent the flags of the files sent with the window
+// (the CA, the descriptors, the messages), never asking for server
+// reflection there: the descriptors go with the window.
+func TestRemoteLoadArgsWire(t *testing.T) {
+	c := workload.Case{Name: "user", Method: "GET", Path: "/users/1", Expect: []int{200},
+		GRPC: &workload.GRPCCall{Method: "saas.Users/GetUser", Message: `{"id": 1}`}}
+	parse := func(args []string) (load.Flags, string) {
+		t.Helper()
+		var f load.Flags
+		fs := flag.NewFlagSet("load", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f.Register(fs)
+		if args[0] != "load" || fs.Parse(args[1:]) != nil || fs.NArg() != 1 {
+			t.Fatalf("args %q do not parse", args)
+		}
+		if !f.AllowRemote || f.StartAt.IsZero() || f.Output != "json" || f.EventsFD != -1 {
+			t.Errorf("args %q: allow-remote %v, start-at %v, -o %s, events %d; want a remote window's", args, f.AllowRemote, f.StartAt, f.Output, f.EventsFD)
+		}
+		return f, fs.Arg(0)
+	}
+	at := time.Now()
+	ca := []byte("-----BEGIN CERTIFICATE-----\n")
+	f, url := parse(remoteLoadArgs("https://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireH2, TLS: true}, agent.LoadSpec{CACert: ca}, 4, 0, time.Second, time.Second, time.Minute, at))
+	if !f.H2 || !f.TLS || f.CACert != "" || url != "https://10.9.9.9:9/users/1" {
+		t.Errorf("h2: %+v %s; want h2 over TLS, the CA left to the agent", f, url)
+	}
+	f, url = parse(remoteLoadArgs("http://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireH2C, Streams: 8}, agent.LoadSpec{Requests: []byte("{}\n")}, 4, 0, time.Second, time.Second, time.Minute, at))
+	if !f.H2C || f.Streams != 8 || f.TLS || f.Requests != "" || url != "http://10.9.9.9:9" {
+		t.Errorf("h2c with a pool: %+v %s; want h2c, 8 streams, the pool left to the agent, the base URL", f, url)
+	}
+	grpc := plan.Wire{Protocol: plan.WireGRPC, TLS: true, Proto: "reflect"}
+	f, url = parse(remoteLoadArgs("https://10.9.9.9:9", c, grpc, agent.LoadSpec{CACert: ca, Descriptors: []byte{1}}, 4, 0, time.Second, time.Second, time.Minute, at))
+	if f.GRPC != "saas.Users/GetUser" || f.Message != `{"id": 1}` || f.Proto != "" || f.Reflect || f.CACert != "" || !f.TLS || url != "https://10.9.9.9:9/" {
+		t.Errorf("grpc: %+v %s; want the call, its message, no reflection, the descriptors and CA left to the agent", f, url)
+	}
+	f, _ = parse(remoteLoadArgs("http://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireGRPC}, agent.LoadSpec{Descriptors: []byte{1}, Messages: []byte("{}\n")}, 4, 0, time.Second, time.Second, time.Minute, at))
+	if f.Message != "" || f.Messages != "" || f.Proto != "" || f.Reflect || f.TLS {
+		t.Errorf("grpc with messages: %+v; want neither --message nor --messages (the agent names the pool sent)", f)
 	}
 }

@@ -1,15 +1,12 @@
 package run
 
 import (
-	"bytes"
 	"context"
-	"debug/buildinfo"
-	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,24 +20,22 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/profiling"
+	"github.com/stackbench/stackbench/internal/profiling/perfrec"
 	"github.com/stackbench/stackbench/internal/workload"
 )
-
-// PerfRateHz is perf's sampling frequency in profile windows: at 499 Hz
-// (not 500, so as not to beat with timers) a busy core gives five times
-// Go's 100 Hz, for an overhead measured under 5 % on the reference
-// stacks (docs/profiles.md).
-const PerfRateHz = 499
 
 // maxStatements bounds the statements kept per profile window.
 const maxStatements = 10
 
 // profilerTools is what the profiling phase samples with.
 type profilerTools struct {
-	// perf is true when perf record works here (checkPerf), and
+	// remotePerf is true when the servers run on another host, whose
+	// agent records them with perf (windowMarks.serverPerf).
+	remotePerf bool
+	// perf is true when perf record works here (perfrec.Check), and
 	// perfScope what it records.
 	perf      bool
-	perfScope perfScope
+	perfScope perfrec.Scope
 	// db is a connection of the phase's own for pg_stat_statements; nil
 	// without a database or without the extension.
 	db *pgfix.DB
@@ -54,66 +49,6 @@ func (t *profilerTools) close() {
 	if t.db != nil {
 		t.db.Close()
 	}
-}
-
-// checkPerf records a tenth of a second with the options the phase uses
-// and returns how perf may target the recording: perfAllCPUs when it may
-// record every CPU, perfProcesses when only processes (-p), which
-// kernel.perf_event_paranoid at 1 allows a user who is not root. perf
-// missing, paranoid above 1 for such a user, and a container without the
-// capability all fail here, once, rather than in every window.
-//
-// Every CPU is the phase's first choice. Attached to processes (-p),
-// perf's events are switched in and out with every context switch of
-// every thread, and a server that serves a database route switches
-// thousands of times a second: on this project's 2-core host that cost
-// nethttp-pgx's user route 24 % of its throughput at 499 Hz (16 % at
-// 99 Hz), against none measurable recording every CPU
-// (bench/profiling/overhead.sh, docs/profiles.md). The samples of other
-// processes are dropped when the recording is converted.
-func checkPerf(ctx context.Context, dir string) (perfScope, error) {
-	path, err := exec.LookPath("perf")
-	if err != nil {
-		return 0, errors.New("perf is not installed; on Debian: apt-get install linux-perf")
-	}
-	out := filepath.Join(dir, ".perf-check.data")
-	defer os.Remove(out)
-	try := func(target ...string) error {
-		args := append([]string{"record", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g"}, target...)
-		cmd := exec.CommandContext(ctx, path, append(args, "-o", out, "--", "sleep", "0.1")...)
-		b, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%v: %s", err, firstLine(b))
-		}
-		return nil
-	}
-	if try("-a") == nil {
-		return perfAllCPUs, nil
-	}
-	if err := try("-p", strconv.Itoa(os.Getpid())); err != nil {
-		return 0, fmt.Errorf("perf record failed (%v); as root, or with kernel.perf_event_paranoid at 1 or less, it works", err)
-	}
-	return perfProcesses, nil
-}
-
-// perfScope is what a perf recording targets.
-type perfScope int
-
-const (
-	// perfAllCPUs records every CPU (-a); the phase keeps its processes'
-	// samples.
-	perfAllCPUs perfScope = iota + 1
-	// perfProcesses records the server's and the database's processes
-	// (-p), where every CPU is not allowed.
-	perfProcesses
-)
-
-func firstLine(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 // profileSession samples one profile window: started at the window's
@@ -140,8 +75,10 @@ type profileSession struct {
 	cpuErr, allocsErr              error
 	perfData                       string
 	perfErr                        error
-	perfCmd                        *exec.Cmd
-	perfDone                       chan struct{}
+	perfRec                        *perfrec.Recording
+	// remoteProfile is the server host's perf profile of the server
+	// (gzipped pprof), perfErr why there is none.
+	remoteProfile []byte
 	// opened and closed are the window's boundaries (wall clock), the
 	// span of perf's samples kept.
 	opened, closedAt   time.Time
@@ -153,10 +90,12 @@ type profileSession struct {
 	database string
 }
 
-// session prepares the sampling of one window of cur on case c; dbRoot is
+// session prepares the sampling of one window of cur, reached at addr
+// (127.0.0.1, or its server host's address), on case c; dbRoot is
 // PostgreSQL's root process (0: none), dir and stem where its files go.
-func (t *profilerTools) session(cur *server, c workload.Case, dbRoot int, win time.Duration, dir, stem string) *profileSession {
-	s := &profileSession{t: t, base: fmt.Sprintf("%s://127.0.0.1:%d", cur.stack.Wire.Scheme(), cur.tree.Port()), pprof: strings.TrimSuffix(cur.stack.Pprof, "/"),
+func (t *profilerTools) session(cur *server, addr string, c workload.Case, dbRoot int, win time.Duration, dir, stem string) *profileSession {
+	base := cur.stack.Wire.Scheme() + "://" + net.JoinHostPort(addr, strconv.Itoa(cur.tree.Port()))
+	s := &profileSession{t: t, base: base, pprof: strings.TrimSuffix(cur.stack.Pprof, "/"),
 		serverPID: cur.tree.PID(), dbRoot: dbRoot, usesDB: c.Database, win: win, dir: dir, stem: stem, closed: make(chan struct{})}
 	s.client, s.clientErr = pprofClient(cur.stack.Wire, t.caPEM)
 	return s
@@ -194,6 +133,12 @@ func (s *profileSession) stop() {
 	})
 }
 
+// remotePerfDone keeps the server host's perf profile of the window
+// (windowMarks.serverPerf).
+func (s *profileSession) remotePerfDone(profile []byte, err error) {
+	s.remoteProfile, s.perfErr = profile, err
+}
+
 // wait waits for the sampling to end (at once when it never started),
 // perf's included.
 func (s *profileSession) wait() {
@@ -226,7 +171,7 @@ func (s *profileSession) run() {
 }
 
 // startPerf starts perf record over every CPU (or, where only that is
-// allowed, the server's and the database's processes: checkPerf) when
+// allowed, the server's and the database's processes: perfrec.Check) when
 // the generator starts, before the warm-up: perf takes
 // seconds to start on a busy host (it reads the processes' maps and the
 // kernel's symbols), and started with the window it missed short
@@ -239,52 +184,31 @@ func (s *profileSession) startPerf(limit time.Duration) {
 	if !s.t.perf {
 		return
 	}
-	s.serverPIDs, s.dbPIDs = pidSet(proc.TreePIDs(s.serverPID)), map[int]bool{}
+	s.serverPIDs, s.dbPIDs = perfrec.PIDSet(proc.TreePIDs(s.serverPID)), map[int]bool{}
 	if s.dbRoot > 0 {
-		s.dbPIDs = pidSet(proc.TreePIDs(s.dbRoot))
+		s.dbPIDs = perfrec.PIDSet(proc.TreePIDs(s.dbRoot))
 	}
 	if err := os.MkdirAll(s.dir, privateDirMode); err != nil {
 		s.perfErr = err
 		return
 	}
-	out := filepath.Join(s.dir, "."+s.stem+".perf.data")
-	target := []string{"-a"}
-	if s.t.perfScope == perfProcesses {
-		target = []string{"-p", pidList(s.serverPIDs, s.dbPIDs)}
-	}
-	args := append([]string{"record", "-q", "-k", "realtime", "-e", "cpu-clock", "-F", strconv.Itoa(PerfRateHz), "-g"}, target...)
-	cmd := exec.Command("perf", append(args, "-o", out, "--", "sleep", strconv.Itoa(int(limit/time.Second)+1))...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		s.perfErr = fmt.Errorf("perf record: %w", err)
-		return
-	}
-	s.perfCmd = cmd
-	s.perfDone = make(chan struct{})
-	go func() {
-		defer close(s.perfDone)
-		if err := cmd.Wait(); err != nil && !isInterrupted(err) {
-			s.perfErr = fmt.Errorf("perf record: %v: %s", err, firstLine(stderr.Bytes()))
-			return
+	var pids []int
+	for _, set := range []map[int]bool{s.serverPIDs, s.dbPIDs} {
+		for p := range set {
+			pids = append(pids, p)
 		}
-		s.perfData = out
-	}()
+	}
+	s.perfRec, s.perfErr = perfrec.Start(s.t.perfScope, pids, filepath.Join(s.dir, "."+s.stem+".perf.data"), limit)
 }
 
-// stopPerf ends the recording (perf writes its data on SIGINT) and waits
-// for it; the pids forked during the window join the filter.
+// stopPerf ends the recording and waits for it; the pids forked during
+// the window join the filter.
 func (s *profileSession) stopPerf() {
-	if s.perfCmd == nil {
+	if s.perfRec == nil {
 		return
 	}
-	s.perfCmd.Process.Signal(os.Interrupt)
-	select {
-	case <-s.perfDone:
-	case <-time.After(30 * time.Second):
-		s.perfCmd.Process.Kill()
-		<-s.perfDone
-	}
+	s.perfData, s.perfErr = s.perfRec.Stop()
+	s.perfRec = nil
 	for _, p := range proc.TreePIDs(s.serverPID) {
 		s.serverPIDs[p] = true
 	}
@@ -293,31 +217,6 @@ func (s *profileSession) stopPerf() {
 			s.dbPIDs[p] = true
 		}
 	}
-}
-
-// isInterrupted is true for perf's exit after the SIGINT that stops it.
-func isInterrupted(err error) bool {
-	var ee *exec.ExitError
-	return errors.As(err, &ee) && (ee.ExitCode() == 130 || ee.ExitCode() == -1 || ee.ExitCode() == 0)
-}
-
-func pidSet(pids []int) map[int]bool {
-	m := map[int]bool{}
-	for _, p := range pids {
-		m[p] = true
-	}
-	return m
-}
-
-// pidList is the comma-separated pids of the sets.
-func pidList(sets ...map[int]bool) string {
-	var pids []string
-	for _, set := range sets {
-		for p := range set {
-			pids = append(pids, strconv.Itoa(p))
-		}
-	}
-	return strings.Join(pids, ",")
 }
 
 // get fetches url over the stack's wire, an error unless it answers 200
@@ -342,7 +241,7 @@ func (s *profileSession) get(url string, timeout time.Duration) ([]byte, error) 
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s answered %d (%s): does the server serve Go's net/http/pprof at the stack's pprof: path?", url, resp.StatusCode, firstLine(body))
+		return nil, fmt.Errorf("GET %s answered %d (%s): does the server serve Go's net/http/pprof at the stack's pprof: path?", url, resp.StatusCode, perfrec.FirstLine(body))
 	}
 	return body, nil
 }
@@ -375,6 +274,10 @@ func (s *profileSession) finish(ctx context.Context, resultsDir string) ([]journ
 		keep(journal.ProfileGoCPU, cpu, err)
 		allocs, err := s.allocsDelta()
 		keep(journal.ProfileGoAllocs, allocs, err)
+	}
+	if s.t.remotePerf {
+		p, err := parseProfile(s.remoteProfile, s.perfErr)
+		keep(journal.ProfilePerfServer, p, err)
 	}
 	if s.t.perf {
 		server, db, err := s.convertPerf(ctx)
@@ -423,51 +326,11 @@ func (s *profileSession) convertPerf(ctx context.Context) (server, db *profile.P
 	if s.perfErr != nil {
 		return nil, nil, s.perfErr
 	}
-	defer os.Remove(s.perfData)
-	cmd := exec.CommandContext(ctx, "perf", "script", "-F", profiling.PerfScriptFields, "-i", s.perfData)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	text, err := cmd.Output()
-	if err != nil {
-		return nil, nil, fmt.Errorf("perf script: %v: %s", err, firstLine(stderr.Bytes()))
-	}
-	from, to := float64(s.opened.UnixNano())/1e9, float64(s.closedAt.UnixNano())/1e9
-	inWindow := func(set map[int]bool) func(int, float64) bool {
-		return func(pid int, at float64) bool { return set[pid] && at >= from && at <= to }
-	}
-	server, err = profiling.ParsePerfScript(bytes.NewReader(text), inWindow(s.serverPIDs), PerfRateHz)
+	ps, err := perfrec.Convert(ctx, s.perfData, s.opened, s.closedAt, s.serverPIDs, s.dbPIDs)
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err = profiling.ParsePerfScript(bytes.NewReader(text), inWindow(s.dbPIDs), PerfRateHz)
-	dur := s.closedAt.Sub(s.opened).Nanoseconds()
-	server.DurationNanos = dur
-	server.Comments = append(server.Comments, mainModules(server)...)
-	if db != nil {
-		db.DurationNanos = dur
-	}
-	return server, db, err
-}
-
-// mainModules names the main module of every Go binary among a perf
-// profile's mappings, as profiling.MainModuleComment comments: perf's
-// frames carry no source file, and this is how their functions are known
-// as the stack's own code.
-func mainModules(p *profile.Profile) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, m := range p.Mapping {
-		if !filepath.IsAbs(m.File) {
-			continue // [kernel.kallsyms], [vdso]
-		}
-		info, err := buildinfo.ReadFile(m.File)
-		if err != nil || info.Main.Path == "" || seen[info.Main.Path] {
-			continue
-		}
-		seen[info.Main.Path] = true
-		out = append(out, profiling.MainModuleComment+info.Main.Path)
-	}
-	return out
+	return ps[0], ps[1], nil
 }
 
 // write writes p as <dir>/<stem>.<kind>.pb.gz and describes it.

@@ -12,6 +12,7 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/profiling/perfrec"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -49,6 +50,7 @@ func (ph *profilingPhase) run(ctx context.Context) error {
 	r.progress.logf("profiling: %d windows of %s with sampling on (not counted in the calls)", len(left), win)
 	t := ph.newProfilerTools(ctx)
 	defer t.close()
+	host, _ := r.site.serverHost()
 	for _, st := range r.opt.Plan.Stacks {
 		var cur *server
 		for _, c := range r.opt.Plan.Cases {
@@ -62,7 +64,13 @@ func (ph *profilingPhase) run(ctx context.Context) error {
 					continue
 				}
 				if cur == nil {
-					s, err := r.newServer(ctx, profilingStack(st), -1)
+					pst := profilingStack(st)
+					if host != "" {
+						// What a runtime writes for perf (V8's /tmp/perf-<pid>.map)
+						// would stay on the server host.
+						pst = st
+					}
+					s, err := r.newServer(ctx, pst, -1)
 					if err != nil {
 						if ctx.Err() != nil {
 							return ctx.Err()
@@ -149,15 +157,13 @@ func profilingStack(st plan.Stack) plan.Stack {
 func (ph *profilingPhase) profileWindow(ctx context.Context, cur *server, t *profilerTools, key string, c workload.Case, conc int, win time.Duration) (*server, error) {
 	r := ph.r
 	w := plan.Window{Key: key, Stack: cur.stack.Name, Case: c.Name, Concurrency: conc, Inserts: c.Inserts}
-	sess := t.session(cur, c, ph.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
+	_, addr := r.site.serverHost()
+	sess := t.session(cur, addr, c, ph.databaseRoot(ctx), win, filepath.Join(r.opt.Dir, ProfilesDir, cur.stack.Name), fmt.Sprintf("%s-c%d", c.Name, conc))
 	dbURL, _ := r.dbOf(cur.stack.Name)
 	sess.database = databaseName(dbURL)
 	floor, cap := r.opt.Plan.Protocol.WarmupFor(cur.stack)
 	rec, err := measureOne(ctx, r.exec, cur, w, loadStream{c: c, conns: conc, warmup: warmupSpan{floor, cap}, window: win,
-		started: func(ws *windowSampler) {
-			ws.hooks(sess.start, sess.stop)
-			sess.startPerf(max(floor, cap) + win + 30*time.Second)
-		}})
+		marks: ph.marks(sess, t, max(floor, cap)+win+30*time.Second)})
 	if err != nil {
 		sess.wait()
 		return cur, err
@@ -180,6 +186,17 @@ func (ph *profilingPhase) profileWindow(ctx context.Context, cur *server, t *pro
 	}
 	cur.cases = append(cur.cases, c.Name)
 	return cur, nil
+}
+
+// marks are the profile window's hooks into the window: the sampling
+// opened and closed with it, perf started with the load here (bounded by
+// limit), or recorded on the server host by its agent.
+func (ph *profilingPhase) marks(sess *profileSession, t *profilerTools, limit time.Duration) *windowMarks {
+	m := &windowMarks{opened: sess.start, closed: sess.stop, launched: func() { sess.startPerf(limit) }}
+	if t.remotePerf {
+		m.serverPerf = sess.remotePerfDone
+	}
+	return m
 }
 
 // logProfileWindow says what one profile window gave.
@@ -224,7 +241,13 @@ func (ph *profilingPhase) newProfilerTools(ctx context.Context) *profilerTools {
 		}
 		break
 	}
-	if scope, err := checkPerf(ctx, r.opt.Dir); err != nil {
+	if host, _ := r.site.serverHost(); host != "" {
+		// The server host's agent records the server with perf in each
+		// window; the database's processes, on their host or here, are
+		// not recorded.
+		t.remotePerf = true
+		r.event(journal.LevelInfo, "", "profiling: the servers run on host %s: its agent records them with perf, and the stacks' pprof: endpoints are read from here at that host's address; the database's processes are not recorded with perf", host)
+	} else if scope, err := perfrec.Check(ctx, r.opt.Dir); err != nil {
 		r.event(journal.LevelWarning, "", "profiling: perf cannot sample here (%v); the profiles come from the stacks' pprof: endpoints only", err)
 	} else {
 		t.perf, t.perfScope = true, scope
@@ -269,6 +292,10 @@ func (ph *profilingPhase) databaseRoot(ctx context.Context) int {
 func (ph *profilingPhase) stopProfiled(s *server) {
 	r := ph.r
 	if s == nil {
+		return
+	}
+	if s.host != "" {
+		r.stopServer(s) // started without its runtime's perf support
 		return
 	}
 	pids := proc.TreePIDs(s.tree.PID())

@@ -18,6 +18,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/profiling/perfrec"
 )
 
 // A run with profiling: on measures, after its rounds, one profile window
@@ -47,7 +48,7 @@ func TestRunProfilesEveryCellAndResumes(t *testing.T) {
 	if len(res.Profiling) != 2 {
 		t.Fatalf("%d profiling records, want 2", len(res.Profiling))
 	}
-	_, perfErr := checkPerf(context.Background(), t.TempDir())
+	_, perfErr := perfrec.Check(context.Background(), t.TempDir())
 	perf := perfErr == nil
 	if os.Getenv("CI") != "" && !perf {
 		t.Fatal("perf does not work in CI; .ci/run installs linux-perf and runs as root")

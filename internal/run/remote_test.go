@@ -56,9 +56,12 @@ func hostsSection(n *sshtest.Net, names ...string) string {
 // refDirForHosts is a copy of the reference server's directory for one
 // test to sync to its server host, removed from the host's cache at the
 // end: tests in parallel never sync into one directory.
-func refDirForHosts(t *testing.T) string {
+func refDirForHosts(t *testing.T) string { return dirForHosts(t, refServerDir) }
+
+// dirForHosts is refDirForHosts for the stack directory src.
+func dirForHosts(t *testing.T, src string) string {
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(refServerDir)); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	forgetSynced(t, dir)

@@ -103,6 +103,9 @@ func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack)
 	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, harness)...)
 	spec := agent.StartSpec{Name: name, Dir: dir, Command: st.Start, Env: env, Port: port, HealthPath: st.Health,
 		LogPath: name, BootTimeout: stack.BootTimeoutOf(st)}
+	if err := h.serverWire(st, &spec); err != nil {
+		return nil, err
+	}
 	pid, boot, err := s.Agent.Start(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("start %s on %s: %w (its log on that host: %s.log under ~/.cache/stackbench/logs)", st.Name, host, err, spec.LogPath)
@@ -190,11 +193,15 @@ type remoteWindow struct {
 	// rateRPS is the open loop's rate over all the generators (0: a
 	// closed loop); each sends the share of its connections.
 	rateRPS float64
-	// pool is the request pool every generator sends from (nil: the
-	// case's one request).
-	pool   []byte
+	// files are what every generator is sent with the window
+	// (hostsSite.windowFiles): the request pool or the gRPC messages it
+	// sends from, the run's CA, the gRPC descriptors. Its Args are each
+	// generator's own.
+	files  agent.LoadSpec
 	warmup time.Duration
 	window time.Duration
+	// marks, when set, are told of the window's course (loadStream's).
+	marks *windowMarks
 	// loaded, when set (tests), is called once every generator has been
 	// sent its load (hostsSite.loaded).
 	loaded func(key string, attempt int, fl *fleet)
@@ -240,7 +247,7 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	if err != nil {
 		return driven{err: err, lost: rw.cur.host}
 	}
-	base := "http://" + net.JoinHostPort(fl.addr(rw.cur.host), strconv.Itoa(rw.cur.tree.Port()))
+	base := rw.cur.stack.Wire.Scheme() + "://" + net.JoinHostPort(fl.addr(rw.cur.host), strconv.Itoa(rw.cur.tree.Port()))
 	start := time.Now().Add(remoteLead)
 	from := start.Add(rw.warmup)
 	to := from.Add(rw.window)
@@ -254,13 +261,19 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	r.progress.phase("warm-up and window on " + countHosts(len(hosts)))
 	for i, s := range sessions {
 		rate := rw.rateRPS * float64(conns[i]) / float64(rw.conns)
-		args := remoteLoadArgs(base, rw.c, len(rw.pool) > 0, conns[i], rate, rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
-		wg.Go(func() { results[i], errs[i] = s.c.Load(ctx, agent.LoadSpec{Args: args, Requests: rw.pool}) })
+		spec := rw.files
+		spec.Args = remoteLoadArgs(base, rw.c, rw.cur.stack.Wire, rw.files, conns[i], rate, rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
+		wg.Go(func() { results[i], errs[i] = s.c.Load(ctx, spec) })
 	}
 	srvOff := fl.offsets[rw.cur.host]
 	wg.Go(func() {
 		sample, sampleErr = srv.Agent.Sample(ctx, rw.tree.name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
 	})
+	if m := rw.marks; m != nil && m.serverPerf != nil {
+		wg.Go(func() {
+			m.serverPerf(srv.Agent.Perf(ctx, agent.PerfSpec{Name: rw.tree.name, From: from.Add(srvOff.Offset), To: to.Add(srvOff.Offset)}))
+		})
+	}
 	var dbSample agent.Sample
 	var dbOK bool
 	var dbErr error
@@ -274,7 +287,9 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	if rw.loaded != nil {
 		rw.loaded(rec.Key, rec.Attempt, fl)
 	}
+	unmark := rw.mark(from, to)
 	wg.Wait()
+	unmark()
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
 
 	for i, err := range errs {
@@ -321,6 +336,48 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	return d
 }
 
+// mark tells rw.marks of the window's course: launched now, opened and
+// closed at from and to on this machine's clock (the instants the
+// generators measure between, converted from theirs). The function it
+// returns is called once every generator is done: it closes a window
+// that opened and is not closed yet (a generator that ended early), and
+// cancels an opening that never came.
+func (rw *remoteWindow) mark(from, to time.Time) (unmark func()) {
+	m := rw.marks
+	if m == nil {
+		return func() {}
+	}
+	m.launched()
+	var mu sync.Mutex
+	opened, closed := false, false
+	closeOnce := func() {
+		if opened && !closed {
+			m.closed()
+		}
+		closed = true
+	}
+	open := time.AfterFunc(time.Until(from), func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !closed {
+			opened = true
+			m.opened()
+		}
+	})
+	shut := time.AfterFunc(time.Until(to), func() {
+		mu.Lock()
+		defer mu.Unlock()
+		closeOnce()
+	})
+	return func() {
+		open.Stop()
+		shut.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		closeOnce()
+	}
+}
+
 // agentSession is one generator's agent and its clock offset.
 type agentSession struct {
 	host string
@@ -335,24 +392,35 @@ func countHosts(n int) string {
 	return strconv.Itoa(n) + " generator hosts"
 }
 
+// sentFile stands, in the flags loadFlags writes for a generator host,
+// for a file sent with the window (agent.LoadSpec): the agent writes it
+// and names it with its flag, so remoteLoadArgs leaves the flag out.
+const sentFile = "(sent with the window)"
+
 // remoteLoadArgs is a generator host's command line: the case at conns
-// connections, in an open loop at rateRPS (0: closed), a fixed warm-up,
-// starting at startAt on that host's clock, the target being a host of
-// the file (--allow-remote). With pooled, the requests come from the pool
-// the agent is sent with the window (agent.LoadSpec.Requests), against
-// base.
-func remoteLoadArgs(base string, c workload.Case, pooled bool, conns int, rateRPS float64, warmup, window, timeout time.Duration, startAt time.Time) []string {
-	cfg := c.LoadConfig(base)
-	cfg.Connections, cfg.Duration, cfg.Warmup, cfg.Timeout = conns, window, warmup, timeout
-	cfg.Rate = rateRPS
-	cfg.AllowRemote, cfg.StartAt = true, startAt
-	f := load.FlagsOf(cfg)
-	f.Output = "json"
-	url := cfg.URL
-	if pooled {
-		f.Method, f.Headers, f.Body = "", nil, ""
-		url = base
+// connections over the stack's wire, in an open loop at rateRPS (0:
+// closed), a fixed warm-up, starting at startAt on that host's clock, the
+// target being a host of the file (--allow-remote). The files the window
+// carries (files: its request pool, gRPC messages, CA and descriptors)
+// are named by the agent, which writes them.
+func remoteLoadArgs(base string, c workload.Case, wire plan.Wire, files agent.LoadSpec, conns int, rateRPS float64, warmup, window, timeout time.Duration, startAt time.Time) []string {
+	lw := loadWire{wire: wire}
+	pool := ""
+	for _, f := range []struct {
+		sent bool
+		name *string
+	}{{len(files.Requests) > 0, &pool}, {len(files.Messages) > 0, &lw.messages}, {len(files.CACert) > 0, &lw.caFile}, {len(files.Descriptors) > 0, &lw.proto}} {
+		if f.sent {
+			*f.name = sentFile
+		}
 	}
+	f, url := loadFlags(base, c, pool, lw, conns, rateRPS, warmupSpan{floor: warmup}, window, timeout)
+	for _, name := range []*string{&f.Requests, &f.Messages, &f.CACert, &f.Proto} {
+		if *name == sentFile {
+			*name = ""
+		}
+	}
+	f.AllowRemote, f.StartAt, f.Output = true, startAt, "json"
 	return append([]string{"load"}, f.Args(url)...)
 }
 

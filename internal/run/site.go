@@ -32,4 +32,8 @@ type site interface {
 	// container runtime. The gate counts them as the run's, not foreign.
 	// None when the servers run on another host.
 	ownGroups(ctx context.Context, cur *server) []proc.Group
+	// serverHost is where the servers run: name "" and addr 127.0.0.1
+	// for this machine, else the server host's name and the address
+	// this machine reaches it at.
+	serverHost() (name, addr string)
 }

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"os"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -27,6 +26,11 @@ type hostsSite struct {
 	// caDirs maps each host to its copy of the database's CA directory
 	// (runner.dbCADir), once synced in this invocation.
 	caDirs map[string]string
+	// ca is the run's throwaway CA (PEM), once read; described holds the
+	// serialized descriptors of each gRPC stack's methods, by stack and
+	// method (site_hosts_wire.go).
+	ca        []byte
+	described map[string][]byte
 	// loaded, when set (tests), is called once every generator of a
 	// window has been sent its load, with the window's key and attempt.
 	loaded func(key string, attempt int, fl *fleet)
@@ -53,20 +57,16 @@ func (h *hostsSite) stopServer(s *server) error {
 	return s.tree.Stop(stack.StopGrace)
 }
 
-func (h *hostsSite) launch(_ context.Context, side windowSide, _ *journal.Window) (launched, error) {
+func (h *hostsSite) launch(ctx context.Context, side windowSide, _ *journal.Window) (launched, error) {
 	ls := side.load
-	// A request pool is written here and sent with the window: every
-	// generator host sends from the same pool.
-	var pool []byte
-	path, err := h.r.pools.of(side.srv, ls.c)
-	if err == nil && path != "" {
-		pool, err = os.ReadFile(path)
-	}
+	files, err := h.windowFiles(ctx, side.srv, ls.c)
 	if err != nil {
 		return nil, err
 	}
-	return &remoteWindow{pool: pool, generators: h.generators, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
-		warmup: ls.fixedWarmup(), window: ls.window, loaded: h.loaded}, nil
+	return &remoteWindow{files: files, generators: h.generators, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
+		warmup: ls.fixedWarmup(), window: ls.window, marks: ls.marks, loaded: h.loaded}, nil
 }
+
+func (h *hostsSite) serverHost() (name, addr string) { return h.host, h.fl.addr(h.host) }
 
 func (h *hostsSite) ownGroups(context.Context, *server) []proc.Group { return nil }

@@ -50,11 +50,14 @@ func (l *localSite) launch(ctx context.Context, side windowSide, rec *journal.Wi
 	if err != nil {
 		return nil, err
 	}
-	if side.load.started != nil {
-		side.load.started(ws)
+	if m := side.load.marks; m != nil {
+		ws.hooks(m.opened, m.closed)
+		m.launched()
 	}
 	return &localWindow{site: l, cur: side.srv, lr: lr, ws: ws, probeBefore: probeBefore}, nil
 }
+
+func (l *localSite) serverHost() (name, addr string) { return "", "127.0.0.1" }
 
 func (l *localSite) ownGroups(ctx context.Context, cur *server) []proc.Group {
 	var groups []proc.Group

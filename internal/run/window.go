@@ -69,12 +69,27 @@ type loadStream struct {
 	rateRPS float64
 	warmup  warmupSpan
 	window  time.Duration
-	// started, when set, is called with the sampler once a generator
-	// here has started (the profile window's hooks).
-	started func(*windowSampler)
+	// marks, when set, are told of the window's course (a profile
+	// window's sampling).
+	marks *windowMarks
 	// check, when set, judges a try that measured further, after the
 	// load's own checks (judgeBehind for a latency window).
 	check func(*journal.Window)
+}
+
+// windowMarks are told of a window's course: launched once its load is
+// on its way (before the warm-up), opened and closed at the measured
+// window's boundaries — by the sampler here (under its lock: they must
+// not block), or on this machine's clock at the instants a window across
+// hosts is scheduled to open and close.
+type windowMarks struct {
+	launched, opened, closed func()
+	// serverPerf, when set, asks a window across hosts for perf's
+	// profile of the server's tree, recorded on the server host by its
+	// agent from the launch and kept over the measured window; it is
+	// called with the profile (gzipped pprof) or why there is none
+	// before the window's drive returns.
+	serverPerf func(profile []byte, err error)
 }
 
 // fixedWarmup is the warm-up of a stream whose generators cannot end it

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -168,32 +170,55 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 // TLSFiles returns the run's throwaway certificate authority and the
 // stacks' certificate, written under logDir/tls the first time this
 // process asks (every stack with tls: on serves that certificate, and
-// the load generator trusts that authority only). A new invocation (a
-// resumed run) makes new ones: its servers are fresh processes.
-func TLSFiles(logDir string) (load.ThrowawayCA, error) {
+// the load generator trusts that authority only). The certificate is for
+// loopback's addresses, and for those a run across hosts gave TLSFilesFor
+// first. A new invocation (a resumed run) makes new ones: its servers are
+// fresh processes.
+func TLSFiles(logDir string) (load.ThrowawayCA, error) { return TLSFilesFor(logDir) }
+
+// TLSFilesFor is TLSFiles with a certificate valid for hosts too (the
+// address in hosts: of a server host, which the generators dial): call it
+// before anything else asks for logDir's files, as a run across hosts
+// does when it opens its sessions.
+func TLSFilesFor(logDir string, hosts ...string) (load.ThrowawayCA, error) {
 	tlsMu.Lock()
 	defer tlsMu.Unlock()
 	dir := filepath.Join(logDir, "tls")
-	if ca, ok := tlsMade[dir]; ok {
-		return ca, nil
+	if made, ok := tlsMade[dir]; ok {
+		for _, h := range hosts {
+			if !slices.Contains(made.hosts, h) {
+				return load.ThrowawayCA{}, fmt.Errorf("the run's certificate was made for %s before the server host %s was known", strings.Join(made.hosts, ", "), h)
+			}
+		}
+		return made.ca, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return load.ThrowawayCA{}, fmt.Errorf("the throwaway certificate's directory: %w", err)
 	}
-	ca, err := load.WriteThrowawayCA(dir)
+	all := append(loopbackHosts(), hosts...)
+	ca, err := load.WriteThrowawayCA(dir, all...)
 	if err != nil {
 		return load.ThrowawayCA{}, fmt.Errorf("make the throwaway certificate: %w", err)
 	}
 	if tlsMade == nil {
-		tlsMade = map[string]load.ThrowawayCA{}
+		tlsMade = map[string]madeTLS{}
 	}
-	tlsMade[dir] = ca
+	tlsMade[dir] = madeTLS{ca: ca, hosts: all}
 	return ca, nil
+}
+
+// loopbackHosts are the names the run's certificate is always valid for.
+func loopbackHosts() []string { return []string{"127.0.0.1", "::1", "localhost"} }
+
+// madeTLS is a run's certificate files and the hosts it is valid for.
+type madeTLS struct {
+	ca    load.ThrowawayCA
+	hosts []string
 }
 
 var (
 	tlsMu   sync.Mutex
-	tlsMade map[string]load.ThrowawayCA
+	tlsMade map[string]madeTLS
 )
 
 // BootTimeoutOf is the stack's boot_timeout, or BootTimeout when it sets none.

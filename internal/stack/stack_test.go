@@ -2,6 +2,8 @@ package stack
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"slices"
@@ -138,5 +140,37 @@ func TestContainerCommand(t *testing.T) {
 	s.Container.Runtime = "no-such-runtime"
 	if _, _, err := containerCommand(s, nil); err == nil || !strings.Contains(err.Error(), "not on PATH; install it") {
 		t.Errorf("missing runtime: %v", err)
+	}
+}
+
+// A run across hosts asks first for a certificate valid at its server
+// host's address too: every later ask of the run gets the same files, and
+// a host the certificate was not made for is refused, not served.
+func TestTLSFilesForAServerHost(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := TLSFilesFor(dir, "10.9.8.7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := TLSFiles(dir)
+	if err != nil || again != ca {
+		t.Fatalf("TLSFiles after TLSFilesFor = %+v, %v; want the same files %+v", again, err, ca)
+	}
+	b, err := os.ReadFile(ca.CertFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk, _ := pem.Decode(b)
+	cert, err := x509.ParseCertificate(blk.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"10.9.8.7", "127.0.0.1", "localhost"} {
+		if err := cert.VerifyHostname(h); err != nil {
+			t.Errorf("the certificate is not valid for %s: %v", h, err)
+		}
+	}
+	if _, err := TLSFilesFor(dir, "10.9.8.8"); err == nil || !strings.Contains(err.Error(), "10.9.8.8") {
+		t.Errorf("a certificate asked for a host it was not made for = %v", err)
 	}
 }

@@ -155,3 +155,27 @@ func (m *Method) DecodeJSON(wire []byte) ([]byte, error) {
 	}
 	return protojson.MarshalOptions{EmitUnpopulated: true}.Marshal(msg)
 }
+
+// DescriptorSet is the method's file and every file it imports, in
+// dependency order, as a serialized FileDescriptorSet (what `protoc -o
+// FILE --include_imports` writes, and Open reads): the descriptors,
+// however they were found, in a form another process can load without
+// the .proto file or server reflection.
+func (m *Method) DescriptorSet() ([]byte, error) {
+	set := &descriptorpb.FileDescriptorSet{}
+	seen := map[string]bool{}
+	var add func(f protoreflect.FileDescriptor)
+	add = func(f protoreflect.FileDescriptor) {
+		if seen[f.Path()] {
+			return
+		}
+		seen[f.Path()] = true
+		imports := f.Imports()
+		for i := range imports.Len() {
+			add(imports.Get(i).FileDescriptor)
+		}
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(f))
+	}
+	add(m.Desc.ParentFile())
+	return proto.Marshal(set)
+}

@@ -88,3 +88,43 @@ func TestLoadErrorsSayWhatToDo(t *testing.T) {
 		}
 	}
 }
+
+// A method's DescriptorSet, written to a file, is read back by Open as a
+// descriptor set with the same method, its imports included (saas.proto
+// imports google/protobuf/empty.proto): it encodes a message as the
+// .proto's method does.
+func TestDescriptorSetRoundTrips(t *testing.T) {
+	m, err := Load("testdata/saas.proto", "saas.Users/GetUser")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.DescriptorSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/sent.pb"
+	if err := writeFile(path, b); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open the set: %v", err)
+	}
+	back, err := d.Method("saas.Users/GetUser")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := m.Encode(`{"id": 4242}`)
+	got, err := back.Encode(`{"id": 4242}`)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("encoded % x (%v) through the set; want % x", got, err, want)
+	}
+	if back.Desc.FullName() != m.Desc.FullName() || back.Desc.Output().Fields().Len() != m.Desc.Output().Fields().Len() {
+		t.Errorf("the set's method %s with %d output fields; want %s with %d", back.Desc.FullName(), back.Desc.Output().Fields().Len(), m.Desc.FullName(), m.Desc.Output().Fields().Len())
+	}
+	var set descriptorpb.FileDescriptorSet
+	proto.Unmarshal(b, &set)
+	if n := len(set.File); n < 2 {
+		t.Errorf("the set holds %d files; want saas.proto and its imports", n)
+	}
+}
