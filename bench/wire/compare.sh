@@ -55,9 +55,18 @@ go build -o "$work/server" ./bench/wire/server
 command -v h2load >/dev/null || { echo "h2load not found: apt-get install nghttp2-client" >&2; exit 1; }
 
 HTTP=127.0.0.1:$BASE TLS=127.0.0.1:$((BASE + 1)) H2C=127.0.0.1:$((BASE + 2)) GRPC=127.0.0.1:$((BASE + 3))
+# Another run's server on these ports (another worktree's compare.sh, or one
+# stopped by the host) would answer this run's generators: refuse to start.
+for port in $BASE $((BASE + 1)) $((BASE + 2)) $((BASE + 3)); do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+		echo "port $port is in use (another compare.sh?); run with BASE set to four free ports, e.g. BASE=$((BASE + 100))" >&2
+		exit 1
+	fi
+done
 taskset -c "$SERVER_CPU" "$work/server" ${STD_SERVER:+-std} -http "$HTTP" -tls "$TLS" -tlsdir "$work" -h2c "$H2C" -grpc "$GRPC" &
 server_pid=$!
-for _ in $(seq 50); do curl -fs "http://$HTTP/" >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 50); do curl -fs --max-time 1 "http://$HTTP/" >/dev/null 2>&1 && break; sleep 0.1; done
+kill -0 "$server_pid" 2>/dev/null && curl -fs --max-time 1 "http://$HTTP/" >/dev/null 2>&1 || { echo "the server did not start (see its message above)" >&2; exit 1; }
 PROTO=bench/wire/saas.proto
 MSG='{"id":4242}'
 
