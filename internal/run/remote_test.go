@@ -113,6 +113,7 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	path := writeFile(t, refOnHostsFile(n, refDirForHosts(t), `  cases: [user]
   concurrency: [5]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 600ms
   rounds: 2
 `, []string{"one", "two"}, ""))
@@ -293,6 +294,7 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 	path := writeFile(t, refOnHostsFile(n, refDirForHosts(t), `  cases: [user]
   concurrency: [4]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 600ms
   rounds: 3
   latency: {rate: 200}
