@@ -63,10 +63,10 @@ const testSecret = "examples-test-secret"
 // The examples are checked side by side (their installs and builds wait
 // on the network and the disk as much as on a CPU), and beside
 // TestWireExample's short run, which judges nothing by time (the checks'
-// databases are fresh copies of their own). TestBlogExample runs alone: two
-// runs on one cluster given by URL make the same database
-// (stackbench_run_1). Each stack's directory and build command runs once,
-// whichever example asks first.
+// databases are fresh copies of their own). TestBlogExample runs alone: it
+// holds every window valid, and beside the installs and builds the
+// host-speed probe would find the host slow (flag host_slow). Each stack's
+// directory and build command runs once, whichever example asks first.
 func TestExamplesPassParity(t *testing.T) {
 	t.Parallel()
 	b := &builds{dir: t.TempDir(), runs: map[string]*buildRun{}}

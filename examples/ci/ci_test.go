@@ -44,8 +44,11 @@ func TestWorkflowFailsOnALossAndPassesAnUnchangedHead(t *testing.T) {
 	// with other tests, whose CPU the contention gate would wait out.
 	// One connection rather than the file's four, for the same reason,
 	// and eight rounds: a window whose generator starved is flagged, and a
-	// cell with more than a quarter flagged cannot be compared.
-	command := workflowCommand(t) + " --gate off --concurrency 1 --rounds 8"
+	// cell with more than a quarter flagged cannot be compared. The warm-up
+	// is the profile's 500 ms, fixed (--warmup-max): "until steady" ran up
+	// to its 3 s cap on this busy host, and the calls are made from the
+	// windows, whose length stays the file's.
+	command := workflowCommand(t) + " --gate off --concurrency 1 --rounds 8 --warmup-max 500ms"
 	repo, revs := throwawayRepo(t)
 
 	// base → head: the head waits 2 ms more per request.
@@ -113,7 +116,7 @@ func TestSingleStackThresholds(t *testing.T) {
   cases:
     - {name: slow, path: /slow}
 profile: quick
-protocol: {concurrency: [4], rounds: 6, warmup: 200ms, window: 500ms, boot_starts: 0, gate: off}
+protocol: {concurrency: [4], rounds: 6, warmup: 200ms, warmup_max: 200ms, window: 500ms, boot_starts: 0, gate: off}
 thresholds: {p99: ` + c.limit + `}
 stacks:
   - {name: app, dir: ., start: ./server}

@@ -56,6 +56,7 @@ stacks:
 // checks the plumbing; TestLatencyStepsAreCalledLowerIsBetter checks the
 // calls.)
 func TestRunLatencyWindows(t *testing.T) {
+	t.Parallel()                        // see "Parallel tests" in main_test.go
 	path := writeFile(t, latencyFile()) // flaky.yaml: the parity gate is skipped
 	dir := filepath.Join(t.TempDir(), "results")
 	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)

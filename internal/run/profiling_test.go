@@ -32,6 +32,7 @@ func TestRunProfilesEveryCellAndResumes(t *testing.T) {
 	stacks := refStack("go") + "    pprof: /debug/pprof\n"
 	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   rounds: 1
   cases: [user, cpu]

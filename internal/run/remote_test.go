@@ -116,6 +116,7 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	path := writeFile(t, refOnHostsFile(n, refDirForHosts(t), `  cases: [user]
   concurrency: [5]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 600ms
   rounds: 2
 `, []string{"one", "two"}, ""))
@@ -296,6 +297,7 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 	path := writeFile(t, refOnHostsFile(n, refDirForHosts(t), `  cases: [user]
   concurrency: [4]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 600ms
   rounds: 3
   latency: {rate: 200}

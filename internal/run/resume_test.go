@@ -38,6 +38,7 @@ func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
 	t.Parallel() // see "Parallel tests" in main_test.go
 	path := writeFile(t, saasFile("database: embedded\n", `  concurrency: [4]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 1s
   rounds: 2
   cases: [health, user]

@@ -44,6 +44,7 @@ profile: quick
 protocol:
   concurrency: [4]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   rounds: 2
   boot_starts: 0

@@ -16,6 +16,7 @@ import (
 // stacks' windows see the seed plus that one row, not the second stack
 // the first's row as well.
 func TestEveryStackMeetsTheSameDatabase(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, `
 database: `+admin+`
@@ -35,6 +36,7 @@ workload:
 protocol:
   concurrency: [4]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   rounds: 1
   boot_starts: 0

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +19,7 @@ import (
 // journal's load records say (protocol, TLS, streams, method), every
 // request a success and a templated case sent as its pool of variants.
 func TestWindowsDriveEachStackOverItsWire(t *testing.T) {
-	grpcDir, grpcBin := buildGRPCServer(t)
+	t.Parallel() // see "Parallel tests" in main_test.go
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, `database: `+admin+`
 profile: quick
@@ -37,6 +36,7 @@ workload:
 protocol:
   concurrency: [4]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 600ms
   rounds: 1
   boot_starts: 1
@@ -45,8 +45,8 @@ stacks:
   - {name: json, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}}
   - {name: json-h2c, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2c, streams: 2}
   - {name: json-h2, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2}
-  - {name: grpc, dir: `+grpcDir+`, start: `+grpcBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, proto: saaspb/saas.proto, health: saas.Users/Health}
-  - {name: grpc-tls, dir: `+grpcDir+`, start: `+grpcBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, tls: on, proto: reflect, health: saas.Users/Health}
+  - {name: grpc, dir: `+grpcServerDir+`, start: `+grpcServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, proto: saaspb/saas.proto, health: saas.Users/Health}
+  - {name: grpc-tls, dir: `+grpcServerDir+`, start: `+grpcServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, tls: on, proto: reflect, health: saas.Users/Health}
 `)
 	dir := filepath.Join(t.TempDir(), "results")
 	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
@@ -110,7 +110,7 @@ stacks:
 // captured (the gRPC stack's as its pool of messages), and every request
 // of every window is a success.
 func TestSetupStepsGoOverEachStacksWire(t *testing.T) {
-	grpcDir, grpcBin := buildGRPCServer(t)
+	t.Parallel() // see "Parallel tests" in main_test.go
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, `database: `+admin+`
 profile: quick
@@ -130,6 +130,7 @@ workload:
 protocol:
   concurrency: [4]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 600ms
   rounds: 1
   boot_starts: 0
@@ -137,7 +138,7 @@ protocol:
 stacks:
   - {name: json-h2, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2}
   - {name: json-h2c, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2c, streams: 2}
-  - {name: grpc-tls, dir: `+grpcDir+`, start: `+grpcBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, tls: on, proto: saaspb/saas.proto, health: saas.Users/Health}
+  - {name: grpc-tls, dir: `+grpcServerDir+`, start: `+grpcServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, tls: on, proto: saaspb/saas.proto, health: saas.Users/Health}
 `)
 	f, err := plan.LoadEnv(path, func(string) string { return "" })
 	if err != nil {
@@ -183,18 +184,4 @@ stacks:
 			}
 		}
 	}
-}
-
-// buildGRPCServer builds the gRPC reference server (apps/grpc-pgx) and
-// returns its directory and binary.
-func buildGRPCServer(t *testing.T) (dir, bin string) {
-	t.Helper()
-	root, _ := filepath.Abs("../..")
-	bin = filepath.Join(t.TempDir(), "grpc-pgx")
-	cmd := exec.Command("go", "build", "-o", bin, "./apps/grpc-pgx")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build grpc-pgx: %v\n%s", err, out)
-	}
-	return filepath.Join(root, "apps", "grpc-pgx"), bin
 }
