@@ -18,7 +18,7 @@ import (
 // every request a success. The parity gate and the cold starts, here,
 // pass on the same certificate.
 func TestEveryWireAcrossHosts(t *testing.T) {
-	grpcDir, grpcBin := buildGRPCServer(t)
+	grpcDir, grpcBin := grpcServerDir, grpcServerBin
 	n := onHosts(t, []string{"app1", "db1", "load1", "load2"}, "json-h2", "json-h2c", "grpc", "grpc-tls")
 	jsonDir, grpcCopy := refDirForHosts(t), dirForHosts(t, grpcDir)
 	src := hostsSection(n, "app1", "db1", "load1", "load2") +
