@@ -164,7 +164,7 @@ func containerAgainstNative(t *testing.T, docker, image, binary, work string, ju
 	// and a drift favours neither.
 	const rounds = 5
 	var nat, ctr measured
-	var ratios []float64
+	var ratios, excesses []float64
 	add := func(sum *measured, m measured) {
 		sum.requests += m.requests
 		sum.serverCPU += m.serverCPU
@@ -212,6 +212,7 @@ func containerAgainstNative(t *testing.T, docker, image, binary, work string, ju
 		add(&nat, n)
 		add(&ctr, c)
 		ratios = append(ratios, c.usPerRequest()/n.usPerRequest())
+		excesses = append(excesses, c.foreign-n.foreign)
 	}
 	t.Logf("native:    %d requests, server %.1f µs CPU/request, %.2f cores, RSS %.1f MiB, foreign %.2f cores",
 		nat.requests, nat.usPerRequest(), nat.cores, float64(nat.serverRSS)/(1<<20), nat.foreign)
@@ -255,8 +256,13 @@ func containerAgainstNative(t *testing.T, docker, image, binary, work string, ju
 	// beside it the two windows' foreign loads differ by as much (seen in
 	// CI: 0.18 and 0.52 cores, the container's CPU measured to 0.1 %), so
 	// like the ratio it is judged only when neither passed 0.5 cores; the
-	// cgroup-against-process-table check above holds either way.
-	excess := ctr.foreign - nat.foreign
+	// cgroup-against-process-table check above holds either way. The
+	// rounds' own excesses are paired (each round's two windows are next
+	// to each other) and their median kept, as for the ratio: a
+	// neighbour's burst in one window moved the five rounds' mean by 0.21
+	// cores in .ci/run (2026-12-03, foreign 0.28 and 0.49 cores).
+	slices.Sort(excesses)
+	excess := excesses[len(excesses)/2]
 	if !judgeForeign {
 		t.Logf("foreign CPU %+.2f cores with the container (its server used %.2f): not judged for a server this light", excess, ctr.cores)
 	} else if busy > 0.5 {
