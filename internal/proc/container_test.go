@@ -263,9 +263,15 @@ func containerAgainstNative(t *testing.T, docker, image, binary, work string, ju
 	// cores in .ci/run (2026-12-03, foreign 0.28 and 0.49 cores).
 	slices.Sort(excesses)
 	excess := excesses[len(excesses)/2]
+	// Quiet enough to judge the foreign CPU: in .ci/run, with other
+	// packages' tests beside it, the container's windows showed 0.45
+	// cores of foreign CPU against the native ones' 0.14 (the median
+	// paired excess 0.39) while the cgroup and the process table agreed
+	// to the millisecond; on a quiet host, 0.19 against 0.10.
+	const quietForeign = 0.25
 	if !judgeForeign {
 		t.Logf("foreign CPU %+.2f cores with the container (its server used %.2f): not judged for a server this light", excess, ctr.cores)
-	} else if busy > 0.5 {
+	} else if busy > quietForeign {
 		t.Logf("foreign CPU %+.2f cores with the container not judged: the host was busy (%.2f cores)", excess, busy)
 	} else if excess > 0.3*ctr.cores+0.1 {
 		t.Errorf("foreign CPU rose by %.2f cores with the container (its server used %.2f): the container's CPU went unmeasured", excess, ctr.cores)
