@@ -134,13 +134,25 @@ type ProcReader interface {
 	Children(p Proc, dst []int) (kids []int, ok bool)
 	// ExactCPU is p's own CPU time (OwnTicks' figure) in nanoseconds,
 	// not rounded to a tick, where the OS gives it: on Linux the
-	// scheduler's per-thread count (schedstat), summed over p's threads.
-	// ok is false otherwise, and when p has lost an exited thread's time
-	// (OwnTicks is then the figure to use). Summed over the twenty to
+	// process's CPU-time clock (every thread's run time, live or exited).
+	// ok is false otherwise (OwnTicks is then the figure to use). Summed over the twenty to
 	// forty backends of a PostgreSQL tree, ticks of 10 ms move a
 	// one-second window's CPU by several per cent, and a multi-threaded
 	// server's utime+stime lag its threads' count by up to 50 ms.
 	ExactCPU(p Proc) (ns int64, ok bool)
+}
+
+// Holder is a ProcReader that can keep the files it reads open between
+// reads, so that reading the same processes again costs a read, not an
+// open, a read and a close (Linux's /proc). Samplers share held readers
+// across windows, sweeping the files of processes gone.
+type Holder interface {
+	// Hold turns holding on or off for the reads that follow.
+	Hold(on bool)
+	// Sweep closes the files not read since the last Sweep.
+	Sweep()
+	// Release closes every file held and turns holding off.
+	Release()
 }
 
 // OS is everything the harness asks of the machine it runs on.

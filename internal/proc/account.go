@@ -16,8 +16,8 @@ type member struct {
 	// its later totals are of one kind.
 	exact bool
 	// tickBase is base as its ticks gave it: where an exact member
-	// goes on from when it loses its exact figure (a thread of it
-	// exited, taking its time out of the threads' sum).
+	// goes on from when it loses its exact figure (the read failed:
+	// the process is exiting).
 	tickBase int64
 }
 

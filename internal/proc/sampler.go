@@ -146,6 +146,7 @@ func (s *Sampler) run() {
 	selfCPU0 := threadCPU()
 	clocks0 := host.ReadClocks()
 	w := newWatch(s.groups, clocks0)
+	defer w.release()
 	w.sample(true)
 	host0, _ := host.ReadCPU()
 	wall0 := time.Now()

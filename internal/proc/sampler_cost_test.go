@@ -2,6 +2,7 @@ package proc
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,18 +15,42 @@ import (
 const maxSamplerShare = 0.01
 
 // TestSamplerCostPerWindow holds trap T8: over a real window at the
-// default interval, with the groups a run samples, the sampler's own CPU
-// stays under maxSamplerShare of a core, and it starts no process (a
-// sampler spawning ps would show as a child of this process, and as CPU of
-// the children it waited for).
+// default interval, with groups like a run's (a multi-threaded server with
+// two children, a database tree of thirty-one single-threaded processes,
+// the harness, a listed process), the sampler's own CPU stays under
+// maxSamplerShare of a core, and it starts no process (a sampler spawning
+// ps would show as a child of this process, and as CPU of the children it
+// waited for). The groups are the test's own, not its parent's tree: under
+// go test that is every package's test binary and its servers, hundreds of
+// threads no run samples.
 func TestSamplerCostPerWindow(t *testing.T) {
+	server := startHelper(t, "server", "FORK=1", "PORT=0")
+	for range 2 {
+		server.line(t) // "child N"
+	}
+	if l := server.line(t); l != "listening" {
+		t.Fatalf("the server helper: %q", l)
+	}
+	db := startCmd(t, exec.Command("sh", "-c", "for i in $(seq 30); do sleep 60 & done; echo started; wait"))
+	if l := db.line(t); l != "started" {
+		t.Fatalf("the database tree: %q", l)
+	}
+	before := map[int]bool{}
+	for _, pid := range ownChildren(t) {
+		before[pid] = true
+	}
 	children0 := reapedChildrenTicks(t)
-	s := NewSampler(DefaultSampleInterval, TreeGroup("server", os.Getppid()), SelfGroup("harness"),
+	s := NewSampler(DefaultSampleInterval, TreeGroup("server", server.cmd.Process.Pid),
+		TreeGroup("database", db.cmd.Process.Pid), SelfGroup("harness"),
 		Group{Name: "listed", PIDs: func() []int { return []int{os.Getpid()} }})
 	s.Start()
 	var spawned []int
 	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
-		spawned = append(spawned, ownChildren(t)...)
+		for _, pid := range ownChildren(t) {
+			if !before[pid] {
+				spawned = append(spawned, pid)
+			}
+		}
 	}
 	w := s.Stop()
 	if len(spawned) > 0 {
@@ -33,6 +58,9 @@ func TestSamplerCostPerWindow(t *testing.T) {
 	}
 	if got := reapedChildrenTicks(t); got != children0 {
 		t.Errorf("the CPU of reaped children went from %d to %d ticks during the window: something was spawned", children0, got)
+	}
+	if n := w.Groups[1].Processes; n != 31 {
+		t.Errorf("the database tree had %d processes, want 31", n)
 	}
 	share := w.SamplerCPUSeconds / w.Wall.Seconds()
 	limit := maxSamplerShare

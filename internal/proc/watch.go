@@ -1,9 +1,11 @@
 package proc
 
 import (
+	"sync"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/host"
+	"github.com/stackbench/stackbench/internal/platform"
 	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
@@ -20,6 +22,14 @@ type watch struct {
 	exact  []int64 // cur's exact own CPU (ExactCPU), -1 where none
 	n      int     // samples taken
 	full   bool    // this sample scanned the whole process table
+	// walkFiles is what walking the tree groups cost at the last sample,
+	// in files read (a stat per member, and its task directory and a
+	// children file per thread to find its children); tableFiles is what
+	// the last whole scan read (a stat per process on the machine). The
+	// cheaper is taken for the next sample: a tree of multi-threaded
+	// processes (a JVM of 200 threads, a test runner's tree) costs more
+	// to walk than a machine of a hundred processes costs to scan.
+	walkFiles, tableFiles int
 
 	kids []int
 }
@@ -39,6 +49,7 @@ type watchedGroup struct {
 func newWatch(groups []Group, open host.Clocks) *watch {
 	openBootTicks := int64(open.Boot / (time.Second / time.Duration(clockTicksPerSecond)))
 	w := &watch{index: map[int]int{}}
+	w.reader.r = takeReader()
 	for _, g := range groups {
 		w.groups = append(w.groups, watchedGroup{Group: g, acct: newAccount(g.ownOnly, openBootTicks)})
 	}
@@ -50,18 +61,77 @@ func newWatch(groups []Group, open host.Clocks) *watch {
 // processes (a tree is walked through its children files), which costs a
 // small fraction of that on a machine with hundreds of processes.
 func (w *watch) sample(full bool) {
-	w.full = full || !childrenSupported
+	w.full = full || !childrenSupported || w.walkFiles > w.tableFiles
 	if w.full {
+		w.hold(true)
 		w.table, w.pids = scanAll(&w.reader, w.pids, w.table)
+		w.tableFiles = len(w.pids) + 1
+		if h, ok := w.reader.reader().(platform.Holder); ok {
+			h.Sweep() // the files of processes gone since the last whole scan
+		}
 		clear(w.index)
 		for i, st := range w.table {
 			w.index[st.PID] = i
 		}
 	}
+	w.walkFiles = 0
+	w.hold(true)
 	for i := range w.groups {
 		w.sampleGroup(&w.groups[i])
 	}
 	w.n++
+}
+
+// hold turns on or off holding the files of the processes read next open,
+// where the platform can (platform.Holder): the groups' processes are read
+// again at every sample, and the machine's at every window's two ends.
+func (w *watch) hold(on bool) {
+	if h, ok := w.reader.reader().(platform.Holder); ok {
+		h.Hold(on)
+	}
+}
+
+// release gives the watch's reader, and the files it holds, back for the
+// next window's sampler.
+func (w *watch) release() {
+	putReader(w.reader.reader())
+	w.reader.r = nil
+}
+
+// heldReaders are readers whose files stay open between windows, so that
+// a window's first whole scan reads through files the last one opened.
+// A few are kept: as many as samplers run at once.
+var heldReaders struct {
+	sync.Mutex
+	free []platform.ProcReader
+}
+
+const maxHeldReaders = 2
+
+func takeReader() platform.ProcReader {
+	heldReaders.Lock()
+	defer heldReaders.Unlock()
+	if n := len(heldReaders.free); n > 0 {
+		r := heldReaders.free[n-1]
+		heldReaders.free = heldReaders.free[:n-1]
+		return r
+	}
+	return local.OS.NewProcReader()
+}
+
+func putReader(r platform.ProcReader) {
+	h, ok := r.(platform.Holder)
+	if !ok {
+		return
+	}
+	h.Hold(false)
+	heldReaders.Lock()
+	defer heldReaders.Unlock()
+	if len(heldReaders.free) < maxHeldReaders {
+		heldReaders.free = append(heldReaders.free, r)
+		return
+	}
+	h.Release()
 }
 
 // lookup finds any process on the machine: in the table of a full sample,
@@ -88,8 +158,10 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 		for _, pid := range w.tree {
 			w.cur = append(w.cur, w.table[w.index[pid]])
 		}
+		w.walkFiles += walkCost(w.cur)
 	case g.root != 0:
 		w.cur = w.walkTree(g.root, w.cur)
+		w.walkFiles += walkCost(w.cur)
 	case g.PIDs != nil:
 		for _, pid := range g.PIDs() {
 			if st, ok := w.lookup(pid); ok {
@@ -115,6 +187,21 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 	g.rssSum += rss
 	g.rssPeak = max(g.rssPeak, rss)
 	g.processes = max(g.processes, len(w.cur))
+}
+
+// walkCost is how many files walking a tree of these processes reads: a
+// stat each, and its children file, or for a multi-threaded process its
+// task directory and a children file per thread.
+func walkCost(tree []procStat) int {
+	n := 0
+	for _, st := range tree {
+		if st.Threads <= 1 {
+			n += 2
+		} else {
+			n += 2 + st.Threads
+		}
+	}
+	return n
 }
 
 // stats summarises the groups over a window of the given wall time.

@@ -26,10 +26,19 @@ func (r *Reader) Children(p platform.Proc, dst []int) ([]int, bool) {
 	if !childrenSupported {
 		return dst, false
 	}
-	pid := strconv.Itoa(p.PID)
 	if p.Threads <= 1 {
-		return r.readChildren("/proc/"+pid+"/task/"+pid+"/children", dst), true
+		r.path = append(r.path[:0], "/proc/"...)
+		r.path = strconv.AppendInt(r.path, int64(p.PID), 10)
+		r.path = append(r.path, "/task/"...)
+		r.path = strconv.AppendInt(r.path, int64(p.PID), 10)
+		r.path = append(r.path, "/children"...)
+		n, err := r.readFile(r.path, r.kidsBuf[:])
+		if err != nil {
+			return dst, true
+		}
+		return parseChildren(r.kidsBuf[:n], dst), true
 	}
+	pid := strconv.Itoa(p.PID)
 	f, err := os.Open("/proc/" + pid + "/task")
 	if err != nil {
 		return dst, true
@@ -42,14 +51,19 @@ func (r *Reader) Children(p platform.Proc, dst []int) ([]int, bool) {
 	return dst, true
 }
 
-// readChildren parses a children file: pids separated by spaces.
+// readChildren reads a children file.
 func (r *Reader) readChildren(path string, dst []int) []int {
 	n, err := readSmall(path, r.kidsBuf[:])
 	if err != nil {
 		return dst
 	}
+	return parseChildren(r.kidsBuf[:n], dst)
+}
+
+// parseChildren parses a children file: pids separated by spaces.
+func parseChildren(b []byte, dst []int) []int {
 	v, in := 0, false
-	for _, c := range r.kidsBuf[:n] {
+	for _, c := range b {
 		if c >= '0' && c <= '9' {
 			v, in = v*10+int(c-'0'), true
 			continue

@@ -4,9 +4,12 @@ package linux
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,10 +24,11 @@ func processCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// A thread that exits takes its time out of the threads' sum; ExactCPU
-// then says it has no exact figure rather than a sum short of it. The
-// thread exits in a child (this test binary again), so that this process
-// keeps its exact figure for the other tests.
+// A thread that exits keeps its time in the process's clock: ExactCPU
+// still gives an exact figure, and it holds the exited thread's 400 ms,
+// which a sum of the live threads' schedstat (what this read before)
+// leaves out. The thread exits in a child (this test binary again), so
+// that this process keeps all its threads for the other tests.
 func TestExactCPUAfterAThreadExits(t *testing.T) {
 	if os.Getenv("STACKBENCH_EXITING_THREAD") == "1" {
 		exitAThread()
@@ -49,9 +53,48 @@ func TestExactCPUAfterAThreadExits(t *testing.T) {
 	if !ok {
 		t.Fatal("read the child")
 	}
-	if ns, ok := r.ExactCPU(p); ok {
-		t.Fatalf("threads' sum %v against ticks %v after a thread that burned 400 ms exited: still called exact", time.Duration(ns), time.Duration(p.OwnTicks*tickNanos))
+	ns, ok := r.ExactCPU(p)
+	if !ok {
+		t.Fatalf("no exact CPU after a thread exited (ticks %v)", time.Duration(p.OwnTicks*tickNanos))
 	}
+	live, err := liveThreadsCPU(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks := p.OwnTicks * tickNanos
+	if ns < ticks || ns > ticks+50*int64(time.Millisecond) {
+		t.Errorf("exact %v against ticks %v read a moment before", time.Duration(ns), time.Duration(ticks))
+	}
+	if time.Duration(ns-live) < 350*time.Millisecond {
+		t.Errorf("exact %v, live threads' sum %v: the exited thread's 400 ms are not in it", time.Duration(ns), time.Duration(live))
+	}
+}
+
+// liveThreadsCPU sums the run time of pid's live threads (the first field
+// of each /proc/<pid>/task/<tid>/schedstat), in nanoseconds.
+func liveThreadsCPU(pid int) (int64, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var sum int64
+	for _, task := range tasks {
+		b, err := os.ReadFile(dir + task.Name() + "/schedstat")
+		if err != nil {
+			continue // exited since the listing
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return 0, fmt.Errorf("%s/schedstat: %q", task.Name(), b)
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		sum += ns
+	}
+	return sum, nil
 }
 
 // exitAThread burns 400 ms on a thread of its own (not the main one),
@@ -75,15 +118,15 @@ func exitAThread() {
 		}
 	}
 	// The runtime ends the thread after the goroutine returns: wait until
-	// its task is gone.
+	// its task is gone (the live threads' sum falls well below the
+	// process's ticks).
+	var r Reader
 	for range 500 {
-		ents, _ := os.ReadDir("/proc/self/task")
-		var r Reader
 		self, _ := r.Read(pid)
-		if len(ents) == self.Threads && time.Duration(self.OwnTicks*tickNanos) >= 400*time.Millisecond {
-			if sum, ok := r.threadsCPU(pid); ok && sum < self.OwnTicks*tickNanos-exitedSlack {
-				break
-			}
+		live, err := liveThreadsCPU(pid)
+		if err == nil && time.Duration(self.OwnTicks*tickNanos) >= 400*time.Millisecond &&
+			live < self.OwnTicks*tickNanos-int64(300*time.Millisecond) {
+			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -91,29 +134,9 @@ func exitAThread() {
 	time.Sleep(time.Minute)
 }
 
-func TestParseSchedstat(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		ns   int64
-		okay bool
-	}{
-		{"123456789 2000 17\n", 123456789, true},
-		{"0 0 0\n", 0, true},
-		{"", 0, false},
-		{" 12 3\n", 0, false},
-		{"12x 3\n", 0, false},
-		{"99999999999999999999999 1 1\n", 0, false},
-	} {
-		ns, ok := parseSchedstat([]byte(c.in))
-		if ns != c.ns && c.okay || ok != c.okay {
-			t.Errorf("%q: %d %v, want %d %v", c.in, ns, ok, c.ns, c.okay)
-		}
-	}
-}
-
 // ExactCPU agrees with the tick figure for a single-threaded process and
-// is finer than a tick; a multi-threaded one (this test binary) gets the
-// sum of its threads, which the kernel's own process clock confirms.
+// is finer than a tick; a multi-threaded one (this test binary) gets
+// what its own process clock (CLOCK_PROCESS_CPUTIME_ID) reads.
 func TestExactCPU(t *testing.T) {
 	var r Reader
 	self, ok := r.Read(os.Getpid())
@@ -124,8 +147,8 @@ func TestExactCPU(t *testing.T) {
 		t.Fatalf("the test binary has %d thread(s); the multi-threaded case needs more", self.Threads)
 	}
 	// Two goroutines burn CPU on their threads while the process clock
-	// (CLOCK_PROCESS_CPUTIME_ID: every thread, exact) and the threads'
-	// sum are read side by side.
+	// read from inside (CLOCK_PROCESS_CPUTIME_ID) and from outside
+	// (ExactCPU) side by side.
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 2 {
@@ -150,10 +173,10 @@ func TestExactCPU(t *testing.T) {
 		if !ok {
 			t.Fatalf("sample %d: no exact CPU for this process of %d threads", i, self.Threads)
 		}
-		// The threads' sum is read between the two clock readings; the
-		// listing takes a moment, in which the burners run on.
+		// The process's clock is read from outside between two readings
+		// from inside; the burners run on meanwhile.
 		if d := time.Duration(ns); d < before-time.Millisecond || d > after+time.Millisecond {
-			t.Errorf("sample %d: threads' sum %v, outside the process clock's %v … %v", i, d, before, after)
+			t.Errorf("sample %d: exact %v, outside this process's own clock's %v … %v", i, d, before, after)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -180,4 +203,22 @@ func TestExactCPU(t *testing.T) {
 	if d := time.Duration(ns) - ticks; d < -5*time.Millisecond || d > 40*time.Millisecond {
 		t.Errorf("exact %v, ticks %v", time.Duration(ns), ticks)
 	}
+}
+
+// BenchmarkExactCPU reads this process's exact CPU (a Go test binary of
+// several threads), as the sampler does for each process of a group at
+// each sample.
+func BenchmarkExactCPU(b *testing.B) {
+	var r Reader
+	self, ok := r.Read(os.Getpid())
+	if !ok {
+		b.Fatal("read self")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := r.ExactCPU(self); !ok {
+			b.Fatal("no exact CPU")
+		}
+	}
+	b.ReportMetric(float64(self.Threads), "threads")
 }
