@@ -70,6 +70,13 @@ func TestExactCPUAfterAThreadExits(t *testing.T) {
 	}
 }
 
+// threadCPU is the calling thread's CPU time.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
+	return time.Duration(ts.Nano())
+}
+
 // liveThreadsCPU sums the run time of pid's live threads (the first field
 // of each /proc/<pid>/task/<tid>/schedstat), in nanoseconds.
 func liveThreadsCPU(pid int) (int64, error) {
@@ -97,7 +104,7 @@ func liveThreadsCPU(pid int) (int64, error) {
 	return sum, nil
 }
 
-// exitAThread burns 400 ms on a thread of its own (not the main one),
+// exitAThread burns 400 ms of CPU on a thread of its own (not the main one),
 // which then exits, says so on stdout, and waits to be killed.
 func exitAThread() {
 	pid := os.Getpid()
@@ -109,7 +116,9 @@ func exitAThread() {
 				exited <- false // the main thread is kept, not ended: try another
 				return
 			}
-			for t0 := time.Now(); time.Since(t0) < 400*time.Millisecond; {
+			// 400 ms of this thread's own CPU, not of the wall clock: on a
+			// busy host a thread gets less than the wall time it spins.
+			for threadCPU() < 400*time.Millisecond {
 			}
 			exited <- true
 		}()
