@@ -52,9 +52,13 @@ func TestFixedWarmupHasNoSlices(t *testing.T) {
 }
 
 // A server that is still speeding up when the cap comes: the window
-// starts at the cap, and the result says the warm-up was not steady.
+// starts at the cap, and the result says the warm-up was not steady. The
+// ramp is steep at the cap (from 80 ms to 4 ms a request over 1.6 s: each
+// slice near the cap answers twice as many as the one before), so that a
+// busy host's jitter cannot pass it for steady (in CI, a ramp of 40 → 4 ms
+// over 2.5 s gave slices of 86 97 123 133 118, judged steady).
 func TestAdaptiveWarmupStopsAtItsCap(t *testing.T) {
-	res := runLoad(t, httpServer(t, rampingHandler(2500*time.Millisecond, 40*time.Millisecond, 4*time.Millisecond)),
+	res := runLoad(t, httpServer(t, rampingHandler(1600*time.Millisecond, 80*time.Millisecond, 4*time.Millisecond)),
 		Config{Connections: 16, Warmup: time.Second, WarmupMax: 1500 * time.Millisecond, Duration: 500 * time.Millisecond})
 	if res.WarmupEnd != "cap" || res.WarmupSeconds != 1.5 || len(res.WarmupSlices) != 5 {
 		t.Errorf("warm-up ended %q after %.2f s with slices %v, want the cap at 1.5 s (5 slices judged, the 6th announced)", res.WarmupEnd, res.WarmupSeconds, res.WarmupSlices)
