@@ -238,21 +238,7 @@ func readSmall(path string, buf []byte) (int, error) {
 		return 0, err
 	}
 	defer syscall.Close(fd)
-	total := 0
-	for total < len(buf) {
-		n, err := syscall.Read(fd, buf[total:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		if n == 0 {
-			break
-		}
-		total += n
-	}
-	return total, nil
+	return preadSmall(fd, buf)
 }
 
 var errBadStat = errors.New("malformed /proc/<pid>/stat")
