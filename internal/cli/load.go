@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -76,6 +77,13 @@ func driveLoad(ctx context.Context, f load.Flags, cfg load.Config, env Env) (*lo
 		live.show(e)
 	}
 	defer spareP()()
+	if path := env.lookup(loadProfileEnv); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer stop()
+	}
 	res, err := load.Run(ctx, cfg)
 	live.clear()
 	events.close()
@@ -237,6 +245,24 @@ func (l *liveLine) clear() {
 		fmt.Fprint(l.w, "\r\033[K")
 		l.shown = false
 	}
+}
+
+// loadProfileEnv names a file for the load command's own CPU profile
+// (pprof), of the whole run: what bench/wire/tls.sh reads to say where
+// the generator's CPU goes.
+const loadProfileEnv = "STACKBENCH_LOAD_CPUPROFILE"
+
+// startCPUProfile writes a CPU profile to path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", loadProfileEnv, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", loadProfileEnv, err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // spareP gives the program one P more than the cores, so the engine's
