@@ -592,7 +592,7 @@ func (w *worker) handleFrames(s *h2sock, now int64) bool {
 				w.protocolError(s, "a WINDOW_UPDATE of 0 on the connection", now)
 				return false
 			}
-			w.onWindowUpdate(s, id, inc) // 0 on a stream: its lane times out, as x/net's stream error
+			w.onWindowUpdate(s, id, inc) // 0 on a stream adds nothing: skipped, as x/net's stream error was
 		default:
 			s.src.b, s.src.off = b[:size], 0
 			f, err := s.fr.ReadFrame()
