@@ -70,7 +70,7 @@ func start(t *testing.T, store saas.Store) string {
 	ln.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, addr, "", "", store) }()
+	go func() { done <- serve(ctx, addr, "", "", "", store) }()
 	t.Cleanup(func() { cancel(); <-done })
 	for range 100 {
 		if c, err := net.Dial("tcp", addr); err == nil {

@@ -15,6 +15,11 @@
 #   BASE_STACKBENCH=/tmp/old/stackbench PAIRS="sb-h2c h2load,base-h2c h2load" bash bench/wire/compare.sh
 #       # base-h2c, base-tls, base-http1: the same runs with an older binary,
 #       # before and after side by side in one run
+#   PAIRS="sb-tls sb-http1" ROUNDS=7 PROFILE=1 bash bench/wire/compare.sh
+#       # the TLS figure: TLS HTTP/1.1 against cleartext (also over the
+#       # measured window alone: the engine's generator_cpu_s), then one profiled
+#       # run of each stackbench generator (pprof, STACKBENCH_LOAD_CPUPROFILE)
+#       # split into kernel, AES-GCM, crypto/tls and the rest, per request
 #
 # The server (bench/wire/server) answers on raw frames, one write per read,
 # so that on HTTP/2 the generator, not the server, sets the pace (a
@@ -73,8 +78,11 @@ MSG='{"id":4242}'
 # server_cpu_seconds: the server's user+system CPU so far.
 server_cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$server_pid/stat"; }
 
-# run_gen NAME: runs one generator; prints its successes, its CPU seconds,
-# its wall seconds and the server's CPU seconds meanwhile, one a line.
+# run_gen NAME: runs one generator; prints its successes, its own CPU
+# seconds over the measured window (stackbench's generator_cpu_s; 0 for the
+# other tools), its CPU seconds (whole process), its wall seconds, the
+# server's CPU seconds meanwhile, and its user and system CPU seconds, one a
+# line.
 run_gen() {
 	local out="$work/out" t="$work/time" sb=(taskset -c "$GEN_CPU" "$work/stackbench" load -d "${DURATION}s" -o json)
 	TIMEFORMAT='%U %S %R'
@@ -98,18 +106,23 @@ run_gen() {
 import json, re, sys
 name, path = sys.argv[1], sys.argv[2]
 text = open(path).read()
+window_cpu = 0  # the generator's own CPU over the measured window (stackbench only)
 if name.startswith(("sb-", "base-")):
     r = json.loads(text)
     print(r["successes"])
+    window_cpu = r.get("generator_cpu_s", 0)
 elif name == "h2load":
     print(re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded", text).group(1))
 else:
     print(json.loads(text).get("statusCodeDistribution", {}).get("OK", 0))
+print(window_cpu)
 PY
 	read -r u s real <"$t"
 	python3 -c "print($u+$s)"
 	echo "$real"
 	python3 -c "print($(server_cpu_seconds) - $server_before)"
+	echo "$u"
+	echo "$s"
 }
 
 IFS=, read -r -a pairs <<<"${PAIRS:-sb-h2c h2load,sb-grpc ghz,sb-tls sb-http1}"
@@ -131,9 +144,9 @@ for round in $(seq "$ROUNDS"); do
 		for try in 1 2 3; do
 			lines=() stopped=""
 			for g in "${order[@]}"; do
-				{ read -r n; read -r cpu; read -r wall; read -r scpu; } < <(run_gen "$g")
+				{ read -r n; read -r wcpu; read -r cpu; read -r wall; read -r scpu; read -r ucpu; read -r kcpu; } < <(run_gen "$g")
 				lines+=("$(printf 'round %d  %-10s %9d ok  %6.2f CPU-s  %9.0f req/CPU-s  %5.1f s wall  generator %3.0f %%, server %3.0f %% of a CPU' "$round" "$g" "$n" "$cpu" "$(python3 -c "print($n/max($cpu,1e-9))")" "$wall" "$(python3 -c "print(100*$cpu/$wall)")" "$(python3 -c "print(100*$scpu/$wall)")")")
-				echo "$round $pi $g $n $cpu" >>"$work/pair"
+				echo "$round $pi $g $n $cpu $ucpu $kcpu $wcpu" >>"$work/pair"
 				if python3 -c "import sys; sys.exit(0 if $wall > $DURATION * 1.5 + 3 else 1)"; then stopped="$g took ${wall}s"; fi
 			done
 			if [ -z "$stopped" ]; then
@@ -152,9 +165,18 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$work/results" "${pairs[@]}" <<'PY'
 import statistics, sys
 eff = {}  # (pair index, generator) -> round -> requests per CPU-second
+split = {}  # generator -> [(user µs, system µs) per request, one per round]
+window = {}  # (pair index, generator) -> round -> requests per CPU-second of the window
 for line in open(sys.argv[1]):
-    rnd, pi, g, n, cpu = line.split()
+    rnd, pi, g, n, cpu, user, system, wcpu = line.split()
     eff.setdefault((int(pi), g), {})[rnd] = int(n) / float(cpu)
+    split.setdefault(g, []).append((1e6 * float(user) / int(n), 1e6 * float(system) / int(n)))
+    if float(wcpu) > 0:
+        window.setdefault((int(pi), g), {})[rnd] = int(n) / float(wcpu)
+print()
+print("Generator CPU per request, medians over the rounds (bash time: user, system):")
+for g, us in split.items():
+    print(f"  {g:<12} user {statistics.median(u for u, _ in us):6.2f} µs   system {statistics.median(k for _, k in us):6.2f} µs")
 print()
 print("Requests per generator CPU-second, medians over the rounds; 'paired' is the median")
 print("of each round's own ratio, which cancels the shared host's drifts better.")
@@ -167,4 +189,40 @@ for pi, pair in enumerate(sys.argv[2:]):
     ma, mb = statistics.median(ea.values()), statistics.median(eb.values())
     paired = statistics.median(ea[r] / eb[r] for r in ea if r in eb)
     print(f"{a + ' / ' + b:<22}{ma:>12,.0f}{mb:>12,.0f}{ma / mb:>7.2f}x{paired:>7.2f}x")
+    wa, wb = window.get((pi, a)), window.get((pi, b))
+    if wa and wb:
+        # stackbench against stackbench: the same over the measured window
+        # only (generator_cpu_s), without start-up, handshakes and drain.
+        ma, mb = statistics.median(wa.values()), statistics.median(wb.values())
+        paired = statistics.median(wa[r] / wb[r] for r in wa if r in wb)
+        print(f"{'  window only':<22}{ma:>12,.0f}{mb:>12,.0f}{ma / mb:>7.2f}x{paired:>7.2f}x")
 PY
+
+# PROFILE=1: one more run of each stackbench generator of the pairs with its
+# CPU profile, split per request into the kernel (system calls), AES-GCM
+# (crypto/internal/fips140/aes), crypto/tls's record layer (outside those
+# two) and the rest (the engine, the Go runtime).
+if [ -n "${PROFILE:-}" ]; then
+	echo
+	echo "Profiled runs (${DURATION}s each), generator CPU per request:"
+	for g in $(printf '%s\n' "${pairs[@]}" | tr ' ' '\n' | grep -E '^(sb|base)-' | sort -u); do
+		{ read -r n; read -r wcpu; read -r cpu; read -r wall; read -r scpu; read -r ucpu; read -r kcpu; } < <(STACKBENCH_LOAD_CPUPROFILE="$work/prof-$g.out" run_gen "$g")
+		bin="$work/stackbench"
+		[[ $g == base-* ]] && bin="$work/base"
+		share() { # share FOCUS [IGNORE]: the profile's share of samples with FOCUS in their stack
+			go tool pprof -top -nodecount=100000 -nodefraction=0 -focus="$1" ${2:+-ignore="$2"} "$bin" "$work/prof-$g.out" 2>/dev/null |
+				sed -n 's/^Showing nodes accounting for [^,]*, \([0-9.]*\)% of .*/\1/p'
+		}
+		kernel=$(share 'Syscall6$') aes=$(share 'crypto/internal/fips140/aes' 'Syscall6$') tlsrec=$(share '^crypto/tls\.' 'Syscall6$|crypto/internal/fips140')
+		python3 - "$g" "$n" "$cpu" "$ucpu" "$kcpu" "${kernel:-0}" "${aes:-0}" "${tlsrec:-0}" <<'PY'
+import sys
+g, n, cpu, user, system = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+kernel, aes, tlsrec = (float(x) / 100 for x in sys.argv[6:9])
+us = 1e6 * cpu / n
+rest = 1 - kernel - aes - tlsrec
+print(f"  {g:<12} {n / cpu:9.0f} req/CPU-s = {us:5.2f} µs (user {1e6 * user / n:.2f}, system {1e6 * system / n:.2f}): "
+      f"system calls {kernel * us:5.2f} µs ({100 * kernel:.1f} %), AES-GCM {aes * us:4.2f} µs ({100 * aes:.1f} %), "
+      f"crypto/tls {tlsrec * us:4.2f} µs ({100 * tlsrec:.1f} %), the rest {rest * us:4.2f} µs ({100 * rest:.1f} %)")
+PY
+	done
+fi

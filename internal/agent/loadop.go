@@ -30,6 +30,9 @@ type LoadSpec struct {
 	// Messages is a gRPC case's pool of request messages (one JSON
 	// message a line): --messages (new in version 3).
 	Messages []byte `json:"messages,omitempty"`
+	// Metadata is the gRPC metadata of those messages (one JSON object
+	// a line, line k with message k): --metadata (new in version 4).
+	Metadata []byte `json:"metadata,omitempty"`
 	// CACert is the certificate authority (PEM) the target's certificate
 	// chains to, the run's throwaway one: --cacert (new in version 3).
 	CACert []byte `json:"ca_cert,omitempty"`
@@ -51,6 +54,7 @@ func (spec *LoadSpec) files() []loadFile {
 	return []loadFile{
 		{spec.Requests, "--requests", "stackbench-requests-*.jsonl"},
 		{spec.Messages, "--messages", "stackbench-messages-*.jsonl"},
+		{spec.Metadata, "--metadata", "stackbench-metadata-*.jsonl"},
 		{spec.CACert, "--cacert", "stackbench-ca-*.pem"},
 		// .pb: `load --proto` reads a descriptor set by that name.
 		{spec.Descriptors, "--proto", "stackbench-descriptors-*.pb"},

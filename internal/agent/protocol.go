@@ -22,8 +22,9 @@ import (
 // HTTP/1.1 in cleartext: a server's certificate and key and its health
 // check's protocol and CA (StartSpec), and a window's CA and gRPC
 // descriptors and messages (LoadSpec); and perf on a started tree
-// (PerfSpec).
-const Version = 3
+// (PerfSpec). Version 4 carries a window's gRPC metadata (LoadSpec): an
+// agent of version 3 would drop it and send the calls without.
+const Version = 4
 
 // Operations a Request names in Op.
 const (

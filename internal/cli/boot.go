@@ -117,16 +117,16 @@ func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
 			return boot.Result{}, err
 		}
 	}
-	message := ""
+	var call *workload.GRPCCall
 	if a.first.GRPCTemplated && f.Scenario != nil {
-		ms, err := f.Scenario.MessageVariants(a.first, nil)
+		calls, err := f.Scenario.CallVariants(a.first, nil)
 		if err != nil {
 			db.Close(true)
 			return boot.Result{}, err
 		}
-		message = ms[0]
+		call = &calls[0]
 	}
-	stacks, err := stack.BootStacks(p.Stacks, h, logDir, a.first, message)
+	stacks, err := stack.BootStacks(p.Stacks, h, logDir, a.first, call)
 	if err != nil {
 		db.Close(true)
 		return boot.Result{}, err

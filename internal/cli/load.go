@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"net/url"
 	"os"
 	"runtime"
+	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 
@@ -74,6 +77,13 @@ func driveLoad(ctx context.Context, f load.Flags, cfg load.Config, env Env) (*lo
 		live.show(e)
 	}
 	defer spareP()()
+	if path := env.lookup(loadProfileEnv); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer stop()
+	}
 	res, err := load.Run(ctx, cfg)
 	live.clear()
 	events.close()
@@ -143,6 +153,14 @@ func loadConfig(f load.Flags, url string, rateSet bool, env Env) (load.Config, e
 			}
 		} else if cfg.GRPC.Message, err = m.Encode(f.Message); err != nil {
 			return cfg, usagef("--message: %v", err)
+		}
+		if f.Metadata != "" {
+			if cfg.GRPC.Metadata, err = grpcMetadata(resolvePath(env, f.Metadata)); err != nil {
+				return cfg, usagef("--metadata %s: %v", f.Metadata, err)
+			}
+			if n := max(1, len(cfg.GRPC.Messages)); len(cfg.GRPC.Metadata) != n {
+				return cfg, usagef("--metadata %s: %d lines for %d messages; write one line of metadata per message", f.Metadata, len(cfg.GRPC.Metadata), n)
+			}
 		}
 	}
 	if f.Requests != "" {
@@ -229,6 +247,24 @@ func (l *liveLine) clear() {
 	}
 }
 
+// loadProfileEnv names a file for the load command's own CPU profile
+// (pprof), of the whole run: what bench/wire/tls.sh reads to say where
+// the generator's CPU goes.
+const loadProfileEnv = "STACKBENCH_LOAD_CPUPROFILE"
+
+// startCPUProfile writes a CPU profile to path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", loadProfileEnv, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", loadProfileEnv, err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
 // spareP gives the program one P more than the cores, so the engine's
 // workers (one per core) can keep theirs while they wait (see
 // internal/load/rawsys.go); the returned function restores the setting.
@@ -260,6 +296,38 @@ func grpcMessages(m *grpcmsg.Method, file string) ([][]byte, error) {
 	}
 	if len(out) == 0 {
 		return nil, errors.New("the file has no message; write one JSON message a line")
+	}
+	return out, nil
+}
+
+// grpcMetadata reads a file of gRPC request metadata, one JSON object of
+// names to values a line (blank lines skipped), each checked as
+// load.CheckGRPCMetadata does, its names in sorted order.
+func grpcMetadata(file string) ([][]load.Header, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]load.Header
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var m map[string]string
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			return nil, fmt.Errorf("line %d: not a JSON object of names to values, like {\"authorization\": \"Bearer …\"}: %v", i+1, err)
+		}
+		md := make([]load.Header, 0, len(m))
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			if err := load.CheckGRPCMetadata(name, m[name]); err != nil {
+				return nil, fmt.Errorf("line %d: %v", i+1, err)
+			}
+			md = append(md, load.Header{Name: name, Value: m[name]})
+		}
+		out = append(out, md)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the file has no line; write one JSON object of metadata a line")
 	}
 	return out, nil
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/stackbench/stackbench/internal/load"
 )
 
@@ -235,3 +237,36 @@ func TestLoadEventsOnAPipe(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// STACKBENCH_LOAD_CPUPROFILE makes the load command write its own CPU
+// profile, a pprof file of the run (what bench/wire/compare.sh PROFILE=1
+// reads); an unwritable path is refused before the run.
+func TestLoadWritesItsCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.pprof")
+	run := func(path string) (int, string) {
+		var out, errOut bytes.Buffer
+		env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Dir: dir,
+			Getenv: func(name string) string {
+				if name == loadProfileEnv {
+					return path
+				}
+				return ""
+			}}
+		return Main(context.Background(), []string{"load", "-c", "2", "-d", "300ms", okServer(t)}, env), errOut.String()
+	}
+	if code, stderr := run(prof); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if p, err := profile.Parse(f); err != nil || len(p.SampleType) == 0 || p.SampleType[len(p.SampleType)-1].Type != "cpu" {
+		t.Errorf("the profile: %v, %+v; want a CPU profile", err, p)
+	}
+	if code, stderr := run(filepath.Join(dir, "no", "such", "dir", "cpu.pprof")); code == 0 || !strings.Contains(stderr, loadProfileEnv) {
+		t.Errorf("an unwritable profile path: exit %d, %s", code, stderr)
+	}
+}

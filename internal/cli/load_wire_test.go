@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,8 +19,11 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/h2c"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
 
 	"github.com/stackbench/stackbench/internal/load"
 )
@@ -195,4 +200,71 @@ func TestLoadGRPCMessages(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--messages") {
 		t.Errorf("--message and --messages: exit %d, %s", code, stderr)
 	}
+}
+
+// `-H 'authorization: Bearer …'` with --grpc is the calls' metadata,
+// and --metadata FILE gives each message of --messages its own: against
+// a server that requires it (UNAUTHENTICATED without, as behind an auth
+// interceptor) the calls succeed with it and fail, each counted as
+// grpc_unauthenticated, without; a name the engine sets is refused.
+func TestLoadGRPCMetadata(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if md, _ := metadata.FromIncomingContext(ctx); !slices.Contains([]string{"Bearer s3cret", "Bearer other"}, strings.Join(md.Get("authorization"), ",")) {
+			return nil, status.Error(codes.Unauthenticated, "no token")
+		}
+		return handler(ctx, req)
+	}))
+	testgrpc.RegisterTestServiceServer(s, emptyCaller{})
+	reflection.Register(s)
+	go s.Serve(ln)
+	t.Cleanup(s.Stop)
+	url := "http://" + ln.Addr().String() + "/"
+	dir := t.TempDir()
+	run := func(args ...string) (int, load.Result, string) {
+		code, out, stderr := loadMain(t, dir, append(append([]string{"-c", "1", "--streams", "2", "-d", "200ms", "-o", "json",
+			"--grpc", "grpc.testing.TestService/EmptyCall", "--reflect"}, args...), url)...)
+		var res load.Result
+		json.Unmarshal([]byte(out), &res)
+		return code, res, stderr
+	}
+	code, res, stderr := run("--message", "{}")
+	if code != 1 || res.Attempts == 0 || res.Errors["grpc_unauthenticated"] != res.Attempts {
+		t.Errorf("without metadata: exit %d (%s), errors %v in %d attempts; want every call grpc_unauthenticated", code, stderr, res.Errors, res.Attempts)
+	}
+	code, res, stderr = run("--message", "{}", "-H", "authorization: Bearer s3cret")
+	if code != 0 || res.Successes == 0 || res.ErrorCount() != 0 {
+		t.Errorf("with -H: exit %d (%s), %d successes, errors %v", code, stderr, res.Successes, res.Errors)
+	}
+	os.WriteFile(filepath.Join(dir, "msgs.jsonl"), []byte("{}\n{}\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "md.jsonl"), []byte("{\"authorization\": \"Bearer s3cret\"}\n{\"authorization\": \"Bearer other\"}\n"), 0o600)
+	code, res, stderr = run("--messages", "msgs.jsonl", "--metadata", "md.jsonl")
+	if code != 0 || res.Successes == 0 || res.ErrorCount() != 0 || res.PoolSize != 2 {
+		t.Errorf("with --metadata: exit %d (%s), %d successes, errors %v, pool %d", code, stderr, res.Successes, res.Errors, res.PoolSize)
+	}
+	os.WriteFile(filepath.Join(dir, "bad.jsonl"), []byte("{\"authorization\": \"x\"}\n{\"grpc-timeout\": \"1S\"}\n"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--message", "{}", "-H", "content-type: application/json"}, `-H: metadata "content-type" is set by the engine on every gRPC call`},
+		{[]string{"--messages", "msgs.jsonl", "--metadata", "bad.jsonl"}, `--metadata bad.jsonl: line 2: metadata "grpc-timeout": names starting with grpc- are reserved by gRPC`},
+		{[]string{"--message", "{}", "--metadata", "md.jsonl"}, `--metadata md.jsonl: 2 lines for 1 messages`},
+	} {
+		if code, _, stderr := run(tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s; want 2 and %s", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// emptyCaller answers grpc.testing.TestService/EmptyCall.
+type emptyCaller struct {
+	testgrpc.UnimplementedTestServiceServer
+}
+
+func (emptyCaller) EmptyCall(context.Context, *testgrpc.Empty) (*testgrpc.Empty, error) {
+	return &testgrpc.Empty{}, nil
 }

@@ -47,6 +47,11 @@ type Flags struct {
 	// Messages names a file of request messages, one JSON message a line,
 	// sent round-robin instead of Message (a templated case's variants).
 	Messages string
+	// Metadata names a file of gRPC request metadata, one JSON object of
+	// names to values a line, line k sent with message k (of Messages, or
+	// Message for a file of one line): a templated case's metadata.
+	// Metadata every call carries alike is given as Headers (-H).
+	Metadata string
 	// Reflect asks the server for the method's descriptors (gRPC server
 	// reflection) instead of Proto.
 	Reflect     bool
@@ -105,6 +110,7 @@ func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
 	fs.StringVar(&f.Proto, "proto", "", "with --grpc: the service's .proto file, or a descriptor set (.pb, .protoset)")
 	fs.StringVar(&f.Message, "message", "", "with --grpc: the request message as JSON (protobuf's JSON mapping)")
 	fs.StringVar(&f.Messages, "messages", "", "with --grpc: a file of request messages, one JSON message a line, sent round-robin (instead of --message)")
+	fs.StringVar(&f.Metadata, "metadata", "", "with --grpc: a file of request metadata, one JSON object {\"name\": \"value\"} a line, line k sent with message k (metadata every call carries: -H)")
 	fs.BoolVar(&f.Reflect, "reflect", false, "with --grpc: ask the server for the descriptors (gRPC server reflection) instead of --proto")
 }
 
@@ -176,6 +182,9 @@ func (f Flags) Args(url string) []string {
 	if f.Messages != "" {
 		add("--messages", f.Messages)
 	}
+	if f.Metadata != "" {
+		add("--metadata", f.Metadata)
+	}
 	if f.Reflect {
 		args = append(args, "--reflect")
 	}
@@ -227,8 +236,8 @@ func (f Flags) Config(url string) (Config, error) {
 		return cfg, fmt.Errorf("--streams %d needs HTTP/2: add --h2c (cleartext) or --h2 (TLS), or --grpc", f.Streams)
 	case f.GRPC != "" && ((f.Proto == "") == !f.Reflect || (f.Message == "") == (f.Messages == "")):
 		return cfg, errors.New("--grpc needs --message JSON (the request) or --messages FILE (one a line), and either --proto FILE (the service's .proto or a descriptor set) or --reflect (server reflection)")
-	case f.GRPC == "" && (f.Proto != "" || f.Message != "" || f.Messages != "" || f.Reflect):
-		return cfg, errors.New("--proto, --reflect, --message and --messages go with --grpc package.Service/Method")
+	case f.GRPC == "" && (f.Proto != "" || f.Message != "" || f.Messages != "" || f.Metadata != "" || f.Reflect):
+		return cfg, errors.New("--proto, --reflect, --message, --messages and --metadata go with --grpc package.Service/Method")
 	case f.GRPC != "" && f.H2C:
 		return cfg, errors.New("--grpc speaks HTTP/2 already (cleartext, or TLS for https:// or --tls); drop --h2c")
 	case (f.CACert != "" || f.TLSResume) && !f.TLS && !f.H2 && !strings.HasPrefix(url, "https://"):
@@ -236,6 +245,9 @@ func (f Flags) Config(url string) (Config, error) {
 	}
 	for _, h := range f.Headers {
 		hd, err := ParseHeader(h)
+		if err == nil && f.GRPC != "" {
+			err = CheckGRPCMetadata(hd.Name, hd.Value)
+		}
 		if err != nil {
 			return cfg, fmt.Errorf("-H: %v", err)
 		}

@@ -2,6 +2,7 @@ package load
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strings"
 )
 
@@ -19,6 +20,34 @@ type GRPCCall struct {
 	// messages (a templated case's variants), sent round-robin in order
 	// across all connections, as a request pool is.
 	Messages [][]byte
+	// Metadata, when not empty, is the call's request metadata per
+	// message: Metadata[k] goes with Messages[k] (with Message when there
+	// is one set), as HTTP/2 header fields after Config.Headers, which go
+	// with every call. Names are lower-cased; CheckGRPCMetadata says which
+	// are refused.
+	Metadata [][]Header
+}
+
+// CheckGRPCMetadata checks one request metadata entry of a gRPC call:
+// its name a header name (any case; it is sent lower-cased) and not one
+// the engine or the protocol sets itself — a pseudo-header, content-type,
+// te, a grpc-* name (gRPC reserves them), or a connection-specific header
+// HTTP/2 forbids — and its value a single line.
+func CheckGRPCMetadata(name, value string) error {
+	lower := strings.ToLower(name)
+	switch {
+	case strings.HasPrefix(name, ":"):
+		return fmt.Errorf("metadata %q is a pseudo-header, which the engine writes itself (:method, :path, :authority, :scheme); remove it", name)
+	case lower == "content-type" || lower == "te":
+		return fmt.Errorf("metadata %q is set by the engine on every gRPC call (content-type: application/grpc, te: trailers); remove it", name)
+	case strings.HasPrefix(lower, "grpc-"):
+		return fmt.Errorf("metadata %q: names starting with grpc- are reserved by gRPC; choose another name", name)
+	case lower == "host":
+		return fmt.Errorf("metadata %q: the engine sends the target's host and port as :authority; remove it", name)
+	case h2Hop[lower] || lower == "content-length":
+		return fmt.Errorf("metadata %q is a connection-specific header, which HTTP/2 (and so gRPC) does not carry; remove it", name)
+	}
+	return checkHeader(name, value)
 }
 
 // gRPC status codes, as the engine keeps them: a failed call's code is
@@ -55,7 +84,9 @@ func GRPCCodeOf(key string) int {
 }
 
 // encodeGRPC builds the requests of a gRPC run: its one message, or its
-// pool of messages.
+// pool of messages, each with its metadata. Each request's header block
+// is encoded here, once; requests whose blocks are equal (the same
+// metadata and message length) share one.
 func encodeGRPC(cfg Config, t target, tlsOn bool) ([]wireRequest, error) {
 	call := cfg.GRPC
 	service, method, ok := strings.Cut(strings.TrimPrefix(call.Method, "/"), "/")
@@ -63,31 +94,51 @@ func encodeGRPC(cfg Config, t target, tlsOn bool) ([]wireRequest, error) {
 		return nil, configErrorf("grpc", "method %q is not in the form package.Service/Method", call.Method)
 	}
 	for _, h := range cfg.Headers {
-		if err := checkHeader(h.Name, h.Value); err != nil {
+		if err := CheckGRPCMetadata(h.Name, h.Value); err != nil {
 			return nil, configErrorf("header", "%v", err)
+		}
+	}
+	msgs := call.Messages
+	if len(msgs) == 0 {
+		msgs = [][]byte{call.Message}
+	}
+	if len(call.Metadata) > 0 && len(call.Metadata) != len(msgs) {
+		return nil, configErrorf("grpc", "%d sets of metadata for %d messages; give one set per message", len(call.Metadata), len(msgs))
+	}
+	for k, md := range call.Metadata {
+		for _, h := range md {
+			if err := CheckGRPCMetadata(h.Name, h.Value); err != nil {
+				return nil, configErrorf("grpc", "metadata of message %d: %v", k+1, err)
+			}
 		}
 	}
 	scheme := "http"
 	if tlsOn {
 		scheme = "https"
 	}
-	headers := append([]Header{
+	base := append([]Header{
 		{Name: "content-type", Value: "application/grpc"},
 		{Name: "te", Value: "trailers"},
 	}, cfg.Headers...)
-	msgs := call.Messages
-	if len(msgs) == 0 {
-		msgs = [][]byte{call.Message}
-	}
+	headers := base
 	enc := newH2Encoder()
+	blocks := map[string][]byte{}
 	out := make([]wireRequest, 0, len(msgs))
-	for _, msg := range msgs {
+	for k, msg := range msgs {
 		body := make([]byte, 5+len(msg))
 		binary.BigEndian.PutUint32(body[1:5], uint32(len(msg)))
 		copy(body[5:], msg)
+		if len(call.Metadata) > 0 {
+			headers = append(headers[:len(base):len(base)], call.Metadata[k]...)
+		}
 		req, err := enc.encodeH2("POST", "/"+service+"/"+method, t.hostPort, scheme, headers, body)
 		if err != nil {
-			return nil, err
+			return nil, configErrorf("grpc", "message %d: %v", k+1, err)
+		}
+		if b, ok := blocks[string(req.h2block)]; ok {
+			req.h2block = b
+		} else {
+			blocks[string(req.h2block)] = req.h2block
 		}
 		out = append(out, req)
 	}

@@ -546,7 +546,7 @@ func (w *worker) readSock(s *h2sock, now int64) {
 
 // handleFrames handles the whole frames in the read buffer; false when the
 // socket was closed. DATA, HEADERS and CONTINUATION, a response's frames,
-// are parsed here, in place, with the checks x/net's Framer makes of them
+// and WINDOW_UPDATE are parsed here, in place, with the checks x/net's Framer makes of them
 // (readFrame); the rest go to the Framer.
 func (w *worker) handleFrames(s *h2sock, now int64) bool {
 	gen := s.gen
@@ -580,6 +580,19 @@ func (w *worker) handleFrames(s *h2sock, now int64) bool {
 				return false
 			}
 			w.onHeaderBlock(s, flags, b[9:size], now)
+		case http2.FrameWindowUpdate:
+			// In place too: a server may send one per request (x/net's
+			// Framer would allocate a WindowUpdateFrame for each).
+			if length != 4 {
+				w.protocolError(s, fmt.Sprintf("a WINDOW_UPDATE frame of %d bytes, not 4", length), now)
+				return false
+			}
+			inc := binary.BigEndian.Uint32(b[9:13]) & h2MaxStreamID
+			if inc == 0 && id == 0 {
+				w.protocolError(s, "a WINDOW_UPDATE of 0 on the connection", now)
+				return false
+			}
+			w.onWindowUpdate(s, id, inc) // 0 on a stream adds nothing: skipped, as x/net's stream error was
 		default:
 			s.src.b, s.src.off = b[:size], 0
 			f, err := s.fr.ReadFrame()
@@ -630,6 +643,19 @@ func (w *worker) laneOf(s *h2sock, id uint32) int32 {
 	return -1
 }
 
+// onWindowUpdate raises the send window of the connection (id 0) or of
+// stream id by inc.
+func (w *worker) onWindowUpdate(s *h2sock, id, inc uint32) {
+	if id == 0 {
+		s.sendWin += int64(inc)
+	} else if l := w.laneOf(s, id); l >= 0 {
+		w.conns[l].h2.sendWin += int64(inc)
+	}
+	if len(s.blocked) > 0 {
+		w.unblock(s)
+	}
+}
+
 // onFrame handles one frame.
 func (w *worker) onFrame(s *h2sock, f http2.Frame, now int64) {
 	switch f := f.(type) {
@@ -657,15 +683,6 @@ func (w *worker) onFrame(s *h2sock, f http2.Frame, now int64) {
 		w.unblock(s)
 		w.pump(s, now)
 		w.markDirty(s)
-	case *http2.WindowUpdateFrame:
-		if f.StreamID == 0 {
-			s.sendWin += int64(f.Increment)
-		} else if l := w.laneOf(s, f.StreamID); l >= 0 {
-			w.conns[l].h2.sendWin += int64(f.Increment)
-		}
-		if len(s.blocked) > 0 {
-			w.unblock(s)
-		}
 	case *http2.PingFrame:
 		if !f.IsAck() {
 			s.fr.WritePing(true, f.Data)

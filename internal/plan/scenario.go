@@ -31,6 +31,9 @@ type templated struct {
 	what   string // "setup step login", "case article"
 	// grpc is a setup step's gRPC message, nil when it has none.
 	grpc *templated
+	// grpcCall is true when req is a gRPC call's message (its body) and
+	// metadata (its headers): problems name them so.
+	grpcCall bool
 }
 
 // requestTemplates parses the templates of a request read from mapping m,
@@ -199,10 +202,11 @@ func (p *parser) grpcStep(n *yaml.Node, name string, repeat bool) (*scenario.GRP
 	if call == nil {
 		return nil, nil
 	}
+	md, mdNodes := p.metadataTemplates(n, call.Metadata, what)
 	if p.stepGRPC == nil {
 		p.stepGRPC = map[string]grpcNodes{}
 	}
-	p.stepGRPC[name] = grpcNodes{method: mv, message: msg}
+	p.stepGRPC[name] = grpcNodes{method: mv, message: msg, metadata: md, metadataNodes: mdNodes}
 	tp, err := scenario.Parse(call.Message)
 	if err != nil {
 		p.addAt(deref(msg), err.(*scenario.Error).Offset, "%s: grpc message: %v", what, err)
@@ -211,8 +215,8 @@ func (p *parser) grpcStep(n *yaml.Node, name string, repeat bool) (*scenario.GRP
 	if msg == nil {
 		msg = mv
 	}
-	nodes := []*yaml.Node{deref(msg), deref(msg)}
-	return &scenario.GRPCStep{Method: call.Method, Message: tp}, &templated{req: scenario.Request{Body: tp}, nodes: nodes, repeat: repeat, what: what + ": grpc message"}
+	nodes := append(append([]*yaml.Node{deref(msg)}, mdNodes...), deref(msg))
+	return &scenario.GRPCStep{Method: call.Method, Message: tp, Metadata: md}, &templated{req: scenario.Request{Header: md, Body: tp}, nodes: nodes, repeat: repeat, what: what + ": grpc", grpcCall: true}
 }
 
 // captures reads a mapping of names to capture paths.
@@ -293,6 +297,12 @@ func (p *parser) resolveScenario(steps []scenario.Step, stepTs []templated, case
 				}
 				sc.Messages[caseNames[i]] = g.template
 			}
+			if !g.metadataFixed() {
+				if sc.Metadata == nil {
+					sc.Metadata = map[string][]scenario.HeaderTemplate{}
+				}
+				sc.Metadata[caseNames[i]] = g.metadata
+			}
 		}
 	}
 	for _, t := range p.brokenTemplates {
@@ -301,7 +311,7 @@ func (p *parser) resolveScenario(steps []scenario.Step, stepTs []templated, case
 			p.checkRefs(sc, *t.grpc, defined)
 		}
 	}
-	if len(steps) == 0 && len(sc.Cases) == 0 && len(sc.Messages) == 0 {
+	if len(steps) == 0 && len(sc.Cases) == 0 && len(sc.Messages) == 0 && len(sc.Metadata) == 0 {
 		return nil
 	}
 	return sc
@@ -309,8 +319,16 @@ func (p *parser) resolveScenario(steps []scenario.Step, stepTs []templated, case
 
 // checkRefs adds a problem for each reference of t that cannot resolve.
 func (p *parser) checkRefs(sc *scenario.Scenario, t templated, defined map[string]bool) {
-	_, ts := t.req.Templates()
+	fields, ts := t.req.Templates()
+	what := t.what
 	for f, tp := range ts {
+		if t.grpcCall {
+			name, md := strings.CutPrefix(fields[f], "headers.")
+			t.what = what + " message"
+			if md {
+				t.what = what + " metadata " + name
+			}
+		}
 		for _, ref := range tp.Refs() {
 			n := t.nodes[f]
 			switch ref.Kind {

@@ -107,6 +107,8 @@ func (w Wire) Scheme() string {
 
 const grpcExample = "grpc: {method: saas.Users/GetUser, message: '{\"id\": 42}'}"
 
+const metadataExample = "metadata: {authorization: 'Bearer ${token}'}"
+
 // wire reads a stack's wire keys from m into s.Wire, and a gRPC stack's
 // health: (a method called with an empty message, which it must name)
 // into s.Health.
@@ -192,9 +194,10 @@ func grpcMethodName(s string) bool {
 	return ok && service != "" && method != "" && !strings.ContainsAny(method, "/ ") && !strings.ContainsAny(service, " ")
 }
 
-// grpcCase reads a case's grpc: request.
+// grpcCase reads a case's (or a setup step's) grpc: request, its
+// metadata included.
 func (p *parser) grpcCase(n *yaml.Node, what string) (*workload.GRPCCall, *yaml.Node, *yaml.Node) {
-	m, ok := p.fields(n, what+": grpc", []string{"method", "message"}, grpcExample)
+	m, ok := p.fields(n, what+": grpc", []string{"method", "message", "metadata"}, grpcExample)
 	if !ok {
 		return nil, nil, nil
 	}
@@ -219,7 +222,83 @@ func (p *parser) grpcCase(n *yaml.Node, what string) (*workload.GRPCCall, *yaml.
 			call.Message = s
 		}
 	}
+	if v := m.get("metadata"); v != nil {
+		call.Metadata = p.grpcMetadata(v, what)
+	}
 	return call, mv, msg
+}
+
+// grpcMetadata reads a gRPC call's metadata: a mapping of names to
+// single-line values, none of the names the engine sets itself
+// (load.CheckGRPCMetadata) nor one given twice.
+func (p *parser) grpcMetadata(n *yaml.Node, what string) []workload.Header {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.addf(n, "%s: grpc metadata must be a mapping of names to values, not %s; write %s", what, describe(n), metadataExample)
+		return nil
+	}
+	var out []workload.Header
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
+			p.addf(k, "%s: grpc metadata: %s: %s is not a name and a value; write %s", what, describe(k), describe(v), metadataExample)
+			continue
+		}
+		if err := load.CheckGRPCMetadata(k.Value, "x"); err != nil {
+			p.addf(k, "%s: grpc %v", what, err)
+			continue
+		}
+		if strings.ContainsAny(v.Value, "\r\n") {
+			p.addf(v, "%s: grpc metadata %s must be a single line of text; write %s: value", what, k.Value, k.Value)
+			continue
+		}
+		lower := strings.ToLower(k.Value)
+		if line, dup := seen[lower]; dup {
+			p.addf(k, "%s: grpc metadata %s is already given at line %d; give each name once", what, k.Value, line)
+			continue
+		}
+		seen[lower] = k.Line
+		out = append(out, workload.Header{Name: k.Value, Value: v.Value})
+	}
+	return out
+}
+
+// metadataTemplates parses the templates of a gRPC call's metadata
+// values, read from node n (grpc:'s mapping), adding a problem for each
+// that does not parse (taken as written then).
+func (p *parser) metadataTemplates(n *yaml.Node, md []workload.Header, what string) ([]scenario.HeaderTemplate, []*yaml.Node) {
+	var ts []scenario.HeaderTemplate
+	var nodes []*yaml.Node
+	for _, h := range md {
+		vn := metadataNode(n, h.Name)
+		tp, err := scenario.Parse(h.Value)
+		if err != nil {
+			p.addAt(vn, err.(*scenario.Error).Offset, "%s: grpc metadata %s: %v", what, h.Name, err)
+			tp = scenario.Template{Source: h.Value, Parts: []scenario.Part{{Kind: scenario.Literal, Text: h.Value}}}
+		}
+		ts, nodes = append(ts, scenario.HeaderTemplate{Name: h.Name, Value: tp}), append(nodes, vn)
+	}
+	return ts, nodes
+}
+
+// metadataNode finds the value node of metadata name in grpc:'s mapping
+// n.
+func metadataNode(n *yaml.Node, name string) *yaml.Node {
+	n = deref(n)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if deref(n.Content[i]).Value != "metadata" {
+			continue
+		}
+		md := deref(n.Content[i+1])
+		for j := 0; j+1 < len(md.Content); j += 2 {
+			if deref(md.Content[j]).Value == name {
+				return deref(md.Content[j+1])
+			}
+		}
+		return md
+	}
+	return n
 }
 
 // grpcNodes are where a case's grpc: request is written, to place a
@@ -227,6 +306,21 @@ func (p *parser) grpcCase(n *yaml.Node, what string) (*workload.GRPCCall, *yaml.
 type grpcNodes struct {
 	method, message *yaml.Node
 	template        scenario.Template
+	// metadata is the call's metadata as templates, metadataNodes where
+	// each value is written.
+	metadata      []scenario.HeaderTemplate
+	metadataNodes []*yaml.Node
+}
+
+// fixed reports whether neither the message nor a metadata value holds
+// a reference.
+func (g grpcNodes) fixed() bool {
+	return scenario.Request{Header: g.metadata, Body: g.template}.Fixed()
+}
+
+// metadataFixed reports whether no metadata value holds a reference.
+func (g grpcNodes) metadataFixed() bool {
+	return scenario.Request{Header: g.metadata}.Fixed()
 }
 
 // checkWire checks what needs both the stacks and the workload: each
@@ -271,15 +365,20 @@ func (p *parser) checkWire(f *File) {
 			}
 			msgs := []string{c.GRPC.Message}
 			if c.GRPCTemplated {
-				if capturesOf(f.Scenario.Messages[c.Name]) {
+				if capturesOf(f.Scenario.Messages[c.Name]) || slices.ContainsFunc(f.Scenario.Metadata[c.Name], func(h scenario.HeaderTemplate) bool { return capturesOf(h.Value) }) {
 					// Its variants are known once the setup steps have
 					// captured: the parity gate encodes them all.
 					continue
 				}
 				// Every variant, as the run will send them.
-				if msgs, err = f.Scenario.MessageVariants(c, nil); err != nil {
+				calls, err := f.Scenario.CallVariants(c, nil)
+				if err != nil {
 					p.addf(n, "%v", err)
 					continue
+				}
+				msgs = msgs[:0]
+				for _, call := range calls {
+					msgs = append(msgs, call.Message)
 				}
 			}
 			for k, msg := range msgs {
@@ -394,6 +493,7 @@ func (p *parser) grpcRequest(n *yaml.Node, caseName string) *workload.GRPCCall {
 		tp = scenario.Template{Source: call.Message, Parts: []scenario.Part{{Kind: scenario.Literal, Text: call.Message}}}
 	}
 	g.template = tp
+	g.metadata, g.metadataNodes = p.metadataTemplates(n, call.Metadata, what)
 	if p.grpcNodes == nil {
 		p.grpcNodes = map[string]grpcNodes{}
 	}
@@ -401,9 +501,13 @@ func (p *parser) grpcRequest(n *yaml.Node, caseName string) *workload.GRPCCall {
 	return call
 }
 
-// templated is a case's gRPC message as a templated request (its
-// body), for checkRefs.
+// templated is a case's gRPC message and metadata as a templated request
+// (its body and headers), for checkRefs.
 func (g grpcNodes) templated(caseName string) templated {
 	n := deref(g.message)
-	return templated{req: scenario.Request{Body: g.template}, nodes: []*yaml.Node{n, n}, what: "case " + caseName + ": grpc message"}
+	if n == nil {
+		n = deref(g.method)
+	}
+	nodes := append(append([]*yaml.Node{n}, g.metadataNodes...), n)
+	return templated{req: scenario.Request{Header: g.metadata, Body: g.template}, nodes: nodes, what: "case " + caseName + ": grpc", grpcCall: true}
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,9 +81,13 @@ func TestWireKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := f.Scenario.MessageVariants(user, nil)
+	calls, err := f.Scenario.CallVariants(user, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var msgs []string
+	for _, c := range calls {
+		msgs = append(msgs, c.Message)
 	}
 	if len(paths) != len(msgs) || len(msgs) < 2 {
 		t.Fatalf("%d paths, %d messages", len(paths), len(msgs))
@@ -381,4 +386,68 @@ stacks:
 	if _, err := LoadEnv(path, noEnv); err != nil {
 		t.Errorf("pprof: on TLS, h2c and h2 stacks: %v", err)
 	}
+}
+
+// TestGRPCMetadata: a case's grpc: metadata is read in order, a templated
+// value makes the call templated (its variants carry it, a captured
+// value included), and a name the engine sets, a value that is not one
+// line, a name given twice or a reference that cannot resolve is refused
+// at its line and column.
+func TestGRPCMetadata(t *testing.T) {
+	f, err := LoadEnv(writeWire(t, `workload:
+  name: wire
+  setup:
+    - {name: login, grpc: {method: saas.Users/GetUser, message: '{"id": 1}'}, capture: {token: body.name}}
+  cases:
+    - name: fixed
+      grpc: {method: saas.Users/GetUser, message: '{"id": 1}', metadata: {authorization: Bearer abc, x-tenant: t1}}
+    - name: captured
+      grpc:
+        method: saas.Users/GetUser
+        metadata: {Authorization: 'Bearer ${token}'}
+stacks:
+  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}
+`), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, _ := f.Workload.Case("fixed")
+	captured, _ := f.Workload.Case("captured")
+	if fixed.GRPCTemplated || fmt.Sprint(fixed.GRPC.Metadata) != "[{authorization Bearer abc} {x-tenant t1}]" {
+		t.Errorf("fixed: templated %v, metadata %v", fixed.GRPCTemplated, fixed.GRPC.Metadata)
+	}
+	if !captured.GRPCTemplated {
+		t.Errorf("captured: not templated")
+	}
+	calls, err := f.Scenario.CallVariants(captured, map[string][]string{"token": {"t-1", "t-2"}})
+	if err != nil || len(calls) != 2 || fmt.Sprint(calls[1].Metadata) != "[{Authorization Bearer t-2}]" || calls[1].Message != "{}" {
+		t.Errorf("captured's variants %+v, %v", calls, err)
+	}
+	got := loadProblemsWire(t, `workload:
+  name: wire
+  cases:
+    - name: a
+      grpc: {method: saas.Users/GetUser, metadata: {content-type: application/json}}
+    - name: b
+      grpc: {method: saas.Users/GetUser, metadata: {grpc-timeout: 1S, ':path': /x, te: trailers, connection: close}}
+    - name: c
+      grpc: {method: saas.Users/GetUser, metadata: [authorization]}
+    - name: d
+      grpc: {method: saas.Users/GetUser, metadata: {x-a: "1\n2", x-b: 1, X-B: 2}}
+    - name: e
+      grpc: {method: saas.Users/GetUser, metadata: {authorization: 'Bearer ${nope}'}}
+stacks:
+  - {name: g, dir: apps/b, start: ./s, protocol: grpc, proto: saas.proto, health: saas.Users/Health}
+`)
+	matchProblems(t, got, []string{
+		`5:53: case a: grpc metadata "content-type" is set by the engine on every gRPC call`,
+		`7:53: case b: grpc metadata "grpc-timeout": names starting with grpc- are reserved by gRPC`,
+		`7:71: case b: grpc metadata ":path" is a pseudo-header`,
+		`7:84: case b: grpc metadata "te" is set by the engine`,
+		`7:98: case b: grpc metadata "connection" is a connection-specific header`,
+		`9:52: case c: grpc metadata must be a mapping of names to values, not a list`,
+		`11:58: case d: grpc metadata x-a must be a single line of text`,
+		`11:74: case d: grpc metadata X-B is already given at line 11`,
+		`13:76: case e: grpc metadata authorization: ${nope} is not captured by a setup step that runs before it`,
+	})
 }

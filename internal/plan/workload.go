@@ -69,7 +69,9 @@ func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, s
 		for i := range w.Cases {
 			_, w.Cases[i].Templated = p.scenario.Lookup(w.Cases[i].Name)
 			if p.scenario != nil {
-				_, w.Cases[i].GRPCTemplated = p.scenario.Messages[w.Cases[i].Name]
+				_, msg := p.scenario.Messages[w.Cases[i].Name]
+				_, md := p.scenario.Metadata[w.Cases[i].Name]
+				w.Cases[i].GRPCTemplated = msg || md
 			}
 		}
 	} else {

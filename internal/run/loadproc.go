@@ -42,8 +42,10 @@ type loadWire struct {
 	// TLS; proto the stack's descriptors file ("" with reflection).
 	caFile, proto string
 	// messages is a pool file of a gRPC case's messages, one JSON
-	// message a line ("" sends the case's one message).
-	messages string
+	// message a line ("" sends the case's one message), metadata the
+	// file of their metadata, one JSON object a line ("" sends the
+	// case's metadata as written, as -H).
+	messages, metadata string
 }
 
 // loadArgsAt is the command line for one window of a case on a stack
@@ -92,6 +94,14 @@ func loadFlags(baseURL string, c workload.Case, poolFile string, lw loadWire, co
 		} else {
 			f.Message = c.GRPC.Message
 		}
+		if lw.metadata != "" {
+			f.Metadata = lw.metadata
+		} else if !c.GRPCTemplated {
+			// Metadata every call carries alike: as -H.
+			for _, h := range c.GRPC.Metadata {
+				f.Headers = append(f.Headers, h.Name+": "+h.Value)
+			}
+		}
 	case poolFile != "":
 		f.Method, f.Headers, f.Body = "", nil, ""
 		f.Requests, url = poolFile, baseURL
@@ -112,11 +122,10 @@ func (r *runner) loadWireOf(cur *server, c workload.Case) (loadWire, error) {
 		lw.caFile = ca.CAFile
 	}
 	if st.Wire.GRPC() && c.GRPCTemplated {
-		path, err := r.pools.messagePool(cur, c)
-		if err != nil {
+		var err error
+		if lw.messages, lw.metadata, err = r.pools.messagePool(cur, c); err != nil {
 			return lw, err
 		}
-		lw.messages = path
 	}
 	return lw, nil
 }

@@ -87,6 +87,20 @@ func TestLoadArgsWire(t *testing.T) {
 	if f.Messages != "/msgs.jsonl" || f.Message != "" || !f.Reflect {
 		t.Errorf("grpc with a pool of messages and reflection: %+v", f)
 	}
+	// Metadata as written goes as -H; a templated call's as the file
+	// beside its messages.
+	md := c
+	md.GRPC = &workload.GRPCCall{Method: "saas.Users/GetUser", Message: `{"id": 1}`, Metadata: []workload.Header{{Name: "authorization", Value: "Bearer t"}}}
+	f, cfg = parse(loadArgsAt("https://127.0.0.1:9", md, "", loadWire{wire: plan.Wire{Protocol: plan.WireGRPC}, proto: "/app/saas.proto"}, 4, 0, span, time.Second, time.Minute))
+	if len(cfg.Headers) != 1 || cfg.Headers[0] != (load.Header{Name: "authorization", Value: "Bearer t"}) || f.Metadata != "" {
+		t.Errorf("grpc with metadata: headers %v, --metadata %q; want the metadata as -H", cfg.Headers, f.Metadata)
+	}
+	md.GRPCTemplated = true
+	grpc.metadata = "/md.jsonl"
+	f, cfg = parse(loadArgsAt("https://127.0.0.1:9", md, "", grpc, 4, 0, span, time.Second, time.Minute))
+	if len(cfg.Headers) != 0 || f.Metadata != "/md.jsonl" || f.Messages != "/msgs.jsonl" {
+		t.Errorf("templated grpc with metadata: headers %v, flags %+v; want --messages and --metadata", cfg.Headers, f)
+	}
 }
 
 // TestRemoteLoadArgsWire: a generator host's command line speaks the
@@ -129,5 +143,12 @@ func TestRemoteLoadArgsWire(t *testing.T) {
 	f, _ = parse(remoteLoadArgs("http://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireGRPC}, agent.LoadSpec{Descriptors: []byte{1}, Messages: []byte("{}\n")}, 4, 0, time.Second, time.Second, time.Minute, at))
 	if f.Message != "" || f.Messages != "" || f.Proto != "" || f.Reflect || f.TLS {
 		t.Errorf("grpc with messages: %+v; want neither --message nor --messages (the agent names the pool sent)", f)
+	}
+	tpl := c
+	tpl.GRPCTemplated = true
+	tpl.GRPC = &workload.GRPCCall{Method: "saas.Users/GetUser", Message: `{"id": 1}`, Metadata: []workload.Header{{Name: "authorization", Value: "Bearer ${token}"}}}
+	f, _ = parse(remoteLoadArgs("http://10.9.9.9:9", tpl, plan.Wire{Protocol: plan.WireGRPC}, agent.LoadSpec{Descriptors: []byte{1}, Messages: []byte("{}\n"), Metadata: []byte("{}\n")}, 4, 0, time.Second, time.Second, time.Minute, at))
+	if f.Messages != "" || f.Metadata != "" || len(f.Headers) != 0 {
+		t.Errorf("grpc with messages and metadata: %+v; want neither --metadata nor -H (the agent names the file sent)", f)
 	}
 }

@@ -156,20 +156,20 @@ func findingText(f workload.Finding) string {
 func (ph *bootPhase) bootStacks(first workload.Case) ([]boot.Stack, error) {
 	r := ph.r
 	var out []boot.Stack
-	message := ""
+	var call *workload.GRPCCall
 	if first.GRPCTemplated && r.opt.File.Scenario != nil {
-		ms, err := r.opt.File.Scenario.MessageVariants(first, nil)
+		calls, err := r.opt.File.Scenario.CallVariants(first, nil)
 		if err != nil {
 			return nil, fmt.Errorf("boot suite: %w", err)
 		}
-		message = ms[0]
+		call = &calls[0]
 	}
 	for _, s := range r.opt.Plan.Stacks {
 		if msg := stack.BootWire(s, first); msg != "" {
 			r.event(journal.LevelWarning, s.Name, "boot suite: %s", msg)
 			continue
 		}
-		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir), first, message)
+		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir), first, call)
 		if err != nil {
 			return nil, err
 		}

@@ -401,7 +401,8 @@ const sentFile = "(sent with the window)"
 // connections over the stack's wire, in an open loop at rateRPS (0:
 // closed), a fixed warm-up, starting at startAt on that host's clock, the
 // target being a host of the file (--allow-remote). The files the window
-// carries (files: its request pool, gRPC messages, CA and descriptors)
+// carries (files: its request pool, gRPC messages and metadata, CA and
+// descriptors)
 // are named by the agent, which writes them.
 func remoteLoadArgs(base string, c workload.Case, wire plan.Wire, files agent.LoadSpec, conns int, rateRPS float64, warmup, window, timeout time.Duration, startAt time.Time) []string {
 	lw := loadWire{wire: wire}
@@ -409,13 +410,13 @@ func remoteLoadArgs(base string, c workload.Case, wire plan.Wire, files agent.Lo
 	for _, f := range []struct {
 		sent bool
 		name *string
-	}{{len(files.Requests) > 0, &pool}, {len(files.Messages) > 0, &lw.messages}, {len(files.CACert) > 0, &lw.caFile}, {len(files.Descriptors) > 0, &lw.proto}} {
+	}{{len(files.Requests) > 0, &pool}, {len(files.Messages) > 0, &lw.messages}, {len(files.Metadata) > 0, &lw.metadata}, {len(files.CACert) > 0, &lw.caFile}, {len(files.Descriptors) > 0, &lw.proto}} {
 		if f.sent {
 			*f.name = sentFile
 		}
 	}
 	f, url := loadFlags(base, c, pool, lw, conns, rateRPS, warmupSpan{floor: warmup}, window, timeout)
-	for _, name := range []*string{&f.Requests, &f.Messages, &f.CACert, &f.Proto} {
+	for _, name := range []*string{&f.Requests, &f.Messages, &f.Metadata, &f.CACert, &f.Proto} {
 		if *name == sentFile {
 			*name = ""
 		}

@@ -144,12 +144,14 @@ func (p *requestPools) variantPool(cur *server, c workload.Case) (string, error)
 	return path, nil
 }
 
-// messagePool expands a gRPC case's templated message with the serving
-// process's captures and writes its variants, one compact JSON message a
-// line, as the generator's pool of messages: once when the workload has
-// no setup steps, else once per stack (per process when a process-scoped
-// step captures values), as variantPool.
-func (p *requestPools) messagePool(cur *server, c workload.Case) (string, error) {
+// messagePool expands a gRPC case's templated call with the serving
+// process's captures and writes its variants as the generator's pools:
+// its messages, one compact JSON message a line, and when the case has
+// metadata, its metadata, one JSON object a line (line k with message
+// k; "" when it has none); once when the workload has no setup steps,
+// else once per stack (per process when a process-scoped step captures
+// values), as variantPool.
+func (p *requestPools) messagePool(cur *server, c workload.Case) (messages, metadata string, err error) {
 	r := p.r
 	sc := r.opt.File.Scenario
 	name, dir := c.Name, []string{"+grpc"} // "+": no stack has that name
@@ -164,30 +166,42 @@ func (p *requestPools) messagePool(cur *server, c workload.Case) (string, error)
 		p.files = map[string]string{}
 	}
 	if path, ok := p.files[key]; ok {
-		return path, nil
+		return path, p.files[key+".metadata"], nil
 	}
-	msgs, err := sc.MessageVariants(c, cur.captures)
+	calls, err := sc.CallVariants(c, cur.captures)
 	if err != nil {
-		return "", fmt.Errorf("stack %s: %w", cur.stack.Name, err)
+		return "", "", fmt.Errorf("stack %s: %w", cur.stack.Name, err)
 	}
-	var buf bytes.Buffer
-	for k, m := range msgs {
-		if err := json.Compact(&buf, []byte(m)); err != nil {
-			return "", fmt.Errorf("case %s: grpc message, variant %d: not JSON: %v (%s)", c.Name, k+1, err, m)
+	var buf, md bytes.Buffer
+	for k, call := range calls {
+		if err := json.Compact(&buf, []byte(call.Message)); err != nil {
+			return "", "", fmt.Errorf("case %s: grpc message, variant %d: not JSON: %v (%s)", c.Name, k+1, err, call.Message)
 		}
 		buf.WriteByte('\n')
+		m := map[string]string{}
+		for _, h := range call.Metadata {
+			m[h.Name] = h.Value
+		}
+		line, _ := json.Marshal(m) // strings only: cannot fail
+		md.Write(append(line, '\n'))
 	}
 	poolDir, err := r.poolRoot.sub(dir...)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	path := filepath.Join(poolDir, name+".jsonl")
-	if err := os.WriteFile(path, buf.Bytes(), privateFileMode); err != nil {
-		return "", err
+	messages = filepath.Join(poolDir, name+".jsonl")
+	if err := os.WriteFile(messages, buf.Bytes(), privateFileMode); err != nil {
+		return "", "", err
 	}
-	p.files[key] = path
-	r.progress.logf("requests: %s %s: %d gRPC message variants", cur.stack.Name, c.Name, len(msgs))
-	return path, nil
+	if len(c.GRPC.Metadata) > 0 {
+		metadata = filepath.Join(poolDir, name+".metadata.jsonl")
+		if err := os.WriteFile(metadata, md.Bytes(), privateFileMode); err != nil {
+			return "", "", err
+		}
+	}
+	p.files[key], p.files[key+".metadata"] = messages, metadata
+	r.progress.logf("requests: %s %s: %d gRPC message variants", cur.stack.Name, c.Name, len(calls))
+	return messages, metadata, nil
 }
 
 // poolFile writes a case's spread requests (workload.Requests) as a request

@@ -48,19 +48,19 @@ func (h *hostsSite) serverWire(st plan.Stack, spec *agent.StartSpec) error {
 
 // windowFiles are the files every generator host is sent with a window of
 // case c on cur (agent.LoadSpec, its Args left to each generator): an HTTP
-// case's request pool, a templated gRPC case's messages, the run's CA for
+// case's request pool, a templated gRPC case's messages and metadata, the run's CA for
 // a stack with TLS, and a gRPC stack's descriptors of the case's method.
 func (h *hostsSite) windowFiles(ctx context.Context, cur *server, c workload.Case) (agent.LoadSpec, error) {
 	r, st := h.r, cur.stack
 	var spec agent.LoadSpec
-	var path string
+	var path, metadata string
 	var err error
 	if st.Wire.GRPC() {
 		if spec.Descriptors, err = h.descriptors(ctx, cur, c.GRPC.Method); err != nil {
 			return spec, err
 		}
 		if c.GRPCTemplated {
-			path, err = r.pools.messagePool(cur, c)
+			path, metadata, err = r.pools.messagePool(cur, c)
 		}
 	} else {
 		// Every generator host sends from the same pool.
@@ -72,6 +72,9 @@ func (h *hostsSite) windowFiles(ctx context.Context, cur *server, c workload.Cas
 			pool = &spec.Messages
 		}
 		*pool, err = os.ReadFile(path)
+	}
+	if err == nil && metadata != "" {
+		spec.Metadata, err = os.ReadFile(metadata)
 	}
 	if err != nil {
 		return spec, err

@@ -13,8 +13,10 @@ import (
 // process on app1). The setup steps go from here to each process on app1
 // over its wire (TLS verified at app1's address), the templated case
 // goes to both generators as the pool of variants they captured (the gRPC
-// stacks' as their pool of messages), and the generators, sent the run's
-// CA and the descriptors, drive every window over the stack's wire with
+// stacks' as their pool of messages and of metadata: these stacks
+// answer UNAUTHENTICATED to a call without "authorization: Bearer
+// s3cret", which the setup step and the case carry), and the generators,
+// sent the run's CA and the descriptors, drive every window over the stack's wire with
 // every request a success. The parity gate and the cold starts, here,
 // pass on the same certificate.
 func TestEveryWireAcrossHosts(t *testing.T) {
@@ -28,7 +30,7 @@ func TestEveryWireAcrossHosts(t *testing.T) {
     - name: users
       repeat: 3
       path: /users/${i}7
-      grpc: {method: saas.Users/GetUser, message: '{"id": ${i}7}'}
+      grpc: {method: saas.Users/GetUser, message: '{"id": ${i}7}', metadata: {authorization: Bearer s3cret}}
       capture: {uids: body.id}
   cases:
     - name: health
@@ -36,7 +38,7 @@ func TestEveryWireAcrossHosts(t *testing.T) {
       grpc: {method: saas.Users/Health}
     - name: user
       path: /users/${uids}
-      grpc: {method: saas.Users/GetUser, message: '{"id": ${uids}}'}
+      grpc: {method: saas.Users/GetUser, message: '{"id": ${uids}}', metadata: {authorization: Bearer s3cret, x-uid: '${uids}'}}
       database: true
 protocol:
   concurrency: [4]
@@ -48,8 +50,8 @@ protocol:
 stacks:
   - {name: json-h2, dir: ` + jsonDir + `, start: ` + refServerBin + `, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2}
   - {name: json-h2c, dir: ` + jsonDir + `, start: ` + refServerBin + `, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2c, streams: 2}
-  - {name: grpc, dir: ` + grpcCopy + `, start: ` + grpcBin + `, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, proto: saaspb/saas.proto, health: saas.Users/Health}
-  - {name: grpc-tls, dir: ` + grpcCopy + `, start: ` + grpcBin + `, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, tls: on, proto: reflect, health: saas.Users/Health}
+  - {name: grpc, dir: ` + grpcCopy + `, start: ` + grpcBin + `, env: {SAAS_WORKLOAD: saas-slice, REQUIRE_TOKEN: s3cret}, protocol: grpc, proto: saaspb/saas.proto, health: saas.Users/Health}
+  - {name: grpc-tls, dir: ` + grpcCopy + `, start: ` + grpcBin + `, env: {SAAS_WORKLOAD: saas-slice, REQUIRE_TOKEN: s3cret}, protocol: grpc, tls: on, proto: reflect, health: saas.Users/Health}
 `
 	opt := hostsRun(t, n, writeFile(t, src))
 	if err := RemoteSupported(opt.File, opt.Plan); err != nil {

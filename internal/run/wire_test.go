@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,15 +128,7 @@ workload:
       path: /users/${uids}
       grpc: {method: saas.Users/GetUser, message: '{"id": ${uids}}'}
       database: true
-protocol:
-  concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 600ms
-  rounds: 1
-  boot_starts: 0
-  gate: off
-stacks:
+`+quickWireProtocol+`stacks:
   - {name: json-h2, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2}
   - {name: json-h2c, dir: `+refServerDir+`, start: `+refServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2c, streams: 2}
   - {name: grpc-tls, dir: `+grpcServerDir+`, start: `+grpcServerBin+`, env: {SAAS_WORKLOAD: saas-slice}, protocol: grpc, tls: on, proto: saaspb/saas.proto, health: saas.Users/Health}
@@ -185,3 +178,81 @@ stacks:
 		}
 	}
 }
+
+// TestGRPCMetadataReachesParityAndLoad: a gRPC stack that requires
+// request metadata (grpc-pgx with REQUIRE_TOKEN answers UNAUTHENTICATED
+// without "authorization: Bearer <token>") passes parity and has every
+// call of every window succeed when the cases carry it — one as written
+// (sent as -H), one templated (${line:FILE}: sent as the pool's metadata
+// file beside its messages) — and fails the parity gate with the
+// status UNAUTHENTICATED maps to (401) when a case does not.
+func TestGRPCMetadataReachesParityAndLoad(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
+	admin := pgtest.Cluster(t).AdminURL()
+	tokens := filepath.Join(t.TempDir(), "tokens.txt")
+	if err := os.WriteFile(tokens, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := func(cases string) string {
+		return writeFile(t, `database: `+admin+`
+profile: quick
+workload:
+  name: saas-auth
+  cases:
+`+cases+quickWireProtocol+`stacks:
+  - {name: grpc, dir: `+grpcServerDir+`, start: `+grpcServerBin+`, env: {SAAS_WORKLOAD: saas-slice, REQUIRE_TOKEN: s3cret}, protocol: grpc, proto: saaspb/saas.proto, health: saas.Users/Health}
+`)
+	}
+	dir := filepath.Join(t.TempDir(), "results")
+	out, err := runFile(t, context.Background(), file(`    - name: user
+      grpc: {method: saas.Users/GetUser, message: '{"id": 42}', metadata: {authorization: Bearer s3cret}}
+      database: true
+    - name: users
+      grpc: {method: saas.Users/GetUser, message: '{"id": ${rand:1..50000}}', metadata: {authorization: 'Bearer ${line:`+tokens+`}'}}
+      database: true
+`), dir, plan.Overrides{}, false)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, res := finals(t, dir)
+	if len(res.Parity) != 1 || !res.Parity[0].Passed {
+		t.Fatalf("parity %+v", res.Parity)
+	}
+	if out.Measured != 2 || len(byKey) != 2 {
+		t.Fatalf("measured %d, final records %d, want 2", out.Measured, len(byKey))
+	}
+	for key, w := range byKey {
+		if l := w.Load; l == nil || l.Successes == 0 || l.Attempts != l.Successes {
+			t.Errorf("%s: %+v; want every call a success", key, l)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir+".pools", "+grpc", "users.metadata.jsonl"))
+	if lines := strings.Split(strings.TrimSpace(string(md)), "\n"); err != nil || len(lines) != 1000 || lines[999] != `{"authorization":"Bearer s3cret"}` {
+		t.Errorf("the metadata pool: %v, %d lines, last %q", err, len(lines), lines[len(lines)-1])
+	}
+
+	dir = filepath.Join(t.TempDir(), "results")
+	_, err = runFile(t, context.Background(), file(`    - name: user
+      grpc: {method: saas.Users/GetUser, message: '{"id": 42}'}
+      database: true
+`), dir, plan.Overrides{}, false)
+	if !errors.Is(err, ErrParity) {
+		t.Fatalf("run without the metadata: %v, want ErrParity", err)
+	}
+	_, res = finals(t, dir)
+	if len(res.Parity) != 1 || res.Parity[0].Passed || !strings.Contains(strings.Join(res.Parity[0].Failures, "\n"), "user/load-request: status 401, want 200") {
+		t.Errorf("parity without the metadata %+v; want the case failed with 401, UNAUTHENTICATED's status", res.Parity)
+	}
+}
+
+// quickWireProtocol is the protocol: of the wire tests without cold
+// starts: one short window per stack and case.
+const quickWireProtocol = `protocol:
+  concurrency: [4]
+  warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  window: 600ms
+  rounds: 1
+  boot_starts: 0
+  gate: off
+`

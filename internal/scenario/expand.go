@@ -188,12 +188,13 @@ func (r Request) Expand(caseName string, v Values) ([]workload.Request, error) {
 	return out, nil
 }
 
-// ExpandMessage renders a templated gRPC message's variants for one
-// case, as Expand renders a request's: as many as its longest list (or
-// RandVariants when it only draws), ${rand} drawn from the case's seeded
-// generator. The JSON of each is checked by whoever encodes it.
-func ExpandMessage(caseName string, t Template, v Values) ([]string, error) {
-	n, err := Request{Body: t}.Count(v)
+// ExpandCall renders a gRPC call's variants for one case — its message
+// and its metadata's values, templates both — as Expand renders a
+// request's: as many as its longest list (or RandVariants when it only
+// draws), ${rand} drawn from the case's seeded generator, the message's
+// draws first. The JSON of each message is checked by whoever encodes it.
+func ExpandCall(caseName, method string, message Template, metadata []HeaderTemplate, v Values) ([]workload.GRPCCall, error) {
+	n, err := Request{Header: metadata, Body: message}.Count(v)
 	if err != nil {
 		return nil, err
 	}
@@ -201,17 +202,41 @@ func ExpandMessage(caseName string, t Template, v Values) ([]string, error) {
 		return nil, fmt.Errorf("%d variants; at most %d are encoded before a window: shorten the list (the lines of a file)", n, MaxVariants)
 	}
 	rng := NewRand(caseName)
-	out := make([]string, 0, n)
+	out := make([]workload.GRPCCall, 0, n)
 	total := 0
 	for k := range n {
-		msg, err := renderOne(t, k, v, rng)
+		msg, err := renderOne(message, k, v, rng)
 		if err != nil {
 			return nil, fmt.Errorf("variant %d: %w", k+1, err)
 		}
-		if total += len(msg); total > MaxBytes {
+		md, err := renderMetadata(metadata, k, v, rng)
+		if err != nil {
+			return nil, fmt.Errorf("variant %d: %w", k+1, err)
+		}
+		total += len(msg)
+		for _, h := range md {
+			total += len(h.Name) + len(h.Value)
+		}
+		if total > MaxBytes {
 			return nil, fmt.Errorf("the variants pass %d MiB at variant %d of %d; send smaller messages or fewer variants", MaxBytes>>20, k+1, n)
 		}
-		out = append(out, msg)
+		out = append(out, workload.GRPCCall{Method: method, Message: msg, Metadata: md})
+	}
+	return out, nil
+}
+
+// renderMetadata renders variant k of a gRPC call's metadata.
+func renderMetadata(metadata []HeaderTemplate, k int, v Values, rng *rand.Rand) ([]workload.Header, error) {
+	var out []workload.Header
+	for _, h := range metadata {
+		val, err := renderOne(h.Value, k, v, rng)
+		if err != nil {
+			return nil, err
+		}
+		if strings.ContainsAny(val, "\r\n") {
+			return nil, fmt.Errorf("metadata %s: the value %q holds a line break", h.Name, cut(val))
+		}
+		out = append(out, workload.Header{Name: h.Name, Value: val})
 	}
 	return out, nil
 }

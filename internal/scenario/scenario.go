@@ -16,6 +16,9 @@ type Scenario struct {
 	Cases map[string]Request
 	// Messages holds the templated gRPC request messages, by case name.
 	Messages map[string]Template `json:",omitempty"`
+	// Metadata holds the gRPC request metadata of the cases where a
+	// value is templated, by case name.
+	Metadata map[string][]HeaderTemplate `json:",omitempty"`
 	// Env holds the ${env:NAME} values, Lines each ${line:FILE}'s lines.
 	Env   map[string]string
 	Lines map[string][]string
@@ -88,27 +91,38 @@ func (s *Scenario) Variants(c workload.Case, captures map[string][]string) ([]wo
 	return out, nil
 }
 
-// Messages returns the gRPC request messages the load sends for case c
-// (which has a gRPC request): its expanded variants when the message is
-// templated, else the message as written. Variant k draws its ${rand:…}
-// numbers from the same seeded sequence as variant k of the case's HTTP
-// request, so a path /users/${rand:1..50000} and a message
-// {"id": ${rand:1..50000}} ask for the same user, variant by variant.
-func (s *Scenario) MessageVariants(c workload.Case, captures map[string][]string) ([]string, error) {
+// CallVariants returns the gRPC calls the load sends for case c (which
+// has a gRPC request): its expanded variants when its message or a
+// metadata value is templated, else its call as written. Variant k
+// draws its ${rand:…} numbers from the same seeded sequence as variant k
+// of the case's HTTP request, so a path /users/${rand:1..50000} and a
+// message {"id": ${rand:1..50000}} ask for the same user, variant by
+// variant.
+func (s *Scenario) CallVariants(c workload.Case, captures map[string][]string) ([]workload.GRPCCall, error) {
 	if c.GRPC == nil {
 		return nil, fmt.Errorf("case %s has no gRPC request", c.Name)
 	}
-	var t Template
-	var ok bool
+	var msg Template
+	var md []HeaderTemplate
+	var okMsg, okMD bool
 	if s != nil {
-		t, ok = s.Messages[c.Name]
+		msg, okMsg = s.Messages[c.Name]
+		md, okMD = s.Metadata[c.Name]
 	}
-	if !ok {
-		return []string{c.GRPC.Message}, nil
+	if !okMsg && !okMD {
+		return []workload.GRPCCall{*c.GRPC}, nil
 	}
-	out, err := ExpandMessage(c.Name, t, s.Values(captures))
+	if !okMsg {
+		msg = Template{Source: c.GRPC.Message, Parts: []Part{{Kind: Literal, Text: c.GRPC.Message}}}
+	}
+	if !okMD {
+		for _, h := range c.GRPC.Metadata {
+			md = append(md, HeaderTemplate{Name: h.Name, Value: Template{Source: h.Value, Parts: []Part{{Kind: Literal, Text: h.Value}}}})
+		}
+	}
+	out, err := ExpandCall(c.Name, c.GRPC.Method, msg, md, s.Values(captures))
 	if err != nil {
-		return nil, fmt.Errorf("case %s: grpc message: %w", c.Name, err)
+		return nil, fmt.Errorf("case %s: grpc: %w", c.Name, err)
 	}
 	return out, nil
 }

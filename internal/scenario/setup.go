@@ -65,6 +65,8 @@ type Step struct {
 type GRPCStep struct {
 	Method  string
 	Message Template
+	// Metadata is the call's request metadata, values templated.
+	Metadata []HeaderTemplate `json:",omitempty"`
 }
 
 // HasHTTP reports whether the step has an HTTP request.
@@ -76,6 +78,9 @@ func (s Step) templates() []Template {
 	_, ts := s.Request.Templates()
 	if s.GRPC != nil {
 		ts = append(ts, s.GRPC.Message)
+		for _, h := range s.GRPC.Metadata {
+			ts = append(ts, h.Value)
+		}
 	}
 	return ts
 }
@@ -255,11 +260,15 @@ func callStep(ctx context.Context, o SetupOptions, baseURL string, s Step, k int
 	if err != nil {
 		return nil, nil, err
 	}
+	md, err := renderMetadata(s.GRPC.Metadata, k, v, rng)
+	if err != nil {
+		return nil, nil, err
+	}
 	m, err := o.Method(ctx, s.GRPC.Method)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gRPC %s: the method's descriptors: %w", s.GRPC.Method, err)
 	}
-	a, err := workload.CallGRPC(ctx, o.Client, baseURL, m, msg)
+	a, err := workload.CallGRPC(ctx, o.Client, baseURL, m, msg, md)
 	switch {
 	case err != nil:
 		return nil, nil, fmt.Errorf("gRPC %s%s: no answer: %v", s.GRPC.Method, at, err)

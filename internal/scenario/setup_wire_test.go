@@ -170,9 +170,9 @@ func TestSetupAsGRPCCalls(t *testing.T) {
 		t.Errorf("captures %v, want %s", got, want)
 	}
 	// A case's message uses what the step captured.
-	msgs, err := ExpandMessage("c", message(`{"email": "x", "token": "${token}"}`), sc.Values(got))
-	if err != nil || len(msgs) != 2 || msgs[1] != `{"email": "x", "token": "tok-u2@bench.test"}` {
-		t.Errorf("the case's messages %q, %v", msgs, err)
+	calls, err := ExpandCall("c", "saas.Auth/Me", message(`{"email": "x", "token": "${token}"}`), nil, sc.Values(got))
+	if err != nil || len(calls) != 2 || calls[1].Message != `{"email": "x", "token": "tok-u2@bench.test"}` {
+		t.Errorf("the case's calls %+v, %v", calls, err)
 	}
 
 	for _, tc := range []struct {

@@ -22,9 +22,9 @@ import (
 // gives them (Env); the boot engine adds PORT, a new one for every start.
 // The suite starts and asks a stack over its wire (HTTP/1.1, h2c, or
 // either over TLS with the run's certificate); a gRPC stack's first
-// request is first's gRPC call, with grpcMessage (first's message with its
-// templates expanded; "" when it has none) as the message.
-func BootStacks(stacks []plan.Stack, h Harness, logDir string, first workload.Case, grpcMessage string) ([]boot.Stack, error) {
+// request is first's gRPC call, or grpcCall when given (first's call
+// with its templates expanded: its first variant).
+func BootStacks(stacks []plan.Stack, h Harness, logDir string, first workload.Case, grpcCall *workload.GRPCCall) ([]boot.Stack, error) {
 	var out []boot.Stack
 	for _, s := range stacks {
 		if msg := BootWire(s, first); msg != "" {
@@ -53,11 +53,11 @@ func BootStacks(stacks []plan.Stack, h Harness, logDir string, first workload.Ca
 			LogPath: filepath.Join(logDir, s.Name+".log"), CPUs: h.CPUs,
 		}
 		if s.Wire.GRPC() {
-			msg := grpcMessage
-			if msg == "" {
-				msg = first.GRPC.Message
+			call := first.GRPC
+			if grpcCall != nil {
+				call = grpcCall
 			}
-			bs.FirstRequest = grpcFirstRequest(s, first, msg, caPEM)
+			bs.FirstRequest = grpcFirstRequest(s, first, *call, caPEM)
 		}
 		if s.Container != nil {
 			var err error
@@ -81,10 +81,10 @@ func BootWire(s plan.Stack, first workload.Case) string {
 }
 
 // grpcFirstRequest is a gRPC stack's first request in the boot suite:
-// c's call with message, on a new connection, timed from its send to its
+// call (c's, expanded), on a new connection, timed from its send to its
 // answer. Its method is found before the clock starts: in the stack's
 // proto: file, or by reflection on the first start, then kept.
-func grpcFirstRequest(s plan.Stack, c workload.Case, message string, ca []byte) func(ctx context.Context, port int) (time.Duration, int, error) {
+func grpcFirstRequest(s plan.Stack, c workload.Case, call workload.GRPCCall, ca []byte) func(ctx context.Context, port int) (time.Duration, int, error) {
 	var m *grpcmsg.Method
 	success := http.StatusOK
 	for _, st := range c.Expect {
@@ -110,7 +110,7 @@ func grpcFirstRequest(s plan.Stack, c workload.Case, message string, ca []byte) 
 		}
 		defer client.CloseIdleConnections()
 		t0 := time.Now()
-		a, err := workload.CallGRPC(ctx, client, s.Wire.Scheme()+"://"+addr, m, message)
+		a, err := workload.CallGRPC(ctx, client, s.Wire.Scheme()+"://"+addr, m, call.Message, call.Metadata)
 		d := time.Since(t0)
 		switch {
 		case err != nil:

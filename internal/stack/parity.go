@@ -85,7 +85,7 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 	secrets := first.Secrets
 	opt := workload.RunOptions{
 		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health,
-		Requests: first.Requests, Messages: first.Messages, Protocol: s.Wire.Protocol,
+		Requests: first.Requests, Calls: first.Calls, Protocol: s.Wire.Protocol,
 	}
 	if err == nil {
 		err = wireOptions(s, target, o.LogDir, &opt)

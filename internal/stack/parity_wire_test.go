@@ -148,7 +148,7 @@ func TestParityAcrossWires(t *testing.T) {
 			t.Fatal(err)
 		}
 		opt := workload.RunOptions{Stack: s.Name + "-liar", Secret: f.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health, Protocol: s.Wire.Protocol,
-			Requests: first.Requests, Messages: first.Messages}
+			Requests: first.Requests, Calls: first.Calls}
 		if err := wireOptions(s, st, logDir, &opt); err != nil {
 			t.Fatal(err)
 		}

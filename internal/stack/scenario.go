@@ -109,9 +109,9 @@ func Setup(ctx context.Context, sc *scenario.Scenario, t scenario.Target, stackC
 type FirstVariants struct {
 	// Requests holds the first HTTP request of each templated case.
 	Requests map[string]workload.Request
-	// Messages holds the first gRPC message of each case whose message
-	// is templated (filled for a gRPC stack only).
-	Messages map[string]string
+	// Calls holds the first gRPC call of each case whose message or
+	// metadata is templated (filled for a gRPC stack only).
+	Calls map[string]workload.GRPCCall
 	// Secrets are the values the findings must not quote: the file's
 	// ${env:…} values and the captures.
 	Secrets workload.Secrets
@@ -129,7 +129,7 @@ func FirstVariantsOf(ctx context.Context, sc *scenario.Scenario, w *workload.Wor
 	if err != nil {
 		return FirstVariants{Secrets: sc.Secrets(nil)}, err
 	}
-	out := FirstVariants{Requests: map[string]workload.Request{}, Messages: map[string]string{}, Secrets: sc.Secrets(captures)}
+	out := FirstVariants{Requests: map[string]workload.Request{}, Calls: map[string]workload.GRPCCall{}, Secrets: sc.Secrets(captures)}
 	for _, c := range w.Cases {
 		if c.Templated {
 			vs, err := sc.Variants(c, captures)
@@ -139,11 +139,11 @@ func FirstVariantsOf(ctx context.Context, sc *scenario.Scenario, w *workload.Wor
 			out.Requests[c.Name] = vs[0]
 		}
 		if t.Method != nil && c.GRPC != nil && c.GRPCTemplated {
-			msgs, err := sc.MessageVariants(c, captures)
+			calls, err := sc.CallVariants(c, captures)
 			if err != nil {
 				return out, err
 			}
-			out.Messages[c.Name] = msgs[0]
+			out.Calls[c.Name] = calls[0]
 		}
 	}
 	return out, nil

@@ -53,7 +53,7 @@ func TestEnvSeenByTheStack(t *testing.T) {
 // boot engine gives each start its own.
 func TestBootStacks(t *testing.T) {
 	h := Harness{Workload: "micro", JWTSecret: "k"}
-	got, err := BootStacks([]plan.Stack{testStack()}, h, "/logs", workload.Case{Name: "user", Method: "GET", Path: "/users/1"}, "")
+	got, err := BootStacks([]plan.Stack{testStack()}, h, "/logs", workload.Case{Name: "user", Method: "GET", Path: "/users/1"}, nil)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("BootStacks gave %d stacks", len(got))
 	}

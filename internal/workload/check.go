@@ -135,17 +135,17 @@ func checksWith(w *Workload, secret string, requests map[string]Request) []Check
 }
 
 // wireChecks keeps the checks a stack can be sent: on a gRPC stack the
-// custom cases' checks that have a gRPC call (its message replaced by
-// messages' first variant), on another stack the checks with a path, the
-// gRPC call dropped.
-func wireChecks(checks []Check, grpc bool, messages map[string]string) []Check {
+// custom cases' checks that have a gRPC call (replaced by the call of
+// calls, a templated call's first variant), on another stack the checks
+// with a path, the gRPC call dropped.
+func wireChecks(checks []Check, grpc bool, calls map[string]GRPCCall) []Check {
 	var out []Check
 	for _, c := range checks {
 		switch {
 		case grpc && c.GRPC != nil:
 			call := *c.GRPC
-			if m, ok := messages[c.Case]; ok {
-				call.Message = m
+			if v, ok := calls[c.Case]; ok {
+				call = v
 			}
 			c.GRPC = &call
 			out = append(out, c)

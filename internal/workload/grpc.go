@@ -108,7 +108,7 @@ func (r *runner) callGRPC(c Check, success int) (grpcAnswer, error) {
 	if err != nil {
 		return grpcAnswer{}, fmt.Errorf("the method's descriptors: %w", err)
 	}
-	a, err := CallGRPC(r.ctx, r.client, r.base, m, c.GRPC.Message)
+	a, err := CallGRPC(r.ctx, r.client, r.base, m, c.GRPC.Message, c.GRPC.Metadata)
 	switch {
 	case err != nil:
 		return grpcAnswer{}, err
@@ -137,10 +137,11 @@ type GRPCAnswer struct {
 }
 
 // CallGRPC makes one unary call of method m at baseURL with message (JSON
-// in protobuf's mapping) over client, an HTTP/2 client (WireClient), and
+// in protobuf's mapping) and request metadata (sent as header fields, as
+// the load engine sends them) over client, an HTTP/2 client (WireClient), and
 // reads its answer. An answer that is not one (no grpc-status, or an OK
 // without one uncompressed message) is an error.
-func CallGRPC(ctx context.Context, client *http.Client, baseURL string, m *grpcmsg.Method, message string) (GRPCAnswer, error) {
+func CallGRPC(ctx context.Context, client *http.Client, baseURL string, m *grpcmsg.Method, message string, metadata []Header) (GRPCAnswer, error) {
 	msg, err := m.Encode(message)
 	if err != nil {
 		return GRPCAnswer{}, err
@@ -151,6 +152,9 @@ func CallGRPC(ctx context.Context, client *http.Client, baseURL string, m *grpcm
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, baseURL+"/"+m.Name, bytes.NewReader(frame))
 	if err != nil {
 		return GRPCAnswer{}, err
+	}
+	for _, h := range metadata {
+		req.Header.Add(h.Name, h.Value)
 	}
 	req.Header.Set("Content-Type", "application/grpc")
 	req.Header.Set("TE", "trailers")

@@ -39,9 +39,9 @@ type RunOptions struct {
 	// GRPC, set for a stack that speaks gRPC, makes each check the case's
 	// gRPC call (Check.GRPC); cases without one are not checked there.
 	GRPC *GRPCOptions
-	// Messages, by case, replaces a gRPC request's message as written:
-	// the first variant of a templated message.
-	Messages map[string]string
+	// Calls, by case, replaces a gRPC request as written: the first
+	// variant of a templated message and metadata.
+	Calls map[string]GRPCCall
 }
 
 // maxBodyBytes is how much of a response body a check reads.
@@ -74,7 +74,7 @@ func RunChecks(ctx context.Context, w *Workload, baseURL string, opt RunOptions)
 	defer r.client.CloseIdleConnections()
 	defer r.closeDB()
 	checks := checksWith(w, opt.Secret, opt.Requests)
-	checks = wireChecks(checks, opt.GRPC != nil, opt.Messages)
+	checks = wireChecks(checks, opt.GRPC != nil, opt.Calls)
 	if len(checks) == 0 {
 		res.Error = "no case of workload " + w.Name + " has a request this stack can be sent (a gRPC stack needs the cases' grpc:, another stack their path:)"
 		return res

@@ -49,7 +49,8 @@ type Case struct {
 	// grpc); nil when the case has none. Path is then empty when the case
 	// has no HTTP request either.
 	GRPC *GRPCCall
-	// GRPCTemplated is true when GRPC.Message holds ${…} references.
+	// GRPCTemplated is true when GRPC.Message or a metadata value holds
+	// ${…} references.
 	GRPCTemplated bool
 }
 
@@ -59,6 +60,9 @@ type GRPCCall struct {
 	Method string `json:"method"`
 	// Message is the request as JSON, in protobuf's JSON mapping.
 	Message string `json:"message"`
+	// Metadata is the call's request metadata, sent as HTTP/2 header
+	// fields (e.g. authorization: Bearer …); names as written.
+	Metadata []Header `json:"metadata,omitempty"`
 }
 
 // HasHTTP reports whether the case has an HTTP request (a path).
