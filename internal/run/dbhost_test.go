@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/url"
 	"os"
@@ -12,9 +13,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/stackbench/stackbench/internal/agent"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/platform/local"
+	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/remote"
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -117,5 +122,96 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	}
 	if _, err := os.Stat(info.Dir); err == nil {
 		t.Fatalf("the cluster's directory %s is still there", info.Dir)
+	}
+}
+
+// The database on a host of its own with the server and the generator
+// here: the server's DATABASE_URL names the database host's address (over
+// TLS, verified against its CA), the server is sampled here and the
+// database on db1 by its agent, over the window converted to db1's clock
+// (TestFarSamplesFollowTheWindow checks the instants).
+func TestServerHereDatabaseOnItsOwnHost(t *testing.T) {
+	n := onHosts(t, []string{"db1"})
+	path := writeFile(t, saasFile(hostsSection(n, "db1")+"roles:\n  database: db1\nprofile: quick\n", `  cases: [user]
+  concurrency: [4]
+  warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  window: 600ms
+  rounds: 1
+`, refStack("one")))
+	opt := hostsRun(t, n, path)
+	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
+		t.Fatalf("RemoteSupported: %v; the database runs on its own host with the server here", err)
+	}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, _ := finals(t, opt.Dir)
+	if len(byKey) != 1 {
+		t.Fatalf("%d final windows; want 1", len(byKey))
+	}
+	for _, w := range byKey {
+		if w.Load == nil || w.Load.Successes == 0 || w.Load.ErrorCount() != 0 {
+			t.Errorf("%s: load %+v (reasons %v); want successes only, from a server here reaching db1", w.Key, w.Load, w.Reasons)
+			continue
+		}
+		if w.ServerHost != "" || w.Server.CPUSeconds <= 0 || len(w.Generators) != 0 {
+			t.Errorf("%s: server on %q with %.3f CPU-s, %d generator hosts; want it here, sampled here", w.Key, w.ServerHost, w.Server.CPUSeconds, len(w.Generators))
+		}
+		if w.DatabaseHost != "db1" || w.Database.CPUSeconds <= 0 || w.Database.RSSPeakBytes <= 0 {
+			t.Errorf("%s: database on %q with %.3f CPU-s, peak RSS %d; want it sampled on db1", w.Key, w.DatabaseHost, w.Database.CPUSeconds, w.Database.RSSPeakBytes)
+		}
+	}
+}
+
+// fakeDatabase is a database on a host of its own whose samples record
+// the instants they were asked over.
+type fakeDatabase struct {
+	hereDatabase
+	from, to time.Time
+}
+
+func (*fakeDatabase) host() string { return "db1" }
+func (d *fakeDatabase) sample(_ context.Context, from, to time.Time) (agent.Sample, bool, error) {
+	d.from, d.to = from, to
+	return agent.Sample{CPUSeconds: 0.25, Cores: 0.5, RSSPeakBytes: 1 << 20}, true, nil
+}
+
+// A window loaded here samples the database on its host over the
+// generator's measured window, announced ahead (measure_at), converted to
+// that host's clock by its offset; the database's figures are its host's.
+func TestFarSamplesFollowTheWindow(t *testing.T) {
+	db := &fakeDatabase{}
+	off := 37 * time.Millisecond
+	r := &runner{dbs: db, fleet: &fleet{offsets: map[string]agent.ClockOffset{"db1": {Offset: off}}}}
+	span := 600 * time.Millisecond
+	far := newFarSamples(r, span)
+	if far == nil {
+		t.Fatal("no far samples with the database on db1")
+	}
+	ws := newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, proc.SelfGroup("harness")), span)
+	calls := 0
+	ws.onStart = func(at time.Time) { calls++; far.start(context.Background(), at) }
+	at := time.Now().Add(50 * time.Millisecond)
+	ws.event(load.Event{Kind: load.MeasureAt, UnixNano: at.UnixNano()})
+	ws.event(load.Event{Kind: load.MeasureStart, UnixNano: at.Add(2 * time.Millisecond).UnixNano()})
+	ws.result()
+	var d driven
+	far.into(&d, "one")
+	if calls != 1 {
+		t.Errorf("the far samples were asked %d times; want once, at the announced start", calls)
+	}
+	if !db.from.Equal(at.Add(off)) || db.to.Sub(db.from) != span {
+		t.Errorf("db1 was sampled from %s for %s; want from the announced start plus its offset (%s) for the window's %s",
+			db.from.Sub(at), db.to.Sub(db.from), off, span)
+	}
+	if d.database == nil || d.database.host != "db1" || d.database.use.CPUSeconds != 0.25 {
+		t.Fatalf("the window's database usage: %+v; want db1's sample", d.database)
+	}
+	rec := &journal.Window{}
+	d.err = errors.New("no generator ran") // the record is judged without a load
+	judgeTry(rec, &server{tree: &fakeTree{}}, d)
+	if rec.DatabaseHost != "db1" || rec.Database.Cores != 0.5 {
+		t.Errorf("the record's database: on %q, %+v; want db1's figures", rec.DatabaseHost, rec.Database)
 	}
 }

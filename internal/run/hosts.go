@@ -261,13 +261,15 @@ func (ph *hostsPhase) close() {
 // places the servers, the database and the load generators, and measures
 // the windows, the latency windows (the generators share the offered
 // rate by their connections), the capacity searches and the profile
-// windows (pprof: read from here at the server host's address; perf is
-// not run on the server host yet, and the phase says so) across them, on
+// windows (pprof: read from here at the server host's address; perf:
+// recorded there by its agent) across them, on
 // every wire (TLS, h2, h2c, gRPC: the server host serves the run's
 // certificate, the generator hosts are sent its CA and the gRPC
 // descriptors; site_hosts_wire.go), with setup steps run from here
 // against the server host and request pools sent to the generator hosts;
-// the features below are refused.
+// the database may be on its host with the servers and the load here
+// (farSamples samples it there over each window); the features below
+// are refused.
 func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	r := f.Roles
 	if !r.Remote() {
@@ -276,9 +278,6 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	// no is what is not built yet; never what cannot be measured with
 	// roles on other hosts, whoever builds it.
 	var no, never []string
-	if r.Database != "" && r.Server == "" {
-		no = append(no, "the database on another host with the server on this machine (roles: database: without server:)")
-	}
 	if (r.Server == "") != (len(r.Generators) == 0) {
 		no = append(no, "the server and the load generators on different sides (roles: must name both server: and generators:, or neither): the reference servers listen on 127.0.0.1 here, and a local generator is not yet timed against a server's remote sampler")
 	}

@@ -326,13 +326,7 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	} else {
 		fillRemoteUsage(rec, sample, merged)
 	}
-	switch {
-	case dbErr != nil:
-		r.event(journal.LevelWarning, rw.cur.stack.Name, "%v", dbErr)
-	case dbOK:
-		rec.DatabaseHost = dbHost
-		rec.Database = journal.Usage{CPUSeconds: dbSample.CPUSeconds, Cores: dbSample.Cores, RSSMeanBytes: dbSample.RSSMeanBytes, RSSPeakBytes: dbSample.RSSPeakBytes}
-	}
+	d.database = databaseUsage(r, rw.cur.stack.Name, dbHost, dbSample, dbOK, dbErr)
 	return d
 }
 

@@ -54,7 +54,11 @@ func (l *localSite) launch(ctx context.Context, side windowSide, rec *journal.Wi
 		ws.hooks(m.opened, m.closed)
 		m.launched()
 	}
-	return &localWindow{site: l, cur: side.srv, lr: lr, ws: ws, probeBefore: probeBefore}, nil
+	far := newFarSamples(l.r, side.load.window)
+	if far != nil {
+		ws.onStart = func(at time.Time) { far.start(ctx, at) }
+	}
+	return &localWindow{site: l, cur: side.srv, lr: lr, ws: ws, probeBefore: probeBefore, far: far}, nil
 }
 
 func (l *localSite) serverHost() (name, addr string) { return "", "127.0.0.1" }
@@ -91,11 +95,18 @@ type localWindow struct {
 	lr          *loadRun
 	ws          *windowSampler
 	probeBefore float64
+	// far are the samples taken on other hosts over the window (the
+	// database on its own host); nil when none.
+	far *farSamples
 }
 
 func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	rec.CPUs = l.site.readPlacement(l.cur, l.lr)
-	return l.site.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
+	d := l.site.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
+	if l.far != nil {
+		l.far.into(&d, l.cur.stack.Name)
+	}
+	return d
 }
 
 // launchAt starts a generator here with ls against cur, and a sampler of

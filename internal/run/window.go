@@ -293,6 +293,9 @@ type driven struct {
 	// hosts, for the per-generator judgement.
 	partResults []*load.Result
 	hosts       []string
+	// database is the database's usage as its own host sampled it (roles:
+	// database:); nil when it was sampled here, in stats, or not at all.
+	database *hostUsage
 }
 
 // judgeTry records what a try measured and raises its flags: a server that
@@ -300,6 +303,9 @@ type driven struct {
 func judgeTry(rec *journal.Window, cur *server, d driven) {
 	if d.stats != nil {
 		fillUsage(rec, *d.stats)
+	}
+	if d.database != nil {
+		rec.DatabaseHost, rec.Database = d.database.host, d.database.use
 	}
 	if err := cur.tree.Check(); err != nil {
 		flagger{rec}.add(journal.FlagServerDied, "%v", err)
