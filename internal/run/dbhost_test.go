@@ -185,7 +185,7 @@ func TestFarSamplesFollowTheWindow(t *testing.T) {
 	off := 37 * time.Millisecond
 	r := &runner{dbs: db, fleet: &fleet{offsets: map[string]agent.ClockOffset{"db1": {Offset: off}}}}
 	span := 600 * time.Millisecond
-	far := newFarSamples(r, span)
+	far := newFarSamples(r, span, nil)
 	if far == nil {
 		t.Fatal("no far samples with the database on db1")
 	}

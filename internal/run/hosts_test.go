@@ -28,6 +28,25 @@ func TestRemoteSupported(t *testing.T) {
 	}
 	f.Stacks = []plan.Stack{{Name: "a"}}
 
+	// Any role may stay on this machine.
+	for _, r := range []*plan.Roles{{Database: "db1"}, {Generators: []string{"load1"}}, {Server: "app1", Database: "db1"}, {Database: "db1", Generators: []string{"load1"}}} {
+		f.Roles = r
+		if err := RemoteSupported(f, p); err != nil {
+			t.Errorf("roles %+v: %v; the roles not named run here", r, err)
+		}
+	}
+	// A stack that binds the loopback cannot be loaded from another host.
+	f.Roles = &plan.Roles{Generators: []string{"load1"}}
+	f.Stacks = []plan.Stack{{Name: "a", Env: map[string]string{"HOST": "127.0.0.1"}}}
+	if err := RemoteSupported(f, p); err == nil || !strings.Contains(err.Error(), "cannot be measured with them: stack a with HOST=127.0.0.1") || !strings.Contains(err.Error(), "drop HOST") {
+		t.Errorf("HOST=127.0.0.1 with the load from load1: %v; want it refused for what it is", err)
+	}
+	f.Roles = &plan.Roles{Database: "db1"}
+	if err := RemoteSupported(f, p); err != nil {
+		t.Errorf("HOST=127.0.0.1 with the server and the load here: %v; want it run", err)
+	}
+	f.Stacks = []plan.Stack{{Name: "a"}}
+
 	p.Protocol.Profiling = false
 	p.Protocol.Placement = plan.Placement{Mode: plan.PlacementLanes}
 	f.Roles = &plan.Roles{Server: "app1", Generators: []string{"load1"}}

@@ -393,3 +393,71 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 		}
 	}
 }
+
+// The server and the load on different sides. With generators: alone,
+// the servers run here, listening on every address, and load1 loads them
+// at this machine's address on its link (over TLS too: the run's
+// certificate is valid there), the servers sampled here over the
+// window's instants. With server: (and database:) alone, the generator
+// runs here against app1's address, and app1's agent samples the server
+// (and db1's the database) over the window the generator here announces.
+func TestServerAndLoadOnDifferentSides(t *testing.T) {
+	n := onHosts(t, []string{"app1", "db1", "load1"}, "plain", "tls")
+	protocol := `  cases: [user]
+  concurrency: [4]
+  warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  window: 600ms
+  rounds: 1
+`
+	here := saasFile(hostsSection(n, "load1")+"roles:\n  generators: [load1]\nprofile: quick\n", protocol,
+		"stacks:\n  - {name: plain, dir: "+refServerDir+", start: "+refServerBin+"}\n  - {name: tls, dir: "+refServerDir+", start: "+refServerBin+", protocol: h2}\n")
+	there := saasFile(hostsSection(n, "app1", "db1")+"roles:\n  server: app1\n  database: db1\nprofile: quick\n", protocol,
+		"stacks:\n  - {name: plain, dir: "+refDirForHosts(t)+", start: "+refServerBin+"}\n")
+	for _, c := range []struct {
+		name, src  string
+		windows    int
+		serverHost string
+		generators int
+		dbHost     string
+	}{
+		{"servers here, load from load1", here, 2, "", 1, ""},
+		{"server on app1, load from here", there, 1, "app1", 0, "db1"},
+	} {
+		opt := hostsRun(t, n, writeFile(t, c.src))
+		if err := RemoteSupported(opt.File, opt.Plan); err != nil {
+			t.Fatalf("%s: RemoteSupported: %v", c.name, err)
+		}
+		t0 := time.Now()
+		if _, err := Run(context.Background(), opt); err != nil {
+			t.Fatalf("%s: run: %v", c.name, err)
+		}
+		t.Logf("%s: %s", c.name, time.Since(t0).Round(time.Millisecond))
+		byKey, _ := finals(t, opt.Dir)
+		if len(byKey) != c.windows {
+			t.Fatalf("%s: %d final windows; want %d", c.name, len(byKey), c.windows)
+		}
+		for k, w := range byKey {
+			l := w.Load
+			if l == nil || l.Successes == 0 || l.ErrorCount() != 0 {
+				t.Errorf("%s: %s: load %+v (reasons %v); want successes only", c.name, k, l, w.Reasons)
+				continue
+			}
+			if w.Stack == "tls" && (l.TLS == nil || l.Protocol != "h2") {
+				t.Errorf("%s: %s: protocol %q, TLS %+v; want h2 over TLS to this machine's address", c.name, k, l.Protocol, l.TLS)
+			}
+			if w.ServerHost != c.serverHost || len(w.Generators) != c.generators || w.DatabaseHost != c.dbHost {
+				t.Errorf("%s: %s: server on %q, %d generator hosts, database on %q; want %q, %d, %q",
+					c.name, k, w.ServerHost, len(w.Generators), w.DatabaseHost, c.serverHost, c.generators, c.dbHost)
+			}
+			if w.Server.CPUSeconds <= 0 || w.Server.RSSPeakBytes <= 0 || w.Generator.CPUSeconds <= 0 {
+				t.Errorf("%s: %s: server %+v, generator %+v; want both measured", c.name, k, w.Server, w.Generator)
+			}
+			if c.dbHost != "" && w.Database.CPUSeconds <= 0 {
+				t.Errorf("%s: %s: database %+v; want it sampled on %s", c.name, k, w.Database, c.dbHost)
+			}
+			t.Logf("%s: %s: %d successes; server %.3f CPU-s, generator %.3f CPU-s, database %.3f CPU-s",
+				c.name, k, l.Successes, w.Server.CPUSeconds, w.Generator.CPUSeconds, w.Database.CPUSeconds)
+		}
+	}
+}

@@ -18,6 +18,9 @@ type localSite struct {
 	procs map[*server]*proc.Process
 	// laneWarned holds the placement read-backs already warned about.
 	laneWarned map[string]bool
+	// listen, when set, is the HOST the servers are given: every address
+	// (hostsSite.here, when generator hosts load the servers here).
+	listen string
 }
 
 func newLocalSite(r *runner) *localSite { return &localSite{r: r, procs: map[*server]*proc.Process{}} }
@@ -46,7 +49,15 @@ func (l *localSite) stopServer(s *server) error {
 }
 
 func (l *localSite) launch(ctx context.Context, side windowSide, rec *journal.Window) (launched, error) {
-	lr, ws, probeBefore, err := l.launchAt(ctx, side.srv, side.load)
+	return l.launchTo(ctx, side, baseURL(side.srv), newFarSamples(l.r, side.load.window, nil))
+}
+
+// launchTo starts a generator here with side's load stream against base,
+// the server's scheme, address and port (another host's address only when
+// it is the server host of roles:), and a sampler here; far, when not
+// nil, are the samples other hosts take over the same window.
+func (l *localSite) launchTo(ctx context.Context, side windowSide, base string, far *farSamples) (launched, error) {
+	lr, ws, probeBefore, err := l.launchAt(ctx, side.srv, side.load, base)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +65,6 @@ func (l *localSite) launch(ctx context.Context, side windowSide, rec *journal.Wi
 		ws.hooks(m.opened, m.closed)
 		m.launched()
 	}
-	far := newFarSamples(l.r, side.load.window)
 	if far != nil {
 		ws.onStart = func(at time.Time) { far.start(ctx, at) }
 	}
@@ -109,10 +119,11 @@ func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	return d
 }
 
-// launchAt starts a generator here with ls against cur, and a sampler of
-// every process tree, to be opened on the generator's window; it probes
-// the host's speed first.
-func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+// launchAt starts a generator here with ls against cur at base, and a
+// sampler of every process tree here, to be opened on the generator's
+// window; it probes the host's speed first. A base beyond the loopback
+// is the server host of roles: (a host of the file: --allow-remote).
+func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream, base string) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	r, c := l.r, ls.c
 	var pool string
 	if !cur.stack.Wire.GRPC() {
@@ -125,7 +136,11 @@ func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (l
 		return nil, nil, 0, err
 	}
 	probeBefore = r.watch.probe()
-	lr, ws, err = l.startSampled(ctx, cur, loadArgsAt(baseURL(cur), c, pool, lw, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
+	args := loadArgsAt(base, c, pool, lw, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout)
+	if base != baseURL(cur) {
+		args = append([]string{args[0], "--allow-remote"}, args[1:]...)
+	}
+	lr, ws, err = l.startSampled(ctx, cur, args, ls.window)
 	return lr, ws, probeBefore, err
 }
 
@@ -138,14 +153,27 @@ func (l *localSite) startSampled(ctx context.Context, cur *server, args []string
 	if err != nil {
 		return nil, nil, err
 	}
-	groups := []proc.Group{l.procs[cur].Group("server"), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
+	groups := l.windowGroups(ctx, cur, proc.TreeGroup("generator", lr.cmd.Process.Pid))
+	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
+}
+
+// windowGroups are the sampler groups of a window here: the server when it
+// runs here, the generator's (gen, when it runs here), the harness, the
+// container runtime, the database when it runs here, the idle servers and
+// the services.
+func (l *localSite) windowGroups(ctx context.Context, cur *server, gen ...proc.Group) []proc.Group {
+	var groups []proc.Group
+	if p := l.procs[cur]; p != nil {
+		groups = append(groups, p.Group("server"))
+	}
+	groups = append(groups, gen...)
+	groups = append(groups, proc.SelfGroup("harness"))
 	groups = append(groups, l.containerGroups()...)
-	if g, ok := r.dbs.group(ctx); ok {
+	if g, ok := l.r.dbs.group(ctx); ok {
 		groups = append(groups, g)
 	}
 	groups = append(groups, l.idleGroups(cur)...)
-	groups = append(groups, l.serviceGroups(ctx, cur)...)
-	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
+	return append(groups, l.serviceGroups(ctx, cur)...)
 }
 
 // collect follows the generator's events (progress, the sampler's window)
