@@ -46,11 +46,14 @@ type farSamples struct {
 // recorded with perf, when perf is set: windowMarks.serverPerf) by that
 // host's agent over a window loaded from here.
 type farServer struct {
-	host   string
-	name   string
-	agent  *agent.Client
-	offset time.Duration
-	perf   func(profile []byte, err error)
+	host string
+	name string
+	// services are the stack's services: ports, whose listeners on the
+	// server host are sampled with it.
+	services []int
+	agent    *agent.Client
+	offset   time.Duration
+	perf     func(profile []byte, err error)
 }
 
 // newFarSamples returns the samples a window of span launched here takes
@@ -77,7 +80,7 @@ func (f *farSamples) start(ctx context.Context, at time.Time) {
 	}
 	if s := f.srv; s != nil {
 		from := at.Add(s.offset)
-		f.wg.Go(func() { f.srvSmp, f.srvErr = s.agent.Sample(ctx, s.name, from, from.Add(f.span)) })
+		f.wg.Go(func() { f.srvSmp, f.srvErr = s.agent.SampleWith(ctx, s.name, s.services, from, from.Add(f.span)) })
 		if s.perf != nil {
 			f.wg.Go(func() { s.perf(s.agent.Perf(ctx, agent.PerfSpec{Name: s.name, From: from, To: from.Add(f.span)})) })
 		}

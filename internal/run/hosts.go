@@ -293,7 +293,8 @@ func (ph *hostsPhase) close() {
 // the generator (loading the server host, whose agent samples the server
 // over the window the generator announces: farSamples), the database
 // (sampled on its host over each window, wherever the load comes from).
-// The features below are refused.
+// A stack's services: are sampled where its server runs. The features
+// below are refused.
 func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	r := f.Roles
 	if !r.Remote() {
@@ -312,9 +313,6 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		}
 		if s.Container != nil {
 			no = append(no, fmt.Sprintf("container stacks (%s)", s.Name))
-		}
-		if len(s.Services) > 0 {
-			no = append(no, fmt.Sprintf("stacks with services: (%s)", s.Name))
 		}
 	}
 	if pr.Placement.IsLanes() {

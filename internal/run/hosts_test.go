@@ -9,16 +9,17 @@ import (
 )
 
 // With roles on other hosts, latency windows, capacity searches, spread
-// requests, setup steps and profile windows are measured; what is not
+// requests, setup steps, services and profile windows are measured, and
+// any role may stay here; what is not
 // built yet is refused as such, and what cannot be measured across hosts
 // is refused with the reason.
 func TestRemoteSupported(t *testing.T) {
 	roles := &plan.Roles{Server: "app1", Database: "db1", Generators: []string{"load1"}}
-	f := &plan.File{Name: "stackbench.yaml", Roles: roles, Scenario: &scenario.Scenario{}, Stacks: []plan.Stack{{Name: "a"}}}
+	f := &plan.File{Name: "stackbench.yaml", Roles: roles, Scenario: &scenario.Scenario{}, Stacks: []plan.Stack{{Name: "a", Services: []int{6379}}}}
 	p := &plan.Plan{NeedsDatabase: true, Capacity: &plan.Capacity{},
 		Protocol: plan.Protocol{Latency: &plan.LatencyRate{RPS: 200}, Spread: true, Profiling: true}}
 	if err := RemoteSupported(f, p); err != nil {
-		t.Fatalf("latency, capacity, spread, setup steps and profiling across hosts: %v", err)
+		t.Fatalf("latency, capacity, spread, setup steps, services and profiling across hosts: %v", err)
 	}
 
 	f.Stacks = []plan.Stack{{Name: "a", Container: &plan.Container{Image: "x"}}}

@@ -359,13 +359,16 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 // Across hosts, a custom workload's setup steps run from here against
 // each fresh process on app1, and the variants they feed are sent to both
 // generator hosts as the windows' request pool: an article of another
-// process (or none) would answer 404, and the window would fail.
+// process (or none) would answer 404, and the window would fail. The
+// stack's services: (a listener on app1 that burns CPU) are measured on
+// app1 with each window, and not as foreign CPU there.
 func TestSetupStepsAcrossHosts(t *testing.T) {
 	n := onHosts(t, []string{"app1", "load1", "load2"}, "one")
 	stackDir := t.TempDir()
 	forgetSynced(t, stackDir)
+	svc := spinningListenerIn(t, n.Host("app1").NS)
 	src := hostsSection(n, "app1", "load1", "load2") + "roles:\n  server: app1\n  generators: [load1, load2]\n" +
-		strings.ReplaceAll(ownAppFile(""), "dir: .", "dir: "+stackDir)
+		strings.ReplaceAll(ownAppFile(""), "dir: .", "dir: "+stackDir) + fmt.Sprintf("    services: [%d]\n", svc)
 	opt := hostsRun(t, n, writeFile(t, src))
 	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
 		t.Fatalf("RemoteSupported: %v; setup steps and templated cases run across hosts", err)
@@ -391,7 +394,40 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 				t.Errorf("%s: the generator on %s had no success", k, g.Host)
 			}
 		}
+		// Any CPU shows it was measured (a busy host gives the spinner
+		// a few percent of a core).
+		if v := w.Services; v == nil || v.CPUSeconds <= 0 || v.Processes != 1 {
+			t.Errorf("%s: services %+v; want the listener's tree on app1", k, v)
+		} else if w.ForeignCores > w.HostBusyCores-w.Server.Cores-v.Cores+0.01 {
+			t.Errorf("%s: foreign %.2f cores of app1's %.2f busy includes the service's %.2f", k, w.ForeignCores, w.HostBusyCores, v.Cores)
+		}
 	}
+}
+
+// spinningListenerIn starts, in the namespace ns, a process that listens
+// on a TCP port of its loopback and burns some CPU (a short burst every 5 ms:
+// a few percent of a core, not the shared host's whole core), and returns
+// the port.
+func spinningListenerIn(t *testing.T, ns string) int {
+	t.Helper()
+	svc := exec.Command("ip", "netns", "exec", ns, "python3", "-c", `import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+while True:
+    sum(i * i for i in range(5000)); time.sleep(0.005)`)
+	out, err := svc.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Process.Kill(); svc.Wait() })
+	var port int
+	if _, err := fmt.Fscan(out, &port); err != nil {
+		t.Fatal(err)
+	}
+	return port
 }
 
 // The server and the load on different sides. With generators: alone,
@@ -400,7 +436,8 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 // certificate is valid there), the servers sampled here over the
 // window's instants. With server: (and database:) alone, the generator
 // runs here against app1's address, and app1's agent samples the server
-// (and db1's the database) over the window the generator here announces.
+// and its services: (and db1's the database) over the window the
+// generator here announces.
 func TestServerAndLoadOnDifferentSides(t *testing.T) {
 	n := onHosts(t, []string{"app1", "db1", "load1"}, "plain", "tls")
 	protocol := `  cases: [user]
@@ -410,12 +447,18 @@ func TestServerAndLoadOnDifferentSides(t *testing.T) {
   window: 600ms
   rounds: 1
 `
-	here := saasFile(hostsSection(n, "load1")+"roles:\n  generators: [load1]\nprofile: quick\n", protocol,
-		"stacks:\n  - {name: plain, dir: "+refServerDir+", start: "+refServerBin+"}\n  - {name: tls, dir: "+refServerDir+", start: "+refServerBin+", protocol: h2}\n")
-	there := saasFile(hostsSection(n, "app1", "db1")+"roles:\n  server: app1\n  database: db1\nprofile: quick\n", protocol,
-		"stacks:\n  - {name: plain, dir: "+refDirForHosts(t)+", start: "+refServerBin+"}\n")
+	here := func() string {
+		return saasFile(hostsSection(n, "load1")+"roles:\n  generators: [load1]\nprofile: quick\n", protocol,
+			"stacks:\n  - {name: plain, dir: "+refServerDir+", start: "+refServerBin+"}\n  - {name: tls, dir: "+refServerDir+", start: "+refServerBin+", protocol: h2}\n")
+	}
+	there := func() string {
+		svc := spinningListenerIn(t, n.Host("app1").NS) // started for this run alone
+		return saasFile(hostsSection(n, "app1", "db1")+"roles:\n  server: app1\n  database: db1\nprofile: quick\n", protocol,
+			fmt.Sprintf("stacks:\n  - {name: plain, dir: %s, start: %s, services: [%d]}\n", refDirForHosts(t), refServerBin, svc))
+	}
 	for _, c := range []struct {
-		name, src  string
+		name       string
+		src        func() string
 		windows    int
 		serverHost string
 		generators int
@@ -424,7 +467,7 @@ func TestServerAndLoadOnDifferentSides(t *testing.T) {
 		{"servers here, load from load1", here, 2, "", 1, ""},
 		{"server on app1, load from here", there, 1, "app1", 0, "db1"},
 	} {
-		opt := hostsRun(t, n, writeFile(t, c.src))
+		opt := hostsRun(t, n, writeFile(t, c.src()))
 		if err := RemoteSupported(opt.File, opt.Plan); err != nil {
 			t.Fatalf("%s: RemoteSupported: %v", c.name, err)
 		}
@@ -455,6 +498,9 @@ func TestServerAndLoadOnDifferentSides(t *testing.T) {
 			}
 			if c.dbHost != "" && w.Database.CPUSeconds <= 0 {
 				t.Errorf("%s: %s: database %+v; want it sampled on %s", c.name, k, w.Database, c.dbHost)
+			}
+			if v := w.Services; c.serverHost != "" && (v == nil || v.CPUSeconds <= 0 || v.Processes != 1) {
+				t.Errorf("%s: %s: services %+v; want the listener's tree on %s", c.name, k, v, c.serverHost)
 			}
 			t.Logf("%s: %s: %d successes; server %.3f CPU-s, generator %.3f CPU-s, database %.3f CPU-s",
 				c.name, k, l.Successes, w.Server.CPUSeconds, w.Generator.CPUSeconds, w.Database.CPUSeconds)

@@ -277,7 +277,7 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 		}
 		srvOff := fl.offsets[rw.cur.host]
 		wg.Go(func() {
-			sample, sampleErr = srv.Agent.Sample(ctx, rw.tree.name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
+			sample, sampleErr = srv.Agent.SampleWith(ctx, rw.tree.name, rw.cur.stack.Services, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
 		})
 		if m := rw.marks; m != nil && m.serverPerf != nil {
 			wg.Go(func() {
@@ -460,12 +460,18 @@ func generatorPart(host string, off agent.ClockOffset, conns int, p *load.Result
 }
 
 // serverHostUsage records what the server host measured over the window:
-// the server tree's CPU and memory, that host's busy CPU, and as foreign
-// CPU its busy CPU that was not the server's.
+// the server tree's CPU and memory, its services' (the trees listening on
+// the stack's services: ports there), that host's busy CPU, and as
+// foreign CPU its busy CPU that was neither.
 func serverHostUsage(rec *journal.Window, s agent.Sample) {
 	rec.Server = journal.Usage{CPUSeconds: s.CPUSeconds, Cores: s.Cores, RSSMeanBytes: s.RSSMeanBytes, RSSPeakBytes: s.RSSPeakBytes, Processes: 1}
 	rec.HostBusyCores = s.HostBusyCores
-	rec.ForeignCores = max(0, s.HostBusyCores-s.Cores)
+	ours := s.Cores
+	if v := s.Services; v != nil {
+		rec.Services = &journal.Usage{CPUSeconds: v.CPUSeconds, Cores: v.Cores, RSSMeanBytes: v.RSSMeanBytes, RSSPeakBytes: v.RSSPeakBytes, Processes: v.Processes}
+		ours += v.Cores
+	}
+	rec.ForeignCores = max(0, s.HostBusyCores-ours)
 }
 
 // generatorsUsage is the generator hosts' CPU over the window, by their

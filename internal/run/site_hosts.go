@@ -109,7 +109,7 @@ func (h *hostsSite) launchHere(ctx context.Context, side windowSide) (launched, 
 	if err != nil {
 		return nil, err
 	}
-	srv := &farServer{host: h.host, name: t.name, agent: s.Agent, offset: h.fl.offsets[h.host].Offset}
+	srv := &farServer{host: h.host, name: t.name, services: side.srv.stack.Services, agent: s.Agent, offset: h.fl.offsets[h.host].Offset}
 	if m := side.load.marks; m != nil {
 		srv.perf = m.serverPerf
 	}

@@ -162,9 +162,11 @@ func (l *localSite) startSampled(ctx context.Context, cur *server, args []string
 // container runtime, the database when it runs here, the idle servers and
 // the services.
 func (l *localSite) windowGroups(ctx context.Context, cur *server, gen ...proc.Group) []proc.Group {
-	var groups []proc.Group
+	var groups, services []proc.Group
 	if p := l.procs[cur]; p != nil {
+		// Its services are where it runs: here only with it.
 		groups = append(groups, p.Group("server"))
+		services = l.serviceGroups(ctx, cur)
 	}
 	groups = append(groups, gen...)
 	groups = append(groups, proc.SelfGroup("harness"))
@@ -173,7 +175,7 @@ func (l *localSite) windowGroups(ctx context.Context, cur *server, gen ...proc.G
 		groups = append(groups, g)
 	}
 	groups = append(groups, l.idleGroups(cur)...)
-	return append(groups, l.serviceGroups(ctx, cur)...)
+	return append(groups, services...)
 }
 
 // collect follows the generator's events (progress, the sampler's window)
