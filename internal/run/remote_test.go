@@ -404,17 +404,21 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 	}
 }
 
-// spinningListenerIn starts, in the namespace ns, a process that listens
-// on a TCP port of its loopback and burns some CPU (a short burst every 5 ms:
-// a few percent of a core, not the shared host's whole core), and returns
-// the port.
+// spinningListenerIn starts, in the namespace ns ("": ours), a process
+// that listens on a TCP port of its loopback and burns some CPU (a short
+// burst every 5 ms: a few percent of a core, not the shared host's whole
+// core), and returns the port.
 func spinningListenerIn(t *testing.T, ns string) int {
 	t.Helper()
-	svc := exec.Command("ip", "netns", "exec", ns, "python3", "-c", `import socket, time
+	argv := []string{"python3", "-c", `import socket, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
 print(s.getsockname()[1], flush=True)
 while True:
-    sum(i * i for i in range(5000)); time.sleep(0.005)`)
+    sum(i * i for i in range(5000)); time.sleep(0.005)`}
+	if ns != "" {
+		argv = append([]string{"ip", "netns", "exec", ns}, argv...)
+	}
+	svc := exec.Command(argv[0], argv[1:]...)
 	out, err := svc.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
