@@ -117,7 +117,7 @@ func TestPlanChecksHosts(t *testing.T) {
 func TestRunRefusesRolesItCannotPlace(t *testing.T) {
 	dir := writeComparison(t, "workload: micro\nhosts:\n  app1: {ssh: b@h}\nroles: {server: app1}\nstacks:\n  - name: a\n    dir: apps/a\n    start: ./server\n    container: {image: x}\n")
 	code, _, errOut := runMain(t, dir, nil, "run")
-	if code != ExitUsage || !strings.Contains(errOut, "stackbench run cannot yet run these with them") || !strings.Contains(errOut, "container stacks (a)") {
+	if code != ExitUsage || !strings.Contains(errOut, "stackbench run cannot yet run these with them") || !strings.Contains(errOut, "container stacks on the server host (a)") {
 		t.Fatalf("code %d, stderr %s", code, errOut)
 	}
 }

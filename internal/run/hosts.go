@@ -311,8 +311,8 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		if h, ok := s.Env["HOST"]; ok && loopbackHost(h) && (r.Server != "" || len(r.Generators) > 0) {
 			never = append(never, fmt.Sprintf("stack %s with HOST=%s in its env: it would listen on the loopback only, which the load from another host cannot reach (run gives a server dialled from another host HOST=0.0.0.0); drop HOST from its env, or set it to 0.0.0.0", s.Name, h))
 		}
-		if s.Container != nil {
-			no = append(no, fmt.Sprintf("container stacks (%s)", s.Name))
+		if s.Container != nil && r.Server != "" {
+			no = append(no, fmt.Sprintf("container stacks on the server host (%s): its agent does not run a container runtime or sample a container's cgroup; with roles: naming no server:, the containers run here", s.Name))
 		}
 	}
 	if pr.Placement.IsLanes() {

@@ -24,9 +24,14 @@ func TestRemoteSupported(t *testing.T) {
 
 	f.Stacks = []plan.Stack{{Name: "a", Container: &plan.Container{Image: "x"}}}
 	err := RemoteSupported(f, p)
-	if err == nil || !strings.Contains(err.Error(), "cannot yet run these with them: container stacks (a)") || strings.Contains(err.Error(), "cannot be measured") {
+	if err == nil || !strings.Contains(err.Error(), "cannot yet run these with them: container stacks on the server host (a)") || strings.Contains(err.Error(), "cannot be measured") {
 		t.Errorf("a container stack: %v; want it refused as not yet built, alone", err)
 	}
+	f.Roles = &plan.Roles{Database: "db1", Generators: []string{"load1"}}
+	if err := RemoteSupported(f, p); err != nil {
+		t.Errorf("a container stack here with the database and the load on hosts: %v; want it run", err)
+	}
+	f.Roles = roles
 	f.Stacks = []plan.Stack{{Name: "a"}}
 
 	// Any role may stay on this machine.
