@@ -15,6 +15,7 @@ import (
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/profiling/perfrec"
 	"github.com/stackbench/stackbench/internal/remote"
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 )
@@ -404,6 +405,34 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 	}
 }
 
+// checkProfiledFromHere holds the one profile window of res to a window
+// loaded from here against the server on host: the Go CPU profile read at
+// host's address, and perf's profile of the server recorded there over
+// the window (where perf works: the namespaces share this kernel).
+func checkProfiledFromHere(t *testing.T, res *journal.Results, host string) {
+	t.Helper()
+	if len(res.Profiling) != 1 {
+		t.Fatalf("%d profiling records; want 1", len(res.Profiling))
+	}
+	p := res.Profiling[0]
+	if w := p.Window; w.Load == nil || p.Requests == 0 || w.ServerHost != host || len(w.Generators) != 0 {
+		t.Fatalf("%s: %d requests, on %q from %d generator hosts; want a window on %s loaded from here (problems %v)", p.Key, p.Requests, w.ServerHost, len(w.Generators), host, p.Problems)
+	}
+	kinds := map[string]journal.ProfileFile{}
+	for _, f := range p.Profiles {
+		kinds[f.Kind] = f
+	}
+	if kinds[journal.ProfileGoCPU].Samples == 0 {
+		t.Errorf("%s: no Go CPU profile (problems %v)", p.Key, p.Problems)
+	}
+	if _, err := perfrec.Check(context.Background(), t.TempDir()); err != nil {
+		t.Logf("perf does not work here (%v): its profile is not checked", err)
+	} else if perf := kinds[journal.ProfilePerfServer]; perf.Samples < 50 {
+		t.Errorf("%s: perf's profile of the server on %s: %+v (problems %v); want its samples over the window", p.Key, host, perf, p.Problems)
+	}
+	t.Logf("%s: %d requests; Go CPU %d samples, perf %d samples", p.Key, p.Requests, kinds[journal.ProfileGoCPU].Samples, kinds[journal.ProfilePerfServer].Samples)
+}
+
 // spinningListenerIn starts, in the namespace ns ("": ours), a process
 // that listens on a TCP port of its loopback and burns some CPU (a short
 // burst every 5 ms: a few percent of a core, not the shared host's whole
@@ -457,8 +486,8 @@ func TestServerAndLoadOnDifferentSides(t *testing.T) {
 	}
 	there := func() string {
 		svc := spinningListenerIn(t, n.Host("app1").NS) // started for this run alone
-		return saasFile(hostsSection(n, "app1", "db1")+"roles:\n  server: app1\n  database: db1\nprofile: quick\n", protocol,
-			fmt.Sprintf("stacks:\n  - {name: plain, dir: %s, start: %s, services: [%d]}\n", refDirForHosts(t), refServerBin, svc))
+		return saasFile(hostsSection(n, "app1", "db1")+"roles:\n  server: app1\n  database: db1\nprofile: quick\n", protocol+"  profiling: on\n",
+			fmt.Sprintf("stacks:\n  - {name: plain, dir: %s, start: %s, services: [%d], pprof: /debug/pprof}\n", refDirForHosts(t), refServerBin, svc))
 	}
 	for _, c := range []struct {
 		name       string
@@ -480,9 +509,12 @@ func TestServerAndLoadOnDifferentSides(t *testing.T) {
 			t.Fatalf("%s: run: %v", c.name, err)
 		}
 		t.Logf("%s: %s", c.name, time.Since(t0).Round(time.Millisecond))
-		byKey, _ := finals(t, opt.Dir)
+		byKey, res := finals(t, opt.Dir)
 		if len(byKey) != c.windows {
 			t.Fatalf("%s: %d final windows; want %d", c.name, len(byKey), c.windows)
+		}
+		if c.serverHost != "" {
+			checkProfiledFromHere(t, res, c.serverHost)
 		}
 		for k, w := range byKey {
 			l := w.Load

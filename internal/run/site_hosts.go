@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -101,8 +102,11 @@ func (h *hostsSite) launch(ctx context.Context, side windowSide, rec *journal.Wi
 
 // launchHere starts side's load from a generator here against the server
 // on the server host, at that host's address; the server host's agent
-// samples the server (and records it with perf for a profile window) over
-// the window the generator here announces (farSamples).
+// samples the server over the window the generator here announces
+// (farSamples). A profile window's perf there must start seconds ahead
+// of the window (perf reads every process's maps first): its generator
+// starts at an instant remoteLead ahead with its warm-up fixed, as a
+// window across hosts does, and the server host is asked at once.
 func (h *hostsSite) launchHere(ctx context.Context, side windowSide) (launched, error) {
 	t := h.trees[side.srv]
 	s, err := h.fl.session(ctx, h.host)
@@ -110,8 +114,10 @@ func (h *hostsSite) launchHere(ctx context.Context, side windowSide) (launched, 
 		return nil, err
 	}
 	srv := &farServer{host: h.host, name: t.name, services: side.srv.stack.Services, agent: s.Agent, offset: h.fl.offsets[h.host].Offset}
-	if m := side.load.marks; m != nil {
+	if m := side.load.marks; m != nil && m.serverPerf != nil {
 		srv.perf = m.serverPerf
+		side.load.warmup = warmupSpan{floor: side.load.fixedWarmup()}
+		side.load.startAt = time.Now().Add(remoteLead)
 	}
 	base := side.srv.stack.Wire.Scheme() + "://" + net.JoinHostPort(h.fl.addr(h.host), strconv.Itoa(t.Port()))
 	return h.here.launchTo(ctx, side, base, newFarSamples(h.r, side.load.window, srv))

@@ -65,7 +65,11 @@ func (l *localSite) launchTo(ctx context.Context, side windowSide, base string, 
 		ws.hooks(m.opened, m.closed)
 		m.launched()
 	}
-	if far != nil {
+	switch {
+	case far == nil:
+	case !side.load.startAt.IsZero():
+		far.start(ctx, side.load.startAt.Add(side.load.warmup.floor))
+	default:
 		ws.onStart = func(at time.Time) { far.start(ctx, at) }
 	}
 	return &localWindow{site: l, cur: side.srv, lr: lr, ws: ws, probeBefore: probeBefore, far: far}, nil
@@ -136,11 +140,10 @@ func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream, ba
 		return nil, nil, 0, err
 	}
 	probeBefore = r.watch.probe()
-	args := loadArgsAt(base, c, pool, lw, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout)
-	if base != baseURL(cur) {
-		args = append([]string{args[0], "--allow-remote"}, args[1:]...)
-	}
-	lr, ws, err = l.startSampled(ctx, cur, args, ls.window)
+	f, url := loadFlags(base, c, pool, lw, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout)
+	f.Output, f.EventsFD = "json", loadEventsFD
+	f.AllowRemote, f.StartAt = base != baseURL(cur), ls.startAt
+	lr, ws, err = l.startSampled(ctx, cur, append([]string{"load"}, f.Args(url)...), ls.window)
 	return lr, ws, probeBefore, err
 }
 

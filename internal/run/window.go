@@ -76,6 +76,10 @@ type loadStream struct {
 	// check, when set, judges a try that measured further, after the
 	// load's own checks (judgeBehind for a latency window).
 	check func(*journal.Window)
+	// startAt, when set, is the instant (this machine's clock) a
+	// generator here starts its warm-up, then fixed: a site sets it when
+	// another host must be asked ahead for the window's instants.
+	startAt time.Time
 }
 
 // windowMarks are told of a window's course: launched once its load is
