@@ -110,7 +110,8 @@ type localWindow struct {
 	ws          *windowSampler
 	probeBefore float64
 	// far are the samples taken on other hosts over the window (the
-	// database on its own host); nil when none.
+	// database on its own host, the server on the server host); nil when
+	// none.
 	far *farSamples
 }
 
