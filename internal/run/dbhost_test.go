@@ -126,45 +126,6 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	}
 }
 
-// The database on a host of its own with the server and the generator
-// here: the server's DATABASE_URL names the database host's address (over
-// TLS, verified against its CA), the server is sampled here and the
-// database on db1 by its agent, over the window converted to db1's clock
-// (TestFarSamplesFollowTheWindow checks the instants).
-func TestServerHereDatabaseOnItsOwnHost(t *testing.T) {
-	n := onHosts(t, []string{"db1"})
-	path := writeFile(t, saasFile(hostsSection(n, "db1")+"roles:\n  database: db1\nprofile: quick\n", `  cases: [user]
-  concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 600ms
-  rounds: 1
-`, refStack("one")))
-	opt := hostsRun(t, n, path)
-	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
-		t.Fatalf("RemoteSupported: %v; the database runs on its own host with the server here", err)
-	}
-	if _, err := Run(context.Background(), opt); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	byKey, _ := finals(t, opt.Dir)
-	if len(byKey) != 1 {
-		t.Fatalf("%d final windows; want 1", len(byKey))
-	}
-	for _, w := range byKey {
-		if w.Load == nil || w.Load.Successes == 0 || w.Load.ErrorCount() != 0 {
-			t.Errorf("%s: load %+v (reasons %v); want successes only, from a server here reaching db1", w.Key, w.Load, w.Reasons)
-			continue
-		}
-		if w.ServerHost != "" || w.Server.CPUSeconds <= 0 || len(w.Generators) != 0 {
-			t.Errorf("%s: server on %q with %.3f CPU-s, %d generator hosts; want it here, sampled here", w.Key, w.ServerHost, w.Server.CPUSeconds, len(w.Generators))
-		}
-		if w.DatabaseHost != "db1" || w.Database.CPUSeconds <= 0 || w.Database.RSSPeakBytes <= 0 {
-			t.Errorf("%s: database on %q with %.3f CPU-s, peak RSS %d; want it sampled on db1", w.Key, w.DatabaseHost, w.Database.CPUSeconds, w.Database.RSSPeakBytes)
-		}
-	}
-}
-
 // fakeDatabase is a database on a host of its own whose samples record
 // the instants they were asked over.
 type fakeDatabase struct {

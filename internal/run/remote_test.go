@@ -463,11 +463,12 @@ while True:
 	return port
 }
 
-// The server and the load on different sides. With generators: alone,
-// the servers run here, listening on every address, and load1 loads them
-// at this machine's address on its link (over TLS too: the run's
-// certificate is valid there), the servers sampled here over the
-// window's instants. With server: (and database:) alone, the generator
+// The server and the load on different sides. With generators: and
+// database: alone, the servers run here, listening on every address,
+// reaching the database at db1's address (over TLS, verified against its
+// CA), and load1 loads them at this machine's address on its link (over
+// TLS too: the run's certificate is valid there), the servers sampled here
+// and the database on db1 over the window's instants. With server: (and database:) alone, the generator
 // runs here against app1's address, and app1's agent samples the server
 // and its services: (and db1's the database) over the window the
 // generator here announces.
@@ -481,7 +482,7 @@ func TestServerAndLoadOnDifferentSides(t *testing.T) {
   rounds: 1
 `
 	here := func() string {
-		return saasFile(hostsSection(n, "load1")+"roles:\n  generators: [load1]\nprofile: quick\n", protocol,
+		return saasFile(hostsSection(n, "db1", "load1")+"roles:\n  database: db1\n  generators: [load1]\nprofile: quick\n", protocol,
 			"stacks:\n  - {name: plain, dir: "+refServerDir+", start: "+refServerBin+"}\n  - {name: tls, dir: "+refServerDir+", start: "+refServerBin+", protocol: h2}\n")
 	}
 	there := func() string {
@@ -497,7 +498,7 @@ func TestServerAndLoadOnDifferentSides(t *testing.T) {
 		generators int
 		dbHost     string
 	}{
-		{"servers here, load from load1", here, 2, "", 1, ""},
+		{"servers here, load from load1", here, 2, "", 1, "db1"},
 		{"server on app1, load from here", there, 1, "app1", 0, "db1"},
 	} {
 		opt := hostsRun(t, n, writeFile(t, c.src()))
