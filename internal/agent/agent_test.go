@@ -274,6 +274,27 @@ func TestStartSampleAndStopOnClose(t *testing.T) {
 	if _, err := s.client.Sample(ctx, "nobody", from, from.Add(time.Millisecond)); err == nil {
 		t.Fatal("a sample of an unknown process succeeded")
 	}
+	// A service: a listener outside the tree (this test's process), its
+	// tree sampled apart; the server's own port is in the tree, and a
+	// port nobody holds is named.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	svc := ln.Addr().(*net.TCPAddr).Port
+	unheld, err := s.client.FreePort(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from = time.Now().Add(20 * time.Millisecond)
+	smp, err = s.client.SampleWith(ctx, "server", []int{svc, port, unheld}, from, from.Add(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := smp.Services; v == nil || v.Processes < 1 || v.RSSPeakBytes <= 0 || len(v.Unheld) != 1 || v.Unheld[0] != unheld {
+		t.Fatalf("services %+v; want this process's tree apart (not the server's own port) and port %d unheld", v, unheld)
+	}
 	s.stdin.Close()
 	if err := <-s.served; err != nil {
 		t.Fatalf("Serve after stdin closed = %v", err)

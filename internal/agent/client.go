@@ -179,7 +179,13 @@ func (c *Client) Stop(ctx context.Context, name string) error {
 // Sample measures a started tree between two instants of the agent's
 // clock; it returns after to.
 func (c *Client) Sample(ctx context.Context, name string, from, to time.Time) (Sample, error) {
-	resp, err := c.call(ctx, Request{Op: OpSample, Name: name, From: from, To: to})
+	return c.SampleWith(ctx, name, nil, from, to)
+}
+
+// SampleWith is Sample with the trees listening on ports (a stack's
+// services:) sampled apart, in the Sample's Services.
+func (c *Client) SampleWith(ctx context.Context, name string, ports []int, from, to time.Time) (Sample, error) {
+	resp, err := c.call(ctx, Request{Op: OpSample, Name: name, From: from, To: to, Ports: ports})
 	if err != nil {
 		return Sample{}, err
 	}

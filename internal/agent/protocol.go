@@ -22,8 +22,9 @@ import (
 // HTTP/1.1 in cleartext: a server's certificate and key and its health
 // check's protocol and CA (StartSpec), and a window's CA and gRPC
 // descriptors and messages (LoadSpec); and perf on a started tree
-// (PerfSpec). Version 4 carries a window's gRPC metadata (LoadSpec): an
-// agent of version 3 would drop it and send the calls without.
+// (PerfSpec). Version 4 carries a window's gRPC metadata (LoadSpec) and the
+// ports of a stack's services: to sample (SampleSpec): an agent of version
+// 3 would drop them and send the calls without, or leave the services out.
 const Version = 4
 
 // Operations a Request names in Op.
@@ -69,6 +70,9 @@ type Request struct {
 	// bound a sample (sample).
 	From time.Time `json:"from,omitzero"`
 	To   time.Time `json:"to,omitzero"`
+	// Ports are the TCP ports of a stack's services (sample): the process
+	// trees that listen on them are sampled with the tree, apart.
+	Ports []int `json:"ports,omitempty"`
 	// Load is the load window to run (load).
 	Load *LoadSpec `json:"load,omitempty"`
 	// Sync is one step of a directory sync (sync_open, sync_manifest,
@@ -158,4 +162,20 @@ type Sample struct {
 	RSSPeakBytes int64   `json:"rss_peak_bytes"`
 	// HostBusyCores is the busy CPU of the agent's whole host ÷ Wall.
 	HostBusyCores float64 `json:"host_busy_cores"`
+	// Services are the trees listening on the request's Ports, summed;
+	// nil when it named none.
+	Services *ServicesSample `json:"services,omitempty"`
+}
+
+// ServicesSample is what the process trees listening on a sample's ports
+// (a stack's services:) used over it, summed: each listener's tree once,
+// and none that the sampled tree or the embedded database already holds.
+type ServicesSample struct {
+	CPUSeconds   float64 `json:"cpu_s"`
+	Cores        float64 `json:"cores"`
+	RSSMeanBytes int64   `json:"rss_mean_bytes"`
+	RSSPeakBytes int64   `json:"rss_peak_bytes"`
+	Processes    int     `json:"processes"`
+	// Unheld are the ports nobody listened on when the sample opened.
+	Unheld []int `json:"unheld,omitempty"`
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -148,7 +149,7 @@ func (s *server) handle(ctx context.Context, req Request) Response {
 	case OpStop:
 		err = s.stop(req.Name)
 	case OpSample:
-		resp.Sample, err = s.sample(ctx, req.Name, req.From, req.To)
+		resp.Sample, err = s.sample(ctx, req.Name, req.Ports, req.From, req.To)
 	case OpLoad:
 		resp.Result, err = runLoad(ctx, req.Load)
 	case OpPerf:
@@ -257,8 +258,9 @@ func (s *server) stopAll() {
 
 // sample measures the tree of a started process from the instant from to
 // the instant to (both on this host's clock) with the samplers a local
-// window uses; DatabaseProcess names the embedded cluster's.
-func (s *server) sample(ctx context.Context, name string, from, to time.Time) (*Sample, error) {
+// window uses; DatabaseProcess names the embedded cluster's. The trees
+// listening on ports are sampled with it, apart (servicesGroups).
+func (s *server) sample(ctx context.Context, name string, ports []int, from, to time.Time) (*Sample, error) {
 	s.mu.Lock()
 	p := s.procs[name]
 	s.mu.Unlock()
@@ -278,7 +280,8 @@ func (s *server) sample(ctx context.Context, name string, from, to time.Time) (*
 	if err := sleepUntil(ctx, from); err != nil {
 		return nil, err
 	}
-	smp := proc.NewSampler(0, proc.TreeGroup(name, root))
+	services, unheld := s.servicesGroups(root, ports)
+	smp := proc.NewSampler(0, append([]proc.Group{proc.TreeGroup(name, root)}, services...)...)
 	smp.Start()
 	err := sleepUntil(ctx, to)
 	st := smp.Stop()
@@ -286,8 +289,49 @@ func (s *server) sample(ctx context.Context, name string, from, to time.Time) (*
 		return nil, err
 	}
 	g, _ := st.Group(name)
-	return &Sample{Wall: st.Wall, CPUSeconds: g.CPUSeconds, Cores: g.Cores, RSSMeanBytes: g.RSSMeanBytes,
-		RSSPeakBytes: g.RSSPeakBytes, HostBusyCores: st.HostBusyCores}, nil
+	out := &Sample{Wall: st.Wall, CPUSeconds: g.CPUSeconds, Cores: g.Cores, RSSMeanBytes: g.RSSMeanBytes,
+		RSSPeakBytes: g.RSSPeakBytes, HostBusyCores: st.HostBusyCores}
+	if len(ports) > 0 {
+		out.Services = &ServicesSample{Unheld: unheld}
+		for _, sg := range services {
+			g, _ := st.Group(sg.Name)
+			out.Services.CPUSeconds += g.CPUSeconds
+			out.Services.Cores += g.Cores
+			out.Services.RSSMeanBytes += g.RSSMeanBytes
+			out.Services.RSSPeakBytes += g.RSSPeakBytes
+			out.Services.Processes += g.Processes
+		}
+	}
+	return out, nil
+}
+
+// servicesGroups are the sampler groups of the trees listening on ports,
+// each once, leaving out a listener in the tree at root or in the
+// embedded database's (groups must not overlap), and the ports nobody
+// holds.
+func (s *server) servicesGroups(root int, ports []int) (groups []proc.Group, unheld []int) {
+	if len(ports) == 0 {
+		return nil, nil
+	}
+	seen := map[int]bool{}
+	for _, r := range []int{root, s.databases.postmaster()} {
+		if r > 0 {
+			for _, pid := range proc.TreePIDs(r) {
+				seen[pid] = true
+			}
+		}
+	}
+	for _, port := range ports {
+		pid, _, ok := proc.PortHolder(port)
+		switch {
+		case !ok:
+			unheld = append(unheld, port)
+		case !seen[pid]:
+			seen[pid] = true
+			groups = append(groups, proc.TreeGroup("service:"+strconv.Itoa(port), pid))
+		}
+	}
+	return groups, unheld
 }
 
 func sleepUntil(ctx context.Context, t time.Time) error {

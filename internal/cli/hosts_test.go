@@ -112,13 +112,12 @@ func TestPlanChecksHosts(t *testing.T) {
 }
 
 // run refuses, naming each, what it cannot yet place on other hosts,
-// instead of measuring everything here: generators without the server
-// there, and the database there with the server here.
+// instead of measuring everything here: a container stack on the server
+// host.
 func TestRunRefusesRolesItCannotPlace(t *testing.T) {
-	dir := writeComparison(t, "workload: micro\nhosts:\n  app1: {ssh: b@h}\nroles: {database: app1, generators: [app1]}\nstacks:\n  - name: a\n    dir: apps/a\n    start: ./server\n")
+	dir := writeComparison(t, "workload: micro\nhosts:\n  app1: {ssh: b@h}\nroles: {server: app1}\nstacks:\n  - name: a\n    dir: apps/a\n    start: ./server\n    container: {image: x}\n")
 	code, _, errOut := runMain(t, dir, nil, "run")
-	if code != ExitUsage || !strings.Contains(errOut, "stackbench run cannot yet run these with them") ||
-		!strings.Contains(errOut, "the database on another host with the server on this machine") || !strings.Contains(errOut, "must name both server: and generators:") {
+	if code != ExitUsage || !strings.Contains(errOut, "stackbench run cannot yet run these with them") || !strings.Contains(errOut, "container stacks on the server host (a)") {
 		t.Fatalf("code %d, stderr %s", code, errOut)
 	}
 }

@@ -12,53 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/dockertest"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/netutil"
 )
-
-// needDocker returns the docker command, or ends the test saying exactly
-// why the runtime cannot be used here. CI (CI=true, .ci/run installs
-// docker.io and starts dockerd) fails instead of skipping.
-func needDocker(t *testing.T) string {
-	t.Helper()
-	why := ""
-	docker, err := exec.LookPath("docker")
-	if err != nil {
-		why = "no docker on PATH (Debian: apt-get install docker.io)"
-	} else if out, err := exec.Command(docker, "info", "--format", "{{.ServerVersion}} {{.CgroupVersion}}").CombinedOutput(); err != nil {
-		why = fmt.Sprintf("docker info failed, so the daemon is not running or not reachable (start it: dockerd &): %v: %s", err, strings.TrimSpace(string(out)))
-	} else {
-		t.Logf("docker server and cgroup version: %s", strings.TrimSpace(string(out)))
-		return docker
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
-	return ""
-}
-
-// serverImage builds bench/load/server statically into an image FROM
-// scratch (no registry needed) and returns the image and the binary.
-func serverImage(t *testing.T, docker string) (image, binary string) {
-	t.Helper()
-	dir := t.TempDir()
-	binary = filepath.Join(dir, "server")
-	build := exec.Command("go", "build", "-o", binary, "../../bench/load/server")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the server: %v\n%s", err, out)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\nCOPY server /server\nENTRYPOINT [\"/server\"]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	image = "stackbench-test-server:" + strconv.Itoa(os.Getpid())
-	if out, err := exec.Command(docker, "build", "--quiet", "--tag", image, dir).CombinedOutput(); err != nil {
-		t.Fatalf("docker build: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { exec.Command(docker, "rmi", "--force", image).Run() })
-	return image, binary
-}
 
 // measured is one window of load on a stack.
 type measured struct {
@@ -120,8 +77,8 @@ func measureWindow(t *testing.T, p *Process, d time.Duration) measured {
 // alternate which side goes first, and the ratio is judged only when the
 // host was quiet.
 func TestContainerStackMeasuredThroughItsCgroup(t *testing.T) {
-	docker := needDocker(t)
-	image, binary := serverImage(t, docker)
+	docker := dockertest.Require(t)
+	image, binary := dockertest.StaticImage(t, docker, "../../bench/load/server", "stackbench-test-server")
 	for _, c := range []struct {
 		name, work string // SHA-256 rounds per request
 	}{
@@ -280,8 +237,8 @@ func containerAgainstNative(t *testing.T, docker, image, binary, work string, ju
 
 // A container left by a killed run is found by its run label and removed.
 func TestRemoveLeftoverContainers(t *testing.T) {
-	docker := needDocker(t)
-	image, _ := serverImage(t, docker)
+	docker := dockertest.Require(t)
+	image, _ := dockertest.StaticImage(t, docker, "../../bench/load/server", "stackbench-test-server")
 	run := "leftover-" + strconv.Itoa(os.Getpid())
 	name := "stackbench-test-leftover-" + strconv.Itoa(os.Getpid())
 	if out, err := exec.Command(docker, "create", "--name", name, "--label", RunLabel+"="+run, image).CombinedOutput(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"sync"
 
@@ -119,6 +120,16 @@ func (s *Session) Close() error {
 	<-s.Agent.Done()
 	s.ssh.Wait()
 	return s.Conn.Close()
+}
+
+// LocalIP is this machine's address on the link to the host: the local
+// end of the SSH connection, which the host reaches this machine at.
+func (c *Conn) LocalIP() string {
+	if a, ok := c.client.LocalAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	host, _, _ := net.SplitHostPort(c.client.LocalAddr().String())
+	return host
 }
 
 // Drop ends the connection at once, as a network failure would: the agent

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/url"
 	"os"
@@ -12,9 +13,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/stackbench/stackbench/internal/agent"
+	"github.com/stackbench/stackbench/internal/dockertest"
+	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/platform/local"
+	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/remote"
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -117,5 +123,94 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 	}
 	if _, err := os.Stat(info.Dir); err == nil {
 		t.Fatalf("the cluster's directory %s is still there", info.Dir)
+	}
+}
+
+// fakeDatabase is a database on a host of its own whose samples record
+// the instants they were asked over.
+type fakeDatabase struct {
+	hereDatabase
+	from, to time.Time
+}
+
+func (*fakeDatabase) host() string { return "db1" }
+func (d *fakeDatabase) sample(_ context.Context, from, to time.Time) (agent.Sample, bool, error) {
+	d.from, d.to = from, to
+	return agent.Sample{CPUSeconds: 0.25, Cores: 0.5, RSSPeakBytes: 1 << 20}, true, nil
+}
+
+// A window loaded here samples the database on its host over the
+// generator's measured window, announced ahead (measure_at), converted to
+// that host's clock by its offset; the database's figures are its host's.
+func TestFarSamplesFollowTheWindow(t *testing.T) {
+	db := &fakeDatabase{}
+	off := 37 * time.Millisecond
+	r := &runner{dbs: db, fleet: &fleet{offsets: map[string]agent.ClockOffset{"db1": {Offset: off}}}}
+	span := 600 * time.Millisecond
+	far := newFarSamples(r, span, nil)
+	if far == nil {
+		t.Fatal("no far samples with the database on db1")
+	}
+	ws := newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, proc.SelfGroup("harness")), span)
+	calls := 0
+	ws.onStart = func(at time.Time) { calls++; far.start(context.Background(), at) }
+	at := time.Now().Add(50 * time.Millisecond)
+	ws.event(load.Event{Kind: load.MeasureAt, UnixNano: at.UnixNano()})
+	ws.event(load.Event{Kind: load.MeasureStart, UnixNano: at.Add(2 * time.Millisecond).UnixNano()})
+	ws.result()
+	var d driven
+	far.into(&d, "one")
+	if calls != 1 {
+		t.Errorf("the far samples were asked %d times; want once, at the announced start", calls)
+	}
+	if !db.from.Equal(at.Add(off)) || db.to.Sub(db.from) != span {
+		t.Errorf("db1 was sampled from %s for %s; want from the announced start plus its offset (%s) for the window's %s",
+			db.from.Sub(at), db.to.Sub(db.from), off, span)
+	}
+	if d.database == nil || d.database.host != "db1" || d.database.use.CPUSeconds != 0.25 {
+		t.Fatalf("the window's database usage: %+v; want db1's sample", d.database)
+	}
+	rec := &journal.Window{}
+	d.err = errors.New("no generator ran") // the record is judged without a load
+	judgeTry(rec, &server{tree: &fakeTree{}}, d)
+	if rec.DatabaseHost != "db1" || rec.Database.Cores != 0.5 {
+		t.Errorf("the record's database: on %q, %+v; want db1's figures", rec.DatabaseHost, rec.Database)
+	}
+}
+
+// A container stack here, with the database on db1 and the load from
+// load1: the container, on this machine's network, is given
+// HOST=0.0.0.0 and the database's CA at its path, load1 loads it at this
+// machine's address on its link, and its cgroup is sampled here.
+func TestContainerHereAcrossHosts(t *testing.T) {
+	docker := dockertest.Require(t)
+	image, _ := dockertest.StaticImage(t, docker, refServerDir, "stackbench-test-ref")
+	n := onHosts(t, []string{"db1", "load1"})
+	path := writeFile(t, saasFile(hostsSection(n, "db1", "load1")+"roles:\n  database: db1\n  generators: [load1]\nprofile: quick\n", `  cases: [user]
+  concurrency: [4]
+  warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  window: 600ms
+  rounds: 1
+`, "stacks:\n  - {name: box, dir: "+t.TempDir()+", container: {image: "+image+", runtime: docker}}\n"))
+	opt := hostsRun(t, n, path)
+	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
+		t.Fatalf("RemoteSupported: %v; a container here runs with the other roles on hosts", err)
+	}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, _ := finals(t, opt.Dir)
+	if len(byKey) != 1 {
+		t.Fatalf("%d final windows; want 1", len(byKey))
+	}
+	for k, w := range byKey {
+		if l := w.Load; l == nil || l.Successes == 0 || l.ErrorCount() != 0 || len(w.Generators) != 1 {
+			t.Fatalf("%s: load %+v from %d generator hosts (reasons %v); want successes only, from load1", k, l, len(w.Generators), w.Reasons)
+		}
+		if w.ServerHost != "" || w.Server.CPUSeconds <= 0 || w.DatabaseHost != "db1" || w.Database.CPUSeconds <= 0 {
+			t.Errorf("%s: server on %q (%+v), database on %q (%+v); want the container sampled here and the database on db1", k, w.ServerHost, w.Server, w.DatabaseHost, w.Database)
+		}
+		t.Logf("%s: %d successes; the container %.3f CPU-s, the database on db1 %.3f CPU-s", k, w.Load.Successes, w.Server.CPUSeconds, w.Database.CPUSeconds)
 	}
 }

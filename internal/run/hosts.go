@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -201,27 +203,45 @@ func (ph *hostsPhase) open(ctx context.Context) error {
 		r.fleet = nil
 		return err
 	}
-	if roles := r.opt.File.Roles; roles.Server != "" {
-		if err := serverHostCertificate(r.opt.File, logsDir(r.opt.Dir), r.fleet.addr(roles.Server)); err != nil {
+	if roles := r.opt.File.Roles; roles.Server != "" || len(roles.Generators) > 0 {
+		if err := serverHostCertificate(r.opt.File, logsDir(r.opt.Dir), r.fleet.serverAddrs(roles)...); err != nil {
 			r.fleet.close()
 			r.fleet = nil
 			return err
 		}
-		r.site = &hostsSite{r: r, fl: r.fleet, host: roles.Server, generators: roles.Generators, trees: map[*server]*remoteTree{}, loaded: r.hooks.loaded}
+		r.site = newHostsSite(r, r.fleet, roles)
 	}
 	return nil
 }
 
+// serverAddrs are the addresses the servers are dialled at from the
+// generators' side: the server host's address in hosts:, or, with the
+// servers here, this machine's address on the link to each generator
+// host (the local end of its SSH connection).
+func (fl *fleet) serverAddrs(roles *plan.Roles) []string {
+	if roles.Server != "" {
+		return []string{fl.addr(roles.Server)}
+	}
+	var out []string
+	for _, g := range roles.Generators {
+		if s := fl.sessions[g]; s != nil && !slices.Contains(out, s.Conn.LocalIP()) {
+			out = append(out, s.Conn.LocalIP())
+		}
+	}
+	return out
+}
+
 // serverHostCertificate makes the run's throwaway certificate valid at
-// the server host's address (addr, as hosts: gives it) too, when a stack
-// serves TLS: the generator hosts and the setup steps dial that address.
-// It runs before anything else asks for the certificate; the parity gate
-// and the cold starts here use the same one, at 127.0.0.1.
-func serverHostCertificate(f *plan.File, logDir, addr string) error {
+// the addresses the servers are dialled at from the generators' side
+// (addrs: fleet.serverAddrs) too, when a stack serves TLS: the generator
+// hosts and the setup steps dial them. It runs before anything else asks
+// for the certificate; the parity gate and the cold starts here use the
+// same one, at 127.0.0.1.
+func serverHostCertificate(f *plan.File, logDir string, addrs ...string) error {
 	for _, s := range f.Stacks {
 		if s.Wire.TLS {
-			if _, err := stack.TLSFilesFor(logDir, addr); err != nil {
-				return fmt.Errorf("the run's TLS certificate for the server host %s: %w", addr, err)
+			if _, err := stack.TLSFilesFor(logDir, addrs...); err != nil {
+				return fmt.Errorf("the run's TLS certificate for %s: %w", strings.Join(addrs, ", "), err)
 			}
 			return nil
 		}
@@ -261,13 +281,20 @@ func (ph *hostsPhase) close() {
 // places the servers, the database and the load generators, and measures
 // the windows, the latency windows (the generators share the offered
 // rate by their connections), the capacity searches and the profile
-// windows (pprof: read from here at the server host's address; perf is
-// not run on the server host yet, and the phase says so) across them, on
+// windows (pprof: read from here at the server host's address; perf:
+// recorded there by its agent) across them, on
 // every wire (TLS, h2, h2c, gRPC: the server host serves the run's
 // certificate, the generator hosts are sent its CA and the gRPC
 // descriptors; site_hosts_wire.go), with setup steps run from here
-// against the server host and request pools sent to the generator hosts;
-// the features below are refused.
+// against the server host and request pools sent to the generator hosts.
+// Any role may stay here (hostsSite.here): the servers (listening on
+// every address, loaded from the generator hosts at this machine's
+// address on their link and sampled here over the window's instants),
+// the generator (loading the server host, whose agent samples the server
+// over the window the generator announces: farSamples), the database
+// (sampled on its host over each window, wherever the load comes from).
+// A stack's services: are sampled where its server runs. The features
+// below are refused.
 func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	r := f.Roles
 	if !r.Remote() {
@@ -276,22 +303,16 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	// no is what is not built yet; never what cannot be measured with
 	// roles on other hosts, whoever builds it.
 	var no, never []string
-	if r.Database != "" && r.Server == "" {
-		no = append(no, "the database on another host with the server on this machine (roles: database: without server:)")
-	}
-	if (r.Server == "") != (len(r.Generators) == 0) {
-		no = append(no, "the server and the load generators on different sides (roles: must name both server: and generators:, or neither): the reference servers listen on 127.0.0.1 here, and a local generator is not yet timed against a server's remote sampler")
-	}
 	if r.Server != "" && r.Database == "" && p.NeedsDatabase && f.Database == plan.Embedded {
 		never = append(never, "a server on another host with the embedded database on this machine (it listens on 127.0.0.1 here, which the server host cannot reach); put the database on a host (roles: database:) or give database: {url: …} reachable from the server host")
 	}
 	pr := p.Protocol
 	for _, s := range f.Stacks {
-		if s.Container != nil {
-			no = append(no, fmt.Sprintf("container stacks (%s)", s.Name))
+		if h, ok := s.Env["HOST"]; ok && loopbackHost(h) && (r.Server != "" || len(r.Generators) > 0) {
+			never = append(never, fmt.Sprintf("stack %s with HOST=%s in its env: it would listen on the loopback only, which the load from another host cannot reach (run gives a server dialled from another host HOST=0.0.0.0); drop HOST from its env, or set it to 0.0.0.0", s.Name, h))
 		}
-		if len(s.Services) > 0 {
-			no = append(no, fmt.Sprintf("stacks with services: (%s)", s.Name))
+		if s.Container != nil && r.Server != "" {
+			no = append(no, fmt.Sprintf("container stacks on the server host (%s): its agent does not run a container runtime or sample a container's cgroup; with roles: naming no server:, the containers run here", s.Name))
 		}
 	}
 	if pr.Placement.IsLanes() {
@@ -308,6 +329,15 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		return nil
 	}
 	return fmt.Errorf("%s puts roles on other hosts, and %s", f.Name, strings.Join(parts, "; and "))
+}
+
+// loopbackHost reports whether a HOST value names the loopback only.
+func loopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 func joinList(xs []string) string {

@@ -9,22 +9,47 @@ import (
 )
 
 // With roles on other hosts, latency windows, capacity searches, spread
-// requests, setup steps and profile windows are measured; what is not
+// requests, setup steps, services and profile windows are measured, and
+// any role may stay here; what is not
 // built yet is refused as such, and what cannot be measured across hosts
 // is refused with the reason.
 func TestRemoteSupported(t *testing.T) {
 	roles := &plan.Roles{Server: "app1", Database: "db1", Generators: []string{"load1"}}
-	f := &plan.File{Name: "stackbench.yaml", Roles: roles, Scenario: &scenario.Scenario{}, Stacks: []plan.Stack{{Name: "a"}}}
+	f := &plan.File{Name: "stackbench.yaml", Roles: roles, Scenario: &scenario.Scenario{}, Stacks: []plan.Stack{{Name: "a", Services: []int{6379}}}}
 	p := &plan.Plan{NeedsDatabase: true, Capacity: &plan.Capacity{},
 		Protocol: plan.Protocol{Latency: &plan.LatencyRate{RPS: 200}, Spread: true, Profiling: true}}
 	if err := RemoteSupported(f, p); err != nil {
-		t.Fatalf("latency, capacity, spread, setup steps and profiling across hosts: %v", err)
+		t.Fatalf("latency, capacity, spread, setup steps, services and profiling across hosts: %v", err)
 	}
 
 	f.Stacks = []plan.Stack{{Name: "a", Container: &plan.Container{Image: "x"}}}
 	err := RemoteSupported(f, p)
-	if err == nil || !strings.Contains(err.Error(), "cannot yet run these with them: container stacks (a)") || strings.Contains(err.Error(), "cannot be measured") {
+	if err == nil || !strings.Contains(err.Error(), "cannot yet run these with them: container stacks on the server host (a)") || strings.Contains(err.Error(), "cannot be measured") {
 		t.Errorf("a container stack: %v; want it refused as not yet built, alone", err)
+	}
+	f.Roles = &plan.Roles{Database: "db1", Generators: []string{"load1"}}
+	if err := RemoteSupported(f, p); err != nil {
+		t.Errorf("a container stack here with the database and the load on hosts: %v; want it run", err)
+	}
+	f.Roles = roles
+	f.Stacks = []plan.Stack{{Name: "a"}}
+
+	// Any role may stay on this machine.
+	for _, r := range []*plan.Roles{{Database: "db1"}, {Generators: []string{"load1"}}, {Server: "app1", Database: "db1"}, {Database: "db1", Generators: []string{"load1"}}} {
+		f.Roles = r
+		if err := RemoteSupported(f, p); err != nil {
+			t.Errorf("roles %+v: %v; the roles not named run here", r, err)
+		}
+	}
+	// A stack that binds the loopback cannot be loaded from another host.
+	f.Roles = &plan.Roles{Generators: []string{"load1"}}
+	f.Stacks = []plan.Stack{{Name: "a", Env: map[string]string{"HOST": "127.0.0.1"}}}
+	if err := RemoteSupported(f, p); err == nil || !strings.Contains(err.Error(), "cannot be measured with them: stack a with HOST=127.0.0.1") || !strings.Contains(err.Error(), "drop HOST") {
+		t.Errorf("HOST=127.0.0.1 with the load from load1: %v; want it refused for what it is", err)
+	}
+	f.Roles = &plan.Roles{Database: "db1"}
+	if err := RemoteSupported(f, p); err != nil {
+		t.Errorf("HOST=127.0.0.1 with the server and the load here: %v; want it run", err)
 	}
 	f.Stacks = []plan.Stack{{Name: "a"}}
 

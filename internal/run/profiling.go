@@ -275,7 +275,9 @@ func (ph *profilingPhase) databaseRoot(ctx context.Context) int {
 	if r.database != nil && r.database.Cluster != nil {
 		return r.database.Cluster.PostmasterPID()
 	}
-	if r.db == nil {
+	if r.db == nil || r.dbs.host() != "" {
+		// On its own host its processes are not this machine's (the
+		// backends' pids it gives are that host's).
 		return 0
 	}
 	pids, err := r.db.ServerPIDs(ctx)

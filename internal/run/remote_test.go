@@ -15,6 +15,7 @@ import (
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/profiling/perfrec"
 	"github.com/stackbench/stackbench/internal/remote"
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 )
@@ -359,13 +360,16 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 // Across hosts, a custom workload's setup steps run from here against
 // each fresh process on app1, and the variants they feed are sent to both
 // generator hosts as the windows' request pool: an article of another
-// process (or none) would answer 404, and the window would fail.
+// process (or none) would answer 404, and the window would fail. The
+// stack's services: (a listener on app1 that burns CPU) are measured on
+// app1 with each window, and not as foreign CPU there.
 func TestSetupStepsAcrossHosts(t *testing.T) {
 	n := onHosts(t, []string{"app1", "load1", "load2"}, "one")
 	stackDir := t.TempDir()
 	forgetSynced(t, stackDir)
+	svc := spinningListenerIn(t, n.Host("app1").NS)
 	src := hostsSection(n, "app1", "load1", "load2") + "roles:\n  server: app1\n  generators: [load1, load2]\n" +
-		strings.ReplaceAll(ownAppFile(""), "dir: .", "dir: "+stackDir)
+		strings.ReplaceAll(ownAppFile(""), "dir: .", "dir: "+stackDir) + fmt.Sprintf("    services: [%d]\n", svc)
 	opt := hostsRun(t, n, writeFile(t, src))
 	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
 		t.Fatalf("RemoteSupported: %v; setup steps and templated cases run across hosts", err)
@@ -390,6 +394,153 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 			if g.Successes == 0 {
 				t.Errorf("%s: the generator on %s had no success", k, g.Host)
 			}
+		}
+		// Any CPU shows it was measured (a busy host gives the spinner
+		// a few percent of a core).
+		if v := w.Services; v == nil || v.CPUSeconds <= 0 || v.Processes != 1 {
+			t.Errorf("%s: services %+v; want the listener's tree on app1", k, v)
+		} else if w.ForeignCores > w.HostBusyCores-w.Server.Cores-v.Cores+0.01 {
+			t.Errorf("%s: foreign %.2f cores of app1's %.2f busy includes the service's %.2f", k, w.ForeignCores, w.HostBusyCores, v.Cores)
+		}
+	}
+}
+
+// checkProfiledFromHere holds the one profile window of res to a window
+// loaded from here against the server on host: the Go CPU profile read at
+// host's address, and perf's profile of the server recorded there over
+// the window (where perf works: the namespaces share this kernel).
+func checkProfiledFromHere(t *testing.T, res *journal.Results, host string) {
+	t.Helper()
+	if len(res.Profiling) != 1 {
+		t.Fatalf("%d profiling records; want 1", len(res.Profiling))
+	}
+	p := res.Profiling[0]
+	if w := p.Window; w.Load == nil || p.Requests == 0 || w.ServerHost != host || len(w.Generators) != 0 {
+		t.Fatalf("%s: %d requests, on %q from %d generator hosts; want a window on %s loaded from here (problems %v)", p.Key, p.Requests, w.ServerHost, len(w.Generators), host, p.Problems)
+	}
+	kinds := map[string]journal.ProfileFile{}
+	for _, f := range p.Profiles {
+		kinds[f.Kind] = f
+	}
+	if kinds[journal.ProfileGoCPU].Samples == 0 {
+		t.Errorf("%s: no Go CPU profile (problems %v)", p.Key, p.Problems)
+	}
+	if _, err := perfrec.Check(context.Background(), t.TempDir()); err != nil {
+		t.Logf("perf does not work here (%v): its profile is not checked", err)
+	} else if perf := kinds[journal.ProfilePerfServer]; perf.Samples < 50 {
+		t.Errorf("%s: perf's profile of the server on %s: %+v (problems %v); want its samples over the window", p.Key, host, perf, p.Problems)
+	}
+	t.Logf("%s: %d requests; Go CPU %d samples, perf %d samples", p.Key, p.Requests, kinds[journal.ProfileGoCPU].Samples, kinds[journal.ProfilePerfServer].Samples)
+}
+
+// spinningListenerIn starts, in the namespace ns ("": ours), a process
+// that listens on a TCP port of its loopback and burns some CPU (a short
+// burst every 5 ms: a few percent of a core, not the shared host's whole
+// core), and returns the port.
+func spinningListenerIn(t *testing.T, ns string) int {
+	t.Helper()
+	argv := []string{"python3", "-c", `import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+while True:
+    sum(i * i for i in range(5000)); time.sleep(0.005)`}
+	if ns != "" {
+		argv = append([]string{"ip", "netns", "exec", ns}, argv...)
+	}
+	svc := exec.Command(argv[0], argv[1:]...)
+	out, err := svc.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Process.Kill(); svc.Wait() })
+	var port int
+	if _, err := fmt.Fscan(out, &port); err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+// The server and the load on different sides. With generators: and
+// database: alone, the servers run here, listening on every address,
+// reaching the database at db1's address (over TLS, verified against its
+// CA), and load1 loads them at this machine's address on its link (over
+// TLS too: the run's certificate is valid there), the servers sampled here
+// and the database on db1 over the window's instants. With server: (and database:) alone, the generator
+// runs here against app1's address, and app1's agent samples the server
+// and its services: (and db1's the database) over the window the
+// generator here announces.
+func TestServerAndLoadOnDifferentSides(t *testing.T) {
+	n := onHosts(t, []string{"app1", "db1", "load1"}, "plain", "tls")
+	protocol := `  cases: [user]
+  concurrency: [4]
+  warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  window: 600ms
+  rounds: 1
+`
+	here := func() string {
+		return saasFile(hostsSection(n, "db1", "load1")+"roles:\n  database: db1\n  generators: [load1]\nprofile: quick\n", protocol,
+			"stacks:\n  - {name: plain, dir: "+refServerDir+", start: "+refServerBin+"}\n  - {name: tls, dir: "+refServerDir+", start: "+refServerBin+", protocol: h2}\n")
+	}
+	there := func() string {
+		svc := spinningListenerIn(t, n.Host("app1").NS) // started for this run alone
+		return saasFile(hostsSection(n, "app1", "db1")+"roles:\n  server: app1\n  database: db1\nprofile: quick\n", protocol+"  profiling: on\n",
+			fmt.Sprintf("stacks:\n  - {name: plain, dir: %s, start: %s, services: [%d], pprof: /debug/pprof}\n", refDirForHosts(t), refServerBin, svc))
+	}
+	for _, c := range []struct {
+		name       string
+		src        func() string
+		windows    int
+		serverHost string
+		generators int
+		dbHost     string
+	}{
+		{"servers here, load from load1", here, 2, "", 1, "db1"},
+		{"server on app1, load from here", there, 1, "app1", 0, "db1"},
+	} {
+		opt := hostsRun(t, n, writeFile(t, c.src()))
+		if err := RemoteSupported(opt.File, opt.Plan); err != nil {
+			t.Fatalf("%s: RemoteSupported: %v", c.name, err)
+		}
+		t0 := time.Now()
+		if _, err := Run(context.Background(), opt); err != nil {
+			t.Fatalf("%s: run: %v", c.name, err)
+		}
+		t.Logf("%s: %s", c.name, time.Since(t0).Round(time.Millisecond))
+		byKey, res := finals(t, opt.Dir)
+		if len(byKey) != c.windows {
+			t.Fatalf("%s: %d final windows; want %d", c.name, len(byKey), c.windows)
+		}
+		if c.serverHost != "" {
+			checkProfiledFromHere(t, res, c.serverHost)
+		}
+		for k, w := range byKey {
+			l := w.Load
+			if l == nil || l.Successes == 0 || l.ErrorCount() != 0 {
+				t.Errorf("%s: %s: load %+v (reasons %v); want successes only", c.name, k, l, w.Reasons)
+				continue
+			}
+			if w.Stack == "tls" && (l.TLS == nil || l.Protocol != "h2") {
+				t.Errorf("%s: %s: protocol %q, TLS %+v; want h2 over TLS to this machine's address", c.name, k, l.Protocol, l.TLS)
+			}
+			if w.ServerHost != c.serverHost || len(w.Generators) != c.generators || w.DatabaseHost != c.dbHost {
+				t.Errorf("%s: %s: server on %q, %d generator hosts, database on %q; want %q, %d, %q",
+					c.name, k, w.ServerHost, len(w.Generators), w.DatabaseHost, c.serverHost, c.generators, c.dbHost)
+			}
+			if w.Server.CPUSeconds <= 0 || w.Server.RSSPeakBytes <= 0 || w.Generator.CPUSeconds <= 0 {
+				t.Errorf("%s: %s: server %+v, generator %+v; want both measured", c.name, k, w.Server, w.Generator)
+			}
+			if c.dbHost != "" && w.Database.CPUSeconds <= 0 {
+				t.Errorf("%s: %s: database %+v; want it sampled on %s", c.name, k, w.Database, c.dbHost)
+			}
+			if v := w.Services; c.serverHost != "" && (v == nil || v.CPUSeconds <= 0 || v.Processes != 1) {
+				t.Errorf("%s: %s: services %+v; want the listener's tree on %s", c.name, k, v, c.serverHost)
+			}
+			t.Logf("%s: %s: %d successes; server %.3f CPU-s, generator %.3f CPU-s, database %.3f CPU-s",
+				c.name, k, l.Successes, w.Server.CPUSeconds, w.Generator.CPUSeconds, w.Database.CPUSeconds)
 		}
 	}
 }

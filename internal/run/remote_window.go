@@ -16,6 +16,7 @@ import (
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/remote"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -99,9 +100,8 @@ func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack)
 	}
 	r.seq[st.Name]++
 	name := fmt.Sprintf("%s.%d", st.Name, r.seq[st.Name])
-	// HOST first: a stack's own env entries come later and win.
-	env := append([]string{"HOST=" + remoteServerHost}, stack.Env(st, port, harness)...)
-	spec := agent.StartSpec{Name: name, Dir: dir, Command: st.Start, Env: env, Port: port, HealthPath: st.Health,
+	harness.Host = remoteServerHost
+	spec := agent.StartSpec{Name: name, Dir: dir, Command: st.Start, Env: stack.Env(st, port, harness), Port: port, HealthPath: st.Health,
 		LogPath: name, BootTimeout: stack.BootTimeoutOf(st)}
 	if err := h.serverWire(st, &spec); err != nil {
 		return nil, err
@@ -186,8 +186,10 @@ type remoteWindow struct {
 	cur *server
 	// generators are the hosts the load is split across.
 	generators []string
-	// tree is cur's process tree on the server host.
+	// tree is cur's process tree on the server host; nil when cur runs
+	// here, sampled by here over the window's instants.
 	tree  *remoteTree
+	here  *localSite
 	c     workload.Case
 	conns int
 	// rateRPS is the open loop's rate over all the generators (0: a
@@ -241,13 +243,15 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 		if err != nil {
 			return driven{err: err, lost: h}
 		}
-		sessions[i] = &agentSession{host: h, c: s.Agent, off: fl.offsets[h]}
+		// The server's address as this generator reaches it: the server
+		// host's in hosts:, or this machine's on the link to it.
+		addr := s.Conn.LocalIP()
+		if rw.tree != nil {
+			addr = fl.addr(rw.cur.host)
+		}
+		sessions[i] = &agentSession{host: h, c: s.Agent, off: fl.offsets[h],
+			base: rw.cur.stack.Wire.Scheme() + "://" + net.JoinHostPort(addr, strconv.Itoa(rw.cur.tree.Port()))}
 	}
-	srv, err := fl.session(ctx, rw.cur.host)
-	if err != nil {
-		return driven{err: err, lost: rw.cur.host}
-	}
-	base := rw.cur.stack.Wire.Scheme() + "://" + net.JoinHostPort(fl.addr(rw.cur.host), strconv.Itoa(rw.cur.tree.Port()))
 	start := time.Now().Add(remoteLead)
 	from := start.Add(rw.warmup)
 	to := from.Add(rw.window)
@@ -262,17 +266,30 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	for i, s := range sessions {
 		rate := rw.rateRPS * float64(conns[i]) / float64(rw.conns)
 		spec := rw.files
-		spec.Args = remoteLoadArgs(base, rw.c, rw.cur.stack.Wire, rw.files, conns[i], rate, rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
+		spec.Args = remoteLoadArgs(s.base, rw.c, rw.cur.stack.Wire, rw.files, conns[i], rate, rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
 		wg.Go(func() { results[i], errs[i] = s.c.Load(ctx, spec) })
 	}
-	srvOff := fl.offsets[rw.cur.host]
-	wg.Go(func() {
-		sample, sampleErr = srv.Agent.Sample(ctx, rw.tree.name, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
-	})
-	if m := rw.marks; m != nil && m.serverPerf != nil {
+	var here *windowSampler
+	if rw.tree != nil {
+		srv, err := fl.session(ctx, rw.cur.host)
+		if err != nil {
+			return driven{err: err, lost: rw.cur.host}
+		}
+		srvOff := fl.offsets[rw.cur.host]
 		wg.Go(func() {
-			m.serverPerf(srv.Agent.Perf(ctx, agent.PerfSpec{Name: rw.tree.name, From: from.Add(srvOff.Offset), To: to.Add(srvOff.Offset)}))
+			sample, sampleErr = srv.Agent.SampleWith(ctx, rw.tree.name, rw.cur.stack.Services, from.Add(srvOff.Offset), to.Add(srvOff.Offset))
 		})
+		if m := rw.marks; m != nil && m.serverPerf != nil {
+			wg.Go(func() {
+				m.serverPerf(srv.Agent.Perf(ctx, agent.PerfSpec{Name: rw.tree.name, From: from.Add(srvOff.Offset), To: to.Add(srvOff.Offset)}))
+			})
+		}
+	} else {
+		// The server runs here: sampled here, between the window's
+		// instants on this machine's clock.
+		here = newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, rw.here.windowGroups(ctx, rw.cur)...), rw.window)
+		here.at(from, here.open)
+		here.at(to, here.close)
 	}
 	var dbSample agent.Sample
 	var dbOK bool
@@ -290,6 +307,10 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	unmark := rw.mark(from, to)
 	wg.Wait()
 	unmark()
+	var stats *proc.WindowStats
+	if here != nil {
+		stats = here.result()
+	}
 	rec.Timings.LoadSeconds = time.Since(t0).Seconds()
 
 	for i, err := range errs {
@@ -317,22 +338,20 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	if err != nil {
 		return driven{err: err}
 	}
-	d := driven{res: merged, partResults: parts, hosts: hosts}
+	d := driven{res: merged, partResults: parts, hosts: hosts, stats: stats}
 	for i, p := range parts {
 		d.parts = append(d.parts, generatorPart(hosts[i], fl.offsets[hosts[i]], conns[i], p))
 	}
-	if sampleErr != nil {
-		r.event(journal.LevelWarning, rw.cur.stack.Name, "sampling %s on %s: %v", rw.cur.stack.Name, rw.cur.host, sampleErr)
-	} else {
-		fillRemoteUsage(rec, sample, merged)
-	}
+	d.generators = generatorsUsage(merged)
 	switch {
-	case dbErr != nil:
-		r.event(journal.LevelWarning, rw.cur.stack.Name, "%v", dbErr)
-	case dbOK:
-		rec.DatabaseHost = dbHost
-		rec.Database = journal.Usage{CPUSeconds: dbSample.CPUSeconds, Cores: dbSample.Cores, RSSMeanBytes: dbSample.RSSMeanBytes, RSSPeakBytes: dbSample.RSSPeakBytes}
+	case here != nil:
+	case sampleErr != nil:
+		r.event(journal.LevelWarning, rw.cur.stack.Name, "sampling %s on %s: %v", rw.cur.stack.Name, rw.cur.host, sampleErr)
+	default:
+		rec.WallSeconds = sample.Wall.Seconds()
+		d.serverHost = &sample
 	}
+	d.database = databaseUsage(r, rw.cur.stack.Name, dbHost, dbSample, dbOK, dbErr)
 	return d
 }
 
@@ -378,11 +397,13 @@ func (rw *remoteWindow) mark(from, to time.Time) (unmark func()) {
 	}
 }
 
-// agentSession is one generator's agent and its clock offset.
+// agentSession is one generator's agent and its clock offset, and the
+// server's scheme, address and port as that generator reaches it.
 type agentSession struct {
 	host string
 	c    *agent.Client
 	off  agent.ClockOffset
+	base string
 }
 
 func countHosts(n int) string {
@@ -439,16 +460,26 @@ func generatorPart(host string, off agent.ClockOffset, conns int, p *load.Result
 	}
 }
 
-// fillRemoteUsage records what the server host measured over the window:
-// the server tree's CPU and memory, that host's busy CPU, and as foreign
-// CPU its busy CPU that was not the server's. The generators' CPU is
-// their own account of it.
-func fillRemoteUsage(rec *journal.Window, s agent.Sample, merged *load.Result) {
+// serverHostUsage records what the server host measured over the window:
+// the server tree's CPU and memory, its services' (the trees listening on
+// the stack's services: ports there), that host's busy CPU, and as
+// foreign CPU its busy CPU that was neither.
+func serverHostUsage(rec *journal.Window, s agent.Sample) {
 	rec.Server = journal.Usage{CPUSeconds: s.CPUSeconds, Cores: s.Cores, RSSMeanBytes: s.RSSMeanBytes, RSSPeakBytes: s.RSSPeakBytes, Processes: 1}
-	rec.WallSeconds = s.Wall.Seconds()
 	rec.HostBusyCores = s.HostBusyCores
-	rec.ForeignCores = max(0, s.HostBusyCores-s.Cores)
-	if merged.DurationSeconds > 0 {
-		rec.Generator = journal.Usage{CPUSeconds: merged.GeneratorCPUSeconds, Cores: merged.GeneratorCPUSeconds / merged.DurationSeconds}
+	ours := s.Cores
+	if v := s.Services; v != nil {
+		rec.Services = &journal.Usage{CPUSeconds: v.CPUSeconds, Cores: v.Cores, RSSMeanBytes: v.RSSMeanBytes, RSSPeakBytes: v.RSSPeakBytes, Processes: v.Processes}
+		ours += v.Cores
 	}
+	rec.ForeignCores = max(0, s.HostBusyCores-ours)
+}
+
+// generatorsUsage is the generator hosts' CPU over the window, by their
+// own account (their results' generator CPU).
+func generatorsUsage(merged *load.Result) *journal.Usage {
+	if merged.DurationSeconds <= 0 {
+		return nil
+	}
+	return &journal.Usage{CPUSeconds: merged.GeneratorCPUSeconds, Cores: merged.GeneratorCPUSeconds / merged.DurationSeconds}
 }

@@ -32,8 +32,9 @@
 // windowSampler), and judges the result; its typed outcome (ok, redo,
 // host lost, fatal) decides whether the window is redone. The site
 // (site.go) is where the servers run and the load comes from: this
-// machine (localSite) or the hosts of roles: (hostsSite, remote_window.go);
-// no phase knows which it has. Each try is journaled before the next
+// machine (localSite) or the hosts of roles: (hostsSite, remote_window.go;
+// either side may stay here, and what a window loaded here samples on
+// other hosts is far_samples.go); no phase knows which it has. Each try is journaled before the next
 // starts.
 //
 // A run resumes from its journal: windows whose final record is there are

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,22 +133,7 @@ func TestSetupFailureNamesStepAndPath(t *testing.T) {
 // run does not start (here a listener that burns CPU) is named by its port
 // and measured with the window, not left to foreign CPU.
 func TestServicesAreMeasuredNotForeign(t *testing.T) {
-	svc := exec.Command("python3", "-c", `import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
-print(s.getsockname()[1], flush=True)
-while True: pass`)
-	out, err := svc.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Process.Kill(); svc.Wait() })
-	var port int
-	if _, err := fmt.Fscan(out, &port); err != nil {
-		t.Fatal(err)
-	}
+	port := spinningListenerIn(t, "")
 	src := strings.Replace(ownAppFile(""), "  rounds: 2\n", "  rounds: 1\n  cases: [page]\n", 1) +
 		fmt.Sprintf("    services: [%d]\n", port)
 	path := writeFile(t, src)

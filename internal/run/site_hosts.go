@@ -2,6 +2,9 @@ package run
 
 import (
 	"context"
+	"net"
+	"strconv"
+	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -10,15 +13,21 @@ import (
 )
 
 // hostsSite runs the servers on the server host of roles: through its
-// agent, and the load from the generator hosts.
+// agent, and the load from the generator hosts; either side may be this
+// machine instead (here): the servers when roles: names no server:, the
+// load when it names no generators:.
 type hostsSite struct {
 	r  *runner
 	fl *fleet
-	// host is the server host, generators the hosts the load is split
-	// across.
+	// host is the server host ("": this machine), generators the hosts
+	// the load is split across (none: this machine).
 	host       string
 	generators []string
-	// trees are the servers it started, until stopped.
+	// here runs what runs on this machine: the servers (listening on
+	// every address, for the generator hosts) when host is "", the
+	// generator when generators is empty.
+	here *localSite
+	// trees are the servers it started on the server host, until stopped.
 	trees map[*server]*remoteTree
 	// synced maps each stack to its dir on the server host, once synced
 	// in this invocation.
@@ -36,7 +45,21 @@ type hostsSite struct {
 	loaded func(key string, attempt int, fl *fleet)
 }
 
+// newHostsSite is the site of roles: r (server: or generators: named).
+// Servers here listen on every address: the generator hosts reach them at
+// this machine's address on their link.
+func newHostsSite(r *runner, fl *fleet, roles *plan.Roles) *hostsSite {
+	here := newLocalSite(r)
+	if roles.Server == "" {
+		here.listen = remoteServerHost
+	}
+	return &hostsSite{r: r, fl: fl, host: roles.Server, generators: roles.Generators, here: here, trees: map[*server]*remoteTree{}, loaded: r.hooks.loaded}
+}
+
 func (h *hostsSite) startServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
+	if h.host == "" {
+		return h.here.startServer(ctx, st, planProcess)
+	}
 	t, err := h.startRemote(ctx, h.host, st)
 	if err != nil {
 		return nil, err
@@ -53,20 +76,65 @@ func (h *hostsSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 }
 
 func (h *hostsSite) stopServer(s *server) error {
+	if _, ok := h.trees[s]; !ok {
+		return h.here.stopServer(s)
+	}
 	delete(h.trees, s)
 	return s.tree.Stop(stack.StopGrace)
 }
 
-func (h *hostsSite) launch(ctx context.Context, side windowSide, _ *journal.Window) (launched, error) {
+func (h *hostsSite) launch(ctx context.Context, side windowSide, rec *journal.Window) (launched, error) {
+	if len(h.generators) == 0 {
+		return h.launchHere(ctx, side)
+	}
 	ls := side.load
 	files, err := h.windowFiles(ctx, side.srv, ls.c)
 	if err != nil {
 		return nil, err
 	}
-	return &remoteWindow{files: files, generators: h.generators, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
-		warmup: ls.fixedWarmup(), window: ls.window, marks: ls.marks, loaded: h.loaded}, nil
+	rw := &remoteWindow{files: files, generators: h.generators, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
+		warmup: ls.fixedWarmup(), window: ls.window, marks: ls.marks, loaded: h.loaded}
+	if rw.tree == nil {
+		rw.here = h.here
+	}
+	return rw, nil
 }
 
-func (h *hostsSite) serverHost() (name, addr string) { return h.host, h.fl.addr(h.host) }
+// launchHere starts side's load from a generator here against the server
+// on the server host, at that host's address; the server host's agent
+// samples the server over the window the generator here announces
+// (farSamples). A profile window's perf there must start seconds ahead
+// of the window (perf reads every process's maps first): its generator
+// starts at an instant remoteLead ahead with its warm-up fixed, as a
+// window across hosts does, and the server host is asked at once.
+func (h *hostsSite) launchHere(ctx context.Context, side windowSide) (launched, error) {
+	t := h.trees[side.srv]
+	s, err := h.fl.session(ctx, h.host)
+	if err != nil {
+		return nil, err
+	}
+	srv := &farServer{host: h.host, name: t.name, services: side.srv.stack.Services, agent: s.Agent, offset: h.fl.offsets[h.host].Offset}
+	if m := side.load.marks; m != nil && m.serverPerf != nil {
+		srv.perf = m.serverPerf
+		side.load.warmup = warmupSpan{floor: side.load.fixedWarmup()}
+		side.load.startAt = time.Now().Add(remoteLead)
+	}
+	base := side.srv.stack.Wire.Scheme() + "://" + net.JoinHostPort(h.fl.addr(h.host), strconv.Itoa(t.Port()))
+	return h.here.launchTo(ctx, side, base, newFarSamples(h.r, side.load.window, srv))
+}
 
-func (h *hostsSite) ownGroups(context.Context, *server) []proc.Group { return nil }
+func (h *hostsSite) serverHost() (name, addr string) {
+	if h.host == "" {
+		return h.here.serverHost()
+	}
+	return h.host, h.fl.addr(h.host)
+}
+
+// ownGroups are, with the servers here, the local site's; with the
+// servers on their host, none here.
+func (h *hostsSite) ownGroups(ctx context.Context, cur *server) []proc.Group {
+	if h.host == "" {
+		return h.here.ownGroups(ctx, cur)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -102,7 +103,8 @@ func (h *hostsSite) caPEM() ([]byte, error) {
 // descriptors are method's descriptors on cur's stack, serialized
 // (grpcmsg.Method.DescriptorSet) for the generator hosts: from the
 // stack's proto: file, or with proto: reflect by server reflection of cur
-// at the server host's address, over the stack's wire. They are found
+// at the server host's address (127.0.0.1 when it runs here), over the
+// stack's wire. They are found
 // once per stack and method in an invocation, before the first window
 // that needs them.
 func (h *hostsSite) descriptors(ctx context.Context, cur *server, method string) ([]byte, error) {
@@ -124,9 +126,10 @@ func (h *hostsSite) descriptors(ctx context.Context, cur *server, method string)
 				return nil, err
 			}
 		}
-		addr := net.JoinHostPort(h.fl.addr(cur.host), strconv.Itoa(cur.tree.Port()))
+		name, host := h.serverHost()
+		addr := net.JoinHostPort(host, strconv.Itoa(cur.tree.Port()))
 		if m, err = grpcmsg.Reflect(ctx, addr, st.Wire.TLS, ca, method); err != nil {
-			return nil, fmt.Errorf("stack %s on %s: %w", st.Name, cur.host, err)
+			return nil, fmt.Errorf("stack %s on %s: %w", st.Name, cmp.Or(name, "this machine"), err)
 		}
 	}
 	b, err := m.DescriptorSet()

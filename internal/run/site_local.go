@@ -18,6 +18,9 @@ type localSite struct {
 	procs map[*server]*proc.Process
 	// laneWarned holds the placement read-backs already warned about.
 	laneWarned map[string]bool
+	// listen, when set, is the HOST the servers are given: every address
+	// (hostsSite.here, when generator hosts load the servers here).
+	listen string
 }
 
 func newLocalSite(r *runner) *localSite { return &localSite{r: r, procs: map[*server]*proc.Process{}} }
@@ -46,7 +49,15 @@ func (l *localSite) stopServer(s *server) error {
 }
 
 func (l *localSite) launch(ctx context.Context, side windowSide, rec *journal.Window) (launched, error) {
-	lr, ws, probeBefore, err := l.launchAt(ctx, side.srv, side.load)
+	return l.launchTo(ctx, side, baseURL(side.srv), newFarSamples(l.r, side.load.window, nil))
+}
+
+// launchTo starts a generator here with side's load stream against base,
+// the server's scheme, address and port (another host's address only when
+// it is the server host of roles:), and a sampler here; far, when not
+// nil, are the samples other hosts take over the same window.
+func (l *localSite) launchTo(ctx context.Context, side windowSide, base string, far *farSamples) (launched, error) {
+	lr, ws, probeBefore, err := l.launchAt(ctx, side.srv, side.load, base)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +65,14 @@ func (l *localSite) launch(ctx context.Context, side windowSide, rec *journal.Wi
 		ws.hooks(m.opened, m.closed)
 		m.launched()
 	}
-	return &localWindow{site: l, cur: side.srv, lr: lr, ws: ws, probeBefore: probeBefore}, nil
+	switch {
+	case far == nil:
+	case !side.load.startAt.IsZero():
+		far.start(ctx, side.load.startAt.Add(side.load.warmup.floor))
+	default:
+		ws.onStart = func(at time.Time) { far.start(ctx, at) }
+	}
+	return &localWindow{site: l, cur: side.srv, lr: lr, ws: ws, probeBefore: probeBefore, far: far}, nil
 }
 
 func (l *localSite) serverHost() (name, addr string) { return "", "127.0.0.1" }
@@ -91,17 +109,26 @@ type localWindow struct {
 	lr          *loadRun
 	ws          *windowSampler
 	probeBefore float64
+	// far are the samples taken on other hosts over the window (the
+	// database on its own host, the server on the server host); nil when
+	// none.
+	far *farSamples
 }
 
 func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	rec.CPUs = l.site.readPlacement(l.cur, l.lr)
-	return l.site.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
+	d := l.site.collect(ctx, l.lr, l.ws, rec, l.probeBefore)
+	if l.far != nil {
+		l.far.into(&d, l.cur.stack.Name)
+	}
+	return d
 }
 
-// launchAt starts a generator here with ls against cur, and a sampler of
-// every process tree, to be opened on the generator's window; it probes
-// the host's speed first.
-func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
+// launchAt starts a generator here with ls against cur at base, and a
+// sampler of every process tree here, to be opened on the generator's
+// window; it probes the host's speed first. A base beyond the loopback
+// is the server host of roles: (a host of the file: --allow-remote).
+func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream, base string) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
 	r, c := l.r, ls.c
 	var pool string
 	if !cur.stack.Wire.GRPC() {
@@ -114,7 +141,10 @@ func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream) (l
 		return nil, nil, 0, err
 	}
 	probeBefore = r.watch.probe()
-	lr, ws, err = l.startSampled(ctx, cur, loadArgsAt(baseURL(cur), c, pool, lw, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout), ls.window)
+	f, url := loadFlags(base, c, pool, lw, ls.conns, ls.rateRPS, ls.warmup, ls.window, r.opt.Plan.Protocol.Timeout)
+	f.Output, f.EventsFD = "json", loadEventsFD
+	f.AllowRemote, f.StartAt = base != baseURL(cur), ls.startAt
+	lr, ws, err = l.startSampled(ctx, cur, append([]string{"load"}, f.Args(url)...), ls.window)
 	return lr, ws, probeBefore, err
 }
 
@@ -127,14 +157,29 @@ func (l *localSite) startSampled(ctx context.Context, cur *server, args []string
 	if err != nil {
 		return nil, nil, err
 	}
-	groups := []proc.Group{l.procs[cur].Group("server"), proc.TreeGroup("generator", lr.cmd.Process.Pid), proc.SelfGroup("harness")}
+	groups := l.windowGroups(ctx, cur, proc.TreeGroup("generator", lr.cmd.Process.Pid))
+	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
+}
+
+// windowGroups are the sampler groups of a window here: the server when it
+// runs here, the generator's (gen, when it runs here), the harness, the
+// container runtime, the database when it runs here, the idle servers and
+// the services.
+func (l *localSite) windowGroups(ctx context.Context, cur *server, gen ...proc.Group) []proc.Group {
+	var groups, services []proc.Group
+	if p := l.procs[cur]; p != nil {
+		// Its services are where it runs: here only with it.
+		groups = append(groups, p.Group("server"))
+		services = l.serviceGroups(ctx, cur)
+	}
+	groups = append(groups, gen...)
+	groups = append(groups, proc.SelfGroup("harness"))
 	groups = append(groups, l.containerGroups()...)
-	if g, ok := r.dbs.group(ctx); ok {
+	if g, ok := l.r.dbs.group(ctx); ok {
 		groups = append(groups, g)
 	}
 	groups = append(groups, l.idleGroups(cur)...)
-	groups = append(groups, l.serviceGroups(ctx, cur)...)
-	return lr, newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, groups...), window), nil
+	return append(groups, services...)
 }
 
 // collect follows the generator's events (progress, the sampler's window)

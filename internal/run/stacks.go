@@ -51,5 +51,7 @@ func (r *runner) harness(stackName string) stack.Harness {
 func (l *localSite) startStack(ctx context.Context, s plan.Stack) (*proc.Process, error) {
 	r := l.r
 	r.seq[s.Name]++
-	return stack.Start(ctx, s, r.harness(s.Name), logsDir(r.opt.Dir))
+	h := r.harness(s.Name)
+	h.Host = l.listen
+	return stack.Start(ctx, s, h, logsDir(r.opt.Dir))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/agent"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -75,6 +76,10 @@ type loadStream struct {
 	// check, when set, judges a try that measured further, after the
 	// load's own checks (judgeBehind for a latency window).
 	check func(*journal.Window)
+	// startAt, when set, is the instant (this machine's clock) a
+	// generator here starts its warm-up, then fixed: a site sets it when
+	// another host must be asked ahead for the window's instants.
+	startAt time.Time
 }
 
 // windowMarks are told of a window's course: launched once its load is
@@ -293,6 +298,17 @@ type driven struct {
 	// hosts, for the per-generator judgement.
 	partResults []*load.Result
 	hosts       []string
+	// database is the database's usage as its own host sampled it (roles:
+	// database:); nil when it was sampled here, in stats, or not at all.
+	database *hostUsage
+	// serverHost is the server host's sample of the server's tree, when
+	// the server runs there and the load came from here (stats then
+	// holds the generator's and the harness's); its busy and foreign CPU
+	// are the record's, as for a window loaded from generator hosts.
+	serverHost *agent.Sample
+	// generators is the generator hosts' own account of their CPU, when
+	// the load came from them.
+	generators *journal.Usage
 }
 
 // judgeTry records what a try measured and raises its flags: a server that
@@ -300,6 +316,15 @@ type driven struct {
 func judgeTry(rec *journal.Window, cur *server, d driven) {
 	if d.stats != nil {
 		fillUsage(rec, *d.stats)
+	}
+	if d.database != nil {
+		rec.DatabaseHost, rec.Database = d.database.host, d.database.use
+	}
+	if d.serverHost != nil {
+		serverHostUsage(rec, *d.serverHost)
+	}
+	if d.generators != nil {
+		rec.Generator = *d.generators
 	}
 	if err := cur.tree.Check(); err != nil {
 		flagger{rec}.add(journal.FlagServerDied, "%v", err)

@@ -30,6 +30,13 @@ type windowSampler struct {
 	// onOpen and onClose, when set (profiling.go), are called with the
 	// opening and the closing snapshot, under the lock: they must not block.
 	onOpen, onClose func()
+	// onStart, when set (farSamples), is called once with the instant the
+	// measured window starts on this machine's clock, as soon as the
+	// generator says it (measure_at, ahead; else measure_start): what is
+	// sampled on other hosts is asked over the same window. It must not
+	// block.
+	onStart  func(at time.Time)
+	startSet bool
 }
 
 // hooks sets onOpen and onClose.
@@ -47,12 +54,28 @@ func newWindowSampler(s *proc.Sampler, window time.Duration) *windowSampler {
 func (ws *windowSampler) event(ev load.Event) {
 	switch ev.Kind {
 	case load.MeasureAt:
+		ws.starts(time.Unix(0, ev.UnixNano))
 		ws.at(time.Unix(0, ev.UnixNano), ws.open)
 	case load.MeasureStart:
+		ws.starts(time.Unix(0, ev.UnixNano))
 		ws.open()
 		ws.at(time.Unix(0, ev.UnixNano).Add(ws.span), ws.close)
 	case load.MeasureEnd:
 		ws.close()
+	}
+}
+
+// starts tells onStart, once, that the measured window starts at t.
+func (ws *windowSampler) starts(t time.Time) {
+	ws.mu.Lock()
+	f := ws.onStart
+	if ws.startSet || ws.closed {
+		f = nil
+	}
+	ws.startSet = true
+	ws.mu.Unlock()
+	if f != nil {
+		f(t)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,12 +85,33 @@ func containerCommand(s plan.Stack, env []string) (string, *proc.Container, erro
 			// (tls: on), read-only.
 			mounts = append(mounts, filepath.Dir(v))
 		}
+		if ca := rootCertOf(k, v); ca != "" && !slices.Contains(mounts, filepath.Dir(ca)) {
+			// The CA that a database on its own host is verified
+			// against (sslrootcert), at the same path inside.
+			mounts = append(mounts, filepath.Dir(ca))
+		}
 	}
 	for _, dir := range mounts {
 		args = append(args, shellQuote("--volume", dir+":"+dir+":ro"))
 	}
 	args = append(args, shellQuote(s.Container.Image), s.Start)
 	return strings.TrimSpace(strings.Join(args, " ")), &proc.Container{Runtime: runtime}, nil
+}
+
+// rootCertOf is the sslrootcert file a DATABASE_URL entry names; "" for
+// any other entry, or a URL without one.
+func rootCertOf(k, v string) string {
+	if k != "DATABASE_URL" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return ""
+	}
+	if ca := u.Query().Get("sslrootcert"); filepath.IsAbs(ca) {
+		return ca
+	}
+	return ""
 }
 
 func quoteAll(args []string) []string {

@@ -3,12 +3,11 @@ package stack
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stackbench/stackbench/internal/dockertest"
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
@@ -19,30 +18,8 @@ import (
 // those variables are set). CI (CI=true; .ci/run starts dockerd) fails
 // instead of skipping.
 func TestContainerStackServesTLS(t *testing.T) {
-	docker, err := exec.LookPath("docker")
-	if err == nil {
-		err = exec.Command(docker, "info").Run()
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("docker is needed here: %v", err)
-		}
-		t.Skipf("no docker daemon (apt-get install docker.io; dockerd &): %v", err)
-	}
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "server"), "../../bench/load/server")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the server: %v\n%s", err, out)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\nCOPY server /server\nENTRYPOINT [\"/server\"]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	image := "stackbench-test-tls:" + strconv.Itoa(os.Getpid())
-	if out, err := exec.Command(docker, "build", "--quiet", "--tag", image, dir).CombinedOutput(); err != nil {
-		t.Fatalf("docker build: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { exec.Command(docker, "rmi", "--force", image).Run() })
+	docker := dockertest.Require(t)
+	image, _ := dockertest.StaticImage(t, docker, "../../bench/load/server", "stackbench-test-tls")
 
 	s := plan.Stack{Name: "tls-box", Dir: t.TempDir(), Start: "-addr 127.0.0.1:$PORT", Health: "/",
 		Container: &plan.Container{Image: image, Runtime: docker}, Wire: plan.Wire{TLS: true}}

@@ -46,11 +46,14 @@ type Harness struct {
 	// CPUs is the servers' lane under placement: lanes (every process a
 	// stack starts inherits it); empty for shared.
 	CPUs cpuset.Set
+	// Host, when set, is passed as HOST (first: a stack's own env entry
+	// wins): the address to listen on when other hosts load the server.
+	Host string
 }
 
-// Env is the environment a stack gets on top of the harness's own: PORT,
-// JWT_SECRET, NODE_ENV=production, STACKBENCH_WORKLOAD, DATABASE_URL, then
-// the stack's own env entries in file order (which win). A stack with a
+// Env is the environment a stack gets on top of the harness's own: HOST
+// when the harness gives one, PORT, JWT_SECRET, NODE_ENV=production,
+// STACKBENCH_WORKLOAD, DATABASE_URL, then the stack's own env entries in file order (which win). A stack with a
 // protocol: other than http1 gets it in STACKBENCH_PROTOCOL; one with
 // tls: on gets its certificate's and key's paths in TLS_CERT_FILE and
 // TLS_KEY_FILE (Start passes tls, the run's throwaway certificate).
@@ -59,12 +62,16 @@ func Env(s plan.Stack, port int, h Harness) []string {
 }
 
 func envWith(s plan.Stack, port int, h Harness, tls *load.ThrowawayCA) []string {
-	env := []string{
-		fmt.Sprintf("PORT=%d", port),
-		"JWT_SECRET=" + h.JWTSecret,
-		"NODE_ENV=production",
-		"STACKBENCH_WORKLOAD=" + h.Workload,
+	var env []string
+	if h.Host != "" {
+		env = append(env, "HOST="+h.Host)
 	}
+	env = append(env,
+		fmt.Sprintf("PORT=%d", port),
+		"JWT_SECRET="+h.JWTSecret,
+		"NODE_ENV=production",
+		"STACKBENCH_WORKLOAD="+h.Workload,
+	)
 	if h.DatabaseURL != "" {
 		env = append(env, "DATABASE_URL="+h.DatabaseURL)
 	}

@@ -137,6 +137,15 @@ func TestContainerCommand(t *testing.T) {
 	if !strings.HasSuffix(cmd, ` --env TLS_CERT_FILE --env TLS_KEY_FILE --volume /r/logs/tls:/r/logs/tls:ro my-api:1.0 -addr :8080`) {
 		t.Errorf("with tls: on: %s", cmd)
 	}
+	// A database on its own host: the CA its URL verifies against is
+	// mounted read-only at its path.
+	cmd, _, err = containerCommand(s, []string{"PORT=1", "DATABASE_URL=postgres://u:p@10.1.2.3:5432/db?sslmode=verify-full&sslrootcert=%2Ftmp%2Fpools%2Fdatabase-ca%2Fca.crt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(cmd, ` --env DATABASE_URL --volume /tmp/pools/database-ca:/tmp/pools/database-ca:ro my-api:1.0 -addr :8080`) {
+		t.Errorf("with the database's CA: %s", cmd)
+	}
 	s.Container.Runtime = "no-such-runtime"
 	if _, _, err := containerCommand(s, nil); err == nil || !strings.Contains(err.Error(), "not on PATH; install it") {
 		t.Errorf("missing runtime: %v", err)
