@@ -304,7 +304,7 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	// roles on other hosts, whoever builds it.
 	var no, never []string
 	if r.Server != "" && r.Database == "" && p.NeedsDatabase && f.Database == plan.Embedded {
-		never = append(never, "a server on another host with the embedded database on this machine (it listens on 127.0.0.1 here, which the server host cannot reach); put the database on a host (roles: database:) or give database: {url: …} reachable from the server host")
+		no = append(no, "a server on another host with the embedded database on this machine (the cluster here listens on 127.0.0.1 only; listening on the link with TLS, as a database host's agent does, is not built); put the database on a host (roles: database:) or give database: {url: …} reachable from the server host")
 	}
 	pr := p.Protocol
 	for _, s := range f.Stacks {
