@@ -33,7 +33,7 @@ func (ph *parityPhase) run(ctx context.Context) error {
 	}
 	results, err := stack.Parity(ctx, r.opt.Plan.Stacks, stack.ParityOptions{
 		Workload: r.opt.File.Workload, JWTSecret: r.opt.Plan.JWTSecret, Database: r.database,
-		LogDir: logsDir(r.opt.Dir), Progress: func(s string) { r.progress.logf("%s", s) }, Scenario: r.opt.File.Scenario,
+		DatabaseNames: r.runDatabase + "_parity", LogDir: logsDir(r.opt.Dir), Progress: func(s string) { r.progress.logf("%s", s) }, Scenario: r.opt.File.Scenario,
 	})
 	if err != nil {
 		return err

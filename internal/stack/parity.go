@@ -2,6 +2,8 @@ package stack
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -21,6 +23,11 @@ type ParityOptions struct {
 	// Database is where each stack gets a fresh copy of the seeded
 	// database; nil for a workload without one.
 	Database *Database
+	// DatabaseNames begins the copies' names (<DatabaseNames>_0, _1, … in
+	// the stacks' order). Empty: stackbench_parity and eight random hex
+	// digits, so that two gates on one server (two runs, parallel tests)
+	// never drop or write each other's copies.
+	DatabaseNames string
 	// LogDir receives each stack's output as <name>.log.
 	LogDir string
 	// Progress receives one line per stack.
@@ -40,9 +47,15 @@ type ParityOptions struct {
 // compares the results.
 func Parity(ctx context.Context, stacks []plan.Stack, o ParityOptions) ([]workload.StackResult, error) {
 	var results []workload.StackResult
+	names := o.DatabaseNames
+	if names == "" {
+		b := make([]byte, 4)
+		rand.Read(b) // never fails (crypto/rand)
+		names = "stackbench_parity_" + hex.EncodeToString(b)
+	}
 	for i, s := range stacks {
 		t0 := time.Now()
-		r := parityStack(ctx, s, fmt.Sprintf("stackbench_parity_%d", i), o)
+		r := parityStack(ctx, s, fmt.Sprintf("%s_%d", names, i), o)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
