@@ -50,6 +50,11 @@ func newWatch(groups []Group, open host.Clocks) *watch {
 	openBootTicks := int64(open.Boot / (time.Second / time.Duration(clockTicksPerSecond)))
 	w := &watch{index: map[int]int{}}
 	w.reader.r = takeReader()
+	if h, ok := w.reader.r.(platform.Holder); ok {
+		// The groups' processes are read again at every sample, and the
+		// machine's at every window's two ends: keep their files open.
+		h.Hold(true)
+	}
 	for _, g := range groups {
 		w.groups = append(w.groups, watchedGroup{Group: g, acct: newAccount(g.ownOnly, openBootTicks)})
 	}
@@ -63,7 +68,6 @@ func newWatch(groups []Group, open host.Clocks) *watch {
 func (w *watch) sample(full bool) {
 	w.full = full || !childrenSupported || w.walkFiles > w.tableFiles
 	if w.full {
-		w.hold(true)
 		w.table, w.pids = scanAll(&w.reader, w.pids, w.table)
 		w.tableFiles = len(w.pids) + 1
 		if h, ok := w.reader.reader().(platform.Holder); ok {
@@ -75,20 +79,10 @@ func (w *watch) sample(full bool) {
 		}
 	}
 	w.walkFiles = 0
-	w.hold(true)
 	for i := range w.groups {
 		w.sampleGroup(&w.groups[i])
 	}
 	w.n++
-}
-
-// hold turns on or off holding the files of the processes read next open,
-// where the platform can (platform.Holder): the groups' processes are read
-// again at every sample, and the machine's at every window's two ends.
-func (w *watch) hold(on bool) {
-	if h, ok := w.reader.reader().(platform.Holder); ok {
-		h.Hold(on)
-	}
 }
 
 // release gives the watch's reader, and the files it holds, back for the
