@@ -158,8 +158,8 @@ func crossRunPair(as, bs []*Result, stack string, ci CaseInfo, conc int, metric 
 			// The within-run spread from the interval at the comparison's
 			// α (a property of the rounds, not of the level asked).
 			s, err := stats.HodgesLehmann(fa.Windows, fb.Windows, opt.Alpha)
-			s = stats.WithBetweenRun(s, opt.Alpha, sd, level)
-			return stats.DecideShift(s, err, fmt.Sprintf("%s (%d in A, %d in B), with a run-to-run spread of %s a run", what, len(fa.Windows), len(fb.Windows), pctText(sd)), opt.MinEffect, level)
+			at := func(l float64) (stats.Shift, error) { return stats.WithBetweenRun(s, opt.Alpha, sd, l), err }
+			return stats.DecideShift(at, fmt.Sprintf("%s (%d in A, %d in B), with a run-to-run spread of %s a run", what, len(fa.Windows), len(fb.Windows), pctText(sd)), opt.MinEffect, level)
 		}
 		return sp, ca, cb
 	}
@@ -182,12 +182,12 @@ func crossRunPair(as, bs []*Result, stack string, ci CaseInfo, conc int, metric 
 			return stats.Verdict{Call: stats.CallInvalid, MinEffect: opt.MinEffect, Alpha: level,
 				Reason: fmt.Sprintf("%d of %d runs in A and %d of %d in B have a valid cell; the runs as the unit need two a side", len(va), len(as), len(vb), len(bs))}
 		}
-		s, err := stats.RunsShift(va, vb, level)
+		at := func(l float64) (stats.Shift, error) { return stats.RunsShift(va, vb, l) }
 		what := fmt.Sprintf("runs as the unit (%d in A, %d in B, Welch's t on %s, one value a run)", len(va), len(vb), what)
 		if ia+ib > 0 {
 			what += fmt.Sprintf("; %d run(s) left out for a cell that is not valid", ia+ib)
 		}
-		return stats.DecideShift(s, err, what, opt.MinEffect, level)
+		return stats.DecideShift(at, what, opt.MinEffect, level)
 	}
 	return sp, ca, cb
 }

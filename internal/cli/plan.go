@@ -208,7 +208,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	if len(pr.Calls) > 0 {
 		fmt.Fprintf(tw, "called\t%s, the headline %s; the run's other metrics are shown with their intervals, not called\n", strings.Join(pr.Calls, ", "), pr.Headline())
 	}
-	fmt.Fprintf(tw, "calls\tgain / loss when the %.4g%% interval excludes 0 (\"at least\" past ±%g%%, \"small\" within); same when it includes 0 and lies within ±%g%% (log scale)\n", 100*(1-alpha), 100*pr.MinEffect, 100*pr.MinEffect)
+	fmt.Fprintf(tw, "calls\tgain / loss when the %.4g%% interval excludes 0 (\"at least\" past ±%g%%, \"small\" within); same when the %.4g%% interval lies within ±%g%% (two one-sided tests at α=%g, log scale)\n", 100*(1-alpha), 100*pr.MinEffect, 100*(1-stats.SameLevel(alpha)), 100*pr.MinEffect, alpha)
 	tw.Flush()
 	fmt.Fprintf(w, "\nstacks, in file order:\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

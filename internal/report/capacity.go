@@ -379,7 +379,8 @@ func capacitySteps(cases []CapacityCase, pairs []analysis.StackPair, family stat
 // (stats.HodgesLehmann), called against the run's minimum effect as a
 // throughput step of independent windows is: gain or loss when the
 // interval excludes 0 (its size says whether it also lies past the
-// minimum effect), same when it lies within ±δ. Each search is a fresh
+// minimum effect), same when its interval at 1 − 2α lies within ±δ
+// (stats.SameLevel). Each search is a fresh
 // process's whole search, so the interval holds the spread between
 // processes and between searches as the run met it. A side without a
 // confirmed search makes the step invalid; too few searches for a finite

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"github.com/stackbench/stackbench/internal/analysis"
+	"github.com/stackbench/stackbench/internal/stats"
 	"io"
 	"strings"
 )
@@ -98,6 +99,6 @@ func WriteComparisonJSON(w io.Writer, c *Comparison) error { return writeJSON(w,
 // the interval is not the rounds' rank interval alone (compareMethodText
 // says what it carries).
 func compareCallRule(c *Comparison) string {
-	return fmt.Sprintf("Each call reads its %s interval alone, never the estimate: gain or loss when it excludes 0, same when it includes 0 and lies within ±%s (on the log scale), undecided otherwise.",
-		confidenceText(c.Alpha), fmtFraction(c.MinEffect))
+	return fmt.Sprintf("Each call reads its intervals alone, never the estimate: gain or loss when its %s interval excludes 0, same when its %s interval lies within ±%s (two one-sided tests at α each, on the log scale), undecided otherwise.",
+		confidenceText(c.Alpha), confidenceText(stats.SameLevel(c.Alpha)), fmtFraction(c.MinEffect))
 }

@@ -159,8 +159,8 @@ func noiseSentence(h analysis.Header) string {
 
 // callRule is the rule the calls follow, in one sentence.
 func callRule(alpha, minEffect float64) string {
-	return fmt.Sprintf("Each step is called from a distribution-free %s interval of its shift (Hodges–Lehmann), never from the estimate alone: gain or loss when the interval excludes 0 (\"at least\" when it also lies past ±%s, \"small\" when it stays within), same when it includes 0 and lies within ±%s (on the log scale, so A→B and B→A get the same call), undecided otherwise.",
-		confidenceText(alpha), fmtFraction(minEffect), fmtFraction(minEffect))
+	return fmt.Sprintf("Each step is called from distribution-free intervals of its shift (Hodges–Lehmann), never from the estimate alone: gain or loss when the %s interval excludes 0 (\"at least\" when it also lies past ±%s, \"small\" when it stays within), same when the %s interval lies within ±%s (two one-sided tests at α each; on the log scale, so A→B and B→A get the same call), undecided otherwise.",
+		confidenceText(alpha), fmtFraction(minEffect), confidenceText(stats.SameLevel(alpha)), fmtFraction(minEffect))
 }
 
 // familyText says how false calls were controlled over the run.

@@ -93,18 +93,18 @@ func WithBetweenRun(s Shift, sAlpha, sd, level float64) Shift {
 }
 
 // DecideShift calls a shift computed elsewhere (RunsShift,
-// WithBetweenRun), with the reason naming how: what. An error is an
+// WithBetweenRun): at returns its interval at a level, asked at alpha and
+// at SameLevel(alpha); the reason names how: what. An error at alpha is an
 // invalid call.
-func DecideShift(s Shift, err error, what string, minEffect, alpha float64) Verdict {
+func DecideShift(at func(level float64) (Shift, error), what string, minEffect, alpha float64) Verdict {
 	v := Verdict{Call: CallInvalid, MinEffect: minEffect, Alpha: alpha}
+	s, err := at(alpha)
 	if err != nil {
 		v.Reason = err.Error()
 		return v
 	}
-	v.Shift = s
-	v.Call = CallOf(s, minEffect)
-	v.Size = SizeOf(v.Call, s, minEffect)
-	level := fmt.Sprintf("%s %%", trimPct(100*s.Confidence))
+	v.decide(s, at, minEffect, alpha)
+	level := fmt.Sprintf("%s %%", trimPct(100*v.Shift.Confidence))
 	switch v.Call {
 	case CallGain, CallLoss:
 		v.Reason = fmt.Sprintf("%s: the %s interval excludes 0", what, level)
@@ -112,12 +112,12 @@ func DecideShift(s Shift, err error, what string, minEffect, alpha float64) Verd
 			v.Reason += fmt.Sprintf(" and lies wholly past ±%s", pct(minEffect))
 		}
 	case CallSame:
-		v.Reason = fmt.Sprintf("%s: the whole %s interval lies within ±%s", what, level, pct(minEffect))
+		v.Reason = fmt.Sprintf("%s: the whole %s interval lies within ±%s (two one-sided tests at α=%.2g)", what, level, pct(minEffect), alpha)
 	default:
 		if !s.Bounded {
 			v.Reason = fmt.Sprintf("%s: too few values for any finite interval at α=%.2g", what, alpha)
 		} else {
-			v.Reason = fmt.Sprintf("%s: the %s interval includes 0 and reaches past ±%s", what, level, pct(minEffect))
+			v.Reason = fmt.Sprintf("%s: the %s interval includes 0 and reaches past ±%s, and the %s interval is not within it", what, level, pct(minEffect), levelOf(v.SameShift))
 		}
 	}
 	return v

@@ -22,8 +22,10 @@ const (
 	CallGain Call = "gain"
 	// CallLoss: the interval lies wholly below 0.
 	CallLoss Call = "loss"
-	// CallSame: the interval includes 0 and lies wholly within ±δ: any
-	// difference there is smaller than what the user said matters.
+	// CallSame: the interval at 1 − 2α lies wholly within ±δ (two
+	// one-sided tests at α each, Schuirmann's TOST), and the 1 − α
+	// interval includes 0: any difference there is smaller than what the
+	// user said matters.
 	CallSame Call = "same"
 	// CallUndecided: the interval includes 0 and reaches past ±δ; more
 	// windows may decide it.
@@ -100,6 +102,10 @@ type Verdict struct {
 	// be said (the spread is zero), and MaxWindowsNeeded when it is more
 	// than that.
 	WindowsNeeded int
+	// SameShift is the interval at 1 − 2α (SameLevel), the one a same
+	// call reads; Bounded is false when it could not be computed. A same
+	// call shows it as its Shift.
+	SameShift Shift
 	// PairedSD, for Paired with MinPairsForSpread pairs or more, is the
 	// step's paired noise: the robust standard deviation of the pairs'
 	// log-ratios (logSpread), the spread its interval was built from; 0
@@ -125,8 +131,6 @@ func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 		v.Reason = "a side is not valid"
 		return v
 	}
-	var s Shift
-	var err error
 	x, y := from.Windows, to.Windows
 	if d == Paired {
 		x, y, _ = Pair(from, to)
@@ -137,21 +141,23 @@ func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 			v.Reason = "no round has a counted window on both sides, so there is no pair to compare"
 			return v
 		}
-		s, err = PairedShift(x, y, alpha)
-	} else {
-		s, err = HodgesLehmann(x, y, alpha)
 	}
+	at := func(level float64) (Shift, error) {
+		if d == Paired {
+			return PairedShift(x, y, level)
+		}
+		return HodgesLehmann(x, y, level)
+	}
+	s, err := at(alpha)
 	if err != nil {
 		v.Reason = err.Error()
 		return v
 	}
-	v.Shift = s
 	if d == Paired && len(x) >= MinPairsForSpread {
 		v.PairedSD = logSpread(Paired, x, y)
 	}
-	v.Call = CallOf(s, minEffect)
-	v.Size = SizeOf(v.Call, s, minEffect)
-	level := fmt.Sprintf("%s %%", trimPct(100*s.Confidence))
+	v.decide(s, at, minEffect, alpha)
+	level := fmt.Sprintf("%s %%", trimPct(100*v.Shift.Confidence))
 	switch v.Call {
 	case CallGain, CallLoss:
 		v.Reason = fmt.Sprintf("the %s interval excludes 0", level)
@@ -162,26 +168,71 @@ func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 			v.Reason += fmt.Sprintf(" and lies wholly within ±%s: real but smaller than the minimum effect", pct(minEffect))
 		}
 	case CallSame:
-		v.Reason = fmt.Sprintf("the whole %s interval lies within ±%s", level, pct(minEffect))
+		v.Reason = fmt.Sprintf("the whole %s interval lies within ±%s (two one-sided tests at α=%.2g)", level, pct(minEffect), alpha)
 	case CallUndecided:
-		v.WindowsNeeded = windowsNeeded(d, x, y, s, minEffect, alpha, alpha)
+		v.WindowsNeeded = windowsNeeded(d, x, y, s, minEffect, alpha, SameLevel(alpha))
 		switch {
 		case !s.Bounded && d == Paired:
 			v.Reason = fmt.Sprintf("too few rounds with both sides (%d) for any finite interval at α=%.2g", s.Pairs, alpha)
 		case !s.Bounded:
 			v.Reason = fmt.Sprintf("too few windows (%d and %d) for any finite interval at α=%.2g", s.N1, s.N2, alpha)
 		default:
-			v.Reason = fmt.Sprintf("the %s interval includes 0 and reaches past ±%s", level, pct(minEffect))
+			v.Reason = fmt.Sprintf("the %s interval includes 0 and reaches past ±%s, and the %s interval is not within it", level, pct(minEffect), levelOf(v.SameShift))
 		}
 	}
 	return v
 }
 
-// CallOf applies the decision rule to a shift's interval: gain when it
-// lies wholly above 0, loss when wholly below, same when it includes 0 and
-// lies within ±δ (δ = log(1 + minEffect) on the log scale), undecided
-// otherwise (always, for an unbounded interval). The estimate plays no
-// part.
+// SameLevel is the α of the interval a same call reads when the run
+// decides at alpha: 2α, the 1 − 2α interval (90 % at α = 0.05). A step is
+// the same as its neighbour when two one-sided tests at α each reject a
+// change of δ or more in either direction (Schuirmann's TOST), which is
+// that interval lying within ±δ; a gain or a loss still needs the 1 − α
+// interval clear of 0. Capped at 0.5.
+func SameLevel(alpha float64) float64 { return min(2*alpha, 0.5) }
+
+// Within reports whether a bounded interval lies wholly within ±δ (δ =
+// log(1 + minEffect), on the log scale).
+func Within(s Shift, minEffect float64) bool {
+	delta := math.Log1p(minEffect)
+	return s.Bounded && math.Log1p(s.Lo) >= -delta && math.Log1p(s.Hi) <= delta
+}
+
+// decide applies the decision rule to s, the interval at alpha, and the
+// interval at SameLevel(alpha) that at computes: a gain or a loss when s
+// excludes 0 (shown with s); same when the 1 − 2α interval lies within ±δ
+// (shown with it); undecided otherwise (shown with s). It sets Shift,
+// SameShift, Call and Size.
+func (v *Verdict) decide(s Shift, at func(level float64) (Shift, error), minEffect, alpha float64) {
+	v.Shift = s
+	if eq, err := at(SameLevel(alpha)); err == nil {
+		v.SameShift = eq
+	}
+	v.Call = CallOf(s, minEffect)
+	switch {
+	case v.Call == CallGain || v.Call == CallLoss:
+	case Within(v.SameShift, minEffect):
+		v.Call, v.Shift = CallSame, v.SameShift
+	default:
+		v.Call = CallUndecided
+	}
+	v.Size = SizeOf(v.Call, v.Shift, minEffect)
+}
+
+// levelOf names an interval's level: "90 %", or "1 − 2α" when it has none.
+func levelOf(s Shift) string {
+	if !s.Bounded {
+		return "1 − 2α"
+	}
+	return fmt.Sprintf("%s %%", trimPct(100*s.Confidence))
+}
+
+// CallOf classifies one interval: gain when it lies wholly above 0, loss
+// when wholly below, same when it includes 0 and lies within ±δ (δ =
+// log(1 + minEffect) on the log scale), undecided otherwise (always, for an
+// unbounded interval). The estimate plays no part. A step's call reads two
+// intervals (Verdict.decide): this one's gain or loss at 1 − α, and its
+// same at 1 − 2α.
 func CallOf(s Shift, minEffect float64) Call {
 	lo, hi, delta := math.Log1p(s.Lo), math.Log1p(s.Hi), math.Log1p(minEffect)
 	switch {

@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -184,6 +185,78 @@ func TestFalseCallRateAA(t *testing.T) {
 			t.Logf("A/A, noise %.0f %%, %d windows a side: %.4f called gain or loss", 100*noise, n, rate)
 			if rate > 0.05+3*math.Sqrt(0.05*0.95/trials) {
 				t.Errorf("A/A, noise %.2f, %d windows: false-call rate %.4f above α", noise, n, rate)
+			}
+		}
+	}
+}
+
+// TestSameReadsTheIntervalAtOneMinusTwoAlpha: a step whose 95 % interval
+// reaches past −δ while its 90 % interval lies within ±δ is same (two
+// one-sided tests at α = 0.05 each), shown with the 90 % interval; one
+// whose 90 % interval reaches past δ stays undecided, shown at 95 %.
+func TestSameReadsTheIntervalAtOneMinusTwoAlpha(t *testing.T) {
+	// Paired log-ratios (percent) around −2 %: with 13 pairs the 95 %
+	// signed-rank interval reaches about −5.1 % and the 90 % one about
+	// −4.5 % (this is the demo's driver step on user, run I).
+	logs := []float64{-6, -5.5, 2, -3, 1.5, -1, 0.5, -4, -2, 1, -2.5, -6.5, 0}
+	from, to := Side{Valid: true}, Side{Valid: true}
+	for i, l := range logs {
+		from.Windows, to.Windows = append(from.Windows, 1000), append(to.Windows, 1000*math.Exp(1.25*l/100))
+		from.Rounds, to.Rounds = append(from.Rounds, i+1), append(to.Rounds, i+1)
+	}
+	s95, _ := PairedShift(from.Windows, to.Windows, 0.05)
+	s90, _ := PairedShift(from.Windows, to.Windows, 0.10)
+	if Within(s95, 0.05) || !Within(s90, 0.05) || s95.Lo > 0 || s95.Hi < 0 {
+		t.Fatalf("the setup needs a 95 %% interval past −δ and a 90 %% one within: %+v, %+v", s95, s90)
+	}
+	v := DecideBy(Paired, from, to, 0.05, 0.05)
+	if v.Call != CallSame || v.Shift != s90 || v.Shift.Confidence < 0.9 || v.Shift.Confidence >= 0.95 || !strings.Contains(v.Reason, "two one-sided tests") {
+		t.Errorf("same at 90 %%: got %+v", v)
+	}
+	// Shifted down by 2 % more, the 90 % interval reaches past −δ too.
+	for i := range to.Windows {
+		to.Windows[i] *= 0.98
+	}
+	v = DecideBy(Paired, from, to, 0.05, 0.05)
+	s95, _ = PairedShift(from.Windows, to.Windows, 0.05)
+	if v.Call == CallSame || (v.Call == CallUndecided && v.Shift != s95) {
+		t.Errorf("a 90 %% interval past −δ is not same, and an undecided step shows its 95 %% interval: got %+v (95 %%: %+v)", v, s95)
+	}
+}
+
+// TestFalseSameRate: a step whose true change is exactly the minimum
+// effect (+5 % or −4.76 %, δ on the log scale) is called same no more
+// often than α, paired and independent, at several noise levels and
+// sizes: two one-sided tests at α each.
+func TestFalseSameRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const trials = 2000
+	delta := math.Log1p(0.05)
+	for _, d := range []Design{Paired, Independent} {
+		for _, noise := range []float64{0.02, 0.05, 0.10} {
+			for _, n := range []int{8, 13, 30} {
+				same := 0
+				for trial := 0; trial < trials; trial++ {
+					sign := float64(1 - 2*(trial%2))
+					from, to := Side{Valid: true}, Side{Valid: true}
+					for i := 0; i < n; i++ {
+						common := 0.0
+						if d == Paired {
+							common = 0.2 * rng.NormFloat64()
+						}
+						from.Windows = append(from.Windows, 1000*math.Exp(common+noise*rng.NormFloat64()/math.Sqrt2))
+						to.Windows = append(to.Windows, 1000*math.Exp(common+sign*delta+noise*rng.NormFloat64()/math.Sqrt2))
+						from.Rounds, to.Rounds = append(from.Rounds, i+1), append(to.Rounds, i+1)
+					}
+					if DecideBy(d, from, to, 0.05, 0.05).Call == CallSame {
+						same++
+					}
+				}
+				rate := float64(same) / trials
+				t.Logf("%v, true change δ, noise %.0f %%, %d windows: %.4f called same", d, 100*noise, n, rate)
+				if rate > 0.05+3*math.Sqrt(0.05*0.95/trials) {
+					t.Errorf("%v, noise %.2f, %d windows: a change of δ called same at rate %.4f, above α", d, noise, n, rate)
+				}
 			}
 		}
 	}

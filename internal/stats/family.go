@@ -96,7 +96,8 @@ func BenjaminiHochberg(p []float64, q float64) (selected []bool, r int) {
 // invalid (m of them): a selected one (R in all) is decided again at
 // R·alpha ÷ m, where its interval excludes 0, and reported so (gain or
 // loss, with that interval); one not selected cannot be a gain or a loss —
-// it is same when its interval at alpha lies within ±δ, else undecided.
+// it is same when its interval at 1 − 2α (SameLevel) lies within ±δ, else
+// undecided.
 func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha float64) []Verdict {
 	out := make([]Verdict, len(pairs))
 	for i, sp := range pairs {
@@ -148,9 +149,9 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 		if v.Call != CallGain && v.Call != CallLoss {
 			continue
 		}
-		if SizeOf(v.Call, v.Shift, minEffect) == SizeSmall {
-			v.Call, v.Size = CallSame, SizeUnknown
-			v.Reason = fmt.Sprintf("the interval at α=%.3g lies within ±%s, and false-call control over the run's %d calls (Benjamini–Hochberg) does not select it as a gain or loss", alpha, pct(minEffect), m)
+		if Within(v.SameShift, minEffect) {
+			v.Call, v.Size, v.Shift = CallSame, SizeUnknown, v.SameShift
+			v.Reason = fmt.Sprintf("the whole %s interval lies within ±%s (two one-sided tests at α=%.3g), and false-call control over the run's %d calls (Benjamini–Hochberg) does not select it as a gain or loss", levelOf(v.SameShift), pct(minEffect), alpha, m)
 			continue
 		}
 		v.Call, v.Size = CallUndecided, SizeUnknown
@@ -160,7 +161,7 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 	// its interval leaves 0 at the level at which one more call of the
 	// family would be selected, (r+1)·α ÷ m (with pairs, no fewer than the
 	// rounds whose smallest p-value reaches it), or as same when its
-	// interval at α fits within ±δ. Its need is the smaller of the two.
+	// interval at 1 − 2α fits within ±δ. Its need is the smaller of the two.
 	for _, i := range at {
 		v := &out[i]
 		if v.Call != CallUndecided || v.Shift.N1 == 0 || pairs[i].Frozen != nil {
@@ -174,7 +175,7 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 				x, y, _ = Pair(sp.From, sp.To)
 			}
 			if len(x) > 0 {
-				v.WindowsNeeded = windowsNeeded(d, x, y, v.Shift, minEffect, level, alpha)
+				v.WindowsNeeded = windowsNeeded(d, x, y, v.Shift, minEffect, level, SameLevel(alpha))
 				continue
 			}
 		}

@@ -129,19 +129,32 @@ func PooledQuantile(ds []Dist, q float64) float64 {
 // file). Every window must hold at least one value, and values must be
 // positive.
 func PooledShift(d Design, from, to []Dist, q, alpha float64) (Shift, error) {
+	s, err := pooledShifts(d, from, to, q, alpha)
+	if err != nil {
+		return Shift{}, err
+	}
+	return s[0], nil
+}
+
+// pooledShifts is PooledShift at each of alphas, from one randomisation
+// test and one set of bootstrap resamples (the test's p-value and the
+// resamples do not depend on the level).
+func pooledShifts(d Design, from, to []Dist, q float64, alphas ...float64) ([]Shift, error) {
 	if d == Paired && len(from) != len(to) {
-		return Shift{}, fmt.Errorf("pooled shift: %d windows on one side and %d on the other", len(from), len(to))
+		return nil, fmt.Errorf("pooled shift: %d windows on one side and %d on the other", len(from), len(to))
 	}
 	if len(from) == 0 || len(to) == 0 {
-		return Shift{}, errors.New("pooled shift: a side has no window")
+		return nil, errors.New("pooled shift: a side has no window")
 	}
-	if !(alpha > 0 && alpha < 1) || !(q > 0 && q < 1) {
-		return Shift{}, fmt.Errorf("pooled shift: alpha %g or quantile %g is not in (0, 1)", alpha, q)
+	for _, alpha := range alphas {
+		if !(alpha > 0 && alpha < 1) || !(q > 0 && q < 1) {
+			return nil, fmt.Errorf("pooled shift: alpha %g or quantile %g is not in (0, 1)", alpha, q)
+		}
 	}
 	all := append(slices.Clip(from), to...)
 	for _, ds := range all {
 		if len(ds.Values) == 0 || ds.Values[0] <= 0 {
-			return Shift{}, fmt.Errorf("pooled shift: a window has no latency above zero: %w", ErrNotPositive)
+			return nil, fmt.Errorf("pooled shift: a window has no latency above zero: %w", ErrNotPositive)
 		}
 	}
 	p := newPool(all)
@@ -164,9 +177,27 @@ func PooledShift(d Design, from, to []Dist, q, alpha float64) (Shift, error) {
 	} else {
 		s.P = permuteP(n1, n2, wa, wb, stat, t0, rng)
 	}
-	if d.MinLevel(min(n1, n2)) > alpha {
-		return s, nil // no finite interval at alpha, as the rank intervals
+	out := make([]Shift, len(alphas))
+	var boot []float64
+	for i, alpha := range alphas {
+		out[i] = s
+		if d.MinLevel(min(n1, n2)) > alpha {
+			continue // no finite interval at alpha, as the rank intervals
+		}
+		if boot == nil {
+			boot = resample(d, n1, n2, wa, wb, stat, rng)
+		}
+		k := int(math.Floor(alpha / 2 * float64(len(boot))))
+		out[i].Lo, out[i].Hi = math.Expm1(boot[k]), math.Expm1(boot[len(boot)-1-k])
+		out[i].Bounded, out[i].Confidence = true, 1-alpha
 	}
+	return out, nil
+}
+
+// resample is the sorted bootstrap distribution of stat over
+// bootstrapResamples resamples: of rounds under Paired, of each side's
+// windows otherwise.
+func resample(d Design, n1, n2 int, wa, wb []int, stat func() float64, rng *rand.Rand) []float64 {
 	boot := make([]float64, 0, bootstrapResamples)
 	for range bootstrapResamples {
 		clear(wa)
@@ -188,10 +219,7 @@ func PooledShift(d Design, from, to []Dist, q, alpha float64) (Shift, error) {
 		boot = append(boot, stat())
 	}
 	slices.Sort(boot)
-	k := int(math.Floor(alpha / 2 * float64(len(boot))))
-	s.Lo, s.Hi = math.Expm1(boot[k]), math.Expm1(boot[len(boot)-1-k])
-	s.Bounded, s.Confidence = true, 1-alpha
-	return s, nil
+	return boot
 }
 
 // flipP is the paired randomisation test's two-sided p-value: over the
@@ -291,20 +319,26 @@ func DecidePooled(d Design, from, to Side, q, minEffect, alpha float64) Verdict 
 			return v
 		}
 	}
-	s, err := PooledShift(d, x, y, q, alpha)
+	shifts, err := pooledShifts(d, x, y, q, alpha, SameLevel(alpha))
 	if err != nil {
 		v.Reason = err.Error()
 		return v
 	}
-	v.Shift = s
-	v.Call = CallOf(s, minEffect)
-	v.Size = SizeOf(v.Call, s, minEffect)
+	s := shifts[0]
+	at := func(float64) (Shift, error) { return shifts[1], nil }
+	v.decide(s, at, minEffect, alpha)
 	what := fmt.Sprintf("the pooled p%g over %s", 100*q, unitsOf(d, s))
-	level := fmt.Sprintf("%s %%", trimPct(100*s.Confidence))
+	level := fmt.Sprintf("%s %%", trimPct(100*v.Shift.Confidence))
 	switch {
 	case (v.Call == CallGain || v.Call == CallLoss) && s.P > alpha:
-		v.Call, v.Size = CallUndecided, SizeUnknown
+		// The interval clears 0 but the test does not reject: not a
+		// change; same when the 1 − 2α interval lies within ±δ.
 		v.Reason = fmt.Sprintf("%s: the %s bootstrap interval excludes 0, but the randomisation test over rounds does not reject at α=%.2g (p=%.2g)", what, level, alpha, s.P)
+		v.Call, v.Size = CallUndecided, SizeUnknown
+		if Within(v.SameShift, minEffect) {
+			v.Call, v.Shift = CallSame, v.SameShift
+			v.Reason += fmt.Sprintf("; the whole %s bootstrap interval lies within ±%s (two one-sided tests at α=%.2g)", levelOf(v.SameShift), pct(minEffect), alpha)
+		}
 	case v.Call == CallGain || v.Call == CallLoss:
 		v.Reason = fmt.Sprintf("%s: the randomisation test rejects at α=%.2g (p=%.2g) and the %s bootstrap interval excludes 0", what, alpha, s.P, level)
 		switch v.Size {
@@ -314,17 +348,20 @@ func DecidePooled(d Design, from, to Side, q, minEffect, alpha float64) Verdict 
 			v.Reason += fmt.Sprintf(" and lies wholly within ±%s: real but smaller than the minimum effect", pct(minEffect))
 		}
 	case v.Call == CallSame:
-		v.Reason = fmt.Sprintf("%s: the whole %s bootstrap interval lies within ±%s", what, level, pct(minEffect))
-	default:
+		v.Reason = fmt.Sprintf("%s: the whole %s bootstrap interval lies within ±%s (two one-sided tests at α=%.2g)", what, level, pct(minEffect), alpha)
+	}
+	if v.Call == CallUndecided {
 		if len(xv) == len(x) && len(yv) == len(y) && len(xv) > 0 && allPositive(xv) && allPositive(yv) {
-			v.WindowsNeeded = windowsNeeded(d, xv, yv, s, minEffect, alpha, alpha)
+			v.WindowsNeeded = windowsNeeded(d, xv, yv, s, minEffect, alpha, SameLevel(alpha))
 		} else {
 			v.WindowsNeeded = windowsFloor(d, max(s.N1, s.N2), alpha)
 		}
-		if !s.Bounded {
+		switch {
+		case v.Reason != "":
+		case !s.Bounded:
 			v.Reason = fmt.Sprintf("%s: too few for any finite interval at α=%.2g", what, alpha)
-		} else {
-			v.Reason = fmt.Sprintf("%s: the %s bootstrap interval includes 0 and reaches past ±%s", what, level, pct(minEffect))
+		default:
+			v.Reason = fmt.Sprintf("%s: the %s bootstrap interval includes 0 and reaches past ±%s, and the %s interval is not within it", what, level, pct(minEffect), levelOf(v.SameShift))
 		}
 	}
 	return v
