@@ -106,6 +106,9 @@ type Verdict struct {
 	// call reads; Bounded is false when it could not be computed. A same
 	// call shows it as its Shift.
 	SameShift Shift
+	// changeShift is the interval at 1 − α, which a gain or a loss
+	// reads (Shift but for a same call).
+	changeShift Shift
 	// PairedSD, for Paired with MinPairsForSpread pairs or more, is the
 	// step's paired noise: the robust standard deviation of the pairs'
 	// log-ratios (logSpread), the spread its interval was built from; 0
@@ -204,7 +207,7 @@ func Within(s Shift, minEffect float64) bool {
 // (shown with it); undecided otherwise (shown with s). It sets Shift,
 // SameShift, Call and Size.
 func (v *Verdict) decide(s Shift, at func(level float64) (Shift, error), minEffect, alpha float64) {
-	v.Shift = s
+	v.Shift, v.changeShift = s, s
 	if eq, err := at(SameLevel(alpha)); err == nil {
 		v.SameShift = eq
 	}

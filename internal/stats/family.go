@@ -202,6 +202,9 @@ func notCalled(v Verdict, alpha float64) Verdict {
 	if v.Call == CallInvalid {
 		why = NotCalledInvalid + v.Reason
 	}
+	if v.Call == CallSame {
+		v.Shift = v.changeShift // the interval at α, not the one a same call reads
+	}
 	v.Call, v.Size, v.Reason, v.WindowsNeeded = CallNotCalled, SizeUnknown, why, 0
 	return v
 }

@@ -283,6 +283,12 @@ func TestShownPairsStayOutOfTheFamily(t *testing.T) {
 	for i := 1; i < m; i++ {
 		pairs = append(pairs, SidePair{From: side(1000, up), To: side(1000, down), Shown: true})
 	}
+	// A step a call would find same, shown: its interval at α.
+	near := []float64{1.001, 1.039, 0.971, 1.019, 0.991, 1.049, 0.961, 1.011}
+	pairs = append(pairs, SidePair{From: side(1000, up), To: side(1000, near), Shown: true})
+	if v := DecideBy(Paired, side(1000, up), side(1000, near), 0.05, 0.05); v.Call != CallSame {
+		t.Fatalf("the setup needs a step called same: %+v", v)
+	}
 	// The loss itself, shown: its interval, no call.
 	pairs = append(pairs, SidePair{From: side(700, up), To: side(380, down), Shown: true})
 	vs := DecideFamily(FamilyRun, Paired, pairs, 0.05, 0.05)
@@ -292,6 +298,11 @@ func TestShownPairsStayOutOfTheFamily(t *testing.T) {
 	for i, v := range vs[1:] {
 		if v.Call != CallNotCalled || v.FamilySize != 0 || v.WindowsNeeded != 0 || !strings.Contains(v.Reason, "not called") {
 			t.Fatalf("shown pair %d: %s, family %d, need %d (%s)", i+1, v.Call, v.FamilySize, v.WindowsNeeded, v.Reason)
+		}
+		// A shown metric's interval is at α, even where a call would
+		// have been same (read from the 1 − 2α interval).
+		if v.Shift.Bounded && v.Shift.Confidence < 0.95 {
+			t.Fatalf("shown pair %d: its interval is at %.4g, want at least 0.95", i+1, v.Shift.Confidence)
 		}
 	}
 	shown := vs[len(vs)-1]
