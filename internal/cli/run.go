@@ -19,6 +19,7 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/run"
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 func init() {
@@ -373,8 +374,8 @@ func printSteps(w io.Writer, m *report.Model) {
 		family = fmt.Sprintf("false calls controlled over the run's calls, of which %d valid", m.Header.FamilyCalls)
 	}
 	headline := m.Header.Headline()
-	fmt.Fprintf(w, "\nWhat each step bought (%s; each call from its %.4g%% interval alone, minimum effect %g%%; %s):\n",
-		analysis.MetricLabel(headline), 100*(1-m.Header.Alpha), 100*m.Header.MinEffect, family)
+	fmt.Fprintf(w, "\nWhat each step bought (%s; each call from its intervals alone: %.4g%% for a gain or a loss, %.4g%% for same; minimum effect %g%%; %s):\n",
+		analysis.MetricLabel(headline), 100*(1-m.Header.Alpha), 100*(1-stats.SameLevel(m.Header.Alpha)), 100*m.Header.MinEffect, family)
 	for _, g := range m.Groups {
 		label := "  " + g.From + " → " + g.To
 		if g.Kind != "adjacent" {

@@ -51,7 +51,7 @@ func TestPrintStepsShowsEachCallWithItsInterval(t *testing.T) {
 	var b strings.Builder
 	printSteps(&b, m)
 	for _, want := range []string{
-		"95% interval alone, minimum effect 5%",
+		"intervals alone: 95% for a gain or a loss, 90% for same; minimum effect 5%",
 		"a → b, database routes, c=32: 1 gain (median estimate +7.6%)\n",
 		"user     gain +7.6 % (+3.1 … +12.4 %)\n",
 		"a → b, framework-only routes, c=32: 1 undecided (median estimate +2.0%)\n",
