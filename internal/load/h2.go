@@ -391,19 +391,11 @@ func (w *worker) failOpenSock(s *h2sock, class errorClass, now int64) {
 // onSockDialed completes a connect: the TLS handshake if any, then the
 // connection preface, SETTINGS and the connection window.
 func (w *worker) onSockDialed(s *h2sock, now int64) {
-	soErr, err := unix.GetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-	if err == nil && soErr != 0 {
-		err = unix.Errno(soErr)
-	}
-	if err != nil {
+	if err := w.dialed(s.fd, &s.openedOnce, now); err != nil {
 		w.closeSock(s)
 		w.failOpenSock(s, classify(err), now)
 		return
 	}
-	if s.openedOnce && now >= w.r.warmEnd.Load() && now < w.r.measEnd.Load() {
-		w.meas.reconnects++
-	}
-	s.openedOnce = true
 	w.setSockOut(s, false)
 	if w.r.tlsConfig != nil {
 		ok, class := w.handshake(s.fd, &s.tls, now)

@@ -413,22 +413,33 @@ func (w *worker) onEvent(i int, events uint32, now int64) {
 	}
 }
 
-// onDialed completes a non-blocking connect.
-func (w *worker) onDialed(i int, now int64) {
-	c := &w.conns[i]
-	soErr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+// dialed reads the result of a non-blocking connect on fd (SO_ERROR) and,
+// when it succeeded, counts a reconnect if the connection had been open
+// before and now is inside the measured window; HTTP/1.1 connections and
+// HTTP/2 sockets alike.
+func (w *worker) dialed(fd int, openedOnce *bool, now int64) error {
+	soErr, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
 	if err == nil && soErr != 0 {
 		err = unix.Errno(soErr)
 	}
 	if err != nil {
+		return err
+	}
+	if *openedOnce && now >= w.r.warmEnd.Load() && now < w.r.measEnd.Load() {
+		w.meas.reconnects++
+	}
+	*openedOnce = true
+	return nil
+}
+
+// onDialed completes a non-blocking connect.
+func (w *worker) onDialed(i int, now int64) {
+	c := &w.conns[i]
+	if err := w.dialed(c.fd, &c.openedOnce, now); err != nil {
 		w.closeConn(c)
 		w.failOpen(i, classify(err), now)
 		return
 	}
-	if c.openedOnce && now >= w.r.warmEnd.Load() && now < w.r.measEnd.Load() {
-		w.meas.reconnects++
-	}
-	c.openedOnce = true
 	w.setOut(c, false)
 	if w.r.tlsConfig != nil {
 		if ok, class := w.handshake(c.fd, &c.tls, now); !ok {
