@@ -148,11 +148,15 @@ func (w WarmupRule) Steady(counts []int64) bool {
 			return false
 		}
 	case n >= MinRampSlices:
-		// Before eight slices, only when the last three do not agree
-		// within the tolerance by themselves: their agreement would rest
-		// on chance's allowance, which a ramp must not get. A ramp that
-		// has ended (300 · 600 · 2,000 · 2,100 · 2,050) is not held back.
-		if !agree(lastBlocks(counts, 1), 0) && ramping(counts) {
+		// Before eight slices, unless the last three agree within the
+		// tolerance by themselves without climbing: their agreement
+		// would otherwise rest on chance's allowance, or on a ramp's
+		// last steps (96 · 112 · 112 · 144 · 160 · 160, a server ramping
+		// over 2.5 s on a busy host), which a ramp must not get. A ramp
+		// that has ended (300 · 600 · 2,000 · 2,100 · 2,050) is not held
+		// back; one that ended climbing is held back a slice, as a false
+		// ramp is.
+		if last := lastBlocks(counts, 1); !(agree(last, 0) && !climbing(last)) && ramping(counts) {
 			return false
 		}
 	}
