@@ -2,6 +2,7 @@ package pgfix
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -456,6 +457,12 @@ func (c *Cluster) Port() int { return c.state.Port }
 // Version returns the server binaries' version line.
 func (c *Cluster) Version() string { return c.state.Version }
 
+// Listens reports whether the cluster listens on listen and names host in
+// its URLs, as Options.Listen and Options.Host say ("" for 127.0.0.1).
+func (c *Cluster) Listens(listen, host string) bool {
+	return c.state.Listen == listen && c.host() == cmp.Or(host, "127.0.0.1")
+}
+
 // LogPath returns the server log's path.
 func (c *Cluster) LogPath() string { return filepath.Join(c.dir, logFile) }
 
@@ -584,8 +591,10 @@ const hbaMark = "# stackbench: other hosts"
 // allowOtherHosts lets the clients of Options.Clients log in with the
 // password (initdb's pg_hba.conf admits loopback only) when the server
 // listens beyond loopback: each address alone (/32, /128), never a
-// network. The lines are added once and kept: a later start on loopback
-// only cannot be reached from elsewhere anyway.
+// network. The lines are written again at every such start, replacing
+// the previous start's (its clients may have been others); a later
+// start on loopback only keeps them, and cannot be reached from
+// elsewhere anyway.
 func (c *Cluster) allowOtherHosts() error {
 	if !beyondLoopback(c.state.Listen) {
 		return nil
@@ -599,18 +608,14 @@ func (c *Cluster) allowOtherHosts() error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
-	if bytes.Contains(b, []byte(hbaMark)) {
-		return nil
+	if i := bytes.Index(b, []byte("\n"+hbaMark)); i >= 0 {
+		b = b[:i]
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return err
+	b = fmt.Appendf(b, "\n%s, over TLS, with the superuser's password (SCRAM)\n%s", hbaMark, lines)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	_, err = fmt.Fprintf(f, "\n%s, over TLS, with the superuser's password (SCRAM)\n%s", hbaMark, lines)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return nil
 }
 
 // TempDirPrefix begins the name of a cluster directory Start makes in the

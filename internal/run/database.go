@@ -66,7 +66,9 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 		}
 	}
 	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, logsDir(r.opt.Dir))
-	d, err := stack.OpenFixtureDatabase(ctx, r.opt.Plan.Database, dir, r.opt.Plan.Protocol.Placement.Lanes().Database, r.fixture, func(s string) { r.progress.logf("%s", s) })
+	opt := r.linkDatabase()
+	opt.Dir, opt.CPUs = dir, r.opt.Plan.Protocol.Placement.Lanes().Database
+	d, err := stack.OpenFixtureDatabaseWith(ctx, r.opt.Plan.Database, opt, r.fixture, func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
 		return err
 	}
@@ -75,8 +77,35 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 		if err := os.WriteFile(pathFile, []byte(d.Cluster.Dir()+"\n"), privateFileMode); err != nil {
 			return err
 		}
+		if ca := d.Cluster.CACertPEM(); ca != nil {
+			r.progress.logf("database: listening on %s (port %d) for host %s, over TLS", opt.Listen, d.Cluster.Port(), r.opt.File.Roles.Server)
+			if _, err := r.keepDatabaseCA(ca); err != nil {
+				return err
+			}
+		}
 	}
 	return r.openRunDatabase(ctx, t0)
+}
+
+// linkDatabase says where the embedded cluster here listens: on
+// 127.0.0.1 only, as without roles, unless roles: puts the servers on a
+// host, which must reach it. Then it listens on this machine's address
+// on the link to the server host (the local end of its SSH session, as
+// generator hosts reach servers here), names that address in its URLs,
+// speaks TLS only beyond loopback (a throwaway CA: keepDatabaseCA sends
+// it to the server host) and admits the server host and this machine
+// alone (pg_hba.conf).
+func (r *runner) linkDatabase() pgfix.Options {
+	roles := r.opt.File.Roles
+	if r.fleet == nil || roles == nil || roles.Server == "" {
+		return pgfix.Options{}
+	}
+	s := r.fleet.sessions[roles.Server]
+	if s == nil {
+		return pgfix.Options{}
+	}
+	here := s.Conn.LocalIP()
+	return pgfix.Options{Listen: here, Host: here, Clients: []string{r.fleet.addr(roles.Server), here}}
 }
 
 // openRunDatabase makes each stack's copy of the template on r.database
@@ -231,21 +260,34 @@ func (fl *fleet) addrs() []string {
 }
 
 // trustDatabaseCA writes the CA of the database on its own host to a
-// private directory here (dbCADir) and returns its admin URL verified
-// against that file: the URL the agent gave names the file on its host.
-// A database without TLS (an agent that gave no CA) is returned as it is.
+// private directory here (keepDatabaseCA) and returns its admin URL
+// verified against that file: the URL the agent gave names the file on
+// its host. A database without TLS (an agent that gave no CA) is
+// returned as it is.
 func (r *runner) trustDatabaseCA(info agent.DatabaseInfo) (string, error) {
 	if info.CACert == "" {
 		return info.AdminURL, nil
 	}
+	path, err := r.keepDatabaseCA([]byte(info.CACert))
+	if err != nil {
+		return "", err
+	}
+	return pgfix.WithRootCert(info.AdminURL, path)
+}
+
+// keepDatabaseCA writes the database's CA (PEM) alone in a private
+// directory here, dbCADir, which is copied to the server host for its
+// stacks' DATABASE_URL (hostsSite.remoteHarness), and returns the file's
+// path.
+func (r *runner) keepDatabaseCA(ca []byte) (string, error) {
 	dir, err := r.poolRoot.sub("database-ca")
 	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "ca.crt")
-	if err := os.WriteFile(path, []byte(info.CACert), privateFileMode); err != nil {
+	if err := os.WriteFile(path, ca, privateFileMode); err != nil {
 		return "", fmt.Errorf("write the database's CA: %w", err)
 	}
 	r.dbCADir = dir
-	return pgfix.WithRootCert(info.AdminURL, path)
+	return path, nil
 }

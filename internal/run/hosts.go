@@ -292,7 +292,10 @@ func (ph *hostsPhase) close() {
 // address on their link and sampled here over the window's instants),
 // the generator (loading the server host, whose agent samples the server
 // over the window the generator announces: farSamples), the database
-// (sampled on its host over each window, wherever the load comes from).
+// (sampled on its host over each window, wherever the load comes from;
+// the embedded cluster here, with the servers on a host, listens on this
+// machine's address on the link to it over TLS: runner.linkDatabase, and
+// is sampled here over each window's instants).
 // A stack's services: are sampled where its server runs. The features
 // below are refused.
 func RemoteSupported(f *plan.File, p *plan.Plan) error {
@@ -303,9 +306,6 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	// no is what is not built yet; never what cannot be measured with
 	// roles on other hosts, whoever builds it.
 	var no, never []string
-	if r.Server != "" && r.Database == "" && p.NeedsDatabase && f.Database == plan.Embedded {
-		no = append(no, "a server on another host with the embedded database on this machine (the cluster here listens on 127.0.0.1 only; listening on the link with TLS, as a database host's agent does, is not built); put the database on a host (roles: database:) or give database: {url: …} reachable from the server host")
-	}
 	pr := p.Protocol
 	for _, s := range f.Stacks {
 		if h, ok := s.Env["HOST"]; ok && loopbackHost(h) && (r.Server != "" || len(r.Generators) > 0) {

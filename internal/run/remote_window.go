@@ -187,7 +187,8 @@ type remoteWindow struct {
 	// generators are the hosts the load is split across.
 	generators []string
 	// tree is cur's process tree on the server host; nil when cur runs
-	// here, sampled by here over the window's instants.
+	// here, sampled by here over the window's instants (as the database
+	// is when it runs here).
 	tree  *remoteTree
 	here  *localSite
 	c     workload.Case
@@ -284,9 +285,10 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 				m.serverPerf(srv.Agent.Perf(ctx, agent.PerfSpec{Name: rw.tree.name, From: from.Add(srvOff.Offset), To: to.Add(srvOff.Offset)}))
 			})
 		}
-	} else {
-		// The server runs here: sampled here, between the window's
-		// instants on this machine's clock.
+	}
+	if _, dbHere := r.dbs.group(ctx); rw.tree == nil || dbHere {
+		// The server, or the database, runs here: sampled here, between
+		// the window's instants on this machine's clock.
 		here = newWindowSampler(proc.NewSampler(proc.DefaultSampleInterval, rw.here.windowGroups(ctx, rw.cur)...), rw.window)
 		here.at(from, here.open)
 		here.at(to, here.close)
@@ -344,7 +346,7 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	}
 	d.generators = generatorsUsage(merged)
 	switch {
-	case here != nil:
+	case rw.tree == nil:
 	case sampleErr != nil:
 		r.event(journal.LevelWarning, rw.cur.stack.Name, "sampling %s on %s: %v", rw.cur.stack.Name, rw.cur.host, sampleErr)
 	default:

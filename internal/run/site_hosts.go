@@ -41,7 +41,8 @@ type hostsSite struct {
 	ca        []byte
 	described map[string][]byte
 	// loaded, when set (tests), is called once every generator of a
-	// window has been sent its load, with the window's key and attempt.
+	// window has been sent its load (the generator here: once it
+	// started), with the window's key and attempt.
 	loaded func(key string, attempt int, fl *fleet)
 }
 
@@ -85,7 +86,11 @@ func (h *hostsSite) stopServer(s *server) error {
 
 func (h *hostsSite) launch(ctx context.Context, side windowSide, rec *journal.Window) (launched, error) {
 	if len(h.generators) == 0 {
-		return h.launchHere(ctx, side)
+		l, err := h.launchHere(ctx, side)
+		if err == nil && h.loaded != nil {
+			h.loaded(rec.Key, rec.Attempt, h.fl)
+		}
+		return l, err
 	}
 	ls := side.load
 	files, err := h.windowFiles(ctx, side.srv, ls.c)
@@ -93,10 +98,7 @@ func (h *hostsSite) launch(ctx context.Context, side windowSide, rec *journal.Wi
 		return nil, err
 	}
 	rw := &remoteWindow{files: files, generators: h.generators, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
-		warmup: ls.fixedWarmup(), window: ls.window, marks: ls.marks, loaded: h.loaded}
-	if rw.tree == nil {
-		rw.here = h.here
-	}
+		warmup: ls.fixedWarmup(), window: ls.window, marks: ls.marks, loaded: h.loaded, here: h.here}
 	return rw, nil
 }
 

@@ -44,25 +44,19 @@ func OpenDatabaseOn(ctx context.Context, database, dir string, cpus cpuset.Set, 
 // OpenFixtureDatabase is OpenDatabaseOn with a workload's own fixture
 // built into the template instead of the saas-slice seed (nil: the seed).
 func OpenFixtureDatabase(ctx context.Context, database, dir string, cpus cpuset.Set, fx *pgfix.Fixture, progress func(string)) (*Database, error) {
+	return OpenFixtureDatabaseWith(ctx, database, pgfix.Options{Dir: dir, CPUs: cpus}, fx, progress)
+}
+
+// OpenFixtureDatabaseWith is OpenFixtureDatabase with the embedded
+// cluster started as opt says (its directory, lane, and where it listens:
+// opt.Listen, opt.Host and opt.Clients). A cluster left running in
+// opt.Dir that listens elsewhere is stopped and started again there.
+func OpenFixtureDatabaseWith(ctx context.Context, database string, opt pgfix.Options, fx *pgfix.Fixture, progress func(string)) (*Database, error) {
 	d := &Database{AdminURL: database, template: pgfix.TemplateDatabase}
 	if database == plan.Embedded || database == "" {
-		var c *pgfix.Cluster
-		var err error
-		if dir != "" {
-			if c, err = pgfix.Attach(dir); err == nil {
-				progress("database: using the embedded cluster left running in " + dir)
-				if len(cpus) > 0 {
-					if err := c.Pin(cpus); err != nil {
-						return nil, fmt.Errorf("embedded database: move the running cluster to its lane: %w", err)
-					}
-				}
-			}
-		}
-		if c == nil {
-			progress("database: starting an embedded PostgreSQL cluster")
-			if c, err = pgfix.Start(ctx, pgfix.Options{Dir: dir, CPUs: cpus}); err != nil {
-				return nil, fmt.Errorf("embedded database: %w", err)
-			}
+		c, err := openCluster(ctx, opt, progress)
+		if err != nil {
+			return nil, err
 		}
 		d.Cluster, d.AdminURL = c, c.AdminURL()
 	}
@@ -88,6 +82,35 @@ func OpenFixtureDatabase(ctx context.Context, database, dir string, cpus cpuset.
 		progress(fmt.Sprintf("database: seeded %d users and %d orders in %.1fs", rep.Users, rep.Orders, time.Since(t0).Seconds()))
 	}
 	return d, nil
+}
+
+// openCluster attaches to the cluster left running in opt.Dir, or starts
+// one (there, or in a temporary directory).
+func openCluster(ctx context.Context, opt pgfix.Options, progress func(string)) (*pgfix.Cluster, error) {
+	if opt.Dir != "" {
+		if c, err := pgfix.Attach(opt.Dir); err == nil {
+			if !c.Listens(opt.Listen, opt.Host) {
+				progress("database: the embedded cluster left running in " + opt.Dir + " listens elsewhere: restarting it")
+				if err := c.Stop(ctx); err != nil {
+					return nil, fmt.Errorf("embedded database: %w", err)
+				}
+			} else {
+				progress("database: using the embedded cluster left running in " + opt.Dir)
+				if len(opt.CPUs) > 0 {
+					if err := c.Pin(opt.CPUs); err != nil {
+						return nil, fmt.Errorf("embedded database: move the running cluster to its lane: %w", err)
+					}
+				}
+				return c, nil
+			}
+		}
+	}
+	progress("database: starting an embedded PostgreSQL cluster")
+	c, err := pgfix.Start(ctx, opt)
+	if err != nil {
+		return nil, fmt.Errorf("embedded database: %w", err)
+	}
+	return c, nil
 }
 
 // Fresh makes a new database copied from the seeded template (replacing one
