@@ -216,6 +216,9 @@ func (v *Verdict) decide(s Shift, at func(level float64) (Shift, error), minEffe
 	case v.Call == CallGain || v.Call == CallLoss:
 	case Within(v.SameShift, minEffect):
 		v.Call, v.Shift = CallSame, v.SameShift
+	case v.Call == CallSame:
+		// Within ±δ at 1 − α already (the 1 − 2α interval could not be
+		// computed): same all the more.
 	default:
 		v.Call = CallUndecided
 	}
