@@ -417,6 +417,9 @@ func holdUntilTheFirstLook(steps []Step, ri *RoundsInfo) {
 			if c.Call == stats.CallInvalid || c.Call == stats.CallUndecided || c.Call == stats.CallNotCalled {
 				continue
 			}
+			if c.Call == stats.CallSame && c.change != nil {
+				c.setInterval(*c.change) // an undecided step shows its 1 − α interval
+			}
 			c.Call, c.Size = stats.CallUndecided, ""
 			c.Reason = fmt.Sprintf("the run calls its steps at its looks only, and has not reached its first, after round %d", first)
 		}
@@ -590,9 +593,10 @@ func changeOf(v stats.Verdict, from, to Cell) Change {
 	}
 	c.EstimatePct = 100 * v.Shift.Estimate
 	c.P = v.Shift.P
-	if v.Shift.Bounded {
-		lo, hi := 100*v.Shift.Lo, 100*v.Shift.Hi
-		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, v.Shift.Confidence
+	c.setInterval(v.Shift)
+	if v.Call == stats.CallSame {
+		s := v.ChangeShift()
+		c.change = &s
 	}
 	c.WindowsNeeded = v.WindowsNeeded
 	if v.PairedSD > 0 {
@@ -600,6 +604,15 @@ func changeOf(v stats.Verdict, from, to Cell) Change {
 		c.PairedSDPct = &sd
 	}
 	return c
+}
+
+// setInterval sets the change's interval (none when s is unbounded).
+func (c *Change) setInterval(s stats.Shift) {
+	c.CILowPct, c.CIHighPct, c.Confidence = nil, nil, 0
+	if s.Bounded {
+		lo, hi := 100*s.Lo, 100*s.Hi
+		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, s.Confidence
+	}
 }
 
 // invalidReason names the side that made a call invalid.

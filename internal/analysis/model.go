@@ -510,8 +510,12 @@ type Change struct {
 	// invalid).
 	CILowPct  *float64 `json:"ci_low_pct"`
 	CIHighPct *float64 `json:"ci_high_pct"`
-	// Confidence is the interval's actual coverage (≥ 1 − α).
+	// Confidence is the interval's actual coverage: ≥ 1 − α, or ≥ 1 − 2α
+	// for a same call (the interval same reads).
 	Confidence float64 `json:"confidence,omitempty"`
+	// change is a same call's interval at 1 − α, which it shows if it is
+	// held undecided (holdUntilTheFirstLook); nil otherwise.
+	change *stats.Shift
 	// FromWindows and ToWindows are the two cells' counted windows.
 	FromWindows int `json:"from_windows"`
 	ToWindows   int `json:"to_windows"`

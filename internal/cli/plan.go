@@ -346,7 +346,11 @@ func roundsNote(d stats.Design, rounds int) string {
 	if d == stats.Paired {
 		what = countNoun(rounds, "pair") + " of windows (interleaved rounds compare round by round)"
 	}
-	return fmt.Sprintf(" (with %s no step's 95%% interval is finite, so every call is undecided; %d or more can decide)", what, need)
+	same := "so every call is undecided"
+	if d.MinLevel(rounds) <= stats.SameLevel(stats.DefaultAlpha) {
+		same = "so no step can be a gain or a loss, only same (its 90% interval is finite)"
+	}
+	return fmt.Sprintf(" (with %s no step's 95%% interval is finite, %s; %d or more can decide a change)", what, same, need)
 }
 
 // undecidableWarning says when no call of the plan could be selected as a

@@ -178,9 +178,9 @@ func TestPlanSaysWhatFewRoundsCannotTell(t *testing.T) {
 	dir := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n")
 	for _, c := range []struct{ layout, rounds, want string }{
 		{"grouped", "1", "rounds       1, a fresh process per round (with 1 window a side no step's 95% interval is finite"},
-		{"grouped", "3", "rounds       3, a fresh process per round (with 3 windows a side no step's 95% interval is finite, so every call is undecided; 4 or more can decide)\n"},
+		{"grouped", "3", "rounds       3, a fresh process per round (with 3 windows a side no step's 95% interval is finite, so no step can be a gain or a loss, only same (its 90% interval is finite); 4 or more can decide a change)\n"},
 		{"grouped", "4", "rounds       4, a fresh process per round\n"},
-		{"interleaved", "5", "rounds       5, a fresh process per round (with 5 pairs of windows (interleaved rounds compare round by round) no step's 95% interval is finite, so every call is undecided; 6 or more can decide)\n"},
+		{"interleaved", "5", "rounds       5, a fresh process per round (with 5 pairs of windows (interleaved rounds compare round by round) no step's 95% interval is finite, so no step can be a gain or a loss, only same (its 90% interval is finite); 6 or more can decide a change)\n"},
 		{"interleaved", "6", "rounds       6, a fresh process per round\n"},
 	} {
 		code, out, errOut := runMain(t, dir, nil, "plan", "--rounds", c.rounds, "--layout", c.layout)

@@ -75,7 +75,8 @@ type CompareOptions struct {
 	// pooled): the user vouches that the machine did not change the
 	// figures.
 	AssumeSameHost bool
-	// Alpha is one minus the intervals' confidence; 0 means
+	// Alpha is one minus the confidence of the intervals a gain or a loss
+	// reads (same reads 1 − 2·Alpha: stats.SameLevel); 0 means
 	// stats.DefaultAlpha. A comparison is one decision per step, at this
 	// level, whatever looks either run made.
 	Alpha float64

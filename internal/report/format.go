@@ -204,6 +204,9 @@ func CallText(c analysis.Change) string {
 	if c.Call == stats.CallUndecided && c.FamilyCalls > 1 && excludesZero(c) {
 		s += fmt.Sprintf("; the interval excludes 0, but not yet at the level false-call control over %d calls needs", c.FamilyCalls)
 	}
+	if c.Call == stats.CallSame && excludesZero(c) {
+		s += "; the interval excludes 0 but lies within the minimum effect, and the step is not called a gain or a loss at the run's level"
+	}
 	if c.Call == stats.CallUndecided && c.WindowsNeeded > 0 {
 		s += "; " + windowsNeededText(c)
 	}

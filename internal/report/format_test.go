@@ -30,6 +30,12 @@ func TestIntervalEndsKeepTheirSign(t *testing.T) {
 	if got := CallText(c); got != "loss -20.0 % (-40.0 … -8.0 %, 99.8 % interval), wholly past the minimum effect of -4.8 %; paired noise 3.1 %" {
 		t.Errorf("CallText = %q", got)
 	}
+	// A same whose 90 % interval excludes 0 says why it is no gain.
+	lo, hi = 0.6, 3.1
+	c = analysis.Change{Call: stats.CallSame, MinEffectPct: 5, EstimatePct: 2, CILowPct: &lo, CIHighPct: &hi, Confidence: 0.9}
+	if got := CallText(c); got != "same +2.0 % (+0.6 … +3.1 %, 90 % interval); the interval excludes 0 but lies within the minimum effect, and the step is not called a gain or a loss at the run's level" {
+		t.Errorf("CallText = %q", got)
+	}
 }
 
 // TestUnboundedIntervalCountsWhatTheTestCompared: with repeats the test

@@ -23,9 +23,11 @@ const (
 	// CallLoss: the interval lies wholly below 0.
 	CallLoss Call = "loss"
 	// CallSame: the interval at 1 − 2α lies wholly within ±δ (two
-	// one-sided tests at α each, Schuirmann's TOST), and the 1 − α
-	// interval includes 0: any difference there is smaller than what the
-	// user said matters.
+	// one-sided tests at α each, Schuirmann's TOST), and the step is not
+	// a gain or a loss (its 1 − α interval includes 0, or false-call
+	// control does not select it): any difference there is smaller than
+	// what the user said matters. Same is each step's own test at α,
+	// outside the family's control of false gains and losses.
 	CallSame Call = "same"
 	// CallUndecided: the interval includes 0 and reaches past ±δ; more
 	// windows may decide it.
@@ -185,6 +187,10 @@ func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 	}
 	return v
 }
+
+// ChangeShift is the interval at 1 − α, which a gain or a loss reads: the
+// Shift of every call but same, whose Shift is the 1 − 2α interval.
+func (v Verdict) ChangeShift() Shift { return v.changeShift }
 
 // SameLevel is the α of the interval a same call reads when the run
 // decides at alpha: 2α, the 1 − 2α interval (90 % at α = 0.05). A step is

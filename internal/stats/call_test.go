@@ -233,7 +233,7 @@ func TestFalseSameRate(t *testing.T) {
 	const trials = 2000
 	delta := math.Log1p(0.05)
 	for _, d := range []Design{Paired, Independent} {
-		for _, noise := range []float64{0.02, 0.05, 0.10} {
+		for _, noise := range []float64{0.05, 0.10} {
 			for _, n := range []int{8, 13, 30} {
 				same := 0
 				for trial := 0; trial < trials; trial++ {
@@ -257,7 +257,58 @@ func TestFalseSameRate(t *testing.T) {
 				if rate > 0.05+3*math.Sqrt(0.05*0.95/trials) {
 					t.Errorf("%v, noise %.2f, %d windows: a change of δ called same at rate %.4f, above α", d, noise, n, rate)
 				}
+				// Where the step is seldom a gain or a loss (wide noise,
+				// many pairs), the rate comes near α: the rule reads the
+				// 1 − 2α interval, not a wider one (at 1 − α the rate
+				// was 0.015–0.026 here).
+				if noise == 0.10 && n == 30 && rate < 0.035 {
+					t.Errorf("%v, noise 0.10, 30 windows: same at rate %.4f, well under α: is same read from the 1 − 2α interval?", d, rate)
+				}
 			}
 		}
+	}
+}
+
+// TestSameReadsTwoAlphaInEveryPath: a step whose 95 % interval reaches
+// past +δ while its 90 % one lies within is same through DecideShift (the
+// cross-run calls), and through the family when the control does not
+// select its 95 % interval's exclusion of 0.
+func TestSameReadsTwoAlphaInEveryPath(t *testing.T) {
+	at := func(p float64) func(level float64) (Shift, error) {
+		return func(level float64) (Shift, error) {
+			s := Shift{Estimate: 0.027, Bounded: true, Confidence: 1 - level, N1: 12, N2: 12, Pairs: 12, P: p}
+			switch {
+			case level >= 0.1:
+				s.Lo, s.Hi = -0.003, 0.047
+			case level >= 0.05:
+				s.Lo, s.Hi = -0.002, 0.053
+			default:
+				s.Lo, s.Hi = -0.010, 0.060
+			}
+			return s, nil
+		}
+	}
+	v := DecideShift(at(0.08), "synthetic", 0.05, 0.05)
+	if v.Call != CallSame || v.Shift.Confidence != 0.9 || v.ChangeShift().Confidence != 0.95 {
+		t.Errorf("DecideShift: %+v", v)
+	}
+	// In a family of 12 whose other calls are far from selected, a step
+	// whose 95 % interval just excludes 0 is not selected, and is same by
+	// its 90 % interval.
+	gain := func(level float64) (Shift, error) {
+		s, _ := at(0.02)(level)
+		s.Lo += 0.005
+		return s, nil
+	}
+	pairs := []SidePair{{From: Side{Valid: true}, To: Side{Valid: true}, Decide: func(level float64) Verdict { return DecideShift(gain, "synthetic", 0.05, level) }}}
+	for range 11 {
+		pairs = append(pairs, SidePair{From: Side{Valid: true}, To: Side{Valid: true}, Decide: func(level float64) Verdict { return DecideShift(at(0.9), "synthetic", 0.05, level) }})
+	}
+	if v := pairs[0].Decide(0.05); v.Call != CallGain {
+		t.Fatalf("the setup needs a gain at α on its own: %+v", v)
+	}
+	vs := DecideFamily(FamilyRun, Paired, pairs, 0.05, 0.05)
+	if vs[0].Call != CallSame || vs[0].Shift.Confidence != 0.9 || !strings.Contains(vs[0].Reason, "does not select it") {
+		t.Errorf("the family's unselected small change: %+v", vs[0])
 	}
 }

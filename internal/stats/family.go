@@ -169,12 +169,15 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 		}
 		level := selectable(alpha, r, m)
 		sp := pairs[i]
-		if sp.Decide == nil && sp.Quantile == 0 {
+		if sp.Decide == nil {
+			// The windows' own values (a pooled quantile's too: each
+			// window's quantile) give the spread both ways are judged
+			// from, the same at its own level.
 			x, y := sp.From.Windows, sp.To.Windows
 			if d == Paired {
 				x, y, _ = Pair(sp.From, sp.To)
 			}
-			if len(x) > 0 {
+			if len(x) > 0 && allPositive(x) && allPositive(y) {
 				v.WindowsNeeded = windowsNeeded(d, x, y, v.Shift, minEffect, level, SameLevel(alpha))
 				continue
 			}

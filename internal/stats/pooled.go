@@ -300,7 +300,7 @@ func permuteP(n1, n2 int, wa, wb []int, stat func() float64, t0 float64, rng *ra
 // windows (Side.Dists), paired by round under Paired: a latency, so the
 // shift is of the latency and the caller turns a rise into a loss. A gain
 // or a loss needs the test at alpha and the interval clear of 0; same
-// needs the interval within ±δ.
+// needs the 1 − 2α interval within ±δ.
 func DecidePooled(d Design, from, to Side, q, minEffect, alpha float64) Verdict {
 	v := Verdict{Call: CallInvalid, MinEffect: minEffect, Alpha: alpha}
 	if !from.Valid || !to.Valid {
