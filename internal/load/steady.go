@@ -148,15 +148,14 @@ func (w WarmupRule) Steady(counts []int64) bool {
 			return false
 		}
 	case n >= MinRampSlices:
-		// Before eight slices, unless the last three agree within the
-		// tolerance by themselves without climbing: their agreement
-		// would otherwise rest on chance's allowance, or on a ramp's
-		// last steps (96 · 112 · 112 · 144 · 160 · 160, a server ramping
-		// over 2.5 s on a busy host), which a ramp must not get. A ramp
-		// that has ended (300 · 600 · 2,000 · 2,100 · 2,050) is not held
-		// back; one that ended climbing is held back a slice, as a false
-		// ramp is.
-		if last := lastBlocks(counts, 1); !(agree(last, 0) && !climbing(last)) && ramping(counts) {
+		// Before eight slices, unless the last three agree within half
+		// the tolerance by themselves: their agreement would otherwise
+		// rest on chance's allowance, or on a ramp's last steps (96 · 112
+		// · 112 · 144 · 160 · 160, a server ramping over 2.5 s on a busy
+		// host: 10 % apart), which a ramp must not get. A ramp that has
+		// ended (300 · 600 · 2,000 · 2,100 · 2,050: 5 % apart) is not
+		// held back.
+		if last := lastBlocks(counts, 1); float64(slices.Max(last)-slices.Min(last)) > SteadyTolerance/2*median(last) && ramping(counts) {
 			return false
 		}
 	}
