@@ -21,8 +21,8 @@ func init() {
 
 const bootSynopsis = "[-f FILE] [-n N] [--stacks a,b] [-o text|json]"
 
-// bootDatabase is the database the boot suite's stacks use: a fresh copy of
-// the seeded template.
+// bootDatabase begins the name of the database the boot suite's stacks
+// use: a fresh copy of the seeded template, named stack.CopyName makes.
 const bootDatabase = "stackbench_boot"
 
 func runBoot(ctx context.Context, args []string, env Env) error {
@@ -112,7 +112,7 @@ func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
 		if db, err = stack.OpenFileDatabase(ctx, f, os.TempDir(), progress); err != nil {
 			return boot.Result{}, err
 		}
-		if h.DatabaseURL, err = db.Fresh(ctx, bootDatabase); err != nil {
+		if h.DatabaseURL, err = db.Fresh(ctx, stack.CopyName(bootDatabase)); err != nil {
 			db.Close(true)
 			return boot.Result{}, err
 		}

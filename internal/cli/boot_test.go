@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,12 +14,7 @@ import (
 // TestBootCommandEndToEnd cold-starts the reference server twice per
 // stack against a real embedded PostgreSQL and checks the JSON result.
 func TestBootCommandEndToEnd(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "server")
-	build := exec.Command("go", "build", "-o", bin, "./apps/nethttp-pgx")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the reference server: %v\n%s", err, out)
-	}
+	bin := buildRefServer(t)
 	dir := writeComparison(t, `workload: saas-slice
 database: embedded
 stacks:

@@ -31,6 +31,10 @@ const pgoSynopsis = "[-f FILE] --stacks NAME [-d 30s] [-c 32] --out FILE"
 // honour it (apps/internal/saas.CPUProfileEnv).
 const pgoProfileEnv = "STACKBENCH_CPUPROFILE"
 
+// pgoDatabase begins the name of the database the profiled stack uses: a
+// fresh copy of the seeded template named stack.CopyName makes.
+const pgoDatabase = "stackbench_pgo"
+
 // pgoArgs are the checked flags of stackbench pgo.
 type pgoArgs struct {
 	file, stack, out string
@@ -123,7 +127,7 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 			return 0, err
 		}
 		defer db.Close(true)
-		if h.DatabaseURL, err = db.Fresh(ctx, "stackbench_pgo"); err != nil {
+		if h.DatabaseURL, err = db.Fresh(ctx, stack.CopyName(pgoDatabase)); err != nil {
 			return 0, err
 		}
 	}

@@ -62,6 +62,10 @@ stacks:
 	if !strings.Contains(string(top), "saas.CPUChain") {
 		t.Errorf("the profile does not show the server's saas.CPUChain:\n%s", top)
 	}
+	// Its copy of the seed was its own (stackbench_pgo_<8 hex>) and is gone.
+	if left := databasesLike(t, pgtest.Cluster(t).AdminURL(), "stackbench_pgo%"); len(left) > 0 {
+		t.Errorf("pgo's copies of the seed left on the server: %v", left)
+	}
 	if entries, _ := filepath.Glob(filepath.Join(dir, ".pgo-*")); len(entries) > 0 {
 		t.Errorf("temporary files left beside the profile: %v", entries)
 	}

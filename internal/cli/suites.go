@@ -25,8 +25,8 @@ const (
 	processResultFile = "process.json"
 )
 
-// dxDatabase is the database a reload's server uses, a fresh copy of the
-// seeded template.
+// dxDatabase begins the name of the database a reload's server uses, a
+// fresh copy of the seeded template named stack.CopyName makes.
 const dxDatabase = "stackbench_dx"
 
 // sized substitutes the size for {size}.
@@ -116,7 +116,7 @@ func runDX(ctx context.Context, f *plan.File, logDir string, progress func(strin
 				progress("warning: removing the DX database: " + cerr.Error())
 			}
 		}()
-		if h.DatabaseURL, err = db.Fresh(ctx, dxDatabase); err != nil {
+		if h.DatabaseURL, err = db.Fresh(ctx, stack.CopyName(dxDatabase)); err != nil {
 			return dx.Result{}, err
 		}
 	}

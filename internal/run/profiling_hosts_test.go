@@ -31,6 +31,7 @@ func TestProfilingAcrossHosts(t *testing.T) {
 	path := writeFile(t, saasFile(top, `  cases: [user]
   concurrency: [4]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 600ms
   rounds: 1
   profiling: on

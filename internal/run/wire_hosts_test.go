@@ -43,6 +43,7 @@ func TestEveryWireAcrossHosts(t *testing.T) {
 protocol:
   concurrency: [4]
   warmup: 200ms
+  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 600ms
   rounds: 1
   boot_starts: 1

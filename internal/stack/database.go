@@ -2,6 +2,8 @@ package stack
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"time"
@@ -111,6 +113,18 @@ func openCluster(ctx context.Context, opt pgfix.Options, progress func(string)) 
 		return nil, fmt.Errorf("embedded database: %w", err)
 	}
 	return c, nil
+}
+
+// CopyName is base, an underscore and eight random hex digits: the name of
+// the copy of the seed that one invocation makes (stackbench boot, dx and
+// pgo; a parity gate outside a run), so that two of them on one server
+// never drop or write each other's copy. Close drops it on a user's server;
+// an invocation killed before that leaves it behind (docs/database.md says
+// which names to drop).
+func CopyName(base string) string {
+	b := make([]byte, 4)
+	rand.Read(b) // never fails (crypto/rand)
+	return base + "_" + hex.EncodeToString(b)
 }
 
 // Fresh makes a new database copied from the seeded template (replacing one

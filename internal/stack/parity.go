@@ -2,8 +2,6 @@ package stack
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -49,9 +47,7 @@ func Parity(ctx context.Context, stacks []plan.Stack, o ParityOptions) ([]worklo
 	var results []workload.StackResult
 	names := o.DatabaseNames
 	if names == "" {
-		b := make([]byte, 4)
-		rand.Read(b) // never fails (crypto/rand)
-		names = "stackbench_parity_" + hex.EncodeToString(b)
+		names = CopyName("stackbench_parity")
 	}
 	for i, s := range stacks {
 		t0 := time.Now()
