@@ -121,6 +121,18 @@ func TestStopLeftoversKillsMarkedDaemons(t *testing.T) {
 		t.Fatalf("daemon pid %q: %v", out, err)
 	}
 	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
+	// sh printed the daemon's pid as it forked it: wait until it is the
+	// daemon a resume meets (sleep, exec'd), not a process between fork
+	// and exec, whose environ may read empty for an instant (on a busy CI
+	// host the scan once missed it).
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", daemon)); string(comm) == "sleep\n" {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("daemon %d did not exec sleep within 5 s", daemon)
+		}
+	}
 	os.WriteFile(filepath.Join(r.opt.Dir, serversFile), fmt.Appendf(nil, "%d 1 %s %s\n", sh.Process.Pid, proc.BootID(), mark), 0o600)
 	leftoversOf(r).stop()
 	for end := time.Now().Add(5 * time.Second); running(daemon); time.Sleep(10 * time.Millisecond) {
