@@ -193,3 +193,33 @@ func TestPooledShiftBounds(t *testing.T) {
 		t.Errorf("4 pairs gave a finite 95 %% interval: %+v", few)
 	}
 }
+
+// TestPooledSameReadsTheIntervalAtOneMinusTwoAlpha: a pooled p50 step
+// (12 rounds of 200 latencies a side, +2.5 %, seed 88) whose 95 %
+// bootstrap interval reaches past +δ while its 90 % one, from the same
+// resamples, lies within is same, shown with the 90 % interval.
+func TestPooledSameReadsTheIntervalAtOneMinusTwoAlpha(t *testing.T) {
+	rng := rand.New(rand.NewPCG(88, 3))
+	from, to := Side{Valid: true}, Side{Valid: true}
+	for r := 1; r <= 12; r++ {
+		a, b := make([]float64, 200), make([]float64, 200)
+		host := math.Exp(0.03 * rng.NormFloat64())
+		for i := range a {
+			a[i] = 1000 * host * math.Exp(0.3*rng.NormFloat64())
+			b[i] = 1000 * host * 1.025 * math.Exp(0.3*rng.NormFloat64())
+		}
+		da, db := distOf(a), distOf(b)
+		from.Dists, to.Dists = append(from.Dists, da), append(to.Dists, db)
+		from.Windows, to.Windows = append(from.Windows, da.Values[len(da.Values)/2]), append(to.Windows, db.Values[len(db.Values)/2])
+		from.Rounds, to.Rounds = append(from.Rounds, r), append(to.Rounds, r)
+	}
+	s95, _ := PooledShift(Paired, from.Dists, to.Dists, 0.5, 0.05)
+	s90, _ := PooledShift(Paired, from.Dists, to.Dists, 0.5, 0.10)
+	if Within(s95, 0.05) || !Within(s90, 0.05) || s95.Lo > 0 {
+		t.Fatalf("the setup needs a 95 %% interval past δ and a 90 %% one within: %+v, %+v", s95, s90)
+	}
+	v := DecidePooled(Paired, from, to, 0.5, 0.05, 0.05)
+	if v.Call != CallSame || v.Shift != s90 || v.ChangeShift() != s95 {
+		t.Errorf("pooled same: %+v; want same with %+v", v, s90)
+	}
+}
