@@ -89,22 +89,19 @@ func OpenFixtureDatabaseWith(ctx context.Context, database string, opt pgfix.Opt
 // openCluster attaches to the cluster left running in opt.Dir, or starts
 // one (there, or in a temporary directory).
 func openCluster(ctx context.Context, opt pgfix.Options, progress func(string)) (*pgfix.Cluster, error) {
-	if opt.Dir != "" {
-		if c, err := pgfix.Attach(opt.Dir); err == nil {
-			if !c.Listens(opt.Listen, opt.Host) {
-				progress("database: the embedded cluster left running in " + opt.Dir + " listens elsewhere: restarting it")
-				if err := c.Stop(ctx); err != nil {
-					return nil, fmt.Errorf("embedded database: %w", err)
+	if c, ok := attach(opt.Dir); ok {
+		if c.Listens(opt.Listen, opt.Host) {
+			progress("database: using the embedded cluster left running in " + opt.Dir)
+			if len(opt.CPUs) > 0 {
+				if err := c.Pin(opt.CPUs); err != nil {
+					return nil, fmt.Errorf("embedded database: move the running cluster to its lane: %w", err)
 				}
-			} else {
-				progress("database: using the embedded cluster left running in " + opt.Dir)
-				if len(opt.CPUs) > 0 {
-					if err := c.Pin(opt.CPUs); err != nil {
-						return nil, fmt.Errorf("embedded database: move the running cluster to its lane: %w", err)
-					}
-				}
-				return c, nil
 			}
+			return c, nil
+		}
+		progress("database: the embedded cluster left running in " + opt.Dir + " listens elsewhere: restarting it")
+		if err := c.Stop(ctx); err != nil {
+			return nil, fmt.Errorf("embedded database: %w", err)
 		}
 	}
 	progress("database: starting an embedded PostgreSQL cluster")
@@ -113,6 +110,15 @@ func openCluster(ctx context.Context, opt pgfix.Options, progress func(string)) 
 		return nil, fmt.Errorf("embedded database: %w", err)
 	}
 	return c, nil
+}
+
+// attach is the cluster left running in dir, if dir names one.
+func attach(dir string) (*pgfix.Cluster, bool) {
+	if dir == "" {
+		return nil, false
+	}
+	c, err := pgfix.Attach(dir)
+	return c, err == nil
 }
 
 // CopyName is base, an underscore and eight random hex digits: the name of

@@ -117,7 +117,7 @@ func DecideShift(at func(level float64) (Shift, error), what string, minEffect, 
 		if !s.Bounded {
 			v.Reason = fmt.Sprintf("%s: too few values for any finite interval at α=%.2g", what, alpha)
 		} else {
-			v.Reason = fmt.Sprintf("%s: the %s interval includes 0 and reaches past ±%s, and the %s interval is not within it", what, level, pct(minEffect), levelOf(v.SameShift))
+			v.Reason = fmt.Sprintf("%s: the %s interval includes 0 and reaches past ±%s, and the %s interval is not within it", what, level, pct(minEffect), levelOf(v.sameShift))
 		}
 	}
 	return v

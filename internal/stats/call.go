@@ -104,10 +104,10 @@ type Verdict struct {
 	// be said (the spread is zero), and MaxWindowsNeeded when it is more
 	// than that.
 	WindowsNeeded int
-	// SameShift is the interval at 1 − 2α (SameLevel), the one a same
+	// sameShift is the interval at 1 − 2α (SameLevel), the one a same
 	// call reads; Bounded is false when it could not be computed. A same
 	// call shows it as its Shift.
-	SameShift Shift
+	sameShift Shift
 	// changeShift is the interval at 1 − α, which a gain or a loss
 	// reads (Shift but for a same call).
 	changeShift Shift
@@ -182,7 +182,7 @@ func DecideBy(d Design, from, to Side, minEffect, alpha float64) Verdict {
 		case !s.Bounded:
 			v.Reason = fmt.Sprintf("too few windows (%d and %d) for any finite interval at α=%.2g", s.N1, s.N2, alpha)
 		default:
-			v.Reason = fmt.Sprintf("the %s interval includes 0 and reaches past ±%s, and the %s interval is not within it", level, pct(minEffect), levelOf(v.SameShift))
+			v.Reason = fmt.Sprintf("the %s interval includes 0 and reaches past ±%s, and the %s interval is not within it", level, pct(minEffect), levelOf(v.sameShift))
 		}
 	}
 	return v
@@ -211,17 +211,17 @@ func Within(s Shift, minEffect float64) bool {
 // interval at SameLevel(alpha) that at computes: a gain or a loss when s
 // excludes 0 (shown with s); same when the 1 − 2α interval lies within ±δ
 // (shown with it); undecided otherwise (shown with s). It sets Shift,
-// SameShift, Call and Size.
+// sameShift, Call and Size.
 func (v *Verdict) decide(s Shift, at func(level float64) (Shift, error), minEffect, alpha float64) {
 	v.Shift, v.changeShift = s, s
 	if eq, err := at(SameLevel(alpha)); err == nil {
-		v.SameShift = eq
+		v.sameShift = eq
 	}
 	v.Call = CallOf(s, minEffect)
 	switch {
 	case v.Call == CallGain || v.Call == CallLoss:
-	case Within(v.SameShift, minEffect):
-		v.Call, v.Shift = CallSame, v.SameShift
+	case Within(v.sameShift, minEffect):
+		v.Call, v.Shift = CallSame, v.sameShift
 	case v.Call == CallSame:
 		// Within ±δ at 1 − α already (the 1 − 2α interval could not be
 		// computed): same all the more.

@@ -149,9 +149,9 @@ func DecideFamily(family Family, d Design, pairs []SidePair, minEffect, alpha fl
 		if v.Call != CallGain && v.Call != CallLoss {
 			continue
 		}
-		if Within(v.SameShift, minEffect) {
-			v.Call, v.Size, v.Shift = CallSame, SizeUnknown, v.SameShift
-			v.Reason = fmt.Sprintf("the whole %s interval lies within ±%s (two one-sided tests at α=%.3g), and false-call control over the run's %d calls (Benjamini–Hochberg) does not select it as a gain or loss", levelOf(v.SameShift), pct(minEffect), alpha, m)
+		if Within(v.sameShift, minEffect) {
+			v.Call, v.Size, v.Shift = CallSame, SizeUnknown, v.sameShift
+			v.Reason = fmt.Sprintf("the whole %s interval lies within ±%s (two one-sided tests at α=%.3g), and false-call control over the run's %d calls (Benjamini–Hochberg) does not select it as a gain or loss", levelOf(v.sameShift), pct(minEffect), alpha, m)
 			continue
 		}
 		v.Call, v.Size = CallUndecided, SizeUnknown

@@ -335,9 +335,9 @@ func DecidePooled(d Design, from, to Side, q, minEffect, alpha float64) Verdict 
 		// change; same when the 1 − 2α interval lies within ±δ.
 		v.Reason = fmt.Sprintf("%s: the %s bootstrap interval excludes 0, but the randomisation test over rounds does not reject at α=%.2g (p=%.2g)", what, level, alpha, s.P)
 		v.Call, v.Size = CallUndecided, SizeUnknown
-		if Within(v.SameShift, minEffect) {
-			v.Call, v.Shift = CallSame, v.SameShift
-			v.Reason += fmt.Sprintf("; the whole %s bootstrap interval lies within ±%s (two one-sided tests at α=%.2g)", levelOf(v.SameShift), pct(minEffect), alpha)
+		if Within(v.sameShift, minEffect) {
+			v.Call, v.Shift = CallSame, v.sameShift
+			v.Reason += fmt.Sprintf("; the whole %s bootstrap interval lies within ±%s (two one-sided tests at α=%.2g)", levelOf(v.sameShift), pct(minEffect), alpha)
 		}
 	case v.Call == CallGain || v.Call == CallLoss:
 		v.Reason = fmt.Sprintf("%s: the randomisation test rejects at α=%.2g (p=%.2g) and the %s bootstrap interval excludes 0", what, alpha, s.P, level)
@@ -361,7 +361,7 @@ func DecidePooled(d Design, from, to Side, q, minEffect, alpha float64) Verdict 
 		case !s.Bounded:
 			v.Reason = fmt.Sprintf("%s: too few for any finite interval at α=%.2g", what, alpha)
 		default:
-			v.Reason = fmt.Sprintf("%s: the %s bootstrap interval includes 0 and reaches past ±%s, and the %s interval is not within it", what, level, pct(minEffect), levelOf(v.SameShift))
+			v.Reason = fmt.Sprintf("%s: the %s bootstrap interval includes 0 and reaches past ±%s, and the %s interval is not within it", what, level, pct(minEffect), levelOf(v.sameShift))
 		}
 	}
 	return v
