@@ -204,3 +204,11 @@ func (c *Client) Load(ctx context.Context, spec LoadSpec) (json.RawMessage, erro
 	}
 	return resp.Result, nil
 }
+
+// Image builds a container stack's image on the agent's host, or checks
+// that it is there (see ImageSpec), and returns the runtime the agent
+// found.
+func (c *Client) Image(ctx context.Context, spec ImageSpec) (runtime string, err error) {
+	resp, err := c.call(ctx, Request{Op: OpImage, Image: &spec})
+	return resp.Runtime, err
+}

@@ -3,6 +3,7 @@ package proc
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,11 @@ type Container struct {
 	Runtime string
 	// Name is the container's --name, unique per start.
 	Name string
+	// Env is added to the harness's environment for the runtime's
+	// commands (inspect, stop, rm): Start sets the start's own, so that
+	// a stack whose env: names the daemon (DOCKER_HOST) is inspected and
+	// removed on the daemon that runs it.
+	Env []string
 }
 
 // ContainerNameEnv is the variable through which Start gives the start
@@ -67,7 +73,11 @@ var runtimeDaemons = []string{"dockerd", "containerd", "containerd-shim", "conta
 func runtimeCmd(ctx context.Context, c *Container, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, runtimeTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, c.Runtime, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, c.Runtime, args...)
+	if len(c.Env) > 0 {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %w: %s", c.Runtime, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
@@ -145,9 +155,9 @@ func firstWord(s string) string {
 	return ""
 }
 
-// ownsPort reports whether one of the owners is in the stack's tree or in
-// its container.
-func (p *Process) ownsPort(owners []int) bool {
+// Holds reports whether one of the processes owners is in the stack's
+// tree or in its container (a port's holders, say).
+func (p *Process) Holds(owners ...int) bool {
 	for _, pid := range TreePIDs(p.PID()) {
 		if slices.Contains(owners, pid) {
 			return true
