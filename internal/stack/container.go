@@ -52,7 +52,7 @@ func BuildImage(ctx context.Context, s plan.Stack, logPath string) error {
 	}
 	c := s.Container
 	cmd := shellQuote(runtime, "build", "--tag", c.Image, "--file", c.Build, filepath.Dir(c.Build))
-	if err := Shell(ctx, s.Dir, cmd, logPath, stackEnv(s)); err != nil {
+	if err := Shell(ctx, s.Dir, cmd, logPath, OwnEnv(s)); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -62,8 +62,8 @@ func BuildImage(ctx context.Context, s plan.Stack, logPath string) error {
 	return nil
 }
 
-// stackEnv is the stack's env: as KEY=VALUE entries, in its order.
-func stackEnv(s plan.Stack) []string {
+// OwnEnv is the stack's env: as KEY=VALUE entries, in its order.
+func OwnEnv(s plan.Stack) []string {
 	var env []string
 	for _, k := range s.EnvOrder {
 		env = append(env, k+"="+s.Env[k])

@@ -81,7 +81,7 @@ func envWith(s plan.Stack, port int, h Harness, tls *load.ThrowawayCA) []string 
 	if tls != nil {
 		env = append(env, plan.TLSCertEnv+"="+tls.CertFile, plan.TLSKeyEnv+"="+tls.KeyFile)
 	}
-	return append(env, stackEnv(s)...)
+	return append(env, OwnEnv(s)...)
 }
 
 // Build runs the stack's build command (if any) in its directory, output
