@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +25,7 @@ import (
 // end of the session for one still running.
 func TestContainerStartSampleAndStop(t *testing.T) {
 	docker := dockertest.Require(t)
-	dir := staticServerDir(t)
+	dir := dockertest.StaticContext(t, "../../bench/load/server")
 	s := startSession(t)
 	ctx := context.Background()
 	if _, err := s.client.Hello(ctx); err != nil {
@@ -105,22 +104,6 @@ func TestContainerStartSampleAndStop(t *testing.T) {
 	if containerExists(t, docker, left) {
 		t.Errorf("container %s is still there after the session ended", left)
 	}
-}
-
-// staticServerDir is a stack dir holding bench/load/server built
-// statically and a Dockerfile FROM scratch that runs it.
-func staticServerDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "server"), ".")
-	build.Dir, build.Env = "../../bench/load/server", append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the server: %v\n%s", err, b)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\nCOPY server /server\nENTRYPOINT [\"/server\"]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // containerExists reports whether docker knows a container of that name.

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/agent"
@@ -24,8 +25,12 @@ func (h *hostsSite) remoteImage(ctx context.Context, s *remote.Session, host, di
 	if runtime, ok := h.images[st.Name]; ok {
 		return &agent.ContainerSpec{Runtime: runtime, Image: c.Image}, nil
 	}
+	build, err := dockerfileThere(st)
+	if err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
-	runtime, err := s.Agent.Image(ctx, agent.ImageSpec{Stack: st.Name, Dir: dir, Runtime: c.Runtime, Image: c.Image, Build: c.Build,
+	runtime, err := s.Agent.Image(ctx, agent.ImageSpec{Stack: st.Name, Dir: dir, Runtime: c.Runtime, Image: c.Image, Build: build,
 		Env: stack.OwnEnv(st), LogPath: st.Name + ".build"})
 	if err != nil {
 		if c.Build != "" {
@@ -41,4 +46,18 @@ func (h *hostsSite) remoteImage(ctx context.Context, s *remote.Session, host, di
 	}
 	h.images[st.Name] = runtime
 	return &agent.ContainerSpec{Runtime: runtime, Image: c.Image}, nil
+}
+
+// dockerfileThere is the stack's Dockerfile relative to its dir, where it
+// is in the dir's copy on the server host; "" when the stack builds no
+// image. One outside the dir is not synced, and is refused.
+func dockerfileThere(st plan.Stack) (string, error) {
+	if st.Container.Build == "" {
+		return "", nil
+	}
+	rel, err := filepath.Rel(st.Dir, st.Container.Build)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("stack %s builds its image from %s, outside its dir %s, which alone is copied to the server host; move the Dockerfile into the dir", st.Name, st.Container.Build, st.Dir)
+	}
+	return rel, nil
 }

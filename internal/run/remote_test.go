@@ -26,7 +26,13 @@ import (
 // in the namespaces and the logs of the named stacks' servers.
 func onHosts(t *testing.T, hosts []string, stacks ...string) *sshtest.Net {
 	t.Helper()
-	n := sshtest.Start(t, hosts...)
+	return onHostsWith(t, sshtest.Options{}, hosts, stacks...)
+}
+
+// onHostsWith is onHosts with the hosts' options o.
+func onHostsWith(t *testing.T, o sshtest.Options, hosts []string, stacks ...string) *sshtest.Net {
+	t.Helper()
+	n := sshtest.StartWith(t, o, hosts...)
 	sshtest.ForgetAgentOf(t, stackbenchBin)
 	t.Cleanup(func() { killIn(n) }) // before the namespaces go: nothing left behind
 	t.Cleanup(func() {
