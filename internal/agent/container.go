@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -91,3 +92,15 @@ const (
 	runtimeGroup = "container-runtime"
 	daemonsGroup = "container-daemons"
 )
+
+// removeContainer removes a container a killed agent left on this host:
+// one of a known runtime whose name says the agent started it.
+func removeContainer(ctx context.Context, ref *ContainerRef) (bool, error) {
+	if ref == nil {
+		return false, errors.New("agent: remove_container names no container")
+	}
+	if !slices.Contains(plan.ContainerRuntimes, ref.Runtime) || !strings.HasPrefix(ref.Name, "stackbench-") {
+		return false, fmt.Errorf("agent: remove_container takes a container of %s named stackbench-…, not %q of %q", strings.Join(plan.ContainerRuntimes, " or "), ref.Name, ref.Runtime)
+	}
+	return proc.RemoveContainer(ctx, &proc.Container{Runtime: ref.Runtime, Name: ref.Name, Env: ref.Env})
+}

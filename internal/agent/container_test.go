@@ -94,6 +94,23 @@ func TestContainerStartSampleAndStop(t *testing.T) {
 		t.Errorf("container %s is still there after stop", box)
 	}
 
+	// One that a killed agent left is removed when a resume asks; the
+	// agent touches only the containers it names.
+	const abandoned = "stackbench-box.9-1"
+	if out, err := exec.Command(docker, "create", "--name", abandoned, image).CombinedOutput(); err != nil {
+		t.Fatalf("docker create: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(docker, "rm", "--force", abandoned).Run() })
+	if removed, err := s.client.RemoveContainer(ctx, ContainerRef{Runtime: "docker", Name: abandoned}); !removed || err != nil || containerExists(t, docker, abandoned) {
+		t.Errorf("remove %s = %v, %v; want it removed", abandoned, removed, err)
+	}
+	if removed, err := s.client.RemoveContainer(ctx, ContainerRef{Runtime: "docker", Name: abandoned}); removed || err != nil {
+		t.Errorf("remove %s again = %v, %v; want nothing removed, and no error", abandoned, removed, err)
+	}
+	if _, err := s.client.RemoveContainer(ctx, ContainerRef{Runtime: "docker", Name: "postgres"}); err == nil || !strings.Contains(err.Error(), "named stackbench-") {
+		t.Errorf("remove postgres = %v; want it refused", err)
+	}
+
 	// One still running when the session ends is removed with it.
 	_, left := start("box.2")
 	s.stdin.Close()

@@ -48,6 +48,10 @@ const (
 	// OpImage builds or checks a container stack's image on the agent's
 	// host (container.go; version 5).
 	OpImage = "image"
+	// OpRemoveContainer removes a container an earlier session started
+	// and could not remove (its agent was killed): a resume asks for it
+	// (version 5).
+	OpRemoveContainer = "remove_container"
 )
 
 // Operations of a directory sync (sync.go): open, then manifests and the
@@ -93,6 +97,8 @@ type Request struct {
 	Perf *PerfSpec `json:"perf,omitempty"`
 	// Image is the container image to build or check (image).
 	Image *ImageSpec `json:"image,omitempty"`
+	// Container is the container to remove (remove_container).
+	Container *ContainerRef `json:"container,omitempty"`
 }
 
 // Response is one line from the agent. Error is set when the request
@@ -127,6 +133,12 @@ type Response struct {
 	// Runtime is the container runtime the agent found on its host
 	// (image).
 	Runtime string `json:"runtime,omitempty"`
+	// Container names the container a start runs the server in (start,
+	// with StartSpec.Container).
+	Container string `json:"container,omitempty"`
+	// Removed says that remove_container found the container and
+	// removed it.
+	Removed bool `json:"removed,omitempty"`
 }
 
 // Hello is what an agent says about itself.
@@ -178,6 +190,16 @@ type ContainerSpec struct {
 	// the agent's PATH.
 	Runtime string `json:"runtime,omitempty"`
 	Image   string `json:"image"`
+}
+
+// ContainerRef names a container on the agent's host: its runtime, its
+// name (which starts with "stackbench-", as the agent names those it
+// starts) and the environment the runtime's commands run with (the
+// stack's env:, which may name the daemon).
+type ContainerRef struct {
+	Runtime string   `json:"runtime"`
+	Name    string   `json:"name"`
+	Env     []string `json:"env,omitempty"`
 }
 
 // ImageSpec is a container stack's image on the agent's host: built from

@@ -145,7 +145,9 @@ func (s *server) handle(ctx context.Context, req Request) Response {
 	case OpDatabaseStop:
 		err = s.databases.stop()
 	case OpStart:
-		resp.PID, resp.Boot, err = s.start(ctx, req.Start)
+		resp.PID, resp.Boot, resp.Container, err = s.start(ctx, req.Start)
+	case OpRemoveContainer:
+		resp.Removed, err = removeContainer(ctx, req.Container)
 	case OpStop:
 		err = s.stop(req.Name)
 	case OpSample:
@@ -176,12 +178,12 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func (s *server) start(ctx context.Context, spec *StartSpec) (int, time.Duration, error) {
+func (s *server) start(ctx context.Context, spec *StartSpec) (pid int, boot time.Duration, container string, err error) {
 	if spec == nil || spec.Name == "" {
-		return 0, 0, errors.New("agent: start names no process")
+		return 0, 0, "", errors.New("agent: start names no process")
 	}
 	if spec.Name == DatabaseProcess {
-		return 0, 0, fmt.Errorf("agent: the name %q is the embedded database's; start the process under another", DatabaseProcess)
+		return 0, 0, "", fmt.Errorf("agent: the name %q is the embedded database's; start the process under another", DatabaseProcess)
 	}
 	s.mu.Lock()
 	_, dup := s.procs[spec.Name]
@@ -190,17 +192,20 @@ func (s *server) start(ctx context.Context, spec *StartSpec) (int, time.Duration
 	}
 	s.mu.Unlock()
 	if dup {
-		return 0, 0, fmt.Errorf("agent: %q is already started; stop it first", spec.Name)
+		return 0, 0, "", fmt.Errorf("agent: %q is already started; stop it first", spec.Name)
 	}
 	p, err := s.startTree(ctx, spec)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
 		delete(s.procs, spec.Name)
-		return 0, 0, err
+		return 0, 0, "", err
 	}
 	s.procs[spec.Name] = p
-	return p.PID(), p.BootDuration(), nil
+	if c := p.Container(); c != nil {
+		container = c.Name
+	}
+	return p.PID(), p.BootDuration(), container, nil
 }
 
 // startTree starts spec's tree, with its log and, for a server with TLS,

@@ -182,10 +182,28 @@ func (p *Process) stopContainer(grace time.Duration) error {
 	secs := strconv.Itoa(max(int(grace.Round(time.Second)/time.Second), 1))
 	_, stopErr := runtimeCmd(ctx, c, "stop", "--time", secs, c.Name)
 	runtimeCmd(ctx, c, "rm", "--force", c.Name) // --rm may have removed it already
-	if stopErr != nil && !strings.Contains(stopErr.Error(), "No such container") && !strings.Contains(stopErr.Error(), "no such container") {
+	if stopErr != nil && !noSuchContainer(stopErr.Error()) {
 		return fmt.Errorf("stop container %s of stack %q: %w", c.Name, p.spec.Name, stopErr)
 	}
 	return nil
+}
+
+// RemoveContainer removes the container c names, running or not (one a
+// stopped run left); removed is false when there was none.
+func RemoveContainer(ctx context.Context, c *Container) (removed bool, err error) {
+	out, err := runtimeCmd(ctx, c, "rm", "--force", c.Name)
+	switch {
+	case noSuchContainer(out) || err != nil && noSuchContainer(err.Error()):
+		// docker rm --force says so and exits 0; podman may fail.
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return out != "", nil
+}
+
+func noSuchContainer(out string) bool {
+	return strings.Contains(strings.ToLower(out), "no such container")
 }
 
 // RemoveLeftoverContainers removes every container of runtime that carries

@@ -5,12 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/dockertest"
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 )
 
@@ -31,8 +33,10 @@ func TestContainerStackOnTheServerHost(t *testing.T) {
 
 	dir := dockertest.StaticContext(t, refServerDir)
 	forgetSynced(t, dir)
-	const image = "stackbench-ctrbox"                                         // plan's name for the image stack ctrbox builds
-	t.Cleanup(func() { exec.Command(docker, "rmi", "--force", image).Run() }) // the build here, for the parity gate
+	// plan's name for the image stack ctrbox builds, here (for the
+	// parity gate) and on app1.
+	const image = "stackbench-ctrbox"
+	t.Cleanup(func() { exec.Command(docker, "rmi", "--force", image).Run() })
 	path := writeFile(t, saasFile(hostsSection(n, "app1")+"roles:\n  server: app1\nprofile: quick\n", `  cases: [user]
   concurrency: [4]
   warmup: 200ms
@@ -59,6 +63,11 @@ func TestContainerStackOnTheServerHost(t *testing.T) {
 	if out, err := app1("ps", "--all", "--quiet", "--filter", "label=dev.stackbench.run"); err != nil || out != "" {
 		t.Errorf("app1's containers after the run: %q, %v; want none left", out, err)
 	}
+	pids, _ := os.ReadFile(filepath.Join(opt.Dir, serversFile))
+	if !regexp.MustCompile(`(?m)^container docker stackbench-ctrbox\.1-\d+ app1$`).Match(pids) {
+		t.Errorf("%s:\n%s\nwant the container on app1 named, for a resume", serversFile, pids)
+	}
+	removedOnResume(t, opt, app1, image)
 	byKey, _ := finals(t, opt.Dir)
 	if len(byKey) != 1 {
 		t.Fatalf("%d final windows; want 1", len(byKey))
@@ -74,6 +83,41 @@ func TestContainerStackOnTheServerHost(t *testing.T) {
 		}
 		t.Logf("%s: %d successes over %.2fs; the container on app1 %.3f CPU-s (%.2f cores), RSS peak %d B; app1 busy %.2f cores, foreign %.2f; the database here %.3f CPU-s",
 			k, w.Load.Successes, w.WallSeconds, w.Server.CPUSeconds, w.Server.Cores, w.Server.RSSPeakBytes, w.HostBusyCores, w.ForeignCores, w.Database.CPUSeconds)
+	}
+}
+
+// removedOnResume: a container an agent on app1 left (it was killed, and
+// its session could not stop it) is removed through app1's agent when a
+// resume opens its session, as servers.pids names it; a line naming a
+// container no stack of the file starts is left alone.
+func removedOnResume(t *testing.T, opt Options, app1 func(args ...string) (string, error), image string) {
+	t.Helper()
+	const left, foreign = "stackbench-ctrbox.7-1", "stackbench-other.1-1"
+	for _, name := range []string{left, foreign} {
+		if out, err := app1("create", "--name", name, "--network", "host", image); err != nil {
+			t.Fatalf("create %s on app1: %v: %s", name, err, out)
+		}
+	}
+	t.Cleanup(func() { app1("rm", "--force", foreign) })
+	dir := t.TempDir()
+	l := leftovers{dir: dir, stacks: opt.Plan.Stacks, event: func(_ journal.Level, _, format string, a ...any) { t.Logf("event: "+format, a...) }}
+	l.rememberContainerOn("app1", "docker", left)
+	l.rememberContainerOn("app1", "docker", foreign)
+	l.stop() // the resume's first step keeps the lines of hosts
+	fl := newFleet(opt.File, opt.Remote, t.Logf)
+	if err := fl.open(context.Background(), []string{"app1"}); err != nil {
+		t.Fatal(err)
+	}
+	defer fl.close()
+	l.stopOnHosts(context.Background(), fl)
+	if out, _ := app1("ps", "--all", "--quiet", "--filter", "name=^"+left+"$"); out != "" {
+		t.Errorf("container %s is still on app1 after the resume's step", left)
+	}
+	if out, _ := app1("ps", "--all", "--quiet", "--filter", "name=^"+foreign+"$"); out == "" {
+		t.Errorf("container %s, of no stack of the file, was removed", foreign)
+	}
+	if _, err := os.Stat(filepath.Join(dir, serversFile)); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after the hosts' leftovers were removed: %v", serversFile, err)
 	}
 }
 

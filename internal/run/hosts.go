@@ -203,6 +203,9 @@ func (ph *hostsPhase) open(ctx context.Context) error {
 		r.fleet = nil
 		return err
 	}
+	if r.opt.Resume {
+		leftoversOf(r).stopOnHosts(ctx, r.fleet)
+	}
 	if roles := r.opt.File.Roles; roles.Server != "" || len(roles.Generators) > 0 {
 		if err := serverHostCertificate(r.opt.File, logsDir(r.opt.Dir), r.fleet.serverAddrs(roles)...); err != nil {
 			r.fleet.close()

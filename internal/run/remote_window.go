@@ -109,9 +109,12 @@ func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack)
 	if spec.Container, err = h.remoteImage(ctx, s, host, dir, st); err != nil {
 		return nil, err
 	}
-	pid, boot, err := s.Agent.Start(ctx, spec)
+	pid, boot, container, err := s.Agent.StartContainer(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("start %s on %s: %w (its log on that host: %s.log under ~/.cache/stackbench/logs)", st.Name, host, err, spec.LogPath)
+	}
+	if container != "" {
+		leftoversOf(r).rememberContainerOn(host, spec.Container.Runtime, container)
 	}
 	return &remoteTree{fl: r.fleet, host: host, name: name, pid: pid, port: port, boot: boot}, nil
 }
