@@ -16,11 +16,12 @@ import (
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
 )
 
-// A container stack on the server host app1, the database here, the load
-// from here: app1's agent builds the image there from the synced
+// A container stack on the server host app1, serving h2 over TLS, the
+// database here, the load from here: app1's agent builds the image there from the synced
 // Dockerfile (app1's own daemon: a dockerd in its network namespace,
 // which its login environment names, as a real host's default daemon is
-// its own), runs the container on app1's network, and samples its cgroup
+// its own), runs the container on app1's network with the run's
+// certificate and the database's CA mounted, and samples its cgroup
 // as the server; the container is gone from app1 once the run ends. (The
 // namespaces share this machine's dockerd otherwise, whose --network
 // host is the root network namespace, not app1's.)
@@ -43,7 +44,7 @@ func TestContainerStackOnTheServerHost(t *testing.T) {
   warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 1s
   rounds: 1
-`, "stacks:\n  - {name: ctrbox, dir: "+dir+", container: {build: Dockerfile, runtime: docker}}\n"))
+`, "stacks:\n  - {name: ctrbox, dir: "+dir+", container: {build: Dockerfile, runtime: docker}, protocol: h2}\n"))
 	opt := hostsRun(t, n, path)
 	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
 		t.Fatalf("RemoteSupported: %v; a container stack runs on the server host", err)
@@ -73,8 +74,8 @@ func TestContainerStackOnTheServerHost(t *testing.T) {
 		t.Fatalf("%d final windows; want 1", len(byKey))
 	}
 	for k, w := range byKey {
-		if l := w.Load; l == nil || l.Successes == 0 || l.ErrorCount() != 0 {
-			t.Fatalf("%s: load %+v (reasons %v); want successes only", k, l, w.Reasons)
+		if l := w.Load; l == nil || l.Successes == 0 || l.ErrorCount() != 0 || l.TLS == nil || l.Protocol != "h2" {
+			t.Fatalf("%s: load %+v (reasons %v); want successes only, h2 over TLS (the certificate the agent wrote, mounted in the container)", k, l, w.Reasons)
 		}
 		// The server's CPU is its container's cgroup on app1: docker
 		// run, the tree the agent started, idles in the foreground.
