@@ -11,6 +11,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -35,7 +36,7 @@ func TestAdaptiveRoundsMeasureOnlyWhatIsUndecided(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	// 2 stacks × 1 case × 4 rounds.
 	if len(byKey) != 8 || out.Planned != 8 || out.Measured != 8 {
 		t.Fatalf("%d final windows, planned %d, measured %d; want 8 each", len(byKey), out.Planned, out.Measured)
@@ -107,7 +108,7 @@ func TestAdaptiveRoundsResume(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if len(byKey) != 8 || out.Planned != 8 {
 		t.Fatalf("after the resume: %d final windows, planned %d; want 8", len(byKey), out.Planned)
 	}

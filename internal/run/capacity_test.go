@@ -15,12 +15,13 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // capacityFile is a one-round saas-slice file with a capacity section of
 // short probes.
 func capacityFile(admin, cases, capacity, stacks string) string {
-	return saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
+	return runtest.SaasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
   warmup: 200ms
   warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
@@ -51,7 +52,7 @@ func TestRunSearchesCapacityAfterTheWindows(t *testing.T) {
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	searchPID := map[string]int{}  // stack and search index → the process
 	firstProbe := map[string]int{} // stack and search index → its first probe's place in the journal
 	for i, p := range res.Capacity.Probes {

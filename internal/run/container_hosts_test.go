@@ -14,6 +14,7 @@ import (
 	"github.com/stackbench/stackbench/internal/dockertest"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/remote/sshtest"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // A container stack on the server host app1, serving h2 over TLS, the
@@ -29,16 +30,16 @@ func TestContainerStackOnTheServerHost(t *testing.T) {
 	docker := dockertest.Require(t)
 	daemonDir := t.TempDir()
 	sock := filepath.Join(daemonDir, "docker.sock")
-	n := onHostsWith(t, sshtest.Options{Env: map[string][]string{"app1": {"DOCKER_HOST=unix://" + sock}}}, []string{"app1"}, "ctrbox")
+	n := runtest.OnHostsWith(t, stackbenchBin, sshtest.Options{Env: map[string][]string{"app1": {"DOCKER_HOST=unix://" + sock}}}, []string{"app1"}, "ctrbox")
 	app1 := dockerdIn(t, docker, n.Host("app1").NS, daemonDir, sock)
 
 	dir := dockertest.StaticContext(t, refServerDir)
-	forgetSynced(t, dir)
+	runtest.ForgetSynced(t, dir)
 	// plan's name for the image stack ctrbox builds, here (for the
 	// parity gate) and on app1.
 	const image = "stackbench-ctrbox"
 	t.Cleanup(func() { exec.Command(docker, "rmi", "--force", image).Run() })
-	path := writeFile(t, saasFile(hostsSection(n, "app1")+"roles:\n  server: app1\nprofile: quick\n", `  cases: [user]
+	path := writeFile(t, runtest.SaasFile(runtest.HostsSection(n, "app1")+"roles:\n  server: app1\nprofile: quick\n", `  cases: [user]
   concurrency: [4]
   warmup: 200ms
   warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
@@ -69,7 +70,7 @@ func TestContainerStackOnTheServerHost(t *testing.T) {
 		t.Errorf("%s:\n%s\nwant the container on app1 named, for a resume", serversFile, pids)
 	}
 	removedOnResume(t, opt, app1, image)
-	byKey, _ := finals(t, opt.Dir)
+	byKey, _ := runtest.Finals(t, opt.Dir)
 	if len(byKey) != 1 {
 		t.Fatalf("%d final windows; want 1", len(byKey))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // A run with the server on app1 and the embedded database here: the
@@ -23,15 +24,15 @@ import (
 func TestServerOnHostWithTheDatabaseHere(t *testing.T) {
 	n := onHosts(t, []string{"app1", "load1"}, "plain")
 	app1 := n.Host("app1").Addr
-	dir := refDirForHosts(t)
+	dir := runtest.DirForHosts(t, refServerDir)
 	for _, c := range []struct {
 		name, hosts, roles string
 		generators         int
 	}{
-		{"load from here", hostsSection(n, "app1"), "{server: app1}", 0},
-		{"load from load1", hostsSection(n, "app1", "load1"), "{server: app1, generators: [load1]}", 1},
+		{"load from here", runtest.HostsSection(n, "app1"), "{server: app1}", 0},
+		{"load from load1", runtest.HostsSection(n, "app1", "load1"), "{server: app1, generators: [load1]}", 1},
 	} {
-		src := saasFile(c.hosts+"roles: "+c.roles+"\nprofile: quick\n", `  cases: [user]
+		src := runtest.SaasFile(c.hosts+"roles: "+c.roles+"\nprofile: quick\n", `  cases: [user]
   concurrency: [4]
   warmup: 200ms
   warmup_max: 200ms
@@ -68,7 +69,7 @@ func TestServerOnHostWithTheDatabaseHere(t *testing.T) {
 		if withTLS == 0 || without != 0 {
 			t.Errorf("%s: app1 had %d connections over TLS and %d without during the windows; want some, all over TLS", c.name, withTLS, without)
 		}
-		byKey, res := finals(t, opt.Dir)
+		byKey, res := runtest.Finals(t, opt.Dir)
 		if len(res.Parity) != 1 || !res.Parity[0].Passed {
 			t.Errorf("%s: parity %+v; want it passed", c.name, res.Parity)
 		}

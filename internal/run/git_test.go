@@ -12,6 +12,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -160,7 +161,7 @@ stacks:
 
 // medianThroughput is the median throughput of a stack's final windows.
 func medianThroughput(t *testing.T, dir, stack string) float64 {
-	byKey, _ := finals(t, dir)
+	byKey, _ := runtest.Finals(t, dir)
 	var v []float64
 	for _, w := range byKey {
 		if w.Stack == stack && w.Load != nil {

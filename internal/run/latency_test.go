@@ -13,6 +13,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -66,7 +67,7 @@ func TestRunLatencyWindows(t *testing.T) {
 	if out.Latency != 8 {
 		t.Errorf("the run measured %d latency windows; want 8 (2 stacks × rounds 1–4)", out.Latency)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if len(res.LatencyRates) != 1 {
 		t.Fatalf("%d latency rate records, want 1: %+v", len(res.LatencyRates), res.LatencyRates)
 	}
@@ -168,7 +169,7 @@ func TestRunLatencyWindows(t *testing.T) {
 	if out.Measured != 0 || out.Latency != 2 {
 		t.Errorf("the resume measured %d windows and %d latency windows; want 0 and 2", out.Measured, out.Latency)
 	}
-	_, res = finals(t, dir)
+	_, res = runtest.Finals(t, dir)
 	if len(res.LatencyRates) != 1 {
 		t.Errorf("%d rate records after the resume; want the one", len(res.LatencyRates))
 	}
@@ -231,7 +232,7 @@ func TestRunClosedLoopFirst(t *testing.T) {
 	if out.Planned != 2 || out.Measured != 2 || out.Latency != 8 {
 		t.Errorf("planned %d, measured %d closed-loop windows and %d latency windows; want 2, 2 and 8", out.Planned, out.Measured, out.Latency)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if res.Plan.Plan.Protocol.ClosedLoop != plan.ClosedLoopFirst {
 		t.Errorf("journaled closed_loop %q", res.Plan.Plan.Protocol.ClosedLoop)
 	}

@@ -11,12 +11,13 @@ import (
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // quickOwnApp is one stack of the ownapp, one case, one round: two
 // windows in a few seconds, no database.
 func quickOwnApp() string {
-	src := strings.Replace(ownAppFile(""), "  rounds: 2\n", "  rounds: 1\n  cases: [page]\n", 1)
+	src := strings.Replace(bins.OwnAppFile(""), "  rounds: 2\n", "  rounds: 1\n  cases: [page]\n", 1)
 	return strings.Replace(src, "  concurrency: [4]\n", "  concurrency: [2, 4]\n", 1)
 }
 
@@ -47,7 +48,7 @@ func TestResumeCutsBeforeReadingAndLocksTheDirectory(t *testing.T) {
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, true); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if len(byKey) != len(res.Plan.Plan.Windows) {
 		t.Errorf("%d final windows after the resume, want the plan's %d", len(byKey), len(res.Plan.Plan.Windows))
 	}

@@ -3,11 +3,10 @@ package run
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // Parallel tests: Go runs the tests that call t.Parallel after all the
@@ -24,11 +23,15 @@ import (
 // host served requests in every window, which a generator starved by a
 // run beside it does not (TestSetupStepsAcrossHosts failed so in .ci/run,
 // 2026-12-03, with its generator on load2 at no success in a window).
+// Those here reach into the run (testHooks); the others are a package of
+// their own, internal/run/acrosshosts, which go test runs beside this one.
 
-// Binaries the tests build once: the stackbench command (the run drives
-// `stackbench load` as a child process) and the test servers: the Go
-// reference server (apps/nethttp-pgx) and the gRPC one (apps/grpc-pgx).
+// Binaries the tests build once (runtest.Build): the stackbench command
+// (the run drives `stackbench load` as a child process) and the test
+// servers: the Go reference server (apps/nethttp-pgx) and the gRPC one
+// (apps/grpc-pgx).
 var (
+	bins          *runtest.Binaries
 	stackbenchBin string
 	flakyBin      string
 	ownAppBin     string
@@ -38,31 +41,15 @@ var (
 	grpcServerBin string
 )
 
-// TestMain builds the binaries in one go command, which links them side
-// by side (a go build each took one after another), then runs the tests.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stackbench-run-test-")
+	b, err := runtest.Build("../..")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	root, _ := filepath.Abs("../..")
-	refServerDir = filepath.Join(root, "apps", "nethttp-pgx")
-	grpcServerDir = filepath.Join(root, "apps", "grpc-pgx")
-	// With -o naming a directory, each main package's binary is written
-	// there under its directory's name.
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"./cmd/stackbench", "./internal/run/testdata/flaky", "./internal/run/testdata/ownapp", "./apps/nethttp-pgx", "./apps/grpc-pgx")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the test binaries: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	stackbenchBin = filepath.Join(dir, "stackbench")
-	flakyBin = filepath.Join(dir, "flaky")
-	ownAppBin = filepath.Join(dir, "ownapp")
-	refServerBin = filepath.Join(dir, "nethttp-pgx")
-	grpcServerBin = filepath.Join(dir, "grpc-pgx")
-	os.Exit(pgtest.Run(m, func() { os.RemoveAll(dir) }))
+	bins = b
+	stackbenchBin, flakyBin, ownAppBin = b.Stackbench, b.Flaky, b.OwnApp
+	refServerDir, refServerBin = b.RefServerDir, b.RefServer
+	grpcServerDir, grpcServerBin = b.GRPCServerDir, b.GRPCServer
+	os.Exit(pgtest.Run(m, b.Remove))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // TestLanesRunRecordsItsCPUs runs the reference server with placement:
@@ -23,7 +24,7 @@ import (
 func TestLanesRunRecordsItsCPUs(t *testing.T) {
 	avail := twoCPUs(t)
 	admin := pgtest.Cluster(t).AdminURL()
-	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [4]
+	path := writeFile(t, runtest.SaasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [4]
   warmup: 200ms
   warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
@@ -34,7 +35,7 @@ func TestLanesRunRecordsItsCPUs(t *testing.T) {
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Placement: &plan.PlacementSpec{Mode: plan.PlacementLanes}}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	pl := res.Plan.Plan.Protocol.Placement.Plan()
 	lanes := cpuset.Split(cpuset.Cores(avail))
 	if !pl.IsLanes() || pl.Server != lanes.Server.String() || pl.Generator != lanes.Generator.String() || pl.Database != lanes.Database.String() {

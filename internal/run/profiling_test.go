@@ -19,6 +19,7 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/profiling/perfrec"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // A run with profiling: on measures, after its rounds, one profile window
@@ -30,7 +31,7 @@ import (
 func TestRunProfilesEveryCellAndResumes(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
 	stacks := refStack("go") + "    pprof: /debug/pprof\n"
-	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
+	path := writeFile(t, runtest.SaasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
   warmup: 200ms
   warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
@@ -42,7 +43,7 @@ func TestRunProfilesEveryCellAndResumes(t *testing.T) {
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if len(byKey) != 2 {
 		t.Fatalf("%d final windows, want the 2 of the plan (profile windows are not windows)", len(byKey))
 	}
@@ -122,7 +123,7 @@ func TestRunProfilesEveryCellAndResumes(t *testing.T) {
 	if out.Measured != 0 {
 		t.Errorf("the resume measured %d windows; want none (they are journaled)", out.Measured)
 	}
-	_, res = finals(t, dir)
+	_, res = runtest.Finals(t, dir)
 	count := map[string]int{}
 	for _, p := range res.Profiling {
 		count[p.Key]++

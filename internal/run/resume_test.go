@@ -15,6 +15,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // countWindows counts the window records in a journal file as it grows.
@@ -36,7 +37,7 @@ func countFinalWindows(path string) int {
 // nothing is left running.
 func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
 	t.Parallel() // see "Parallel tests" in main_test.go
-	path := writeFile(t, saasFile("database: embedded\n", `  concurrency: [4]
+	path := writeFile(t, runtest.SaasFile("database: embedded\n", `  concurrency: [4]
   warmup: 200ms
   warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 1s
@@ -127,7 +128,7 @@ func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
 	if err != nil || !strings.Contains(string(again), "the run is complete") {
 		t.Errorf("resuming a finished run: %v\n%s", err, again)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	var want, got []string
 	for _, w := range res.Plan.Plan.Windows {
 		want = append(want, w.Key)

@@ -20,6 +20,7 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // writeFile writes a comparison file into a new directory and returns its path.
@@ -29,11 +30,7 @@ func writeFile(t *testing.T, yaml string) string {
 	if strings.Contains(yaml, flakyBin) {
 		name = "flaky.yaml"
 	}
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return runtest.WriteFile(t, name, yaml)
 }
 
 // runFile resolves a comparison file and runs it into dir. The flaky test
@@ -63,32 +60,6 @@ func runFileOpts(t *testing.T, ctx context.Context, path, dir string, o plan.Ove
 	return Run(ctx, Options{File: f, Plan: p, Dir: dir, Resume: resume, SkipParity: skipParity, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test", PoolDir: dir + ".pools"})
 }
 
-// finals reads a results directory's final windows by key.
-func finals(t *testing.T, dir string) (map[string]journal.Window, *journal.Results) {
-	t.Helper()
-	res, err := journal.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]journal.Window{}
-	for _, w := range res.Windows {
-		if w.Final {
-			if _, dup := out[w.Key]; dup {
-				t.Errorf("window %s has two final records", w.Key)
-			}
-			out[w.Key] = w
-		}
-	}
-	return out, res
-}
-
-// saasFile is a saas-slice comparison file: top-level lines (database,
-// profile), the protocol's own lines (indented; no boot suite, gate off),
-// then the stacks.
-func saasFile(top, protocol, stacks string) string {
-	return "workload: saas-slice\n" + top + "protocol:\n" + protocol + "  boot_starts: 0\n  gate: off\n" + stacks
-}
-
 // refStack lists one reference server.
 func refStack(name string) string {
 	return "stacks:\n  - name: " + name + "\n    dir: " + refServerDir + "\n    start: " + refServerBin + "\n"
@@ -109,7 +80,7 @@ stacks:
 
 func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
-	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
+	path := writeFile(t, runtest.SaasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
   warmup: 300ms
   warmup_max: 300ms # see "Fixed warm-ups" at flakyFile
   window: 700ms
@@ -121,7 +92,7 @@ func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if res.Plan == nil || len(res.Plan.Plan.Windows) != 12 {
 		t.Fatalf("plan record missing or wrong: %+v", res.Plan)
 	}
@@ -234,7 +205,7 @@ func TestCrashingCaseFailsItsCellAndTheRunGoesOn(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if len(byKey) != 3 || out.Measured != 3 {
 		t.Fatalf("%d final windows, measured %d; want 3", len(byKey), out.Measured)
 	}
@@ -290,7 +261,7 @@ func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 	if err == nil {
 		t.Fatal("a cancelled run returned no error")
 	}
-	byKey, _ := finals(t, dir)
+	byKey, _ := runtest.Finals(t, dir)
 	if len(byKey) != 2 {
 		t.Fatalf("%d windows journaled before the cancel in the third window's load; want 2", len(byKey))
 	}
@@ -301,7 +272,7 @@ func TestInterruptedRunKeepsWhatWasJournaled(t *testing.T) {
 	if out.Skipped != len(byKey) || out.Skipped+out.Measured != 6 {
 		t.Fatalf("resume measured %d and skipped %d; want %d skipped, 6 in all", out.Measured, out.Skipped, len(byKey))
 	}
-	after, _ := finals(t, dir)
+	after, _ := runtest.Finals(t, dir)
 	if len(after) != 6 {
 		t.Fatalf("%d final windows after the resume, want 6", len(after))
 	}
@@ -347,7 +318,7 @@ func TestContendedWindowIsRedoneThenFlagged(t *testing.T) {
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	w := byKey["r1/flaky/ok/c4"]
 	if !w.HasFlag(journal.FlagContended) || w.Attempt != 2 {
 		t.Fatalf("window: attempt %d flags %v reasons %v", w.Attempt, w.Flags, w.Reasons)
@@ -387,7 +358,7 @@ func TestRunWarnsAboveSomaxconn(t *testing.T) {
 		if _, err := runFileOpts(t, context.Background(), path, dir, plan.Overrides{}, false, false); !errors.Is(err, ErrParity) {
 			t.Fatalf("run error = %v, want ErrParity", err)
 		}
-		_, res := finals(t, dir)
+		_, res := runtest.Finals(t, dir)
 		if len(res.Environments) != 1 {
 			t.Fatalf("%d environment records, want 1", len(res.Environments))
 		}
@@ -404,7 +375,7 @@ func TestRunWarnsAboveSomaxconn(t *testing.T) {
 // the next one, after the run's own checkpoint, is not.
 func TestCheckpointInWindowIsFlagged(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
-	path := writeFile(t, saasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [4]
+	path := writeFile(t, runtest.SaasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [4]
   warmup: 300ms
   warmup_max: 300ms # see "Fixed warm-ups" at flakyFile
   window: 1s
@@ -436,7 +407,7 @@ func TestCheckpointInWindowIsFlagged(t *testing.T) {
 	// The checkpoint landed in the first try of the first window (a busy
 	// host may have it redone; the redone try is journaled too); the last
 	// try of the run, after the run's own checkpoints, has none.
-	_, res := finals(t, dir)
+	_, res := runtest.Finals(t, dir)
 	first, last := res.Windows[0], res.Windows[len(res.Windows)-1]
 	if first.Key != "r1/first/user/c4" || !first.HasFlag(journal.FlagCheckpoint) ||
 		!slices.Contains(first.Reasons, journal.FlagCheckpoint.Reason("1 checkpoint(s) happened during the warm-up or the window")) {
@@ -449,7 +420,7 @@ func TestCheckpointInWindowIsFlagged(t *testing.T) {
 
 func TestSpreadModeSendsTheRequestPool(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
-	path := writeFile(t, saasFile("database: "+admin+"\n", `  concurrency: [4]
+	path := writeFile(t, runtest.SaasFile("database: "+admin+"\n", `  concurrency: [4]
   warmup: 200ms
   warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
@@ -461,7 +432,7 @@ func TestSpreadModeSendsTheRequestPool(t *testing.T) {
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, _ := finals(t, dir)
+	byKey, _ := runtest.Finals(t, dir)
 	for _, k := range []string{"r1/ref/me/c4", "r1/ref/order/c4"} {
 		w := byKey[k]
 		if !w.Valid() || len(measureFlags(w)) != 0 || w.Load.PoolSize != 1000 {
@@ -485,7 +456,7 @@ func TestFreshProcessPerCase(t *testing.T) {
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: 2}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, _ := finals(t, dir)
+	byKey, _ := runtest.Finals(t, dir)
 	pids := map[int]bool{}
 	for k, w := range byKey {
 		if len(w.Process.CasesBefore) != 0 {
@@ -527,7 +498,7 @@ func TestInterleavedRoundKeepsEachStacksProcessUp(t *testing.T) {
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: 2}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	_, res := finals(t, dir)
+	_, res := runtest.Finals(t, dir)
 	var order []string
 	pid := map[string]int{} // stack and round → PID
 	for _, w := range res.Windows {
@@ -585,7 +556,7 @@ func TestInterleavedRunIsBalancedInTheJournal(t *testing.T) {
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: plan.WilliamsCycle(3), Window: 500 * time.Millisecond, Warmup: 100 * time.Millisecond}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	_, res := finals(t, dir)
+	_, res := runtest.Finals(t, dir)
 	var ws []journal.Window
 	for _, w := range res.Windows {
 		if w.Final {

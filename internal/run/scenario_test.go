@@ -9,55 +9,12 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
-
-// ownAppFile is a custom workload with setup steps of both scopes, a
-// case cycling over a captured list and a case drawing from ${rand}.
-func ownAppFile(extraStacks string) string {
-	return `
-workload:
-  name: blog
-  setup:
-    - name: login
-      method: POST
-      path: /login
-      expect: [200]
-      capture: {token: body.user.token, auth: header.Authorization}
-    - name: articles
-      scope: process
-      repeat: 20
-      method: POST
-      path: /articles
-      headers: {Authorization: "${auth}", Content-Type: application/json}
-      body: '{"article":{"title":"Bench ${i}"}}'
-      expect: [201]
-      capture: {slugs: body.article.slug}
-  cases:
-    - name: article
-      path: /articles/${slugs}
-      ignore: [article.createdAt]
-    - name: page
-      path: /articles?offset=${rand:0..190}
-      ignore: [at]
-profile: quick
-protocol:
-  concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 500ms
-  rounds: 2
-  boot_starts: 0
-  gate: off
-stacks:
-  - name: one
-    dir: .
-    start: ` + ownAppBin + `
-` + extraStacks
-}
 
 func TestSetupCapturesFeedTheVariantsOfEachProcess(t *testing.T) {
 	t.Parallel() // see "Parallel tests" in main_test.go
-	path := writeFile(t, ownAppFile(`  - name: two
+	path := writeFile(t, bins.OwnAppFile(`  - name: two
     dir: .
     start: `+ownAppBin+"\n"))
 	dir := filepath.Join(t.TempDir(), "results")
@@ -74,7 +31,7 @@ func TestSetupCapturesFeedTheVariantsOfEachProcess(t *testing.T) {
 	if _, err := Run(context.Background(), Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test", PoolDir: pools}); err != nil {
 		t.Fatalf("run: %v\n%s", err, log.String())
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if len(res.Parity) != 1 || !res.Parity[0].Passed || len(res.Parity[0].Warnings) != 0 {
 		t.Fatalf("parity %+v: createdAt and at differ between the stacks and are ignored", res.Parity)
 	}
@@ -116,7 +73,7 @@ func TestSetupCapturesFeedTheVariantsOfEachProcess(t *testing.T) {
 
 func TestSetupFailureNamesStepAndPath(t *testing.T) {
 	t.Parallel() // see "Parallel tests" in main_test.go
-	src := strings.Replace(ownAppFile(""), "capture: {token: body.user.token,", "capture: {token: body.user.jwt,", 1)
+	src := strings.Replace(bins.OwnAppFile(""), "capture: {token: body.user.token,", "capture: {token: body.user.jwt,", 1)
 	path := writeFile(t, src)
 	dir := filepath.Join(t.TempDir(), "results")
 	_, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
@@ -133,15 +90,15 @@ func TestSetupFailureNamesStepAndPath(t *testing.T) {
 // run does not start (here a listener that burns CPU) is named by its port
 // and measured with the window, not left to foreign CPU.
 func TestServicesAreMeasuredNotForeign(t *testing.T) {
-	port := spinningListenerIn(t, "")
-	src := strings.Replace(ownAppFile(""), "  rounds: 2\n", "  rounds: 1\n  cases: [page]\n", 1) +
+	port := runtest.SpinningListenerIn(t, "")
+	src := strings.Replace(bins.OwnAppFile(""), "  rounds: 2\n", "  rounds: 1\n  cases: [page]\n", 1) +
 		fmt.Sprintf("    services: [%d]\n", port)
 	path := writeFile(t, src)
 	dir := filepath.Join(t.TempDir(), "results")
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, _ := finals(t, dir)
+	byKey, _ := runtest.Finals(t, dir)
 	w := byKey["r1/one/page/c4"]
 	// How much CPU the spinning listener gets depends on the host's load
 	// (on a busy 2-core host, a few percent of a core): any is enough to

@@ -23,7 +23,7 @@ const plantedKey = "sk-live-PLANTED-4242"
 // ignore), which fails the parity gate with a finding that quotes the
 // request.
 func secretsFile(ignore bool) string {
-	src := ownAppFile("  - name: two\n    dir: .\n    start: " + ownAppBin + "\n")
+	src := bins.OwnAppFile("  - name: two\n    dir: .\n    start: " + ownAppBin + "\n")
 	src = strings.Replace(src, "      path: /login\n", "      path: /login\n      headers: {X-Api-Key: \"${env:BENCH_API_KEY}\"}\n      body: '{\"key\":\"${env:BENCH_API_KEY}\"}'\n", 1)
 	src = strings.Replace(src, "      path: /articles/${slugs}\n", "      path: /articles/${slugs}\n      headers: {Authorization: \"${auth}\", X-Api-Key: \"${env:BENCH_API_KEY}\"}\n", 1)
 	if !ignore {

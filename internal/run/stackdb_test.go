@@ -9,6 +9,7 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // Each stack meets the same database: a stack-scoped setup step that
@@ -46,7 +47,7 @@ protocol:
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, _ := finals(t, dir)
+	byKey, _ := runtest.Finals(t, dir)
 	if len(byKey) != 2 {
 		t.Fatalf("%d windows, want one per stack", len(byKey))
 	}

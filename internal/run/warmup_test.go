@@ -8,6 +8,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // warmupFile is a comparison file of the flaky server's case on conc
@@ -39,7 +40,7 @@ func runWarmup(t *testing.T, yaml string) map[string]journal.Window {
 	if _, err := runFileOpts(t, context.Background(), path, dir, plan.Overrides{}, false, true); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, _ := finals(t, dir)
+	byKey, _ := runtest.Finals(t, dir)
 	return byKey
 }
 

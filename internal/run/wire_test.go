@@ -10,6 +10,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // TestWindowsDriveEachStackOverItsWire: a run of the SaaS slice on five
@@ -54,7 +55,7 @@ stacks:
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	// The boot suite measures every stack over its wire: HTTP/1.1, h2c,
 	// h2 over TLS with the run's certificate, and the gRPC stacks with the
 	// first case's gRPC call (its message's ${rand} expanded).
@@ -147,7 +148,7 @@ workload:
 	if _, err := Run(context.Background(), Options{File: f, Plan: p, Dir: dir, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test", PoolDir: pools}); err != nil {
 		t.Fatalf("run: %v\n%s", err, log.String())
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if len(res.Parity) != 1 || !res.Parity[0].Passed {
 		t.Fatalf("parity %+v", res.Parity)
 	}
@@ -214,7 +215,7 @@ workload:
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, dir)
+	byKey, res := runtest.Finals(t, dir)
 	if len(res.Parity) != 1 || !res.Parity[0].Passed {
 		t.Fatalf("parity %+v", res.Parity)
 	}
@@ -239,7 +240,7 @@ workload:
 	if !errors.Is(err, ErrParity) {
 		t.Fatalf("run without the metadata: %v, want ErrParity", err)
 	}
-	_, res = finals(t, dir)
+	_, res = runtest.Finals(t, dir)
 	if len(res.Parity) != 1 || res.Parity[0].Passed || !strings.Contains(strings.Join(res.Parity[0].Failures, "\n"), "user/load-request: status 401, want 200") {
 		t.Errorf("parity without the metadata %+v; want the case failed with 401, UNAUTHENTICATED's status", res.Parity)
 	}

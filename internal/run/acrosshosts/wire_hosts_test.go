@@ -1,9 +1,12 @@
-package run
+package acrosshosts
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/stackbench/stackbench/internal/run"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // TestEveryWireAcrossHosts: the server on app1, the database on db1 and
@@ -20,10 +23,10 @@ import (
 // every request a success. The parity gate and the cold starts, here,
 // pass on the same certificate.
 func TestEveryWireAcrossHosts(t *testing.T) {
-	grpcDir, grpcBin := grpcServerDir, grpcServerBin
+	grpcDir, grpcBin := bins.GRPCServerDir, bins.GRPCServer
 	n := onHosts(t, []string{"app1", "db1", "load1", "load2"}, "json-h2", "json-h2c", "grpc", "grpc-tls")
-	jsonDir, grpcCopy := refDirForHosts(t), dirForHosts(t, grpcDir)
-	src := hostsSection(n, "app1", "db1", "load1", "load2") +
+	jsonDir, grpcCopy := runtest.DirForHosts(t, bins.RefServerDir), runtest.DirForHosts(t, grpcDir)
+	src := runtest.HostsSection(n, "app1", "db1", "load1", "load2") +
 		"roles:\n  server: app1\n  database: db1\n  generators: [load1, load2]\nprofile: quick\n" + `workload:
   name: saas-wire-hosts
   setup:
@@ -49,19 +52,19 @@ protocol:
   boot_starts: 1
   gate: off
 stacks:
-  - {name: json-h2, dir: ` + jsonDir + `, start: ` + refServerBin + `, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2}
-  - {name: json-h2c, dir: ` + jsonDir + `, start: ` + refServerBin + `, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2c, streams: 2}
+  - {name: json-h2, dir: ` + jsonDir + `, start: ` + bins.RefServer + `, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2}
+  - {name: json-h2c, dir: ` + jsonDir + `, start: ` + bins.RefServer + `, env: {SAAS_WORKLOAD: saas-slice}, protocol: h2c, streams: 2}
   - {name: grpc, dir: ` + grpcCopy + `, start: ` + grpcBin + `, env: {SAAS_WORKLOAD: saas-slice, REQUIRE_TOKEN: s3cret}, protocol: grpc, proto: saaspb/saas.proto, health: saas.Users/Health}
   - {name: grpc-tls, dir: ` + grpcCopy + `, start: ` + grpcBin + `, env: {SAAS_WORKLOAD: saas-slice, REQUIRE_TOKEN: s3cret}, protocol: grpc, tls: on, proto: reflect, health: saas.Users/Health}
 `
 	opt := hostsRun(t, n, writeFile(t, src))
-	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
+	if err := run.RemoteSupported(opt.File, opt.Plan); err != nil {
 		t.Fatalf("RemoteSupported: %v; every wire runs across hosts", err)
 	}
-	if _, err := Run(context.Background(), opt); err != nil {
+	if _, err := run.Run(context.Background(), opt); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	byKey, res := finals(t, opt.Dir)
+	byKey, res := runtest.Finals(t, opt.Dir)
 	if len(res.Parity) != 1 || !res.Parity[0].Passed {
 		t.Errorf("parity %+v", res.Parity)
 	}

@@ -1,4 +1,4 @@
-package run
+package acrosshosts
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/profiling/perfrec"
+	"github.com/stackbench/stackbench/internal/run"
+	"github.com/stackbench/stackbench/internal/run/runtest"
 )
 
 // TestProfilingAcrossHosts: with the server on app1 (over TLS, h2), the
@@ -25,10 +27,10 @@ import (
 // db1.
 func TestProfilingAcrossHosts(t *testing.T) {
 	n := onHosts(t, []string{"app1", "db1", "load1", "load2"}, "go")
-	top := hostsSection(n, "app1", "db1", "load1", "load2") +
+	top := runtest.HostsSection(n, "app1", "db1", "load1", "load2") +
 		"roles:\n  server: app1\n  database: db1\n  generators: [load1, load2]\nprofile: quick\n"
-	stacks := "stacks:\n  - name: go\n    dir: " + refDirForHosts(t) + "\n    start: " + refServerBin + "\n    protocol: h2\n    pprof: /debug/pprof\n"
-	path := writeFile(t, saasFile(top, `  cases: [user]
+	stacks := "stacks:\n  - name: go\n    dir: " + runtest.DirForHosts(t, bins.RefServerDir) + "\n    start: " + bins.RefServer + "\n    protocol: h2\n    pprof: /debug/pprof\n"
+	path := writeFile(t, runtest.SaasFile(top, `  cases: [user]
   concurrency: [4]
   warmup: 200ms
   warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
@@ -37,10 +39,10 @@ func TestProfilingAcrossHosts(t *testing.T) {
   profiling: on
 `, stacks))
 	opt := hostsRun(t, n, path)
-	if err := RemoteSupported(opt.File, opt.Plan); err != nil {
+	if err := run.RemoteSupported(opt.File, opt.Plan); err != nil {
 		t.Fatalf("RemoteSupported: %v; profiling runs across hosts", err)
 	}
-	if _, err := Run(context.Background(), opt); err != nil {
+	if _, err := run.Run(context.Background(), opt); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	res, err := journal.ReadDir(opt.Dir)
