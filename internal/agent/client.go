@@ -166,8 +166,23 @@ func (c *Client) Postgres(ctx context.Context) (string, error) {
 // Start starts a process tree on the agent's host and returns its root's
 // pid and boot time.
 func (c *Client) Start(ctx context.Context, s StartSpec) (pid int, boot time.Duration, err error) {
+	pid, boot, _, err = c.StartContainer(ctx, s)
+	return pid, boot, err
+}
+
+// StartContainer is Start that also returns the name of the container
+// the server runs in ("" without s.Container).
+func (c *Client) StartContainer(ctx context.Context, s StartSpec) (pid int, boot time.Duration, container string, err error) {
 	resp, err := c.call(ctx, Request{Op: OpStart, Start: &s})
-	return resp.PID, resp.Boot, err
+	return resp.PID, resp.Boot, resp.Container, err
+}
+
+// RemoveContainer removes a container an earlier session on the agent's
+// host started and left (its agent was killed); removed is false when
+// there was none.
+func (c *Client) RemoveContainer(ctx context.Context, ref ContainerRef) (removed bool, err error) {
+	resp, err := c.call(ctx, Request{Op: OpRemoveContainer, Container: &ref})
+	return resp.Removed, err
 }
 
 // Stop stops a tree Start started.
@@ -203,4 +218,12 @@ func (c *Client) Load(ctx context.Context, spec LoadSpec) (json.RawMessage, erro
 		return nil, err
 	}
 	return resp.Result, nil
+}
+
+// Image builds a container stack's image on the agent's host, or checks
+// that it is there (see ImageSpec), and returns the runtime the agent
+// found.
+func (c *Client) Image(ctx context.Context, spec ImageSpec) (runtime string, err error) {
+	resp, err := c.call(ctx, Request{Op: OpImage, Image: &spec})
+	return resp.Runtime, err
 }

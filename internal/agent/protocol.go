@@ -25,7 +25,13 @@ import (
 // (PerfSpec). Version 4 carries a window's gRPC metadata (LoadSpec) and the
 // ports of a stack's services: to sample (SampleSpec): an agent of version
 // 3 would drop them and send the calls without, or leave the services out.
-const Version = 4
+// Version 5 carries a container stack: the container's runtime and image
+// (StartSpec.Container), the image built or checked on the agent's host
+// (OpImage), and the runtime's CPU apart in a sample (Sample.Runtime): an
+// agent of version 4 would run the container's arguments as a native
+// command, so either side refuses the other at hello, naming both
+// versions.
+const Version = 5
 
 // Operations a Request names in Op.
 const (
@@ -39,6 +45,13 @@ const (
 	OpLoad     = "load"
 	// OpPerf records a started tree with perf (perf.go; version 3).
 	OpPerf = "perf"
+	// OpImage builds or checks a container stack's image on the agent's
+	// host (container.go; version 5).
+	OpImage = "image"
+	// OpRemoveContainer removes a container an earlier session started
+	// and could not remove (its agent was killed): a resume asks for it
+	// (version 5).
+	OpRemoveContainer = "remove_container"
 )
 
 // Operations of a directory sync (sync.go): open, then manifests and the
@@ -82,6 +95,10 @@ type Request struct {
 	Database *DatabaseSpec `json:"database,omitempty"`
 	// Perf is the tree and the window to record (perf).
 	Perf *PerfSpec `json:"perf,omitempty"`
+	// Image is the container image to build or check (image).
+	Image *ImageSpec `json:"image,omitempty"`
+	// Container is the container to remove (remove_container).
+	Container *ContainerRef `json:"container,omitempty"`
 }
 
 // Response is one line from the agent. Error is set when the request
@@ -113,6 +130,15 @@ type Response struct {
 	Database *DatabaseInfo `json:"database,omitempty"`
 	// Profile is a perf profile, gzipped pprof (perf).
 	Profile []byte `json:"profile,omitempty"`
+	// Runtime is the container runtime the agent found on its host
+	// (image).
+	Runtime string `json:"runtime,omitempty"`
+	// Container names the container a start runs the server in (start,
+	// with StartSpec.Container).
+	Container string `json:"container,omitempty"`
+	// Removed says that remove_container found the container and
+	// removed it.
+	Removed bool `json:"removed,omitempty"`
 }
 
 // Hello is what an agent says about itself.
@@ -150,6 +176,44 @@ type StartSpec struct {
 	// the agent user's own under ~/.cache/stackbench/logs.
 	LogPath     string        `json:"log"`
 	BootTimeout time.Duration `json:"boot_timeout_ns"`
+	// Container, when set, runs the server in a container: Command is
+	// then the container's arguments (the stack's start:, maybe empty),
+	// and the agent runs it with the runtime's run command a local start
+	// uses, names the container and measures it through its cgroup (new
+	// in version 5).
+	Container *ContainerSpec `json:"container,omitempty"`
+}
+
+// ContainerSpec is the container a StartSpec runs its server in.
+type ContainerSpec struct {
+	// Runtime is "docker" or "podman"; "" takes the first of them on
+	// the agent's PATH.
+	Runtime string `json:"runtime,omitempty"`
+	Image   string `json:"image"`
+}
+
+// ContainerRef names a container on the agent's host: its runtime, its
+// name (which starts with "stackbench-", as the agent names those it
+// starts) and the environment the runtime's commands run with (the
+// stack's env:, which may name the daemon).
+type ContainerRef struct {
+	Runtime string   `json:"runtime"`
+	Name    string   `json:"name"`
+	Env     []string `json:"env,omitempty"`
+}
+
+// ImageSpec is a container stack's image on the agent's host: built from
+// Build (a Dockerfile, relative to Dir) and tagged Image, or, without
+// Build, checked to be there. Env is the stack's env: (a DOCKER_HOST there
+// names the daemon); LogPath names the build's log as StartSpec's does.
+type ImageSpec struct {
+	Stack   string   `json:"stack"`
+	Dir     string   `json:"dir"`
+	Runtime string   `json:"runtime,omitempty"`
+	Image   string   `json:"image"`
+	Build   string   `json:"build,omitempty"`
+	Env     []string `json:"env,omitempty"`
+	LogPath string   `json:"log,omitempty"`
 }
 
 // Sample is one tree's CPU and resident memory between two instants.
@@ -165,6 +229,22 @@ type Sample struct {
 	// Services are the trees listening on the request's Ports, summed;
 	// nil when it named none.
 	Services *ServicesSample `json:"services,omitempty"`
+	// Runtime is, for a server in a container, the runtime's command
+	// the agent started and the runtime's daemons on its host (dockerd,
+	// containerd, the shims), summed: they work for the container without
+	// being the server, so they are the harness's overhead there, apart
+	// from CPUSeconds (which is the container's cgroup) and from foreign
+	// CPU. Nil for a native server.
+	Runtime *RuntimeSample `json:"runtime,omitempty"`
+}
+
+// RuntimeSample is what a container runtime used over a sample.
+type RuntimeSample struct {
+	CPUSeconds   float64 `json:"cpu_s"`
+	Cores        float64 `json:"cores"`
+	RSSMeanBytes int64   `json:"rss_mean_bytes"`
+	RSSPeakBytes int64   `json:"rss_peak_bytes"`
+	Processes    int     `json:"processes"`
 }
 
 // ServicesSample is what the process trees listening on a sample's ports

@@ -145,7 +145,9 @@ func (s *server) handle(ctx context.Context, req Request) Response {
 	case OpDatabaseStop:
 		err = s.databases.stop()
 	case OpStart:
-		resp.PID, resp.Boot, err = s.start(ctx, req.Start)
+		resp.PID, resp.Boot, resp.Container, err = s.start(ctx, req.Start)
+	case OpRemoveContainer:
+		resp.Removed, err = removeContainer(ctx, req.Container)
 	case OpStop:
 		err = s.stop(req.Name)
 	case OpSample:
@@ -154,6 +156,8 @@ func (s *server) handle(ctx context.Context, req Request) Response {
 		resp.Result, err = runLoad(ctx, req.Load)
 	case OpPerf:
 		resp.Profile, err = s.perf(ctx, req.Perf)
+	case OpImage:
+		resp.Runtime, err = image(ctx, req.Image)
 	default:
 		err = fmt.Errorf("agent: unknown operation %q (protocol version %d)", req.Op, Version)
 	}
@@ -174,12 +178,12 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func (s *server) start(ctx context.Context, spec *StartSpec) (int, time.Duration, error) {
+func (s *server) start(ctx context.Context, spec *StartSpec) (pid int, boot time.Duration, container string, err error) {
 	if spec == nil || spec.Name == "" {
-		return 0, 0, errors.New("agent: start names no process")
+		return 0, 0, "", errors.New("agent: start names no process")
 	}
 	if spec.Name == DatabaseProcess {
-		return 0, 0, fmt.Errorf("agent: the name %q is the embedded database's; start the process under another", DatabaseProcess)
+		return 0, 0, "", fmt.Errorf("agent: the name %q is the embedded database's; start the process under another", DatabaseProcess)
 	}
 	s.mu.Lock()
 	_, dup := s.procs[spec.Name]
@@ -188,17 +192,20 @@ func (s *server) start(ctx context.Context, spec *StartSpec) (int, time.Duration
 	}
 	s.mu.Unlock()
 	if dup {
-		return 0, 0, fmt.Errorf("agent: %q is already started; stop it first", spec.Name)
+		return 0, 0, "", fmt.Errorf("agent: %q is already started; stop it first", spec.Name)
 	}
 	p, err := s.startTree(ctx, spec)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
 		delete(s.procs, spec.Name)
-		return 0, 0, err
+		return 0, 0, "", err
 	}
 	s.procs[spec.Name] = p
-	return p.PID(), p.BootDuration(), nil
+	if c := p.Container(); c != nil {
+		container = c.Name
+	}
+	return p.PID(), p.BootDuration(), container, nil
 }
 
 // startTree starts spec's tree, with its log and, for a server with TLS,
@@ -216,9 +223,16 @@ func (s *server) startTree(ctx context.Context, spec *StartSpec) (*proc.Process,
 		}
 		env = append(append([]string{}, env...), tlsEnv...)
 	}
-	p, err := proc.Start(ctx, proc.Spec{Name: spec.Name, Dir: spec.Dir, Command: spec.Command, Env: env,
+	ps := proc.Spec{Name: spec.Name, Dir: spec.Dir, Command: spec.Command, Env: env,
 		Port: spec.Port, HealthPath: spec.HealthPath, HealthProtocol: spec.HealthProtocol, HealthCA: spec.HealthCA,
-		LogPath: logPath, BootTimeout: spec.BootTimeout})
+		LogPath: logPath, BootTimeout: spec.BootTimeout}
+	if spec.Container != nil {
+		if ps.Command, ps.Container, err = containerStart(spec, env); err != nil {
+			s.run.forget(spec.Name)
+			return nil, err
+		}
+	}
+	p, err := proc.Start(ctx, ps)
 	if err != nil {
 		s.run.forget(spec.Name)
 		return nil, err
@@ -256,20 +270,24 @@ func (s *server) stopAll() {
 	wg.Wait()
 }
 
-// sample measures the tree of a started process from the instant from to
-// the instant to (both on this host's clock) with the samplers a local
-// window uses; DatabaseProcess names the embedded cluster's. The trees
-// listening on ports are sampled with it, apart (servicesGroups).
+// sample measures the tree of a started process (a container's cgroup,
+// for a server in a container) from the instant from to the instant to
+// (both on this host's clock) with the samplers a local window uses;
+// DatabaseProcess names the embedded cluster's. The trees listening on
+// ports are sampled with it, apart (servicesGroups), and so is a
+// container's runtime (runtimeGroups).
 func (s *server) sample(ctx context.Context, name string, ports []int, from, to time.Time) (*Sample, error) {
 	s.mu.Lock()
 	p := s.procs[name]
 	s.mu.Unlock()
 	root := 0
+	var server proc.Group
 	switch {
 	case p != nil:
-		root = p.PID()
+		root, server = p.PID(), p.Group(name)
 	case name == DatabaseProcess:
 		root = s.databases.postmaster()
+		server = proc.TreeGroup(name, root)
 	}
 	if root == 0 {
 		return nil, fmt.Errorf("agent: no process %q is running", name)
@@ -280,8 +298,13 @@ func (s *server) sample(ctx context.Context, name string, ports []int, from, to 
 	if err := sleepUntil(ctx, from); err != nil {
 		return nil, err
 	}
-	services, unheld := s.servicesGroups(root, ports)
-	smp := proc.NewSampler(0, append([]proc.Group{proc.TreeGroup(name, root)}, services...)...)
+	var runtime []proc.Group
+	if p != nil {
+		runtime = runtimeGroups(p)
+	}
+	services, unheld := s.servicesGroups(p, root, runtime, ports)
+	groups := append(append([]proc.Group{server}, runtime...), services...)
+	smp := proc.NewSampler(0, groups...)
 	smp.Start()
 	err := sleepUntil(ctx, to)
 	st := smp.Stop()
@@ -291,25 +314,37 @@ func (s *server) sample(ctx context.Context, name string, ports []int, from, to 
 	g, _ := st.Group(name)
 	out := &Sample{Wall: st.Wall, CPUSeconds: g.CPUSeconds, Cores: g.Cores, RSSMeanBytes: g.RSSMeanBytes,
 		RSSPeakBytes: g.RSSPeakBytes, HostBusyCores: st.HostBusyCores}
+	if len(runtime) > 0 {
+		u := sumGroups(st, runtime)
+		out.Runtime = &u
+	}
 	if len(ports) > 0 {
-		out.Services = &ServicesSample{Unheld: unheld}
-		for _, sg := range services {
-			g, _ := st.Group(sg.Name)
-			out.Services.CPUSeconds += g.CPUSeconds
-			out.Services.Cores += g.Cores
-			out.Services.RSSMeanBytes += g.RSSMeanBytes
-			out.Services.RSSPeakBytes += g.RSSPeakBytes
-			out.Services.Processes += g.Processes
-		}
+		u := sumGroups(st, services)
+		out.Services = &ServicesSample{CPUSeconds: u.CPUSeconds, Cores: u.Cores, RSSMeanBytes: u.RSSMeanBytes,
+			RSSPeakBytes: u.RSSPeakBytes, Processes: u.Processes, Unheld: unheld}
 	}
 	return out, nil
 }
 
+// sumGroups sums the figures of groups in st.
+func sumGroups(st proc.WindowStats, groups []proc.Group) RuntimeSample {
+	var out RuntimeSample
+	for _, sg := range groups {
+		g, _ := st.Group(sg.Name)
+		out.CPUSeconds += g.CPUSeconds
+		out.Cores += g.Cores
+		out.RSSMeanBytes += g.RSSMeanBytes
+		out.RSSPeakBytes += g.RSSPeakBytes
+		out.Processes += g.Processes
+	}
+	return out
+}
+
 // servicesGroups are the sampler groups of the trees listening on ports,
-// each once, leaving out a listener in the tree at root or in the
-// embedded database's (groups must not overlap), and the ports nobody
-// holds.
-func (s *server) servicesGroups(root int, ports []int) (groups []proc.Group, unheld []int) {
+// each once, leaving out a listener in the started process p (its tree at
+// root, or its container), in the runtime's groups or in the embedded
+// database's tree (groups must not overlap), and the ports nobody holds.
+func (s *server) servicesGroups(p *proc.Process, root int, runtime []proc.Group, ports []int) (groups []proc.Group, unheld []int) {
 	if len(ports) == 0 {
 		return nil, nil
 	}
@@ -321,12 +356,19 @@ func (s *server) servicesGroups(root int, ports []int) (groups []proc.Group, unh
 			}
 		}
 	}
+	for _, g := range runtime {
+		if g.PIDs != nil {
+			for _, pid := range g.PIDs() {
+				seen[pid] = true
+			}
+		}
+	}
 	for _, port := range ports {
 		pid, _, ok := proc.PortHolder(port)
 		switch {
 		case !ok:
 			unheld = append(unheld, port)
-		case !seen[pid]:
+		case !seen[pid] && (p == nil || !p.Holds(pid)):
 			seen[pid] = true
 			groups = append(groups, proc.TreeGroup("service:"+strconv.Itoa(port), pid))
 		}

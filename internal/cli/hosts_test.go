@@ -111,13 +111,13 @@ func TestPlanChecksHosts(t *testing.T) {
 	}
 }
 
-// run refuses, naming each, what it cannot yet place on other hosts,
-// instead of measuring everything here: a container stack on the server
-// host.
+// run refuses, naming it, what cannot be measured with roles on other
+// hosts, instead of measuring everything here: a stack that listens on
+// the loopback only while its load comes from another host.
 func TestRunRefusesRolesItCannotPlace(t *testing.T) {
-	dir := writeComparison(t, "workload: micro\nhosts:\n  app1: {ssh: b@h}\nroles: {server: app1}\nstacks:\n  - name: a\n    dir: apps/a\n    start: ./server\n    container: {image: x}\n")
+	dir := writeComparison(t, "workload: micro\nhosts:\n  app1: {ssh: b@h}\nroles: {server: app1}\nstacks:\n  - name: a\n    dir: apps/a\n    start: ./server\n    env: {HOST: 127.0.0.1}\n")
 	code, _, errOut := runMain(t, dir, nil, "run")
-	if code != ExitUsage || !strings.Contains(errOut, "stackbench run cannot yet run these with them") || !strings.Contains(errOut, "container stacks on the server host (a)") {
+	if code != ExitUsage || !strings.Contains(errOut, "these cannot be measured with them: stack a with HOST=127.0.0.1") {
 		t.Fatalf("code %d, stderr %s", code, errOut)
 	}
 }

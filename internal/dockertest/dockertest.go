@@ -40,9 +40,23 @@ func Require(t testing.TB) string {
 // and the binary.
 func StaticImage(t testing.TB, docker, dir, name string) (image, binary string) {
 	t.Helper()
+	out := StaticContext(t, dir)
+	image = name + ":" + strconv.Itoa(os.Getpid())
+	if b, err := exec.Command(docker, "build", "--quiet", "--tag", image, out).CombinedOutput(); err != nil {
+		t.Fatalf("docker build: %v\n%s", err, b)
+	}
+	t.Cleanup(func() { exec.Command(docker, "rmi", "--force", image).Run() })
+	return image, filepath.Join(out, "server")
+}
+
+// StaticContext is a new directory holding the main package in dir built
+// statically (CGO_ENABLED=0) as "server", and a Dockerfile building an
+// image FROM scratch whose entry point it is: a build context, or a
+// container stack's dir with container: {build: Dockerfile}.
+func StaticContext(t testing.TB, dir string) string {
+	t.Helper()
 	out := t.TempDir()
-	binary = filepath.Join(out, "server")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	build := exec.Command("go", "build", "-o", filepath.Join(out, "server"), ".")
 	build.Dir, build.Env = dir, append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build %s: %v\n%s", dir, err, b)
@@ -50,10 +64,5 @@ func StaticImage(t testing.TB, docker, dir, name string) (image, binary string) 
 	if err := os.WriteFile(filepath.Join(out, "Dockerfile"), []byte("FROM scratch\nCOPY server /server\nENTRYPOINT [\"/server\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	image = name + ":" + strconv.Itoa(os.Getpid())
-	if b, err := exec.Command(docker, "build", "--quiet", "--tag", image, out).CombinedOutput(); err != nil {
-		t.Fatalf("docker build: %v\n%s", err, b)
-	}
-	t.Cleanup(func() { exec.Command(docker, "rmi", "--force", image).Run() })
-	return image, binary
+	return out
 }

@@ -3,6 +3,7 @@ package proc
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,11 @@ type Container struct {
 	Runtime string
 	// Name is the container's --name, unique per start.
 	Name string
+	// Env is added to the harness's environment for the runtime's
+	// commands (inspect, stop, rm): Start sets the start's own, so that
+	// a stack whose env: names the daemon (DOCKER_HOST) is inspected and
+	// removed on the daemon that runs it.
+	Env []string
 }
 
 // ContainerNameEnv is the variable through which Start gives the start
@@ -67,7 +73,11 @@ var runtimeDaemons = []string{"dockerd", "containerd", "containerd-shim", "conta
 func runtimeCmd(ctx context.Context, c *Container, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, runtimeTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, c.Runtime, args...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, c.Runtime, args...)
+	if len(c.Env) > 0 {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %w: %s", c.Runtime, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
@@ -145,9 +155,9 @@ func firstWord(s string) string {
 	return ""
 }
 
-// ownsPort reports whether one of the owners is in the stack's tree or in
-// its container.
-func (p *Process) ownsPort(owners []int) bool {
+// Holds reports whether one of the processes owners is in the stack's
+// tree or in its container (a port's holders, say).
+func (p *Process) Holds(owners ...int) bool {
 	for _, pid := range TreePIDs(p.PID()) {
 		if slices.Contains(owners, pid) {
 			return true
@@ -172,10 +182,28 @@ func (p *Process) stopContainer(grace time.Duration) error {
 	secs := strconv.Itoa(max(int(grace.Round(time.Second)/time.Second), 1))
 	_, stopErr := runtimeCmd(ctx, c, "stop", "--time", secs, c.Name)
 	runtimeCmd(ctx, c, "rm", "--force", c.Name) // --rm may have removed it already
-	if stopErr != nil && !strings.Contains(stopErr.Error(), "No such container") && !strings.Contains(stopErr.Error(), "no such container") {
+	if stopErr != nil && !noSuchContainer(stopErr.Error()) {
 		return fmt.Errorf("stop container %s of stack %q: %w", c.Name, p.spec.Name, stopErr)
 	}
 	return nil
+}
+
+// RemoveContainer removes the container c names, running or not (one a
+// stopped run left); removed is false when there was none.
+func RemoveContainer(ctx context.Context, c *Container) (removed bool, err error) {
+	out, err := runtimeCmd(ctx, c, "rm", "--force", c.Name)
+	switch {
+	case noSuchContainer(out) || err != nil && noSuchContainer(err.Error()):
+		// docker rm --force says so and exits 0; podman may fail.
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return out != "", nil
+}
+
+func noSuchContainer(out string) bool {
+	return strings.Contains(strings.ToLower(out), "no such container")
 }
 
 // RemoveLeftoverContainers removes every container of runtime that carries

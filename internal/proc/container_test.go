@@ -252,3 +252,43 @@ func TestRemoveLeftoverContainers(t *testing.T) {
 		t.Errorf("second pass = %v, %v; want none left", names, err)
 	}
 }
+
+// The runtime's commands (inspect, stop, rm) reach the daemon the start's
+// environment names, as its docker run does: with the harness's own
+// DOCKER_HOST naming no daemon, a start whose Env names the real one
+// attaches to its container, and Stop removes it there. RemoveContainer
+// says whether there was one to remove.
+func TestRuntimeCommandsUseTheStartsEnvironment(t *testing.T) {
+	docker := dockertest.Require(t)
+	image, _ := dockertest.StaticImage(t, docker, "../../bench/load/server", "stackbench-test-server")
+	daemon := os.Getenv("DOCKER_HOST")
+	if daemon == "" {
+		daemon = "unix:///var/run/docker.sock"
+	}
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-daemon.sock"))
+	port, err := netutil.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Start(context.Background(), Spec{Name: "envbox", Dir: t.TempDir(), Env: []string{"DOCKER_HOST=" + daemon, "PORT=" + strconv.Itoa(port)},
+		Command: docker + ` run --rm --network host --name "$` + ContainerNameEnv + `" ` + image + ` -addr 127.0.0.1:$PORT`,
+		Port:    port, HealthPath: "/", LogPath: filepath.Join(t.TempDir(), "envbox.log"), BootTimeout: time.Minute,
+		Container: &Container{Runtime: docker}})
+	if err != nil {
+		t.Fatalf("start with the daemon in the start's environment: %v", err)
+	}
+	c := *p.Container()
+	if !p.InContainer() || p.ContainerPID() <= 0 {
+		t.Fatalf("not attached to container %s: pid %d", c.Name, p.ContainerPID())
+	}
+	if err := p.Stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(docker, "--host", daemon, "ps", "--all", "--quiet", "--filter", "name=^"+c.Name+"$").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "" {
+		t.Errorf("container %s after Stop: %q, %v; want it removed", c.Name, out, err)
+	}
+	if removed, err := RemoveContainer(context.Background(), &c); removed || err != nil {
+		t.Errorf("RemoveContainer of a removed container = %v, %v; want false, nil", removed, err)
+	}
+}

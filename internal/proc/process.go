@@ -101,10 +101,15 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	mark := newMark(s.Name)
 	cmd.Env = append(append(os.Environ(), s.Env...), MarkEnv+"="+mark)
 	if s.Container != nil {
-		if s.Container.Name == "" {
-			s.Container = &Container{Runtime: s.Container.Runtime, Name: fmt.Sprintf("stackbench-%s-%d", strings.ToLower(s.Name), s.Port)}
+		c := *s.Container
+		if c.Name == "" {
+			c.Name = fmt.Sprintf("stackbench-%s-%d", strings.ToLower(s.Name), s.Port)
 		}
-		cmd.Env = append(cmd.Env, ContainerNameEnv+"="+s.Container.Name)
+		if c.Env == nil {
+			c.Env = s.Env // the runtime's commands reach the daemon docker run does
+		}
+		s.Container = &c
+		cmd.Env = append(cmd.Env, ContainerNameEnv+"="+c.Name)
 	}
 	cmd.Stdout = log
 	cmd.Stderr = log
@@ -265,7 +270,7 @@ func (p *Process) Check() error {
 	if !listening {
 		return fmt.Errorf("stack %q (pid %d) no longer listens on port %d%s", p.spec.Name, p.PID(), p.spec.Port, formatTail(p.spec.LogPath, p.LogTail()))
 	}
-	if p.ownsPort(owners) {
+	if p.Holds(owners...) {
 		return nil
 	}
 	if pid, cmdline, ok := PortHolder(p.spec.Port); ok {

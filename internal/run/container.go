@@ -3,13 +3,9 @@ package run
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -29,20 +25,13 @@ func (l leftovers) rememberContainer(p *proc.Process) {
 	if c == nil {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(l.dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
-	if err != nil {
-		return
-	}
-	fmt.Fprintf(f, "%s %s %s\n", containerLine, c.Runtime, c.Name)
-	f.Close()
+	l.note(fmt.Sprintf("%s %s %s", containerLine, c.Runtime, c.Name))
 }
 
-// removeContainer removes a container an earlier invocation left.
-func (l leftovers) removeContainer(runtime, name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, runtime, "rm", "--force", name).CombinedOutput()
-	if err == nil && len(out) > 0 {
+// removeContainer removes a container an earlier invocation left; env is
+// its stack's env: (which may name the daemon).
+func (l leftovers) removeContainer(runtime, name string, env []string) {
+	if removed, _ := proc.RemoveContainer(context.Background(), &proc.Container{Runtime: runtime, Name: name, Env: env}); removed {
 		l.event(journal.LevelWarning, "", "removed container %s, left running by the stopped run", name)
 	}
 }
@@ -70,21 +59,40 @@ func (l *localSite) containerGroups() []proc.Group {
 }
 
 // containerAllowed reports whether a container line of
-// servers.pids names what a stack of this run could have started: the
-// runtime of a container stack of the comparison file (not a program the
-// results directory names) and a name of the form stackbench-<stack>-<port>.
+// servers.pids names what a stack of this run could have started
+// (containerStack).
 func (l leftovers) containerAllowed(runtime, name string) bool {
+	_, ok := l.containerStack(runtime, name)
+	return ok
+}
+
+// containerStack is the stack of this run that could have started the
+// container name of runtime: a container stack of the comparison file
+// whose runtime it is (not a program the results directory names), the
+// name of the form stackbench-<stack>-<port>, or
+// stackbench-<stack>.<n>-<port> as a server host's agent names the n-th
+// process of the stack.
+func (l leftovers) containerStack(runtime, name string) (plan.Stack, bool) {
 	if !slices.Contains(plan.ContainerRuntimes, runtime) {
-		return false
+		return plan.Stack{}, false
 	}
 	for _, s := range l.stacks {
 		if s.Container == nil || (s.Container.Runtime != "" && s.Container.Runtime != runtime) {
 			continue
 		}
-		port, ok := strings.CutPrefix(name, "stackbench-"+strings.ToLower(s.Name)+"-")
-		if _, err := strconv.Atoi(port); ok && err == nil {
-			return true
+		rest, ok := strings.CutPrefix(name, "stackbench-"+strings.ToLower(s.Name))
+		if !ok {
+			continue
+		}
+		n, port, ok := strings.Cut(rest, "-")
+		if ok && numeric(port) && (n == "" || strings.HasPrefix(n, ".") && numeric(n[1:])) {
+			return s, true
 		}
 	}
-	return false
+	return plan.Stack{}, false
+}
+
+func numeric(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil && s != "" && s[0] != '-' && s[0] != '+'
 }

@@ -203,6 +203,9 @@ func (ph *hostsPhase) open(ctx context.Context) error {
 		r.fleet = nil
 		return err
 	}
+	if r.opt.Resume {
+		leftoversOf(r).stopOnHosts(ctx, r.fleet)
+	}
 	if roles := r.opt.File.Roles; roles.Server != "" || len(roles.Generators) > 0 {
 		if err := serverHostCertificate(r.opt.File, logsDir(r.opt.Dir), r.fleet.serverAddrs(roles)...); err != nil {
 			r.fleet.close()
@@ -296,39 +299,31 @@ func (ph *hostsPhase) close() {
 // the embedded cluster here, with the servers on a host, listens on this
 // machine's address on the link to it over TLS: runner.linkDatabase, and
 // is sampled here over each window's instants).
-// A stack's services: are sampled where its server runs. The features
-// below are refused.
+// A stack's services: are sampled where its server runs. A container
+// stack runs on the server host as here: its image built or found there,
+// its container's cgroup sampled by that host's agent as the server and
+// the runtime apart (container_hosts.go). The features below are refused.
 func RemoteSupported(f *plan.File, p *plan.Plan) error {
 	r := f.Roles
 	if !r.Remote() {
 		return nil
 	}
-	// no is what is not built yet; never what cannot be measured with
-	// roles on other hosts, whoever builds it.
-	var no, never []string
+	// never is what cannot be measured with roles on other hosts,
+	// whoever builds it.
+	var never []string
 	pr := p.Protocol
 	for _, s := range f.Stacks {
 		if h, ok := s.Env["HOST"]; ok && loopbackHost(h) && (r.Server != "" || len(r.Generators) > 0) {
 			never = append(never, fmt.Sprintf("stack %s with HOST=%s in its env: it would listen on the loopback only, which the load from another host cannot reach (run gives a server dialled from another host HOST=0.0.0.0); drop HOST from its env, or set it to 0.0.0.0", s.Name, h))
 		}
-		if s.Container != nil && r.Server != "" {
-			no = append(no, fmt.Sprintf("container stacks on the server host (%s): its agent does not run a container runtime or sample a container's cgroup; with roles: naming no server:, the containers run here", s.Name))
-		}
 	}
 	if pr.Placement.IsLanes() {
 		never = append(never, "placement: lanes, which divides this machine's CPUs between the server, the generator and the database: with the roles on hosts of their own nothing here is divided; use placement: shared")
 	}
-	var parts []string
-	if len(no) > 0 {
-		parts = append(parts, fmt.Sprintf("stackbench run cannot yet run these with them: %s (docs/scale-out.md, \"What is done\")", joinList(no)))
-	}
-	if len(never) > 0 {
-		parts = append(parts, "these cannot be measured with them: "+joinList(never))
-	}
-	if len(parts) == 0 {
+	if len(never) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s puts roles on other hosts, and %s", f.Name, strings.Join(parts, "; and "))
+	return fmt.Errorf("%s puts roles on other hosts, and these cannot be measured with them: %s", f.Name, joinList(never))
 }
 
 // loopbackHost reports whether a HOST value names the loopback only.

@@ -13,6 +13,7 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/platform/local"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stack"
 )
 
 // serversFile lists, in the results directory, the process groups of the
@@ -20,7 +21,9 @@ import (
 // ran in and its mark (proc.MarkEnv), so that a resume can stop what a
 // harness killed with SIGKILL left running: the children of a start
 // command with shell syntax do not die with the harness, nor do the
-// processes a stack daemonized.
+// processes a stack daemonized. Container stacks add a line of their
+// container's ("container RUNTIME NAME", and HOST after it for one on the
+// server host: container.go, container_hosts.go).
 const serversFile = "servers.pids"
 
 // leftovers is the servers file of a results directory: what this run
@@ -53,11 +56,16 @@ func (l leftovers) rememberServer(pid int, mark string) {
 	if boot == "" || mark == "" {
 		boot, mark = "-", "-"
 	}
+	l.note(fmt.Sprintf("%d %d %s %s", pid, st, boot, mark))
+}
+
+// note appends a line to serversFile.
+func (l leftovers) note(line string) {
 	f, err := os.OpenFile(filepath.Join(l.dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(f, "%d %d %s %s\n", pid, st, boot, mark)
+	fmt.Fprintln(f, line)
 	f.Close()
 }
 
@@ -69,12 +77,17 @@ func (l leftovers) stop() {
 	if err != nil {
 		return
 	}
+	var onHosts []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
+		if len(f) == 4 && f[0] == containerLine {
+			onHosts = append(onHosts, sc.Text()) // for the hosts phase (stopOnHosts)
+			continue
+		}
 		if len(f) == 3 && f[0] == containerLine {
-			if l.containerAllowed(f[1], f[2]) {
-				l.removeContainer(f[1], f[2])
+			if st, ok := l.containerStack(f[1], f[2]); ok {
+				l.removeContainer(f[1], f[2], stack.OwnEnv(st))
 			} else {
 				l.event(journal.LevelWarning, "", "%s names container %s of runtime %q, which no stack of this comparison file starts: not removed", serversFile, f[2], f[1])
 			}
@@ -110,6 +123,10 @@ func (l leftovers) stop() {
 		if local.KillGroup(pid) == nil {
 			l.event(journal.LevelWarning, "", "stopped server process group %d, left running by the stopped run", pid)
 		}
+	}
+	if len(onHosts) > 0 {
+		os.WriteFile(path, []byte(strings.Join(onHosts, "\n")+"\n"), privateFileMode)
+		return
 	}
 	os.Remove(path)
 }

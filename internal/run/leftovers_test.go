@@ -158,6 +158,12 @@ func TestResumeActsOnlyOnWhatARunMade(t *testing.T) {
 		{"podman", "stackbench-api-8080", false},
 		{"docker", "postgres", false},
 		{"docker", "stackbench-native-8080", false},
+		// As a server host's agent names the n-th process of a stack.
+		{"docker", "stackbench-api.3-8080", true},
+		{"docker", "stackbench-api.-8080", false},
+		{"docker", "stackbench-api.x-8080", false},
+		{"docker", "stackbench-api2-8080", false},
+		{"docker", "stackbench-api-", false},
 	} {
 		if got := leftoversOf(r).containerAllowed(c.runtime, c.name); got != c.want {
 			t.Errorf("container %s of %s allowed: %v, want %v", c.name, c.runtime, got, c.want)

@@ -106,9 +106,15 @@ func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack)
 	if err := h.serverWire(st, &spec); err != nil {
 		return nil, err
 	}
-	pid, boot, err := s.Agent.Start(ctx, spec)
+	if spec.Container, err = h.remoteImage(ctx, s, host, dir, st); err != nil {
+		return nil, err
+	}
+	pid, boot, container, err := s.Agent.StartContainer(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("start %s on %s: %w (its log on that host: %s.log under ~/.cache/stackbench/logs)", st.Name, host, err, spec.LogPath)
+	}
+	if container != "" {
+		leftoversOf(r).rememberContainerOn(host, spec.Container.Runtime, container)
 	}
 	return &remoteTree{fl: r.fleet, host: host, name: name, pid: pid, port: port, boot: boot}, nil
 }
@@ -463,15 +469,20 @@ func generatorPart(host string, off agent.ClockOffset, conns int, p *load.Result
 }
 
 // serverHostUsage records what the server host measured over the window:
-// the server tree's CPU and memory, its services' (the trees listening on
-// the stack's services: ports there), that host's busy CPU, and as
-// foreign CPU its busy CPU that was neither.
+// the server's CPU and memory (its tree's, or its container's cgroup's),
+// its services' (the trees listening on the stack's services: ports
+// there), that host's busy CPU, and as foreign CPU its busy CPU that was
+// none of these nor a container's runtime there (its command and daemons
+// are the harness's overhead, as here: trap T21).
 func serverHostUsage(rec *journal.Window, s agent.Sample) {
 	rec.Server = journal.Usage{CPUSeconds: s.CPUSeconds, Cores: s.Cores, RSSMeanBytes: s.RSSMeanBytes, RSSPeakBytes: s.RSSPeakBytes, Processes: 1}
 	rec.HostBusyCores = s.HostBusyCores
 	ours := s.Cores
 	if v := s.Services; v != nil {
 		rec.Services = &journal.Usage{CPUSeconds: v.CPUSeconds, Cores: v.Cores, RSSMeanBytes: v.RSSMeanBytes, RSSPeakBytes: v.RSSPeakBytes, Processes: v.Processes}
+		ours += v.Cores
+	}
+	if v := s.Runtime; v != nil {
 		ours += v.Cores
 	}
 	rec.ForeignCores = max(0, s.HostBusyCores-ours)

@@ -32,6 +32,9 @@ type hostsSite struct {
 	// synced maps each stack to its dir on the server host, once synced
 	// in this invocation.
 	synced map[string]string
+	// images maps each container stack to the runtime that readied its
+	// image on the server host, once in this invocation (remoteImage).
+	images map[string]string
 	// caDirs maps each host to its copy of the database's CA directory
 	// (runner.dbCADir), once synced in this invocation.
 	caDirs map[string]string

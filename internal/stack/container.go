@@ -41,16 +41,18 @@ func debianPackage(runtime string) string {
 	return runtime
 }
 
-// buildImage builds a container stack's image from its Dockerfile, output
-// appended to logPath.
-func buildImage(ctx context.Context, s plan.Stack, logPath string) error {
+// BuildImage builds a container stack's image from its Dockerfile in its
+// dir, output appended to logPath, with the stack's env: added (a
+// DOCKER_HOST there names the daemon that will run it). The server host's
+// agent calls it for a stack there.
+func BuildImage(ctx context.Context, s plan.Stack, logPath string) error {
 	runtime, err := Runtime(s.Container)
 	if err != nil {
 		return fmt.Errorf("build stack %q: %w", s.Name, err)
 	}
 	c := s.Container
 	cmd := shellQuote(runtime, "build", "--tag", c.Image, "--file", c.Build, filepath.Dir(c.Build))
-	if err := Shell(ctx, s.Dir, cmd, logPath, nil); err != nil {
+	if err := Shell(ctx, s.Dir, cmd, logPath, OwnEnv(s)); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -60,25 +62,42 @@ func buildImage(ctx context.Context, s plan.Stack, logPath string) error {
 	return nil
 }
 
+// OwnEnv is the stack's env: as KEY=VALUE entries, in its order.
+func OwnEnv(s plan.Stack) []string {
+	var env []string
+	for _, k := range s.EnvOrder {
+		env = append(env, k+"="+s.Env[k])
+	}
+	return env
+}
+
 // containerCommand turns a container stack's start into the runtime's run
-// command: the container on the host's network (so PORT and a loopback
-// DATABASE_URL mean what they mean to a native stack), the stack's whole
-// environment and PORT passed by name, named by proc.Start for each start
-// (ContainerNameEnv), a run label for leftovers, removed when it stops.
-// start: holds the container's arguments, if any.
+// command (ContainerCommand) with the runtime found here.
 func containerCommand(s plan.Stack, env []string) (string, *proc.Container, error) {
 	runtime, err := Runtime(s.Container)
 	if err != nil {
 		return "", nil, fmt.Errorf("start stack %q: %w", s.Name, err)
 	}
-	args := quoteAll([]string{"exec", runtime, "run", "--rm", "--network", "host"})
-	args = append(args, `--name "$`+proc.ContainerNameEnv+`"`,
+	return ContainerCommand(runtime, s.Container.Image, s.Start, env), &proc.Container{Runtime: runtime}, nil
+}
+
+// ContainerCommand is the runtime's run command of a container stack
+// whose start: is args (the container's arguments, if any) in image: the
+// container on the host's network (so PORT and a loopback DATABASE_URL
+// mean what they mean to a native stack), the stack's whole environment
+// env and PORT passed by name, named by proc.Start for each start
+// (ContainerNameEnv), a run label for leftovers, removed when it stops.
+// The files env names that the server must read (the certificate, the
+// key, the database's CA) are mounted read-only at their paths.
+func ContainerCommand(runtime, image, args string, env []string) string {
+	cmd := quoteAll([]string{"exec", runtime, "run", "--rm", "--network", "host"})
+	cmd = append(cmd, `--name "$`+proc.ContainerNameEnv+`"`,
 		shellQuote("--label", proc.RunLabel+"="+strconv.Itoa(os.Getpid()), "--env", "PORT"))
 	var mounts []string
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		if k != "PORT" {
-			args = append(args, shellQuote("--env", k))
+			cmd = append(cmd, shellQuote("--env", k))
 		}
 		if (k == plan.TLSCertEnv || k == plan.TLSKeyEnv) && v != "" && !slices.Contains(mounts, filepath.Dir(v)) {
 			// The run's certificate and key, at the same path inside
@@ -92,10 +111,10 @@ func containerCommand(s plan.Stack, env []string) (string, *proc.Container, erro
 		}
 	}
 	for _, dir := range mounts {
-		args = append(args, shellQuote("--volume", dir+":"+dir+":ro"))
+		cmd = append(cmd, shellQuote("--volume", dir+":"+dir+":ro"))
 	}
-	args = append(args, shellQuote(s.Container.Image), s.Start)
-	return strings.TrimSpace(strings.Join(args, " ")), &proc.Container{Runtime: runtime}, nil
+	cmd = append(cmd, shellQuote(image), args)
+	return strings.TrimSpace(strings.Join(cmd, " "))
 }
 
 // rootCertOf is the sslrootcert file a DATABASE_URL entry names; "" for

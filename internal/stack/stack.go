@@ -81,10 +81,7 @@ func envWith(s plan.Stack, port int, h Harness, tls *load.ThrowawayCA) []string 
 	if tls != nil {
 		env = append(env, plan.TLSCertEnv+"="+tls.CertFile, plan.TLSKeyEnv+"="+tls.KeyFile)
 	}
-	for _, k := range s.EnvOrder {
-		env = append(env, k+"="+s.Env[k])
-	}
-	return env
+	return append(env, OwnEnv(s)...)
 }
 
 // Build runs the stack's build command (if any) in its directory, output
@@ -94,7 +91,7 @@ func Build(ctx context.Context, s plan.Stack, logPath string) error {
 	if s.Build == "" {
 		if s.Container != nil && s.Container.Build != "" {
 			os.Remove(logPath)
-			return buildImage(ctx, s, logPath)
+			return BuildImage(ctx, s, logPath)
 		}
 		return nil
 	}
@@ -109,7 +106,7 @@ func Build(ctx context.Context, s plan.Stack, logPath string) error {
 			s.Name, s.Build, s.Dir, err, fileutil.Tail(logPath, 0))
 	}
 	if s.Container != nil && s.Container.Build != "" {
-		return buildImage(ctx, s, logPath)
+		return BuildImage(ctx, s, logPath)
 	}
 	return nil
 }

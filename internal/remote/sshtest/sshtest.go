@@ -67,7 +67,7 @@ func Require(t testing.TB) {
 	if os.Geteuid() != 0 {
 		missing = append(missing, "root")
 	}
-	for _, tool := range []string{"ip", "/usr/sbin/sshd"} {
+	for _, tool := range []string{"ip", "nsenter", "/usr/sbin/sshd"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			missing = append(missing, tool)
 		}
@@ -84,6 +84,21 @@ func Require(t testing.TB) {
 
 // Start makes one namespace with sshd per name.
 func Start(t testing.TB, names ...string) *Net {
+	t.Helper()
+	return StartWith(t, Options{}, names...)
+}
+
+// Options are what some tests need of the hosts beyond Start's.
+type Options struct {
+	// Env holds, by host name, KEY=VALUE variables that host's sshd
+	// sets in its sessions (SetEnv): what a real host's login
+	// environment would say, such as DOCKER_HOST naming the host's own
+	// container daemon.
+	Env map[string][]string
+}
+
+// StartWith is Start with o.
+func StartWith(t testing.TB, o Options, names ...string) *Net {
 	t.Helper()
 	Require(t)
 	dir, err := os.MkdirTemp("", "sshtest-")
@@ -131,8 +146,10 @@ func Start(t testing.TB, names ...string) *Net {
 			"UsePAM no",
 			"PermitRootLogin prohibit-password",
 			"LogLevel ERROR",
-			"",
-		}, "\n")
+		}, "\n") + "\n"
+		if env := o.Env[name]; len(env) > 0 {
+			conf += "SetEnv " + strings.Join(env, " ") + "\n"
+		}
 		if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +157,11 @@ func Start(t testing.TB, names ...string) *Net {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command("ip", "netns", "exec", h.NS, "/usr/sbin/sshd", "-D", "-e", "-f", cfg)
+		// Only the network namespace is entered: the host sees this
+		// machine's /sys, cgroups included, as a real host sees its own
+		// (ip netns exec would mount a fresh sysfs without
+		// /sys/fs/cgroup, where a container's CPU is read).
+		cmd := exec.Command("nsenter", "--net=/run/netns/"+h.NS, "/usr/sbin/sshd", "-D", "-e", "-f", cfg)
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start sshd in %s: %v", h.NS, err)

@@ -115,7 +115,13 @@ func SaasFile(top, protocol, stacks string) string {
 // processes in the namespaces and the logs of the named stacks' servers.
 func OnHosts(t testing.TB, agentBin string, hosts []string, stacks ...string) *sshtest.Net {
 	t.Helper()
-	n := sshtest.Start(t, hosts...)
+	return OnHostsWith(t, agentBin, sshtest.Options{}, hosts, stacks...)
+}
+
+// OnHostsWith is OnHosts with the hosts' options o.
+func OnHostsWith(t testing.TB, agentBin string, o sshtest.Options, hosts []string, stacks ...string) *sshtest.Net {
+	t.Helper()
+	n := sshtest.StartWith(t, o, hosts...)
 	sshtest.ForgetAgentOf(t, agentBin)
 	t.Cleanup(func() { KillIn(n) }) // before the namespaces go: nothing left behind
 	t.Cleanup(func() {
