@@ -27,6 +27,10 @@ import (
 // namespaces share this machine's dockerd otherwise, whose --network
 // host is the root network namespace, not app1's.)
 func TestContainerStackOnTheServerHost(t *testing.T) {
+	// Beside the other parallel tests: no generator host, and nothing
+	// asserted that a busy host changes (see "Parallel tests" in
+	// main_test.go).
+	t.Parallel()
 	docker := dockertest.Require(t)
 	daemonDir := t.TempDir()
 	sock := filepath.Join(daemonDir, "docker.sock")
