@@ -42,7 +42,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	b, err := runtest.Build("../..")
+	b, err := runtest.Build("../..", "run")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

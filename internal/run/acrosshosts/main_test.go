@@ -28,7 +28,7 @@ import (
 var bins *runtest.Binaries
 
 func TestMain(m *testing.M) {
-	b, err := runtest.Build("../../..")
+	b, err := runtest.Build("../../..", "acrosshosts")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

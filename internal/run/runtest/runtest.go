@@ -39,8 +39,13 @@ type Binaries struct {
 
 // Build builds the binaries of the module at root (a test's path to it,
 // relative to its package's directory) in one go command, which links
-// them side by side (a go build each took one after another).
-func Build(root string) (*Binaries, error) {
+// them side by side (a go build each took one after another). The
+// stackbench binary's version says tag, the test package's name: the
+// hosts' cached agent is named by the binary's hash, and two test
+// packages running at once must not share one (each removes its agent
+// when its last test ends: sshtest.ForgetAgentOf, whose count of the
+// tests using it is its binary's own).
+func Build(root, tag string) (*Binaries, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -52,6 +57,7 @@ func Build(root string) (*Binaries, error) {
 	// With -o naming a directory, each main package's binary is written
 	// there under its directory's name.
 	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
+		"-ldflags=-X github.com/stackbench/stackbench/internal/cli.Version=test-"+tag,
 		"./cmd/stackbench", "./internal/run/testdata/flaky", "./internal/run/testdata/ownapp", "./apps/nethttp-pgx", "./apps/grpc-pgx")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
