@@ -274,26 +274,53 @@ func readAnswer(t *testing.T, s *tlsSession, n int) []byte {
 }
 
 // recordServer is a liar's end of a TLS 1.3 connection: crypto/tls's
-// server handshake (without session tickets, reading one record at a
-// time), then records of its own with the keys from its key log.
+// server handshake (without session tickets of its own, reading one
+// record at a time), then records of its own with the keys from its key
+// log. A session ticket of its making goes out in the same write as the
+// server's first flight, so the engine's crypto/tls would read it with
+// the flight unless its reads stop at record boundaries.
 type recordServer struct {
-	c      net.Conn
+	net.Conn
+	bound  recordBound
+	keys   keyLog
 	rd, wr trafficKeys
 	in     *bufio.Reader
+	// ticketSent: the flight went out, with the ticket. keyUpdates
+	// counts the client's KeyUpdates.
+	ticketSent bool
+	keyUpdates int
 }
 
-// boundedConn reads at most up to the end of the current record, so the
+// Read reads at most up to the end of the current record, so the
 // server's crypto/tls leaves the client's first request unread.
-type boundedConn struct {
-	net.Conn
-	bound recordBound
+func (rs *recordServer) Read(p []byte) (int, error) {
+	p = rs.bound.limit(p)
+	n, err := rs.Conn.Read(p)
+	rs.bound.advance(p[:n])
+	return n, err
 }
 
-func (b *boundedConn) Read(p []byte) (int, error) {
-	p = b.bound.limit(p)
-	n, err := b.Conn.Read(p)
-	b.bound.advance(p[:n])
-	return n, err
+// Write sends what crypto/tls writes; the write of the flight that ends
+// with the server's Finished (the first after the key log has the
+// server's traffic secret) gets a session ticket after it, protected
+// with that secret. The suite is read from the ServerHello that the
+// flight starts with (a record, a handshake header, version and random,
+// the session id, then the suite).
+func (rs *recordServer) Write(p []byte) (int, error) {
+	if rs.ticketSent || rs.keys.server == nil {
+		return rs.Conn.Write(p)
+	}
+	rs.ticketSent = true
+	at := recordHeaderBytes + 4 + 2 + 32
+	suite := uint16(p[at+1+int(p[at])])<<8 | uint16(p[at+2+int(p[at])])
+	if err := rs.wr.set(suite, rs.keys.server); err != nil {
+		return 0, err
+	}
+	ticket := append([]byte{msgNewSessionTicket, 0, 0, 200}, make([]byte, 200)...)
+	if _, err := rs.Conn.Write(rs.wr.seal(bytes.Clone(p), recordHandshake, ticket)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // liarServer serves each connection's requests with answer once the
@@ -305,18 +332,15 @@ func liarServer(t *testing.T, ca ThrowawayCA, answer func(rs *recordServer, i in
 		t.Fatal(err)
 	}
 	url := rawServer(t, func(c net.Conn) {
-		var keys keyLog
+		rs := &recordServer{Conn: c, in: bufio.NewReader(c)}
 		conf := &tls.Config{Certificates: []tls.Certificate{cert}, SessionTicketsDisabled: true,
-			MinVersion: tls.VersionTLS13, KeyLogWriter: &keys}
-		bc := &boundedConn{Conn: c}
-		tc := tls.Server(bc, conf)
-		if tc.Handshake() != nil {
+			MinVersion: tls.VersionTLS13, KeyLogWriter: &rs.keys}
+		tc := tls.Server(rs, conf)
+		if tc.Handshake() != nil || !rs.ticketSent {
 			return
 		}
-		client, server, ok := keys.secrets()
-		suite := tc.ConnectionState().CipherSuite
-		rs := &recordServer{c: c, in: bufio.NewReader(c)}
-		if !ok || rs.rd.set(suite, client) != nil || rs.wr.set(suite, server) != nil {
+		client, _, ok := rs.keys.secrets()
+		if !ok || rs.rd.set(tc.ConnectionState().CipherSuite, client) != nil {
 			return
 		}
 		for i := 1; ; i++ {
@@ -349,6 +373,7 @@ func (rs *recordServer) readRequest() error {
 			if err := rs.rd.update(); err != nil {
 				return err
 			}
+			rs.keyUpdates++
 		case typ == recordAppData:
 			head = append(head, content...)
 		default:
@@ -364,7 +389,7 @@ func (rs *recordServer) send(typ byte, p []byte, mangle func([]byte)) error {
 	if mangle != nil {
 		mangle(rec)
 	}
-	_, err := rs.c.Write(rec)
+	_, err := rs.Conn.Write(rec)
 	return err
 }
 
@@ -375,6 +400,9 @@ func TestTLS13LiarKeyUpdatesAndSplitRecords(t *testing.T) {
 	ca, pem := throwaway(t)
 	var updates atomic.Int64
 	url := liarServer(t, ca, func(rs *recordServer, i int) error {
+		if rs.keyUpdates != i-1 {
+			return fmt.Errorf("%d KeyUpdates from the client before request %d", rs.keyUpdates, i)
+		}
 		if err := rs.send(recordHandshake, []byte{msgKeyUpdate, 0, 0, 1, 1}, nil); err != nil {
 			return err
 		}
@@ -387,11 +415,11 @@ func TestTLS13LiarKeyUpdatesAndSplitRecords(t *testing.T) {
 			return err
 		}
 		rec := rs.wr.seal(nil, recordAppData, okResponse[half:])
-		if _, err := rs.c.Write(rec[:7]); err != nil {
+		if _, err := rs.Conn.Write(rec[:7]); err != nil {
 			return err
 		}
 		time.Sleep(time.Millisecond)
-		_, err := rs.c.Write(rec[7:])
+		_, err := rs.Conn.Write(rec[7:])
 		return err
 	})
 	res := runLoad(t, url, Config{Connections: 2, Duration: 300 * time.Millisecond, CACertPEM: pem})
@@ -418,11 +446,11 @@ func TestTLS13LiarRecordsFail(t *testing.T) {
 			return rs.send(recordAlert, []byte{2, 80}, nil)
 		}},
 		{"oversized record", "tls", "longer than", func(rs *recordServer) error {
-			_, err := rs.c.Write([]byte{recordAppData, 3, 3, 0x41, 0x01})
+			_, err := rs.Conn.Write([]byte{recordAppData, 3, 3, 0x41, 0x01})
 			return err
 		}},
 		{"plaintext record", "tls", "other than application data", func(rs *recordServer) error {
-			_, err := rs.c.Write([]byte{recordAlert, 3, 3, 0, 2, 2, 40})
+			_, err := rs.Conn.Write([]byte{recordAlert, 3, 3, 0, 2, 2, 40})
 			return err
 		}},
 		{"close_notify", "closed", "", func(rs *recordServer) error {
