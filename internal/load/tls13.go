@@ -153,11 +153,7 @@ func (k *trafficKeys) update() error {
 // nextNonce is the next record's nonce: the iv XOR its sequence number.
 func (k *trafficKeys) nextNonce() []byte {
 	k.nonce = k.iv
-	var seq [8]byte
-	binary.BigEndian.PutUint64(seq[:], k.seq)
-	for i, b := range seq {
-		k.nonce[4+i] ^= b
-	}
+	binary.BigEndian.PutUint64(k.nonce[4:], binary.BigEndian.Uint64(k.iv[4:])^k.seq)
 	k.seq++
 	return k.nonce[:]
 }
