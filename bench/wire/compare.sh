@@ -57,7 +57,6 @@ trap cleanup EXIT
 if [ -n "${STACKBENCH:-}" ]; then cp "$STACKBENCH" "$work/stackbench"; else go build -o "$work/stackbench" ./cmd/stackbench; fi
 if [ -n "${BASE_STACKBENCH:-}" ]; then cp "$BASE_STACKBENCH" "$work/base"; fi
 go build -o "$work/server" ./bench/wire/server
-command -v h2load >/dev/null || { echo "h2load not found: apt-get install nghttp2-client" >&2; exit 1; }
 
 HTTP=127.0.0.1:$BASE TLS=127.0.0.1:$((BASE + 1)) H2C=127.0.0.1:$((BASE + 2)) GRPC=127.0.0.1:$((BASE + 3))
 # Another run's server on these ports (another worktree's compare.sh, or one
@@ -128,6 +127,9 @@ PY
 IFS=, read -r -a pairs <<<"${PAIRS:-sb-h2c h2load,sb-grpc ghz,sb-tls sb-http1}"
 case ",${PAIRS:-ghz}," in
 *ghz*) [ -x "$GHZ" ] || { echo "ghz not found: go install github.com/bojand/ghz/cmd/ghz@v0.93.0, or set GHZ" >&2; exit 1; } ;;
+esac
+case ",${PAIRS:-h2load}," in
+*h2load*) command -v h2load >/dev/null || { echo "h2load not found: apt-get install nghttp2-client" >&2; exit 1; } ;;
 esac
 echo "server on CPU $SERVER_CPU, generators on CPU $GEN_CPU; h2c and gRPC: $CONNS connection(s) × $STREAMS streams; HTTP/1.1: $HTTP_CONNS connections; ${DURATION}s × $ROUNDS rounds"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -201,7 +203,9 @@ PY
 # PROFILE=1: one more run of each stackbench generator of the pairs with its
 # CPU profile, split per request into the kernel (system calls), AES-GCM
 # (crypto/internal/fips140/aes), crypto/tls's record layer (outside those
-# two) and the rest (the engine, the Go runtime).
+# two), the engine's TLS code outside those three (its record layer, or its
+# glue around crypto/tls's: tlsSession, trafficKeys, fdConn) and the rest
+# (the rest of the engine, the Go runtime).
 if [ -n "${PROFILE:-}" ]; then
 	echo
 	echo "Profiled runs (${DURATION}s each), generator CPU per request:"
@@ -214,15 +218,17 @@ if [ -n "${PROFILE:-}" ]; then
 				sed -n 's/^Showing nodes accounting for [^,]*, \([0-9.]*\)% of .*/\1/p'
 		}
 		kernel=$(share 'Syscall6$') aes=$(share 'crypto/internal/fips140/aes' 'Syscall6$') tlsrec=$(share '^crypto/tls\.' 'Syscall6$|crypto/internal/fips140')
-		python3 - "$g" "$n" "$cpu" "$ucpu" "$kcpu" "${kernel:-0}" "${aes:-0}" "${tlsrec:-0}" <<'PY'
+		engine=$(share 'internal/load\.\(\*(tlsSession|trafficKeys|fdConn)\)' 'Syscall6$|crypto/internal/fips140|^crypto/tls\.')
+		python3 - "$g" "$n" "$cpu" "$ucpu" "$kcpu" "${kernel:-0}" "${aes:-0}" "${tlsrec:-0}" "${engine:-0}" <<'PY'
 import sys
 g, n, cpu, user, system = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-kernel, aes, tlsrec = (float(x) / 100 for x in sys.argv[6:9])
+kernel, aes, tlsrec, engine = (float(x) / 100 for x in sys.argv[6:10])
 us = 1e6 * cpu / n
-rest = 1 - kernel - aes - tlsrec
+rest = 1 - kernel - aes - tlsrec - engine
 print(f"  {g:<12} {n / cpu:9.0f} req/CPU-s = {us:5.2f} µs (user {1e6 * user / n:.2f}, system {1e6 * system / n:.2f}): "
       f"system calls {kernel * us:5.2f} µs ({100 * kernel:.1f} %), AES-GCM {aes * us:4.2f} µs ({100 * aes:.1f} %), "
-      f"crypto/tls {tlsrec * us:4.2f} µs ({100 * tlsrec:.1f} %), the rest {rest * us:4.2f} µs ({100 * rest:.1f} %)")
+      f"crypto/tls {tlsrec * us:4.2f} µs ({100 * tlsrec:.1f} %), engine TLS {engine * us:4.2f} µs ({100 * engine:.1f} %), "
+      f"the rest {rest * us:4.2f} µs ({100 * rest:.1f} %)")
 PY
 	done
 fi

@@ -191,14 +191,16 @@ func (v LoadResult) FailureShare() float64 { r := v.Load(); return r.FailureShar
 func LoadTLSStatsOf(v load.TLSStats) LoadTLSStats {
 	return LoadTLSStats{Version: v.Version, CipherSuite: v.CipherSuite, ALPN: v.ALPN, Resumption: v.Resumption,
 		Handshakes: v.Handshakes, Resumed: v.Resumed, HandshakesInWindow: v.HandshakesInWindow, Failures: v.Failures,
-		FirstError: v.FirstError, HandshakeMicros: LoadLatencyOf(v.HandshakeMicros)}
+		FirstError: v.FirstError, HandshakeMicros: LoadLatencyOf(v.HandshakeMicros),
+		RecordLayer: v.RecordLayer, FirstRecordError: v.FirstRecordError}
 }
 
 // Load converts the journal form back to a load.TLSStats.
 func (v LoadTLSStats) Load() load.TLSStats {
 	return load.TLSStats{Version: v.Version, CipherSuite: v.CipherSuite, ALPN: v.ALPN, Resumption: v.Resumption,
 		Handshakes: v.Handshakes, Resumed: v.Resumed, HandshakesInWindow: v.HandshakesInWindow, Failures: v.Failures,
-		FirstError: v.FirstError, HandshakeMicros: v.HandshakeMicros.Load()}
+		FirstError: v.FirstError, HandshakeMicros: v.HandshakeMicros.Load(),
+		RecordLayer: v.RecordLayer, FirstRecordError: v.FirstRecordError}
 }
 
 // LoadH2StatsOf converts a load.H2Stats to its journal form.

@@ -180,6 +180,8 @@ type LoadTLSStats struct {
 	Failures           int64       `json:"failures"`
 	FirstError         string      `json:"first_error,omitempty"`
 	HandshakeMicros    LoadLatency `json:"handshake_us"`
+	RecordLayer        string      `json:"record_layer,omitempty"`
+	FirstRecordError   string      `json:"first_record_error,omitempty"`
 }
 
 // LoadH2Stats is load.H2Stats as the journal records it: the HTTP/2

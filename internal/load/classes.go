@@ -15,7 +15,8 @@ type errorClass uint8
 // ended), which classify never returns. These six are always in a
 // Result's Errors. The protocol classes after them appear only when they
 // happened: tls (a handshake that failed: an untrusted certificate, no
-// common version, no agreement on h2), rst_stream (the server reset the
+// common version, no agreement on h2; or a record after it that did: one
+// that failed to decrypt, an alert other than close_notify), rst_stream (the server reset the
 // request's HTTP/2 stream), goaway (the server's GOAWAY said it would not
 // answer the stream), grpc_no_status (a gRPC answer without a grpc-status).
 const (
@@ -52,6 +53,8 @@ func classify(err error) errorClass {
 		return classClosed
 	case unix.ETIMEDOUT:
 		return classTimeout
+	case errnoTLS:
+		return classTLS
 	}
 	return classOther
 }

@@ -163,6 +163,13 @@ type TLSStats struct {
 	Failures        int64   `json:"failures"`
 	FirstError      string  `json:"first_error,omitempty"`
 	HandshakeMicros Latency `json:"handshake_us"`
+	// RecordLayer is what carried the first connection's requests after
+	// its handshake: "engine" (the engine's own TLS 1.3 record layer) or
+	// "crypto/tls" (TLS 1.2, or --tls-resume).
+	RecordLayer string `json:"record_layer,omitempty"`
+	// FirstRecordError is why a record after a handshake first failed
+	// (one that did not decrypt, an alert); those requests are errors.tls.
+	FirstRecordError string `json:"first_record_error,omitempty"`
 }
 
 // H2Stats is the HTTP/2 layer of a run: its settings and what the server

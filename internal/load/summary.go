@@ -169,12 +169,18 @@ func (r *run) tlsStats() *TLSStats {
 	if r.tlsConfig == nil {
 		return nil
 	}
-	s := &TLSStats{Resumption: r.cfg.TLSResume, FirstError: r.tlsNotes.firstErr}
+	r.tlsNotes.mu.Lock()
+	s := &TLSStats{Resumption: r.cfg.TLSResume, FirstError: r.tlsNotes.firstErr, FirstRecordError: r.tlsNotes.firstRecordErr}
 	if st := r.tlsNotes.state; st != nil {
 		s.Version = tls.VersionName(st.Version)
 		s.CipherSuite = tls.CipherSuiteName(st.CipherSuite)
 		s.ALPN = st.NegotiatedProtocol
+		s.RecordLayer = "crypto/tls"
+		if r.tlsNotes.engine {
+			s.RecordLayer = "engine"
+		}
 	}
+	r.tlsNotes.mu.Unlock()
 	h := hist.New(r.cfg.Timeout)
 	for _, w := range r.workers {
 		s.Handshakes += w.handshakes

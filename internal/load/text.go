@@ -74,10 +74,16 @@ func (r *Result) WriteText(w io.Writer) error {
 		if t.ALPN != "" {
 			fmt.Fprintf(&b, ", ALPN %s", t.ALPN)
 		}
+		if t.RecordLayer != "" {
+			fmt.Fprintf(&b, ", records by %s", t.RecordLayer)
+		}
 		fmt.Fprintf(&b, "; %d handshakes (%d in the window, %d resumed, resumption %s), each p50 %s max %s",
 			t.Handshakes, t.HandshakesInWindow, t.Resumed, onOff(t.Resumption), us(t.HandshakeMicros.P50), us(t.HandshakeMicros.Max))
 		if t.Failures > 0 {
 			fmt.Fprintf(&b, "; %d FAILED, the first: %s", t.Failures, t.FirstError)
+		}
+		if t.FirstRecordError != "" {
+			fmt.Fprintf(&b, "; RECORD FAILED: %s", t.FirstRecordError)
 		}
 		b.WriteString("\n")
 	}

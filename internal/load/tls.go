@@ -33,6 +33,10 @@ import (
 type fdConn struct {
 	fd       int
 	blocking bool
+	// bounded: reads stop at record boundaries (recordBound), so that a
+	// handshake leaves nothing unread inside crypto/tls (startRecords).
+	bounded  bool
+	bound    recordBound
 	deadline int64 // blocking mode: nanotime after which I/O fails
 	out      []byte
 	// errno is the socket error that ended the connection, if any.
@@ -53,12 +57,18 @@ func (wouldBlock) Temporary() bool { return true }
 var errHandshakeTimeout = errors.New("TLS handshake timed out")
 
 func (f *fdConn) Read(p []byte) (int, error) {
+	if f.bounded {
+		p = f.bound.limit(p)
+	}
 	for {
 		n, errno := rawRead(f.fd, p)
 		switch {
 		case errno == 0 && n == 0:
 			return 0, io.EOF
 		case errno == 0:
+			if f.bounded {
+				f.bound.advance(p[:n])
+			}
 			return n, nil
 		case errno != unix.EAGAIN:
 			f.errno = errno
@@ -150,10 +160,28 @@ type fdAddr struct{}
 func (fdAddr) Network() string { return "tcp" }
 func (fdAddr) String() string  { return "stackbench-load" }
 
-// tlsSession is a connection's TLS state.
+// tlsSession is a connection's TLS state: crypto/tls's connection, and
+// after a TLS 1.3 handshake the engine's own record layer (tls13.go).
 type tlsSession struct {
 	fd   fdConn
 	conn *tls.Conn
+	// engine: the engine's record layer carries the application data; rd
+	// and wr protect the server's records and the engine's.
+	engine bool
+	rd, wr trafficKeys
+	// in holds the records read: those from inStart to inEnd not yet
+	// opened, and before them, from ptStart to ptEnd, the application
+	// data of the last one opened not yet read.
+	in                             []byte
+	inStart, inEnd, ptStart, ptEnd int
+	// hs is a post-handshake message not yet whole.
+	hs []byte
+	// short: the last read of the socket drained it. closed: the server
+	// closed (close_notify, or the socket's end). failed: why the record
+	// layer gave up on the connection.
+	short, closed bool
+	failed        error
+	notes         *tlsNotes
 }
 
 // tlsClientConfig builds the client's TLS configuration: the target's name
@@ -178,6 +206,19 @@ func tlsClientConfig(cfg Config, t target, alpn []string) (*tls.Config, error) {
 	return tc, nil
 }
 
+// workerTLSConfig is a worker's TLS configuration: without resumption, a
+// copy of the run's whose key log goes to keys (the engine's record layer
+// needs the traffic secrets); with it, the run's own (its session cache
+// takes the tickets that come through crypto/tls's record layer).
+func workerTLSConfig(tc *tls.Config, resume bool, keys *keyLog) *tls.Config {
+	if tc == nil || resume {
+		return tc
+	}
+	tc = tc.Clone()
+	tc.KeyLogWriter = keys
+	return tc
+}
+
 // handshake runs the TLS handshake of the connection on fd, blocking (see fdConn), and
 // returns the negotiated state, or the class of its failure.
 func (w *worker) handshake(fd int, sp **tlsSession, now int64) (ok bool, class errorClass) {
@@ -186,11 +227,8 @@ func (w *worker) handshake(fd int, sp **tlsSession, now int64) (ok bool, class e
 		s = &tlsSession{}
 		*sp = s
 	}
-	s.fd = fdConn{fd: fd, blocking: true, deadline: now + int64(w.r.cfg.Timeout), out: s.fd.out[:0]}
-	s.conn = tls.Client(&s.fd, w.r.tlsConfig)
-	err := s.conn.HandshakeContext(context.Background())
+	err := s.handshake(fd, w.tlsConfig, &w.keys, now+int64(w.r.cfg.Timeout), &w.r.tlsNotes)
 	done := nanotime()
-	s.fd.blocking = false
 	if err != nil {
 		w.tlsFailures++
 		if s.fd.errno != 0 {
@@ -214,13 +252,32 @@ func (w *worker) handshake(fd int, sp **tlsSession, now int64) (ok bool, class e
 	if done >= w.r.warmEnd.Load() && done < w.r.measEnd.Load() {
 		w.windowHandshakes++
 	}
-	w.r.noteTLSState(st)
+	w.r.noteTLSState(st, s.engine)
 	return true, 0
+}
+
+// handshake runs crypto/tls's handshake on fd with conf, blocking until
+// deadline, and moves the session onto the engine's record layer when it
+// can (conf has a key log to keys).
+func (s *tlsSession) handshake(fd int, conf *tls.Config, keys *keyLog, deadline int64, notes *tlsNotes) error {
+	engine := conf.KeyLogWriter == keys
+	*s = tlsSession{fd: fdConn{fd: fd, blocking: true, bounded: engine, deadline: deadline, out: s.fd.out[:0]}, in: s.in, notes: notes}
+	keys.reset()
+	s.conn = tls.Client(&s.fd, conf)
+	err := s.conn.HandshakeContext(context.Background())
+	s.fd.blocking, s.fd.bounded = false, false
+	if err == nil && engine {
+		s.startRecords(s.conn.ConnectionState(), keys)
+	}
+	return err
 }
 
 // read reads decrypted bytes into p; EAGAIN when none are ready, (0, 0)
 // at the peer's close.
 func (s *tlsSession) read(p []byte) (int, unix.Errno) {
+	if s.engine {
+		return s.engineRead(p)
+	}
 	n, err := s.conn.Read(p)
 	switch {
 	case err == nil:
@@ -232,7 +289,8 @@ func (s *tlsSession) read(p []byte) (int, unix.Errno) {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return 0, 0
 	}
-	return 0, unix.EPROTO
+	s.fail(err)
+	return 0, errnoTLS
 }
 
 // write encrypts p and sends what the socket takes; the rest waits in
@@ -241,6 +299,9 @@ func (s *tlsSession) write(p []byte) (int, unix.Errno) {
 	if len(p) == 0 {
 		return 0, s.fd.flush()
 	}
+	if s.engine {
+		return s.engineWrite(p)
+	}
 	n, err := s.conn.Write(p)
 	switch {
 	case err == nil:
@@ -248,7 +309,8 @@ func (s *tlsSession) write(p []byte) (int, unix.Errno) {
 	case s.fd.errno != 0:
 		return n, s.fd.errno
 	}
-	return n, unix.EPROTO
+	s.fail(err)
+	return n, errnoTLS
 }
 
 // tlsNotes is what the run learned of TLS: the first negotiated state and
@@ -257,15 +319,27 @@ func (s *tlsSession) write(p []byte) (int, unix.Errno) {
 type tlsNotes struct {
 	mu       sync.Mutex
 	state    *tls.ConnectionState
+	engine   bool // the first handshake's session went onto the engine's record layer
 	firstErr string
+	// firstRecordErr is the first record-layer failure after a handshake
+	// (a record that failed to decrypt, an alert).
+	firstRecordErr string
 }
 
-func (r *run) noteTLSState(st tls.ConnectionState) {
+func (r *run) noteTLSState(st tls.ConnectionState, engine bool) {
 	r.tlsNotes.mu.Lock()
 	if r.tlsNotes.state == nil {
-		r.tlsNotes.state = &st
+		r.tlsNotes.state, r.tlsNotes.engine = &st, engine
 	}
 	r.tlsNotes.mu.Unlock()
+}
+
+func (n *tlsNotes) noteRecordError(err error) {
+	n.mu.Lock()
+	if n.firstRecordErr == "" {
+		n.firstRecordErr = err.Error()
+	}
+	n.mu.Unlock()
 }
 
 func (r *run) noteTLSError(err error) {

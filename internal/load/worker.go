@@ -1,6 +1,7 @@
 package load
 
 import (
+	"crypto/tls"
 	"sync/atomic"
 	"time"
 
@@ -76,6 +77,10 @@ type worker struct {
 	// window, how many failed.
 	hHandshake                                         *hist.Histogram
 	handshakes, resumed, windowHandshakes, tlsFailures int64
+	// tlsConfig is the worker's TLS configuration and keys its key log
+	// (workerTLSConfig).
+	tlsConfig *tls.Config
+	keys      keyLog
 
 	// HTTP/2: the sockets (conns are then their lanes), the sockets with
 	// frames to write this turn of the loop, and a scratch list.
@@ -104,6 +109,7 @@ func newWorker(r *run, index, share int) (*worker, error) {
 	}
 	if r.tlsConfig != nil {
 		w.hHandshake = hist.New(r.cfg.Timeout)
+		w.tlsConfig = workerTLSConfig(r.tlsConfig, r.cfg.TLSResume, &w.keys)
 	}
 	if r.h2 {
 		w.newSocks(share, r.streams)
@@ -528,9 +534,10 @@ func (w *worker) read(i int, now int64) {
 			// cannot be trusted for the next one.
 			w.complete(i, now, c.parser.close || used < n)
 			return
-		case n < len(w.buf) && c.tls == nil:
+		case n < len(w.buf) && (c.tls == nil || c.tls.drained()):
 			// The socket is drained. (crypto/tls may hold a whole record
-			// more: TLS reads on until it says it would block.)
+			// more: on its record layer TLS reads on until it says it
+			// would block.)
 			return
 		}
 	}
