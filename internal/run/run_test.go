@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,13 +52,40 @@ func runFileOpts(t *testing.T, ctx context.Context, path, dir string, o plan.Ove
 	}
 	var log strings.Builder
 	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("run log:\n%s", log.String())
+		if t.Failed() || os.Getenv("STACKBENCH_TEST_RUNLOG") != "" {
+			t.Logf("run log (seconds since the run began):\n%s", log.String())
 		}
 	})
 	// The request pools go beside the results directory, for the tests
 	// that read them (a run's own are removed when it ends).
-	return Run(ctx, Options{File: f, Plan: p, Dir: dir, Resume: resume, SkipParity: skipParity, Stackbench: stackbenchBin, Log: &log, ToolVersion: "test", PoolDir: dir + ".pools"})
+	return Run(ctx, Options{File: f, Plan: p, Dir: dir, Resume: resume, SkipParity: skipParity, Stackbench: stackbenchBin, Log: &stampedLog{b: &log, t0: time.Now()}, ToolVersion: "test", PoolDir: dir + ".pools"})
+}
+
+// stampedLog writes a run's log with each line's time since the run
+// began, so that a failed test (or one run with STACKBENCH_TEST_RUNLOG=1)
+// shows where its time went.
+type stampedLog struct {
+	mu   sync.Mutex
+	b    *strings.Builder
+	t0   time.Time
+	midl bool
+}
+
+func (w *stampedLog) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for rest := p; len(rest) > 0; {
+		if !w.midl {
+			fmt.Fprintf(w.b, "[%6.2f] ", time.Since(w.t0).Seconds())
+		}
+		line, after, nl := bytes.Cut(rest, []byte("\n"))
+		w.b.Write(line)
+		if nl {
+			w.b.WriteByte('\n')
+		}
+		w.midl, rest = !nl, after
+	}
+	return len(p), nil
 }
 
 // refStack lists one reference server.
