@@ -18,6 +18,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -87,22 +88,45 @@ func TestReferenceStacksPassParity(t *testing.T) {
 }
 
 // TestPGOStackIsBuiltWithItsProfile proves the PGO step changes the build:
-// `go build -o bin/server .` in its directory compiles with the committed
-// default.pgo (the binary would record -pgo=<path>), nethttp-pgx's without.
-// It asks go build for its plan (-a -n) instead of building, which would
-// recompile the standard library with the profile.
+// the demo's build command for nethttp-pgx-pgo (stackbench.yaml, run in
+// the stack's directory) compiles with the committed cpu.pgo, nethttp-pgx's
+// without. It asks go build for its plan (-a -n) instead of building,
+// which would recompile the standard library with the profile. The
+// profile is not a default.pgo, which go test ./... would also compile
+// the package with (see apps/nethttp-pgx-pgo/main.go).
 func TestPGOStackIsBuiltWithItsProfile(t *testing.T) {
+	f, err := plan.Load(filepath.Join("..", "stackbench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, wantPGO := range map[string]bool{"nethttp-pgx-pgo": true, "nethttp-pgx": false} {
-		cmd := exec.Command(goTool(), "build", "-a", "-n", "-o", os.DevNull, ".")
+		i := slices.IndexFunc(f.Stacks, func(s plan.Stack) bool { return s.Name == name })
+		if i < 0 {
+			t.Fatalf("stackbench.yaml has no stack %s", name)
+		}
+		build := f.Stacks[i].Build
+		args, ok := strings.CutPrefix(build, "go build ")
+		if !ok {
+			t.Fatalf("%s: build %q; want a go build", name, build)
+		}
+		// The plan of the same build, writing nothing.
+		fields := strings.Fields(args)
+		if i := slices.Index(fields, "-o"); i >= 0 && i+1 < len(fields) {
+			fields[i+1] = os.DevNull
+		}
+		cmd := exec.Command(goTool(), append([]string{"build", "-a", "-n"}, fields...)...)
 		cmd.Dir = name
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("go build -a -n in %s: %v\n%s", name, err, out)
+			t.Fatalf("%s: %s -a -n in %s: %v\n%s", name, build, name, err, out)
 		}
-		hasPGO := strings.Contains(string(out), "-pgo="+filepath.Join(mustAbs(t, name), "default.pgo"))
+		hasPGO := strings.Contains(string(out), "-pgo="+filepath.Join(mustAbs(t, name), "cpu.pgo"))
 		if hasPGO != wantPGO {
-			t.Errorf("%s is built with its default.pgo: %v, want %v", name, hasPGO, wantPGO)
+			t.Errorf("%s: %q builds with its cpu.pgo: %v, want %v", name, build, hasPGO, wantPGO)
 		}
+	}
+	if _, err := os.Stat(filepath.Join("nethttp-pgx-pgo", "default.pgo")); err == nil {
+		t.Error("apps/nethttp-pgx-pgo/default.pgo exists: go test ./... would build the package with it")
 	}
 }
 

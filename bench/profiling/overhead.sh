@@ -52,7 +52,7 @@ rps() {
 perq() { python3 -c 'import sys; a=sys.argv[1].split(); e=float(sys.argv[2]); print(a[0], (int(a[1])+e)*1e4/max(1,int(a[2])))' "$1" "${2:-0}"; }
 
 for st in $STACKS; do
-	(cd "apps/$st" && go build -o "$work/$st" .)
+	(cd "apps/$st" && go build $([ -f cpu.pgo ] && echo -pgo=cpu.pgo) -o "$work/$st" .)
 	port=$((20000 + RANDOM % 20000))
 	PORT=$port DATABASE_URL=$url JWT_SECRET=bench-secret-do-not-use-in-prod STACKBENCH_WORKLOAD=saas-slice "$work/$st" &
 	pid=$!

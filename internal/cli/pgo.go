@@ -48,7 +48,7 @@ func parsePGOArgs(args []string, env Env) (pgoArgs, error) {
 	only := stacksFlag(fs, "the stack to profile (required, one): a Go server that honours "+pgoProfileEnv)
 	duration := fs.Duration("d", 30*time.Second, "total load, shared equally by the workload's cases")
 	connections := fs.Int("c", 32, "connections of the load")
-	out := fs.String("out", "", "where to write the profile (required), e.g. apps/nethttp-pgx-pgo/default.pgo")
+	out := fs.String("out", "", "where to write the profile (required), e.g. apps/nethttp-pgx-pgo/cpu.pgo")
 	format := fs.String("o", "", "not a file here either: -o is the output format in every command; write the profile's path with --out")
 	if err := pro.parse(args); err != nil {
 		return pgoArgs{}, err
@@ -61,7 +61,7 @@ func parsePGOArgs(args []string, env Env) (pgoArgs, error) {
 	case len(*only) > 1:
 		return pgoArgs{}, usagef("--stacks %s: pgo profiles one stack at a time; name one", only)
 	case *out == "":
-		return pgoArgs{}, usagef("--out is required: where to write the profile, e.g. --out apps/nethttp-pgx-pgo/default.pgo")
+		return pgoArgs{}, usagef("--out is required: where to write the profile, e.g. --out apps/nethttp-pgx-pgo/cpu.pgo")
 	case *duration < time.Second:
 		return pgoArgs{}, usagef("-d %v: want at least 1s of load (30s to 60s makes a good profile)", *duration)
 	case *connections < 1:
@@ -107,7 +107,7 @@ func pgoNext(out string) string {
 	if filepath.Base(out) == "default.pgo" {
 		return "go build reads default.pgo from the main package's directory: rebuild the stack and commit the file"
 	}
-	return "go build reads only a file named default.pgo in the main package's directory: move it there, or build with -pgo=" + out
+	return "go build reads this profile only when told: build with -pgo=" + out + " (the stack's build command, then rebuild and commit the file), or name it default.pgo in the main package's directory"
 }
 
 // collectProfile builds and starts the stack with pgoProfileEnv set, drives

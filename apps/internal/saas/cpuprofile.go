@@ -9,7 +9,7 @@ import (
 
 // CPUProfileEnv is the environment variable that asks a reference server
 // for a CPU profile of its whole serving time, written when it stops on
-// SIGTERM. `stackbench pgo` sets it to collect default.pgo.
+// SIGTERM. `stackbench pgo` sets it to collect a build profile (apps/nethttp-pgx-pgo/cpu.pgo).
 const CPUProfileEnv = "STACKBENCH_CPUPROFILE"
 
 // WithCPUProfile runs serve; when path is not empty, it records a CPU
