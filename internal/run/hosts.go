@@ -316,6 +316,14 @@ func RemoteSupported(f *plan.File, p *plan.Plan) error {
 		if h, ok := s.Env["HOST"]; ok && loopbackHost(h) && (r.Server != "" || len(r.Generators) > 0) {
 			never = append(never, fmt.Sprintf("stack %s with HOST=%s in its env: it would listen on the loopback only, which the load from another host cannot reach (run gives a server dialled from another host HOST=0.0.0.0); drop HOST from its env, or set it to 0.0.0.0", s.Name, h))
 		}
+		// A container stack's image is built on the server host from the
+		// copy of its dir there: a Dockerfile outside the dir is not in it.
+		// Said here, before the builds and the parity gate.
+		if s.Container != nil && r.Server != "" {
+			if _, err := dockerfileThere(s); err != nil {
+				never = append(never, err.Error())
+			}
+		}
 	}
 	if pr.Placement.IsLanes() {
 		never = append(never, "placement: lanes, which divides this machine's CPUs between the server, the generator and the database: with the roles on hosts of their own nothing here is divided; use placement: shared")

@@ -27,9 +27,20 @@ func TestRemoteSupported(t *testing.T) {
 	if err := RemoteSupported(f, p); err != nil {
 		t.Errorf("a container stack on the server host: %v; want it run there", err)
 	}
-	f.Roles = &plan.Roles{Database: "db1", Generators: []string{"load1"}}
+	// Its image is built there from the copy of its dir: a Dockerfile
+	// outside the dir is refused before anything runs.
+	f.Stacks = []plan.Stack{{Name: "a", Dir: "/src/a", Container: &plan.Container{Image: "x", Build: "/src/Dockerfile"}}}
+	if err := RemoteSupported(f, p); err == nil || !strings.Contains(err.Error(), "outside its dir /src/a, which alone is copied to the server host") {
+		t.Errorf("a container stack on the server host built from a Dockerfile outside its dir: %v; want it refused for what it is", err)
+	}
+	f.Stacks[0].Container.Build = "/src/a/Dockerfile"
 	if err := RemoteSupported(f, p); err != nil {
-		t.Errorf("a container stack here with the database and the load on hosts: %v; want it run", err)
+		t.Errorf("a container stack on the server host built from its dir's Dockerfile: %v; want it run", err)
+	}
+	f.Roles = &plan.Roles{Database: "db1", Generators: []string{"load1"}}
+	f.Stacks[0].Container.Build = "/src/Dockerfile"
+	if err := RemoteSupported(f, p); err != nil {
+		t.Errorf("a container stack here with the database and the load on hosts: %v; want it run (its image is built here)", err)
 	}
 	f.Roles = roles
 	f.Stacks = []plan.Stack{{Name: "a"}}
