@@ -89,18 +89,31 @@ func TestBootsAtOnceOnOneServerHaveCopiesOfTheirOwn(t *testing.T) {
 	}
 }
 
-// buildRefServer builds the Go reference server (apps/nethttp-pgx) into
-// the test's temporary directory.
+// buildRefServer returns the Go reference server (apps/nethttp-pgx),
+// built once for the package's tests into refServerDir: a go build -o
+// links anew each time, a few CPU-seconds.
 func buildRefServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "server")
-	build := exec.Command("go", "build", "-o", bin, "./apps/nethttp-pgx")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the reference server: %v\n%s", err, out)
+	bin, err := refServer()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
+
+var (
+	// refServerDir holds the reference server; TestMain removes it.
+	refServerDir string
+	refServer    = sync.OnceValues(func() (string, error) {
+		bin := filepath.Join(refServerDir, "server")
+		build := exec.Command("go", "build", "-o", bin, "./apps/nethttp-pgx")
+		build.Dir = "../.."
+		if out, err := build.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("build the reference server: %v\n%s", err, out)
+		}
+		return bin, nil
+	})
+)
 
 // databasesLike lists the databases on the server at admin whose names
 // are LIKE pattern.

@@ -44,7 +44,13 @@ func TestMain(m *testing.M) {
 	// One PostgreSQL cluster for the package's tests that need a seeded
 	// database but not the embedded one's start (pgtest.Cluster), torn
 	// down after them.
-	os.Exit(pgtest.Run(m))
+	dir, err := os.MkdirTemp("", "stackbench-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	refServerDir = dir
+	os.Exit(pgtest.Run(m, func() { os.RemoveAll(dir) }))
 }
 
 func hostsYAML(n *sshtest.Net, extra string) string {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -32,19 +35,56 @@ func requireNode(t *testing.T) {
 // directory, so that the test installs and edits a tree of its own.
 func copyExample(t *testing.T, name string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "..", "examples", name)
 	dst := filepath.Join(t.TempDir(), name)
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+	if err := copySource(name, dst); err != nil {
 		t.Fatal(err)
 	}
-	os.RemoveAll(filepath.Join(dst, "node_modules"))
 	return dst
 }
 
+// copySource copies examples/<name> to dst, leaving out node_modules: a
+// checkout's may be hundreds of megabytes, or being reinstalled by the
+// examples package's tests at the same time.
+func copySource(name, dst string) error {
+	src := filepath.Join("..", "..", "..", "examples", name)
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir() && d.Name() == "node_modules":
+			return filepath.SkipDir
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case !d.Type().IsRegular():
+			return fmt.Errorf("copy %s: not a regular file or directory", path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
+}
+
+// The node tests run side by side: they wait on the npm registry and on
+// node's restarts far more than on a CPU, and none judges a duration
+// beyond a reload's 30 s bound.
 func TestNodeInstallAndDeps(t *testing.T) {
+	t.Parallel()
 	requireNode(t)
 	for _, name := range []string{"express-pg", "fastify-pg"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := copyExample(t, name)
 			target := Target{
 				Name: name, Dir: dir, Rounds: 1,
@@ -109,15 +149,64 @@ func npmLsCount(t *testing.T, dir string) int {
 	return len(seen)
 }
 
-// installed is an example copy with its dependencies installed.
+// installed is an example copy whose node_modules is a link to the
+// example's dependencies, installed once for the package's tests
+// (npm ci, 5–10 s and as many CPU-seconds): the reload tests edit and
+// restore only their own copy's sources.
 func installed(t *testing.T, name string) string {
+	t.Helper()
+	modules, err := installOnce(name)()
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := copyExample(t, name)
-	cmd := exec.Command("npm", "ci", "--omit=dev", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
 	}
 	return dir
+}
+
+var (
+	installsMu sync.Mutex
+	installs   = map[string]func() (string, error){}
+	// installsDir holds the shared installs; TestMain removes it.
+	installsDir string
+)
+
+// installOnce returns the function that runs npm ci in a copy of the
+// example the first time it is called and returns its node_modules.
+func installOnce(name string) func() (string, error) {
+	installsMu.Lock()
+	defer installsMu.Unlock()
+	if f, ok := installs[name]; ok {
+		return f
+	}
+	f := sync.OnceValues(func() (string, error) {
+		dir := filepath.Join(installsDir, name)
+		if err := copySource(name, dir); err != nil {
+			return "", err
+		}
+		cmd := exec.Command("npm", "ci", "--omit=dev", "--no-audit", "--no-fund")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("npm ci in a copy of examples/%s: %v\n%s", name, err, out)
+		}
+		return filepath.Join(dir, "node_modules"), nil
+	})
+	installs[name] = f
+	return f
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "stackbench-dx-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	installsDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // microReload is a reload of the example's micro workload: an edit of the
@@ -134,6 +223,7 @@ func microReload(dir, find, replace string, timeout time.Duration) Target {
 }
 
 func TestNodeWatchReload(t *testing.T) {
+	t.Parallel()
 	requireNode(t)
 	dir := installed(t, "express-pg")
 	before, err := os.ReadFile(filepath.Join(dir, "micro.js"))
@@ -159,6 +249,7 @@ func TestNodeWatchReload(t *testing.T) {
 }
 
 func TestNodeWatchReloadInterrupted(t *testing.T) {
+	t.Parallel()
 	requireNode(t)
 	dir := installed(t, "express-pg")
 	file := filepath.Join(dir, "micro.js")
