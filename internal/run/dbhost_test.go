@@ -36,7 +36,7 @@ import (
 func TestDatabaseOnItsOwnHost(t *testing.T) {
 	t.Parallel() // see "Parallel tests" in main_test.go
 	n := sshtest.Start(t, "db1")
-	sshtest.ForgetAgentOf(t, stackbenchBin)
+	sshtest.PlaceAgentOf(t, stackbenchBin) // the copy over SSH is internal/remote's to test
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	h := n.Host("db1")

@@ -147,9 +147,11 @@ func StartWith(t testing.TB, o Options, names ...string) *Net {
 			"PermitRootLogin prohibit-password",
 			"LogLevel ERROR",
 		}, "\n") + "\n"
-		if env := o.Env[name]; len(env) > 0 {
-			conf += "SetEnv " + strings.Join(env, " ") + "\n"
-		}
+		// SHLVL=1 makes each session's bash a nested shell, which does
+		// not read ~/.bashrc: the hosts share this machine's home, whose
+		// .bashrc is its user's (pyenv's init took 1–2 s of every SSH
+		// command here), not a host's. sshd reads only its first SetEnv.
+		conf += "SetEnv " + strings.Join(append([]string{"SHLVL=1"}, o.Env[name]...), " ") + "\n"
 		if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -384,6 +386,39 @@ var agentUsers = struct {
 // the agent under one another.
 func ForgetAgentOf(t testing.TB, bin string) {
 	t.Helper()
+	useAgentOf(t, bin, nil)
+}
+
+// PlaceAgentOf puts a copy of the binary bin in the hosts' cache, where
+// copying it over SSH would leave it, and removes it as ForgetAgentOf
+// does. The namespaces share this machine's file system, so every host
+// finds it there: a run's connections skip the copy of some 40 MB to each
+// of its hosts at once (about 5 s on a busy machine), which
+// internal/remote's tests cover.
+func PlaceAgentOf(t testing.TB, bin string) {
+	t.Helper()
+	useAgentOf(t, bin, func(path string, data []byte) error {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		// Renamed into place, as the copy over SSH is: a host never
+		// runs a half-written agent.
+		tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+		if err := os.WriteFile(tmp, data, 0o755); err != nil {
+			return err
+		}
+		return os.Rename(tmp, path)
+	})
+}
+
+// useAgentOf counts a test among the users of bin's cached agent, calls
+// place (when set) with its path and bin's content, and removes the agent
+// when the last user ends.
+func useAgentOf(t testing.TB, bin string, place func(path string, data []byte) error) {
+	t.Helper()
 	data, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -399,6 +434,10 @@ func ForgetAgentOf(t testing.TB, bin string) {
 		os.Remove(path)
 	}
 	agentUsers.n[path]++
+	var err2 error
+	if place != nil {
+		err2 = place(path, data)
+	}
 	agentUsers.Unlock()
 	t.Cleanup(func() {
 		agentUsers.Lock()
@@ -407,4 +446,7 @@ func ForgetAgentOf(t testing.TB, bin string) {
 			os.Remove(path)
 		}
 	})
+	if err2 != nil {
+		t.Fatalf("place the agent %s: %v", path, err2)
+	}
 }

@@ -43,7 +43,7 @@ type Binaries struct {
 // stackbench binary's version says tag, the test package's name: the
 // hosts' cached agent is named by the binary's hash, and two test
 // packages running at once must not share one (each removes its agent
-// when its last test ends: sshtest.ForgetAgentOf, whose count of the
+// when its last test ends: sshtest.PlaceAgentOf, whose count of the
 // tests using it is its binary's own).
 func Build(root, tag string) (*Binaries, error) {
 	root, err := filepath.Abs(root)
@@ -117,8 +117,10 @@ func SaasFile(top, protocol, stacks string) string {
 }
 
 // OnHosts starts the named test hosts for runs whose agents are copies of
-// the binary agentBin, and removes at the end what the runs leave: the
-// processes in the namespaces and the logs of the named stacks' servers.
+// the binary agentBin, placed in the hosts' cache beforehand
+// (sshtest.PlaceAgentOf: the runs' tests are not about the copy), and
+// removes at the end what the runs leave: the processes in the
+// namespaces and the logs of the named stacks' servers.
 func OnHosts(t testing.TB, agentBin string, hosts []string, stacks ...string) *sshtest.Net {
 	t.Helper()
 	return OnHostsWith(t, agentBin, sshtest.Options{}, hosts, stacks...)
@@ -128,7 +130,7 @@ func OnHosts(t testing.TB, agentBin string, hosts []string, stacks ...string) *s
 func OnHostsWith(t testing.TB, agentBin string, o sshtest.Options, hosts []string, stacks ...string) *sshtest.Net {
 	t.Helper()
 	n := sshtest.StartWith(t, o, hosts...)
-	sshtest.ForgetAgentOf(t, agentBin)
+	sshtest.PlaceAgentOf(t, agentBin)
 	t.Cleanup(func() { KillIn(n) }) // before the namespaces go: nothing left behind
 	t.Cleanup(func() {
 		// The agents (one user, one file system) keep the servers' logs
