@@ -42,6 +42,7 @@ func runHelper(mode string) {
 	case "sleeper":
 		if os.Getenv("IGNORE_TERM") == "1" {
 			signal.Ignore(syscall.SIGTERM)
+			fmt.Println("ignoring SIGTERM") // the parent waits for it
 		}
 		time.Sleep(helperLifetime)
 	case "listen":
@@ -68,14 +69,25 @@ func runHelper(mode string) {
 // helperServer serves /health after START_DELAY_MS; /exit exits with
 // status 3; /unlisten closes the listener. With FORK=1 it first starts two
 // children that ignore SIGTERM, one of which leaves the process group.
+// Each child is named once it ignores SIGTERM: named as soon as it was
+// started, a child a busy host had not yet run that far died of the
+// SIGTERM a test sends to show that only SIGKILL stops it.
 func helperServer() {
 	if os.Getenv("FORK") == "1" {
 		for _, setsid := range []bool{false, true} {
 			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), helperEnv+"=sleeper", "IGNORE_TERM=1")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: setsid}
-			if err := cmd.Start(); err != nil {
+			out, err := cmd.StdoutPipe()
+			if err == nil {
+				err = cmd.Start()
+			}
+			if err != nil {
 				fmt.Println("fork failed:", err)
+				os.Exit(1)
+			}
+			if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ignoring SIGTERM\n" {
+				fmt.Printf("child %d: %q, %v; want it ignoring SIGTERM\n", cmd.Process.Pid, line, err)
 				os.Exit(1)
 			}
 			fmt.Println("child", cmd.Process.Pid)
