@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // TestMain makes the test binary double as the measured program: with
@@ -124,16 +125,14 @@ func sleepMisses(t *testing.T, res Result) []string {
 	return out
 }
 
+// median is the value of v's median sample (stats.Summarize's, as the
+// suite's cells report it); NaN for none.
 func median(v []float64) float64 {
-	if len(v) == 0 {
+	s, err := stats.Summarize(v)
+	if err != nil {
 		return math.NaN()
 	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if n := len(s); n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[len(s)/2]
+	return s.Median
 }
 
 func TestRotatedOrder(t *testing.T) {
