@@ -43,6 +43,11 @@ type LoadSpec struct {
 	Descriptors []byte `json:"descriptors,omitempty"`
 }
 
+// Size is the bytes of files the spec carries.
+func (s LoadSpec) Size() int {
+	return len(s.Requests) + len(s.Messages) + len(s.Metadata) + len(s.CACert) + len(s.Descriptors)
+}
+
 // loadFile is one file a LoadSpec carries: its content, the flag that
 // names it and the pattern of its temporary name.
 type loadFile struct {

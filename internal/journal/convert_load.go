@@ -109,6 +109,7 @@ func LoadResultOf(v load.Result) LoadResult {
 		Halves:                   v.Halves,
 		MeasureStartUnixNano:     v.MeasureStartUnixNano,
 		MeasureEndUnixNano:       v.MeasureEndUnixNano,
+		ReadyUnixNano:            v.ReadyUnixNano,
 	}
 }
 
@@ -157,6 +158,7 @@ func (v LoadResult) Load() load.Result {
 		Halves:                   v.Halves,
 		MeasureStartUnixNano:     v.MeasureStartUnixNano,
 		MeasureEndUnixNano:       v.MeasureEndUnixNano,
+		ReadyUnixNano:            v.ReadyUnixNano,
 	}
 }
 

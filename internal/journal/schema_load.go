@@ -154,6 +154,10 @@ type LoadResult struct {
 	// MeasureStartUnixNano and MeasureEndUnixNano bound the window.
 	MeasureStartUnixNano int64 `json:"measure_start_unix_ns"`
 	MeasureEndUnixNano   int64 `json:"measure_end_unix_ns"`
+	// ReadyUnixNano is when a generator given an instant to start at was
+	// ready to (its connections open); after that instant, it started
+	// late. 0 without one.
+	ReadyUnixNano int64 `json:"ready_unix_ns,omitempty"`
 }
 
 // LoadSecond is load.Second as the journal records it:

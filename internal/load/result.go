@@ -137,6 +137,11 @@ type Result struct {
 	// MeasureStartUnixNano and MeasureEndUnixNano bound the window.
 	MeasureStartUnixNano int64 `json:"measure_start_unix_ns"`
 	MeasureEndUnixNano   int64 `json:"measure_end_unix_ns"`
+	// ReadyUnixNano is, for a run given an instant to start at
+	// (Config.StartAt), when it was ready to: its requests prepared and
+	// its connections open. After StartAt, the run started that late.
+	// 0 without StartAt.
+	ReadyUnixNano int64 `json:"ready_unix_ns,omitempty"`
 }
 
 // TLSStats is the TLS layer of a run. Handshakes are counted apart from

@@ -77,6 +77,9 @@ type run struct {
 	measured      time.Duration
 	measStartUnix int64
 	measEndUnix   int64
+	// readyUnix is when the connections were open, before the wait for
+	// StartAt (0 without one).
+	readyUnix int64
 }
 
 // Run loads cfg.URL as cfg says and returns what it measured. Invalid input
@@ -97,6 +100,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer stopWatch()
 
 	r.predial()
+	if !r.cfg.StartAt.IsZero() {
+		r.readyUnix = time.Now().UnixNano()
+	}
 	if err := waitUntil(ctx, r.cfg.StartAt); err != nil {
 		return nil, err
 	}

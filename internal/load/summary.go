@@ -37,6 +37,7 @@ func (r *run) result() (*Result, error) {
 		CoresAvailable:       min(runtime.NumCPU(), runtime.GOMAXPROCS(0)),
 		MeasureStartUnixNano: r.measStartUnix,
 		MeasureEndUnixNano:   r.measEndUnix,
+		ReadyUnixNano:        r.readyUnix,
 		Timeline:             make([]Second, min(r.seconds, int((window+time.Second-1)/time.Second))),
 	}
 	if r.open {

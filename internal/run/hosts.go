@@ -43,7 +43,9 @@ type fleet struct {
 	// clocked are the hosts whose offset must be within
 	// remote.MaxGeneratorClockError (the generators).
 	clocked map[string]bool
-	logf    func(format string, a ...any)
+	// lead sets how far ahead a window across hosts is scheduled.
+	lead remoteLead
+	logf func(format string, a ...any)
 }
 
 // newFleet is the fleet of the file's hosts; nothing is dialled yet.

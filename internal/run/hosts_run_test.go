@@ -70,9 +70,9 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	n := onHosts(t, []string{"app1", "db1", "load1", "load2"}, "one", "two")
 	path := writeFile(t, bins.RefOnHostsFile(n, runtest.DirForHosts(t, refServerDir), `  cases: [user]
   concurrency: [5]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 600ms
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
   rounds: 2
 `, []string{"one", "two"}, ""))
 	opt := hostsRun(t, n, path)
@@ -83,17 +83,19 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	}
 	dropKey, cutKey := p.Windows[1].Key, p.Windows[2].Key
 	cut := ""
+	var leads []time.Duration
 	hook := func(key string, attempt int, fl *fleet) {
+		leads = append(leads, fl.lead.last)
 		switch {
 		case key == dropKey && attempt == 1:
 			// Mid-window: after the lead and the warm-up.
 			s := fl.sessions["load1"]
-			time.AfterFunc(remoteLead+400*time.Millisecond, func() { s.Drop() })
+			time.AfterFunc(fl.lead.last+400*time.Millisecond, func() { s.Drop() })
 		case key == cutKey && cut == "":
 			cut = linkOf(t, n.Host("load2").NS)
 			ipLink(t, n.Host("load2").NS, cut, "down")
 			s := fl.sessions["load2"]
-			time.AfterFunc(remoteLead+400*time.Millisecond, func() { s.Drop() })
+			time.AfterFunc(fl.lead.last+400*time.Millisecond, func() { s.Drop() })
 		}
 	}
 	t0 := time.Now()
@@ -105,6 +107,12 @@ func TestRunWithServerAndGeneratorsOnHosts(t *testing.T) {
 	got, _ := runtest.Finals(t, dir)
 	if len(got) != 2 {
 		t.Fatalf("the stopped run journaled %d final windows; want the 2 before the cut", len(got))
+	}
+	// The first window waits the longest lead; the next are scheduled
+	// from the launches timed (remote_lead.go).
+	t.Logf("the windows' leads: %v", leads)
+	if len(leads) < 2 || leads[0] != maxRemoteLead || leads[1] >= maxRemoteLead {
+		t.Errorf("the windows' leads %v; want %s, then less", leads, maxRemoteLead)
 	}
 
 	ipLink(t, n.Host("load2").NS, cut, "up")

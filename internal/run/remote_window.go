@@ -8,6 +8,7 @@ import (
 	"net"
 	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -175,11 +176,6 @@ func (h *hostsSite) syncStack(ctx context.Context, s *remote.Session, host strin
 	return res.Dir, nil
 }
 
-// remoteLead is how far ahead of now a remote window's warm-up is
-// scheduled: time for every agent to start its generator and open its
-// connections before the common instant.
-const remoteLead = 2 * time.Second
-
 // maxLostRedos bounds how often one window is redone because a host's
 // session dropped during it.
 const maxLostRedos = 3
@@ -259,7 +255,15 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 		sessions[i] = &agentSession{host: h, c: s.Agent, off: fl.offsets[h],
 			base: rw.cur.stack.Wire.Scheme() + "://" + net.JoinHostPort(addr, strconv.Itoa(rw.cur.tree.Port()))}
 	}
-	start := time.Now().Add(remoteLead)
+	size := rw.files.Size()
+	lead := fl.lead.next(size)
+	if m := rw.marks; m != nil && m.serverPerf != nil {
+		// perf on the server host reads every process's maps before it
+		// records: it is asked seconds ahead.
+		lead = maxRemoteLead
+	}
+	launched := time.Now()
+	start := launched.Add(lead)
 	from := start.Add(rw.warmup)
 	to := from.Add(rw.window)
 
@@ -347,6 +351,26 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 		return driven{err: err}
 	}
 	d := driven{res: merged, partResults: parts, hosts: hosts, stats: stats}
+	var late []string
+	for i, p := range parts {
+		if p.ReadyUnixNano == 0 {
+			continue // a generator of an earlier stackbench does not say
+		}
+		off := fl.offsets[hosts[i]]
+		ready := time.Unix(0, p.ReadyUnixNano).Add(-off.Offset)
+		fl.lead.observe(launched, ready, off.Bound, size)
+		if why := lateStart(hosts[i], start, ready, off.Bound, lead); why != "" {
+			late = append(late, why)
+		}
+	}
+	if len(late) > 0 {
+		fl.lead.reset()
+		if lead < maxRemoteLead {
+			d.late = strings.Join(late, "; ")
+		} else {
+			r.event(journal.LevelWarning, rw.cur.stack.Name, "%s: %s", rec.Key, strings.Join(late, "; "))
+		}
+	}
 	for i, p := range parts {
 		d.parts = append(d.parts, generatorPart(hosts[i], fl.offsets[hosts[i]], conns[i], p))
 	}

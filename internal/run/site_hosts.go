@@ -110,8 +110,8 @@ func (h *hostsSite) launch(ctx context.Context, side windowSide, rec *journal.Wi
 // samples the server over the window the generator here announces
 // (farSamples). A profile window's perf there must start seconds ahead
 // of the window (perf reads every process's maps first): its generator
-// starts at an instant remoteLead ahead with its warm-up fixed, as a
-// window across hosts does, and the server host is asked at once.
+// starts at an instant maxRemoteLead ahead with its warm-up fixed, as a
+// profile window across hosts does, and the server host is asked at once.
 func (h *hostsSite) launchHere(ctx context.Context, side windowSide) (launched, error) {
 	t := h.trees[side.srv]
 	s, err := h.fl.session(ctx, h.host)
@@ -122,7 +122,7 @@ func (h *hostsSite) launchHere(ctx context.Context, side windowSide) (launched, 
 	if m := side.load.marks; m != nil && m.serverPerf != nil {
 		srv.perf = m.serverPerf
 		side.load.warmup = warmupSpan{floor: side.load.fixedWarmup()}
-		side.load.startAt = time.Now().Add(remoteLead)
+		side.load.startAt = time.Now().Add(maxRemoteLead)
 	}
 	base := side.srv.stack.Wire.Scheme() + "://" + net.JoinHostPort(h.fl.addr(h.host), strconv.Itoa(t.Port()))
 	return h.here.launchTo(ctx, side, base, newFarSamples(h.r, side.load.window, srv))

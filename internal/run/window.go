@@ -173,13 +173,16 @@ func (x *runWindows) execute(ctx context.Context, t windowTry) windowOutcome {
 		return fatal(fmt.Errorf("the run's executor measures windows of one side; this one has %d", len(t.sides)))
 	}
 	s := t.sides[0]
-	rec, lost, err := x.try(ctx, s)
+	rec, lost, late, err := x.try(ctx, s)
 	if err != nil {
 		return fatal(err)
 	}
 	recs := []*journal.Window{rec}
 	if lost != "" {
 		return windowOutcome{kind: tryHostLost, recs: recs, host: lost, err: fmt.Errorf("%s", rec.Error)}
+	}
+	if late {
+		return windowOutcome{kind: tryRedo, recs: recs}
 	}
 	if s.load.check != nil && rec.Load != nil {
 		s.load.check(rec)
@@ -197,8 +200,9 @@ func (x *runWindows) execute(ctx context.Context, t windowTry) windowOutcome {
 // gate, the generator with the sampler over its window and the host-speed
 // probe around it, and the checks after. lost names the host whose
 // session dropped during it ("" otherwise); the record then says so and
-// holds nothing measured.
-func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window, lost string, err error) {
+// holds nothing measured. late says a generator host started after the
+// window's instant: the record says so, and the window is redone.
+func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window, lost string, late bool, err error) {
 	r, cur, w := x.r, s.srv, s.w
 	rec = newRecord(w, s.attempt, r.envCount)
 	rec.Process = journal.ProcessInfo{PID: cur.tree.PID(), Seq: cur.seq,
@@ -210,21 +214,21 @@ func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window
 		flagger{rec}.add(journal.FlagServerDied, "%v", err)
 		rec.Error = err.Error()
 		rec.EndedAt = time.Now().UTC()
-		return rec, "", nil
+		return rec, "", false, nil
 	}
 	if err := x.prepareTry(ctx, cur, w, rec); err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
 	l, err := r.site.launch(ctx, s, rec)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
 	}
 	d := l.drive(ctx, rec)
 	// The process served this case, whatever becomes of the try: a redo on
 	// the same process comes after it (trap T9).
 	cur.cases = append(cur.cases, w.Case)
 	if d.err != nil && ctx.Err() != nil {
-		return nil, "", ctx.Err()
+		return nil, "", false, ctx.Err()
 	}
 	if d.lost != "" {
 		// A host's session dropped mid-window: nothing it measured came
@@ -232,12 +236,15 @@ func (x *runWindows) try(ctx context.Context, s windowSide) (rec *journal.Window
 		rec.Error = d.err.Error()
 		rec.Reasons = append(rec.Reasons, fmt.Sprintf("the session with host %s dropped during the window (%v); the window is redone", d.lost, d.err))
 		rec.EndedAt = time.Now().UTC()
-		return rec, d.lost, nil
+		return rec, d.lost, false, nil
 	}
 	rec.DBAfter = r.dbStats(ctx, w.Stack)
 	rec.EndedAt = time.Now().UTC()
 	judgeTry(rec, cur, d)
-	return rec, "", nil
+	if d.late != "" {
+		rec.Reasons = append(rec.Reasons, d.late+"; the window is redone")
+	}
+	return rec, "", d.late != "", nil
 }
 
 // measureOne measures one try of w on cur with ls through ex, unjudged
@@ -291,6 +298,9 @@ type driven struct {
 	// lost names the host whose session dropped during the window (err
 	// says how); "" otherwise.
 	lost string
+	// late says why the window is redone because a generator host was
+	// ready only after the window's start (lateStart); "" otherwise.
+	late string
 	// parts are the generator hosts' own results, in their order, when
 	// the load came from other hosts; res is their merge.
 	parts []journal.GeneratorPart

@@ -21,22 +21,23 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 	n := onHosts(t, []string{"app1", "db1", "load1", "load2"}, "one")
 	// Three rounds with a latency window at 200 req/s after each (a cell
 	// needs 3 latency windows), then a capacity search whose budget
-	// affords one probe: the first fits in any budget over its warm-up
-	// and window (0.4 s); a second is expected to take what the first
-	// took, over 2.4 s with the remote lead, and does not fit in 4 s.
-	// What is checked is where and from where they were measured.
+	// affords a few probes: the first fits in any budget over its warm-up
+	// and window (0.4 s); each next one is expected to take what the
+	// first took (with the lead the windows before set, remote_lead.go),
+	// and is not started when it would overrun 2 s. What is checked is
+	// where and from where they were measured.
 	path := writeFile(t, bins.RefOnHostsFile(n, runtest.DirForHosts(t, bins.RefServerDir), `  cases: [user]
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 600ms
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
   rounds: 3
   latency: {rate: 200}
 `, []string{"one"}, `capacity:
   cases: {user: p99=50ms}
   probe: 300ms
   warmup: 100ms
-  budget: 4s
+  budget: 2s
   confirm: 1
   resolution: 25%
 `))
@@ -177,9 +178,9 @@ func TestServerAndLoadOnDifferentSides(t *testing.T) {
 	n := onHosts(t, []string{"app1", "db1", "load1"}, "plain", "tls")
 	protocol := `  cases: [user]
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 600ms
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
   rounds: 1
 `
 	here := func() string {
