@@ -45,10 +45,13 @@ func TestWorkflowFailsOnALossAndPassesAnUnchangedHead(t *testing.T) {
 	// One connection rather than the file's four, for the same reason,
 	// and eight rounds: a window whose generator starved is flagged, and a
 	// cell with more than a quarter flagged cannot be compared. The warm-up
-	// is the profile's 500 ms, fixed (--warmup-max): "until steady" ran up
-	// to its 3 s cap on this busy host, and the calls are made from the
-	// windows, whose length stays the file's.
-	command := workflowCommand(t) + " --gate off --concurrency 1 --rounds 8 --warmup-max 500ms"
+	// is fixed (--warmup-max): "until steady" ran up to its 3 s cap on
+	// this busy host. Warm-up and window are the shortest a run takes
+	// (200 ms, 500 ms) rather than the profile's 500 ms and 1 s: the
+	// head loses most of its throughput, and the calls' false-call rate
+	// does not depend on the window's length; with the profile's, this
+	// test took 61 s of the suite's CPU-bound time.
+	command := workflowCommand(t) + " --gate off --concurrency 1 --rounds 8 --warmup 200ms --warmup-max 200ms --window 500ms"
 	repo, revs := throwawayRepo(t)
 
 	// base → head: the head waits 2 ms more per request.

@@ -119,7 +119,7 @@ func containerAgainstNative(t *testing.T, docker, image, binary, work string, ju
 	// order, each pair compared on its own and the median ratio kept: a
 	// busy neighbour that comes and goes hurts both sides of a pair alike,
 	// and a drift favours neither.
-	const rounds = 5
+	const rounds = 3
 	var nat, ctr measured
 	var ratios, excesses []float64
 	add := func(sum *measured, m measured) {
@@ -132,7 +132,7 @@ func containerAgainstNative(t *testing.T, docker, image, binary, work string, ju
 	}
 	runNative := func() measured {
 		native := start("native", false)
-		n := measureWindow(t, native, 1500*time.Millisecond)
+		n := measureWindow(t, native, time.Second)
 		if err := native.Stop(5 * time.Second); err != nil {
 			t.Error(err)
 		}
@@ -148,7 +148,7 @@ func containerAgainstNative(t *testing.T, docker, image, binary, work string, ju
 			t.Fatalf("the container stack was not attached to its container (pid %d)", box.ContainerPID())
 		}
 		t.Logf("round %d: container cold start (run → first 200): %s", round+1, box.BootDuration())
-		c := measureWindow(t, box, 1500*time.Millisecond)
+		c := measureWindow(t, box, time.Second)
 		if err := box.Stop(5 * time.Second); err != nil {
 			t.Error(err)
 		}

@@ -22,8 +22,8 @@ import (
 // short probes.
 func capacityFile(admin, cases, capacity, stacks string) string {
 	return runtest.SaasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   rounds: 1
   cases: `+cases+`

@@ -47,8 +47,8 @@ func TestContainerStackOnTheServerHost(t *testing.T) {
 	t.Cleanup(func() { exec.Command(docker, "rmi", "--force", image).Run() })
 	path := writeFile(t, runtest.SaasFile(runtest.HostsSection(n, "app1")+"roles:\n  server: app1\nprofile: quick\n", `  cases: [user]
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
   window: 1s
   rounds: 1
 `, "stacks:\n  - {name: ctrbox, dir: "+dir+", container: {build: Dockerfile, runtime: docker}, protocol: h2}\n"))

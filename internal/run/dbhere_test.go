@@ -34,9 +34,9 @@ func TestServerOnHostWithTheDatabaseHere(t *testing.T) {
 	} {
 		src := runtest.SaasFile(c.hosts+"roles: "+c.roles+"\nprofile: quick\n", `  cases: [user]
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms
-  window: 600ms
+  warmup: 100ms
+  warmup_max: 100ms
+  window: 500ms
   rounds: 1
 `, "stacks:\n  - {name: plain, dir: "+dir+", start: "+refServerBin+"}\n")
 		opt := hostsRun(t, n, writeFile(t, src))

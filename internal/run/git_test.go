@@ -91,8 +91,8 @@ profile: quick
 protocol:
   rounds: 6
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   boot_starts: 0
   gate: off

@@ -25,8 +25,8 @@ func TestLanesRunRecordsItsCPUs(t *testing.T) {
 	avail := twoCPUs(t)
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, runtest.SaasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   rounds: 2
   cases: [health, user]

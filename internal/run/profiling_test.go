@@ -32,8 +32,8 @@ func TestRunProfilesEveryCellAndResumes(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
 	stacks := refStack("go") + "    pprof: /debug/pprof\n"
 	path := writeFile(t, runtest.SaasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   rounds: 1
   cases: [user, cpu]

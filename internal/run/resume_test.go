@@ -38,9 +38,9 @@ func countFinalWindows(path string) int {
 func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
 	t.Parallel() // see "Parallel tests" in main_test.go
 	path := writeFile(t, runtest.SaasFile("database: embedded\n", `  concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 1s
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
   rounds: 2
   cases: [health, user]
 `, refStack("first")+`  - name: second            # shell syntax: sh stays the server's parent

@@ -109,9 +109,9 @@ stacks:
 func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, runtest.SaasFile("database: "+admin+"\nprofile: quick\n", `  concurrency: [8]
-  warmup: 300ms
-  warmup_max: 300ms # see "Fixed warm-ups" at flakyFile
-  window: 700ms
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
   rounds: 2
   cases: [health, user, order]
 `, refStacks()))
@@ -140,8 +140,8 @@ func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
 		if w.Server.CPUSeconds <= 0 || w.Server.RSSPeakBytes <= 0 || w.Generator.CPUSeconds <= 0 {
 			t.Errorf("%s: usage not measured: server %+v generator %+v", w.Key, w.Server, w.Generator)
 		}
-		if w.WallSeconds < 0.5 || w.WallSeconds > 2 {
-			t.Errorf("%s: sampled wall %.3fs for a 700ms window", w.Key, w.WallSeconds)
+		if w.WallSeconds < 0.35 || w.WallSeconds > 2 {
+			t.Errorf("%s: sampled wall %.3fs for a 500ms window", w.Key, w.WallSeconds)
 		}
 		// The sampler follows the generator's events, so it opens and closes
 		// after the load's boundaries, never before, and its wall is the
@@ -198,9 +198,14 @@ func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
 // Fixed warm-ups: the runs of this package's tests set warmup_max to
 // their warmup, so that each window warms up for that fixed time instead
 // of "until steady" up to the profile's cap (quick: 3 s, the default
-// profile: 10 s), which took 0.6–2.1 s of every window on a 2-core CI host.
-// None of them judges the warm-up's length or steadiness: warmup_test.go
-// does, with caps of its own.
+// profile: 10 s), which took 0.6–2.1 s of every window on a 2-core CI host;
+// an override of warmup alone (plan.Overrides.Warmup) under the file's
+// warmup_max makes it adaptive again, at least 4 slices of 100 ms. The
+// warm-up is 100 ms, the least a file may set, and the window 500 ms, the
+// shortest, unless a test needs longer: a window's closed-loop load keeps
+// both cores busy, and the suite is bound by its CPU. None of them judges
+// the warm-up's length or steadiness: warmup_test.go does, with caps of
+// its own.
 func flakyFile(cases string, extra string) string {
 	return `
 workload:
@@ -212,8 +217,8 @@ workload:
 profile: quick
 protocol:
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   rounds: 1
   cases: ` + cases + `
@@ -449,8 +454,8 @@ func TestCheckpointInWindowIsFlagged(t *testing.T) {
 func TestSpreadModeSendsTheRequestPool(t *testing.T) {
 	admin := pgtest.Cluster(t).AdminURL()
 	path := writeFile(t, runtest.SaasFile("database: "+admin+"\n", `  concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   rounds: 1
   cases: [me, order]
@@ -581,7 +586,7 @@ func TestInterleavedRunIsBalancedInTheJournal(t *testing.T) {
 	f += strings.Replace(stack, "name: flaky", "name: flaky-b", 1) + strings.Replace(stack, "name: flaky", "name: flaky-c", 1)
 	path := writeFile(t, f)
 	dir := filepath.Join(t.TempDir(), "results")
-	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: plan.WilliamsCycle(3), Window: 500 * time.Millisecond, Warmup: 100 * time.Millisecond}, false); err != nil {
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: plan.WilliamsCycle(3), Window: 500 * time.Millisecond, Warmup: 100 * time.Millisecond, WarmupMax: 100 * time.Millisecond}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	_, res := runtest.Finals(t, dir)
@@ -636,7 +641,7 @@ func TestInterleavedRunIsBalancedInTheJournal(t *testing.T) {
 	if err != nil || m.Header.Order != "rotation" || len(m.Steps) == 0 {
 		t.Fatalf("the old journal's report: %v, order %q", err, m.Header.Order)
 	}
-	_, err = runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: plan.WilliamsCycle(3), Window: 500 * time.Millisecond, Warmup: 100 * time.Millisecond}, true)
+	_, err = runFile(t, context.Background(), path, dir, plan.Overrides{Rounds: plan.WilliamsCycle(3), Window: 500 * time.Millisecond, Warmup: 100 * time.Millisecond, WarmupMax: 100 * time.Millisecond}, true)
 	if err == nil || !strings.Contains(err.Error(), "laid out in the rotated order of an earlier stackbench") {
 		t.Errorf("resume of the old journal: %v", err)
 	}

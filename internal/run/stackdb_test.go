@@ -36,8 +36,8 @@ workload:
       database: true
 protocol:
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
   window: 500ms
   rounds: 1
   boot_starts: 0

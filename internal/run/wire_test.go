@@ -37,9 +37,9 @@ workload:
       database: true
 protocol:
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 600ms
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
   rounds: 1
   boot_starts: 1
   gate: off
@@ -250,9 +250,9 @@ workload:
 // starts: one short window per stack and case.
 const quickWireProtocol = `protocol:
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 600ms
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
   rounds: 1
   boot_starts: 0
   gate: off

@@ -19,9 +19,9 @@ func TestContainerHereAcrossHosts(t *testing.T) {
 	n := onHosts(t, []string{"db1", "load1"})
 	path := writeFile(t, runtest.SaasFile(runtest.HostsSection(n, "db1", "load1")+"roles:\n  database: db1\n  generators: [load1]\nprofile: quick\n", `  cases: [user]
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 600ms
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
   rounds: 1
 `, "stacks:\n  - {name: box, dir: "+t.TempDir()+", container: {image: "+image+", runtime: docker}}\n"))
 	opt := hostsRun(t, n, path)

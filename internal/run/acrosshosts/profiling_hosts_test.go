@@ -32,9 +32,9 @@ func TestProfilingAcrossHosts(t *testing.T) {
 	stacks := "stacks:\n  - name: go\n    dir: " + runtest.DirForHosts(t, bins.RefServerDir) + "\n    start: " + bins.RefServer + "\n    protocol: h2\n    pprof: /debug/pprof\n"
 	path := writeFile(t, runtest.SaasFile(top, `  cases: [user]
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at flakyFile
-  window: 600ms
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
   rounds: 1
   profiling: on
 `, stacks))

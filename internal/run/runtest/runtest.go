@@ -292,8 +292,8 @@ workload:
 profile: quick
 protocol:
   concurrency: [4]
-  warmup: 200ms
-  warmup_max: 200ms # see "Fixed warm-ups" at internal/run's flakyFile
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at internal/run's flakyFile
   window: 500ms
   rounds: 2
   boot_starts: 0
