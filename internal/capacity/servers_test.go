@@ -121,8 +121,15 @@ func thresholdServer(t *testing.T, limitRPS float64, over func(w http.ResponseWr
 
 // thresholdProbe is the probes for the threshold servers. The SLOs below
 // are wide because this shared 2-core host stalls for tens of
-// milliseconds at times; what they test is where the search stops.
-var thresholdProbe = Config{Probe: 700 * time.Millisecond, Warmup: 300 * time.Millisecond, StartRPS: 700, Retries: 2}
+// milliseconds at times; what they test is where the search stops. So is
+// the shortfall (10 %, against the default 1 %): the server shares its
+// process with the generator, and on a host starved by the packages
+// beside it its 1 ms answers took 30 ms, the requests still in flight at
+// a probe's end counting as a shortfall of 1.6 % at 350 req/s offered
+// (.ci/run, 2026-12-04: capacity 344.5 against a limit of 500). Above
+// the limit the servers fail by their errors or their 400 ms answers,
+// which no shortfall rule is needed to see.
+var thresholdProbe = Config{Probe: 700 * time.Millisecond, Warmup: 300 * time.Millisecond, StartRPS: 700, Retries: 2, MaxShortfall: 0.1}
 
 // Latency jumps from 1 ms to 400 ms above 600 req/s: with a p99 ≤ 200 ms
 // SLO the search finds 600 within its resolution (allowing, below, one
