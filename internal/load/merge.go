@@ -63,7 +63,6 @@ func Merge(parts []*Result) (*Result, error) {
 		out.WarmupSeconds = max(out.WarmupSeconds, p.WarmupSeconds)
 		out.MeasureStartUnixNano = min(out.MeasureStartUnixNano, p.MeasureStartUnixNano)
 		out.MeasureEndUnixNano = max(out.MeasureEndUnixNano, p.MeasureEndUnixNano)
-		out.ReadyUnixNano = max(out.ReadyUnixNano, p.ReadyUnixNano)
 		for k, n := range p.Errors {
 			out.Errors[k] += n
 		}

@@ -140,7 +140,8 @@ type Result struct {
 	// ReadyUnixNano is, for a run given an instant to start at
 	// (Config.StartAt), when it was ready to: its requests prepared and
 	// its connections open. After StartAt, the run started that late.
-	// 0 without StartAt.
+	// 0 without StartAt, and in a Merge (the parts' clocks differ: each
+	// part's own is what tells).
 	ReadyUnixNano int64 `json:"ready_unix_ns,omitempty"`
 }
 

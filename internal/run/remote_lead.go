@@ -49,10 +49,12 @@ type remoteLead struct {
 	last time.Duration
 }
 
-// next is the lead for a window carrying files bytes to each generator.
-func (l *remoteLead) next(files int) time.Duration {
+// next is the lead for a window carrying files bytes to each generator;
+// full asks for the most (a profile window: perf on the server host
+// starts seconds ahead).
+func (l *remoteLead) next(files int, full bool) time.Duration {
 	d := maxRemoteLead
-	if l.timed && files <= l.files {
+	if !full && l.timed && files <= l.files {
 		d = min(max(leadFactor*l.slowest+2*l.bound, minRemoteLead), maxRemoteLead)
 	}
 	l.last = d

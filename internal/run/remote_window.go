@@ -256,12 +256,9 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 			base: rw.cur.stack.Wire.Scheme() + "://" + net.JoinHostPort(addr, strconv.Itoa(rw.cur.tree.Port()))}
 	}
 	size := rw.files.Size()
-	lead := fl.lead.next(size)
-	if m := rw.marks; m != nil && m.serverPerf != nil {
-		// perf on the server host reads every process's maps before it
-		// records: it is asked seconds ahead.
-		lead = maxRemoteLead
-	}
+	// perf on the server host reads every process's maps before it
+	// records: a profile window asks it seconds ahead.
+	lead := fl.lead.next(size, rw.marks != nil && rw.marks.serverPerf != nil)
 	launched := time.Now()
 	start := launched.Add(lead)
 	from := start.Add(rw.warmup)
