@@ -35,6 +35,9 @@ type Result struct {
 	LatencyCells []Cell      `json:"latency_cells,omitempty"`
 	Steps        []Step      `json:"steps"`
 	Groups       []GroupStep `json:"groups"`
+	// Thresholds are the plan's thresholds judged on every cell of their
+	// case (thresholds.go).
+	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
 }
 
 // FromResults analyses a journal already read.
@@ -59,6 +62,8 @@ func FromResults(res *journal.Results, opt Options) (*Result, error) {
 	}
 	r.LatencyCells = latencyCells(r, res, latencyFinals)
 	r.Recompute()
+	pl := res.Plan.Plan.Plan()
+	r.Thresholds = JudgeThresholds(r.Cells, r.LatencyCells, pl.Thresholds, pl.Protocol.Timeout)
 	return r, nil
 }
 
@@ -306,6 +311,11 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 			wf.latency, wf.Counted = true, latencyCounted(w)
 		}
 		if !wf.Counted {
+			if !latency && w.Load != nil && failedOnly(w.Flags) {
+				if h, err := latencyHist(w, maxLatency); err == nil {
+					wf.limitDist = distOf(h)
+				}
+			}
 			c.PerWindow = append(c.PerWindow, wf)
 			continue
 		}
@@ -314,9 +324,13 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 		if latency {
 			if h, err = latencyHist(w, maxLatency); err == nil {
 				wf.dist, wf.Latency = distOf(h), latencyOf(h)
+				wf.limitDist = wf.dist
 			}
 		} else {
 			h, err = hist.Decode(w.Load.LatencyHist)
+			if lh, lerr := latencyHist(w, maxLatency); lerr == nil {
+				wf.limitDist = distOf(lh)
+			}
 		}
 		c.PerWindow = append(c.PerWindow, wf)
 		if err != nil {

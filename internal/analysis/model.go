@@ -356,6 +356,11 @@ type WindowFigures struct {
 	// calls.
 	latency bool
 	dist    *stats.Dist
+	// limitDist is the distribution a latency threshold pools
+	// (thresholds.go): the window's histogram with its failures, on a
+	// counted window, or a closed-loop window left out for its failures
+	// alone.
+	limitDist *stats.Dist
 }
 
 // CountedRounds returns the rounds of the cell's counted windows, in the
