@@ -309,6 +309,9 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 		failed = failed || w.HasFlag(journal.FlagFailed)
 		if latency {
 			wf.latency, wf.Counted = true, latencyCounted(w)
+			if wf.Counted {
+				wf.CostDrop = costDrop(w)
+			}
 		}
 		if !wf.Counted {
 			if !latency && w.Load != nil && failedOnly(w.Flags) {

@@ -170,6 +170,9 @@ var latencyMetrics = []latencyMetric{
 // compares them: every counted window's distribution, with its round; a
 // metric with no quantile, its per-process values (sidesOf).
 func latencySides(from, to Cell, lm latencyMetric) stats.SidePair {
+	if lm.name == plan.MetricCost {
+		from, to = costCell(from), costCell(to)
+	}
 	if lm.q == 0 {
 		return sidesOf(from, to, lm.window)
 	}

@@ -354,8 +354,12 @@ type WindowFigures struct {
 	// latency is set on a latency window; dist is a counted one's
 	// corrected histogram with its failures (latencyHist), for the pooled
 	// calls.
-	latency bool
-	dist    *stats.Dist
+	// CostDrop, on a latency window that counts for latency, says why it
+	// does not count for cost (costwindows.go): behind, unsent requests,
+	// more than 1 % failed; "" when it does.
+	CostDrop string `json:"cost_drop,omitempty"`
+	latency  bool
+	dist     *stats.Dist
 	// limitDist is the distribution a latency threshold pools
 	// (thresholds.go): the window's histogram with its failures, on a
 	// counted window, or a closed-loop window left out for its failures
