@@ -367,6 +367,13 @@ func windowFigures(w *journal.Window) WindowFigures {
 	f := WindowFigures{Round: w.Round, Process: w.Process.Seq, Counted: w.Valid(), Flags: w.Flags,
 		ServerCores: w.Server.Cores, RSSMeanBytes: w.Server.RSSMeanBytes, RSSPeakBytes: w.Server.RSSPeakBytes,
 		DBCores: w.Database.Cores, GeneratorCores: w.Generator.Cores}
+	if w.DatabaseOwn != nil {
+		own := w.DatabaseOwn.Cores
+		f.DBOwnCores = &own
+	}
+	if w.Services != nil {
+		f.ServicesCores = w.Services.Cores
+	}
 	if l := w.Load; l != nil {
 		if l.DurationSeconds > 0 {
 			f.GeneratorWaitCores = l.GeneratorWaitSeconds / l.DurationSeconds
@@ -383,12 +390,23 @@ func windowFigures(w *journal.Window) WindowFigures {
 			f.PerCPUSecond = l.ThroughputRPS / w.Server.Cores
 		}
 		if l.ThroughputRPS > 0 {
-			f.CostMicros = (w.Server.Cores + w.Database.Cores) * 1e6 / l.ThroughputRPS
+			f.CostMicros = (w.Server.Cores + f.costDBCores(w) + f.ServicesCores) * 1e6 / l.ThroughputRPS
 		}
 		lat := l.LatencyMicros
 		f.Latency = Latency{P50: float64(lat.P50), P90: float64(lat.P90), P99: float64(lat.P99), P999: float64(lat.P999), Max: float64(lat.Max)}
 	}
 	return f
+}
+
+// costDBCores is the database CPU a window's cost counts: the serving
+// stack's own backends where they were measured (journal.Window.
+// DatabaseOwn), else the whole database tree (journals before them, or
+// a database measured on its own host).
+func (f WindowFigures) costDBCores(w *journal.Window) float64 {
+	if f.DBOwnCores != nil {
+		return *f.DBOwnCores
+	}
+	return w.Database.Cores
 }
 
 // addFlags counts a window's flags on its cell, keeping the first reason

@@ -342,12 +342,20 @@ type WindowFigures struct {
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.
 	DBCores float64 `json:"db_cores"`
-	// CostMicros is the CPU the request cost the server and the database
-	// together, in CPU-µs per request: (ServerCores + DBCores) × 10⁶ ÷
-	// ThroughputRPS; 0 without a throughput. In a latency window, served
-	// at a fixed offered rate, it is the fixed-rate cost that steps call
-	// (Step.Cost). The database serves one stack at a time, so its CPU is
-	// the serving stack's.
+	// DBOwnCores is the part of DBCores the serving stack's own backends
+	// used (journal.Window.DatabaseOwn); nil where it was not measured.
+	// DBCores less it is the database's background work: autovacuum, the
+	// checkpointer, other stacks' backends.
+	DBOwnCores *float64 `json:"db_own_cores,omitempty"`
+	// ServicesCores is the CPU of the stack's services: (its own cache or
+	// database, by port) per second of window; 0 without them.
+	ServicesCores float64 `json:"services_cores,omitempty"`
+	// CostMicros is the CPU the request cost the stack, in CPU-µs per
+	// request: (ServerCores + its database CPU + ServicesCores) × 10⁶ ÷
+	// ThroughputRPS; 0 without a throughput. Its database CPU is
+	// DBOwnCores where measured (trap T27), else DBCores. In a latency
+	// window, served at a fixed offered rate, it is the fixed-rate cost
+	// that steps call (Step.Cost).
 	CostMicros         float64 `json:"cost_us_per_req,omitempty"`
 	GeneratorCores     float64 `json:"generator_cores"`
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`

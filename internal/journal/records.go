@@ -221,6 +221,13 @@ type Window struct {
 	// services: ports (its own database, a cache) during the window; nil
 	// when it names none. Theirs is not foreign CPU either.
 	Services *Usage `json:"services,omitempty"`
+	// DatabaseOwn is the part of Database that the serving stack's own
+	// backends used: the postmaster's children whose title names the
+	// stack's database (each stack has its own copy in a run), measured
+	// when the database runs on this machine; nil otherwise. Database
+	// less it is the server's background work (autovacuum, the
+	// checkpointer, other stacks' backends). Cost counts it alone.
+	DatabaseOwn *Usage `json:"database_own,omitempty"`
 
 	// WallSeconds is the sampler's wall time: Server, Database, Generator
 	// and Harness cores are their CPU seconds ÷ it. The sampler is opened

@@ -44,6 +44,9 @@ type watchedGroup struct {
 	rssSum    int64
 	rssPeak   int64
 	processes int
+	// titles caches a PartOfTree group's verdict per process, by pid and
+	// start time (a reused pid is another process).
+	titles map[[2]int64]bool
 }
 
 func newWatch(groups []Group, open host.Clocks) *watch {
@@ -165,6 +168,9 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 			}
 		}
 	}
+	if g.match != nil {
+		w.cur = g.keepMatching(w.cur)
+	}
 	w.exact = w.exact[:0]
 	for _, st := range w.cur {
 		ns := int64(-1)
@@ -181,6 +187,27 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 	g.rssSum += rss
 	g.rssPeak = max(g.rssPeak, rss)
 	g.processes = max(g.processes, len(w.cur))
+}
+
+// keepMatching filters a PartOfTree group's tree down to the processes
+// whose title its match accepts, in place.
+func (g *watchedGroup) keepMatching(tree []procStat) []procStat {
+	if g.titles == nil {
+		g.titles = map[[2]int64]bool{}
+	}
+	kept := tree[:0]
+	for _, st := range tree {
+		k := [2]int64{int64(st.PID), st.StartTicks}
+		ok, seen := g.titles[k]
+		if !seen {
+			ok = g.match(local.OS.Cmdline(st.PID))
+			g.titles[k] = ok
+		}
+		if ok {
+			kept = append(kept, st)
+		}
+	}
+	return kept
 }
 
 // walkCost is how many files walking a tree of these processes reads: a
@@ -211,6 +238,7 @@ func (w *watch) stats(wall time.Duration) WindowStats {
 			CPUSeconds:   cpu,
 			RSSPeakBytes: g.rssPeak,
 			Processes:    g.processes,
+			Part:         g.match != nil,
 		}
 		if wall > 0 {
 			gs.Cores = cpu / wall.Seconds()

@@ -373,6 +373,11 @@ func fillUsage(rec *journal.Window, s proc.WindowStats) {
 	rec.Database = use("database")
 	rec.Generator = use("generator")
 	rec.Harness = use("harness")
+	if g, ok := s.Group(databaseOwnGroup); ok {
+		u := use(databaseOwnGroup)
+		u.Processes = g.Processes
+		rec.DatabaseOwn = &u
+	}
 	for _, g := range s.Groups {
 		if strings.HasPrefix(g.Name, serviceGroupPrefix) {
 			if rec.Services == nil {
