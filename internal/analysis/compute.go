@@ -707,5 +707,6 @@ func (r *Result) Recompute() {
 	}
 	addDispersion(r)
 	addSteps(r)
+	addCostLoads(r)
 	addGroups(r)
 }

@@ -454,6 +454,10 @@ type Step struct {
 	// closed-loop throughput's (docs/methodology.md, "Where a step's
 	// paired noise comes from").
 	Cost *Change `json:"cost,omitempty"`
+	// CostLoads is the cost at the fixed rate beside the cost near
+	// saturation (costloads.go), with each stack's absolute CPU-µs per
+	// request; nil without a fixed-rate cost.
+	CostLoads *CostLoads `json:"cost_loads,omitempty"`
 	// Flagged lists the flags raised on the counted windows of either cell,
 	// as "stack: flag ×windows" (contended, client_bound,
 	// checkpoint_in_window): such windows count, so the change may describe

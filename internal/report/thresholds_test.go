@@ -50,3 +50,20 @@ func TestVerdictLines(t *testing.T) {
 		t.Errorf("summary.md does not open with the verdict and the thresholds:\n%.800s", md.String())
 	}
 }
+
+// Issue 43, item 7: the fixed-rate cost is shown with each stack's
+// absolute CPU-µs per request and its rate, and beside it the cost near
+// saturation, labelled with its loads and windows.
+func TestCostLoadsText(t *testing.T) {
+	fixed, sat := costLoadsText(&analysis.CostLoads{RateRPS: 209, FromFixedMicros: 812, ToFixedMicros: 1818, FromSatMicros: 420, ToSatMicros: 668,
+		SatChangePct: 59, FromSatRPS: 1046, ToSatRPS: 657, SatWindows: 1, DependsOnLoad: true})
+	if fixed != "812 → 1818 at 209 req/s" {
+		t.Errorf("fixed %q", fixed)
+	}
+	if sat != "420 → 668 (+59.0 %) at 1,046 → 657 req/s, one window a stack; depends on load" {
+		t.Errorf("saturation %q", sat)
+	}
+	if f, s := costLoadsText(nil); f != "–" || s != "–" {
+		t.Errorf("without: %q %q", f, s)
+	}
+}
