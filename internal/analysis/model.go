@@ -574,6 +574,10 @@ type Change struct {
 	// LowerIsBetter is set on a latency call: the estimate is the
 	// latency's shift, and a rise is the loss.
 	LowerIsBetter bool `json:"lower_is_better,omitempty"`
+	// Detectable80Pct, on a call between runs, is the smallest true
+	// change in per cent that such a comparison would call in 80 % of
+	// repeats (its power), from its interval's width; 0 elsewhere.
+	Detectable80Pct float64 `json:"detectable_80_pct,omitempty"`
 }
 
 // Bounded reports whether the change has a finite interval.
