@@ -29,6 +29,8 @@ func costDrop(w *journal.Window) string {
 		return ""
 	case w.HasFlag(journal.FlagBehind):
 		return "behind its offered rate"
+	case w.HasFlag(journal.FlagCostWarming):
+		return "its server still warming up (more CPU in its first half)"
 	case l.Unsent > 0:
 		return fmt.Sprintf("%d requests left unsent", l.Unsent)
 	case l.FailureShare() > MaxCostFailureShare:

@@ -213,7 +213,7 @@ func latencyCounted(w *journal.Window) bool {
 // disturbance: such a window counts and does not weigh against its
 // cell's majority.
 func latencyResultFlag(f journal.Flag) bool {
-	return f == journal.FlagBehind || f == journal.FlagInvalid
+	return f == journal.FlagBehind || f == journal.FlagInvalid || f == journal.FlagCostWarming
 }
 
 // latencyHist is a latency window's corrected histogram with every failed

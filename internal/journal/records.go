@@ -146,6 +146,10 @@ type Usage struct {
 	RSSMeanBytes int64   `json:"rss_mean_bytes,omitempty"`
 	RSSPeakBytes int64   `json:"rss_peak_bytes,omitempty"`
 	Processes    int     `json:"processes,omitempty"`
+	// FirstHalfCPUSeconds and SecondHalfCPUSeconds split CPUSeconds at
+	// the window's middle (proc.GroupStats); 0 where not sampled.
+	FirstHalfCPUSeconds  float64 `json:"first_half_cpu_s,omitempty"`
+	SecondHalfCPUSeconds float64 `json:"second_half_cpu_s,omitempty"`
 }
 
 // DBStats is the database state around a window (trap T3, T4).

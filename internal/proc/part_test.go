@@ -69,3 +69,19 @@ wait`
 		t.Errorf("host busy %.2f, tree %.2f, foreign %.2f: the part must not be subtracted twice", w.HostBusyCores, all.Cores, w.ForeignCores)
 	}
 }
+
+// The halves split a group's CPU at the window's middle, interpolating
+// between the samples around it.
+func TestHalves(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int, ns int64) cpuAt { return cpuAt{at: t0.Add(time.Duration(ms) * time.Millisecond), nanos: ns} }
+	// 0–400 ms: 300 ms of CPU, then 100 ms over the last 600 ms; middle
+	// at 500 ms, a sixth of the way from 400 to 1000.
+	f, s := halves([]cpuAt{at(0, 0), at(400, 300e6), at(1000, 400e6)})
+	if d := f - (0.3 + 0.1/6); d > 1e-6 || d < -1e-6 || s < 0.0833 || s > 0.0834 {
+		t.Errorf("halves %.4f and %.4f; want 0.3167 and 0.0833", f, s)
+	}
+	if f, s := halves([]cpuAt{at(0, 0), at(1000, 1e9)}); f != 0 || s != 0 {
+		t.Errorf("two samples: %g %g; want none", f, s)
+	}
+}

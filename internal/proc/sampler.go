@@ -78,6 +78,13 @@ type GroupStats struct {
 	// Part is true for a PartOfTree group: its CPU is also in another
 	// group's.
 	Part bool `json:"part,omitempty"`
+	// FirstHalfCPUSeconds and SecondHalfCPUSeconds split CPUSeconds at
+	// the middle of the window (interpolated between the samples around
+	// it): a server still warming up — a JIT compiling, caches filling —
+	// spends more in the first at a fixed offered rate. Both 0 with fewer
+	// than three samples.
+	FirstHalfCPUSeconds  float64 `json:"first_half_cpu_s,omitempty"`
+	SecondHalfCPUSeconds float64 `json:"second_half_cpu_s,omitempty"`
 }
 
 // WindowStats is what a Sampler saw between its Start and Stop.

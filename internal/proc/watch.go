@@ -47,6 +47,15 @@ type watchedGroup struct {
 	// titles caches a PartOfTree group's verdict per process, by pid and
 	// start time (a reused pid is another process).
 	titles map[[2]int64]bool
+	// series is the group's CPU so far (nanoseconds since the opening
+	// snapshot) at each sample, with the sample's time, for the halves.
+	series []cpuAt
+}
+
+// cpuAt is a group's CPU since the opening snapshot at one instant.
+type cpuAt struct {
+	at    time.Time
+	nanos int64
 }
 
 func newWatch(groups []Group, open host.Clocks) *watch {
@@ -82,8 +91,15 @@ func (w *watch) sample(full bool) {
 		}
 	}
 	w.walkFiles = 0
+	now := time.Now()
 	for i := range w.groups {
-		w.sampleGroup(&w.groups[i])
+		g := &w.groups[i]
+		w.sampleGroup(g)
+		n := g.acct.nanos()
+		if g.cgroup != "" {
+			n = int64(g.cgLast - g.cgFirst)
+		}
+		g.series = append(g.series, cpuAt{at: now, nanos: n})
 	}
 	w.n++
 }
@@ -246,6 +262,7 @@ func (w *watch) stats(wall time.Duration) WindowStats {
 		if w.n > 0 {
 			gs.RSSMeanBytes = g.rssSum / int64(w.n)
 		}
+		gs.FirstHalfCPUSeconds, gs.SecondHalfCPUSeconds = halves(g.series)
 		out.Groups = append(out.Groups, gs)
 	}
 	return out
@@ -265,4 +282,31 @@ func (w *watch) sampleCgroup(g *watchedGroup) {
 	g.rssSum += u.RSSBytes
 	g.rssPeak = max(g.rssPeak, u.RSSBytes)
 	g.processes = max(g.processes, u.Processes)
+}
+
+// halves splits a group's CPU over the window at the middle of its
+// sampled span, interpolating between the two samples around it: what
+// the group used in the first half and in the second. Both are 0 with
+// fewer than three samples (no sample inside the window to split at).
+func halves(series []cpuAt) (first, second float64) {
+	if len(series) < 3 {
+		return 0, 0
+	}
+	start, end := series[0], series[len(series)-1]
+	mid := start.at.Add(end.at.Sub(start.at) / 2)
+	at := start.nanos
+	for i := 1; i < len(series); i++ {
+		a, b := series[i-1], series[i]
+		if b.at.Before(mid) {
+			continue
+		}
+		span := b.at.Sub(a.at)
+		frac := 0.0
+		if span > 0 {
+			frac = float64(mid.Sub(a.at)) / float64(span)
+		}
+		at = a.nanos + int64(frac*float64(b.nanos-a.nanos))
+		break
+	}
+	return float64(at-start.nanos) / 1e9, float64(end.nanos-at) / 1e9
 }
