@@ -74,7 +74,9 @@ wait`
 // between the samples around it.
 func TestHalves(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	at := func(ms int, ns int64) cpuAt { return cpuAt{at: t0.Add(time.Duration(ms) * time.Millisecond), nanos: ns} }
+	at := func(ms int, ns int64) cpuAt {
+		return cpuAt{at: t0.Add(time.Duration(ms) * time.Millisecond), nanos: ns}
+	}
 	// 0–400 ms: 300 ms of CPU, then 100 ms over the last 600 ms; middle
 	// at 500 ms, a sixth of the way from 400 to 1000.
 	f, s := halves([]cpuAt{at(0, 0), at(400, 300e6), at(1000, 400e6)})
