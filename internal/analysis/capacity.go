@@ -131,4 +131,3 @@ func searchesNeeded(alpha float64) string {
 	}
 	return "raise capacity: searches"
 }
-

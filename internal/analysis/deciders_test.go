@@ -57,5 +57,3 @@ func TestOnlyAnalysisDecidesCalls(t *testing.T) {
 		t.Errorf("calls decided outside internal/analysis (decide them in analysis and hand the result to the renderer):\n%s", strings.Join(found, "\n"))
 	}
 }
-
-
