@@ -235,16 +235,20 @@ func (c *Cluster) dataVersion() (string, bool) {
 
 // chooseBinaries sets the binaries, version and password for this start:
 // an existing cluster keeps the binaries that made it while they are
-// installed; otherwise FindBinaries decides, and their major version must
-// match the data's.
+// installed in one of the places LocateBinaries looks (installedBinaries:
+// the bin_dir of cluster.json alone is never run); otherwise
+// LocateBinaries decides, and their major version must match the data's.
 func (c *Cluster) chooseBinaries(old clusterState, dataVersion string, logw io.Writer) error {
-	binDir := old.BinDir
-	if dataVersion == "" || binDir == "" || !hasServerBinaries(binDir) {
-		found, err := LocateBinaries()
-		if err != nil {
-			return err
-		}
-		binDir = found.Dir
+	recorded := old.BinDir
+	if dataVersion == "" {
+		recorded = ""
+	}
+	found, err := installedBinaries(recorded)
+	if err != nil {
+		return err
+	}
+	binDir := found.Dir
+	if binDir != recorded {
 		fmt.Fprintf(logw, "PostgreSQL server binaries: %s\n", found)
 	}
 	version, err := serverVersion(binDir)
@@ -436,6 +440,13 @@ func Attach(dir string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Stop runs pg_ctl: from where LocateBinaries looks, never from
+	// wherever cluster.json says (a cluster directory is data).
+	recorded := st.BinDir
+	st.BinDir = ""
+	if b, err := installedBinaries(recorded); err == nil {
+		st.BinDir = b.Dir
+	}
 	c := &Cluster{dir: abs, acct: acct, state: st}
 	pid, ok := c.livePostmaster()
 	if !ok {
@@ -623,16 +634,34 @@ func (c *Cluster) allowOtherHosts() error {
 const TempDirPrefix = "stackbench-pg-"
 
 // IsTempCluster reports whether dir is a cluster directory Start made in
-// the temporary directory: named TempDirPrefix…, directly in
-// os.TempDir(), a directory (not a symlink) holding cluster.json. A
-// results directory names the cluster it kept for a resume; only such a
+// the temporary directory (CheckTempCluster returns no error). A results
+// directory names the cluster it kept for a resume; only such a
 // directory is reused, and removed once the run is done.
-func IsTempCluster(dir string) bool {
+func IsTempCluster(dir string) bool { return CheckTempCluster(dir) == nil }
+
+// CheckTempCluster returns why dir is not a cluster directory Start made
+// in the temporary directory, nil when it is one: named TempDirPrefix…,
+// directly in os.TempDir(), a directory (not a symlink) holding
+// cluster.json, both owned by the user stackbench runs as and writable by
+// no one else. On a shared /tmp anyone can make a directory of that name;
+// one that is not this user's own is data of another user, never reused.
+func CheckTempCluster(dir string) error {
 	abs, err := filepath.Abs(dir)
-	if err != nil || filepath.Dir(abs) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(abs), TempDirPrefix) {
-		return false
+	if err != nil {
+		return err
 	}
-	return IsClusterDir(abs)
+	if filepath.Dir(abs) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(abs), TempDirPrefix) {
+		return fmt.Errorf("%s is not a %s* directory directly in %s", abs, TempDirPrefix, os.TempDir())
+	}
+	if !IsClusterDir(abs) {
+		return fmt.Errorf("%s is not a directory holding %s", abs, stateFile)
+	}
+	for _, p := range []string{abs, filepath.Join(abs, stateFile)} {
+		if err := fileutil.CheckOwnPrivate(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // IsClusterDir reports whether dir is a directory (not a symlink) that

@@ -232,15 +232,17 @@ func (r *runner) dbStats(ctx context.Context, stack string) *journal.DBStats {
 }
 
 // keptCluster returns prev, the cluster directory a results directory
-// names, when it is one a run made (pgfix.IsTempCluster), and "" (a new
+// names, when it is one a run of this user made (pgfix.CheckTempCluster:
+// owned by this user, writable by nobody else), and "" (a new
 // cluster) otherwise, said through event: a results directory is data,
 // and the directory it names is reused and, once the run is done, removed.
 func keptCluster(prev string, event func(level journal.Level, stack, format string, a ...any)) string {
-	if pgfix.IsTempCluster(prev) {
+	err := pgfix.CheckTempCluster(prev)
+	if err == nil {
 		return prev
 	}
-	if _, err := os.Stat(prev); err == nil {
-		event(journal.LevelWarning, "", "%s names %s, which is not a cluster directory a run made in %s: not used; starting a new cluster", DBPathFile, prev, os.TempDir())
+	if _, serr := os.Lstat(prev); serr == nil {
+		event(journal.LevelWarning, "", "%s names %s, which is not a cluster directory this user's run made in %s (%v): not used; starting a new cluster", DBPathFile, prev, os.TempDir(), err)
 	}
 	return ""
 }

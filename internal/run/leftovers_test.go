@@ -186,4 +186,17 @@ func TestResumeActsOnlyOnWhatARunMade(t *testing.T) {
 	if got := keptCluster(kept, r.event); got != kept {
 		t.Errorf("the run's own kept cluster %s was not taken: %q", kept, got)
 	}
+	// One of another user (remade on a shared /tmp), or writable by
+	// others, is not: its cluster.json would name the binaries to run.
+	os.Chmod(kept, 0o777)
+	if got := keptCluster(kept, r.event); got != "" {
+		t.Errorf("a kept cluster others may write was taken: %s", got)
+	}
+	os.Chmod(kept, 0o700)
+	if os.Geteuid() == 0 {
+		os.Chown(kept, 65534, 65534)
+		if got := keptCluster(kept, r.event); got != "" {
+			t.Errorf("another user's kept cluster was taken: %s", got)
+		}
+	}
 }
