@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/agent"
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -74,7 +75,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	}
 	r.database = d
 	if d.Cluster != nil {
-		if err := os.WriteFile(pathFile, []byte(d.Cluster.Dir()+"\n"), privateFileMode); err != nil {
+		if err := writeDBPath(r.opt.Dir, d.Cluster.Dir()); err != nil {
 			return err
 		}
 		if ca := d.Cluster.CACertPEM(); ca != nil {
@@ -231,6 +232,12 @@ func (r *runner) dbStats(ctx context.Context, stack string) *journal.DBStats {
 	}
 }
 
+// writeDBPath writes DBPathFile in the results directory dir, naming the
+// cluster directory cluster; a link in its place is refused, not followed.
+func writeDBPath(dir, cluster string) error {
+	return fileutil.WriteIn(dir, DBPathFile, []byte(cluster+"\n"), privateFileMode)
+}
+
 // keptCluster returns prev, the cluster directory a results directory
 // names, when it is one a run of this user made (pgfix.CheckTempCluster:
 // owned by this user, writable by nobody else), and "" (a new
@@ -287,7 +294,7 @@ func (r *runner) keepDatabaseCA(ca []byte) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, "ca.crt")
-	if err := os.WriteFile(path, ca, privateFileMode); err != nil {
+	if err := fileutil.WritePath(path, ca, privateFileMode); err != nil {
 		return "", fmt.Errorf("write the database's CA: %w", err)
 	}
 	r.dbCADir = dir

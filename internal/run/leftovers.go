@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/platform/local"
@@ -61,7 +62,7 @@ func (l leftovers) rememberServer(pid int, mark string) {
 
 // note appends a line to serversFile.
 func (l leftovers) note(line string) {
-	f, err := os.OpenFile(filepath.Join(l.dir, serversFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
+	f, err := fileutil.OpenIn(l.dir, serversFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, privateFileMode)
 	if err != nil {
 		return
 	}
@@ -125,7 +126,7 @@ func (l leftovers) stop() {
 		}
 	}
 	if len(onHosts) > 0 {
-		os.WriteFile(path, []byte(strings.Join(onHosts, "\n")+"\n"), privateFileMode)
+		fileutil.WriteIn(l.dir, serversFile, []byte(strings.Join(onHosts, "\n")+"\n"), privateFileMode)
 		return
 	}
 	os.Remove(path)

@@ -50,6 +50,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/remote"
@@ -152,7 +153,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.openJournal(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(logsDir(r.opt.Dir), privateDirMode); err != nil {
+	if err := fileutil.MkdirIn(r.opt.Dir, filepath.Base(logsDir(r.opt.Dir)), privateDirMode); err != nil {
 		return err
 	}
 	defer r.jw.Close()

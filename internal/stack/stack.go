@@ -196,7 +196,12 @@ func TLSFilesFor(logDir string, hosts ...string) (load.ThrowawayCA, error) {
 		}
 		return made.ca, nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// The folder of logs may be new (a command other than run); its tls
+	// folder is never a link (a results directory is data).
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return load.ThrowawayCA{}, fmt.Errorf("the throwaway certificate's directory: %w", err)
+	}
+	if err := fileutil.MkdirIn(logDir, "tls", 0o700); err != nil {
 		return load.ThrowawayCA{}, fmt.Errorf("the throwaway certificate's directory: %w", err)
 	}
 	all := append(loopbackHosts(), hosts...)
