@@ -49,6 +49,9 @@ type Harness struct {
 	// Host, when set, is passed as HOST (first: a stack's own env entry
 	// wins): the address to listen on when other hosts load the server.
 	Host string
+	// Spawned, when set, is called as soon as the stack's command is
+	// spawned, before its health poll (proc.Spec.Spawned).
+	Spawned func(pid int, mark string)
 }
 
 // Env is the environment a stack gets on top of the harness's own: HOST
@@ -162,6 +165,7 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 		LogPath:        filepath.Join(logDir, s.Name+".log"),
 		BootTimeout:    BootTimeoutOf(s),
 		CPUs:           h.CPUs,
+		Spawned:        h.Spawned,
 	}
 	if s.Container != nil {
 		if spec.Command, spec.Container, err = containerCommand(s, spec.Env); err != nil {
