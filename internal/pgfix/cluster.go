@@ -317,7 +317,7 @@ func (c *Cluster) initdb(ctx context.Context, logw io.Writer) error {
 		return err
 	}
 	pwPath := filepath.Join(c.dir, "initdb.pw")
-	if err := os.WriteFile(pwPath, []byte(c.state.Password+"\n"), 0o600); err != nil {
+	if err := fileutil.WritePath(pwPath, []byte(c.state.Password+"\n"), 0o600); err != nil {
 		return err
 	}
 	defer os.Remove(pwPath)
@@ -330,7 +330,16 @@ func (c *Cluster) initdb(ctx context.Context, logw io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("initdb %s: %v\n%s", data, err, out)
 	}
-	f, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	return c.includeConf()
+}
+
+// includeConf appends to the data directory's postgresql.conf the line
+// that includes confFile. The data directory is the server account's: a
+// link it left in place of the file is refused, not followed (as root,
+// stackbench would otherwise append to any file of the machine), and so
+// for every file stackbench writes there.
+func (c *Cluster) includeConf() error {
+	f, err := fileutil.OpenIn(c.dataDir(), "postgresql.conf", os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -377,14 +386,14 @@ func (c *Cluster) writeConf() error {
 		fmt.Fprintf(&b, "%s = '%s'\n", k, strings.ReplaceAll(c.state.Settings[k], "'", "''"))
 	}
 	path := filepath.Join(c.dataDir(), confFile)
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := fileutil.WriteIn(c.dataDir(), confFile, b.Bytes(), 0o600); err != nil {
+		return err
 	}
 	return c.acct.own(path)
 }
 
 func (c *Cluster) prepareLog(path string) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o640)
+	f, err := fileutil.OpenPath(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o640)
 	if err != nil {
 		return fmt.Errorf("open server log: %w", err)
 	}
@@ -615,7 +624,12 @@ func (c *Cluster) allowOtherHosts() error {
 		return err
 	}
 	path := filepath.Join(c.dataDir(), "pg_hba.conf")
-	b, err := os.ReadFile(path)
+	f, err := fileutil.OpenIn(c.dataDir(), "pg_hba.conf", os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	f.Close()
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
@@ -623,10 +637,7 @@ func (c *Cluster) allowOtherHosts() error {
 		b = b[:i]
 	}
 	b = fmt.Appendf(b, "\n%s, over TLS, with the superuser's password (SCRAM)\n%s", hbaMark, lines)
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return fileutil.WriteIn(c.dataDir(), "pg_hba.conf", b, 0o600)
 }
 
 // TempDirPrefix begins the name of a cluster directory Start makes in the
