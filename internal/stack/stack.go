@@ -8,7 +8,9 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -218,6 +220,27 @@ func TLSFilesFor(logDir string, hosts ...string) (load.ThrowawayCA, error) {
 	}
 	tlsMade[dir] = madeTLS{ca: ca, hosts: all}
 	return ca, nil
+}
+
+// RemoveTLSKey removes the key of the run's throwaway certificate under
+// logDir, once the servers that serve it are stopped, and forgets the
+// files: a later TLSFiles of logDir makes new ones. The certificates
+// stay (the report may name them; they are 0600 in a private folder);
+// the key, which anyone holding it could serve as the run's servers
+// with, does not outlive the run.
+func RemoveTLSKey(logDir string) error {
+	tlsMu.Lock()
+	defer tlsMu.Unlock()
+	dir := filepath.Join(logDir, "tls")
+	made, ok := tlsMade[dir]
+	if !ok {
+		return nil
+	}
+	delete(tlsMade, dir)
+	if err := os.Remove(made.ca.KeyFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the throwaway certificate's key: %w", err)
+	}
+	return nil
 }
 
 // loopbackHosts are the names the run's certificate is always valid for.
