@@ -112,6 +112,9 @@ func Merge(parts []*Result) (*Result, error) {
 	if out.ErrorLatencyHist, err = errs.Encode(); err != nil {
 		return nil, err
 	}
+	if out.Routes, err = mergeRoutes(parts, out.Attempts); err != nil {
+		return nil, err
+	}
 	out.LatencyUncorrectedMicros, out.LatencyUncorrectedHist = nil, ""
 	if uncorr != nil {
 		l := summarize(uncorr)

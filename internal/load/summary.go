@@ -113,6 +113,13 @@ func (r *run) result() (*Result, error) {
 			res.Attempts += n
 		}
 	}
+	var err error
+	if res.Routes, err = r.routeResults(window.Seconds(), res.Attempts); err != nil {
+		return nil, err
+	}
+	if r.mix != nil {
+		res.MixSeed = r.cfg.Seed
+	}
 	res.TLS = r.tlsStats()
 	res.H2 = r.h2Stats()
 	if cfg.GRPC != nil {
@@ -126,7 +133,6 @@ func (r *run) result() (*Result, error) {
 	}
 	res.ClientBound = res.GeneratorCPUSeconds >= clientBoundShare*float64(res.CoresAvailable)*window.Seconds()
 
-	var err error
 	res.LatencyMicros = summarize(succ)
 	res.ErrorLatencyMicros = summarize(errs)
 	if res.LatencyHist, err = succ.Encode(); err != nil {

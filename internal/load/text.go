@@ -55,6 +55,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	if n := r.ErrorCount(); n > 0 {
 		fmt.Fprintf(&b, "  error time    %s\n", latencyLine(r.ErrorLatencyMicros, n))
 	}
+	writeRoutes(&b, r)
 	if h := r.H2; h != nil {
 		fmt.Fprintf(&b, "  http/2        %d streams per connection; windows granted: stream %d B, connection %d B; server's: stream %d B",
 			h.StreamsPerConnection, h.StreamWindowBytes, h.ConnectionWindowBytes, h.PeerInitialWindowBytes)
@@ -120,6 +121,18 @@ func (r *Result) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRoutes writes a mix's routes, one line each.
+func writeRoutes(b *strings.Builder, r *Result) {
+	if len(r.Routes) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  mix           %d routes, seed %d; per route: share of attempts (weight's share), throughput, latency, errors\n", len(r.Routes), r.MixSeed)
+	for _, rt := range r.Routes {
+		fmt.Fprintf(b, "    %-12s %5.1f %% (%5.1f %%)  %.1f req/s  %s  errors %s\n", rt.Name, 100*rt.Share, 100*rt.WeightShare,
+			rt.ThroughputRPS, latencyLine(rt.LatencyMicros, rt.Successes), ErrorSplit(rt.Errors))
+	}
 }
 
 // ErrorSplit lists the non-zero error classes of a Result's Errors,

@@ -71,6 +71,8 @@ type worker struct {
 	warmSlices []atomic.Int64
 	// halves counts the window's successes in its first and second half.
 	halves [2]int64
+	// routes are a mix's figures per route (nil without a mix).
+	routes []routeTally
 
 	// TLS handshakes (all of them, the predial's included): their time,
 	// how many, how many resumed a session, how many completed in the
@@ -106,6 +108,7 @@ func newWorker(r *run, index, share int) (*worker, error) {
 		timeline:  make([]atomic.Int64, 2*r.seconds),
 		nextHook:  -1,
 		nextSlice: -1,
+		routes:    newRouteTallies(r),
 	}
 	if r.tlsConfig != nil {
 		w.hHandshake = hist.New(r.cfg.Timeout)
@@ -275,6 +278,13 @@ func (w *worker) countUnfinished(now int64) {
 			w.hErr.RecordMicros((now - c.intended) / 1000)
 			if r.open {
 				w.hSucc.RecordMicros((now - c.intended) / 1000)
+			}
+			if w.routes != nil {
+				rt := &w.routes[c.req.route]
+				rt.count(false, classUnfinished, 0, (now-c.intended)/1000)
+				if r.open {
+					rt.hSucc.RecordMicros((now - c.intended) / 1000)
+				}
 			}
 		}
 	}
@@ -561,7 +571,7 @@ func (w *worker) complete(i int, now int64, mustClose bool) {
 	} else {
 		c.state = connIdle
 	}
-	w.finish(i, now, w.r.success[status], classOther, status)
+	w.finish(i, now, c.req.success[status], classOther, status)
 	w.next(i, now)
 }
 
@@ -606,8 +616,14 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 			// the window's counts, but its latency is the window's tail
 			// (a stall at the end); the corrected histogram holds it.
 			w.hSucc.RecordMicros((now - c.intended) / 1000)
+			if w.routes != nil {
+				w.routes[c.req.route].hSucc.RecordMicros((now - c.intended) / 1000)
+			}
 		}
 		return
+	}
+	if w.routes != nil {
+		w.routes[c.req.route].count(ok, class, status, (now-c.intended)/1000)
 	}
 	slot := 2 * int((now-warmEnd)/int64(time.Second))
 	if ok {
