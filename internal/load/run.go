@@ -67,8 +67,8 @@ type run struct {
 	poolNext atomic.Uint64
 	// mix is a mix's sequence (nil: the pool round-robin); routes its
 	// routes, in order.
-	mix    *mixPlan
-	routes []MixRoute
+	mix      *mixPlan
+	routes   []MixRoute
 	stop     atomic.Bool
 	failOnce sync.Once
 	failure  error
