@@ -29,20 +29,29 @@ func newRouteTallies(r *run) []routeTally {
 	return out
 }
 
-// countRoute counts one outcome of the window for route: latencyUs from
-// the intended send.
-func (t *routeTally) count(ok bool, class errorClass, status int, latencyUs int64) {
-	if ok {
+// count counts one outcome of the window for the route (its latency goes
+// into the route's histograms: worker.hists).
+func (t *routeTally) count(ok bool, class errorClass, status int) {
+	switch {
+	case ok:
 		t.successes++
-		t.hSucc.RecordMicros(latencyUs)
-		return
-	}
-	if status > 0 {
+	case status > 0:
 		t.meas.status[status]++
-	} else {
+	default:
 		t.meas.errs[class]++
 	}
-	t.hErr.RecordMicros(latencyUs)
+}
+
+// mergeRouteHists adds the routes' histograms of every worker into the
+// whole's succ and errs: in a mix, the workers' own hold only what had no
+// route.
+func (r *run) mergeRouteHists(succ, errs *hist.Histogram) {
+	for _, w := range r.workers {
+		for i := range w.routes {
+			succ.Merge(w.routes[i].hSucc)
+			errs.Merge(w.routes[i].hErr)
+		}
+	}
 }
 
 // RouteResult is one route of a mix in the measured window, counted like

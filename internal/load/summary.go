@@ -100,6 +100,7 @@ func (r *run) result() (*Result, error) {
 			res.Timeline[s].Errors += w.timeline[2*s+1].Load()
 		}
 	}
+	r.mergeRouteHists(succ, errs)
 	res.Attempts = res.Successes
 	for c, n := range classes {
 		if c < alwaysReported || n > 0 {

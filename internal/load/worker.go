@@ -275,16 +275,10 @@ func (w *worker) countUnfinished(now int64) {
 				w.h2.flowStalled++
 			}
 			w.meas.errs[classUnfinished]++
-			w.hErr.RecordMicros((now - c.intended) / 1000)
+			hSucc, hErr := w.hists(c)
+			hErr.RecordMicros((now - c.intended) / 1000)
 			if r.open {
-				w.hSucc.RecordMicros((now - c.intended) / 1000)
-			}
-			if w.routes != nil {
-				rt := &w.routes[c.req.route]
-				rt.count(false, classUnfinished, 0, (now-c.intended)/1000)
-				if r.open {
-					rt.hSucc.RecordMicros((now - c.intended) / 1000)
-				}
+				hSucc.RecordMicros((now - c.intended) / 1000)
 			}
 		}
 	}
@@ -615,20 +609,21 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 			// Due in the window and answered only in the drain: not in
 			// the window's counts, but its latency is the window's tail
 			// (a stall at the end); the corrected histogram holds it.
-			w.hSucc.RecordMicros((now - c.intended) / 1000)
-			if w.routes != nil {
-				w.routes[c.req.route].hSucc.RecordMicros((now - c.intended) / 1000)
-			}
+			hSucc, _ := w.hists(c)
+			hSucc.RecordMicros((now - c.intended) / 1000)
 		}
 		return
 	}
+	hSucc, hErr := w.hSucc, w.hErr
 	if w.routes != nil {
-		w.routes[c.req.route].count(ok, class, status, (now-c.intended)/1000)
+		rt := &w.routes[c.req.route]
+		rt.count(ok, class, status)
+		hSucc, hErr = rt.hSucc, rt.hErr
 	}
 	slot := 2 * int((now-warmEnd)/int64(time.Second))
 	if ok {
 		w.halves[min((now-warmEnd)*2/int64(r.cfg.Duration), 1)]++
-		w.hSucc.RecordMicros((now - c.intended) / 1000)
+		hSucc.RecordMicros((now - c.intended) / 1000)
 		if w.hUncorr != nil {
 			w.hUncorr.RecordMicros((now - c.sent) / 1000)
 		}
@@ -639,9 +634,20 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 		} else {
 			w.meas.errs[class]++
 		}
-		w.hErr.RecordMicros((now - c.intended) / 1000)
+		hErr.RecordMicros((now - c.intended) / 1000)
 	}
 	w.timeline[slot].Add(1)
+}
+
+// hists are the histograms connection c's request is recorded in: its
+// route's in a mix (the whole's are their merge, with the requests that
+// had no route: never sent), the worker's otherwise.
+func (w *worker) hists(c *conn) (hSucc, hErr *hist.Histogram) {
+	if w.routes != nil {
+		rt := &w.routes[c.req.route]
+		return rt.hSucc, rt.hErr
+	}
+	return w.hSucc, w.hErr
 }
 
 func (p *Phase) count(ok bool) {

@@ -409,6 +409,8 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		Ignore    []string           `json:",omitempty"`
 		Templated bool               `json:",omitempty"`
 		GRPC      *workload.GRPCCall `json:",omitempty"`
+		Mix       []workload.MixPart `json:",omitempty"`
+		MixSeed   uint64             `json:",omitempty"`
 	}
 	v := struct {
 		Version    int
@@ -458,7 +460,7 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		v.Stacks = append(v.Stacks, id)
 	}
 	for _, c := range p.Cases {
-		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database, c.Compare, c.Ignore, c.Templated, c.GRPC})
+		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database, c.Compare, c.Ignore, c.Templated, c.GRPC, c.Mix, c.MixSeed})
 	}
 	data, err := json.Marshal(v) // maps marshal with sorted keys: stable
 	if err != nil {

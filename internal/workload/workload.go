@@ -52,7 +52,24 @@ type Case struct {
 	// GRPCTemplated is true when GRPC.Message or a metadata value holds
 	// ${…} references.
 	GRPCTemplated bool
+	// Mix, when not empty, makes the case a weighted mix of other cases of
+	// the workload (its routes): the load sends their requests interleaved
+	// by weight, in one sequence fixed by MixSeed, and measures each route
+	// apart as well as the whole. Method, Path, Header and Body are then
+	// empty; Inserts, Database and Templated say whether any route does.
+	Mix     []MixPart
+	MixSeed uint64
 }
+
+// MixPart is one route of a mix case: a case of the workload and its
+// weight.
+type MixPart struct {
+	Case   string `json:"case"`
+	Weight int    `json:"weight"`
+}
+
+// IsMix reports whether the case is a mix of other cases.
+func (c Case) IsMix() bool { return len(c.Mix) > 0 }
 
 // GRPCCall is a unary gRPC call as a case writes it.
 type GRPCCall struct {
