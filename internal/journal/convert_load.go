@@ -110,6 +110,8 @@ func LoadResultOf(v load.Result) LoadResult {
 		MeasureStartUnixNano:     v.MeasureStartUnixNano,
 		MeasureEndUnixNano:       v.MeasureEndUnixNano,
 		ReadyUnixNano:            v.ReadyUnixNano,
+		Routes:                   ConvertSlice(v.Routes, LoadRouteOf),
+		MixSeed:                  v.MixSeed,
 	}
 }
 
@@ -159,7 +161,25 @@ func (v LoadResult) Load() load.Result {
 		MeasureStartUnixNano:     v.MeasureStartUnixNano,
 		MeasureEndUnixNano:       v.MeasureEndUnixNano,
 		ReadyUnixNano:            v.ReadyUnixNano,
+		Routes:                   ConvertSlice(v.Routes, LoadRoute.Load),
+		MixSeed:                  v.MixSeed,
 	}
+}
+
+// LoadRouteOf converts v to its journaled form.
+func LoadRouteOf(v load.RouteResult) LoadRoute {
+	return LoadRoute{Name: v.Name, Weight: v.Weight, WeightShare: v.WeightShare, Share: v.Share,
+		Attempts: v.Attempts, Successes: v.Successes, ThroughputRPS: v.ThroughputRPS, Errors: v.Errors,
+		LatencyMicros: LoadLatencyOf(v.LatencyMicros), ErrorLatencyMicros: LoadLatencyOf(v.ErrorLatencyMicros),
+		LatencyHist: v.LatencyHist, ErrorLatencyHist: v.ErrorLatencyHist}
+}
+
+// Load converts v back to a load.RouteResult.
+func (v LoadRoute) Load() load.RouteResult {
+	return load.RouteResult{Name: v.Name, Weight: v.Weight, WeightShare: v.WeightShare, Share: v.Share,
+		Attempts: v.Attempts, Successes: v.Successes, ThroughputRPS: v.ThroughputRPS, Errors: v.Errors,
+		LatencyMicros: v.LatencyMicros.Load(), ErrorLatencyMicros: v.ErrorLatencyMicros.Load(),
+		LatencyHist: v.LatencyHist, ErrorLatencyHist: v.ErrorLatencyHist}
 }
 
 // LoadSecondOf converts v to its journaled form.

@@ -158,6 +158,11 @@ type LoadResult struct {
 	// ready to (its connections open); after that instant, it started
 	// late. 0 without one.
 	ReadyUnixNano int64 `json:"ready_unix_ns,omitempty"`
+	// Routes are a mix's routes, each counted apart like the whole, in
+	// the mix's order; absent for one route. MixSeed is the seed its
+	// sequence started from.
+	Routes  []LoadRoute `json:"routes,omitempty"`
+	MixSeed uint64      `json:"mix_seed,omitempty"`
 }
 
 // LoadSecond is load.Second as the journal records it:
@@ -200,4 +205,26 @@ type LoadH2Stats struct {
 	GoAways                int64  `json:"goaways"`
 	RSTStreamsReceived     int64  `json:"rst_streams_received"`
 	FirstProtocolError     string `json:"first_protocol_error,omitempty"`
+}
+
+// LoadRoute is load.RouteResult as the journal records it: LoadRouteOf
+// converts one, LoadRoute.Load converts it back.
+//
+// load.RouteResult is one route of a mix in the measured window, counted
+// like the whole: the requests of the route whose outcome fell in the
+// window, its successes, failure classes and latency. Share is its part
+// of the window's attempts, WeightShare its weight's part of the weights.
+type LoadRoute struct {
+	Name               string           `json:"name"`
+	Weight             int              `json:"weight"`
+	WeightShare        float64          `json:"weight_share"`
+	Share              float64          `json:"share"`
+	Attempts           int64            `json:"attempts"`
+	Successes          int64            `json:"successes"`
+	ThroughputRPS      float64          `json:"throughput_rps"`
+	Errors             map[string]int64 `json:"errors"`
+	LatencyMicros      LoadLatency      `json:"latency_us"`
+	ErrorLatencyMicros LoadLatency      `json:"error_latency_us"`
+	LatencyHist        string           `json:"latency_hist"`
+	ErrorLatencyHist   string           `json:"error_latency_hist"`
 }

@@ -137,18 +137,18 @@ type Result struct {
 	// MeasureStartUnixNano and MeasureEndUnixNano bound the window.
 	MeasureStartUnixNano int64 `json:"measure_start_unix_ns"`
 	MeasureEndUnixNano   int64 `json:"measure_end_unix_ns"`
-	// Routes are a mix's routes (Config.Mix), each counted apart like the
-	// whole, in the mix's order; absent for one route. MixSeed is the
-	// seed the mix's sequence started from.
-	Routes  []RouteResult `json:"routes,omitempty"`
-	MixSeed uint64        `json:"mix_seed,omitempty"`
-
 	// ReadyUnixNano is, for a run given an instant to start at
 	// (Config.StartAt), when it was ready to: its requests prepared and
 	// its connections open. After StartAt, the run started that late.
 	// 0 without StartAt, and in a Merge (the parts' clocks differ: each
 	// part's own is what tells).
 	ReadyUnixNano int64 `json:"ready_unix_ns,omitempty"`
+
+	// Routes are a mix's routes (Config.Mix), each counted apart like the
+	// whole, in the mix's order; absent for one route. MixSeed is the
+	// seed the mix's sequence started from.
+	Routes  []RouteResult `json:"routes,omitempty"`
+	MixSeed uint64        `json:"mix_seed,omitempty"`
 }
 
 // TLSStats is the TLS layer of a run. Handshakes are counted apart from
