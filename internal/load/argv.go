@@ -36,6 +36,8 @@ type Flags struct {
 	// Config.Seed.
 	Mix  string
 	Seed uint64
+	// Flow names a JSON file of a flow (Config.Flow) the command reads.
+	Flow string
 	// TLS, CACert and TLSResume are Config.TLS, a PEM file the command
 	// reads into Config.CACertPEM, and Config.TLSResume.
 	TLS       bool
@@ -103,7 +105,8 @@ func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
 	fs.StringVar(&f.Requests, "requests", "", "JSON-lines pool of requests {method,path,headers,body}, used round-robin")
 	fs.StringVar(&f.Expect, "expect", "", "statuses that count as success, e.g. 201 or 200,204 (default any 2xx)")
 	fs.StringVar(&f.Mix, "mix", "", "with --requests: a weighted mix of routes, e.g. user=60,list=30,create-order=10 (each pool line names its \"route\")")
-	fs.Uint64Var(&f.Seed, "seed", 0, "with --mix: where the mix's sequence starts; one seed, one sequence")
+	fs.Uint64Var(&f.Seed, "seed", 0, "with --mix: where the mix's sequence starts; one seed, one sequence (with --flow: the users' draws)")
+	fs.StringVar(&f.Flow, "flow", "", "a JSON file of a flow: each connection a user running its steps in turn, with captures (closed loop)")
 	fs.DurationVar(&f.Timeout, "t", DefaultTimeout, "request timeout")
 	fs.StringVar(&f.Output, "o", "text", "output: text or json")
 	fs.BoolVar(&f.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
@@ -161,6 +164,9 @@ func (f Flags) Args(url string) []string {
 	}
 	if f.Seed != 0 {
 		add("--seed", strconv.FormatUint(f.Seed, 10))
+	}
+	if f.Flow != "" {
+		add("--flow", f.Flow)
 	}
 	if f.AllowRemote {
 		args = append(args, "--allow-remote")

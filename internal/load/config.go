@@ -58,8 +58,13 @@ type Config struct {
 	// per route (Result.Routes) beside the mix's.
 	Mix []MixRoute
 	// Seed chooses where in the mix's cycle the sequence starts: one seed
-	// gives every run, and every stack, the same sequence.
+	// gives every run, and every stack, the same sequence. A flow's users
+	// seed their ${rand:…} draws with it.
 	Seed uint64
+	// Flow, when set, makes each connection a virtual user running the
+	// flow again and again (closed loop, HTTP/1.1): the Result then has
+	// the flows' figures (Result.Flow) beside the requests'.
+	Flow *Flow
 	// Connections is the number of keep-alive connections (default 64); in
 	// open loop, the most that may be in flight at once.
 	Connections int

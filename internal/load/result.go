@@ -149,6 +149,9 @@ type Result struct {
 	// seed the mix's sequence started from.
 	Routes  []RouteResult `json:"routes,omitempty"`
 	MixSeed uint64        `json:"mix_seed,omitempty"`
+	// Flow is a flow run's figures: flows per second, whole-flow latency,
+	// failed flows by step and class, each step's requests.
+	Flow *FlowResult `json:"flow,omitempty"`
 }
 
 // TLSStats is the TLS layer of a run. Handshakes are counted apart from

@@ -19,7 +19,7 @@ type routeTally struct {
 // newRouteTallies returns a worker's tallies for a mix's routes (nil
 // without a mix: the single-route path then only tests for nil).
 func newRouteTallies(r *run) []routeTally {
-	if r.mix == nil {
+	if len(r.routes) == 0 {
 		return nil
 	}
 	out := make([]routeTally, len(r.routes))
@@ -81,7 +81,7 @@ type RouteResult struct {
 
 // routeResults merges the workers' route tallies; nil without a mix.
 func (r *run) routeResults(windowSeconds float64, attempts int64) ([]RouteResult, error) {
-	if r.mix == nil {
+	if len(r.routes) == 0 {
 		return nil, nil
 	}
 	var sum int
@@ -92,7 +92,10 @@ func (r *run) routeResults(windowSeconds float64, attempts int64) ([]RouteResult
 	for i, m := range r.routes {
 		succ, errs := hist.New(r.histMax), hist.New(r.histMax)
 		var t tally
-		rr := RouteResult{Name: m.Name, Weight: m.Weight, WeightShare: float64(m.Weight) / float64(sum), Errors: map[string]int64{}}
+		rr := RouteResult{Name: m.Name, Weight: m.Weight, Errors: map[string]int64{}}
+		if sum > 0 {
+			rr.WeightShare = float64(m.Weight) / float64(sum)
+		}
 		for _, w := range r.workers {
 			rt := &w.routes[i]
 			rr.Successes += rt.successes

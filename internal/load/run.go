@@ -69,6 +69,7 @@ type run struct {
 	// routes, in order.
 	mix      *mixPlan
 	routes   []MixRoute
+	flow     *compiledFlow
 	stop     atomic.Bool
 	failOnce sync.Once
 	failure  error
@@ -157,6 +158,11 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 	if r.h2 {
 		r.streams = cfg.Streams
 	}
+	if cfg.Flow != nil {
+		if err := r.prepareFlow(); err != nil {
+			return nil, err
+		}
+	}
 	if len(cfg.Mix) > 0 {
 		r.routes = cfg.Mix
 		r.mix, cfg.Requests = newMixPlan(cfg.Mix, cfg.Requests, cfg.Seed)
@@ -203,6 +209,9 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 	for i := range n {
 		share := cfg.Connections*(i+1)/n - cfg.Connections*i/n
 		w, err := newWorker(r, i, share)
+		if err == nil {
+			w.initFlows(cfg.Connections * i / n)
+		}
 		if err != nil {
 			for _, w := range r.workers {
 				w.close()

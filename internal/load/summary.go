@@ -133,6 +133,9 @@ func (r *run) result() (*Result, error) {
 		res.GeneratorWaitSeconds = w
 	}
 	res.ClientBound = res.GeneratorCPUSeconds >= clientBoundShare*float64(res.CoresAvailable)*window.Seconds()
+	if err := r.flowResult(res, window.Seconds()); err != nil {
+		return nil, err
+	}
 
 	res.LatencyMicros = summarize(succ)
 	res.ErrorLatencyMicros = summarize(errs)

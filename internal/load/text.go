@@ -20,6 +20,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	switch {
 	case r.GRPCMethod != "":
 		method = "gRPC " + r.GRPCMethod
+	case r.Flow != nil:
+		method = fmt.Sprintf("flow %s of %d steps", r.Flow.Name, len(r.Flow.Steps))
 	case method == "":
 		method = fmt.Sprintf("pool of %d requests", r.PoolSize)
 	}
@@ -56,6 +58,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  error time    %s\n", latencyLine(r.ErrorLatencyMicros, n))
 	}
 	writeRoutes(&b, r)
+	writeFlow(&b, r.Flow)
 	if h := r.H2; h != nil {
 		fmt.Fprintf(&b, "  http/2        %d streams per connection; windows granted: stream %d B, connection %d B; server's: stream %d B",
 			h.StreamsPerConnection, h.StreamWindowBytes, h.ConnectionWindowBytes, h.PeerInitialWindowBytes)
@@ -132,6 +135,25 @@ func writeRoutes(b *strings.Builder, r *Result) {
 	for _, rt := range r.Routes {
 		fmt.Fprintf(b, "    %-12s %5.1f %% (%5.1f %%)  %.1f req/s  %s  errors %s\n", rt.Name, 100*rt.Share, 100*rt.WeightShare,
 			rt.ThroughputRPS, latencyLine(rt.LatencyMicros, rt.Successes), ErrorSplit(rt.Errors))
+	}
+}
+
+// writeFlow writes a flow run's flows and steps.
+func writeFlow(b *strings.Builder, f *FlowResult) {
+	if f == nil {
+		return
+	}
+	fmt.Fprintf(b, "  flows         %.1f flows/s: %d started, %d completed, %d failed", f.FlowsPerSecond, f.Started, f.Completed, f.Failed)
+	if f.GeneratorCPUMicrosPerFlow > 0 {
+		fmt.Fprintf(b, "; %.0f generator CPU-µs per flow", f.GeneratorCPUMicrosPerFlow)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "  flow time     %s  (first send to last answer, think times included)\n", latencyLine(f.LatencyMicros, f.Completed))
+	if f.Failed > 0 {
+		fmt.Fprintf(b, "  failed flows  %s  (step: class of the first failing step)\n", ErrorSplit(f.Failures))
+	}
+	for _, s := range f.Steps {
+		fmt.Fprintf(b, "    %-12s %.1f req/s  %s  errors %s\n", s.Name, s.ThroughputRPS, latencyLine(s.LatencyMicros, s.Successes), ErrorSplit(s.Errors))
 	}
 }
 

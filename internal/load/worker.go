@@ -71,8 +71,15 @@ type worker struct {
 	warmSlices []atomic.Int64
 	// halves counts the window's successes in its first and second half.
 	halves [2]int64
-	// routes are a mix's figures per route (nil without a mix).
+	// routes are a mix's figures per route, or a flow's per step (nil
+	// without either).
 	routes []routeTally
+	// A flow's figures in the window: flows started and completed, the
+	// whole flows' latency, and the failed flows by the step and class
+	// that failed them.
+	flowsStarted, flowsDone int64
+	hFlow                   *hist.Histogram
+	flowFails               []tally
 
 	// TLS handshakes (all of them, the predial's included): their time,
 	// how many, how many resumed a session, how many completed in the
@@ -275,6 +282,9 @@ func (w *worker) countUnfinished(now int64) {
 				w.h2.flowStalled++
 			}
 			w.meas.errs[classUnfinished]++
+			if c.flow != nil {
+				w.flowFails[c.flow.step].errs[classUnfinished]++
+			}
 			hSucc, hErr := w.hists(c)
 			hErr.RecordMicros((now - c.intended) / 1000)
 			if r.open {
@@ -340,7 +350,11 @@ func (w *worker) runHooks(now int64) {
 // begin starts a request on connection i: intended is the latency origin.
 func (w *worker) begin(i int, intended, now int64) {
 	c := &w.conns[i]
-	c.req = w.r.nextRequest()
+	if c.flow != nil {
+		c.req = w.flowRequest(c, intended)
+	} else {
+		c.req = w.r.nextRequest()
+	}
 	c.intended, c.started, c.sent = intended, now, now
 	w.inflight++
 	if w.socks != nil {
@@ -349,6 +363,9 @@ func (w *worker) begin(i int, intended, now int64) {
 	}
 	c.written = 0
 	c.parser.reset(c.req.head)
+	if c.flow != nil {
+		c.parser.keep = len(w.r.flow.steps[c.flow.step].captures) > 0
+	}
 	if c.fd < 0 {
 		c.pending = true
 		w.dial(i, now)
@@ -565,7 +582,11 @@ func (w *worker) complete(i int, now int64, mustClose bool) {
 	} else {
 		c.state = connIdle
 	}
-	w.finish(i, now, c.req.success[status], classOther, status)
+	ok, class := c.req.success[status], classOther
+	if ok && c.parser.keep && !c.flow.capture(&w.r.flow.steps[c.flow.step], &c.parser) {
+		ok, class, status = false, classCapture, 0
+	}
+	w.finish(i, now, ok, class, status)
 	w.next(i, now)
 }
 
@@ -593,6 +614,9 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 	w.inflight--
 	r := w.r
 	c := &w.conns[i]
+	if c.flow != nil {
+		w.flowAdvance(c, now, ok, class, status)
+	}
 	warmEnd := r.warmEnd.Load()
 	switch {
 	case now < warmEnd:
@@ -663,8 +687,8 @@ func (p *Phase) count(ok bool) {
 func (w *worker) next(i int, now int64) {
 	r := w.r
 	c := &w.conns[i]
-	if now >= r.measEnd.Load() || r.stop.Load() || now < c.retryAt {
-		return // scan restarts a held-back connection when its time comes
+	if now >= r.measEnd.Load() || r.stop.Load() || now < c.retryAt || c.flow != nil && now < c.flow.thinkUntil {
+		return // scan restarts a held-back (or thinking) connection when its time comes
 	}
 	if !r.open {
 		w.begin(i, now, now)
@@ -727,6 +751,14 @@ func (w *worker) scan(now int64) {
 	timeout := int64(w.r.cfg.Timeout)
 	for i := range w.conns {
 		c := &w.conns[i]
+		if c.flow != nil && c.flow.thinkUntil != 0 && now >= c.flow.thinkUntil && c.state != connBusy && c.state != connDialing && !c.pending {
+			c.flow.thinkUntil = 0
+			if c.retryAt == 0 || now >= c.retryAt {
+				c.retryAt = 0
+				w.next(i, now)
+				continue
+			}
+		}
 		switch c.state {
 		case connBusy:
 			if now-c.started >= timeout && w.socks != nil {
