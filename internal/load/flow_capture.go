@@ -13,12 +13,18 @@ func (f *flowState) capture(s *compiledStep, p *respParser) bool {
 	if p.truncated {
 		return false
 	}
-	head, body := p.kept[:p.headLen], p.kept[p.headLen:]
+	head := p.kept[:p.headLen]
+	return f.captureFrom(s, func(name string) ([]byte, bool) { return headerValue(head, name) }, p.kept[p.headLen:])
+}
+
+// captureFrom takes step s's captures from an answer's headers (header)
+// and body.
+func (f *flowState) captureFrom(s *compiledStep, header func(name string) ([]byte, bool), body []byte) bool {
 	for _, c := range s.captures {
 		var v []byte
 		if c.header != "" {
 			var ok bool
-			if v, ok = headerValue(head, c.header); !ok {
+			if v, ok = header(c.header); !ok {
 				return false
 			}
 		} else {

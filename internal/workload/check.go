@@ -162,8 +162,8 @@ func wireChecks(checks []Check, grpc bool, calls map[string]GRPCCall) []Check {
 func caseChecks(w *Workload, requests map[string]Request) []Check {
 	cs := make([]Check, 0, len(w.Cases))
 	for _, c := range w.Cases {
-		if c.IsMix() {
-			continue // its routes are cases of the workload, checked as such
+		if c.IsMix() || c.IsFlow() {
+			continue // a mix's routes are cases, checked as such; a flow runs as a whole (flowChecks)
 		}
 		req := Request{Method: c.Method, Path: c.Path, Header: c.Header, Body: c.Body}
 		if r, ok := requests[c.Name]; ok {
