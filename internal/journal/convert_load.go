@@ -112,6 +112,7 @@ func LoadResultOf(v load.Result) LoadResult {
 		ReadyUnixNano:            v.ReadyUnixNano,
 		Routes:                   ConvertSlice(v.Routes, LoadRouteOf),
 		MixSeed:                  v.MixSeed,
+		Flow:                     ConvertPtr(v.Flow, LoadFlowOf),
 	}
 }
 
@@ -163,6 +164,7 @@ func (v LoadResult) Load() load.Result {
 		ReadyUnixNano:            v.ReadyUnixNano,
 		Routes:                   ConvertSlice(v.Routes, LoadRoute.Load),
 		MixSeed:                  v.MixSeed,
+		Flow:                     ConvertPtr(v.Flow, LoadFlow.Load),
 	}
 }
 
@@ -237,4 +239,18 @@ func (v LoadH2Stats) Load() load.H2Stats {
 	return load.H2Stats{StreamsPerConnection: v.StreamsPerConnection, StreamWindowBytes: v.StreamWindowBytes,
 		ConnectionWindowBytes: v.ConnectionWindowBytes, PeerMaxStreams: v.PeerMaxStreams, PeerInitialWindowBytes: v.PeerInitialWindowBytes,
 		FlowStalled: v.FlowStalled, GoAways: v.GoAways, RSTStreamsReceived: v.RSTStreamsReceived, FirstProtocolError: v.FirstProtocolError}
+}
+
+// LoadFlowOf converts v to its journaled form.
+func LoadFlowOf(v load.FlowResult) LoadFlow {
+	return LoadFlow{Name: v.Name, Started: v.Started, Completed: v.Completed, Failed: v.Failed, Failures: v.Failures,
+		FlowsPerSecond: v.FlowsPerSecond, GeneratorCPUMicrosPerFlow: v.GeneratorCPUMicrosPerFlow,
+		LatencyMicros: LoadLatencyOf(v.LatencyMicros), LatencyHist: v.LatencyHist, Steps: ConvertSlice(v.Steps, LoadRouteOf)}
+}
+
+// Load converts v back to a load.FlowResult.
+func (v LoadFlow) Load() load.FlowResult {
+	return load.FlowResult{Name: v.Name, Started: v.Started, Completed: v.Completed, Failed: v.Failed, Failures: v.Failures,
+		FlowsPerSecond: v.FlowsPerSecond, GeneratorCPUMicrosPerFlow: v.GeneratorCPUMicrosPerFlow,
+		LatencyMicros: v.LatencyMicros.Load(), LatencyHist: v.LatencyHist, Steps: ConvertSlice(v.Steps, LoadRoute.Load)}
 }

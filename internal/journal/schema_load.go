@@ -163,6 +163,8 @@ type LoadResult struct {
 	// sequence started from.
 	Routes  []LoadRoute `json:"routes,omitempty"`
 	MixSeed uint64      `json:"mix_seed,omitempty"`
+	// Flow is a flow run's figures (load.FlowResult).
+	Flow *LoadFlow `json:"flow,omitempty"`
 }
 
 // LoadSecond is load.Second as the journal records it:
@@ -227,4 +229,24 @@ type LoadRoute struct {
 	ErrorLatencyMicros LoadLatency      `json:"error_latency_us"`
 	LatencyHist        string           `json:"latency_hist"`
 	ErrorLatencyHist   string           `json:"error_latency_hist"`
+}
+
+// LoadFlow is load.FlowResult as the journal records it: LoadFlowOf
+// converts one, LoadFlow.Load converts it back.
+//
+// load.FlowResult is a flow run's figures in the measured window: flows
+// started, completed and failed (by "step: class" of the first failing
+// step), flows per second, generator CPU per flow, the whole flows'
+// latency, and each step's requests.
+type LoadFlow struct {
+	Name                      string           `json:"name"`
+	Started                   int64            `json:"started"`
+	Completed                 int64            `json:"completed"`
+	Failed                    int64            `json:"failed"`
+	Failures                  map[string]int64 `json:"failures"`
+	FlowsPerSecond            float64          `json:"flows_per_s"`
+	GeneratorCPUMicrosPerFlow float64          `json:"generator_cpu_us_per_flow,omitempty"`
+	LatencyMicros             LoadLatency      `json:"latency_us"`
+	LatencyHist               string           `json:"latency_hist"`
+	Steps                     []LoadRoute      `json:"steps"`
 }

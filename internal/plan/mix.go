@@ -120,6 +120,9 @@ func (p *parser) resolveMixes(cases []workload.Case, nodes map[string]*yaml.Node
 			case r.IsMix():
 				p.addf(nodes[c.Name], "mix %s: route %s is a mix itself; name the cases it mixes instead", c.Name, part.Case)
 				continue
+			case r.IsFlow():
+				p.addf(nodes[c.Name], "mix %s: route %s is a flow; a mix's routes are single requests (a flow's users run on connections of their own)", c.Name, part.Case)
+				continue
 			case r.Path == "":
 				p.addf(nodes[c.Name], "mix %s: route %s has only a gRPC request; a mix sends HTTP requests (add path: to the case)", c.Name, part.Case)
 				continue

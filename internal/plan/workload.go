@@ -110,6 +110,19 @@ func (p *parser) cases(n *yaml.Node) ([]workload.Case, []templated) {
 	seen := map[string]int{}
 	mixes := map[string]*yaml.Node{}
 	for _, item := range items {
+		if isFlowItem(item) {
+			c, ok := p.flowCase(item)
+			if !ok {
+				continue
+			}
+			if line, dup := seen[c.Name]; dup {
+				p.addf(item, "case name %q is already used at line %d; give the flow its own name", c.Name, line)
+				continue
+			}
+			seen[c.Name] = item.Line
+			out, ts = append(out, c), append(ts, templated{what: "flow " + c.Name})
+			continue
+		}
 		if isMixItem(item) {
 			c, ok := p.mixCase(item)
 			if !ok {

@@ -102,6 +102,9 @@ func loadFlags(baseURL string, c workload.Case, poolFile string, lw loadWire, co
 				f.Headers = append(f.Headers, h.Name+": "+h.Value)
 			}
 		}
+	case poolFile != "" && c.IsFlow():
+		f.Method, f.Headers, f.Body, f.Expect = "", nil, "", ""
+		f.Flow, url = poolFile, baseURL
 	case poolFile != "":
 		f.Method, f.Headers, f.Body = "", nil, ""
 		f.Requests, url = poolFile, baseURL

@@ -83,3 +83,30 @@ func (p *requestPools) routeRequests(cur *server, c workload.Case) ([]load.Reque
 	}
 	return out, nil
 }
+
+// flowFile writes a flow case's flow as the generator reads it (--flow),
+// once: its steps hold only their own captures and draws, the same for
+// every stack.
+func (p *requestPools) flowFile(c workload.Case) (string, error) {
+	key := "flow/" + c.Name
+	if path, ok := p.files[key]; ok {
+		return path, nil
+	}
+	data, err := json.Marshal(c.Flow)
+	if err != nil {
+		return "", fmt.Errorf("encode flow %s: %w", c.Name, err)
+	}
+	dir, err := p.r.poolRoot.sub("flow")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, c.Name+".json")
+	if err := os.WriteFile(path, data, privateFileMode); err != nil {
+		return "", err
+	}
+	if p.files == nil {
+		p.files = map[string]string{}
+	}
+	p.files[key] = path
+	return path, nil
+}

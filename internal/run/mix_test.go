@@ -89,17 +89,51 @@ func runArgs(t *testing.T, args []string) *load.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file, err := os.Open(f.Requests)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	if cfg.Requests, err = load.ReadRequests(file); err != nil {
-		t.Fatal(err)
+	if f.Flow != "" {
+		if cfg.Flow, err = load.ReadFlow(f.Flow); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		file, err := os.Open(f.Requests)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer file.Close()
+		if cfg.Requests, err = load.ReadRequests(file); err != nil {
+			t.Fatal(err)
+		}
 	}
 	res, err := load.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// A flow case's window runs the flow from a file the run writes (the
+// generator's --flow), its users carrying their captures step to step.
+func TestFlowWindowRunsTheFlow(t *testing.T) {
+	flow := workload.Case{Name: "session", Flow: &load.Flow{Name: "session", Steps: []load.FlowStep{
+		{Name: "login", Method: "POST", Path: "/login", Expect: []int{200}, Capture: map[string]string{"token": "body.token"}},
+		{Name: "me", Path: "/me", Headers: map[string]string{"Authorization": "Bearer ${token}"}, Expect: []int{200}},
+	}}}
+	r := &runner{opt: Options{Plan: &plan.Plan{}, File: &plan.File{Workload: &workload.Workload{Cases: []workload.Case{flow}}}, PoolDir: t.TempDir()}}
+	r.pools = &requestPools{r: r}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		switch {
+		case req.URL.Path == "/login":
+			io.WriteString(rw, `{"token":"t-1"}`)
+		case req.Header.Get("Authorization") != "Bearer t-1":
+			rw.WriteHeader(401)
+		}
+	}))
+	defer srv.Close()
+	file, err := r.pools.of(&server{stack: plan.Stack{Name: "a"}}, flow)
+	if err != nil || file == "" {
+		t.Fatalf("flow file %q, %v", file, err)
+	}
+	res := runArgs(t, loadArgsAt(srv.URL, flow, file, loadWire{}, 2, 0, warmupSpan{}, 300*time.Millisecond, time.Minute))
+	if res.Flow == nil || res.Flow.Completed == 0 || res.Flow.Failed != 0 {
+		t.Errorf("flow %+v", res.Flow)
+	}
 }
