@@ -334,6 +334,7 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 		c.Latency = latencyOf(merged)
 	}
 	c.Routes = routeFigures(counted, maxLatency)
+	c.Flow = flowFigures(counted, maxLatency)
 	return c, warnings
 }
 

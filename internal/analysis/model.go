@@ -306,6 +306,9 @@ type Cell struct {
 	// Routes are a mix's routes inside the cell (RouteFigures); absent for
 	// a case of one route.
 	Routes []RouteFigures `json:"routes,omitempty"`
+	// Flow is a flow's figures inside the cell (FlowFigures); absent for
+	// a case that is not a flow.
+	Flow *FlowFigures `json:"flow,omitempty"`
 }
 
 // Flag is one validity flag on a cell (journal.FlagInvalid and the

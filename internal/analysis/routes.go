@@ -93,3 +93,62 @@ func sameRoutes(a []RouteFigures, b []journal.LoadRoute) bool {
 	}
 	return true
 }
+
+// FlowFigures is a flow's cell over its counted windows: flows, not
+// requests (the cell's throughput and latency are its steps' requests).
+type FlowFigures struct {
+	// FlowsPerSecond is the completed flows over the counted windows'
+	// summed length; Failed counts the failed ones, by "step: class".
+	FlowsPerSecond float64          `json:"flows_per_s"`
+	Completed      int64            `json:"completed"`
+	Failed         int64            `json:"failed"`
+	Failures       map[string]int64 `json:"failures,omitempty"`
+	// Latency is a completed flow's, from the merged histograms.
+	Latency Latency `json:"latency_us"`
+	// Steps are each step's requests, like a mix's routes.
+	Steps []RouteFigures `json:"steps"`
+}
+
+// flowFigures sums a flow's counted windows; nil when they are not a
+// flow's.
+func flowFigures(counted []*journal.Window, maxLatency time.Duration) *FlowFigures {
+	var ff *FlowFigures
+	h := hist.New(maxLatency)
+	var seconds float64
+	var stepWindows []*journal.Window
+	for _, w := range counted {
+		if w.Load == nil || w.Load.Flow == nil {
+			continue
+		}
+		if ff == nil {
+			ff = &FlowFigures{Failures: map[string]int64{}}
+		}
+		f := w.Load.Flow
+		seconds += w.Load.DurationSeconds
+		ff.Completed += f.Completed
+		ff.Failed += f.Failed
+		for k, n := range f.Failures {
+			ff.Failures[k] += n
+		}
+		if d, err := hist.Decode(f.LatencyHist); err == nil {
+			h.Merge(d)
+		}
+		// The steps, read as a mix's routes.
+		sw := *w
+		l := *w.Load
+		l.Routes = f.Steps
+		sw.Load = &l
+		stepWindows = append(stepWindows, &sw)
+	}
+	if ff == nil {
+		return nil
+	}
+	if seconds > 0 {
+		ff.FlowsPerSecond = float64(ff.Completed) / seconds
+	}
+	if h.Count() > 0 {
+		ff.Latency = latencyOf(h)
+	}
+	ff.Steps = routeFigures(stepWindows, maxLatency)
+	return ff
+}

@@ -61,3 +61,30 @@ func TestCellRoutesOverCountedWindows(t *testing.T) {
 		t.Errorf("a case of one route has routes %+v", single.Routes)
 	}
 }
+
+// A flow's cell counts flows over its counted windows: flows per second,
+// failures by step and class, the whole flow's latency, each step.
+func TestCellFlowOverCountedWindows(t *testing.T) {
+	h := hist.New(time.Minute)
+	for range 10 {
+		h.RecordMicros(20_000)
+	}
+	enc, _ := h.Encode()
+	flow := func(completed, failed int64) *journal.LoadFlow {
+		return &journal.LoadFlow{Completed: completed, Failed: failed, Failures: map[string]int64{"login: status_401": failed}, LatencyHist: enc,
+			Steps: []journal.LoadRoute{routeOf(t, "login", 0, 2*completed+failed, 2*completed, 1000), routeOf(t, "me", 0, 2*completed, 2*completed, 3000)}}
+	}
+	ws := []journal.Window{
+		{Load: &journal.LoadResult{DurationSeconds: 2, Flow: flow(100, 4)}},
+		{Load: &journal.LoadResult{DurationSeconds: 2, Flow: flow(300, 0)}},
+		{Flags: []journal.Flag{journal.FlagInvalid}, Load: &journal.LoadResult{DurationSeconds: 2, Flow: flow(9000, 9)}},
+	}
+	c, _ := newCell("a", CaseInfo{Name: "session"}, 10, ws, time.Minute, false)
+	f := c.Flow
+	if f == nil || f.FlowsPerSecond != 100 || f.Completed != 400 || f.Failed != 4 || f.Failures["login: status_401"] != 4 {
+		t.Fatalf("flow %+v; want 400 flows in 4 s, 4 failed at login", f)
+	}
+	if f.Latency.P50 < 19_000 || len(f.Steps) != 2 || f.Steps[1].Name != "me" || f.Steps[1].ThroughputRPS != 200 {
+		t.Errorf("latency %v, steps %+v", f.Latency, f.Steps)
+	}
+}

@@ -39,3 +39,26 @@ func TestMixRoutesRendered(t *testing.T) {
 		t.Errorf("the HTML view's routes: %+v", v.Cases)
 	}
 }
+
+// A flow's cells show flows per second, the flow's latency, the failed
+// flows by step and class, and each step.
+func TestFlowRendered(t *testing.T) {
+	m := &Model{Header: analysis.Header{Cases: []analysis.CaseInfo{{Name: "session"}}}, Cells: []analysis.Cell{{
+		Stack: "a", Case: "session", Concurrency: 8, State: analysis.CellValid,
+		Flow: &analysis.FlowFigures{FlowsPerSecond: 250, Completed: 1000, Failed: 3, Failures: map[string]int64{"login: status_401": 3},
+			Latency: analysis.Latency{P50: 4000, P99: 12000},
+			Steps:   []analysis.RouteFigures{{Name: "login", ThroughputRPS: 250, Latency: analysis.Latency{P50: 1000, P99: 3000}}}},
+	}}}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| stack | c | flows/s |", "| a | 8 | 250 |", "3 (login: status_401 3)", "login 250, "} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if v := newHTMLView(m); len(v.Cases[0].Flows) != 1 {
+		t.Errorf("the HTML view's flows: %+v", v.Cases[0].Flows)
+	}
+}
