@@ -78,8 +78,12 @@ func TestInitFromAccessLog(t *testing.T) {
 		data, _ := os.ReadFile(filepath.Join(dir, "stackbench.yaml"))
 		t.Fatalf("plan: %v\n%s", err, data)
 	}
-	if code, _, errOut := runMain(t, dir, nil, "plan"); code != 0 {
+	code, planOut, errOut := runMain(t, dir, nil, "plan")
+	if code != 0 {
 		t.Fatalf("stackbench plan exits %d: %s", code, errOut)
+	}
+	if !strings.Contains(planOut, "mix          access-log = users-id ") {
+		t.Errorf("plan does not show the mix:\n%s", planOut)
 	}
 	mix, ok := f.Workload.Case("access-log")
 	if !ok {

@@ -165,6 +165,13 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 		if c.IsMix() {
 			fmt.Fprintf(tw, "mix\t%s\n", mixText(c))
 		}
+		if c.IsFlow() {
+			steps := make([]string, len(c.Flow.Steps))
+			for i, st := range c.Flow.Steps {
+				steps[i] = st.Name
+			}
+			fmt.Fprintf(tw, "flow\t%s = %s: each connection one user running it again and again (closed loop)\n", c.Name, strings.Join(steps, " → "))
+		}
 	}
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
 	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", plan.WarmupText(pr), pr.Window, pr.Timeout)
