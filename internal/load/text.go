@@ -20,6 +20,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	switch {
 	case r.GRPCMethod != "":
 		method = "gRPC " + r.GRPCMethod
+	case len(r.Routes) > 0:
+		method = fmt.Sprintf("mix of %d routes (pool of %d requests)", len(r.Routes), r.PoolSize)
 	case r.Flow != nil:
 		method = fmt.Sprintf("flow %s of %d steps", r.Flow.Name, len(r.Flow.Steps))
 	case method == "":
