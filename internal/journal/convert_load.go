@@ -245,12 +245,12 @@ func (v LoadH2Stats) Load() load.H2Stats {
 func LoadFlowOf(v load.FlowResult) LoadFlow {
 	return LoadFlow{Name: v.Name, Started: v.Started, Completed: v.Completed, Failed: v.Failed, Failures: v.Failures,
 		FlowsPerSecond: v.FlowsPerSecond, GeneratorCPUMicrosPerFlow: v.GeneratorCPUMicrosPerFlow,
-		LatencyMicros: LoadLatencyOf(v.LatencyMicros), LatencyHist: v.LatencyHist, Steps: ConvertSlice(v.Steps, LoadRouteOf)}
+		LatencyMicros: LoadLatencyOf(v.LatencyMicros), LatencyHist: v.LatencyHist, Steps: ConvertSlice(v.Steps, LoadRouteOf), Unsent: v.Unsent}
 }
 
 // Load converts v back to a load.FlowResult.
 func (v LoadFlow) Load() load.FlowResult {
 	return load.FlowResult{Name: v.Name, Started: v.Started, Completed: v.Completed, Failed: v.Failed, Failures: v.Failures,
 		FlowsPerSecond: v.FlowsPerSecond, GeneratorCPUMicrosPerFlow: v.GeneratorCPUMicrosPerFlow,
-		LatencyMicros: v.LatencyMicros.Load(), LatencyHist: v.LatencyHist, Steps: ConvertSlice(v.Steps, LoadRoute.Load)}
+		LatencyMicros: v.LatencyMicros.Load(), LatencyHist: v.LatencyHist, Steps: ConvertSlice(v.Steps, LoadRoute.Load), Unsent: v.Unsent}
 }

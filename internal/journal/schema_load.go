@@ -249,4 +249,5 @@ type LoadFlow struct {
 	LatencyMicros             LoadLatency      `json:"latency_us"`
 	LatencyHist               string           `json:"latency_hist"`
 	Steps                     []LoadRoute      `json:"steps"`
+	Unsent                    int64            `json:"unsent,omitempty"`
 }

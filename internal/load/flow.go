@@ -13,8 +13,11 @@ import (
 
 // Flow is a sequence of requests one virtual user makes, again and again
 // (log in → list → read → write): each connection of the run is one user,
-// in a closed loop, sending a step when the previous one answered (and its
-// think time passed). A step's path, header values and body may hold
+// sending a step when the previous one answered (and its think time
+// passed). In a closed loop a user starts its flow again when it ends; in
+// an open loop (Config.Rate) flows start on a fixed schedule, Rate a
+// second, each on a free user, and a flow's latency counts from its
+// scheduled start. A step's path, header values and body may hold
 // ${name}, a value an earlier step of the same flow captured for this user,
 // and ${rand:A..B}, a whole number drawn per request from the user's own
 // generator (seeded by Config.Seed and the user's number). A flow

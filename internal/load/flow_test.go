@@ -129,7 +129,6 @@ func TestFlowConfigErrors(t *testing.T) {
 		{Config{Flow: &Flow{Name: "f"}}, "has 0 steps"},
 		{Config{Flow: &Flow{Name: "f", Steps: []FlowStep{{Name: "a", Path: "/a/${id}"}}}}, "${id} is not captured by an earlier step"},
 		{Config{Flow: &Flow{Name: "f", Steps: []FlowStep{{Name: "a", Path: "/a", Capture: map[string]string{"x": "json.x"}}}}}, "not body.<path> or header.<Name>"},
-		{Config{Rate: 10, Flow: shopFlow()}, "a flow runs closed"},
 		{Config{Protocol: ProtoH2C, Flow: shopFlow()}, "over HTTP/1.1"},
 	} {
 		c.cfg.URL = "http://127.0.0.1:1/"
@@ -137,5 +136,30 @@ func TestFlowConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one saying %q", err, c.want)
 		}
+	}
+}
+
+// In an open loop flows start on a schedule, each on a free user: their
+// number follows the rate, not the users, and a flow's latency counts from
+// its scheduled start; flows no user was free for are unsent.
+func TestFlowOpenModel(t *testing.T) {
+	var seen [5]atomic.Int64
+	url := shopServer(t, 200, &seen)
+	res := runLoad(t, url, Config{Connections: 8, Rate: 200, Duration: 500 * time.Millisecond, Flow: shopFlow()})
+	f := res.Flow
+	if f.Completed < 80 || f.Completed > 110 || f.Failed != 0 || f.Unsent != 0 || seen[4].Load() != 0 {
+		t.Errorf("at 200 flows/s for 0.5 s: %d completed, %d failed (%v), %d unsent, %d refused", f.Completed, f.Failed, f.Failures, f.Unsent, seen[4].Load())
+	}
+	// One user, a flow taking over 20 ms, 200 due a second: most are
+	// never started, and those started wait for the user, which their
+	// latency shows.
+	slow := httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(10 * time.Millisecond)
+		io.WriteString(w, `{"token":"x"}`)
+	})
+	two := &Flow{Name: "two", Steps: []FlowStep{{Name: "a", Path: "/a"}, {Name: "b", Path: "/b"}}}
+	res = runLoad(t, slow, Config{Connections: 1, Rate: 200, Duration: 500 * time.Millisecond, Flow: two})
+	if f := res.Flow; f.Unsent < 50 || f.Completed > 30 || f.LatencyMicros.P99 < 100_000 {
+		t.Errorf("one user behind a 200/s schedule: %d unsent, %d completed, flow p99 %d µs", f.Unsent, f.Completed, f.LatencyMicros.P99)
 	}
 }

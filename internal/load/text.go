@@ -146,6 +146,9 @@ func writeFlow(b *strings.Builder, f *FlowResult) {
 		return
 	}
 	fmt.Fprintf(b, "  flows         %.1f flows/s: %d started, %d completed, %d failed", f.FlowsPerSecond, f.Started, f.Completed, f.Failed)
+	if f.Unsent > 0 {
+		fmt.Fprintf(b, ", %d due and never started (no user free)", f.Unsent)
+	}
 	if f.GeneratorCPUMicrosPerFlow > 0 {
 		fmt.Fprintf(b, "; %.0f generator CPU-µs per flow", f.GeneratorCPUMicrosPerFlow)
 	}

@@ -295,10 +295,15 @@ func (w *worker) countUnfinished(now int64) {
 	if !r.open {
 		return
 	}
-	// The same count as the Result's Unsent (result).
+	// The same count as the Result's Unsent (result). In a flow run the
+	// schedule is of flows: an unsent one is a flow's.
+	unsent := w.hSucc
+	if w.hFlow != nil {
+		unsent = w.hFlow
+	}
 	due := r.dueBefore(w.index, r.warmEnd.Load()+int64(r.cfg.Duration))
 	for k := w.nextK; k < due; k++ {
-		w.hSucc.RecordMicros((now - r.intendedAt(w.index, k)) / 1000)
+		unsent.RecordMicros((now - r.intendedAt(w.index, k)) / 1000)
 	}
 }
 
@@ -690,7 +695,9 @@ func (w *worker) next(i int, now int64) {
 	if now >= r.measEnd.Load() || r.stop.Load() || now < c.retryAt || c.flow != nil && now < c.flow.thinkUntil {
 		return // scan restarts a held-back (or thinking) connection when its time comes
 	}
-	if !r.open {
+	if !r.open || c.flow != nil && c.flow.step > 0 {
+		// Closed loop, or a user in the middle of its flow: the next
+		// request goes now (an open loop schedules flows, not steps).
 		w.begin(i, now, now)
 		return
 	}
