@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/platform/local"
 	"github.com/stackbench/stackbench/internal/report"
 )
 
@@ -220,10 +221,16 @@ func runEnded(dir string) (finished, stopped bool) {
 	return false, true
 }
 
-// lockHeld reads the lock file's holder and says whether that process is
-// alive. A holder on another host cannot be checked and counts as alive.
+// lockHeld says whether a process holds the directory's lock: on Linux
+// read from /proc/locks (nothing is opened or locked); elsewhere from the
+// holder the lock file names, alive or not (a holder on another host
+// cannot be checked and counts as holding it).
 func lockHeld(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, lockFile))
+	path := filepath.Join(dir, lockFile)
+	if held, known := local.FlockHeld(path); known {
+		return held
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return false
 	}
@@ -238,5 +245,5 @@ func lockHeld(dir string) bool {
 	if host, _ := os.Hostname(); host != fields[3] {
 		return true
 	}
-	return processAlive(pid)
+	return local.Alive(pid)
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/platform/local"
+	"github.com/stackbench/stackbench/internal/run"
 )
 
 // fixtureJournal is a synthetic run's journal (plan, environments,
@@ -102,7 +104,7 @@ func TestFollowsAGrowingJournal(t *testing.T) {
 		}
 	}
 	appendFile(t, path, bytes.Join(lines[:firstWindow], nil))
-	holdLock(t, dir, os.Getpid())
+	release := holdLock(t, dir)
 	s := start(t, Options{Dir: dir})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -159,7 +161,7 @@ func TestFollowsAGrowingJournal(t *testing.T) {
 		return d == p
 	})
 	// The process that held the directory is gone and did not finish it.
-	holdLock(t, dir, deadPID)
+	release()
 	waitFor(t, evs, 20*time.Second, "stopped", func(e event) bool { return e.Name == "status" && strings.Contains(e.Data, `data-phase="stopped"`) })
 	// The run ends: results.json newer than the journal.
 	time.Sleep(20 * time.Millisecond)
@@ -186,17 +188,20 @@ func TestFollowsAGrowingJournal(t *testing.T) {
 	}
 }
 
-// deadPID is above any Linux pid_max: no process has it.
-const deadPID = 1 << 30
-
-// holdLock writes the directory's lock file as a run does, naming pid.
-func holdLock(t *testing.T, dir string, pid int) {
+// holdLock takes the directory's lock as a run does (a flock on .lock,
+// which names the holder) and returns its release.
+func holdLock(t *testing.T, dir string) (release func()) {
 	t.Helper()
-	host, _ := os.Hostname()
-	body := fmt.Sprintf("pid %d on %s since %s: stackbench run\n", pid, host, time.Now().UTC().Format(time.RFC3339))
-	if err := os.WriteFile(filepath.Join(dir, lockFile), []byte(body), 0o600); err != nil {
+	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
 		t.Fatal(err)
 	}
+	if err := local.TryLock(f); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	fmt.Fprintf(f, "pid %d on %s since %s: stackbench run\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+	return func() { f.Close() }
 }
 
 // dirState is every file of a directory: name, mode, time, size, hash.
@@ -311,6 +316,13 @@ func TestTokenRequired(t *testing.T) {
 	defer cancel()
 	evs := readEvents(t, ctx, base+"events?token="+s.token)
 	waitFor(t, evs, 5*time.Second, "a status", func(e event) bool { return e.Name == "status" && strings.Contains(e.Data, PhaseStarting) })
+}
+
+// TestLockFileIsTheRunsOwn: the lock the page reads is the one a run takes.
+func TestLockFileIsTheRunsOwn(t *testing.T) {
+	if lockFile != run.LockFile {
+		t.Errorf("live reads %q, run locks %q", lockFile, run.LockFile)
+	}
 }
 
 // TestListensOnLoopbackOnly: an address that is not loopback is refused

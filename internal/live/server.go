@@ -238,9 +238,6 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	var st seen
 	for {
 		n := s.hub.since(&st)
-		if n.closed {
-			return
-		}
 		if n.rowsAll != nil {
 			var b strings.Builder
 			for i := len(n.rowsAll) - 1; i >= 0; i-- {
@@ -261,6 +258,11 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 			writeEvent(w, "done", "", "the run ended")
 		}
 		fl.Flush()
+		if n.closed {
+			// Everything published before the close is sent: a run's
+			// last look and "done" reach the page before the server stops.
+			return
+		}
 		select {
 		case <-r.Context().Done():
 			return

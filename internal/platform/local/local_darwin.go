@@ -30,3 +30,6 @@ func BootID() string { return "" }
 
 // Umask is not read on macOS (it cannot be read without changing it).
 func Umask() (mask os.FileMode, ok bool) { return 0, false }
+
+// FlockHeld cannot tell on macOS (no /proc/locks): known is false.
+func FlockHeld(path string) (held, known bool) { return false, false }
