@@ -21,7 +21,7 @@ import (
 func TestTerminalStatusUnderTmux(t *testing.T) {
 	t.Parallel()
 	tmux := tool(t, "tmux")
-	file := comparison(t)
+	file := comparison(t, 3)
 	out := filepath.Join(t.TempDir(), "results")
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	tm := func(args ...string) (string, error) {
@@ -51,7 +51,7 @@ func TestTerminalStatusUnderTmux(t *testing.T) {
 		}
 		if bar.MatchString(pane) {
 			during = append(during, pane)
-			openSeen = openSeen || strings.Contains(pane, "open (1): flaky → flaky-b ok c=4")
+			openSeen = openSeen || strings.Contains(pane, "open (1): flaky → flaky-b ok c=1")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
