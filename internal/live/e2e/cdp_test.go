@@ -160,6 +160,15 @@ func (b *browser) read() {
 // call sends one command and waits for its reply.
 func (b *browser) call(method string, params any) json.RawMessage {
 	b.t.Helper()
+	r, err := b.try(method, params)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return r
+}
+
+// try is call that returns the error.
+func (b *browser) try(method string, params any) (json.RawMessage, error) {
 	b.mu.Lock()
 	b.next++
 	id := b.next
@@ -171,18 +180,31 @@ func (b *browser) call(method string, params any) json.RawMessage {
 		msg["params"] = params
 	}
 	if err := websocket.JSON.Send(b.ws, msg); err != nil {
-		b.t.Fatalf("%s: %v", method, err)
+		return nil, fmt.Errorf("%s: %v", method, err)
 	}
 	select {
 	case r := <-ch:
 		if r.Error != nil {
-			b.t.Fatalf("%s: %s", method, r.Error.Message)
+			return nil, fmt.Errorf("%s: %s", method, r.Error.Message)
 		}
-		return r.Result
+		return r.Result, nil
 	case <-time.After(30 * time.Second):
-		b.t.Fatalf("%s: no reply within 30 s", method)
+		return nil, fmt.Errorf("%s: no reply within 30 s", method)
 	}
-	return nil
+}
+
+// loaded says whether the page's document has loaded and holds the
+// element id; false while it navigates (its context may be gone).
+func (b *browser) loaded(id string) bool {
+	raw, err := b.try("Runtime.evaluate", map[string]any{"expression": `document.readyState==="complete"&&!!document.getElementById("` + id + `")`, "returnByValue": true})
+	if err != nil {
+		return false
+	}
+	var r struct {
+		Result struct{ Value bool } `json:"result"`
+	}
+	json.Unmarshal(raw, &r)
+	return r.Result.Value
 }
 
 // eval evaluates a JavaScript expression in the page and decodes its

@@ -177,6 +177,12 @@ func TestLivePageFollowsARun(t *testing.T) {
 	go fol.read(resp)
 
 	br.call("Page.navigate", map[string]any{"url": url})
+	for loaded, end := false, time.Now().Add(30*time.Second); !loaded; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the live page did not load within 30 s")
+		}
+		loaded = br.loaded("live")
+	}
 	var states []pageState
 	var shots [][]byte
 	var shotAt []int
