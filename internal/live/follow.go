@@ -31,9 +31,11 @@ type follower struct {
 	// at the last look; lookAt its time.
 	lookFinals, lookRounds int
 	lookAt                 time.Time
-	ended                  bool
+	ended, stopped         bool
 	published              bool
-	lastErr                string
+	// quietShown is the quiet time the status shows, to the minute.
+	quietShown time.Duration
+	lastErr    string
 	// final is closed once the last look after Finish is published.
 	final     chan struct{}
 	finalOnce sync.Once
@@ -79,8 +81,8 @@ func (f *follower) step(finished bool) {
 	if !f.opt.InProcess {
 		ended, stopped = runEnded(f.opt.Dir)
 	}
-	if added == 0 && ended == f.ended && f.published {
-		f.publishStatus(Progress{}, false, stopped, true)
+	if added == 0 && ended == f.ended && stopped == f.stopped && f.published {
+		f.publishStatus(Progress{}, ended, stopped, true)
 		return
 	}
 	res := f.tail.res
@@ -102,6 +104,7 @@ func (f *follower) step(finished bool) {
 		f.hub.setDone(ended)
 		f.ended = ended
 	}
+	f.stopped = stopped
 }
 
 // publishStatus renders and publishes the status. With quietOnly (no new
@@ -109,10 +112,14 @@ func (f *follower) step(finished bool) {
 // been quiet, which changes with the clock.
 func (f *follower) publishStatus(p Progress, ended, stopped, quietOnly bool) Progress {
 	if quietOnly {
-		p = progressOf(f.tail.res, ended, stopped)
-		if p.LastRecord.IsZero() || time.Since(p.LastRecord) < 2*time.Minute {
+		// Nothing new: the status changes only when the minutes it says
+		// the run has been quiet for do.
+		last := lastRecord(f.tail.res)
+		if last.IsZero() || time.Since(last) < 2*time.Minute || time.Since(last).Round(time.Minute) == f.quietShown {
 			return p
 		}
+		f.quietShown = time.Since(last).Round(time.Minute)
+		p = progressOf(f.tail.res, ended, stopped)
 	}
 	s, err := renderStatus(p, seriesOf(f.tail.res), stackColors(f.tail.res), f.tail.res.JournalProblems, time.Now())
 	if err != nil {
@@ -122,6 +129,17 @@ func (f *follower) publishStatus(p Progress, ended, stopped, quietOnly bool) Pro
 	f.hub.setStatus(s)
 	f.published = true
 	return p
+}
+
+// lastRecord is when the latest window try ended.
+func lastRecord(res *journal.Results) time.Time {
+	var last time.Time
+	for _, ws := range [][]journal.Window{res.Windows, res.Latency} {
+		if n := len(ws); n > 0 && ws[n-1].EndedAt.After(last) {
+			last = ws[n-1].EndedAt
+		}
+	}
+	return last
 }
 
 // publishRows publishes a row for every try journaled since the last step.

@@ -254,6 +254,7 @@ func TestWritesNothingToTheDirectory(t *testing.T) {
 	evs := readEvents(t, ctx, strings.Replace(s.URL(), "/?", "/events?", 1))
 	rep := waitFor(t, evs, 20*time.Second, "a report", func(e event) bool { return e.Name == "report" })
 	waitFor(t, evs, 20*time.Second, "done", func(e event) bool { return e.Name == "done" })
+	time.Sleep(10 * s.opt.Poll) // polls that find nothing new keep the finished status
 	resp, err := http.Get(s.URL())
 	if err != nil {
 		t.Fatal(err)
@@ -262,6 +263,9 @@ func TestWritesNothingToTheDirectory(t *testing.T) {
 	resp.Body.Close()
 	if !bytes.Contains(page, []byte(`<svg class="forest"`)) || !strings.Contains(rep.Data, `<svg class="forest"`) {
 		t.Errorf("a finished run's page does not show its report")
+	}
+	if !bytes.Contains(page, []byte(`data-phase="finished"`)) || bytes.Contains(page, []byte("no window for")) {
+		t.Errorf("a finished run's page, some polls later, does not say finished:\n%.600s", page[bytes.Index(page, []byte(`<div id="status">`)):])
 	}
 	s.Close()
 	if after := dirState(t, dir); after != before {
