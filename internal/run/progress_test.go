@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 )
@@ -135,5 +137,29 @@ func TestNonTerminalStderrKeepsTodaysLines(t *testing.T) {
 	}
 	if log.Len() != 0 {
 		t.Errorf("the log file was written without a terminal: %q", log.String())
+	}
+}
+
+// BenchmarkRoundEndCalls is what the terminal's status costs the harness
+// at each round's end: the journal read and analysed as the report does,
+// on internal/report's synthetic 168-window journal, and counted.
+func BenchmarkRoundEndCalls(b *testing.B) {
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	c0 := cpu()
+	defer func() { b.ReportMetric(float64(cpu()-c0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op") }()
+	for b.Loop() {
+		res, err := journal.ReadDir("../report/testdata/run")
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := analysis.FromResults(res, analysis.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		stepCalls(m)
 	}
 }
