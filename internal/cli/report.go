@@ -32,7 +32,7 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	fs.BoolVar(&cmp.AssumeSameHost, "assume-same-host", false, "comparing runs: judge them although their hosts differ (CPU model, count, memory, kernel) or, with no shared reference, although their windows are pooled, trusting that the machine did not change the figures")
 	lf := addLiveFlags(fs, "the results directory, following its journal as a run writes it (until Ctrl-C)")
 	args = joinLiveAddr(args)
-	betweenRun := fs.String("between-run", "", "comparing one run with one: the run-to-run spread of a run's figure (standard deviation), e.g. 2% (default 3%; measure it with repeated runs, A1 A2 … -- B1 B2 …)")
+	betweenRun := fs.String("between-run", "", "comparing one run with one: the run-to-run spread of a run's figure (standard deviation), e.g. 2% (default: the spread stackbench spread measured on this machine, else 3% assumed)")
 	// A1 A2 … -- B1 B2 …: the runs of each side, flags on either side.
 	var restB []string
 	sides := false
@@ -239,6 +239,14 @@ func compareReports(a, b []string, output string, gate gateSpec, opt report.Buil
 				return &ExitError{Code: ExitCannotJudge, Msg: "cannot judge: " + why}
 			}
 		}
+	}
+	if cmp.BetweenRun == 0 && len(ma) == 1 && len(mb) == 1 {
+		if sp, ok := measuredSpread(env, ma[0].Header.Host); ok {
+			cmp.BetweenRun, cmp.CostBetweenRun = sp.ThroughputSD, sp.CostSD
+			cmp.BetweenRunSource = fmt.Sprintf("measured on this machine from %d runs on %s (stackbench spread)", len(sp.Runs), sp.Measured.Format("2006-01-02"))
+		}
+	} else if cmp.BetweenRun > 0 {
+		cmp.BetweenRunSource = "as given (--between-run)"
 	}
 	c, err := report.CompareRuns(ma, mb, cmp)
 	if err != nil {
