@@ -33,10 +33,12 @@ func TestMain(m *testing.M) {
 // comparison writes the run's comparison file into a fresh directory and
 // returns its path: two identical stacks of the flaky server's ok case,
 // in rounds rounds (the step between them stays open for the first few;
-// its interval is finite from 6 pairs of windows). One connection: at
-// more, on a busy 2-core host the generator waits for a CPU and the
-// windows are flagged client_starved, which leaves the cells insufficient
-// and the step without an interval.
+// its interval is finite from 6 pairs of windows). Each answer takes
+// 20 ms (OK_DELAY), so two connections ask about 100 requests a second:
+// at the flaky server's full speed (25,000 a second) the generator, on a
+// busy 2-core host, waited for a CPU through most windows, which were
+// flagged client_starved, and cells with more than a quarter of such
+// windows are insufficient, leaving the step without an interval.
 func comparison(t *testing.T, rounds int) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -47,7 +49,7 @@ workload:
     - {name: ok, method: GET, path: /ok}
 profile: quick
 protocol:
-  concurrency: [1]
+  concurrency: [2]
   warmup: 100ms
   warmup_max: 100ms
   window: 500ms
@@ -58,9 +60,11 @@ stacks:
   - name: flaky
     dir: .
     start: ` + bins.Flaky + `
+    env: {OK_DELAY: 20ms}
   - name: flaky-b
     dir: .
     start: ` + bins.Flaky + `
+    env: {OK_DELAY: 20ms}
 `
 	path := filepath.Join(dir, "stackbench.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {

@@ -280,7 +280,7 @@ func TestLivePageFollowsARun(t *testing.T) {
 
 	// Not a terminal: today's lines, no status drawn, no run.log.
 	log := stderr.String()
-	if !strings.Contains(log, "[1/12] r1/flaky/ok/c1: ") || strings.Contains(log, "\x1b[") {
+	if !strings.Contains(log, "[1/12] r1/flaky/ok/c2: ") || strings.Contains(log, "\x1b[") {
 		t.Errorf("stderr (not a terminal) lacks today's window lines, or has escape sequences:\n%s", log)
 	}
 	if _, err := os.Stat(filepath.Join(out, run.LogFile)); err == nil {

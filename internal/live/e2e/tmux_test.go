@@ -51,7 +51,7 @@ func TestTerminalStatusUnderTmux(t *testing.T) {
 		}
 		if bar.MatchString(pane) {
 			during = append(during, pane)
-			openSeen = openSeen || strings.Contains(pane, "open (1): flaky → flaky-b ok c=1")
+			openSeen = openSeen || strings.Contains(pane, "open (1): flaky → flaky-b ok c=2")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
