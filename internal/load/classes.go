@@ -18,7 +18,11 @@ type errorClass uint8
 // common version, no agreement on h2; or a record after it that did: one
 // that failed to decrypt, an alert other than close_notify), rst_stream (the server reset the
 // request's HTTP/2 stream), goaway (the server's GOAWAY said it would not
-// answer the stream), grpc_no_status (a gRPC answer without a grpc-status).
+// answer the stream), grpc_no_status (a gRPC answer without a grpc-status),
+// h2_flood (the server left more control frames unread than the engine
+// queues: h2MaxQueuedControl) and h2_headers_too_large (a header block
+// past h2MaxHeaderListBytes or h2MaxHeaderBlockBytes); in these two the
+// engine closed the connection, and every request on it fails so.
 const (
 	classTimeout errorClass = iota
 	classReset
@@ -30,13 +34,15 @@ const (
 	classRSTStream
 	classGoAway
 	classGRPCNoStatus
+	classH2Flood
+	classH2HeadersTooLarge
 	numClasses
 )
 
 // alwaysReported is the number of classes a Result always lists.
 const alwaysReported = int(classUnfinished) + 1
 
-var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished", "tls", "rst_stream", "goaway", "grpc_no_status"}
+var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished", "tls", "rst_stream", "goaway", "grpc_no_status", "h2_flood", "h2_headers_too_large"}
 
 // classify maps a socket error to its class.
 func classify(err error) errorClass {
