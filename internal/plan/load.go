@@ -60,6 +60,10 @@ func Parse(data []byte, path string, getenv func(string) string) (*File, error) 
 		p.addf(nil, "the file is empty; run 'stackbench init' for a starter file")
 		return nil, &ConfigError{Problems: p.problems}
 	}
+	if line, ok := secondDocument(data); ok {
+		p.problems = append(p.problems, Problem{File: p.name, Line: line, Msg: "this line ends the YAML document, and what follows it would be ignored: a comparison file is one document; remove the line (or what follows it)"})
+		return nil, &ConfigError{Problems: p.problems}
+	}
 	p.file(deref(doc.Content[0]), f)
 	if len(p.problems) > 0 {
 		sortProblems(p.problems)
