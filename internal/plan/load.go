@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -159,7 +160,8 @@ func (p *parser) database(n *yaml.Node) string {
 	if s == Embedded || strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
 		return s
 	}
-	p.addf(n, "database %q is neither embedded nor a postgres:// URL; write database: embedded, or database: postgres://user:pass@host:5432/db", s)
+	// A keyword DSN ("host=… password=…") is shown with its password hidden.
+	p.addf(n, "database %q is neither embedded nor a postgres:// URL; write database: embedded, or database: postgres://user:pass@host:5432/db", pgfix.Redact(s))
 	return ""
 }
 
