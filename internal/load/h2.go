@@ -421,6 +421,15 @@ func (w *worker) onSockDialed(s *h2sock, now int64) {
 		}
 		now = nanotime()
 	}
+	s.startSession()
+	w.pump(s, now)
+	w.markDirty(s)
+}
+
+// startSession makes s an open connection whose server has said nothing
+// yet: a fresh framer and hpack table, HTTP/2's initial values, and the
+// preface, the engine's SETTINGS and its connection window queued.
+func (s *h2sock) startSession() {
 	s.state = sockOpen
 	s.ready = false
 	s.out.b = append(s.out.b[:0], h2Preface...)
@@ -442,8 +451,6 @@ func (w *worker) onSockDialed(s *h2sock, now int64) {
 		http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: h2MaxHeaderListBytes},
 	)
 	s.fr.WriteWindowUpdate(0, h2ConnWindowBytes-h2DefaultWindow)
-	w.pump(s, now)
-	w.markDirty(s)
 }
 
 // onField reads the fields of the header block being decoded.
