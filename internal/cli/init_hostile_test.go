@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -80,5 +81,26 @@ func TestInitFromHostileOpenAPI(t *testing.T) {
 	code, out, errOut := runMain(t, dir, nil, "plan")
 	if code != 0 || !strings.Contains(out, "app") || strings.Contains(out+errOut, "evil") {
 		t.Errorf("plan: exit %d, want the app's stack and no other:\n%s%s\nfile:\n%s", code, out, errOut, filled)
+	}
+}
+
+// An OpenAPI document's external $ref (another file, a URL) is not
+// followed: the importer reads the one document it is given.
+func TestOpenAPIExternalRefsAreNotFollowed(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "other.yaml"), []byte("p: {name: id, in: query, required: true, schema: {type: string, example: leaked}}\n"), 0o644)
+	doc := `openapi: 3.0.3
+info: {title: refs, version: "1"}
+paths:
+  /a:
+    get:
+      parameters:
+        - $ref: "other.yaml#/p"
+      responses: {"200": {description: ok}}
+`
+	os.WriteFile(filepath.Join(dir, "api.yaml"), []byte(doc), 0o644)
+	cases, err := openAPICases(context.Background(), filepath.Join(dir, "api.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "other.yaml") {
+		t.Errorf("cases %+v, error %v; want the external $ref refused, named", cases, err)
 	}
 }
