@@ -24,10 +24,31 @@ var DefaultExclude = []string{".git", "node_modules", ".venv", "__pycache__"}
 // PrivateExclude are the names every directory sync leaves out, whatever
 // SyncOptions.Exclude says: what stackbench writes (.stackbench: the
 // development cluster, its cluster.json holding the password) and the
-// secrets a project keeps beside its code (.env files). A results
+// secrets a project keeps beside its code (.env files, direnv's .envrc,
+// npm's .npmrc with its registry tokens, SSH keys by their usual names;
+// not every id_*, which would take id_generator.go too). A results
 // directory at the top (results/, stackbench's output) is left out too,
-// and so is what the directory's IgnoreFile names.
-var PrivateExclude = []string{".stackbench", ".stackbench-ci", ".env", ".env.*"}
+// and so is any directory that is one (isResultsDir), and what the
+// directory's IgnoreFile names.
+var PrivateExclude = []string{".stackbench", ".stackbench-ci", ".env", ".env.*", ".envrc", ".npmrc",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*"}
+
+// resultsDirFiles are the files of every results directory: the journal
+// and the lock a run takes (journal.FileName and run.LockFile; the test
+// checks they agree).
+var resultsDirFiles = []string{"journal.jsonl", ".lock"}
+
+// isResultsDir reports whether dir is a stackbench results directory,
+// wherever it lies: it holds resultsDirFiles, and with them TLS keys and
+// what the run saw.
+func isResultsDir(dir string) bool {
+	for _, name := range resultsDirFiles {
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err != nil || !fi.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
 
 // IgnoreFile, at the top of a synced directory, names more of it to leave
 // out: one pattern a line (filepath.Match), blank lines and lines starting
@@ -181,6 +202,9 @@ func (s *syncSender) walk(exclude []string) error {
 				return filepath.SkipDir
 			}
 			return nil
+		}
+		if d.IsDir() && isResultsDir(p) {
+			return filepath.SkipDir
 		}
 		rel, err := filepath.Rel(s.local, p)
 		if err != nil {

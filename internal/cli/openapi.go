@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -47,37 +49,37 @@ func openAPICases(ctx context.Context, path string) ([]plan.StarterCase, error) 
 		params := append(openapi3.Parameters{}, item.Parameters...)
 		params = append(params, op.Parameters...)
 		var todo []string
-		filled := p
-		var query url.Values
+		filled := escapeControls(p)
+		query := map[string]string{} // a name's value, escaped; the operation's over the path's
 		for _, ref := range params {
 			prm := ref.Value
 			if prm == nil {
 				continue
 			}
+			// The document's values are percent-encoded for where they go,
+			// a placeholder is left as it is for the plan to report.
 			v, ok := example(prm)
+			pathValue, queryValue := url.PathEscape(v), url.QueryEscape(v)
 			if !ok {
 				if prm.In == openapi3.ParameterInPath || prm.Required {
 					todo = append(todo, prm.Name)
 					v = "${TODO_" + placeholderName(prm.Name) + "}"
+					pathValue, queryValue = v, v
 				} else {
 					continue
 				}
 			}
 			switch prm.In {
 			case openapi3.ParameterInPath:
-				filled = strings.ReplaceAll(filled, "{"+prm.Name+"}", v)
+				filled = strings.ReplaceAll(filled, "{"+prm.Name+"}", pathValue)
 			case openapi3.ParameterInQuery:
 				if prm.Required || ok {
-					if query == nil {
-						query = url.Values{}
-					}
-					query.Set(prm.Name, v)
+					query[url.QueryEscape(prm.Name)] = queryValue
 				}
 			}
 		}
-		if len(query) > 0 {
-			q, _ := url.QueryUnescape(query.Encode())
-			filled += "?" + q
+		for i, name := range slices.Sorted(maps.Keys(query)) {
+			filled += string("?&"[min(i, 1)]) + name + "=" + query[name]
 		}
 		c.Path = filled
 		if len(todo) > 0 {
@@ -116,6 +118,20 @@ func example(p *openapi3.Parameter) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// escapeControls percent-encodes the control characters of a path from
+// the document, which no request line may hold.
+func escapeControls(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if unicode.IsControl(r) {
+			b.WriteString(url.PathEscape(string(r)))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 var nonName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

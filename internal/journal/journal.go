@@ -200,18 +200,31 @@ func ReadFile(path string) ([]Line, []Problem, error) {
 	return Read(f)
 }
 
+// maxLineBytes bounds a journal line: a journal is data from a results
+// directory, and a line without end must not take the reader's memory
+// with it. The longest records (a plan, a window with its histograms)
+// are tens of kilobytes.
+const maxLineBytes = 64 << 20
+
 // Read is ReadFile on a reader.
 func Read(r io.Reader) ([]Line, []Problem, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var lines []Line
 	var problems []Problem
 	for n := 1; ; n++ {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) == 0 && errors.Is(err, io.EOF) {
+		raw, long, err := readLine(br)
+		if len(raw) == 0 && !long && errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return lines, problems, fmt.Errorf("read journal: %w", err)
+		}
+		if long {
+			problems = append(problems, Problem{Line: n, Msg: fmt.Sprintf("longer than %d MiB, skipped", maxLineBytes>>20)})
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			continue
 		}
 		torn := !bytes.HasSuffix(raw, []byte{'\n'})
 		raw = bytes.TrimSpace(raw)
@@ -236,4 +249,22 @@ func Read(r io.Reader) ([]Line, []Problem, error) {
 		}
 	}
 	return lines, problems, nil
+}
+
+// readLine reads a line, its newline included, as ReadBytes does; a line
+// past maxLineBytes is read to its end and dropped (long true).
+func readLine(br *bufio.Reader) (raw []byte, long bool, err error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !long {
+			if len(raw)+len(frag) > maxLineBytes {
+				raw, long = nil, true
+			} else {
+				raw = append(raw, frag...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return raw, long, err
+		}
+	}
 }

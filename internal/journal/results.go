@@ -58,6 +58,12 @@ func ReadDir(dir string) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	return gather(dir, lines, problems)
+}
+
+// gather decodes the records of the journal of dir (named in its error)
+// into Results.
+func gather(dir string, lines []Line, problems []Problem) (*Results, error) {
 	res := NewResults()
 	for _, p := range problems {
 		res.JournalProblems = append(res.JournalProblems, p.String())

@@ -20,7 +20,11 @@ type errorClass uint8
 // request's HTTP/2 stream), goaway (the server's GOAWAY said it would not
 // answer the stream), grpc_no_status (a gRPC answer without a grpc-status),
 // capture (a flow's step answered as expected, but a value it captures was
-// not in the answer).
+// not in the answer), h2_flood (the server left more control frames unread
+// than the engine queues: h2MaxQueuedControl) and h2_headers_too_large (a
+// header block past h2MaxHeaderListBytes or h2MaxHeaderBlockBytes); in
+// these two the engine closed the connection, and every request on it
+// fails so.
 const (
 	classTimeout errorClass = iota
 	classReset
@@ -33,13 +37,15 @@ const (
 	classGoAway
 	classGRPCNoStatus
 	classCapture
+	classH2Flood
+	classH2HeadersTooLarge
 	numClasses
 )
 
 // alwaysReported is the number of classes a Result always lists.
 const alwaysReported = int(classUnfinished) + 1
 
-var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished", "tls", "rst_stream", "goaway", "grpc_no_status", "capture"}
+var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished", "tls", "rst_stream", "goaway", "grpc_no_status", "capture", "h2_flood", "h2_headers_too_large"}
 
 // classify maps a socket error to its class.
 func classify(err error) errorClass {

@@ -93,6 +93,13 @@ type h2sock struct {
 	hdrOpen   uint32
 	hdrStatus int
 	hdrGRPC   int
+	// hdrBlockBytes counts the open block's frames as sent, hdrListBytes
+	// its fields as decoded (h2_limits.go bounds both).
+	hdrBlockBytes int
+	hdrListBytes  int
+	// ctrlQueued counts the control frames queued since the out buffer
+	// last went out whole (h2MaxQueuedControl bounds it).
+	ctrlQueued int
 
 	// slots maps a stream to its lane: slot (id>>1)&slotMask holds lane+1.
 	slots      []int32
@@ -341,6 +348,9 @@ func (w *worker) flushSock(s *h2sock, now int64) {
 		w.failSock(s, classify(errno), now)
 		return
 	}
+	if !pending {
+		s.ctrlQueued = 0 // the server read all it was owed
+	}
 	w.setSockOut(s, pending)
 }
 
@@ -411,6 +421,15 @@ func (w *worker) onSockDialed(s *h2sock, now int64) {
 		}
 		now = nanotime()
 	}
+	s.startSession()
+	w.pump(s, now)
+	w.markDirty(s)
+}
+
+// startSession makes s an open connection whose server has said nothing
+// yet: a fresh framer and hpack table, HTTP/2's initial values, and the
+// preface, the engine's SETTINGS and its connection window queued.
+func (s *h2sock) startSession() {
 	s.state = sockOpen
 	s.ready = false
 	s.out.b = append(s.out.b[:0], h2Preface...)
@@ -418,6 +437,8 @@ func (w *worker) onSockDialed(s *h2sock, now int64) {
 	s.fr = http2.NewFramer(&s.out, &s.src)
 	s.fr.SetReuseFrames()
 	s.dec = hpack.NewDecoder(4096, s.onField) // a new connection's table starts empty
+	s.dec.SetMaxStringLength(h2MaxHeaderListBytes)
+	s.ctrlQueued = 0
 	s.inStart, s.inEnd = 0, 0
 	s.hdrOpen = 0
 	s.nextStream, s.active = 1, 0
@@ -427,14 +448,14 @@ func (w *worker) onSockDialed(s *h2sock, now int64) {
 	s.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: h2StreamWindowBytes},
+		http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: h2MaxHeaderListBytes},
 	)
 	s.fr.WriteWindowUpdate(0, h2ConnWindowBytes-h2DefaultWindow)
-	w.pump(s, now)
-	w.markDirty(s)
 }
 
 // onField reads the fields of the header block being decoded.
 func (s *h2sock) onField(f hpack.HeaderField) {
+	s.hdrListBytes += int(f.Size())
 	switch f.Name {
 	case ":status":
 		s.hdrStatus = atoi3(f.Value)
@@ -672,6 +693,9 @@ func (w *worker) onFrame(s *h2sock, f http2.Frame, now int64) {
 			return nil
 		})
 		s.fr.WriteSettingsAck()
+		if !w.queuedControl(s, now) {
+			return
+		}
 		s.ready = true
 		w.unblock(s)
 		w.pump(s, now)
@@ -679,7 +703,9 @@ func (w *worker) onFrame(s *h2sock, f http2.Frame, now int64) {
 	case *http2.PingFrame:
 		if !f.IsAck() {
 			s.fr.WritePing(true, f.Data)
-			w.markDirty(s)
+			if w.queuedControl(s, now) {
+				w.markDirty(s)
+			}
 		}
 	case *http2.RSTStreamFrame:
 		w.h2.rstReceived++
@@ -709,6 +735,9 @@ func (w *worker) onData(s *h2sock, id uint32, flags http2.Flags, p []byte, now i
 	if s.recvUnacked >= h2ConnWindowBytes/2 {
 		s.fr.WriteWindowUpdate(0, uint32(s.recvUnacked))
 		s.recvUnacked = 0
+		if !w.queuedControl(s, now) {
+			return
+		}
 		w.markDirty(s)
 	}
 	l := w.laneOf(s, id)
@@ -724,7 +753,9 @@ func (w *worker) onData(s *h2sock, id uint32, flags http2.Flags, p []byte, now i
 	if c.h2.recvUnacked >= h2StreamWindowBytes/2 {
 		s.fr.WriteWindowUpdate(id, uint32(c.h2.recvUnacked))
 		c.h2.recvUnacked = 0
-		w.markDirty(s)
+		if w.queuedControl(s, now) {
+			w.markDirty(s)
+		}
 	}
 }
 
@@ -748,6 +779,7 @@ func (w *worker) onHeaders(s *h2sock, id uint32, flags http2.Flags, p []byte, no
 	s.hdrLane = w.laneOf(s, id)
 	s.hdrEnd = flags&http2.FlagHeadersEndStream != 0
 	s.hdrStatus, s.hdrGRPC = 0, -1
+	s.hdrBlockBytes, s.hdrListBytes = 0, 0
 	s.hdrOpen = id
 	w.onHeaderBlock(s, flags, p, now)
 }
@@ -755,8 +787,7 @@ func (w *worker) onHeaders(s *h2sock, id uint32, flags http2.Flags, p []byte, no
 // onHeaderBlock decodes a fragment of the open header block (from HEADERS
 // or CONTINUATION) and acts on the block when flags end it.
 func (w *worker) onHeaderBlock(s *h2sock, flags http2.Flags, frag []byte, now int64) {
-	if _, err := s.dec.Write(frag); err != nil {
-		w.protocolError(s, "hpack: "+err.Error(), now)
+	if !w.headerFragment(s, frag, now) {
 		return
 	}
 	if flags&http2.FlagHeadersEndHeaders == 0 {
@@ -854,6 +885,9 @@ func (w *worker) h2timeout(i int, now int64) {
 	}
 	if s.state == sockOpen {
 		s.fr.WriteRSTStream(c.h2.stream, http2.ErrCodeCancel)
+		if !w.queuedControl(s, now) {
+			return // the connection closed, and lane i's request failed with it
+		}
 		w.markDirty(s)
 	}
 	w.endStream(s, i, now, false, classTimeout, 0)
@@ -936,6 +970,7 @@ func (w *worker) closeSock(s *h2sock) {
 	s.draining = false
 	s.gen++
 	s.out.b = s.out.b[:0]
+	s.ctrlQueued = 0
 	s.active = 0
 	clear(s.slots)
 	s.blocked = s.blocked[:0]

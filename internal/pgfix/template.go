@@ -213,15 +213,25 @@ func databaseURL(adminURL, name string) (string, error) {
 	return u.String(), nil
 }
 
-// Redact hides the password of a database URL, or of a key=value DSN
-// ("host=… password=…"), for messages and output.
+// Redact hides the password of a database URL (in its user info, or in a
+// password or sslpassword query parameter, which pgx reads too), or of a
+// key=value DSN ("host=… password=…"), for messages and output.
 func Redact(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" {
 		return dsnPassword.ReplaceAllString(s, "${1}xxxxx")
 	}
-	if u.User == nil {
-		return s
+	if q := u.Query(); u.RawQuery != "" {
+		hidden := false
+		for k := range q {
+			if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
+				q[k] = []string{"xxxxx"}
+				hidden = true
+			}
+		}
+		if hidden {
+			u.RawQuery = q.Encode()
+		}
 	}
 	return u.Redacted()
 }

@@ -1,8 +1,12 @@
 package plan
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // StarterApp is what `stackbench init` found in the app's repository, for
@@ -40,7 +44,7 @@ func AppStarter(app StarterApp) string {
 	}
 	health := "health: /                 # polled until it answers 200; e.g. /health (a guess: none found)"
 	if app.Health != "" {
-		health = fmt.Sprintf("health: %s   # polled until it answers 200; %s", yamlScalar(app.Health), app.HealthNote)
+		health = fmt.Sprintf("health: %s   # polled until it answers 200; %s", yamlScalar(app.Health), yamlComment(app.HealthNote))
 	}
 	database := `database: none            # the app brings its own storage; or give it yours:
   # database:
@@ -51,7 +55,7 @@ func AppStarter(app StarterApp) string {
 			quoted[i] = yamlScalar(g)
 		}
 		database = fmt.Sprintf(`database:                 # the run's PostgreSQL, with your schema (%s)
-    schema: [%s]   # SQL files, in order, into a template database`, app.SchemaNote, strings.Join(quoted, ", "))
+    schema: [%s]   # SQL files, in order, into a template database`, yamlComment(app.SchemaNote), strings.Join(quoted, ", "))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `# stackbench.yaml: your own app, measured as you change it.
@@ -80,7 +84,7 @@ workload:
   #     body: '{"name":"item ${i}"}'
   #     capture: {ids: body.item.id}
   cases:                    # ${ids} cycles over a list, ${rand:1..100} draws, ${env:NAME}, ${line:FILE}
-`, app.Name, health, database)
+`, yamlScalar(app.Name), health, database)
 	if app.CasesYAML != "" {
 		cases = nil
 		for _, line := range strings.SplitAfter(app.CasesYAML, "\n") {
@@ -91,9 +95,9 @@ workload:
 	}
 	for _, c := range cases {
 		if c.Comment != "" {
-			fmt.Fprintf(&b, "    # %s\n", c.Comment)
+			fmt.Fprintf(&b, "    # %s\n", yamlComment(c.Comment))
 		}
-		fmt.Fprintf(&b, "    - name: %s\n      path: %s\n      compare: json       # exact | json | status | none\n", c.Name, yamlScalar(c.Path))
+		fmt.Fprintf(&b, "    - name: %s\n      path: %s\n      compare: json       # exact | json | status | none\n", yamlScalar(c.Name), yamlScalar(c.Path))
 		if c.Ignore {
 			b.WriteString("      # ignore: [createdAt, \"items.#.updatedAt\"]   # paths left out of the comparison\n")
 		}
@@ -145,7 +149,7 @@ func AppStacks(sb StarterBuild) string {
     dir: .
     build: %s     # %s
     start: %s                 # %s
-`, yamlScalar(sb.Build), sb.BuildNote, yamlScalar(sb.Start), sb.StartNote)
+`, yamlScalar(sb.Build), yamlComment(sb.BuildNote), yamlScalar(sb.Start), yamlComment(sb.StartNote))
 }
 
 // CompareStacks is a starter's stacks section for two revisions of the
@@ -164,14 +168,38 @@ func CompareStacks(from, to string, sb StarterBuild) string {
     git: %s
     build: %s
     start: %s
-`, sanitize(from), yamlScalar(from), yamlScalar(sb.Build), sb.BuildNote, yamlScalar(sb.Start), sb.StartNote,
+`, sanitize(from), yamlScalar(from), yamlScalar(sb.Build), yamlComment(sb.BuildNote), yamlScalar(sb.Start), yamlComment(sb.StartNote),
 		sanitize(to), yamlScalar(to), yamlScalar(sb.Build), yamlScalar(sb.Start))
 }
 
-// yamlScalar quotes s when YAML would read it as something else.
+// yamlScalar is s as a YAML scalar on one line: plain when YAML reads it
+// back as this very string, else double-quoted by the YAML encoder, which
+// escapes line breaks and control characters. Paths and values come from
+// documents init reads (an OpenAPI document, the repository): written
+// raw, a line break and a "..." could end the file's document and put
+// other stacks in its place.
 func yamlScalar(s string) string {
-	if strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`") || strings.TrimSpace(s) != s {
-		return fmt.Sprintf("%q", s)
+	if !strings.ContainsAny(s, ":#{}[],&*!|>'\"%@`") && strings.TrimSpace(s) == s {
+		if out, err := yaml.Marshal(s); err == nil && string(out) == s+"\n" {
+			return s
+		}
 	}
-	return s
+	out, err := yaml.Marshal(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: s})
+	if err != nil || strings.Count(string(out), "\n") != 1 {
+		// Not expected of a string; JSON's quoting is YAML too.
+		b, _ := json.Marshal(yamlComment(s))
+		return string(b)
+	}
+	return strings.TrimSuffix(string(out), "\n")
+}
+
+// yamlComment is s fit for a comment: one line, its control characters
+// and line separators each turned into a space.
+func yamlComment(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+			return ' '
+		}
+		return r
+	}, s)
 }

@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
@@ -58,6 +59,10 @@ func Parse(data []byte, path string, getenv func(string) string) (*File, error) 
 	}
 	if len(doc.Content) == 0 {
 		p.addf(nil, "the file is empty; run 'stackbench init' for a starter file")
+		return nil, &ConfigError{Problems: p.problems}
+	}
+	if line, ok := secondDocument(data); ok {
+		p.problems = append(p.problems, Problem{File: p.name, Line: line, Msg: "this line ends the YAML document, and what follows it would be ignored: a comparison file is one document; remove the line (or what follows it)"})
 		return nil, &ConfigError{Problems: p.problems}
 	}
 	p.file(deref(doc.Content[0]), f)
@@ -155,7 +160,8 @@ func (p *parser) database(n *yaml.Node) string {
 	if s == Embedded || strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
 		return s
 	}
-	p.addf(n, "database %q is neither embedded nor a postgres:// URL; write database: embedded, or database: postgres://user:pass@host:5432/db", s)
+	// A keyword DSN ("host=… password=…") is shown with its password hidden.
+	p.addf(n, "database %q is neither embedded nor a postgres:// URL; write database: embedded, or database: postgres://user:pass@host:5432/db", pgfix.Redact(s))
 	return ""
 }
 

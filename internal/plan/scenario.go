@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"go.yaml.in/yaml/v3"
 
@@ -366,9 +367,10 @@ const maxLineFileBytes = 64 << 20
 
 // readLines reads the non-empty lines of a regular file, streaming it and
 // stopping at maxLineFileBytes (a FIFO such as /dev/stdin would block
-// plan, /dev/zero exhaust its memory).
+// plan, /dev/zero exhaust its memory). It opens without blocking, since
+// the open of a FIFO waits for a writer, and only then checks the kind.
 func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,11 @@ func pollHealth(ctx context.Context, s Spec, done <-chan struct{}, spawned time.
 		if status == http.StatusOK {
 			return at, nil
 		}
+		if errors.Is(err, netutil.ErrRedirectRefused) {
+			// Not retried: whatever answers at the redirect's end is not
+			// the stack, and the stack will not stop redirecting.
+			return time.Time{}, fmt.Errorf("the health check failed: %w", err)
+		}
 		if err != nil {
 			lastProblem = "last attempt: " + err.Error()
 		} else {
@@ -70,7 +75,7 @@ func pollHealth(ctx context.Context, s Spec, done <-chan struct{}, spawned time.
 
 // healthClient opens a fresh connection per attempt (no idle connection to
 // the stack is left behind to weigh on its first measured window) and
-// follows redirects on this machine only. It speaks the stack's
+// follows no redirect (healthOnce fails on one). It speaks the stack's
 // protocol: HTTP/1.1, or HTTP/2 for h2c, h2 and grpc; over TLS when the
 // spec gives a CA.
 func healthClient(s Spec) (*http.Client, error) {
@@ -98,7 +103,7 @@ func healthClient(s Spec) (*http.Client, error) {
 	default:
 		return nil, fmt.Errorf("health protocol %q is not one of http1, h2c, h2, grpc", s.HealthProtocol)
 	}
-	return &http.Client{Transport: t, CheckRedirect: netutil.LoopbackRedirects}, nil
+	return &http.Client{Transport: t, CheckRedirect: netutil.NoRedirects}, nil
 }
 
 // grpcEmptyMessage is a gRPC request frame holding an empty message:
@@ -108,7 +113,9 @@ var grpcEmptyMessage = []byte{0, 0, 0, 0, 0}
 // healthOnce sends one GET (a gRPC call when grpc is true) and returns
 // its status and when the response head arrived. A gRPC call answers 200
 // only with grpc-status 0; another grpc-status is returned as 500 and
-// its message in the error.
+// its message in the error. A redirect is an error that wraps
+// netutil.ErrRedirectRefused: the stack's own answer must be its 200,
+// not another listener's (on this machine or not) at the redirect's end.
 func healthOnce(ctx context.Context, client *http.Client, url string, grpc bool) (int, time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, healthAttemptTimeout)
 	defer cancel()
@@ -131,6 +138,10 @@ func healthOnce(ctx context.Context, client *http.Client, url string, grpc bool)
 	at := time.Now()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
+		return resp.StatusCode, at, fmt.Errorf("%w: %s answered %d, a redirect to %s; stackbench follows no redirect in the health poll, so point health: at the path where the stack itself answers 200",
+			netutil.ErrRedirectRefused, req.URL.Path, resp.StatusCode, redactedLocation(resp))
+	}
 	if grpc && resp.StatusCode == http.StatusOK {
 		code := resp.Trailer.Get("Grpc-Status")
 		if code == "" {
@@ -141,4 +152,13 @@ func healthOnce(ctx context.Context, client *http.Client, url string, grpc bool)
 		}
 	}
 	return resp.StatusCode, at, nil
+}
+
+// redactedLocation is a redirect's target, its password hidden.
+func redactedLocation(resp *http.Response) string {
+	u, err := resp.Location()
+	if err != nil {
+		return strconv.Quote(resp.Header.Get("Location"))
+	}
+	return u.Redacted()
 }

@@ -2,8 +2,6 @@ package report
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/google/pprof/profile"
@@ -262,7 +260,7 @@ func profiledCell(dir string, p journal.Profiling, m *Model) (ProfiledCell, map[
 		prof, seen := loaded[f.Path]
 		if !seen {
 			var err error
-			prof, err = readProfile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+			prof, err = readProfile(dir, f.Path)
 			if err != nil {
 				pc.Problems = append(pc.Problems, err.Error())
 			}
@@ -308,19 +306,6 @@ func profileFile(fs []journal.ProfileFile, kind string) (journal.ProfileFile, bo
 		}
 	}
 	return journal.ProfileFile{}, false
-}
-
-func readProfile(path string) (*profile.Profile, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read the profile: %w", err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s is not a pprof profile: %w", path, err)
-	}
-	return p, nil
 }
 
 // pairStatements pairs two sides' statements by query text, by the

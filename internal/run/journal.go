@@ -79,7 +79,7 @@ func (r *runner) openJournal() error {
 		ToolVersion: r.opt.ToolVersion,
 		SkipParity:  r.opt.SkipParity,
 		Args:        r.opt.Args,
-		Plan:        journal.PlanSpecOf(*r.opt.Plan),
+		Plan:        redactStackEnv(journal.PlanSpecOf(*r.opt.Plan)),
 		Database:    databaseKind(r.opt.Plan.Database),
 		RunDatabase: r.runDatabase,
 	})

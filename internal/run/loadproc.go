@@ -43,8 +43,7 @@ type loadWire struct {
 	caFile, proto string
 	// messages is a pool file of a gRPC case's messages, one JSON
 	// message a line ("" sends the case's one message), metadata the
-	// file of their metadata, one JSON object a line ("" sends the
-	// case's metadata as written, as -H).
+	// file of their metadata, one JSON object a line ("": none).
 	messages, metadata string
 }
 
@@ -94,14 +93,9 @@ func loadFlags(baseURL string, c workload.Case, poolFile string, lw loadWire, co
 		} else {
 			f.Message = c.GRPC.Message
 		}
-		if lw.metadata != "" {
-			f.Metadata = lw.metadata
-		} else if !c.GRPCTemplated {
-			// Metadata every call carries alike: as -H.
-			for _, h := range c.GRPC.Metadata {
-				f.Headers = append(f.Headers, h.Name+": "+h.Value)
-			}
-		}
+		// Metadata goes in a file (requestPools.grpcFiles), never on
+		// the command line, where ps shows it to every user of the host.
+		f.Metadata = lw.metadata
 	case poolFile != "" && c.IsFlow():
 		f.Method, f.Headers, f.Body, f.Expect = "", nil, "", ""
 		f.Flow, url = poolFile, baseURL
@@ -129,9 +123,9 @@ func (r *runner) loadWireOf(cur *server, c workload.Case) (loadWire, error) {
 		}
 		lw.caFile = ca.CAFile
 	}
-	if st.Wire.GRPC() && c.GRPCTemplated {
+	if st.Wire.GRPC() {
 		var err error
-		if lw.messages, lw.metadata, err = r.pools.messagePool(cur, c); err != nil {
+		if lw.messages, lw.metadata, err = r.pools.grpcFiles(cur, c); err != nil {
 			return lw, err
 		}
 	}

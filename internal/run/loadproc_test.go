@@ -87,13 +87,14 @@ func TestLoadArgsWire(t *testing.T) {
 	if f.Messages != "/msgs.jsonl" || f.Message != "" || !f.Reflect {
 		t.Errorf("grpc with a pool of messages and reflection: %+v", f)
 	}
-	// Metadata as written goes as -H; a templated call's as the file
-	// beside its messages.
+	// Metadata goes as the file the wire names (requestPools.grpcFiles
+	// writes one for metadata as written too), never as -H; a templated
+	// call's is the file beside its messages.
 	md := c
 	md.GRPC = &workload.GRPCCall{Method: "saas.Users/GetUser", Message: `{"id": 1}`, Metadata: []workload.Header{{Name: "authorization", Value: "Bearer t"}}}
-	f, cfg = parse(loadArgsAt("https://127.0.0.1:9", md, "", loadWire{wire: plan.Wire{Protocol: plan.WireGRPC}, proto: "/app/saas.proto"}, 4, 0, span, time.Second, time.Minute))
-	if len(cfg.Headers) != 1 || cfg.Headers[0] != (load.Header{Name: "authorization", Value: "Bearer t"}) || f.Metadata != "" {
-		t.Errorf("grpc with metadata: headers %v, --metadata %q; want the metadata as -H", cfg.Headers, f.Metadata)
+	f, cfg = parse(loadArgsAt("https://127.0.0.1:9", md, "", loadWire{wire: plan.Wire{Protocol: plan.WireGRPC}, proto: "/app/saas.proto", metadata: "/lit.jsonl"}, 4, 0, span, time.Second, time.Minute))
+	if len(cfg.Headers) != 0 || f.Metadata != "/lit.jsonl" {
+		t.Errorf("grpc with metadata: headers %v, --metadata %q; want the file, no -H", cfg.Headers, f.Metadata)
 	}
 	md.GRPCTemplated = true
 	grpc.metadata = "/md.jsonl"

@@ -77,6 +77,49 @@ func (p *requestPools) literalPool(c workload.Case) (string, error) {
 	return path, nil
 }
 
+// grpcFiles are the files a gRPC case's calls are sent from on cur: its
+// message and metadata pools when it is templated (messagePool), else
+// its metadata alone when it has any (literalMetadata), so that a token
+// in the metadata is never on the generator's command line; "" for what
+// goes on the command line (a literal message, no metadata).
+func (p *requestPools) grpcFiles(cur *server, c workload.Case) (messages, metadata string, err error) {
+	switch {
+	case c.GRPCTemplated:
+		return p.messagePool(cur, c)
+	case c.GRPC != nil && len(c.GRPC.Metadata) > 0:
+		metadata, err = p.literalMetadata(c)
+		return "", metadata, err
+	}
+	return "", "", nil
+}
+
+// literalMetadata writes a gRPC case's literal metadata as a metadata file
+// of one line (one JSON object, for its one message).
+func (p *requestPools) literalMetadata(c workload.Case) (string, error) {
+	key := "literal/" + c.Name + ".metadata"
+	if path, ok := p.files[key]; ok {
+		return path, nil
+	}
+	dir, err := p.r.poolRoot.sub("literal")
+	if err != nil {
+		return "", err
+	}
+	m := map[string]string{}
+	for _, h := range c.GRPC.Metadata {
+		m[h.Name] = h.Value
+	}
+	line, _ := json.Marshal(m) // strings only: cannot fail
+	path := filepath.Join(dir, c.Name+".metadata.jsonl")
+	if err := os.WriteFile(path, append(line, '\n'), privateFileMode); err != nil {
+		return "", err
+	}
+	if p.files == nil {
+		p.files = map[string]string{}
+	}
+	p.files[key] = path
+	return path, nil
+}
+
 // setup runs a custom workload's setup steps on a fresh process listening
 // at host:port, over its stack's wire: the stack-scoped ones on the
 // stack's first process of this invocation, the process-scoped ones on

@@ -60,9 +60,7 @@ func (h *hostsSite) windowFiles(ctx context.Context, cur *server, c workload.Cas
 		if spec.Descriptors, err = h.descriptors(ctx, cur, c.GRPC.Method); err != nil {
 			return spec, err
 		}
-		if c.GRPCTemplated {
-			path, metadata, err = r.pools.messagePool(cur, c)
-		}
+		path, metadata, err = r.pools.grpcFiles(cur, c)
 	} else if c.IsFlow() {
 		err = fmt.Errorf("case %s is a flow, which is not yet sent to generator hosts (stackbench plan refuses it)", c.Name)
 	} else {

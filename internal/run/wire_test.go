@@ -197,7 +197,7 @@ workload:
 // request metadata (grpc-pgx with REQUIRE_TOKEN answers UNAUTHENTICATED
 // without "authorization: Bearer <token>") passes parity and has every
 // call of every window succeed when the cases carry it — one as written
-// (sent as -H), one templated (${line:FILE}: sent as the pool's metadata
+// (sent as a metadata file of one line), one templated (${line:FILE}: sent as the pool's metadata
 // file beside its messages) — and fails the parity gate with the
 // status UNAUTHENTICATED maps to (401) when a case does not.
 func TestGRPCMetadataReachesParityAndLoad(t *testing.T) {
