@@ -3,6 +3,7 @@
 // says of both modules (every package a line, every import edge right, the
 // lines in an order where each package imports only lines below it),
 // docs/conventions.md's journal record kinds against the constants of
-// internal/journal, and every relative link of docs/ and README.md
-// against the files it names. It has no code of its own.
+// internal/journal, every relative link of the project's Markdown against
+// the files and headings it names, and docs/README.md, the manual's one
+// index, against the files of docs/. It has no code of its own.
 package doccheck
