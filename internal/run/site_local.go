@@ -177,6 +177,9 @@ func (l *localSite) windowGroups(ctx context.Context, cur *server, gen ...proc.G
 	groups = append(groups, l.containerGroups()...)
 	if g, ok := l.r.dbs.group(ctx); ok {
 		groups = append(groups, g)
+		if own, ok := l.r.databaseOwnGroup(g, cur.stack.Name); ok {
+			groups = append(groups, own)
+		}
 	}
 	groups = append(groups, l.idleGroups(cur)...)
 	return append(groups, services...)
