@@ -32,7 +32,6 @@ func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 		return nil, err
 	}
 	left := leftoversOf(r)
-	left.rememberServer(p.PID(), p.Mark())
 	left.rememberContainer(p)
 	s := &server{stack: st, tree: p, seq: r.seq[st.Name], planProcess: planProcess}
 	l.procs[s] = p
