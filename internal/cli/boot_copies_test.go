@@ -106,8 +106,8 @@ var (
 	refServerDir string
 	refServer    = sync.OnceValues(func() (string, error) {
 		bin := filepath.Join(refServerDir, "server")
-		build := exec.Command("go", "build", "-o", bin, "./apps/nethttp-pgx")
-		build.Dir = "../.."
+		build := exec.Command("go", "build", "-o", bin, "./nethttp-pgx")
+		build.Dir = "../../apps" // the reference servers' module
 		if out, err := build.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("build the reference server: %v\n%s", err, out)
 		}

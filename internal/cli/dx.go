@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/run"
 	"github.com/stackbench/stackbench/internal/suite/dx"
 )
 
@@ -35,7 +36,7 @@ func runDXCommand(ctx context.Context, args []string, env Env) error {
 		return usagef("%s asks for no DX measurement; add a dx: key to a stack or a process command (see docs/dx.md)", f.Name)
 	}
 	return runSuite(pro, env, "dx", func(logDir string, log func(string)) (dx.Result, error) {
-		return runDX(ctx, f, logDir, log)
+		return run.DX(ctx, f, logDir, log)
 	}, printDX, "a DX measurement failed; see its error above")
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/stackbench/stackbench/internal/run"
 	"github.com/stackbench/stackbench/internal/suite/spawn"
 )
 
@@ -31,7 +32,7 @@ func runProcessCommand(ctx context.Context, args []string, env Env) error {
 		return usagef("%s has no process: section; add one (see docs/process.md)", f.Name)
 	}
 	return runSuite(pro, env, "process", func(logDir string, log func(string)) (spawn.Result, error) {
-		return runProcess(ctx, f.Process, logDir, log)
+		return run.Process(ctx, f.Process, logDir, log)
 	}, printProcess, "a command failed (exit status or timeout); its cell has no figures")
 }
 

@@ -138,9 +138,6 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(opt.Plan.Stacks), "stack"), countNoun(len(opt.Plan.Windows), "window"), opt.Dir)
 	outcome, err := run.Run(ctx, opt)
 	printOutcome(env, outcome, err)
-	if err == nil {
-		err = runSuitePhases(ctx, env, opt.File, opt.Dir)
-	}
 	var m *report.Model
 	finished := outcome != nil && outcome.Measured+outcome.Skipped == outcome.Planned
 	if !errors.Is(err, run.ErrParity) && outcome != nil && outcome.Measured+outcome.Skipped > 0 {

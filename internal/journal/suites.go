@@ -3,11 +3,21 @@ package journal
 import "time"
 
 // KindDX is the dx phase's results (DX), KindProcess the process phase's
-// (Process): each is journaled once, after the windows, by stackbench
-// run when the file has a dx: or process: section.
+// (Process): each is journaled once, after the windows and before
+// results.json, by stackbench run when the file has a dx: or process:
+// section.
 const (
 	KindDX      Kind = "dx"
 	KindProcess Kind = "process"
+)
+
+// DXFile and ProcessFile are the files in which a results directory
+// written before the suites were journaled holds their results: the
+// report reads them when the journal has no record of a suite, and a
+// resume of such a run does not measure that suite again.
+const (
+	DXFile      = "dx.json"
+	ProcessFile = "process.json"
 )
 
 // DX is the developer-experience suite as the run measured it

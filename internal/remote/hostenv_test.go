@@ -20,10 +20,10 @@ import (
 // the host's loopback, so not from here.
 func testReferenceServerOnHOST(t *testing.T, n *sshtest.Net) {
 	bin := filepath.Join(t.TempDir(), "server")
-	build := exec.Command("go", "build", "-pgo=off", "-o", bin, "./apps/nethttp-pgx")
-	build.Dir = "../.."
+	build := exec.Command("go", "build", "-pgo=off", "-o", bin, "./nethttp-pgx")
+	build.Dir = "../../apps" // the reference servers' module
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./apps/nethttp-pgx: %v\n%s", err, out)
+		t.Fatalf("go build ./nethttp-pgx in apps/: %v\n%s", err, out)
 	}
 	ctx := context.Background()
 	s, err := Connect(ctx, hostOf(n, "app1"), Options{KnownHosts: []string{n.KnownHosts}})

@@ -185,6 +185,8 @@ func sourceKey(ctx context.Context, source string) (string, error) {
 
 // FindSource returns the root of stackbench's source tree at or above dir,
 // or "" when dir is not inside one (or Go is not installed to build it).
+// A module nested in the tree (apps/, the reference servers') is passed
+// through on the way up.
 func FindSource(dir string) string {
 	if _, err := exec.LookPath("go"); err != nil {
 		return ""
@@ -192,10 +194,13 @@ func FindSource(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
 		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
 		if err == nil {
-			if first, _, _ := strings.Cut(string(data), "\n"); strings.TrimSpace(first) == "module "+modulePath {
+			first, _, _ := strings.Cut(string(data), "\n")
+			switch module := strings.TrimPrefix(strings.TrimSpace(first), "module "); {
+			case module == modulePath:
 				return d
+			case !strings.HasPrefix(module, modulePath+"/"):
+				return ""
 			}
-			return ""
 		}
 		if filepath.Dir(d) == d {
 			return ""

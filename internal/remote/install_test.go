@@ -63,6 +63,9 @@ func TestFindSource(t *testing.T) {
 	if got := FindSource(filepath.Join(root, "internal", "remote")); got != root {
 		t.Fatalf("FindSource in the tree = %q; want %q", got, root)
 	}
+	if got := FindSource(filepath.Join(root, "apps", "nethttp-pgx")); got != root {
+		t.Fatalf("FindSource in apps/, a module of its own in the tree, = %q; want %q", got, root)
+	}
 	if got := FindSource(t.TempDir()); got != "" {
 		t.Fatalf("FindSource outside = %q", got)
 	}

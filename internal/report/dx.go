@@ -15,14 +15,6 @@ import (
 	"github.com/stackbench/stackbench/internal/suite/spawn"
 )
 
-// Files in which a results directory written before the suites were
-// journaled (journal.KindDX, KindProcess) holds their results; the report
-// reads them when the journal has no record of a suite.
-const (
-	DXFile      = "dx.json"
-	ProcessFile = "process.json"
-)
-
 // DXSection is the developer-experience suite, as measured.
 type DXSection struct {
 	Targets []dx.TargetResult `json:"targets"`
@@ -43,7 +35,7 @@ func readSuites(dir string, res *journal.Results, m *Model) error {
 		d = res.DX.DX()
 	} else {
 		var err error
-		if ok, err = readJSONFile(filepath.Join(dir, DXFile), &d); err != nil {
+		if ok, err = readJSONFile(filepath.Join(dir, journal.DXFile), &d); err != nil {
 			return err
 		}
 	}
@@ -56,7 +48,7 @@ func readSuites(dir string, res *journal.Results, m *Model) error {
 		p = res.Process.Process()
 	} else {
 		var err error
-		if ok, err = readJSONFile(filepath.Join(dir, ProcessFile), &p); err != nil {
+		if ok, err = readJSONFile(filepath.Join(dir, journal.ProcessFile), &p); err != nil {
 			return err
 		}
 	}

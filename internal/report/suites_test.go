@@ -51,7 +51,7 @@ func suitesDir(t *testing.T, journaled bool) string {
 		}
 		return dir
 	}
-	for name, v := range map[string]any{DXFile: d, ProcessFile: p} {
+	for name, v := range map[string]any{journal.DXFile: d, journal.ProcessFile: p} {
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
@@ -74,8 +74,8 @@ func testSuitesShown(t *testing.T, journaled bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, DXFile)); journaled == (err == nil) {
-		t.Fatalf("journaled %v, and %s exists: %v", journaled, DXFile, err == nil)
+	if _, err := os.Stat(filepath.Join(dir, journal.DXFile)); journaled == (err == nil) {
+		t.Fatalf("journaled %v, and %s exists: %v", journaled, journal.DXFile, err == nil)
 	}
 	if m.DX == nil || m.Process == nil {
 		t.Fatalf("sections dx %v, process %v", m.DX, m.Process)

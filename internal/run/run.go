@@ -171,7 +171,7 @@ func (r *runner) run(ctx context.Context) error {
 	if r.opt.Resume && len(r.done) == len(r.opt.Plan.Windows) && (!r.opt.Plan.Protocol.Adaptive || r.adaptiveStopped) && r.capacityLeft == 0 && r.profilingLeft == 0 && latencyLeft(r.opt.Plan, r.latencyDone) == 0 {
 		r.out.Skipped = len(r.done)
 		r.progress.logf("the run is complete: all %d windows are journaled; nothing to measure", len(r.done))
-		return (&finishPhase{r}).run()
+		return r.suitesThenFinish(ctx)
 	}
 	// The hosts first: one that is unreachable stops the run in seconds,
 	// before anything is built.
@@ -213,7 +213,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := (&profilingPhase{r}).run(ctx); err != nil {
 		return err
 	}
-	return (&finishPhase{r}).run()
+	return r.suitesThenFinish(ctx)
 }
 
 // logsDir is where stack and build logs go.

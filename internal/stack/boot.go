@@ -11,12 +11,45 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/load/grpcmsg"
 	"github.com/stackbench/stackbench/internal/plan"
-	"github.com/stackbench/stackbench/internal/suite/boot"
+	"github.com/stackbench/stackbench/internal/proc"
 	"github.com/stackbench/stackbench/internal/workload"
 )
+
+// BootTarget is one stack to cold-start in the boot suite
+// (internal/suite/boot, where it is boot.Stack).
+type BootTarget struct {
+	Name    string
+	Dir     string
+	Command string
+	// Env is added to the harness's environment: DATABASE_URL, JWT_SECRET
+	// and the stack's own variables. The suite adds PORT for every start.
+	Env        []string
+	HealthPath string
+	// Protocol is how the stack is asked, its health path and the first
+	// request alike: "" or "http1" HTTP/1.1, "h2c" HTTP/2 in cleartext
+	// (prior knowledge), "h2" HTTP/2 over TLS (proc.Spec.HealthProtocol).
+	// CA, when set, makes both requests TLS, trusting it only; the first
+	// request's handshake is part of its latency, as a new client's is.
+	Protocol string
+	CA       []byte
+	// FirstRequest, when set, sends the first request in place of the
+	// suite's HTTP request (boot.Options.Request), a gRPC stack's call: on
+	// a new connection to port, it returns the time from the send to the
+	// answer, the answer's status as the case's HTTP status (a gRPC OK
+	// as the case's success status), and an error when none came.
+	FirstRequest func(ctx context.Context, port int) (time.Duration, int, error)
+	LogPath      string
+	// CPUs is the stack's lane under placement: lanes; empty leaves the
+	// harness's mask (proc.Spec.CPUs).
+	CPUs cpuset.Set
+	// Container is set when Command runs the server in a container
+	// (proc.Spec.Container); each start names its own.
+	Container *proc.Container
+}
 
 // BootStacks describes stacks for the boot suite with what every command
 // gives them (Env); the boot engine adds PORT, a new one for every start.
@@ -24,8 +57,8 @@ import (
 // either over TLS with the run's certificate); a gRPC stack's first
 // request is first's gRPC call, or grpcCall when given (first's call
 // with its templates expanded: its first variant).
-func BootStacks(stacks []plan.Stack, h Harness, logDir string, first workload.Case, grpcCall *workload.GRPCCall) ([]boot.Stack, error) {
-	var out []boot.Stack
+func BootStacks(stacks []plan.Stack, h Harness, logDir string, first workload.Case, grpcCall *workload.GRPCCall) ([]BootTarget, error) {
+	var out []BootTarget
 	for _, s := range stacks {
 		if msg := BootWire(s, first); msg != "" {
 			return nil, errors.New(msg)
@@ -48,7 +81,7 @@ func BootStacks(stacks []plan.Stack, h Harness, logDir string, first workload.Ca
 				env = append(env, kv)
 			}
 		}
-		bs := boot.Stack{
+		bs := BootTarget{
 			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health, Protocol: s.Wire.Protocol, CA: caPEM,
 			LogPath: filepath.Join(logDir, s.Name+".log"), CPUs: h.CPUs,
 		}

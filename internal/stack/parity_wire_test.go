@@ -231,8 +231,8 @@ func buildWireApps(t *testing.T) (root, bin string) {
 	root, _ = filepath.Abs("../..")
 	bin = t.TempDir()
 	for _, app := range []string{"nethttp-pgx", "grpc-pgx"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, app), "./apps/"+app)
-		cmd.Dir = root
+		cmd := exec.Command("go", "build", "-o", filepath.Join(bin, app), "./"+app)
+		cmd.Dir = filepath.Join(root, "apps") // the reference servers' module
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("build %s: %v\n%s", app, err, out)
 		}

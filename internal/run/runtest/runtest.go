@@ -39,7 +39,8 @@ type Binaries struct {
 
 // Build builds the binaries of the module at root (a test's path to it,
 // relative to its package's directory) in one go command, which links
-// them side by side (a go build each took one after another). The
+// them side by side (a go build each took one after another), and the
+// reference servers in a second, in their own module (root/apps). The
 // stackbench binary's version says tag, the test package's name: the
 // hosts' cached agent is named by the binary's hash, and two test
 // packages running at once must not share one (each removes its agent
@@ -58,11 +59,15 @@ func Build(root, tag string) (*Binaries, error) {
 	// there under its directory's name.
 	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
 		"-ldflags=-X github.com/stackbench/stackbench/internal/cli.Version=test-"+tag,
-		"./cmd/stackbench", "./internal/run/testdata/flaky", "./internal/run/testdata/ownapp", "./apps/nethttp-pgx", "./apps/grpc-pgx")
+		"./cmd/stackbench", "./internal/run/testdata/flaky", "./internal/run/testdata/ownapp")
 	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("build the test binaries: %v\n%s", err, out)
+	apps := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./nethttp-pgx", "./grpc-pgx")
+	apps.Dir = filepath.Join(root, "apps")
+	for _, c := range []*exec.Cmd{cmd, apps} {
+		if out, err := c.CombinedOutput(); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("build the test binaries in %s: %v\n%s", c.Dir, err, out)
+		}
 	}
 	return &Binaries{
 		Stackbench:    filepath.Join(dir, "stackbench"),

@@ -24,9 +24,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/cpuset"
 	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/proc"
+	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
 )
@@ -37,36 +37,9 @@ const DefaultStarts = 10
 // IdleDelay is how long after the first 200 the idle RSS is read.
 const IdleDelay = 500 * time.Millisecond
 
-// Stack is one stack to cold-start.
-type Stack struct {
-	Name    string
-	Dir     string
-	Command string
-	// Env is added to the harness's environment: DATABASE_URL, JWT_SECRET
-	// and the stack's own variables. Run adds PORT for every start.
-	Env        []string
-	HealthPath string
-	// Protocol is how the stack is asked, its health path and the first
-	// request alike: "" or "http1" HTTP/1.1, "h2c" HTTP/2 in cleartext
-	// (prior knowledge), "h2" HTTP/2 over TLS (proc.Spec.HealthProtocol).
-	// CA, when set, makes both requests TLS, trusting it only; the first
-	// request's handshake is part of its latency, as a new client's is.
-	Protocol string
-	CA       []byte
-	// FirstRequest, when set, sends the first request in place of
-	// Options.Request's HTTP request (a gRPC stack's call): on a new
-	// connection to port, it returns the time from the send to the
-	// answer, the answer's status as the case's HTTP status (a gRPC OK
-	// as the case's success status), and an error when none came.
-	FirstRequest func(ctx context.Context, port int) (time.Duration, int, error)
-	LogPath      string
-	// CPUs is the stack's lane under placement: lanes; empty leaves the
-	// harness's mask (proc.Spec.CPUs).
-	CPUs cpuset.Set
-	// Container is set when Command runs the server in a container
-	// (proc.Spec.Container); each start names its own.
-	Container *proc.Container
-}
+// Stack is one stack to cold-start, as internal/stack describes it from
+// the plan (stack.BootStacks).
+type Stack = stack.BootTarget
 
 // Options configures Run.
 type Options struct {
