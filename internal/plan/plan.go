@@ -87,8 +87,12 @@ type Stack struct {
 	// file order.
 	Env      map[string]string `json:"env,omitempty"`
 	EnvOrder []string          `json:"-"`
-	// Health is the path polled until the first 200.
+	// Health is the path polled until the first 200, Base included.
 	Health string `json:"health"`
+	// Base is the stack's base path ("/api", the base: key): every case,
+	// setup step, health check and parity request goes under it (BaseURL).
+	// Empty for a stack served at the root.
+	Base string `json:"base,omitempty"`
 	// BootTimeout bounds spawn → first 200 on Health; 0 means the
 	// harness's default (60 s).
 	BootTimeout time.Duration `json:"boot_timeout,omitempty"`

@@ -49,7 +49,7 @@ func BootStacks(stacks []plan.Stack, h Harness, logDir string, first workload.Ca
 			}
 		}
 		bs := boot.Stack{
-			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health, Protocol: s.Wire.Protocol, CA: caPEM,
+			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health, Base: s.Base, Protocol: s.Wire.Protocol, CA: caPEM,
 			LogPath: filepath.Join(logDir, s.Name+".log"), CPUs: h.CPUs,
 		}
 		if s.Wire.GRPC() {

@@ -32,7 +32,7 @@ func SetupTarget(s plan.Stack, host string, port int, logDir string) (scenario.T
 		return scenario.Target{}, fmt.Errorf("stack %s: %w", s.Name, err)
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	t := scenario.Target{BaseURL: s.Wire.Scheme() + "://" + addr, Client: client}
+	t := scenario.Target{BaseURL: s.BaseURL(addr), Client: client}
 	if s.Wire.GRPC() {
 		if t.Method, err = methodFinder(s, addr, ca); err != nil {
 			return scenario.Target{}, err

@@ -46,6 +46,9 @@ type Stack struct {
 	// and the stack's own variables. Run adds PORT for every start.
 	Env        []string
 	HealthPath string
+	// Base is the stack's base path ("/api"), put before the first
+	// request's path; HealthPath holds it already.
+	Base string
 	// Protocol is how the stack is asked, its health path and the first
 	// request alike: "" or "http1" HTTP/1.1, "h2c" HTTP/2 in cleartext
 	// (prior knowledge), "h2" HTTP/2 over TLS (proc.Spec.HealthProtocol).
@@ -246,7 +249,7 @@ func firstRequest(ctx context.Context, s Stack, port int, c workload.Case, timeo
 	if err != nil {
 		return 0, 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, c.Method, scheme+"://127.0.0.1:"+strconv.Itoa(port)+c.Path, bytes.NewReader(c.Body))
+	req, err := http.NewRequestWithContext(ctx, c.Method, scheme+"://127.0.0.1:"+strconv.Itoa(port)+s.Base+c.Path, bytes.NewReader(c.Body))
 	if err != nil {
 		return 0, 0, err
 	}

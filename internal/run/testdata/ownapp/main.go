@@ -6,6 +6,9 @@
 //	POST /articles           (Authorization: Token tok-bench) creates an article
 //	GET  /articles/{slug}    the article, with a createdAt of its creation
 //	GET  /articles?offset=N  a page, with the time of the answer
+//
+// With BASE set (BASE=/api), it serves every path under that base path
+// alone, /health included, and answers 404 elsewhere.
 package main
 
 import (
@@ -79,5 +82,9 @@ func main() {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	http.ListenAndServe(host+":"+os.Getenv("PORT"), mux)
+	var h http.Handler = mux
+	if base := os.Getenv("BASE"); base != "" {
+		h = http.StripPrefix(base, mux)
+	}
+	http.ListenAndServe(host+":"+os.Getenv("PORT"), h)
 }
