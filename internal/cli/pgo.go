@@ -128,7 +128,7 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 			return 0, err
 		}
 		defer db.Close(true)
-		if h.DatabaseURL, err = db.Fresh(ctx, stack.CopyName(pgoDatabase)); err != nil {
+		if h.DatabaseURL, err = db.FreshFor(ctx, s, stack.CopyName(pgoDatabase)); err != nil {
 			return 0, err
 		}
 	}

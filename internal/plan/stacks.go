@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof", "services", "git", "container", "protocol", "tls", "streams", "proto", "base"}
+var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof", "services", "git", "container", "protocol", "tls", "streams", "proto", "base", "database"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
@@ -156,6 +156,9 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	}
 	if v := m.get("pprof"); v != nil {
 		s.Pprof, _ = p.path(v, "pprof", "debug/pprof")
+	}
+	if v := m.get("database"); v != nil && s.Dir != "" {
+		s.Database = p.stackDatabase(v, s.Dir, what)
 	}
 	if v := m.get("dx"); v != nil && s.Dir != "" {
 		s.DX = p.dx(v, s.Dir, what)

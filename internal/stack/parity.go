@@ -72,7 +72,7 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 	}
 	h := Harness{Workload: o.Workload.Name, JWTSecret: o.JWTSecret}
 	if o.Database != nil {
-		url, err := o.Database.Fresh(ctx, dbName)
+		url, err := o.Database.FreshFor(ctx, s, dbName)
 		if err != nil {
 			return fail(err, "")
 		}

@@ -7,6 +7,8 @@
 //	GET  /articles/{slug}    the article, with a createdAt of its creation
 //	GET  /articles?offset=N  a page, with the time of the answer
 //
+// With TABLE set it also serves items from PostgreSQL (db.go).
+//
 // With BASE set (BASE=/api), it serves every path under that base path
 // alone, /health included, and answers 404 elsewhere.
 package main
@@ -29,6 +31,10 @@ type article struct {
 }
 
 func main() {
+	if len(os.Args) == 2 {
+		dbCommand(os.Args[1])
+		return
+	}
 	var mu sync.Mutex
 	articles := map[string]article{}
 	reply := func(w http.ResponseWriter, status int, v any) {
@@ -81,6 +87,9 @@ func main() {
 	host := os.Getenv("HOST") // a server on another host listens beyond loopback
 	if host == "" {
 		host = "127.0.0.1"
+	}
+	if os.Getenv("TABLE") != "" {
+		dbRoutes(mux, reply)
 	}
 	var h http.Handler = mux
 	if base := os.Getenv("BASE"); base != "" {
