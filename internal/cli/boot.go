@@ -138,6 +138,9 @@ func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
 			db.Close(true)
 			return boot.Result{}, err
 		}
+		for i := range bs {
+			bs[i].Setup = stack.BootSetup(s, f.Scenario, logDir)
+		}
 		stacks = append(stacks, bs...)
 	}
 	res, err := boot.Run(ctx, stacks, boot.Options{Starts: a.starts, Request: a.first, Progress: progress, BootTimeout: stack.LongestBootTimeout(p.Stacks)})
@@ -182,7 +185,7 @@ func firstFailures(res boot.Result) error {
 	var bad []string
 	for _, s := range res.Stacks {
 		if s.FirstFailed > 0 {
-			bad = append(bad, fmt.Sprintf("%s (%d of %d)", s.Stack, s.FirstFailed, s.Starts))
+			bad = append(bad, fmt.Sprintf("%s (%d of %d: %s)", s.Stack, s.FirstFailed, s.Starts, s.FirstError))
 		}
 	}
 	if len(bad) == 0 {

@@ -103,3 +103,56 @@ func TestStacksWithDatabasesOfTheirOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestColdStartsRunTheSetupSteps: the boot suite's first request reads a
+// row that a setup step creates (item delta); it succeeds in every cold
+// start of both stacks, because the steps run on each stack's unmeasured
+// start, on the copy its windows then use. Without them every first
+// request answered 404.
+func TestColdStartsRunTheSetupSteps(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go
+	admin := pgtest.Cluster(t).AdminURL()
+	src := ownDatabasesFile(admin, `  concurrency: [2]
+  warmup: 100ms
+  warmup_max: 100ms # see "Fixed warm-ups" at flakyFile
+  window: 500ms
+  rounds: 1
+  boot_starts: 2
+  cases: [item]
+  gate: off`)
+	src = strings.Replace(src, "  cases:\n", `  setup:
+    - name: make
+      method: POST
+      path: /items
+      headers: {Content-Type: application/json}
+      body: '{"name":"delta"}'
+      expect: [201]
+  cases:
+`, 1)
+	src = strings.Replace(src, "/items/alpha", "/items/delta", 1)
+	path := writeFile(t, src)
+	writeOwnSchema(t, path)
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	byKey, res := runtest.Finals(t, dir)
+	if len(res.Boot) != 2 {
+		t.Fatalf("%d boot records, want one per stack", len(res.Boot))
+	}
+	for _, b := range res.Boot {
+		if len(b.Starts) != 2 || b.Error != "" {
+			t.Errorf("stack %s: %d starts, error %q", b.Stack, len(b.Starts), b.Error)
+		}
+		for _, st := range b.Starts {
+			if !st.FirstOK {
+				t.Errorf("stack %s: a cold start's first request failed: %s", b.Stack, st.FirstError)
+			}
+		}
+	}
+	for k, w := range byKey {
+		if !w.Valid() || w.Load.Failures() != 0 {
+			t.Errorf("%s: valid %v reasons %v, %d failures", k, w.Valid(), w.Reasons, w.Load.Failures())
+		}
+	}
+}

@@ -148,3 +148,21 @@ func FirstVariantsOf(ctx context.Context, sc *scenario.Scenario, w *workload.Wor
 	}
 	return out, nil
 }
+
+// BootSetup is the boot suite's Setup for stack s (boot.Stack.Setup):
+// every setup step of sc, run on the stack's unmeasured start; nil when
+// sc has none.
+func BootSetup(s plan.Stack, sc *scenario.Scenario, logDir string) func(ctx context.Context, port int) error {
+	if sc == nil || len(sc.Steps) == 0 {
+		return nil
+	}
+	return func(ctx context.Context, port int) error {
+		t, err := SetupTarget(s, "127.0.0.1", port, logDir)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		_, _, err = Setup(ctx, sc, t, nil)
+		return err
+	}
+}
