@@ -9,6 +9,9 @@
 //
 // With TABLE set it also serves items from PostgreSQL (db.go).
 //
+// With ODD set, an article's answer carries the token as well: a
+// deviation the parity gate finds.
+//
 // With BASE set (BASE=/api), it serves every path under that base path
 // alone, /health included, and answers 404 elsewhere.
 package main
@@ -72,6 +75,12 @@ func main() {
 		mu.Unlock()
 		if !ok {
 			reply(w, 404, map[string]string{"error": "no such article"})
+			return
+		}
+		if os.Getenv("ODD") != "" {
+			// A deviation for the parity gate to find, quoting the
+			// login's token in the body it shows.
+			reply(w, 200, map[string]any{"article": a, "viewer": map[string]string{"token": "tok-bench"}})
 			return
 		}
 		reply(w, 200, map[string]article{"article": a})
