@@ -185,7 +185,11 @@ func firstFailures(res boot.Result) error {
 	var bad []string
 	for _, s := range res.Stacks {
 		if s.FirstFailed > 0 {
-			bad = append(bad, fmt.Sprintf("%s (%d of %d: %s)", s.Stack, s.FirstFailed, s.Starts, s.FirstError))
+			what := fmt.Sprintf("%s (%d of %d)", s.Stack, s.FirstFailed, s.Starts)
+			if s.FirstError != "" {
+				what += ": " + s.FirstError
+			}
+			bad = append(bad, what)
 		}
 	}
 	if len(bad) == 0 {
