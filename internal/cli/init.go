@@ -61,7 +61,7 @@ func runInit(ctx context.Context, args []string, env Env) error {
 			}
 		}
 		content = plan.AppStarter(plan.StarterApp{Name: appName(env.Dir), Health: facts.health, HealthNote: facts.healthNote,
-			Schema: facts.schema, SchemaNote: facts.schemaNote, Stacks: stacks, Cases: cases})
+			Schema: facts.schema, SchemaNote: facts.schemaNote, Stacks: stacks, Cases: cases, OwnDatabase: facts.build.Migrate != ""})
 	}
 	path := filepath.Join(env.Dir, "stackbench.yaml")
 	if err := writeStarter(path, content, *force); err != nil {

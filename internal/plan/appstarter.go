@@ -21,6 +21,10 @@ type StarterApp struct {
 	SchemaNote string
 	// Stacks is the stacks section (AppStacks or CompareStacks).
 	Stacks string
+	// OwnDatabase is true when the stacks bring their own database (a
+	// migrate: command found): the workload then says so instead of
+	// database: none.
+	OwnDatabase bool
 	// Cases are the cases (nil: one GET of /).
 	Cases []StarterCase
 }
@@ -41,6 +45,9 @@ func AppStarter(app StarterApp) string {
 	database := `database: none            # the app brings its own storage; or give it yours:
   # database:
   #   schema: [migrations/*.up.sql]   # SQL files, in order, into a template database`
+	if app.OwnDatabase && len(app.Schema) == 0 {
+		database = `# database: the stack's own, built by its migrate: command (stacks: below)`
+	}
 	if len(app.Schema) > 0 {
 		quoted := make([]string, len(app.Schema))
 		for i, g := range app.Schema {
@@ -109,6 +116,12 @@ type StarterBuild struct {
 	// comments.
 	Build, BuildNote string
 	Start, StartNote string
+	// Runtime is the stack's runtime: (node, python…); empty for none.
+	Runtime string
+	// Migrate is the command that applies the app's migrations (the
+	// stack's database: migrate:), MigrateNote where it was found; empty
+	// when none was.
+	Migrate, MigrateNote string
 }
 
 func (sb StarterBuild) orDefault() StarterBuild {
@@ -133,7 +146,22 @@ func AppStacks(sb StarterBuild) string {
     dir: .
     build: %s     # %s
     start: %s                 # %s
-`, yamlScalar(sb.Build), sb.BuildNote, yamlScalar(sb.Start), sb.StartNote)
+`, yamlScalar(sb.Build), sb.BuildNote, yamlScalar(sb.Start), sb.StartNote) + sb.extra("    ")
+}
+
+// extra is a stack's runtime: and database: lines, when init found them.
+func (sb StarterBuild) extra(indent string) string {
+	var b strings.Builder
+	if sb.Runtime != "" {
+		fmt.Fprintf(&b, "%sruntime: %s             # a JIT runtime gets the longer warm-up\n", indent, sb.Runtime)
+	}
+	if sb.Migrate != "" {
+		fmt.Fprintf(&b, "%sdatabase:                 # this stack's own template: migrations run once, before anything is measured\n", indent)
+		fmt.Fprintf(&b, "%s  migrate: %s   # %s; run here with DATABASE_URL set\n", indent, yamlScalar(sb.Migrate), sb.MigrateNote)
+		fmt.Fprintf(&b, "%s  # seed: db/seed.sql       # a SQL file or a command, after the migrations\n", indent)
+		fmt.Fprintf(&b, "%s  # reset: \"TRUNCATE comments\"   # before each window of a case with inserts: true\n", indent)
+	}
+	return b.String()
 }
 
 // CompareStacks is a starter's stacks section for two revisions of the
