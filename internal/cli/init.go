@@ -34,6 +34,9 @@ func runInit(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	facts := inspectRepo(env.Dir)
+	if *openapi != "" {
+		facts.build.Base, facts.build.BaseNote = openAPIBase(ctx, resolvePath(env, *openapi))
+	}
 	stacks := plan.AppStacks(facts.build)
 	if *compare != "" {
 		if len(rest) != 1 {

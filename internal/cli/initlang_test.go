@@ -96,3 +96,62 @@ func TestInitOnNodeAndPythonApps(t *testing.T) {
 		})
 	}
 }
+
+// TestInitOpenAPIKeepsBaseAndAuth: init --openapi keeps the servers:
+// base path as the stack's base:, and a secured operation's case sends
+// its scheme's header with an ${env:…} value (a bearer token, an API key
+// header); an open one sends none. plan accepts the file once the
+// variables are set.
+func TestInitOpenAPIKeepsBaseAndAuth(t *testing.T) {
+	dir := t.TempDir()
+	doc := `openapi: 3.0.3
+info: {title: conduit, version: "1"}
+servers: [{url: "https://conduit.example.com/{prefix}/", variables: {prefix: {default: api}}}]
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+    key: {type: apiKey, in: header, name: X-Api-Key}
+paths:
+  /user:
+    get:
+      operationId: currentUser
+      security: [{bearer: []}]
+      responses: {"200": {description: ok}}
+  /tags:
+    get:
+      operationId: tags
+      responses: {"200": {description: ok}}
+  /profiles/me:
+    get:
+      operationId: me
+      security: [{key: []}]
+      responses: {"200": {description: ok}}
+`
+	os.WriteFile(filepath.Join(dir, "api.yaml"), []byte(doc), 0o644)
+	if code, _, errOut := runMain(t, dir, nil, "init", "--openapi", "api.yaml"); code != ExitOK {
+		t.Fatalf("init --openapi: exit %d\n%s", code, errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "stackbench.yaml"))
+	got := string(b)
+	for _, want := range []string{
+		"base: /api ",
+		"from servers: in api.yaml",
+		"name: currentUser\n      path: /user\n      compare: json       # exact | json | status | none\n      headers:\n        Authorization: \"Bearer ${env:API_TOKEN}\"",
+		"name: me\n      path: /profiles/me\n      compare: json       # exact | json | status | none\n      headers:\n        X-Api-Key: \"${env:API_KEY}\"",
+		"secured (bearer): set API_TOKEN",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the starter lacks %q:\n%s", want, got)
+		}
+	}
+	if i := strings.Index(got, "name: tags"); i < 0 || strings.Contains(got[i:i+120], "headers:") {
+		t.Errorf("the open operation tags sends a header, or is missing:\n%s", got)
+	}
+	f, err := plan.LoadEnv(filepath.Join(dir, "stackbench.yaml"), func(k string) string { return map[string]string{"API_TOKEN": "t0ken", "API_KEY": "k3y"}[k] })
+	if err != nil {
+		t.Fatalf("plan refuses the starter: %v\n%s", err, got)
+	}
+	if s := f.Stacks[0]; s.Base != "/api" {
+		t.Errorf("stack base %q, want /api", s.Base)
+	}
+}

@@ -89,6 +89,12 @@ workload:
 			fmt.Fprintf(&b, "    # %s\n", c.Comment)
 		}
 		fmt.Fprintf(&b, "    - name: %s\n      path: %s\n      compare: json       # exact | json | status | none\n", c.Name, yamlScalar(c.Path))
+		if len(c.Header) > 0 {
+			b.WriteString("      headers:\n")
+			for _, h := range c.Header {
+				fmt.Fprintf(&b, "        %s: %s\n", yamlScalar(h[0]), yamlScalar(h[1]))
+			}
+		}
 		if c.Ignore {
 			b.WriteString("      # ignore: [createdAt, \"items.#.updatedAt\"]   # paths left out of the comparison\n")
 		}
@@ -106,6 +112,9 @@ type StarterCase struct {
 	// value, say).
 	Comment string
 	Ignore  bool
+	// Header is a header the case sends (its security scheme's), as
+	// name and value.
+	Header [][2]string
 }
 
 // StarterBuild is how a starter builds and starts the app: what init
@@ -118,6 +127,9 @@ type StarterBuild struct {
 	Start, StartNote string
 	// Runtime is the stack's runtime: (node, python…); empty for none.
 	Runtime string
+	// Base is the stack's base path (an OpenAPI document's servers:),
+	// BaseNote where it came from; empty for none.
+	Base, BaseNote string
 	// Migrate is the command that applies the app's migrations (the
 	// stack's database: migrate:), MigrateNote where it was found; empty
 	// when none was.
@@ -152,6 +164,9 @@ func AppStacks(sb StarterBuild) string {
 // extra is a stack's runtime: and database: lines, when init found them.
 func (sb StarterBuild) extra(indent string) string {
 	var b strings.Builder
+	if sb.Base != "" {
+		fmt.Fprintf(&b, "%sbase: %s                # every path goes under it; %s\n", indent, yamlScalar(sb.Base), sb.BaseNote)
+	}
 	if sb.Runtime != "" {
 		fmt.Fprintf(&b, "%sruntime: %s             # a JIT runtime gets the longer warm-up\n", indent, sb.Runtime)
 	}
