@@ -73,8 +73,13 @@ func (p *parser) databaseFixture(n *yaml.Node, form fixtureForm) *DatabaseFixtur
 	h := sha256.New()
 	if form.dir != p.dir {
 		// A stack's commands run in its own dir: two stacks with the
-		// same command text build different templates.
-		fmt.Fprintf(h, "dir %s\n", form.dir)
+		// same command text build different templates. Relative to the
+		// file, so that a moved checkout keeps its fingerprint.
+		rel, err := filepath.Rel(p.dir, form.dir)
+		if err != nil {
+			rel = form.dir
+		}
+		fmt.Fprintf(h, "dir %s\n", filepath.ToSlash(rel))
 	}
 	if v := m.get("schema"); v != nil {
 		items, _ := p.items(v, "schema", "schema: [migrations/*.up.sql]")
