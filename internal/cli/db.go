@@ -22,7 +22,7 @@ func init() {
 }
 
 const (
-	dbSynopsis = "up|seed|reset|status|down [-f FILE] [--dir DIR] [--database-url URL [--allow-remote]]"
+	dbSynopsis = "up|seed|reset|status|down [--file FILE] [--dir DIR] [--database-url URL [--allow-remote]]"
 	// devDatabase is the seeded database "db up" makes in its cluster.
 	devDatabase  = "stackbench"
 	defaultDBDir = ".stackbench/db"
@@ -43,7 +43,7 @@ func runDB(ctx context.Context, args []string, env Env) error {
 	dir := fs.String("dir", defaultDBDir, "cluster directory, relative to the working directory")
 	dbURL := fs.String("database-url", "", "a server of your own, for seed, reset and status (status alone falls back to $DATABASE_URL when --dir is not given)")
 	allowRemote := fs.Bool("allow-remote", false, "let seed and reset change a database on a host that is not this machine")
-	file := fs.String("f", "stackbench.yaml", "the comparison file whose workload database up and seed build in the embedded cluster: its own schema and seed (workload.database), and each stack's own (database:); without one, or for a built-in workload, the saas-slice seed")
+	file := fs.String("file", "stackbench.yaml", "the comparison file whose workload database up and seed build in the embedded cluster: its own schema and seed (workload.database), and each stack's own (database:); without one, or for a built-in workload, the saas-slice seed")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func runDB(ctx context.Context, args []string, env Env) error {
 		}
 	}
 	if (verb == "up" || verb == "seed") && target.url == "" {
-		f, err := dbFile(env, resolvePath(env, *file), flagSet(fs, "f"))
+		f, err := dbFile(env, resolvePath(env, *file), flagSet(fs, "file"))
 		if err != nil {
 			return err
 		}

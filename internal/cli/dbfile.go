@@ -15,7 +15,7 @@ import (
 )
 
 // dbFile is the comparison file whose workload database db up and seed
-// build: -f FILE, else stackbench.yaml in the working directory when
+// build: --file FILE, else stackbench.yaml in the working directory when
 // there is one; nil for the saas-slice seed (no file, or a file of a
 // built-in workload whose stacks bring no database).
 func dbFile(env Env, path string, given bool) (*plan.File, error) {
