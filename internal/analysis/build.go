@@ -35,6 +35,9 @@ type Result struct {
 	LatencyCells []Cell      `json:"latency_cells,omitempty"`
 	Steps        []Step      `json:"steps"`
 	Groups       []GroupStep `json:"groups"`
+	// Thresholds are the plan's thresholds judged on every cell of their
+	// case (thresholds.go).
+	Thresholds []ThresholdCheck `json:"thresholds,omitempty"`
 }
 
 // FromResults analyses a journal already read.
@@ -59,6 +62,8 @@ func FromResults(res *journal.Results, opt Options) (*Result, error) {
 	}
 	r.LatencyCells = latencyCells(r, res, latencyFinals)
 	r.Recompute()
+	pl := res.Plan.Plan.Plan()
+	r.Thresholds = JudgeThresholds(r.Cells, r.LatencyCells, pl.Thresholds, pl.Protocol.Timeout)
 	return r, nil
 }
 
@@ -304,8 +309,16 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 		failed = failed || w.HasFlag(journal.FlagFailed)
 		if latency {
 			wf.latency, wf.Counted = true, latencyCounted(w)
+			if wf.Counted {
+				wf.CostDrop = costDrop(w)
+			}
 		}
 		if !wf.Counted {
+			if !latency && w.Load != nil && failedOnly(w.Flags) {
+				if h, err := latencyHist(w, maxLatency); err == nil {
+					wf.limitDist = distOf(h)
+				}
+			}
 			c.PerWindow = append(c.PerWindow, wf)
 			continue
 		}
@@ -314,9 +327,13 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 		if latency {
 			if h, err = latencyHist(w, maxLatency); err == nil {
 				wf.dist, wf.Latency = distOf(h), latencyOf(h)
+				wf.limitDist = wf.dist
 			}
 		} else {
 			h, err = hist.Decode(w.Load.LatencyHist)
+			if lh, lerr := latencyHist(w, maxLatency); lerr == nil {
+				wf.limitDist = distOf(lh)
+			}
 		}
 		c.PerWindow = append(c.PerWindow, wf)
 		if err != nil {
@@ -350,6 +367,13 @@ func windowFigures(w *journal.Window) WindowFigures {
 	f := WindowFigures{Round: w.Round, Process: w.Process.Seq, Counted: w.Valid(), Flags: w.Flags,
 		ServerCores: w.Server.Cores, RSSMeanBytes: w.Server.RSSMeanBytes, RSSPeakBytes: w.Server.RSSPeakBytes,
 		DBCores: w.Database.Cores, GeneratorCores: w.Generator.Cores}
+	if w.DatabaseOwn != nil {
+		own := w.DatabaseOwn.Cores
+		f.DBOwnCores = &own
+	}
+	if w.Services != nil {
+		f.ServicesCores = w.Services.Cores
+	}
 	if l := w.Load; l != nil {
 		if l.DurationSeconds > 0 {
 			f.GeneratorWaitCores = l.GeneratorWaitSeconds / l.DurationSeconds
@@ -366,12 +390,23 @@ func windowFigures(w *journal.Window) WindowFigures {
 			f.PerCPUSecond = l.ThroughputRPS / w.Server.Cores
 		}
 		if l.ThroughputRPS > 0 {
-			f.CostMicros = (w.Server.Cores + w.Database.Cores) * 1e6 / l.ThroughputRPS
+			f.CostMicros = (w.Server.Cores + f.costDBCores(w) + f.ServicesCores) * 1e6 / l.ThroughputRPS
 		}
 		lat := l.LatencyMicros
 		f.Latency = Latency{P50: float64(lat.P50), P90: float64(lat.P90), P99: float64(lat.P99), P999: float64(lat.P999), Max: float64(lat.Max)}
 	}
 	return f
+}
+
+// costDBCores is the database CPU a window's cost counts: the serving
+// stack's own backends where they were measured (journal.Window.
+// DatabaseOwn), else the whole database tree (journals before them, or
+// a database measured on its own host).
+func (f WindowFigures) costDBCores(w *journal.Window) float64 {
+	if f.DBOwnCores != nil {
+		return *f.DBOwnCores
+	}
+	return w.Database.Cores
 }
 
 // addFlags counts a window's flags on its cell, keeping the first reason

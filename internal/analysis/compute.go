@@ -487,7 +487,7 @@ func callSteps(steps []Step, cells, latency [][2]Cell, fz frozen, calls []string
 		from, to := latency[i][0], latency[i][1]
 		p50 := change(base+k*i, lowerIsBetter(vs[base+k*i]), from, to)
 		p99 := change(base+k*i+1, lowerIsBetter(vs[base+k*i+1]), from, to)
-		cost := change(base+k*i+2, lowerIsBetter(vs[base+k*i+2]), from, to)
+		cost := change(base+k*i+2, lowerIsBetter(vs[base+k*i+2]), costCell(from), costCell(to))
 		p50.LowerIsBetter, p99.LowerIsBetter, cost.LowerIsBetter = true, true, true
 		steps[i].P50, steps[i].P99, steps[i].Cost = &p50, &p99, &cost
 	}
@@ -707,5 +707,6 @@ func (r *Result) Recompute() {
 	}
 	addDispersion(r)
 	addSteps(r)
+	addCostLoads(r)
 	addGroups(r)
 }

@@ -81,6 +81,9 @@ type CrossRunOptions struct {
 	// log) each single run adds; with two runs or more a side the runs
 	// are the unit and their own spread is used instead.
 	BetweenRunSD float64
+	// CostBetweenRunSD is the same for the fixed-rate cost, when it was
+	// measured apart (SpreadMeasure.CostSD); 0 takes BetweenRunSD.
+	CostBetweenRunSD float64
 }
 
 // CompareRuns calls each stack's change from the runs as to the runs bs
@@ -95,6 +98,7 @@ type CrossRunOptions struct {
 // are compared as the unit (stats.RunsShift), so their own spread is the
 // between-run term.
 func CompareRuns(as, bs []*Result, stacks []string, cases []CaseInfo, levels []int, opt CrossRunOptions) []Step {
+	withCost := hasCost(as) && hasCost(bs)
 	var steps []Step
 	var pairs []stats.SidePair
 	var cells [][2]Cell
@@ -111,7 +115,15 @@ func CompareRuns(as, bs []*Result, stacks []string, cases []CaseInfo, levels []i
 					}
 				}
 				for _, metric := range stepMetrics {
-					sp, from, to := crossRunPair(as, bs, s, ci, conc, metric.value, opt)
+					sp, from, to := crossRunPair(as, bs, s, ci, conc, metric.value, opt, closedLoopCell)
+					pairs, cells = append(pairs, sp), append(cells, [2]Cell{from, to})
+				}
+				if withCost {
+					co := opt
+					if opt.CostBetweenRunSD > 0 {
+						co.BetweenRunSD = opt.CostBetweenRunSD
+					}
+					sp, from, to := crossRunPair(as, bs, s, ci, conc, costMetric, co, costCellOf)
 					pairs, cells = append(pairs, sp), append(cells, [2]Cell{from, to})
 				}
 				steps = append(steps, st)
@@ -119,28 +131,63 @@ func CompareRuns(as, bs []*Result, stacks []string, cases []CaseInfo, levels []i
 		}
 	}
 	vs := stats.DecideFamily(opt.Family, stats.Independent, pairs, opt.MinEffect, opt.Alpha)
+	k := len(stepMetrics)
+	if withCost {
+		k++
+	}
 	for i := range steps {
-		steps[i].Throughput = crossRunChange(vs[2*i], cells[2*i], len(as), len(bs))
-		steps[i].PerCPU = crossRunChange(vs[2*i+1], cells[2*i+1], len(as), len(bs))
+		steps[i].Throughput = crossRunChange(vs[k*i], cells[k*i], len(as), len(bs), opt)
+		steps[i].PerCPU = crossRunChange(vs[k*i+1], cells[k*i+1], len(as), len(bs), opt)
+		if withCost {
+			c := crossRunChange(lowerIsBetter(vs[k*i+2]), cells[k*i+2], len(as), len(bs), opt)
+			c.LowerIsBetter = true
+			steps[i].Cost = &c
+		}
 	}
 	return steps
+}
+
+// hasCost reports whether every run has fixed-rate cost windows (latency
+// cells), so that the comparison can call cost.
+func hasCost(runs []*Result) bool {
+	for _, r := range runs {
+		if len(r.LatencyCells) == 0 {
+			return false
+		}
+	}
+	return len(runs) > 0
+}
+
+// costMetric is a window's fixed-rate cost.
+func costMetric(w WindowFigures) float64 { return w.CostMicros }
+
+// closedLoopCell and costCellOf are the cells a cross-run metric reads:
+// the closed-loop cell, or the latency cell as the cost call sees it
+// (costCell).
+func closedLoopCell(r *Result, stack string, ci CaseInfo, conc int) Cell {
+	return r.CellOrMissing(stack, ci, conc)
+}
+
+func costCellOf(r *Result, stack string, ci CaseInfo, conc int) Cell {
+	return costCell(r.latencyCellOrMissing(stack, ci, conc))
 }
 
 // crossRunPair is one metric of one stack's step between the runs, with
 // the cells that name an invalid side (the stack's, or the reference's
 // when it is the one not valid), from the first run of each side.
-func crossRunPair(as, bs []*Result, stack string, ci CaseInfo, conc int, metric func(WindowFigures) float64, opt CrossRunOptions) (stats.SidePair, Cell, Cell) {
+func crossRunPair(as, bs []*Result, stack string, ci CaseInfo, conc int, metric func(WindowFigures) float64, opt CrossRunOptions,
+	cellOf func(r *Result, stack string, ci CaseInfo, conc int) Cell) (stats.SidePair, Cell, Cell) {
 	figures := func(r *Result) (stats.Side, Cell) {
-		c := r.CellOrMissing(stack, ci, conc)
+		c := cellOf(r, stack, ci, conc)
 		if opt.Reference == "" {
 			v, rounds := processValues(c, metric)
 			return stats.Side{Valid: c.State == CellValid && positive(c, metric), Windows: v, Rounds: rounds}, c
 		}
-		ref := r.CellOrMissing(opt.Reference, ci, conc)
+		ref := cellOf(r, opt.Reference, ci, conc)
 		if c.State == CellValid && ref.State != CellValid {
 			c = ref
 		}
-		return ratioSide(r.CellOrMissing(stack, ci, conc), ref, metric), c
+		return ratioSide(cellOf(r, stack, ci, conc), ref, metric), c
 	}
 	what := "each run's per-process values"
 	if opt.Reference != "" {
@@ -194,15 +241,45 @@ func crossRunPair(as, bs []*Result, stack string, ci CaseInfo, conc int, metric 
 
 // crossRunChange is a cross-run verdict as the report shows it: counts in
 // runs when the runs are the unit.
-func crossRunChange(v stats.Verdict, c [2]Cell, runsA, runsB int) Change {
+func crossRunChange(v stats.Verdict, c [2]Cell, runsA, runsB int, opt CrossRunOptions) Change {
 	ch := changeOf(v, c[0], c[1])
 	ch.WindowsNeeded = 0 // more windows cannot shrink a between-run term
 	if runsA > 1 || runsB > 1 {
 		ch.Unit, ch.FromWindows, ch.ToWindows = "runs", runsA, runsB
 		ch.FromValues, ch.ToValues = v.Shift.N1, v.Shift.N2
 	}
+	ch.Detectable80Pct = detectable80(v, opt.Alpha)
+	if ch.Detectable80Pct > 0 && ch.Call != stats.CallInvalid {
+		ch.Reason += fmt.Sprintf("; this comparison would catch a true change of ±%.1f %% in 80 %% of runs", ch.Detectable80Pct)
+	}
 	return ch
 }
+
+// detectable80 is the smallest true change, in per cent, that a
+// comparison with this verdict's interval would call (exclude 0 at
+// alpha) in 80 % of repeats: on the log scale, the interval's half-width
+// at alpha is z(1−α/2) standard errors, and a change is caught 80 % of
+// the time when it lies z(1−α/2) + z(0.8) standard errors from 0 (the
+// normal approximation the between-run interval already makes). 0 when
+// the interval is not bounded.
+func detectable80(v stats.Verdict, alpha float64) float64 {
+	sh := v.Shift
+	if !sh.Bounded || sh.Lo <= -1 || math.IsInf(sh.Hi, 0) || alpha <= 0 || alpha >= 1 {
+		return 0
+	}
+	halfLog := (math.Log1p(sh.Hi) - math.Log1p(sh.Lo)) / 2
+	conf := sh.Confidence
+	if conf <= 0 || conf >= 1 {
+		conf = 1 - alpha
+	}
+	zi := normalQuantile(1 - (1-conf)/2)
+	se := halfLog / zi
+	za := normalQuantile(1 - alpha/2)
+	return 100 * math.Expm1((za+normalQuantile(0.8))*se)
+}
+
+// normalQuantile is the standard normal's quantile function.
+func normalQuantile(p float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*p) }
 
 func geoMean(xs []float64) float64 {
 	sum := 0.0

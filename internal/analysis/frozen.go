@@ -79,11 +79,18 @@ func frozenCalls(m *Result) frozen {
 
 // measuredAfter reports whether the run measured the step's cells in the
 // round after look: both of them for a paired design (a pair needs both
-// windows of a round), either for independent samples.
+// windows of a round), either for independent samples. A stack's cell is
+// measured in a round when its closed-loop cell or its latency cell has a
+// window of that round: under closed_loop: first the closed-loop cells
+// hold round 1 only, and the rounds after are the latency windows'.
 func (m *Result) measuredAfter(s Step, look int) bool {
+	inRound := func(w WindowFigures) bool { return w.Round == look+1 }
 	has := func(stack string) bool {
-		c, ok := m.Cell(stack, s.Case, s.Concurrency)
-		return ok && slices.ContainsFunc(c.PerWindow, func(w WindowFigures) bool { return w.Round == look+1 })
+		if c, ok := m.Cell(stack, s.Case, s.Concurrency); ok && slices.ContainsFunc(c.PerWindow, inRound) {
+			return true
+		}
+		c, ok := m.LatencyCell(stack, s.Case, s.Concurrency)
+		return ok && slices.ContainsFunc(c.PerWindow, inRound)
 	}
 	if m.Header.Design == stats.Paired {
 		return has(s.From) && has(s.To)

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,5 +218,38 @@ func TestStoppedStepKeepsItsLatencyCalls(t *testing.T) {
 	}
 	if y := m.Steps[0]; y.Cost == nil || y.Cost.EstimatePct == x.P50.EstimatePct || y.Cost.Call != stats.CallGain {
 		t.Errorf("y's cost %+v; want its own call (a gain), not x's frozen p50", y.Cost)
+	}
+}
+
+// Issue 43, item 4: under closed_loop: first the closed-loop cells hold
+// round 1 only, so a step measured on at fixed rate after a look must not
+// be taken for one the run measured no more. Case y is undecided at the
+// first look (after round 11) and measured through round 22, where its
+// fixed-rate cost is a clear gain; frozen at the first look, it would stay
+// undecided with "measured this step no more".
+func TestClosedLoopFirstDoesNotFreezeOpenSteps(t *testing.T) {
+	res := frozenLatencyJournal(t)
+	res.Plan.Plan.Protocol.ClosedLoop = plan.ClosedLoopFirst
+	res.Plan.Plan.Protocol.Calls = []string{plan.MetricCost}
+	var closed []journal.Window
+	for _, w := range res.Windows {
+		if w.Round == 1 {
+			closed = append(closed, w)
+		}
+	}
+	res.Windows = closed
+	m, err := FromResults(res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri := m.Header.Rounds; ri == nil || len(ri.Looks) < 2 {
+		t.Fatalf("looks %+v; want two or more", m.Header.Rounds)
+	}
+	y := m.Steps[0]
+	if y.Case != "y" || y.Cost == nil {
+		t.Fatalf("step 0: %+v", y)
+	}
+	if y.Cost.Call != stats.CallGain || strings.Contains(y.Cost.Reason, "frozen") {
+		t.Errorf("y's cost: %s (%s); want the gain rounds 12–22 show, not a call frozen at the first look", y.Cost.Call, y.Cost.Reason)
 	}
 }

@@ -170,6 +170,9 @@ var latencyMetrics = []latencyMetric{
 // compares them: every counted window's distribution, with its round; a
 // metric with no quantile, its per-process values (sidesOf).
 func latencySides(from, to Cell, lm latencyMetric) stats.SidePair {
+	if lm.name == plan.MetricCost {
+		from, to = costCell(from), costCell(to)
+	}
 	if lm.q == 0 {
 		return sidesOf(from, to, lm.window)
 	}
@@ -210,7 +213,7 @@ func latencyCounted(w *journal.Window) bool {
 // disturbance: such a window counts and does not weigh against its
 // cell's majority.
 func latencyResultFlag(f journal.Flag) bool {
-	return f == journal.FlagBehind || f == journal.FlagInvalid
+	return f == journal.FlagBehind || f == journal.FlagInvalid || f == journal.FlagCostWarming
 }
 
 // latencyHist is a latency window's corrected histogram with every failed

@@ -342,20 +342,37 @@ type WindowFigures struct {
 	// generator's CPU seconds per second of window; GeneratorWaitCores the
 	// generator's seconds waiting for a CPU per second of window.
 	DBCores float64 `json:"db_cores"`
-	// CostMicros is the CPU the request cost the server and the database
-	// together, in CPU-µs per request: (ServerCores + DBCores) × 10⁶ ÷
-	// ThroughputRPS; 0 without a throughput. In a latency window, served
-	// at a fixed offered rate, it is the fixed-rate cost that steps call
-	// (Step.Cost). The database serves one stack at a time, so its CPU is
-	// the serving stack's.
+	// DBOwnCores is the part of DBCores the serving stack's own backends
+	// used (journal.Window.DatabaseOwn); nil where it was not measured.
+	// DBCores less it is the database's background work: autovacuum, the
+	// checkpointer, other stacks' backends.
+	DBOwnCores *float64 `json:"db_own_cores,omitempty"`
+	// ServicesCores is the CPU of the stack's services: (its own cache or
+	// database, by port) per second of window; 0 without them.
+	ServicesCores float64 `json:"services_cores,omitempty"`
+	// CostMicros is the CPU the request cost the stack, in CPU-µs per
+	// request: (ServerCores + its database CPU + ServicesCores) × 10⁶ ÷
+	// ThroughputRPS; 0 without a throughput. Its database CPU is
+	// DBOwnCores where measured (trap T27), else DBCores. In a latency
+	// window, served at a fixed offered rate, it is the fixed-rate cost
+	// that steps call (Step.Cost).
 	CostMicros         float64 `json:"cost_us_per_req,omitempty"`
 	GeneratorCores     float64 `json:"generator_cores"`
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`
 	// latency is set on a latency window; dist is a counted one's
 	// corrected histogram with its failures (latencyHist), for the pooled
 	// calls.
-	latency bool
-	dist    *stats.Dist
+	// CostDrop, on a latency window that counts for latency, says why it
+	// does not count for cost (costwindows.go): behind, unsent requests,
+	// more than 1 % failed; "" when it does.
+	CostDrop string `json:"cost_drop,omitempty"`
+	latency  bool
+	dist     *stats.Dist
+	// limitDist is the distribution a latency threshold pools
+	// (thresholds.go): the window's histogram with its failures, on a
+	// counted window, or a closed-loop window left out for its failures
+	// alone.
+	limitDist *stats.Dist
 }
 
 // CountedRounds returns the rounds of the cell's counted windows, in the
@@ -437,6 +454,10 @@ type Step struct {
 	// closed-loop throughput's (docs/methodology.md, "Where a step's
 	// paired noise comes from").
 	Cost *Change `json:"cost,omitempty"`
+	// CostLoads is the cost at the fixed rate beside the cost near
+	// saturation (costloads.go), with each stack's absolute CPU-µs per
+	// request; nil without a fixed-rate cost.
+	CostLoads *CostLoads `json:"cost_loads,omitempty"`
 	// Flagged lists the flags raised on the counted windows of either cell,
 	// as "stack: flag ×windows" (contended, client_bound,
 	// checkpoint_in_window): such windows count, so the change may describe
@@ -553,6 +574,10 @@ type Change struct {
 	// LowerIsBetter is set on a latency call: the estimate is the
 	// latency's shift, and a rise is the loss.
 	LowerIsBetter bool `json:"lower_is_better,omitempty"`
+	// Detectable80Pct, on a call between runs, is the smallest true
+	// change in per cent that such a comparison would call in 80 % of
+	// repeats (its power), from its interval's width; 0 elsewhere.
+	Detectable80Pct float64 `json:"detectable_80_pct,omitempty"`
 }
 
 // Bounded reports whether the change has a finite interval.

@@ -168,6 +168,9 @@ func dbSeed(ctx context.Context, t dbTarget, env Env) error {
 	if err != nil {
 		return withDatabaseURLHint(err, env)
 	}
+	if err := c.CheckDataDirectory(ctx); err != nil {
+		return err
+	}
 	if t.file != nil {
 		return seedFileDatabases(ctx, c, t.file, filepath.Join(filepath.Dir(t.dir), "logs"), false, env)
 	}
@@ -178,27 +181,19 @@ func dbSeed(ctx context.Context, t dbTarget, env Env) error {
 	return nil
 }
 
-// databaseURL returns the URL of the target's seeded database.
-func (t dbTarget) databaseURL(env Env) (string, error) {
-	if t.url != "" {
-		return t.url, nil
-	}
-	c, err := pgfix.Attach(t.dir)
-	if err != nil {
-		return "", withDatabaseURLHint(err, env)
-	}
-	return c.URL(devDatabase), nil
-}
-
 func dbReset(ctx context.Context, t dbTarget, env Env) error {
-	url, err := t.databaseURL(env)
-	if err != nil {
-		return err
-	}
-	if t.url != "" {
-		if err := pgfix.CheckOwned(ctx, url, "reset"); err != nil {
+	url := t.url
+	if url == "" {
+		c, err := pgfix.Attach(t.dir)
+		if err != nil {
+			return withDatabaseURLHint(err, env)
+		}
+		if err := c.CheckDataDirectory(ctx); err != nil {
 			return err
 		}
+		url = c.URL(devDatabase)
+	} else if err := pgfix.CheckOwned(ctx, url, "reset"); err != nil {
+		return err
 	}
 	db, err := pgfix.Open(ctx, url)
 	if err != nil {

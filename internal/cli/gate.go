@@ -87,8 +87,8 @@ func (g *gateFlags) parse(comparison bool) (gateSpec, error) {
 	for _, name := range commaList(*g.metrics) {
 		m := report.GateMetric(name)
 		switch {
-		case m.Latency() && comparison:
-			return spec, usagef("--metrics %s: latency at a fixed rate is called between the stacks of one run, not from run A to run B; put both versions in one run with latency: {rate: 50%%}", name)
+		case m.Latency() && m != report.GateCost && comparison:
+			return spec, usagef("--metrics %s: latency at a fixed rate is called between the stacks of one run, not from run A to run B; put both versions in one run with latency: {rate: 50%%} (cost is called across runs: --metrics cost)", name)
 		case !slices.Contains(report.GateMetrics, m) && !m.Latency():
 			return spec, usagef("--metrics %s: write throughput, per_cpu, p50, p99 or cost, comma-separated", name)
 		}

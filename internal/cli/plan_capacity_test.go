@@ -38,6 +38,16 @@ func TestPlanShowsTheCapacityPhase(t *testing.T) {
 	if !strings.Contains(four, "with 4 against 3 no capacity step can have a finite 95 % interval; give capacity: searches: 5 to survive one lost search") {
 		t.Errorf("no note on 4 searches, which one lost search leaves undecidable:\n%s", four)
 	}
+	// Issue 43, item 4: three cases with an SLO make a family of three
+	// capacity calls; with 4 searches a side the smallest p-value, 2/70,
+	// is above 5 % ÷ 3, so none could be selected.
+	_, wide, _ := runMain(t, writeComparison(t, "profile: quick\nprotocol: {cases: [user, order, list]}\ncapacity: {slo: p99=20ms, searches: 4}\n"+twoStacks), benchDB, "plan")
+	if !strings.Contains(wide, "the capacity steps are a false-call family of 3 calls; with 4 searches a side the smallest p-value (0.0286) is above 0.05 ÷ 3, so no capacity step could be called a gain or a loss; give capacity: searches: 5 or more") {
+		t.Errorf("no note on a capacity family too large to select:\n%s", wide)
+	}
+	if strings.Contains(out, "false-call family of") {
+		t.Errorf("a family note with 5 searches over 2 cases:\n%s", out)
+	}
 	_, few, _ := runMain(t, writeComparison(t, "profile: quick\ncapacity: {slo: p99=20ms, searches: 3}\n"+twoStacks), benchDB, "plan")
 	if !strings.Contains(few, "note: with 3 searches a side no capacity step can have a finite 95 % interval; give capacity: searches: 4 or more") {
 		t.Errorf("no note on 3 searches:\n%s", few)

@@ -30,7 +30,7 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	var cmp report.CompareOptions
 	fs.StringVar(&cmp.Reference, "reference", "", "with two directories: the stack both runs share unchanged, each other stack compared through its ratio to it (default: the first stack of A that B has unchanged)")
 	fs.BoolVar(&cmp.AssumeSameHost, "assume-same-host", false, "comparing runs: judge them although their hosts differ (CPU model, count, memory, kernel) or, with no shared reference, although their windows are pooled, trusting that the machine did not change the figures")
-	betweenRun := fs.String("between-run", "", "comparing one run with one: the run-to-run spread of a run's figure (standard deviation), e.g. 2% (default 3%; measure it with repeated runs, A1 A2 … -- B1 B2 …)")
+	betweenRun := fs.String("between-run", "", "comparing one run with one: the run-to-run spread of a run's figure (standard deviation), e.g. 2% (default: the spread stackbench spread measured on this machine, else 3% assumed)")
 	// A1 A2 … -- B1 B2 …: the runs of each side, flags on either side.
 	var restB []string
 	sides := false
@@ -228,6 +228,14 @@ func compareReports(a, b []string, output string, gate gateSpec, opt report.Buil
 				return &ExitError{Code: ExitCannotJudge, Msg: "cannot judge: " + why}
 			}
 		}
+	}
+	if cmp.BetweenRun == 0 && len(ma) == 1 && len(mb) == 1 {
+		if sp, ok := measuredSpread(env, ma[0].Header.Host); ok {
+			cmp.BetweenRun, cmp.CostBetweenRun = sp.ThroughputSD, sp.CostSD
+			cmp.BetweenRunSource = fmt.Sprintf("measured on this machine from %d runs on %s (stackbench spread)", len(sp.Runs), sp.Measured.Format("2006-01-02"))
+		}
+	} else if cmp.BetweenRun > 0 {
+		cmp.BetweenRunSource = "as given (--between-run)"
 	}
 	c, err := report.CompareRuns(ma, mb, cmp)
 	if err != nil {

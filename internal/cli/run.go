@@ -407,7 +407,7 @@ func printThresholds(w io.Writer, m *report.Model) {
 	if len(m.Thresholds) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nThresholds (each the median of the cell's windows and its %.0f%% interval):\n", 100*report.ThresholdConfidence)
+	fmt.Fprintf(w, "\nThresholds (a latency percentile of all the cell's requests, other limits the median of its processes; each with its %.0f%% family interval):\n", 100*report.ThresholdConfidence)
 	for _, t := range m.Thresholds {
 		fmt.Fprintf(w, "  %s\n", report.ThresholdText(t))
 	}

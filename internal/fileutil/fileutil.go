@@ -1,7 +1,9 @@
 // Package fileutil holds the file helpers several packages need alike: a
-// log's tail for an error message, and a file replaced whole. It imports
-// nothing of ours, so every package may use it, the ones that otherwise
-// import nothing of ours (pgfix) included.
+// log's tail for an error message, a file replaced whole, and the writes
+// that follow no symbolic link (OpenIn, WriteIn, MkdirIn: every write in
+// a results directory or a cluster directory, which are data; the system
+// calls are platform/local's). It imports nothing of ours but
+// platform/local, so every package may use it, pgfix included.
 package fileutil
 
 import (

@@ -24,6 +24,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/stackbench/stackbench/internal/fileutil"
 )
 
 // FileName is the journal's name inside a results directory.
@@ -82,7 +84,9 @@ type Writer struct {
 // bytes removed is returned so the caller can report it.
 func Create(path string) (w *Writer, tornBytes int64, err error) {
 	// Append-only: every write lands at the end, whatever the offset.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	// No link followed: a journal replaced by a link would have the file
+	// it points at cut at its last newline and appended to.
+	f, err := fileutil.OpenPath(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, 0, fmt.Errorf("open journal: %w", err)
 	}

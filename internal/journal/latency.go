@@ -19,6 +19,13 @@ const (
 // is a queue's, not the latency at that load: it is not counted.
 const FlagBehind Flag = "behind"
 
+// FlagCostWarming: a latency window whose server spent clearly more CPU
+// in the window's first half than in its second at the same offered rate
+// (run.judgeWarming): still warming up — a JIT compiling, caches filling
+// (trap T19 for cost). The window is redone on the same process; one
+// still flagged at the end counts for latency but not for cost.
+const FlagCostWarming Flag = "cost_warming"
+
 // LatencyRate is the offered rate of one case and concurrency's latency
 // windows, fixed once and journaled before the first of them, so that a
 // resumed run reuses it (docs/statistics.md, "Latency at a fixed rate").

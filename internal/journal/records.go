@@ -146,6 +146,10 @@ type Usage struct {
 	RSSMeanBytes int64   `json:"rss_mean_bytes,omitempty"`
 	RSSPeakBytes int64   `json:"rss_peak_bytes,omitempty"`
 	Processes    int     `json:"processes,omitempty"`
+	// FirstHalfCPUSeconds and SecondHalfCPUSeconds split CPUSeconds at
+	// the window's middle (proc.GroupStats); 0 where not sampled.
+	FirstHalfCPUSeconds  float64 `json:"first_half_cpu_s,omitempty"`
+	SecondHalfCPUSeconds float64 `json:"second_half_cpu_s,omitempty"`
 }
 
 // DBStats is the database state around a window (trap T3, T4).
@@ -221,6 +225,13 @@ type Window struct {
 	// services: ports (its own database, a cache) during the window; nil
 	// when it names none. Theirs is not foreign CPU either.
 	Services *Usage `json:"services,omitempty"`
+	// DatabaseOwn is the part of Database that the serving stack's own
+	// backends used: the postmaster's children whose title names the
+	// stack's database (each stack has its own copy in a run), measured
+	// when the database runs on this machine; nil otherwise. Database
+	// less it is the server's background work (autovacuum, the
+	// checkpointer, other stacks' backends). Cost counts it alone.
+	DatabaseOwn *Usage `json:"database_own,omitempty"`
 
 	// WallSeconds is the sampler's wall time: Server, Database, Generator
 	// and Harness cores are their CPU seconds ÷ it. The sampler is opened

@@ -23,8 +23,11 @@ const throwawayLifetime = 7 * 24 * time.Hour
 // WriteThrowawayCA makes a certificate authority for one run and a server
 // certificate it signs for hosts (names or IP addresses; loopback's when
 // empty), valid for seven days (tlsca.Issue), and writes them as PEM files
-// in dir: ca.pem and cert.pem (mode 0644) and key.pem (mode 0600). The
-// CA's key is not kept, so nothing else can ever be signed by it.
+// in dir: ca.pem, cert.pem and key.pem, each mode 0600 (whoever reads
+// them — the stacks, the load generator — runs as this user), written
+// through no link (tlsca.WriteFile). The CA's key is not kept, so
+// nothing else can ever be signed by it; the run removes key.pem when it
+// ends (stack.RemoveTLSKey).
 func WriteThrowawayCA(dir string, hosts ...string) (ThrowawayCA, error) {
 	if len(hosts) == 0 {
 		hosts = []string{"127.0.0.1", "::1", "localhost"}
@@ -43,8 +46,8 @@ func WriteThrowawayCA(dir string, hosts ...string) (ThrowawayCA, error) {
 		data []byte
 		mode os.FileMode
 	}{
-		{out.CAFile, is.CAPEM, 0o644},
-		{out.CertFile, is.CertPEM, 0o644},
+		{out.CAFile, is.CAPEM, 0o600},
+		{out.CertFile, is.CertPEM, 0o600},
 		{out.KeyFile, is.KeyPEM, 0o600},
 	} {
 		if err := tlsca.WriteFile(f.path, f.data, f.mode); err != nil {

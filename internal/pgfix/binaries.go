@@ -81,28 +81,66 @@ func pgConfigBindir() string {
 }
 
 func locateBinaries(pathDirs []string, pgConfig func() string, sources []binarySource) (Binaries, error) {
-	for _, dir := range pathDirs {
-		if dir != "" && hasServerBinaries(dir) {
-			return Binaries{Dir: dir, Source: "PATH"}, nil
-		}
-	}
-	if dir := pgConfig(); dir != "" && hasServerBinaries(dir) {
-		return Binaries{Dir: dir, Source: "pg_config --bindir"}, nil
-	}
-	for _, src := range sources {
-		matches, _ := filepath.Glob(src.Glob)
-		sort.Slice(matches, func(i, j int) bool { return versionLess(matches[j], matches[i]) })
-		for _, dir := range matches {
-			if hasServerBinaries(dir) {
-				return Binaries{Dir: dir, Source: src.Name}, nil
-			}
-		}
+	if found := candidateBinaries(pathDirs, pgConfig, sources, true); len(found) > 0 {
+		return found[0], nil
 	}
 	return Binaries{}, fmt.Errorf("%w on PATH, through pg_config --bindir, in /usr/lib/postgresql/*/bin, "+
 		"in Homebrew's prefixes (/opt/homebrew, /usr/local) or in Postgres.app; install them "+
 		"(Debian/Ubuntu: apt-get install postgresql; macOS: brew install postgresql@15, "+
 		"or Postgres.app from postgresapp.com; Fedora: dnf install postgresql-server) "+
 		"or use a server of your own with --database-url postgres://user:password@host:port/db", ErrNoBinaries)
+}
+
+// candidateBinaries returns the directories holding the three binaries
+// where LocateBinaries looks, in its order (first alone when first is
+// set: the search stops there).
+func candidateBinaries(pathDirs []string, pgConfig func() string, sources []binarySource, first bool) []Binaries {
+	var out []Binaries
+	add := func(dir, source string) bool {
+		if dir == "" || !hasServerBinaries(dir) {
+			return false
+		}
+		out = append(out, Binaries{Dir: dir, Source: source})
+		return first
+	}
+	for _, dir := range pathDirs {
+		if add(dir, "PATH") {
+			return out
+		}
+	}
+	if add(pgConfig(), "pg_config --bindir") {
+		return out
+	}
+	for _, src := range sources {
+		matches, _ := filepath.Glob(src.Glob)
+		sort.Slice(matches, func(i, j int) bool { return versionLess(matches[j], matches[i]) })
+		for _, dir := range matches {
+			if add(dir, src.Name) {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// installedBinaries returns recorded, the binaries a cluster directory
+// says made its data, when they are one of the places LocateBinaries
+// looks (another version of PostgreSQL installed beside the newest), and
+// what LocateBinaries finds otherwise. A cluster directory is data: the
+// bin_dir its cluster.json names is never run unless it is such a place.
+func installedBinaries(recorded string) (Binaries, error) {
+	return pickInstalled(recorded, filepath.SplitList(os.Getenv("PATH")), pgConfigBindir, binarySources)
+}
+
+func pickInstalled(recorded string, pathDirs []string, pgConfig func() string, sources []binarySource) (Binaries, error) {
+	if recorded != "" {
+		for _, b := range candidateBinaries(pathDirs, pgConfig, sources, false) {
+			if filepath.Clean(b.Dir) == filepath.Clean(recorded) {
+				return b, nil
+			}
+		}
+	}
+	return locateBinaries(pathDirs, pgConfig, sources)
 }
 
 func hasServerBinaries(dir string) bool {

@@ -235,16 +235,20 @@ func (c *Cluster) dataVersion() (string, bool) {
 
 // chooseBinaries sets the binaries, version and password for this start:
 // an existing cluster keeps the binaries that made it while they are
-// installed; otherwise FindBinaries decides, and their major version must
-// match the data's.
+// installed in one of the places LocateBinaries looks (installedBinaries:
+// the bin_dir of cluster.json alone is never run); otherwise
+// LocateBinaries decides, and their major version must match the data's.
 func (c *Cluster) chooseBinaries(old clusterState, dataVersion string, logw io.Writer) error {
-	binDir := old.BinDir
-	if dataVersion == "" || binDir == "" || !hasServerBinaries(binDir) {
-		found, err := LocateBinaries()
-		if err != nil {
-			return err
-		}
-		binDir = found.Dir
+	recorded := old.BinDir
+	if dataVersion == "" {
+		recorded = ""
+	}
+	found, err := installedBinaries(recorded)
+	if err != nil {
+		return err
+	}
+	binDir := found.Dir
+	if binDir != recorded {
 		fmt.Fprintf(logw, "PostgreSQL server binaries: %s\n", found)
 	}
 	version, err := serverVersion(binDir)
@@ -313,7 +317,7 @@ func (c *Cluster) initdb(ctx context.Context, logw io.Writer) error {
 		return err
 	}
 	pwPath := filepath.Join(c.dir, "initdb.pw")
-	if err := os.WriteFile(pwPath, []byte(c.state.Password+"\n"), 0o600); err != nil {
+	if err := fileutil.WritePath(pwPath, []byte(c.state.Password+"\n"), 0o600); err != nil {
 		return err
 	}
 	defer os.Remove(pwPath)
@@ -326,7 +330,16 @@ func (c *Cluster) initdb(ctx context.Context, logw io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("initdb %s: %v\n%s", data, err, out)
 	}
-	f, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	return c.includeConf()
+}
+
+// includeConf appends to the data directory's postgresql.conf the line
+// that includes confFile. The data directory is the server account's: a
+// link it left in place of the file is refused, not followed (as root,
+// stackbench would otherwise append to any file of the machine), and so
+// for every file stackbench writes there.
+func (c *Cluster) includeConf() error {
+	f, err := fileutil.OpenIn(c.dataDir(), "postgresql.conf", os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -373,14 +386,14 @@ func (c *Cluster) writeConf() error {
 		fmt.Fprintf(&b, "%s = '%s'\n", k, strings.ReplaceAll(c.state.Settings[k], "'", "''"))
 	}
 	path := filepath.Join(c.dataDir(), confFile)
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := fileutil.WriteIn(c.dataDir(), confFile, b.Bytes(), 0o600); err != nil {
+		return err
 	}
 	return c.acct.own(path)
 }
 
 func (c *Cluster) prepareLog(path string) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o640)
+	f, err := fileutil.OpenPath(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o640)
 	if err != nil {
 		return fmt.Errorf("open server log: %w", err)
 	}
@@ -435,6 +448,13 @@ func Attach(dir string) (*Cluster, error) {
 	acct, err := serverAccount()
 	if err != nil {
 		return nil, err
+	}
+	// Stop runs pg_ctl: from where LocateBinaries looks, never from
+	// wherever cluster.json says (a cluster directory is data).
+	recorded := st.BinDir
+	st.BinDir = ""
+	if b, err := installedBinaries(recorded); err == nil {
+		st.BinDir = b.Dir
 	}
 	c := &Cluster{dir: abs, acct: acct, state: st}
 	pid, ok := c.livePostmaster()
@@ -604,7 +624,12 @@ func (c *Cluster) allowOtherHosts() error {
 		return err
 	}
 	path := filepath.Join(c.dataDir(), "pg_hba.conf")
-	b, err := os.ReadFile(path)
+	f, err := fileutil.OpenIn(c.dataDir(), "pg_hba.conf", os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	f.Close()
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
@@ -612,10 +637,7 @@ func (c *Cluster) allowOtherHosts() error {
 		b = b[:i]
 	}
 	b = fmt.Appendf(b, "\n%s, over TLS, with the superuser's password (SCRAM)\n%s", hbaMark, lines)
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return fileutil.WriteIn(c.dataDir(), "pg_hba.conf", b, 0o600)
 }
 
 // TempDirPrefix begins the name of a cluster directory Start makes in the
@@ -623,16 +645,34 @@ func (c *Cluster) allowOtherHosts() error {
 const TempDirPrefix = "stackbench-pg-"
 
 // IsTempCluster reports whether dir is a cluster directory Start made in
-// the temporary directory: named TempDirPrefix…, directly in
-// os.TempDir(), a directory (not a symlink) holding cluster.json. A
-// results directory names the cluster it kept for a resume; only such a
+// the temporary directory (CheckTempCluster returns no error). A results
+// directory names the cluster it kept for a resume; only such a
 // directory is reused, and removed once the run is done.
-func IsTempCluster(dir string) bool {
+func IsTempCluster(dir string) bool { return CheckTempCluster(dir) == nil }
+
+// CheckTempCluster returns why dir is not a cluster directory Start made
+// in the temporary directory, nil when it is one: named TempDirPrefix…,
+// directly in os.TempDir(), a directory (not a symlink) holding
+// cluster.json, both owned by the user stackbench runs as and writable by
+// no one else. On a shared /tmp anyone can make a directory of that name;
+// one that is not this user's own is data of another user, never reused.
+func CheckTempCluster(dir string) error {
 	abs, err := filepath.Abs(dir)
-	if err != nil || filepath.Dir(abs) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(abs), TempDirPrefix) {
-		return false
+	if err != nil {
+		return err
 	}
-	return IsClusterDir(abs)
+	if filepath.Dir(abs) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(abs), TempDirPrefix) {
+		return fmt.Errorf("%s is not a %s* directory directly in %s", abs, TempDirPrefix, os.TempDir())
+	}
+	if !IsClusterDir(abs) {
+		return fmt.Errorf("%s is not a directory holding %s", abs, stateFile)
+	}
+	for _, p := range []string{abs, filepath.Join(abs, stateFile)} {
+		if err := fileutil.CheckOwnPrivate(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // IsClusterDir reports whether dir is a directory (not a symlink) that

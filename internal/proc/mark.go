@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/platform"
@@ -23,12 +24,7 @@ const MarkEnv = "STACKBENCH_STACK_MARK"
 func newMark(name string) string {
 	b := make([]byte, 8)
 	rand.Read(b)
-	return fmt.Sprintf("%s.%d.%s", strings.Map(func(r rune) rune {
-		if r <= ' ' || r == '=' {
-			return '_'
-		}
-		return r
-	}, name), os.Getpid(), hex.EncodeToString(b))
+	return fmt.Sprintf("%s.%d.%s", MarkName(name), os.Getpid(), hex.EncodeToString(b))
 }
 
 // MarkedPIDs returns the live processes whose environment carries
@@ -38,6 +34,52 @@ func MarkedPIDs(mark string) []int {
 		return nil
 	}
 	return local.ProcessesWithEnv(MarkEnv + "=" + mark)
+}
+
+// markRE is the exact form of a mark newMark makes: a name without white
+// space or '=', the harness's pid, 16 hex digits.
+var markRE = regexp.MustCompile(`^([^\s=]+)\.([1-9][0-9]*)\.([0-9a-f]{16})$`)
+
+// ParseMark returns the stack name in mark (as newMark wrote it, white
+// space and '=' made '_'); ok is false unless mark has newMark's exact
+// form: a value read from a results directory that does not is never
+// acted on.
+func ParseMark(mark string) (name string, ok bool) {
+	m := markRE.FindStringSubmatch(mark)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// MarkName is the name part newMark writes for a stack named name.
+func MarkName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r <= ' ' || r == '=' {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// OwnMarked returns, for each live process of this user (the uid
+// stackbench runs as) whose environment carries MarkEnv=mark exactly, its
+// process group. A mark not of newMark's form finds nothing.
+func OwnMarked(mark string) map[int]int {
+	if _, ok := ParseMark(mark); !ok {
+		return nil
+	}
+	out := map[int]int{}
+	var r statReader
+	for _, pid := range MarkedPIDs(mark) {
+		if uid, ok := local.ProcessOwner(pid); !ok || uid != os.Geteuid() {
+			continue
+		}
+		if st, ok := r.read(pid); ok {
+			out[pid] = st.PGID
+		}
+	}
+	return out
 }
 
 // KillMarked sends SIGKILL to every process carrying mark and returns

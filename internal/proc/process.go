@@ -50,6 +50,12 @@ type Spec struct {
 	// Container is set when Command runs the server in a container (in
 	// the foreground): the server is then measured through its cgroup.
 	Container *Container
+	// Spawned, when set, is called as soon as the command is spawned,
+	// before the health poll, with the root process's pid (the leader of
+	// its process group) and the mark of everything it starts (MarkEnv):
+	// what a harness killed during the boot must have recorded to stop a
+	// stack that daemonized.
+	Spawned func(pid int, mark string)
 }
 
 // Process is a running stack started by Start.
@@ -124,6 +130,9 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		return nil, fmt.Errorf("start stack %q: run %q in %s: %w", s.Name, s.Command, s.Dir, err)
 	}
 	go p.wait()
+	if s.Spawned != nil {
+		s.Spawned(cmd.Process.Pid, mark)
+	}
 	ready, err := pollHealth(ctx, s, p.done, spawned)
 	if err != nil {
 		tail := p.LogTail()

@@ -26,6 +26,22 @@ type Group struct {
 	root    int    // TreeGroup: the root of the tree
 	ownOnly bool   // SelfGroup: own CPU only
 	cgroup  string // CgroupGroup: the cgroup, as platform.OS.Cgroup names it
+	// PartOfTree: only the tree's members whose process title match
+	// accepts; a part of another group, so left out of the sum that
+	// foreign CPU is taken from.
+	match func(title string) bool
+}
+
+// PartOfTree is the members of the tree rooted at pid whose process title
+// (their command line, which PostgreSQL rewrites to "postgres: user
+// database host(port) state") match accepts, each title read once per
+// process. It measures a part of another group — a stack's own database
+// backends within the postmaster's tree — so it may overlap that group:
+// the sampler leaves it out of the CPU it subtracts for foreign CPU
+// (GroupStats.Part). A member that exits keeps the CPU its last sample
+// saw: its parent, outside the part, reaps it.
+func PartOfTree(name string, pid int, match func(title string) bool) Group {
+	return Group{Name: name, root: pid, match: match}
 }
 
 // CgroupGroup is every process of a cgroup (a container's): its CPU is the
@@ -59,6 +75,16 @@ type GroupStats struct {
 	RSSPeakBytes int64   `json:"rss_peak_bytes"`
 	// Processes is the largest number of processes seen in the group.
 	Processes int `json:"processes"`
+	// Part is true for a PartOfTree group: its CPU is also in another
+	// group's.
+	Part bool `json:"part,omitempty"`
+	// FirstHalfCPUSeconds and SecondHalfCPUSeconds split CPUSeconds at
+	// the middle of the window (interpolated between the samples around
+	// it): a server still warming up — a JIT compiling, caches filling —
+	// spends more in the first at a fixed offered rate. Both 0 with fewer
+	// than three samples.
+	FirstHalfCPUSeconds  float64 `json:"first_half_cpu_s,omitempty"`
+	SecondHalfCPUSeconds float64 `json:"second_half_cpu_s,omitempty"`
 }
 
 // WindowStats is what a Sampler saw between its Start and Stop.
@@ -168,7 +194,9 @@ func (s *Sampler) run() {
 			stats.HostBusyCores = host1.BusySecondsSince(host0) / wall.Seconds()
 			ours := 0.0
 			for _, g := range stats.Groups {
-				ours += g.Cores
+				if !g.Part {
+					ours += g.Cores
+				}
 			}
 			stats.ForeignCores = max(stats.HostBusyCores-ours, 0)
 			stats.Suspended, stats.SuspendedFor = suspended, slept

@@ -44,6 +44,18 @@ type watchedGroup struct {
 	rssSum    int64
 	rssPeak   int64
 	processes int
+	// titles caches a PartOfTree group's verdict per process, by pid and
+	// start time (a reused pid is another process).
+	titles map[[2]int64]bool
+	// series is the group's CPU so far (nanoseconds since the opening
+	// snapshot) at each sample, with the sample's time, for the halves.
+	series []cpuAt
+}
+
+// cpuAt is a group's CPU since the opening snapshot at one instant.
+type cpuAt struct {
+	at    time.Time
+	nanos int64
 }
 
 func newWatch(groups []Group, open host.Clocks) *watch {
@@ -79,8 +91,15 @@ func (w *watch) sample(full bool) {
 		}
 	}
 	w.walkFiles = 0
+	now := time.Now()
 	for i := range w.groups {
-		w.sampleGroup(&w.groups[i])
+		g := &w.groups[i]
+		w.sampleGroup(g)
+		n := g.acct.nanos()
+		if g.cgroup != "" {
+			n = int64(g.cgLast - g.cgFirst)
+		}
+		g.series = append(g.series, cpuAt{at: now, nanos: n})
 	}
 	w.n++
 }
@@ -165,6 +184,9 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 			}
 		}
 	}
+	if g.match != nil {
+		w.cur = g.keepMatching(w.cur)
+	}
 	w.exact = w.exact[:0]
 	for _, st := range w.cur {
 		ns := int64(-1)
@@ -181,6 +203,27 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 	g.rssSum += rss
 	g.rssPeak = max(g.rssPeak, rss)
 	g.processes = max(g.processes, len(w.cur))
+}
+
+// keepMatching filters a PartOfTree group's tree down to the processes
+// whose title its match accepts, in place.
+func (g *watchedGroup) keepMatching(tree []procStat) []procStat {
+	if g.titles == nil {
+		g.titles = map[[2]int64]bool{}
+	}
+	kept := tree[:0]
+	for _, st := range tree {
+		k := [2]int64{int64(st.PID), st.StartTicks}
+		ok, seen := g.titles[k]
+		if !seen {
+			ok = g.match(local.OS.Cmdline(st.PID))
+			g.titles[k] = ok
+		}
+		if ok {
+			kept = append(kept, st)
+		}
+	}
+	return kept
 }
 
 // walkCost is how many files walking a tree of these processes reads: a
@@ -211,6 +254,7 @@ func (w *watch) stats(wall time.Duration) WindowStats {
 			CPUSeconds:   cpu,
 			RSSPeakBytes: g.rssPeak,
 			Processes:    g.processes,
+			Part:         g.match != nil,
 		}
 		if wall > 0 {
 			gs.Cores = cpu / wall.Seconds()
@@ -218,6 +262,7 @@ func (w *watch) stats(wall time.Duration) WindowStats {
 		if w.n > 0 {
 			gs.RSSMeanBytes = g.rssSum / int64(w.n)
 		}
+		gs.FirstHalfCPUSeconds, gs.SecondHalfCPUSeconds = halves(g.series)
 		out.Groups = append(out.Groups, gs)
 	}
 	return out
@@ -237,4 +282,31 @@ func (w *watch) sampleCgroup(g *watchedGroup) {
 	g.rssSum += u.RSSBytes
 	g.rssPeak = max(g.rssPeak, u.RSSBytes)
 	g.processes = max(g.processes, u.Processes)
+}
+
+// halves splits a group's CPU over the window at the middle of its
+// sampled span, interpolating between the two samples around it: what
+// the group used in the first half and in the second. Both are 0 with
+// fewer than three samples (no sample inside the window to split at).
+func halves(series []cpuAt) (first, second float64) {
+	if len(series) < 3 {
+		return 0, 0
+	}
+	start, end := series[0], series[len(series)-1]
+	mid := start.at.Add(end.at.Sub(start.at) / 2)
+	at := start.nanos
+	for i := 1; i < len(series); i++ {
+		a, b := series[i-1], series[i]
+		if b.at.Before(mid) {
+			continue
+		}
+		span := b.at.Sub(a.at)
+		frac := 0.0
+		if span > 0 {
+			frac = float64(mid.Sub(a.at)) / float64(span)
+		}
+		at = a.nanos + int64(frac*float64(b.nanos-a.nanos))
+		break
+	}
+	return float64(at-start.nanos) / 1e9, float64(end.nanos-at) / 1e9
 }

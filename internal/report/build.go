@@ -82,8 +82,7 @@ func FromResults(res *journal.Results, opt BuildOptions) (*Model, error) {
 	if err := addCapacity(m, res, opt); err != nil {
 		return nil, err
 	}
-	pl := res.Plan.Plan.Plan()
-	addThresholds(m, pl.Thresholds, pl.Protocol.Timeout)
+	m.Thresholds = a.Thresholds
 	return m, nil
 }
 

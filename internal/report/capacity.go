@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/capacity"
@@ -342,115 +341,27 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 	return row, f
 }
 
-// capacitySteps calls every capacity step of the run (each stack pair
-// on each searched case) at once: under family run their false calls are
-// controlled together, a family of their own (Benjamini–Hochberg at α over
-// the capacity steps, stated in each reason; the throughput family is not
-// changed by them), else each at α.
+// capacitySteps has analysis call every capacity step of the run (each
+// stack pair on each searched case; analysis.CallCapacitySteps) from the
+// rows' confirmed searches.
 func capacitySteps(cases []CapacityCase, pairs []analysis.StackPair, family stats.Family, minEffect, alpha float64) []CapacityStep {
 	var steps []CapacityStep
-	var sides []stats.SidePair
+	var in []analysis.CapacityStepInput
 	for _, c := range cases {
 		for _, p := range pairs {
-			from, to := c.row(p.From), c.row(p.To)
 			steps = append(steps, CapacityStep{Kind: p.Kind, From: p.From, To: p.To, Case: c.Case, Database: c.Database})
-			sides = append(sides, stats.SidePair{
-				From:   stats.Side{Valid: len(from.SearchCapacitiesRPS) > 0, Windows: from.SearchCapacitiesRPS},
-				To:     stats.Side{Valid: len(to.SearchCapacitiesRPS) > 0, Windows: to.SearchCapacitiesRPS},
-				Decide: func(level float64) stats.Verdict { return capacityVerdict(from, to, minEffect, level) },
-			})
+			in = append(in, analysis.CapacityStepInput{From: c.row(p.From).side(), To: c.row(p.To).side()})
 		}
 	}
-	vs := stats.DecideFamily(family, stats.Independent, sides, minEffect, alpha)
-	i := 0
-	for _, c := range cases {
-		for _, p := range pairs {
-			steps[i].Capacity = capacityChange(c.row(p.From), c.row(p.To), vs[i], alpha)
-			i++
-		}
+	for i, ch := range analysis.CallCapacitySteps(in, family, minEffect, alpha) {
+		steps[i].Capacity = ch
 	}
 	return steps
 }
 
-// capacityVerdict decides a capacity step from the two stacks' searches:
-// each confirmed search gives one value, its capacity (the middle of its
-// bracket), and the two-sample Hodges–Lehmann shift between the two sets
-// gives the estimate and its Mann–Whitney interval at 1 − alpha
-// (stats.HodgesLehmann), called against the run's minimum effect as a
-// throughput step of independent windows is: gain or loss when the
-// interval excludes 0 (its size says whether it also lies past the
-// minimum effect), same when its interval at 1 − 2α lies within ±δ
-// (stats.SameLevel). Each search is a fresh
-// process's whole search, so the interval holds the spread between
-// processes and between searches as the run met it. A side without a
-// confirmed search makes the step invalid; too few searches for a finite
-// interval leave it undecided (docs/capacity.md).
-func capacityVerdict(from, to CapacityRow, minEffect, alpha float64) stats.Verdict {
-	for _, r := range []CapacityRow{from, to} {
-		if len(r.SearchCapacitiesRPS) == 0 {
-			return stats.Verdict{Call: stats.CallInvalid, MinEffect: minEffect, Alpha: alpha,
-				Reason: fmt.Sprintf("%s has no confirmed capacity (%s)", r.Stack, r.Status)}
-		}
-	}
-	v := stats.Decide(stats.Side{Valid: true, Windows: from.SearchCapacitiesRPS}, stats.Side{Valid: true, Windows: to.SearchCapacitiesRPS}, minEffect, alpha)
-	if v.Call == stats.CallInvalid {
-		return v
-	}
-	data := fmt.Sprintf("over the two stacks' search capacities (%s)", restsOn(from, to))
-	if v.Call == stats.CallUndecided && !v.Shift.Bounded {
-		v.Reason = fmt.Sprintf("too few searches (%s) for any finite interval at α=%.2g: %s", restsOn(from, to), alpha, searchesNeeded(alpha))
-		return v
-	}
-	v.Reason = data + ", " + v.Reason
-	return v
-}
-
-// capacityChange is a capacity step's verdict as the report shows it,
-// counted in searches.
-func capacityChange(from, to CapacityRow, v stats.Verdict, alpha float64) analysis.Change {
-	c := analysis.Change{Call: v.Call, Size: v.Size, MinEffectPct: 100 * v.MinEffect, Reason: v.Reason, FromWindows: len(from.SearchCapacitiesRPS), ToWindows: len(to.SearchCapacitiesRPS),
-		Unit: "searches", P: v.Shift.P, FamilyCalls: v.FamilySize, FamilySelected: v.FamilySelected}
-	if v.Call == stats.CallInvalid {
-		c.P = 0
-		return c
-	}
-	c.EstimatePct = 100 * v.Shift.Estimate
-	if v.Shift.Bounded {
-		lo, hi := 100*v.Shift.Lo, 100*v.Shift.Hi
-		c.CILowPct, c.CIHighPct, c.Confidence = &lo, &hi, v.Shift.Confidence
-	}
-	// DecideFamily names the run's family; the capacity steps are their own.
-	if i := strings.Index(c.Reason, "; selected by false-call control"); i >= 0 {
-		c.Reason = c.Reason[:i]
-	}
-	c.Reason = strings.ReplaceAll(c.Reason, "over the run's", "over the capacity steps'")
-	if v.FamilySize > 1 {
-		c.Reason += fmt.Sprintf("; the capacity steps are a false-call family of their own (%d calls, Benjamini–Hochberg at α=%g; %d selected)", v.FamilySize, alpha, v.FamilySelected)
-	}
-	return c
-}
-
-// restsOn says how many searches each side of a capacity step rests on:
-// "4 and 4 searches", "3 of 4 and 4 searches".
-func restsOn(from, to CapacityRow) string {
-	side := func(r CapacityRow) string {
-		if r.Searches > r.Confirmed {
-			return fmt.Sprintf("%d of %d", r.Confirmed, r.Searches)
-		}
-		return fmt.Sprint(r.Confirmed)
-	}
-	return side(from) + " and " + side(to) + " searches"
-}
-
-// searchesNeeded names the fewest searches a side that can give a capacity
-// step a finite interval at α with one search of a side lost.
-func searchesNeeded(alpha float64) string {
-	for k := 1; k <= plan.MaxCapacitySearches; k++ {
-		if stats.MinP(k, k-1) <= alpha {
-			return fmt.Sprintf("%d a side can, even with one search lost (capacity: searches: %d)", k, k)
-		}
-	}
-	return "raise capacity: searches"
+// side is a row as a capacity step reads it.
+func (r CapacityRow) side() analysis.CapacitySide {
+	return analysis.CapacitySide{Stack: r.Stack, Status: string(r.Status), Searches: r.Searches, Confirmed: r.Confirmed, CapacitiesRPS: r.SearchCapacitiesRPS}
 }
 
 // addCapacityCost prices each stack at its capacity within the SLO, on

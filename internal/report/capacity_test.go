@@ -181,7 +181,7 @@ func TestCapacitySectionTableStepsAndCost(t *testing.T) {
 // before repeated searches) cannot decide anything.
 func TestCapacityStepRestsOnTheSearches(t *testing.T) {
 	capacityChange := func(from, to CapacityRow, minEffect, alpha float64) analysis.Change {
-		return capacityChange(from, to, capacityVerdict(from, to, minEffect, alpha), alpha)
+		return analysis.CapacityChange(from.side(), to.side(), analysis.CapacityVerdict(from.side(), to.side(), minEffect, alpha), alpha)
 	}
 	row := func(stack string, caps ...float64) CapacityRow {
 		return CapacityRow{Stack: stack, Status: capacity.StatusConfirmed, Searches: len(caps), Confirmed: len(caps), SearchCapacitiesRPS: caps}

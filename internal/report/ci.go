@@ -230,7 +230,7 @@ func WriteJobSummary(w io.Writer, m *Model, g Gate, reportPath string) error {
 				interval = trimNum(*t.Low) + " … " + unitValue(*t.High, t.Unit)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %d | %s %s %s | %s%s | %s (%s) |\n", t.Stack, t.Case, t.Concurrency, t.Metric, op,
-				unitValue(t.Limit, t.Unit), t.Verdict, mark, unitValue(t.Median, t.Unit), interval)
+				unitValue(t.Limit, t.Unit), t.Verdict, mark, unitValue(t.Estimate, t.Unit), interval)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

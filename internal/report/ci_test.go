@@ -5,17 +5,13 @@ import (
 	"github.com/stackbench/stackbench/internal/analysis"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // A run of one stack gated by thresholds: JUnit has a thresholds suite
 // whose failing case carries the median and interval; GitHub gets one
 // ::error; the job summary says the gate failed, or that there was none.
 func TestCIRenderersWithThresholds(t *testing.T) {
-	m := &Model{Header: analysis.Header{RunID: "r1"}, Cells: []analysis.Cell{thresholdCell()}}
-	addThresholds(m, []plan.CaseThresholds{{Case: "user", Thresholds: plan.Thresholds{P99: time.Millisecond, P50: time.Second}}}, time.Minute)
+	m := &Model{Header: analysis.Header{RunID: "r1"}, Thresholds: thresholdChecks()}
 	g := Gate{Title: "stackbench run r1", Active: true, Thresholds: m.Thresholds}
 
 	var junit strings.Builder
@@ -50,7 +46,7 @@ func TestCIRenderersWithThresholds(t *testing.T) {
 			failed = append(failed, c.Classname+" "+c.Name+": "+c.Failure.Type+": "+c.Failure.Message)
 		}
 	}
-	if want := "stackbench.threshold.api user c=8 p99: fail: api user c=8 p99 ≤ 1.00 ms: fail, median 4.85 ms (4.10 … 5.40 ms, 8 processes)"; len(failed) != 1 || failed[0] != want {
+	if want := "stackbench.threshold.api user c=8 p99: fail: api user c=8 p99 ≤ 1.00 ms: fail, 5.40 ms of all requests (4.10 … 5.40 ms, 8 processes)"; len(failed) != 1 || failed[0] != want {
 		t.Errorf("failures %q, want %q", failed, want)
 	}
 
@@ -58,7 +54,7 @@ func TestCIRenderersWithThresholds(t *testing.T) {
 	if err := WriteGitHubAnnotations(&gh, g); err != nil {
 		t.Fatal(err)
 	}
-	if want := "::error title=stackbench threshold fail::api user c=8 p99 ≤ 1.00 ms: fail, median 4.85 ms (4.10 … 5.40 ms, 8 processes)\n"; gh.String() != want {
+	if want := "::error title=stackbench threshold fail::api user c=8 p99 ≤ 1.00 ms: fail, 5.40 ms of all requests (4.10 … 5.40 ms, 8 processes)\n"; gh.String() != want {
 		t.Errorf("annotations %q, want %q", gh.String(), want)
 	}
 
@@ -67,7 +63,7 @@ func TestCIRenderersWithThresholds(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"## stackbench run r1\n\n**Gate failed**: 1 of 2 checks failed.\n\n> Decided: no step to call (a run of one stack); thresholds: 1 pass, 1 fail.\\\n> Not decided: nothing.\\\n> To decide: nothing left.\n",
-		"| api | user | 8 | p99 ≤ 1.00 ms | fail ❌ | 4.85 ms (4.10 … 5.40 ms) |", "| api | user | 8 | p50 ≤ 1000 ms | pass | 0 ms"} {
+		"| api | user | 8 | p99 ≤ 1.00 ms | fail ❌ | 5.40 ms (4.10 … 5.40 ms) |", "| api | user | 8 | p50 ≤ 1000 ms | pass | 0 ms"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("job summary lacks %q:\n%s", want, md.String())
 		}

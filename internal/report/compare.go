@@ -29,6 +29,11 @@ type Comparison struct {
 	// BetweenRunPct is the run-to-run spread each single run's interval
 	// was widened by, in percent; 0 when the runs are the unit.
 	BetweenRunPct float64 `json:"between_run_pct,omitempty"`
+	// CostBetweenRunPct is the same for the cost calls, when measured
+	// apart; BetweenRunSource says where the spreads came from: "assumed"
+	// (the default), "given" (--between-run) or the measurement.
+	CostBetweenRunPct float64 `json:"cost_between_run_pct,omitempty"`
+	BetweenRunSource  string  `json:"between_run_source,omitempty"`
 	// Family is how false calls were controlled over the comparison's
 	// FamilyCalls calls ("run": Benjamini–Hochberg over all of them).
 	Family      string `json:"family"`
@@ -85,6 +90,11 @@ type CompareOptions struct {
 	// means analysis.DefaultBetweenRunSpread. With two runs or more a side
 	// the runs' own spread is used.
 	BetweenRun float64
+	// CostBetweenRun is the same for the fixed-rate cost; 0 takes
+	// BetweenRun. BetweenRunSource says where the two came from ("" for
+	// the default; a measured spread's "measured from 3 runs on …").
+	CostBetweenRun   float64
+	BetweenRunSource string
 }
 
 // The methods of a comparison.
@@ -139,6 +149,9 @@ func CompareRuns(as, bs []*Model, opt CompareOptions) (*Comparison, error) {
 	}
 	if opt.BetweenRun == 0 {
 		opt.BetweenRun = analysis.DefaultBetweenRunSpread
+		if opt.BetweenRunSource == "" {
+			opt.BetweenRunSource = "assumed"
+		}
 	}
 	minEffect := 0.0
 	family := stats.FamilyStep
@@ -154,7 +167,7 @@ func CompareRuns(as, bs []*Model, opt CompareOptions) (*Comparison, error) {
 		c.RunsA, c.RunsB = runIDs(as), runIDs(bs)
 	}
 	if len(as) == 1 && len(bs) == 1 {
-		c.BetweenRunPct = 100 * opt.BetweenRun
+		c.BetweenRunPct, c.CostBetweenRunPct, c.BetweenRunSource = 100*opt.BetweenRun, 100*opt.CostBetweenRun, opt.BetweenRunSource
 	}
 	c.DispersionA, c.DispersionB = a.Header.Dispersion, b.Header.Dispersion
 	ref, shared, why := analysis.SharedReference(a.result(), b.result(), opt.Reference)
@@ -207,7 +220,7 @@ func CompareRuns(as, bs []*Model, opt CompareOptions) (*Comparison, error) {
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("the runs share only the reference stack %s: nothing else to compare", ref)
 	}
-	xo := analysis.CrossRunOptions{Family: family, MinEffect: minEffect, Alpha: opt.Alpha, BetweenRunSD: opt.BetweenRun}
+	xo := analysis.CrossRunOptions{Family: family, MinEffect: minEffect, Alpha: opt.Alpha, BetweenRunSD: opt.BetweenRun, CostBetweenRunSD: opt.CostBetweenRun}
 	if shared {
 		xo.Reference = ref
 	}

@@ -58,15 +58,37 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 		t.write(&b)
 	}
 	b.WriteString("### Per case\n\n")
-	pc := mdTable{head: []string{"stack", "case", "c", "throughput", "estimate (interval)", "per CPU-second", "estimate (interval)"}}
+	head := []string{"stack", "case", "c", "throughput", "estimate (interval)", "per CPU-second", "estimate (interval)"}
+	withCost := len(c.Steps) > 0 && c.Steps[0].Cost != nil
+	if withCost {
+		head = append(head, "cost per request at the fixed rate", "estimate (interval)")
+	}
+	head = append(head, "80 % power")
+	pc := mdTable{head: head}
 	for _, s := range c.Steps {
-		pc.add(s.From, "`"+s.Case+"`", fmt.Sprint(s.Concurrency),
+		row := []string{s.From, "`" + s.Case + "`", fmt.Sprint(s.Concurrency),
 			callCell(s.Throughput), estimateText(s.Throughput),
-			callCell(s.PerCPU), estimateText(s.PerCPU))
+			callCell(s.PerCPU), estimateText(s.PerCPU)}
+		power := powerText(s.Throughput)
+		if withCost && s.Cost != nil {
+			row = append(row, callCell(*s.Cost), estimateText(*s.Cost))
+			power += "; cost " + powerText(*s.Cost)
+		}
+		pc.add(append(row, power)...)
 	}
 	pc.write(&b)
+	b.WriteString("\n80 % power: the smallest true change each comparison would call in 80 % of repeats, from the width of its interval (between-run spread included).\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// powerText is a cross-run call's 80 % power: "±4.2 %", or "–" when its
+// interval is not bounded.
+func powerText(c analysis.Change) string {
+	if c.Detectable80Pct <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("±%.1f %%", c.Detectable80Pct)
 }
 
 // compareMethodText says how the runs were compared.
@@ -79,7 +101,16 @@ func compareMethodText(c *Comparison) string {
 		s = "Compared by pooling each stack's windows of run A against those of run B (no reference stack both runs share unchanged): a change of the hour is not cancelled."
 	}
 	if c.BetweenRunPct > 0 {
-		s += fmt.Sprintf(" The rounds of one run carry none of what moves a whole run (a rebuild, the memory layout, the database's state), so each run adds a stated run-to-run spread of %g %% to the intervals; measure yours with repeated runs (`report A1 A2 … -- B1 B2 …`) and pass it with `--between-run`.", c.BetweenRunPct)
+		cost := ""
+		if c.CostBetweenRunPct > 0 {
+			cost = fmt.Sprintf(" (%.2g %% for the cost calls)", c.CostBetweenRunPct)
+		}
+		switch c.BetweenRunSource {
+		case "", "assumed":
+			s += fmt.Sprintf(" The rounds of one run carry none of what moves a whole run (a rebuild, the memory layout, the database's state), so each run adds a run-to-run spread of %.2g %%%s to the intervals — assumed, not measured: measure this machine's with `stackbench spread` on three or more runs of one file, or pass yours with `--between-run`.", c.BetweenRunPct, cost)
+		default:
+			s += fmt.Sprintf(" The rounds of one run carry none of what moves a whole run (a rebuild, the memory layout, the database's state), so each run adds a run-to-run spread of %.2g %%%s to the intervals, %s.", c.BetweenRunPct, cost, c.BetweenRunSource)
+		}
 	} else {
 		s += fmt.Sprintf(" The runs are the unit (%d in A, %d in B): one value a run, compared by Welch's t on the logs, so the runs' own spread is in the intervals.", len(c.RunsA), len(c.RunsB))
 	}

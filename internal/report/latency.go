@@ -27,7 +27,7 @@ func LatencyIntro(m *Model) string {
 	if m.Header.ClosedLoop == plan.ClosedLoopFirst {
 		when = fmt.Sprintf("In round 1 each cell's closed-loop window fixed the rate and was followed by an open-loop window at %s; from round 2 (closed_loop: first) each cell's round was that open-loop window alone, on the round's process, after a fixed warm-up at the rate. ", rate)
 	}
-	s := when + "Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99, and the fixed-rate cost (the server's and the database's CPU-µs per request at that rate), paired by round, in the run's false-call family, and a rise is a loss."
+	s := when + "Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99, and the fixed-rate cost (CPU-µs per request at that rate of the server, its own database backends and its services), paired by round, in the run's false-call family, and a rise is a loss."
 	if l.Behind > 0 {
 		s += fmt.Sprintf(" %d of %d latency windows were flagged %s (the server did not keep up with the offered rate); they are counted, at their measured tail, with their unsent and unfinished requests at the time they had waited.", l.Behind, l.Windows, journal.FlagBehind)
 	}
@@ -52,8 +52,10 @@ func latencyRateRows(m *Model) [][]string {
 	return rows
 }
 
-// latencyStepHead and latencyStepRows are each step's latency calls.
-var latencyStepHead = []string{"case", "c", "step", "p50", "estimate (interval)", "p99", "estimate (interval)", "cost per request", "estimate (interval)"}
+// latencyStepHead and latencyStepRows are each step's latency calls, and
+// its cost at the fixed rate beside its cost near saturation, each stack's
+// absolute CPU-µs per request with the load it was measured at.
+var latencyStepHead = []string{"case", "c", "step", "p50", "estimate (interval)", "p99", "estimate (interval)", "cost per request at the rate", "estimate (interval)", "CPU-µs per request at the rate", "near saturation (shown, not called)"}
 
 func latencyStepRows(m *Model, call func(analysis.Change) string) [][]string {
 	var rows [][]string
@@ -65,9 +67,44 @@ func latencyStepRows(m *Model, call func(analysis.Change) string) [][]string {
 		if s.Cost != nil {
 			cost, costEst = call(*s.Cost), estimateText(*s.Cost)
 		}
-		rows = append(rows, []string{s.Case, fmt.Sprint(s.Concurrency), stepLabel(s), call(*s.P50), estimateText(*s.P50), call(*s.P99), estimateText(*s.P99), cost, costEst})
+		fixed, sat := costLoadsText(s.CostLoads)
+		rows = append(rows, []string{s.Case, fmt.Sprint(s.Concurrency), stepLabel(s), call(*s.P50), estimateText(*s.P50), call(*s.P99), estimateText(*s.P99), cost, costEst, fixed, sat})
 	}
 	return rows
+}
+
+// costLoadsText is a step's absolute cost at its fixed rate ("812 → 1,046
+// at 6,250 req/s") and near saturation ("420 → 668 (+59.0 %) at 15,600 →
+// 9,800 req/s; depends on load"); "–" where not measured.
+func costLoadsText(cl *analysis.CostLoads) (fixed, sat string) {
+	fixed, sat = "–", "–"
+	if cl == nil {
+		return
+	}
+	if cl.FromFixedMicros > 0 && cl.ToFixedMicros > 0 {
+		fixed = fmt.Sprintf("%s → %s at %s req/s", fmtMicrosPlain(cl.FromFixedMicros), fmtMicrosPlain(cl.ToFixedMicros), fmtRate(cl.RateRPS))
+	}
+	if cl.FromSatMicros > 0 && cl.ToSatMicros > 0 {
+		sat = fmt.Sprintf("%s → %s (%+.1f %%) at %s → %s req/s", fmtMicrosPlain(cl.FromSatMicros), fmtMicrosPlain(cl.ToSatMicros), cl.SatChangePct, fmtRate(cl.FromSatRPS), fmtRate(cl.ToSatRPS))
+		if cl.SatWindows == 1 {
+			sat += ", one window a stack"
+		}
+		if cl.DependsOnLoad {
+			sat += "; depends on load"
+		}
+	}
+	return fixed, sat
+}
+
+// fmtMicrosPlain is a CPU-µs figure to three significant digits.
+func fmtMicrosPlain(us float64) string {
+	switch {
+	case us >= 100:
+		return fmt.Sprintf("%.0f", us)
+	case us >= 10:
+		return fmt.Sprintf("%.1f", us)
+	}
+	return fmt.Sprintf("%.2f", us)
 }
 
 // latencyCellHead and latencyCellRows are the latency cells.
@@ -101,7 +138,7 @@ func LatencyLines(m *Model) []string {
 	if m.Header.Latency == nil {
 		return nil
 	}
-	lines := []string{"Latency and cost at a fixed rate (open loop, latency corrected for coordinated omission, cost = server and database CPU-µs per request; a rise is a loss):"}
+	lines := []string{"Latency and cost at a fixed rate (open loop, latency corrected for coordinated omission, cost = CPU-µs per request of the server, its own database backends and its services, at the rate; a rise is a loss):"}
 	for _, r := range latencyRateRows(m) {
 		lines = append(lines, fmt.Sprintf("  %s c=%s: %s (%s)", r[0], r[1], r[2], r[3]))
 	}
@@ -112,6 +149,12 @@ func LatencyLines(m *Model) []string {
 		line := fmt.Sprintf("  %s %s c=%d: p50 %s; p99 %s", stepLabel(s), s.Case, s.Concurrency, CallText(*s.P50), CallText(*s.P99))
 		if s.Cost != nil {
 			line += "; cost per request " + CallText(*s.Cost)
+		}
+		if fixed, sat := costLoadsText(s.CostLoads); fixed != "–" {
+			line += "; CPU-µs per request " + fixed
+			if sat != "–" {
+				line += ", near saturation " + sat
+			}
 		}
 		lines = append(lines, line)
 	}
@@ -167,7 +210,7 @@ func newLatencyView(m *Model) *latencyView {
 	plain := func(c analysis.Change) string { return callLabel(c) }
 	for _, t := range []latencyTable{
 		{"Offered rates", latencyRateHead, latencyRateRows(m)},
-		{"Steps: p50 and p99", latencyStepHead, latencyStepRows(m, plain)},
+		{"Steps: p50, p99 and cost per request", latencyStepHead, latencyStepRows(m, plain)},
 		{"Latency cells", latencyCellHead, latencyCellRows(m)},
 	} {
 		if len(t.Rows) > 0 {

@@ -41,7 +41,7 @@ func mdHeader(b *strings.Builder, m *Model) {
 	fmt.Fprintf(b, "# stackbench report: %s\n\n", h.RunID)
 	b.WriteString("> " + strings.Join(VerdictLines(m), "\\\n> ") + "\n\n")
 	if ts := thresholdLines(m); len(ts) > 0 {
-		b.WriteString("Thresholds (each the median of the cell's windows and its 95 % interval):\n\n")
+		b.WriteString("Thresholds (a latency percentile of all the cell's requests, other limits the median of its processes; each with its 95 % family interval):\n\n")
 		for _, t := range ts {
 			fmt.Fprintf(b, "- %s\n", t)
 		}

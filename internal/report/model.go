@@ -11,7 +11,9 @@ import "github.com/stackbench/stackbench/internal/analysis"
 // It changes when a field is removed or changes meaning; added fields keep it.
 // 3: a capacity row's capacity_rps is the median of its searches' and
 // confirm_rps is gone (repeated capacity searches).
-const ModelVersion = 3
+// 4: a threshold's median is its estimate, with its basis: a latency
+// percentile is of all the cell's requests (pooled), not the median window's.
+const ModelVersion = 4
 
 // Model is everything a report shows, computed once from a journal. The
 // renderers only format it: every figure, band and verdict is decided here.

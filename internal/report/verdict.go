@@ -53,6 +53,9 @@ func VerdictLines(m *Model) []string {
 		if len(parts) > 0 {
 			lines[0] += " (" + strings.Join(parts, ", ") + ")"
 		}
+		if o := overallCounts(m.Steps, headline); o != "" {
+			lines[0] += "; " + o
+		}
 	}
 	if l := latencyCounts(m.Steps, headline); l != "" {
 		lines[0] += "; latency at a fixed rate: " + l
@@ -101,6 +104,34 @@ func VerdictLines(m *Model) []string {
 		lines[2] = "To decide: nothing left."
 	}
 	return lines[:]
+}
+
+// overallCounts says how many of the calls are the first → last steps,
+// which restate the layers' findings together ("of them 4 first → last: 2
+// loss, 2 same"), so that a finding is not read as two; "" without
+// overall steps.
+func overallCounts(steps []analysis.Step, headline string) string {
+	counts := map[stats.Call]int{}
+	n := 0
+	for i := range steps {
+		if steps[i].Kind != analysis.StepOverall {
+			continue
+		}
+		n++
+		if c := steps[i].Metric(headline); c != nil {
+			counts[c.Call]++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range []stats.Call{stats.CallGain, stats.CallLoss, stats.CallSame, stats.CallUndecided, stats.CallInvalid} {
+		if counts[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[c], c))
+		}
+	}
+	return fmt.Sprintf("of them %d first → last, the layers' findings together (%s)", n, strings.Join(parts, ", "))
 }
 
 // latencyCounts counts the steps' p50, p99 and fixed-rate cost calls, "3

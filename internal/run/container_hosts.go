@@ -80,7 +80,7 @@ func (l leftovers) rememberContainerOn(host, runtime, name string) {
 // acted on.
 func (l leftovers) stopOnHosts(ctx context.Context, fl *fleet) {
 	path := filepath.Join(l.dir, serversFile)
-	b, err := os.ReadFile(path)
+	b, err := l.readOwn() // stop removed it unless this user's own
 	if err != nil {
 		return
 	}

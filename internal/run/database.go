@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/agent"
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
@@ -74,7 +75,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	}
 	r.database = d
 	if d.Cluster != nil {
-		if err := os.WriteFile(pathFile, []byte(d.Cluster.Dir()+"\n"), privateFileMode); err != nil {
+		if err := writeDBPath(r.opt.Dir, d.Cluster.Dir()); err != nil {
 			return err
 		}
 		if ca := d.Cluster.CACertPEM(); ca != nil {
@@ -231,16 +232,24 @@ func (r *runner) dbStats(ctx context.Context, stack string) *journal.DBStats {
 	}
 }
 
+// writeDBPath writes DBPathFile in the results directory dir, naming the
+// cluster directory cluster; a link in its place is refused, not followed.
+func writeDBPath(dir, cluster string) error {
+	return fileutil.WriteIn(dir, DBPathFile, []byte(cluster+"\n"), privateFileMode)
+}
+
 // keptCluster returns prev, the cluster directory a results directory
-// names, when it is one a run made (pgfix.IsTempCluster), and "" (a new
+// names, when it is one a run of this user made (pgfix.CheckTempCluster:
+// owned by this user, writable by nobody else), and "" (a new
 // cluster) otherwise, said through event: a results directory is data,
 // and the directory it names is reused and, once the run is done, removed.
 func keptCluster(prev string, event func(level journal.Level, stack, format string, a ...any)) string {
-	if pgfix.IsTempCluster(prev) {
+	err := pgfix.CheckTempCluster(prev)
+	if err == nil {
 		return prev
 	}
-	if _, err := os.Stat(prev); err == nil {
-		event(journal.LevelWarning, "", "%s names %s, which is not a cluster directory a run made in %s: not used; starting a new cluster", DBPathFile, prev, os.TempDir())
+	if _, serr := os.Lstat(prev); serr == nil {
+		event(journal.LevelWarning, "", "%s names %s, which is not a cluster directory this user's run made in %s (%v): not used; starting a new cluster", DBPathFile, prev, os.TempDir(), err)
 	}
 	return ""
 }
@@ -285,7 +294,7 @@ func (r *runner) keepDatabaseCA(ca []byte) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, "ca.crt")
-	if err := os.WriteFile(path, ca, privateFileMode); err != nil {
+	if err := fileutil.WritePath(path, ca, privateFileMode); err != nil {
 		return "", fmt.Errorf("write the database's CA: %w", err)
 	}
 	r.dbCADir = dir

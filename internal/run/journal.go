@@ -60,6 +60,7 @@ func (r *runner) openJournal() error {
 	if r.opt.Resume {
 		r.event(journal.LevelInfo, "", "resumed: %d of %d windows already measured", len(r.done), len(r.opt.Plan.Windows))
 		leftoversOf(r).stop()
+		removeLeftPools(r.opt.Dir, r.event)
 		return nil
 	}
 	r.runDatabase = newRunDatabase()

@@ -96,7 +96,40 @@ func (ph *latencyPhase) latencyStream(cur *server, lw plan.Window, c workload.Ca
 	p := r.opt.Plan.Protocol
 	warm := p.FixedRateWarmup(cur.stack, lw)
 	return loadStream{c: c, conns: lw.Concurrency, rateRPS: rateRPS, warmup: warmupSpan{warm, warm}, window: p.Window,
-		check: func(rec *journal.Window) { judgeBehind(rec, journal.ConvertPtr(rec.Load, journal.LoadResult.Load)) }}
+		check: func(rec *journal.Window) {
+			judgeBehind(rec, journal.ConvertPtr(rec.Load, journal.LoadResult.Load))
+			judgeWarming(rec)
+		}}
+}
+
+// CostWarmingTolerance is how much more CPU a latency window's server may
+// spend in the window's first half than in its second, at one offered
+// rate, before the window is taken for one still warming up; and
+// costWarmingMinSeconds the least CPU difference that counts (a few
+// scheduler ticks' worth, so a near-idle server's noise does not).
+const (
+	CostWarmingTolerance  = 0.25
+	costWarmingMinSeconds = 0.005
+)
+
+// maxWarmingRedos is how many times a latency window still warming up is
+// redone on its process (within the tries the host's redos leave).
+const maxWarmingRedos = 2
+
+// judgeWarming flags a latency window whose server spent clearly more CPU
+// in its first half than in its second (journal.FlagCostWarming): at a
+// fixed rate each half serves the same requests, so the difference is
+// the warm-up's — a JIT compiling, caches filling — and must not enter
+// the cost. A window that fell behind is judged on its own flag.
+func judgeWarming(rec *journal.Window) {
+	first, second := rec.Server.FirstHalfCPUSeconds, rec.Server.SecondHalfCPUSeconds
+	if rec.HasFlag(journal.FlagBehind) || first <= 0 || second <= 0 {
+		return
+	}
+	if first > (1+CostWarmingTolerance)*second && first-second > costWarmingMinSeconds {
+		flagger{rec}.add(journal.FlagCostWarming, "the server spent %.1f ms of CPU in the window's first half and %.1f ms in its second at the same offered rate (+%.0f %%): still warming up (a JIT compiling, caches filling), so the window does not count for cost",
+			1e3*first, 1e3*second, 100*(first/second-1))
+	}
 }
 
 // judgeBehind flags a latency window whose server did not keep up with

@@ -26,7 +26,9 @@ func TestStopLeftovers(t *testing.T) {
 	r := &runner{opt: Options{Dir: t.TempDir()}, progress: newProgress(io.Discard, false, 0)}
 	path := filepath.Join(r.opt.Dir, serversFile)
 
+	mark := testMark("api")
 	leader := exec.Command("sleep", "30")
+	leader.Env = append(os.Environ(), proc.MarkEnv+"="+mark)
 	leader.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := leader.Start(); err != nil {
 		t.Fatal(err)
@@ -62,9 +64,9 @@ func TestStopLeftovers(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 
-	leftoversOf(r).rememberServer(pid, "m1")
+	leftoversOf(r).rememberServer(pid, mark)
 	b, _ := os.ReadFile(path)
-	if want := fmt.Sprintf("%d %d %s m1\n", pid, ticks, boot); string(b) != want {
+	if want := fmt.Sprintf("%d %d %s %s\n", pid, ticks, boot, mark); string(b) != want {
 		t.Fatalf("servers.pids = %q, want %q", b, want)
 	}
 	leftoversOf(r).stop()
@@ -76,13 +78,14 @@ func TestStopLeftovers(t *testing.T) {
 
 	// A leader that exited, leaving a member of its group running.
 	sh := exec.Command("/bin/sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $!")
+	sh.Env = append(os.Environ(), proc.MarkEnv+"="+mark)
 	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	sh.Stdout = &out
 	if err := sh.Start(); err != nil {
 		t.Fatal(err)
 	}
-	leftoversOf(r).rememberServer(sh.Process.Pid, "-")
+	leftoversOf(r).rememberServer(sh.Process.Pid, mark)
 	if err := sh.Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +111,7 @@ func TestStopLeftovers(t *testing.T) {
 // its own, whose parent is gone, found by its mark.
 func TestStopLeftoversKillsMarkedDaemons(t *testing.T) {
 	r := &runner{opt: Options{Dir: t.TempDir()}, progress: newProgress(io.Discard, false, 0)}
-	mark := fmt.Sprintf("test.%d.daemon", os.Getpid())
+	mark := testMark("daemon")
 	sh := exec.Command("/bin/sh", "-c", "(setsid sleep 31 >/dev/null 2>&1 & echo $!)")
 	sh.Env = append(os.Environ(), proc.MarkEnv+"="+mark)
 	sh.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -185,5 +188,18 @@ func TestResumeActsOnlyOnWhatARunMade(t *testing.T) {
 	os.WriteFile(filepath.Join(kept, "cluster.json"), []byte("{}"), 0o600)
 	if got := keptCluster(kept, r.event); got != kept {
 		t.Errorf("the run's own kept cluster %s was not taken: %q", kept, got)
+	}
+	// One of another user (remade on a shared /tmp), or writable by
+	// others, is not: its cluster.json would name the binaries to run.
+	os.Chmod(kept, 0o777)
+	if got := keptCluster(kept, r.event); got != "" {
+		t.Errorf("a kept cluster others may write was taken: %s", got)
+	}
+	os.Chmod(kept, 0o700)
+	if os.Geteuid() == 0 {
+		os.Chown(kept, 65534, 65534)
+		if got := keptCluster(kept, r.event); got != "" {
+			t.Errorf("another user's kept cluster was taken: %s", got)
+		}
 	}
 }

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
@@ -19,13 +19,16 @@ const LockFile = ".lock"
 // run or resume of it is refused, naming the holder, until release (or
 // the holder's death: the kernel drops the lock with the process).
 func lockResults(dir string) (release func(), err error) {
-	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, privateFileMode)
+	// No link followed: a .lock replaced by a link to a file elsewhere
+	// would have that file truncated and written.
+	f, err := fileutil.OpenIn(dir, LockFile, os.O_RDWR|os.O_CREATE, privateFileMode)
 	if err != nil {
 		return nil, fmt.Errorf("lock the results directory: %w", err)
 	}
 	if err := local.TryLock(f); err != nil {
-		holder, _ := os.ReadFile(path)
+		holder := make([]byte, 512)
+		n, _ := f.ReadAt(holder, 0)
+		holder = holder[:n]
 		f.Close()
 		if errors.Is(err, local.ErrLocked) {
 			return nil, fmt.Errorf("%s is in use by another stackbench (%s); wait for it to end, or stop it, before running or resuming this directory",

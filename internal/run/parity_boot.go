@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
@@ -41,7 +41,9 @@ func (ph *parityPhase) run(ctx context.Context) error {
 	rep := workload.NewReport(r.opt.File.Workload.Name, results)
 	var text bytes.Buffer
 	rep.WriteText(&text)
-	os.WriteFile(filepath.Join(r.opt.Dir, ParityFile), text.Bytes(), privateFileMode)
+	if err := writeParityReport(r.opt.Dir, text.Bytes()); err != nil {
+		r.event(journal.LevelWarning, "", "parity report: %v", err)
+	}
 	rec := journal.Parity{Passed: rep.OK()}
 	for _, s := range results {
 		rec.Stacks = append(rec.Stacks, journal.ParityStack{Stack: s.Stack, Checks: len(s.Checks) + s.NotRun, Failed: len(s.Checks) + s.NotRun - s.Passed()})
@@ -188,4 +190,10 @@ func (ph *bootPhase) bootStacks(first workload.Case) ([]boot.Stack, error) {
 		out = append(out, bs...)
 	}
 	return out, nil
+}
+
+// writeParityReport writes ParityFile in the results directory dir; a
+// link in its place is refused, not followed.
+func writeParityReport(dir string, text []byte) error {
+	return fileutil.WriteIn(dir, ParityFile, text, privateFileMode)
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/netutil"
 	"github.com/stackbench/stackbench/internal/pgfix"
@@ -339,7 +341,7 @@ func (s *profileSession) write(resultsDir, kind string, p *profile.Profile) (jou
 		return journal.ProfileFile{}, err
 	}
 	path := filepath.Join(s.dir, s.stem+"."+kind+".pb.gz")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, privateFileMode)
+	f, err := fileutil.OpenPath(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, privateFileMode)
 	if err != nil {
 		return journal.ProfileFile{}, err
 	}

@@ -50,6 +50,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/remote"
@@ -138,7 +139,7 @@ func runWith(ctx context.Context, o Options, hooks testHooks) (*Outcome, error) 
 		return nil, err
 	}
 	defer release()
-	r := &runner{opt: o, poolRoot: poolRoot{configured: o.PoolDir}, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: o.Plan.Protocol.ClosedLoopWindows(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
+	r := &runner{opt: o, poolRoot: poolRoot{configured: o.PoolDir, results: o.Dir}, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: o.Plan.Protocol.ClosedLoopWindows(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
 	r.exec, r.site, r.dbs, r.watch, r.hooks = &runWindows{r: r}, newLocalSite(r), hereDatabase{r}, &hostWatch{r: r}, hooks
 	r.pools = &requestPools{r: r}
 	r.progress = newProgress(o.Log, o.Live, o.Width)
@@ -152,7 +153,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.openJournal(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(logsDir(r.opt.Dir), privateDirMode); err != nil {
+	if err := fileutil.MkdirIn(r.opt.Dir, filepath.Base(logsDir(r.opt.Dir)), privateDirMode); err != nil {
 		return err
 	}
 	defer r.jw.Close()

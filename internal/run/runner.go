@@ -92,4 +92,7 @@ type runner struct {
 func (r *runner) teardown() {
 	r.teardownDatabase(r.completed)
 	r.poolRoot.remove()
+	if err := stack.RemoveTLSKey(logsDir(r.opt.Dir)); err != nil {
+		r.event(journal.LevelWarning, "", "%v", err)
+	}
 }

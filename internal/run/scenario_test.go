@@ -3,11 +3,13 @@ package run
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/run/runtest"
 )
@@ -108,5 +110,22 @@ func TestServicesAreMeasuredNotForeign(t *testing.T) {
 	}
 	if w.ForeignCores > w.HostBusyCores-w.Services.Cores+0.01 {
 		t.Errorf("foreign %.2f cores of %.2f busy includes the service's %.2f", w.ForeignCores, w.HostBusyCores, w.Services.Cores)
+	}
+	// And the stack pays for its services: they are in its cost (issue
+	// 43, item 2), so a stack that brings its own cache is not cheaper by
+	// that whole tier.
+	_, res := runtest.Finals(t, dir)
+	m, err := analysis.FromResults(res, analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := m.Cell("one", "page", 4)
+	db := w.Database.Cores
+	if w.DatabaseOwn != nil {
+		db = w.DatabaseOwn.Cores
+	}
+	want := (w.Server.Cores + db + w.Services.Cores) * 1e6 / w.Load.ThroughputRPS
+	if len(c.PerWindow) != 1 || c.PerWindow[0].ServicesCores != w.Services.Cores || math.Abs(c.PerWindow[0].CostMicros/want-1) > 1e-9 {
+		t.Errorf("cost %+v; want %.2f µs per request with the services' %.3f cores", c.PerWindow, want, w.Services.Cores)
 	}
 }

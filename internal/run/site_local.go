@@ -32,7 +32,6 @@ func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 		return nil, err
 	}
 	left := leftoversOf(r)
-	left.rememberServer(p.PID(), p.Mark())
 	left.rememberContainer(p)
 	s := &server{stack: st, tree: p, seq: r.seq[st.Name], planProcess: planProcess}
 	l.procs[s] = p
@@ -177,6 +176,9 @@ func (l *localSite) windowGroups(ctx context.Context, cur *server, gen ...proc.G
 	groups = append(groups, l.containerGroups()...)
 	if g, ok := l.r.dbs.group(ctx); ok {
 		groups = append(groups, g)
+		if own, ok := l.r.databaseOwnGroup(g, cur.stack.Name); ok {
+			groups = append(groups, own)
+		}
 	}
 	groups = append(groups, l.idleGroups(cur)...)
 	return append(groups, services...)

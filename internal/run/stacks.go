@@ -53,5 +53,8 @@ func (l *localSite) startStack(ctx context.Context, s plan.Stack) (*proc.Process
 	r.seq[s.Name]++
 	h := r.harness(s.Name)
 	h.Host = l.listen
+	// Recorded at the spawn, not after the health poll: a harness killed
+	// while a daemonizing stack boots leaves it in servers.pids.
+	h.Spawned = func(pid int, mark string) { leftoversOf(r).rememberServer(pid, mark) }
 	return stack.Start(ctx, s, h, logsDir(r.opt.Dir))
 }

@@ -192,6 +192,9 @@ func (x *runWindows) execute(ctx context.Context, t windowTry) windowOutcome {
 		return windowOutcome{kind: tryRedo, recs: recs, died: []int{0}}
 	case t.judged && rec.Load != nil && x.r.watch.judge(rec, t.disturbed):
 		return windowOutcome{kind: tryRedo, recs: recs}
+	case t.judged && rec.HasFlag(journal.FlagCostWarming) && t.disturbed < maxWarmingRedos:
+		rec.Reasons = append(rec.Reasons, "the window is redone on the same process, now further warmed up")
+		return windowOutcome{kind: tryRedo, recs: recs}
 	}
 	return windowOutcome{kind: tryOK, recs: recs}
 }
@@ -367,12 +370,18 @@ func fillUsage(rec *journal.Window, s proc.WindowStats) {
 		if !ok {
 			return journal.Usage{}
 		}
-		return journal.Usage{CPUSeconds: g.CPUSeconds, Cores: g.Cores, RSSMeanBytes: g.RSSMeanBytes, RSSPeakBytes: g.RSSPeakBytes, Processes: g.Processes}
+		return journal.Usage{CPUSeconds: g.CPUSeconds, Cores: g.Cores, RSSMeanBytes: g.RSSMeanBytes, RSSPeakBytes: g.RSSPeakBytes, Processes: g.Processes,
+			FirstHalfCPUSeconds: g.FirstHalfCPUSeconds, SecondHalfCPUSeconds: g.SecondHalfCPUSeconds}
 	}
 	rec.Server = use("server")
 	rec.Database = use("database")
 	rec.Generator = use("generator")
 	rec.Harness = use("harness")
+	if g, ok := s.Group(databaseOwnGroup); ok {
+		u := use(databaseOwnGroup)
+		u.Processes = g.Processes
+		rec.DatabaseOwn = &u
+	}
 	for _, g := range s.Groups {
 		if strings.HasPrefix(g.Name, serviceGroupPrefix) {
 			if rec.Services == nil {

@@ -56,6 +56,19 @@ stacks:
 		t.Fatalf("run: %v", err)
 	}
 	byKey, res := runtest.Finals(t, dir)
+	// The run's throwaway certificate: its key gone once the run ended,
+	// the certificates private.
+	tlsDir := filepath.Join(logsDir(dir), "tls")
+	if _, err := os.Lstat(filepath.Join(tlsDir, "key.pem")); err == nil {
+		t.Error("the throwaway certificate's key.pem outlived the run")
+	}
+	for _, f := range []string{"ca.pem", "cert.pem"} {
+		if st, err := os.Stat(filepath.Join(tlsDir, f)); err != nil {
+			t.Error(err)
+		} else if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want 0600", f, st.Mode().Perm())
+		}
+	}
 	// The boot suite measures every stack over its wire: HTTP/1.1, h2c,
 	// h2 over TLS with the run's certificate, and the gRPC stacks with the
 	// first case's gRPC call (its message's ${rand} expanded).

@@ -8,7 +8,9 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +51,9 @@ type Harness struct {
 	// Host, when set, is passed as HOST (first: a stack's own env entry
 	// wins): the address to listen on when other hosts load the server.
 	Host string
+	// Spawned, when set, is called as soon as the stack's command is
+	// spawned, before its health poll (proc.Spec.Spawned).
+	Spawned func(pid int, mark string)
 }
 
 // Env is the environment a stack gets on top of the harness's own: HOST
@@ -162,6 +167,7 @@ func Start(ctx context.Context, s plan.Stack, h Harness, logDir string) (*proc.P
 		LogPath:        filepath.Join(logDir, s.Name+".log"),
 		BootTimeout:    BootTimeoutOf(s),
 		CPUs:           h.CPUs,
+		Spawned:        h.Spawned,
 	}
 	if s.Container != nil {
 		if spec.Command, spec.Container, err = containerCommand(s, spec.Env); err != nil {
@@ -196,7 +202,12 @@ func TLSFilesFor(logDir string, hosts ...string) (load.ThrowawayCA, error) {
 		}
 		return made.ca, nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// The folder of logs may be new (a command other than run); its tls
+	// folder is never a link (a results directory is data).
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return load.ThrowawayCA{}, fmt.Errorf("the throwaway certificate's directory: %w", err)
+	}
+	if err := fileutil.MkdirIn(logDir, "tls", 0o700); err != nil {
 		return load.ThrowawayCA{}, fmt.Errorf("the throwaway certificate's directory: %w", err)
 	}
 	all := append(loopbackHosts(), hosts...)
@@ -209,6 +220,27 @@ func TLSFilesFor(logDir string, hosts ...string) (load.ThrowawayCA, error) {
 	}
 	tlsMade[dir] = madeTLS{ca: ca, hosts: all}
 	return ca, nil
+}
+
+// RemoveTLSKey removes the key of the run's throwaway certificate under
+// logDir, once the servers that serve it are stopped, and forgets the
+// files: a later TLSFiles of logDir makes new ones. The certificates
+// stay (the report may name them; they are 0600 in a private folder);
+// the key, which anyone holding it could serve as the run's servers
+// with, does not outlive the run.
+func RemoveTLSKey(logDir string) error {
+	tlsMu.Lock()
+	defer tlsMu.Unlock()
+	dir := filepath.Join(logDir, "tls")
+	made, ok := tlsMade[dir]
+	if !ok {
+		return nil
+	}
+	delete(tlsMade, dir)
+	if err := os.Remove(made.ca.KeyFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the throwaway certificate's key: %w", err)
+	}
+	return nil
 }
 
 // loopbackHosts are the names the run's certificate is always valid for.

@@ -19,6 +19,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/fileutil"
 )
 
 // Issued is a server certificate and the CA that signed it, PEM-encoded.
@@ -110,15 +112,10 @@ func Issue(lifetime time.Duration, hosts ...string) (Issued, error) {
 
 // WriteFile writes data to path with exactly mode: a file that was there
 // already gets mode too (os.WriteFile keeps an existing file's mode, and
-// PostgreSQL refuses a key others may read).
+// PostgreSQL refuses a key others may read), and a symbolic link in its
+// place is refused, not followed (fileutil.WritePath).
 func WriteFile(path string, data []byte, mode os.FileMode) error {
-	if err := os.WriteFile(path, data, mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		return fmt.Errorf("set the mode of %s: %w", path, err)
-	}
-	return nil
+	return fileutil.WritePath(path, data, mode)
 }
 
 // serial is a random 120-bit certificate serial number.

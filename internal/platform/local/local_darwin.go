@@ -30,3 +30,7 @@ func BootID() string { return "" }
 
 // Umask is not read on macOS (it cannot be read without changing it).
 func Umask() (mask os.FileMode, ok bool) { return 0, false }
+
+// ProcessOwner is not read on macOS, where no process is found by its
+// environment (ProcessesWithEnv) and no recorded pid is signalled (BootID).
+func ProcessOwner(pid int) (uid int, ok bool) { return -1, false }

@@ -23,14 +23,15 @@ var (
 )
 
 // ProcessesWithEnv returns the live processes other than this one whose
-// environment holds the entry "NAME=value" (those of this user, or all
-// when run as root: the environment of others cannot be read).
+// environment holds the entry "NAME=value", whole (not the end of a longer
+// name, nor the start of a longer value): those of this user, or all
+// when run as root (the environment of others cannot be read).
 func ProcessesWithEnv(entry string) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	want := []byte(entry + "\x00")
+	want := []byte("\x00" + entry + "\x00")
 	self := os.Getpid()
 	var out []int
 	for _, e := range ents {
@@ -39,7 +40,8 @@ func ProcessesWithEnv(entry string) []int {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !bytes.Contains(env, want) {
+		// A leading NUL lets the first entry match as the others do.
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), want) {
 			continue
 		}
 		// The environ of a zombie reads empty; a match is a live process.
@@ -74,4 +76,15 @@ func Umask() (mask os.FileMode, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// ProcessOwner returns the user a process runs as (its real uid, the
+// owner of /proc/PID); ok is false when it is gone.
+func ProcessOwner(pid int) (uid int, ok bool) {
+	fi, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	if err != nil {
+		return -1, false
+	}
+	uid, _, ok = FileOwner(fi)
+	return uid, ok
 }
