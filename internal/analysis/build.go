@@ -301,6 +301,7 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 	}
 	merged := hist.New(maxLatency)
 	var warnings []string
+	var counted []*journal.Window
 	failed := false
 	for i := range ws {
 		w := &ws[i]
@@ -322,6 +323,7 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 			c.PerWindow = append(c.PerWindow, wf)
 			continue
 		}
+		counted = append(counted, w)
 		var h *hist.Histogram
 		var err error
 		if latency {
@@ -348,6 +350,8 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 	if merged.Count() > 0 {
 		c.Latency = latencyOf(merged)
 	}
+	c.Routes = routeFigures(counted, maxLatency)
+	c.Flow = flowFigures(counted, maxLatency)
 	return c, warnings
 }
 

@@ -303,6 +303,12 @@ type Cell struct {
 	// threads spent waiting for a CPU, per second of window: a generator
 	// starved by the server and database on a shared host.
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`
+	// Routes are a mix's routes inside the cell (RouteFigures); absent for
+	// a case of one route.
+	Routes []RouteFigures `json:"routes,omitempty"`
+	// Flow is a flow's figures inside the cell (FlowFigures); absent for
+	// a case that is not a flow.
+	Flow *FlowFigures `json:"flow,omitempty"`
 }
 
 // Flag is one validity flag on a cell (journal.FlagInvalid and the

@@ -10,25 +10,30 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
 func init() {
-	register(Command{Name: "init", Short: "write an annotated starter stackbench.yaml here (your app; --compare A B, --openapi FILE, --saas-slice)", Order: 50, Run: runInit})
+	register(Command{Name: "init", Short: "write an annotated starter stackbench.yaml here (your app; --compare A B, --openapi FILE, --access-log FILE, --saas-slice)", Order: 50, Run: runInit})
 }
 
 // runInit writes a starter stackbench.yaml in the working directory,
 // refusing to overwrite an existing file without --force: by default a
 // custom workload for the app in this directory; with --compare A B, two
 // git revisions of this repository; with --openapi FILE, a case per GET
-// operation of the document; with --saas-slice, plan.StarterYAML.
+// operation of the document; with --access-log FILE, a case per top route
+// of the log and a mix of them weighted by their requests; with
+// --saas-slice, plan.StarterYAML.
 func runInit(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet("init", "[--force] [--saas-slice | --compare REV REV | --openapi FILE]", env)
+	fs := newFlagSet("init", "[--force] [--saas-slice | --compare REV REV | --openapi FILE | --access-log FILE [--top N]]", env)
 	force := fs.Bool("force", false, "overwrite an existing stackbench.yaml")
 	saas := fs.Bool("saas-slice", false, "write the starter for the built-in saas-slice workload (reference stacks)")
 	compare := fs.String("compare", "", "REV REV: two git revisions of this repository, one run (e.g. --compare main HEAD)")
 	openapi := fs.String("openapi", "", "an OpenAPI 3 document: a case per GET operation")
+	accessLog := fs.String("access-log", "", "a web server's access log (common or combined format, or JSON lines with method, path, status): its top routes as a weighted mix")
+	top := fs.Int("top", defaultTopRoutes, "with --access-log: how many routes the mix keeps")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -52,8 +57,14 @@ func runInit(ctx context.Context, args []string, env Env) error {
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q; init writes stackbench.yaml in the current directory", rest[0])
 	}
-	if *saas && (*compare != "" || *openapi != "") {
-		return usagef("--saas-slice writes the built-in workload's file; it does not go with --compare or --openapi")
+	if *saas && (*compare != "" || *openapi != "" || *accessLog != "") {
+		return usagef("--saas-slice writes the built-in workload's file; it does not go with --compare, --openapi or --access-log")
+	}
+	if *openapi != "" && *accessLog != "" {
+		return usagef("--openapi and --access-log both write the cases; choose one")
+	}
+	if *top < 1 || *top > load.MaxMixRoutes {
+		return usagef("--top %d: want 1 to %d routes", *top, load.MaxMixRoutes)
 	}
 	content := plan.StarterYAML
 	if !*saas {
@@ -63,8 +74,18 @@ func runInit(ctx context.Context, args []string, env Env) error {
 				return usagef("%v", err)
 			}
 		}
+		var casesYAML string
+		if *accessLog != "" {
+			var notes []string
+			if casesYAML, notes, err = accessLogCases(resolvePath(env, *accessLog), *top); err != nil {
+				return usagef("%v", err)
+			}
+			for _, n := range notes {
+				fmt.Fprintf(env.Stdout, "left out: %s\n", n)
+			}
+		}
 		content = plan.AppStarter(plan.StarterApp{Name: appName(env.Dir), Health: facts.health, HealthNote: facts.healthNote,
-			Schema: facts.schema, SchemaNote: facts.schemaNote, Stacks: stacks, Cases: cases, OwnDatabase: facts.build.Migrate != ""})
+			Schema: facts.schema, SchemaNote: facts.schemaNote, Stacks: stacks, Cases: cases, CasesYAML: casesYAML, OwnDatabase: facts.build.Migrate != ""})
 	}
 	path := filepath.Join(env.Dir, "stackbench.yaml")
 	if err := writeStarter(path, content, *force); err != nil {

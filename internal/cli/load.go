@@ -175,6 +175,13 @@ func loadConfig(f load.Flags, url string, rateSet bool, env Env) (load.Config, e
 		}
 		cfg.Requests = pool
 	}
+	if f.Flow != "" {
+		flow, err := load.ReadFlow(resolvePath(env, f.Flow))
+		if err != nil {
+			return cfg, usagef("--flow %s: %v", f.Flow, err)
+		}
+		cfg.Flow = flow
+	}
 	return cfg, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
+	"github.com/stackbench/stackbench/internal/workload"
 )
 
 func init() {
@@ -162,6 +163,18 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	fmt.Fprintf(tw, "workload\t%s (%d cases; database: %s)\n", p.WorkloadName, len(f.Workload.Cases), db)
 	fmt.Fprintf(tw, "profile\t%s\n", pr.Profile)
 	fmt.Fprintf(tw, "cases\t%s\n", strings.Join(pr.Cases, ", "))
+	for _, c := range p.Cases {
+		if c.IsMix() {
+			fmt.Fprintf(tw, "mix\t%s\n", mixText(c))
+		}
+		if c.IsFlow() {
+			steps := make([]string, len(c.Flow.Steps))
+			for i, st := range c.Flow.Steps {
+				steps[i] = st.Name
+			}
+			fmt.Fprintf(tw, "flow\t%s = %s: each connection one user running it again and again (closed loop)\n", c.Name, strings.Join(steps, " → "))
+		}
+	}
 	fmt.Fprintf(tw, "concurrency\t%s\n", intList(pr.Concurrency))
 	fmt.Fprintf(tw, "windows\twarm-up %s, window %s, timeout %s\n", plan.WarmupText(pr), pr.Window, pr.Timeout)
 	layout, design := analysis.LayoutOf(pr)
@@ -579,4 +592,14 @@ func wireText(w plan.Wire) string {
 		out += ", proto " + w.Proto
 	}
 	return out
+}
+
+// mixText describes a mix case: "storefront = user 60, list 30,
+// create-order 10 (seed 123), one sequence for every stack".
+func mixText(c workload.Case) string {
+	parts := make([]string, len(c.Mix))
+	for i, m := range c.Mix {
+		parts[i] = fmt.Sprintf("%s %d", m.Case, m.Weight)
+	}
+	return fmt.Sprintf("%s = %s (seed %d): one interleaving for every stack and run; each route measured apart", c.Name, strings.Join(parts, ", "), c.MixSeed)
 }

@@ -19,7 +19,7 @@ func init() {
 	register(Command{Name: "report", Short: "render a results directory, or compare two", Order: 70, Run: runReport})
 }
 
-const reportSynopsis = "DIR [-o html|md|json|bench] [--pricing FILE] [--fail-on loss,undecided,invalid,threshold] [--steps A..B] [--metrics throughput,per_cpu] [--junit FILE] [--history FILE] | A B (or A1 A2 … -- B1 B2 …) [-o md|json] [--fail-on loss,undecided] [--reference STACK] [--assume-same-host] [--between-run 3%]"
+const reportSynopsis = "DIR [--live [HOST:PORT]] [-o html|md|json|bench] [--pricing FILE] [--fail-on loss,undecided,invalid,threshold] [--steps A..B] [--metrics throughput,per_cpu] [--junit FILE] [--history FILE] | A B (or A1 A2 … -- B1 B2 …) [-o md|json] [--fail-on loss,undecided] [--reference STACK] [--assume-same-host] [--between-run 3%]"
 
 func runReport(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("report", reportSynopsis, env)
@@ -30,6 +30,8 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	var cmp report.CompareOptions
 	fs.StringVar(&cmp.Reference, "reference", "", "with two directories: the stack both runs share unchanged, each other stack compared through its ratio to it (default: the first stack of A that B has unchanged)")
 	fs.BoolVar(&cmp.AssumeSameHost, "assume-same-host", false, "comparing runs: judge them although their hosts differ (CPU model, count, memory, kernel) or, with no shared reference, although their windows are pooled, trusting that the machine did not change the figures")
+	lf := addLiveFlags(fs, "the results directory, following its journal as a run writes it (until Ctrl-C)")
+	args = joinLiveAddr(args)
 	betweenRun := fs.String("between-run", "", "comparing one run with one: the run-to-run spread of a run's figure (standard deviation), e.g. 2% (default: the spread stackbench spread measured on this machine, else 3% assumed)")
 	// A1 A2 … -- B1 B2 …: the runs of each side, flags on either side.
 	var restB []string
@@ -74,6 +76,15 @@ func runReport(ctx context.Context, args []string, env Env) error {
 			return usagef("--between-run %q: write the run-to-run spread as a percentage above 0, e.g. --between-run 2%%", *betweenRun)
 		}
 		cmp.BetweenRun = f
+	}
+	if lf.live.on || *lf.allowRemote {
+		if sides || len(rest) != 1 {
+			return usagef("--live follows one results directory: stackbench report --live DIR")
+		}
+		if gate.active() || *output != "" {
+			return usagef("--live serves a page and writes nothing: drop -o and --fail-on (run stackbench report DIR for the files)")
+		}
+		return followLive(ctx, lf, resolvePath(env, rest[0]), opt, env)
 	}
 	if sides {
 		if len(rest) == 0 || len(restB) == 0 {

@@ -26,7 +26,7 @@ func init() {
 	register(Command{Name: "run", Short: "run the whole comparison: parity, cold starts, every window, the report", Order: 60, Run: runRun})
 }
 
-const runSynopsis = "[-f FILE] [--profile P] [--out DIR | --resume DIR] [--stacks a,b] [--cases c,d] [--skip-parity] [--known-hosts FILE] [--fail-on loss[,undecided][,invalid]] [--steps A..B] [--metrics throughput,per_cpu] [protocol flags]"
+const runSynopsis = "[-f FILE] [--profile P] [--out DIR | --resume DIR] [--live [HOST:PORT]] [--stacks a,b] [--cases c,d] [--skip-parity] [--known-hosts FILE] [--fail-on loss[,undecided][,invalid]] [--steps A..B] [--metrics throughput,per_cpu] [protocol flags]"
 
 // runArgs is a parsed `stackbench run` command line.
 type runArgs struct {
@@ -44,6 +44,8 @@ type runArgs struct {
 	// recorded are the arguments that shape the plan, -f made absolute, as
 	// journaled for a resume.
 	recorded []string
+	// live is --live and --allow-remote: the live page, not recorded.
+	live *liveFlags
 	// fileGiven is true when -f was on the command line (with --resume,
 	// the user names the comparison file whose commands run).
 	fileGiven bool
@@ -55,6 +57,8 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 	out := fs.String("out", "", "results directory (default results/<timestamp>)")
 	resume := fs.String("resume", "", "continue the stopped run in this results directory (with the arguments it was started with)")
 	skipParity := fs.Bool("skip-parity", false, "measure without the parity gate (the report says so in its first line)")
+	lf := addLiveFlags(fs, "the run")
+	args = joinLiveAddr(args)
 	knownHosts := fs.String("known-hosts", "", "known_hosts file the keys of the hosts of roles: are checked against (default ~/.ssh/known_hosts)")
 	overrides := overrideFlags(fs)
 	gf := addGateFlags(fs, false)
@@ -65,7 +69,7 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 	if err != nil {
 		return runArgs{}, err
 	}
-	ra := runArgs{file: resolvePath(env, *pro.file), skipParity: *skipParity, gate: gate}
+	ra := runArgs{file: resolvePath(env, *pro.file), skipParity: *skipParity, gate: gate, live: lf}
 	if *knownHosts != "" {
 		ra.knownHosts = resolvePath(env, *knownHosts)
 	}
@@ -77,7 +81,7 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 		var extra []string
 		fs.Visit(func(f *flag.Flag) {
 			switch {
-			case f.Name == "resume" || f.Name == "f" || f.Name == "known-hosts" || slices.Contains(gateFlagNames, f.Name):
+			case f.Name == "resume" || f.Name == "f" || f.Name == "known-hosts" || f.Name == "live" || f.Name == "allow-remote" || slices.Contains(gateFlagNames, f.Name):
 			case len(f.Name) == 1:
 				extra = append(extra, "-"+f.Name)
 			default:
@@ -95,7 +99,7 @@ func parseRunArgs(args []string, env Env) (runArgs, error) {
 	ra.recorded = []string{"-f", ra.file}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "f", "out", "resume":
+		case "f", "out", "resume", "live", "allow-remote":
 			return
 		}
 		if slices.Contains(gateFlagNames, f.Name) {
@@ -119,6 +123,18 @@ func runRun(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	runInterruptNotes(env, opt.Dir)
+	if ra.live.live.on || *ra.live.allowRemote {
+		// The page is served from this process: its CPU is the harness's
+		// own (proc.SelfGroup), never foreign to the gate nor a stack's.
+		srv, err := startLive(ra.live, opt.Dir, true, report.BuildOptions{}, env)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			srv.Finish()
+			srv.Close()
+		}()
+	}
 	fmt.Fprintf(env.Stderr, "stackbench run: %s, %s, results in %s\n", countNoun(len(opt.Plan.Stacks), "stack"), countNoun(len(opt.Plan.Windows), "window"), opt.Dir)
 	outcome, err := run.Run(ctx, opt)
 	printOutcome(env, outcome, err)
@@ -160,9 +176,10 @@ func resumeArgs(args []string, env Env) (runArgs, error) {
 	if err := trustRecordedFile(given, ra.file); err != nil {
 		return ra, err
 	}
-	// The gate is not recorded: it is this command line's; so is the
-	// known_hosts file, which decides which hosts are trusted.
-	ra.resume, ra.gate, ra.knownHosts = given.resume, given.gate, given.knownHosts
+	// The gate is not recorded: it is this command line's; so are the
+	// known_hosts file, which decides which hosts are trusted, and the
+	// live page.
+	ra.resume, ra.gate, ra.knownHosts, ra.live = given.resume, given.gate, given.knownHosts, given.live
 	return ra, nil
 }
 

@@ -110,6 +110,9 @@ func LoadResultOf(v load.Result) LoadResult {
 		MeasureStartUnixNano:     v.MeasureStartUnixNano,
 		MeasureEndUnixNano:       v.MeasureEndUnixNano,
 		ReadyUnixNano:            v.ReadyUnixNano,
+		Routes:                   ConvertSlice(v.Routes, LoadRouteOf),
+		MixSeed:                  v.MixSeed,
+		Flow:                     ConvertPtr(v.Flow, LoadFlowOf),
 	}
 }
 
@@ -159,7 +162,26 @@ func (v LoadResult) Load() load.Result {
 		MeasureStartUnixNano:     v.MeasureStartUnixNano,
 		MeasureEndUnixNano:       v.MeasureEndUnixNano,
 		ReadyUnixNano:            v.ReadyUnixNano,
+		Routes:                   ConvertSlice(v.Routes, LoadRoute.Load),
+		MixSeed:                  v.MixSeed,
+		Flow:                     ConvertPtr(v.Flow, LoadFlow.Load),
 	}
+}
+
+// LoadRouteOf converts v to its journaled form.
+func LoadRouteOf(v load.RouteResult) LoadRoute {
+	return LoadRoute{Name: v.Name, Weight: v.Weight, WeightShare: v.WeightShare, Share: v.Share,
+		Attempts: v.Attempts, Successes: v.Successes, ThroughputRPS: v.ThroughputRPS, Errors: v.Errors,
+		LatencyMicros: LoadLatencyOf(v.LatencyMicros), ErrorLatencyMicros: LoadLatencyOf(v.ErrorLatencyMicros),
+		LatencyHist: v.LatencyHist, ErrorLatencyHist: v.ErrorLatencyHist}
+}
+
+// Load converts v back to a load.RouteResult.
+func (v LoadRoute) Load() load.RouteResult {
+	return load.RouteResult{Name: v.Name, Weight: v.Weight, WeightShare: v.WeightShare, Share: v.Share,
+		Attempts: v.Attempts, Successes: v.Successes, ThroughputRPS: v.ThroughputRPS, Errors: v.Errors,
+		LatencyMicros: v.LatencyMicros.Load(), ErrorLatencyMicros: v.ErrorLatencyMicros.Load(),
+		LatencyHist: v.LatencyHist, ErrorLatencyHist: v.ErrorLatencyHist}
 }
 
 // LoadSecondOf converts v to its journaled form.
@@ -217,4 +239,18 @@ func (v LoadH2Stats) Load() load.H2Stats {
 	return load.H2Stats{StreamsPerConnection: v.StreamsPerConnection, StreamWindowBytes: v.StreamWindowBytes,
 		ConnectionWindowBytes: v.ConnectionWindowBytes, PeerMaxStreams: v.PeerMaxStreams, PeerInitialWindowBytes: v.PeerInitialWindowBytes,
 		FlowStalled: v.FlowStalled, GoAways: v.GoAways, RSTStreamsReceived: v.RSTStreamsReceived, FirstProtocolError: v.FirstProtocolError}
+}
+
+// LoadFlowOf converts v to its journaled form.
+func LoadFlowOf(v load.FlowResult) LoadFlow {
+	return LoadFlow{Name: v.Name, Started: v.Started, Completed: v.Completed, Failed: v.Failed, Failures: v.Failures,
+		FlowsPerSecond: v.FlowsPerSecond, GeneratorCPUMicrosPerFlow: v.GeneratorCPUMicrosPerFlow,
+		LatencyMicros: LoadLatencyOf(v.LatencyMicros), LatencyHist: v.LatencyHist, Steps: ConvertSlice(v.Steps, LoadRouteOf), Unsent: v.Unsent}
+}
+
+// Load converts v back to a load.FlowResult.
+func (v LoadFlow) Load() load.FlowResult {
+	return load.FlowResult{Name: v.Name, Started: v.Started, Completed: v.Completed, Failed: v.Failed, Failures: v.Failures,
+		FlowsPerSecond: v.FlowsPerSecond, GeneratorCPUMicrosPerFlow: v.GeneratorCPUMicrosPerFlow,
+		LatencyMicros: v.LatencyMicros.Load(), LatencyHist: v.LatencyHist, Steps: ConvertSlice(v.Steps, LoadRoute.Load), Unsent: v.Unsent}
 }

@@ -58,86 +58,100 @@ func ReadDir(dir string) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Results{SchemaVersion: SchemaVersion, Environments: []Environment{},
-		Parity: []Parity{}, Boot: []Boot{}, Windows: []Window{}, Events: []Event{}}
+	res := NewResults()
 	for _, p := range problems {
 		res.JournalProblems = append(res.JournalProblems, p.String())
 	}
 	for _, l := range lines {
-		var err error
-		switch l.Kind {
-		case KindPlan:
-			var p Plan
-			err = l.Decode(&p)
-			res.Plan = &p
-		case KindEnvironment:
-			var e Environment
-			err = l.Decode(&e)
-			res.Environments = append(res.Environments, e)
-		case KindParity:
-			var p Parity
-			err = l.Decode(&p)
-			res.Parity = append(res.Parity, p)
-		case KindBoot:
-			var b Boot
-			err = l.Decode(&b)
-			res.Boot = append(res.Boot, b)
-		case KindWindow:
-			var w Window
-			err = l.Decode(&w)
-			res.Windows = append(res.Windows, w)
-		case KindRound:
-			var r Round
-			err = l.Decode(&r)
-			res.Rounds = append(res.Rounds, r)
-		case KindEvent:
-			var e Event
-			err = l.Decode(&e)
-			res.Events = append(res.Events, e)
-		case KindCapacityProbe:
-			var p CapacityProbe
-			if err = l.Decode(&p); err == nil {
-				res.Capacity.Probes = append(res.Capacity.Probes, p)
-			}
-		case KindProfiling:
-			var p Profiling
-			if err = l.Decode(&p); err == nil {
-				res.Profiling = append(res.Profiling, p)
-			}
-		case KindLatency:
-			var w Window
-			if err = l.Decode(&w); err == nil {
-				res.Latency = append(res.Latency, w)
-			}
-		case KindLatencyRate:
-			var lr LatencyRate
-			if err = l.Decode(&lr); err == nil {
-				res.LatencyRates = append(res.LatencyRates, lr)
-			}
-		case KindDX:
-			var d DX
-			if err = l.Decode(&d); err == nil {
-				res.DX = &d
-			}
-		case KindProcess:
-			var p Process
-			if err = l.Decode(&p); err == nil {
-				res.Process = &p
-			}
-		case KindCapacity:
-			var s CapacitySearch
-			if err = l.Decode(&s); err == nil {
-				res.Capacity.Searches = append(res.Capacity.Searches, s)
-			}
-		}
-		if err != nil {
-			res.JournalProblems = append(res.JournalProblems, err.Error())
-		}
+		res.Add(l)
 	}
 	if res.Plan == nil {
 		return nil, fmt.Errorf("%s: %w; is this a stackbench results directory?", dir, ErrNoPlan)
 	}
 	return res, nil
+}
+
+// NewResults returns an empty Results, ready for Add: what ReadDir starts
+// from, and what a reader that follows a growing journal folds its new
+// lines into.
+func NewResults() *Results {
+	return &Results{SchemaVersion: SchemaVersion, Environments: []Environment{},
+		Parity: []Parity{}, Boot: []Boot{}, Windows: []Window{}, Events: []Event{}}
+}
+
+// Add folds one journal line into res, as ReadDir does: a record that does
+// not decode is listed in JournalProblems; a kind it does not know is
+// skipped.
+func (res *Results) Add(l Line) {
+	var err error
+	switch l.Kind {
+	case KindPlan:
+		var p Plan
+		err = l.Decode(&p)
+		res.Plan = &p
+	case KindEnvironment:
+		var e Environment
+		err = l.Decode(&e)
+		res.Environments = append(res.Environments, e)
+	case KindParity:
+		var p Parity
+		err = l.Decode(&p)
+		res.Parity = append(res.Parity, p)
+	case KindBoot:
+		var b Boot
+		err = l.Decode(&b)
+		res.Boot = append(res.Boot, b)
+	case KindWindow:
+		var w Window
+		err = l.Decode(&w)
+		res.Windows = append(res.Windows, w)
+	case KindRound:
+		var r Round
+		err = l.Decode(&r)
+		res.Rounds = append(res.Rounds, r)
+	case KindEvent:
+		var e Event
+		err = l.Decode(&e)
+		res.Events = append(res.Events, e)
+	case KindCapacityProbe:
+		var p CapacityProbe
+		if err = l.Decode(&p); err == nil {
+			res.Capacity.Probes = append(res.Capacity.Probes, p)
+		}
+	case KindProfiling:
+		var p Profiling
+		if err = l.Decode(&p); err == nil {
+			res.Profiling = append(res.Profiling, p)
+		}
+	case KindLatency:
+		var w Window
+		if err = l.Decode(&w); err == nil {
+			res.Latency = append(res.Latency, w)
+		}
+	case KindLatencyRate:
+		var lr LatencyRate
+		if err = l.Decode(&lr); err == nil {
+			res.LatencyRates = append(res.LatencyRates, lr)
+		}
+	case KindDX:
+		var d DX
+		if err = l.Decode(&d); err == nil {
+			res.DX = &d
+		}
+	case KindProcess:
+		var p Process
+		if err = l.Decode(&p); err == nil {
+			res.Process = &p
+		}
+	case KindCapacity:
+		var s CapacitySearch
+		if err = l.Decode(&s); err == nil {
+			res.Capacity.Searches = append(res.Capacity.Searches, s)
+		}
+	}
+	if err != nil {
+		res.JournalProblems = append(res.JournalProblems, err.Error())
+	}
 }
 
 // PlannedWindows are the plan's windows followed by every extra round's

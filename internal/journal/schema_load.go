@@ -158,6 +158,13 @@ type LoadResult struct {
 	// ready to (its connections open); after that instant, it started
 	// late. 0 without one.
 	ReadyUnixNano int64 `json:"ready_unix_ns,omitempty"`
+	// Routes are a mix's routes, each counted apart like the whole, in
+	// the mix's order; absent for one route. MixSeed is the seed its
+	// sequence started from.
+	Routes  []LoadRoute `json:"routes,omitempty"`
+	MixSeed uint64      `json:"mix_seed,omitempty"`
+	// Flow is a flow run's figures (load.FlowResult).
+	Flow *LoadFlow `json:"flow,omitempty"`
 }
 
 // LoadSecond is load.Second as the journal records it:
@@ -200,4 +207,47 @@ type LoadH2Stats struct {
 	GoAways                int64  `json:"goaways"`
 	RSTStreamsReceived     int64  `json:"rst_streams_received"`
 	FirstProtocolError     string `json:"first_protocol_error,omitempty"`
+}
+
+// LoadRoute is load.RouteResult as the journal records it: LoadRouteOf
+// converts one, LoadRoute.Load converts it back.
+//
+// load.RouteResult is one route of a mix in the measured window, counted
+// like the whole: the requests of the route whose outcome fell in the
+// window, its successes, failure classes and latency. Share is its part
+// of the window's attempts, WeightShare its weight's part of the weights.
+type LoadRoute struct {
+	Name               string           `json:"name"`
+	Weight             int              `json:"weight"`
+	WeightShare        float64          `json:"weight_share"`
+	Share              float64          `json:"share"`
+	Attempts           int64            `json:"attempts"`
+	Successes          int64            `json:"successes"`
+	ThroughputRPS      float64          `json:"throughput_rps"`
+	Errors             map[string]int64 `json:"errors"`
+	LatencyMicros      LoadLatency      `json:"latency_us"`
+	ErrorLatencyMicros LoadLatency      `json:"error_latency_us"`
+	LatencyHist        string           `json:"latency_hist"`
+	ErrorLatencyHist   string           `json:"error_latency_hist"`
+}
+
+// LoadFlow is load.FlowResult as the journal records it: LoadFlowOf
+// converts one, LoadFlow.Load converts it back.
+//
+// load.FlowResult is a flow run's figures in the measured window: flows
+// started, completed and failed (by "step: class" of the first failing
+// step), flows per second, generator CPU per flow, the whole flows'
+// latency, and each step's requests.
+type LoadFlow struct {
+	Name                      string           `json:"name"`
+	Started                   int64            `json:"started"`
+	Completed                 int64            `json:"completed"`
+	Failed                    int64            `json:"failed"`
+	Failures                  map[string]int64 `json:"failures"`
+	FlowsPerSecond            float64          `json:"flows_per_s"`
+	GeneratorCPUMicrosPerFlow float64          `json:"generator_cpu_us_per_flow,omitempty"`
+	LatencyMicros             LoadLatency      `json:"latency_us"`
+	LatencyHist               string           `json:"latency_hist"`
+	Steps                     []LoadRoute      `json:"steps"`
+	Unsent                    int64            `json:"unsent,omitempty"`
 }

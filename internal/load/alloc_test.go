@@ -41,6 +41,19 @@ func TestRequestPoolAllocatesNothingPerRequest(t *testing.T) {
 	checkNoAllocationsPerRequest(t, allocs, successes)
 }
 
+// A three-route mix allocates nothing per request either: the route of
+// each request is two table reads, and its figures go into per-route
+// histograms made before the window.
+func TestMixAllocatesNothingPerRequest(t *testing.T) {
+	pool := storefrontPool()
+	for i := range pool {
+		pool[i].Method, pool[i].Body = "GET", "" // the raw server reads heads only
+	}
+	pool[2].Expect = []int{200}
+	allocs, successes := windowAllocations(t, Config{Connections: 8, Duration: time.Second, Mix: storefront, Requests: pool})
+	checkNoAllocationsPerRequest(t, allocs, successes)
+}
+
 // Over TLS 1.3 the engine's record layer allocates nothing per request.
 // The server here is crypto/tls, in this process too: each record it
 // reads allocates one 24-byte reader (Conn.readFromUntil's atLeastReader,

@@ -31,6 +31,13 @@ type Flags struct {
 	Requests string
 	// Expect is a comma-separated list of statuses, e.g. "200,204".
 	Expect string
+	// Mix is a mix's routes and weights, "user=60,list=30,create-order=10"
+	// (Config.Mix), the pool's requests naming their routes; Seed is
+	// Config.Seed.
+	Mix  string
+	Seed uint64
+	// Flow names a JSON file of a flow (Config.Flow) the command reads.
+	Flow string
 	// TLS, CACert and TLSResume are Config.TLS, a PEM file the command
 	// reads into Config.CACertPEM, and Config.TLSResume.
 	TLS       bool
@@ -97,6 +104,9 @@ func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
 	fs.StringVar(&f.BodyFile, "body-file", "", "read the request body from a file")
 	fs.StringVar(&f.Requests, "requests", "", "JSON-lines pool of requests {method,path,headers,body}, used round-robin")
 	fs.StringVar(&f.Expect, "expect", "", "statuses that count as success, e.g. 201 or 200,204 (default any 2xx)")
+	fs.StringVar(&f.Mix, "mix", "", "with --requests: a weighted mix of routes, e.g. user=60,list=30,create-order=10 (each pool line names its \"route\")")
+	fs.Uint64Var(&f.Seed, "seed", 0, "with --mix: where the mix's sequence starts; one seed, one sequence (with --flow: the users' draws)")
+	fs.StringVar(&f.Flow, "flow", "", "a JSON file of a flow: each connection a user running its steps in turn, with captures (closed loop)")
 	fs.DurationVar(&f.Timeout, "t", DefaultTimeout, "request timeout")
 	fs.StringVar(&f.Output, "o", "text", "output: text or json")
 	fs.BoolVar(&f.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
@@ -148,6 +158,15 @@ func (f Flags) Args(url string) []string {
 	}
 	if f.Expect != "" {
 		add("--expect", f.Expect)
+	}
+	if f.Mix != "" {
+		add("--mix", f.Mix)
+	}
+	if f.Seed != 0 {
+		add("--seed", strconv.FormatUint(f.Seed, 10))
+	}
+	if f.Flow != "" {
+		add("--flow", f.Flow)
 	}
 	if f.AllowRemote {
 		args = append(args, "--allow-remote")
@@ -262,7 +281,41 @@ func (f Flags) Config(url string) (Config, error) {
 			cfg.Expect = append(cfg.Expect, code)
 		}
 	}
+	if f.Mix != "" {
+		mix, err := ParseMix(f.Mix)
+		if err != nil {
+			return cfg, fmt.Errorf("--mix: %v", err)
+		}
+		if f.Requests == "" {
+			return cfg, errors.New("--mix needs --requests FILE: a pool whose lines name their route (\"route\": \"user\")")
+		}
+		cfg.Mix = mix
+	}
+	cfg.Seed = f.Seed
 	return cfg, nil
+}
+
+// ParseMix reads a mix's routes and weights: "user=60,list=30".
+func ParseMix(s string) ([]MixRoute, error) {
+	var mix []MixRoute
+	for _, part := range strings.Split(s, ",") {
+		name, w, ok := strings.Cut(strings.TrimSpace(part), "=")
+		weight, err := strconv.Atoi(w)
+		if !ok || err != nil || name == "" {
+			return nil, fmt.Errorf("%q is not route=weight; write e.g. user=60,list=30", part)
+		}
+		mix = append(mix, MixRoute{Name: name, Weight: weight})
+	}
+	return mix, nil
+}
+
+// FormatMix writes a mix as ParseMix reads it.
+func FormatMix(mix []MixRoute) string {
+	parts := make([]string, len(mix))
+	for i, m := range mix {
+		parts[i] = m.Name + "=" + strconv.Itoa(m.Weight)
+	}
+	return strings.Join(parts, ",")
 }
 
 // FlagsOf returns the flags whose Config is cfg (for cfg.URL), with text
@@ -285,6 +338,9 @@ func FlagsOf(cfg Config) Flags {
 		s[i] = strconv.Itoa(code)
 	}
 	f.Expect = strings.Join(s, ",")
+	if len(cfg.Mix) > 0 {
+		f.Mix, f.Seed = FormatMix(cfg.Mix), cfg.Seed
+	}
 	return f
 }
 

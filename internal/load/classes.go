@@ -18,7 +18,9 @@ type errorClass uint8
 // common version, no agreement on h2; or a record after it that did: one
 // that failed to decrypt, an alert other than close_notify), rst_stream (the server reset the
 // request's HTTP/2 stream), goaway (the server's GOAWAY said it would not
-// answer the stream), grpc_no_status (a gRPC answer without a grpc-status).
+// answer the stream), grpc_no_status (a gRPC answer without a grpc-status),
+// capture (a flow's step answered as expected, but a value it captures was
+// not in the answer).
 const (
 	classTimeout errorClass = iota
 	classReset
@@ -30,13 +32,14 @@ const (
 	classRSTStream
 	classGoAway
 	classGRPCNoStatus
+	classCapture
 	numClasses
 )
 
 // alwaysReported is the number of classes a Result always lists.
 const alwaysReported = int(classUnfinished) + 1
 
-var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished", "tls", "rst_stream", "goaway", "grpc_no_status"}
+var classNames = [numClasses]string{"timeout", "reset", "refused", "closed", "other", "unfinished", "tls", "rst_stream", "goaway", "grpc_no_status", "capture"}
 
 // classify maps a socket error to its class.
 func classify(err error) errorClass {

@@ -50,6 +50,21 @@ type Config struct {
 	// Requests, when not empty, replaces Method, the URL's path, Headers and
 	// Body: the pool is used round-robin, in order, across all connections.
 	Requests []Request
+	// Mix, when not empty, makes the run a weighted mix of routes: every
+	// request of Requests names one of its routes (Request.Route), and the
+	// requests go out in one fixed interleaving of the routes by weight (a
+	// smooth weighted round-robin, its start chosen by Seed), each route
+	// cycling over its own requests in order. The Result then has a figure
+	// per route (Result.Routes) beside the mix's.
+	Mix []MixRoute
+	// Seed chooses where in the mix's cycle the sequence starts: one seed
+	// gives every run, and every stack, the same sequence. A flow's users
+	// seed their ${rand:…} draws with it.
+	Seed uint64
+	// Flow, when set, makes each connection a virtual user running the
+	// flow again and again (closed loop, HTTP/1.1): the Result then has
+	// the flows' figures (Result.Flow) beside the requests'.
+	Flow *Flow
 	// Connections is the number of keep-alive connections (default 64); in
 	// open loop, the most that may be in flight at once.
 	Connections int
@@ -103,6 +118,20 @@ type Request struct {
 	Path    string            `json:"path"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    string            `json:"body,omitempty"`
+	// Route names the route of Config.Mix the request belongs to (only in
+	// a mix).
+	Route string `json:"route,omitempty"`
+	// Expect, when not empty, lists the statuses that count as success for
+	// this request, in place of Config.Expect (a mix's routes answer
+	// differently: 200 for a read, 201 for a write).
+	Expect []int `json:"expect,omitempty"`
+}
+
+// MixRoute is one route of a mix and its weight: its share of the
+// requests is Weight over the sum of the weights.
+type MixRoute struct {
+	Name   string `json:"name"`
+	Weight int    `json:"weight"`
 }
 
 // maxStreams bounds Config.Streams.
@@ -181,6 +210,18 @@ func withDefaults(cfg Config) (Config, error) {
 	for _, s := range cfg.Expect {
 		if s < 100 || s > 999 {
 			return cfg, configErrorf("expect", "%d is not an HTTP status (100–999)", s)
+		}
+	}
+	for i, r := range cfg.Requests {
+		for _, s := range r.Expect {
+			if s < 100 || s > 999 {
+				return cfg, configErrorf(fmt.Sprintf("requests[%d]", i), "expect %d is not an HTTP status (100–999)", s)
+			}
+		}
+	}
+	if len(cfg.Mix) > 0 || len(cfg.Requests) > 0 && cfg.Requests[0].Route != "" {
+		if err := checkMix(cfg.Mix, cfg.Requests); err != nil {
+			return cfg, err
 		}
 	}
 	return cfg, nil

@@ -36,4 +36,7 @@ type conn struct {
 	tls *tlsSession
 	// h2 is an HTTP/2 lane's request state.
 	h2 h2lane
+	// flow is the connection's user's place in its flow (nil without
+	// Config.Flow).
+	flow *flowState
 }

@@ -10,6 +10,10 @@ import (
 type wireRequest struct {
 	bytes []byte
 	head  bool // a HEAD request: its response has no body
+	// success says which statuses count as success for this request (the
+	// run's, or the request's own Expect); route is its route in a mix.
+	success *[1000]bool
+	route   int32
 	// HTTP/2: the header block (hpack, no dynamic table) and the body.
 	h2block []byte
 	body    []byte

@@ -805,7 +805,7 @@ func (w *worker) completeStream(s *h2sock, i int, now int64) {
 		w.endStream(s, i, now, false, classOther, 0)
 		return
 	}
-	w.endStream(s, i, now, w.r.success[c.h2.status], classOther, c.h2.status)
+	w.endStream(s, i, now, c.req.success[c.h2.status], classOther, c.h2.status)
 }
 
 // endStream frees lane i's stream and moves the lane on. A stream the

@@ -21,6 +21,9 @@ func Merge(parts []*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("merge load results: none given")
 	}
+	if len(parts) > 1 && parts[0].Flow != nil {
+		return nil, errors.New("merge load results: flows run on one generator; their results are not merged")
+	}
 	first := *parts[0]
 	out := &first
 	out.Errors = map[string]int64{}
@@ -110,6 +113,9 @@ func Merge(parts []*Result) (*Result, error) {
 		return nil, err
 	}
 	if out.ErrorLatencyHist, err = errs.Encode(); err != nil {
+		return nil, err
+	}
+	if out.Routes, err = mergeRoutes(parts, out.Attempts); err != nil {
 		return nil, err
 	}
 	out.LatencyUncorrectedMicros, out.LatencyUncorrectedHist = nil, ""

@@ -46,6 +46,28 @@ type respParser struct {
 	chunkSize int64
 	digits    int
 	head      []byte // partial head kept across reads
+	// keep (a flow's step with captures) keeps the response: its head
+	// (kept[:headLen], status line and headers) and its body's bytes after
+	// it, up to maxKeptBytes (truncated says more came).
+	keep      bool
+	truncated bool
+	headLen   int
+	kept      []byte
+}
+
+// maxKeptBytes bounds the response a flow's step keeps for its captures.
+const maxKeptBytes = 1 << 20
+
+// keepBytes adds body bytes to a kept response.
+func (p *respParser) keepBytes(b []byte) {
+	if !p.keep {
+		return
+	}
+	if len(p.kept)+len(b) > maxKeptBytes {
+		p.truncated = true
+		return
+	}
+	p.kept = append(p.kept, b...)
 }
 
 // reset prepares the parser for the response to a new request.
@@ -56,6 +78,7 @@ func (p *respParser) reset(head bool) {
 	p.status = 0
 	p.remain = 0
 	p.head = p.head[:0]
+	p.kept, p.headLen, p.truncated = p.kept[:0], 0, false
 }
 
 // feed consumes bytes of the response from b. It returns how many bytes it
@@ -83,8 +106,10 @@ func (p *respParser) feed(b []byte) (int, bool, error) {
 			take := int64(len(b) - n)
 			if take < p.remain {
 				p.remain -= take
+				p.keepBytes(b[n:])
 				return len(b), false, nil
 			}
+			p.keepBytes(b[n : n+int(p.remain)])
 			n += int(p.remain)
 			p.remain = 0
 			if p.state == stBody {
@@ -93,6 +118,7 @@ func (p *respParser) feed(b []byte) (int, bool, error) {
 				p.state = stChunkDataCR
 			}
 		case stUntilClose:
+			p.keepBytes(b[n:])
 			return len(b), false, nil
 		default:
 			if err := p.chunkByte(b[n]); err != nil {
@@ -199,6 +225,10 @@ func (p *respParser) parseHead(h []byte) error {
 		}
 	}
 	p.close = closeConn || (http10 && !keepAlive)
+	if p.keep {
+		p.kept = append(p.kept[:0], h...)
+		p.headLen = len(h)
+	}
 	switch {
 	case p.status >= 100 && p.status < 200 && p.status != 101:
 		// Interim response: another head follows on the same request.

@@ -143,6 +143,15 @@ type Result struct {
 	// 0 without StartAt, and in a Merge (the parts' clocks differ: each
 	// part's own is what tells).
 	ReadyUnixNano int64 `json:"ready_unix_ns,omitempty"`
+
+	// Routes are a mix's routes (Config.Mix), each counted apart like the
+	// whole, in the mix's order; absent for one route. MixSeed is the
+	// seed the mix's sequence started from.
+	Routes  []RouteResult `json:"routes,omitempty"`
+	MixSeed uint64        `json:"mix_seed,omitempty"`
+	// Flow is a flow run's figures: flows per second, whole-flow latency,
+	// failed flows by step and class, each step's requests.
+	Flow *FlowResult `json:"flow,omitempty"`
 }
 
 // TLSStats is the TLS layer of a run. Handshakes are counted apart from

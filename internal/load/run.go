@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,6 +65,11 @@ type run struct {
 	clocks       clockPair
 
 	poolNext atomic.Uint64
+	// mix is a mix's sequence (nil: the pool round-robin); routes its
+	// routes, in order.
+	mix      *mixPlan
+	routes   []MixRoute
+	flow     *compiledFlow
 	stop     atomic.Bool
 	failOnce sync.Once
 	failure  error
@@ -152,6 +158,16 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 	if r.h2 {
 		r.streams = cfg.Streams
 	}
+	if cfg.Flow != nil {
+		if err := r.prepareFlow(); err != nil {
+			return nil, err
+		}
+	}
+	if len(cfg.Mix) > 0 {
+		r.routes = cfg.Mix
+		r.mix, cfg.Requests = newMixPlan(cfg.Mix, cfg.Requests, cfg.Seed)
+		r.cfg.Requests = cfg.Requests
+	}
 	if r.reqs, err = encodeRequests(cfg, tgt, tlsOn); err != nil {
 		return nil, err
 	}
@@ -173,6 +189,7 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 	for _, s := range cfg.Expect {
 		r.success[s] = true
 	}
+	r.setSuccess()
 	r.scanEveryNs = int64(min(max(cfg.Timeout/20, time.Millisecond), retryBackoff))
 	r.adaptive = cfg.WarmupMax > cfg.Warmup && cfg.Warmup > 0
 	warmupMax := cfg.Warmup
@@ -192,6 +209,9 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 	for i := range n {
 		share := cfg.Connections*(i+1)/n - cfg.Connections*i/n
 		w, err := newWorker(r, i, share)
+		if err == nil {
+			w.initFlows(cfg.Connections * i / n)
+		}
 		if err != nil {
 			for _, w := range r.workers {
 				w.close()
@@ -313,7 +333,42 @@ func (r *run) nextRequest() *wireRequest {
 	if len(r.reqs) == 1 {
 		return &r.reqs[0]
 	}
-	return &r.reqs[(r.poolNext.Add(1)-1)%uint64(len(r.reqs))]
+	k := r.poolNext.Add(1) - 1
+	if r.mix != nil {
+		i, _ := r.mix.request(k)
+		return &r.reqs[i]
+	}
+	return &r.reqs[k%uint64(len(r.reqs))]
+}
+
+// setSuccess gives every request its success statuses (its own Expect, or
+// the run's) and, in a mix, its route. Requests with the same Expect
+// share one table.
+func (r *run) setSuccess() {
+	tables := map[string]*[1000]bool{}
+	for i := range r.reqs {
+		wr := &r.reqs[i]
+		wr.success = &r.success
+		if i >= len(r.cfg.Requests) {
+			continue
+		}
+		req := r.cfg.Requests[i]
+		if len(req.Expect) > 0 {
+			key := fmt.Sprint(req.Expect)
+			t := tables[key]
+			if t == nil {
+				t = new([1000]bool)
+				for _, s := range req.Expect {
+					t[s] = true
+				}
+				tables[key] = t
+			}
+			wr.success = t
+		}
+		if r.mix != nil {
+			wr.route = int32(slices.IndexFunc(r.routes, func(m MixRoute) bool { return m.Name == req.Route }))
+		}
+	}
 }
 
 // Hooks run on worker 0 at the window's boundaries: index 0 is the start of

@@ -100,6 +100,7 @@ func (r *run) result() (*Result, error) {
 			res.Timeline[s].Errors += w.timeline[2*s+1].Load()
 		}
 	}
+	r.mergeRouteHists(succ, errs)
 	res.Attempts = res.Successes
 	for c, n := range classes {
 		if c < alwaysReported || n > 0 {
@@ -113,6 +114,13 @@ func (r *run) result() (*Result, error) {
 			res.Attempts += n
 		}
 	}
+	var err error
+	if res.Routes, err = r.routeResults(window.Seconds(), res.Attempts); err != nil {
+		return nil, err
+	}
+	if r.mix != nil {
+		res.MixSeed = r.cfg.Seed
+	}
 	res.TLS = r.tlsStats()
 	res.H2 = r.h2Stats()
 	if cfg.GRPC != nil {
@@ -125,8 +133,10 @@ func (r *run) result() (*Result, error) {
 		res.GeneratorWaitSeconds = w
 	}
 	res.ClientBound = res.GeneratorCPUSeconds >= clientBoundShare*float64(res.CoresAvailable)*window.Seconds()
+	if err := r.flowResult(res, window.Seconds()); err != nil {
+		return nil, err
+	}
 
-	var err error
 	res.LatencyMicros = summarize(succ)
 	res.ErrorLatencyMicros = summarize(errs)
 	if res.LatencyHist, err = succ.Encode(); err != nil {

@@ -20,6 +20,10 @@ func (r *Result) WriteText(w io.Writer) error {
 	switch {
 	case r.GRPCMethod != "":
 		method = "gRPC " + r.GRPCMethod
+	case len(r.Routes) > 0:
+		method = fmt.Sprintf("mix of %d routes (pool of %d requests)", len(r.Routes), r.PoolSize)
+	case r.Flow != nil:
+		method = fmt.Sprintf("flow %s of %d steps", r.Flow.Name, len(r.Flow.Steps))
 	case method == "":
 		method = fmt.Sprintf("pool of %d requests", r.PoolSize)
 	}
@@ -55,6 +59,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	if n := r.ErrorCount(); n > 0 {
 		fmt.Fprintf(&b, "  error time    %s\n", latencyLine(r.ErrorLatencyMicros, n))
 	}
+	writeRoutes(&b, r)
+	writeFlow(&b, r.Flow)
 	if h := r.H2; h != nil {
 		fmt.Fprintf(&b, "  http/2        %d streams per connection; windows granted: stream %d B, connection %d B; server's: stream %d B",
 			h.StreamsPerConnection, h.StreamWindowBytes, h.ConnectionWindowBytes, h.PeerInitialWindowBytes)
@@ -120,6 +126,40 @@ func (r *Result) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRoutes writes a mix's routes, one line each.
+func writeRoutes(b *strings.Builder, r *Result) {
+	if len(r.Routes) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  mix           %d routes, seed %d; per route: share of attempts (weight's share), throughput, latency, errors\n", len(r.Routes), r.MixSeed)
+	for _, rt := range r.Routes {
+		fmt.Fprintf(b, "    %-12s %5.1f %% (%5.1f %%)  %.1f req/s  %s  errors %s\n", rt.Name, 100*rt.Share, 100*rt.WeightShare,
+			rt.ThroughputRPS, latencyLine(rt.LatencyMicros, rt.Successes), ErrorSplit(rt.Errors))
+	}
+}
+
+// writeFlow writes a flow run's flows and steps.
+func writeFlow(b *strings.Builder, f *FlowResult) {
+	if f == nil {
+		return
+	}
+	fmt.Fprintf(b, "  flows         %.1f flows/s: %d started, %d completed, %d failed", f.FlowsPerSecond, f.Started, f.Completed, f.Failed)
+	if f.Unsent > 0 {
+		fmt.Fprintf(b, ", %d due and never started (no user free)", f.Unsent)
+	}
+	if f.GeneratorCPUMicrosPerFlow > 0 {
+		fmt.Fprintf(b, "; %.0f generator CPU-µs per flow", f.GeneratorCPUMicrosPerFlow)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "  flow time     %s  (first send to last answer, think times included)\n", latencyLine(f.LatencyMicros, f.Completed))
+	if f.Failed > 0 {
+		fmt.Fprintf(b, "  failed flows  %s  (step: class of the first failing step)\n", ErrorSplit(f.Failures))
+	}
+	for _, s := range f.Steps {
+		fmt.Fprintf(b, "    %-12s %.1f req/s  %s  errors %s\n", s.Name, s.ThroughputRPS, latencyLine(s.LatencyMicros, s.Successes), ErrorSplit(s.Errors))
+	}
 }
 
 // ErrorSplit lists the non-zero error classes of a Result's Errors,

@@ -71,6 +71,15 @@ type worker struct {
 	warmSlices []atomic.Int64
 	// halves counts the window's successes in its first and second half.
 	halves [2]int64
+	// routes are a mix's figures per route, or a flow's per step (nil
+	// without either).
+	routes []routeTally
+	// A flow's figures in the window: flows started and completed, the
+	// whole flows' latency, and the failed flows by the step and class
+	// that failed them.
+	flowsStarted, flowsDone int64
+	hFlow                   *hist.Histogram
+	flowFails               []tally
 
 	// TLS handshakes (all of them, the predial's included): their time,
 	// how many, how many resumed a session, how many completed in the
@@ -106,6 +115,7 @@ func newWorker(r *run, index, share int) (*worker, error) {
 		timeline:  make([]atomic.Int64, 2*r.seconds),
 		nextHook:  -1,
 		nextSlice: -1,
+		routes:    newRouteTallies(r),
 	}
 	if r.tlsConfig != nil {
 		w.hHandshake = hist.New(r.cfg.Timeout)
@@ -272,19 +282,28 @@ func (w *worker) countUnfinished(now int64) {
 				w.h2.flowStalled++
 			}
 			w.meas.errs[classUnfinished]++
-			w.hErr.RecordMicros((now - c.intended) / 1000)
+			if c.flow != nil {
+				w.flowFails[c.flow.step].errs[classUnfinished]++
+			}
+			hSucc, hErr := w.hists(c)
+			hErr.RecordMicros((now - c.intended) / 1000)
 			if r.open {
-				w.hSucc.RecordMicros((now - c.intended) / 1000)
+				hSucc.RecordMicros((now - c.intended) / 1000)
 			}
 		}
 	}
 	if !r.open {
 		return
 	}
-	// The same count as the Result's Unsent (result).
+	// The same count as the Result's Unsent (result). In a flow run the
+	// schedule is of flows: an unsent one is a flow's.
+	unsent := w.hSucc
+	if w.hFlow != nil {
+		unsent = w.hFlow
+	}
 	due := r.dueBefore(w.index, r.warmEnd.Load()+int64(r.cfg.Duration))
 	for k := w.nextK; k < due; k++ {
-		w.hSucc.RecordMicros((now - r.intendedAt(w.index, k)) / 1000)
+		unsent.RecordMicros((now - r.intendedAt(w.index, k)) / 1000)
 	}
 }
 
@@ -336,7 +355,11 @@ func (w *worker) runHooks(now int64) {
 // begin starts a request on connection i: intended is the latency origin.
 func (w *worker) begin(i int, intended, now int64) {
 	c := &w.conns[i]
-	c.req = w.r.nextRequest()
+	if c.flow != nil {
+		c.req = w.flowRequest(c, intended)
+	} else {
+		c.req = w.r.nextRequest()
+	}
 	c.intended, c.started, c.sent = intended, now, now
 	w.inflight++
 	if w.socks != nil {
@@ -345,6 +368,9 @@ func (w *worker) begin(i int, intended, now int64) {
 	}
 	c.written = 0
 	c.parser.reset(c.req.head)
+	if c.flow != nil {
+		c.parser.keep = len(w.r.flow.steps[c.flow.step].captures) > 0
+	}
 	if c.fd < 0 {
 		c.pending = true
 		w.dial(i, now)
@@ -561,7 +587,11 @@ func (w *worker) complete(i int, now int64, mustClose bool) {
 	} else {
 		c.state = connIdle
 	}
-	w.finish(i, now, w.r.success[status], classOther, status)
+	ok, class := c.req.success[status], classOther
+	if ok && c.parser.keep && !c.flow.capture(&w.r.flow.steps[c.flow.step], &c.parser) {
+		ok, class, status = false, classCapture, 0
+	}
+	w.finish(i, now, ok, class, status)
 	w.next(i, now)
 }
 
@@ -589,6 +619,9 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 	w.inflight--
 	r := w.r
 	c := &w.conns[i]
+	if c.flow != nil {
+		w.flowAdvance(c, now, ok, class, status)
+	}
 	warmEnd := r.warmEnd.Load()
 	switch {
 	case now < warmEnd:
@@ -605,14 +638,21 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 			// Due in the window and answered only in the drain: not in
 			// the window's counts, but its latency is the window's tail
 			// (a stall at the end); the corrected histogram holds it.
-			w.hSucc.RecordMicros((now - c.intended) / 1000)
+			hSucc, _ := w.hists(c)
+			hSucc.RecordMicros((now - c.intended) / 1000)
 		}
 		return
+	}
+	hSucc, hErr := w.hSucc, w.hErr
+	if w.routes != nil {
+		rt := &w.routes[c.req.route]
+		rt.count(ok, class, status)
+		hSucc, hErr = rt.hSucc, rt.hErr
 	}
 	slot := 2 * int((now-warmEnd)/int64(time.Second))
 	if ok {
 		w.halves[min((now-warmEnd)*2/int64(r.cfg.Duration), 1)]++
-		w.hSucc.RecordMicros((now - c.intended) / 1000)
+		hSucc.RecordMicros((now - c.intended) / 1000)
 		if w.hUncorr != nil {
 			w.hUncorr.RecordMicros((now - c.sent) / 1000)
 		}
@@ -623,9 +663,20 @@ func (w *worker) finish(i int, now int64, ok bool, class errorClass, status int)
 		} else {
 			w.meas.errs[class]++
 		}
-		w.hErr.RecordMicros((now - c.intended) / 1000)
+		hErr.RecordMicros((now - c.intended) / 1000)
 	}
 	w.timeline[slot].Add(1)
+}
+
+// hists are the histograms connection c's request is recorded in: its
+// route's in a mix (the whole's are their merge, with the requests that
+// had no route: never sent), the worker's otherwise.
+func (w *worker) hists(c *conn) (hSucc, hErr *hist.Histogram) {
+	if w.routes != nil {
+		rt := &w.routes[c.req.route]
+		return rt.hSucc, rt.hErr
+	}
+	return w.hSucc, w.hErr
 }
 
 func (p *Phase) count(ok bool) {
@@ -641,10 +692,12 @@ func (p *Phase) count(ok bool) {
 func (w *worker) next(i int, now int64) {
 	r := w.r
 	c := &w.conns[i]
-	if now >= r.measEnd.Load() || r.stop.Load() || now < c.retryAt {
-		return // scan restarts a held-back connection when its time comes
+	if now >= r.measEnd.Load() || r.stop.Load() || now < c.retryAt || c.flow != nil && now < c.flow.thinkUntil {
+		return // scan restarts a held-back (or thinking) connection when its time comes
 	}
-	if !r.open {
+	if !r.open || c.flow != nil && c.flow.step > 0 {
+		// Closed loop, or a user in the middle of its flow: the next
+		// request goes now (an open loop schedules flows, not steps).
 		w.begin(i, now, now)
 		return
 	}
@@ -705,6 +758,14 @@ func (w *worker) scan(now int64) {
 	timeout := int64(w.r.cfg.Timeout)
 	for i := range w.conns {
 		c := &w.conns[i]
+		if c.flow != nil && c.flow.thinkUntil != 0 && now >= c.flow.thinkUntil && c.state != connBusy && c.state != connDialing && !c.pending {
+			c.flow.thinkUntil = 0
+			if c.retryAt == 0 || now >= c.retryAt {
+				c.retryAt = 0
+				w.next(i, now)
+				continue
+			}
+		}
 		switch c.state {
 		case connBusy:
 			if now-c.started >= timeout && w.socks != nil {

@@ -27,6 +27,10 @@ type StarterApp struct {
 	OwnDatabase bool
 	// Cases are the cases (nil: one GET of /).
 	Cases []StarterCase
+	// CasesYAML, when set, replaces Cases: the items of the cases list,
+	// already encoded (a YAML sequence at column 0, as yaml.Encoder
+	// writes it), indented here under cases:.
+	CasesYAML string
 }
 
 // AppStarter is the custom-workload file `stackbench init` writes for an
@@ -84,6 +88,14 @@ workload:
   #     capture: {ids: body.item.id}
   cases:                    # ${ids} cycles over a list, ${rand:1..100} draws, ${env:NAME}, ${line:FILE}
 `, app.Name, health, database)
+	if app.CasesYAML != "" {
+		cases = nil
+		for _, line := range strings.SplitAfter(app.CasesYAML, "\n") {
+			if strings.TrimSpace(line) != "" {
+				b.WriteString("    " + line)
+			}
+		}
+	}
 	for _, c := range cases {
 		if c.Comment != "" {
 			fmt.Fprintf(&b, "    # %s\n", c.Comment)

@@ -275,6 +275,11 @@ func (p *Plan) addCapacity(f *File) error {
 		return nil
 	}
 	c, problems := f.capacity.resolve(f.Name, p.Cases, len(p.Stacks))
+	for _, cc := range c.casesOrNone() {
+		if wc, ok := f.Workload.Case(cc.Case); ok && wc.IsFlow() {
+			problems = append(problems, Problem{File: f.Name, Msg: fmt.Sprintf("capacity: case %q is a flow, whose users run closed; a capacity search offers fixed rates. Give the flow no SLO (capacity: cases:), or leave it out of the run", cc.Case)})
+		}
+	}
 	if len(problems) > 0 {
 		return &ConfigError{Problems: problems}
 	}
@@ -328,4 +333,12 @@ func (p *Plan) EstimateCapacity() time.Duration {
 		starts *= time.Duration(len(c.Cases))
 	}
 	return d + starts*processStart
+}
+
+// casesOrNone is c's searched cases; none for a nil c.
+func (c *Capacity) casesOrNone() []CapacityCase {
+	if c == nil {
+		return nil
+	}
+	return c.Cases
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/scenario"
 	"github.com/stackbench/stackbench/internal/stats"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -140,7 +141,7 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		Hosts:         f.Hosts,
 		Roles:         f.Roles,
 	}
-	if ps := checkWireCases(f.Name, p.Stacks, cases); len(ps) > 0 {
+	if ps := append(checkWireCases(f.Name, p.Stacks, cases), checkFlowCases(f.Name, p, cases)...); len(ps) > 0 {
 		return nil, &ConfigError{Problems: ps}
 	}
 	p.Thresholds = f.thresholds.resolve(cases)
@@ -408,10 +409,14 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		Inserts, Database  bool
 		// What parity holds and how the requests vary: left out when
 		// unset, so built-in plans keep their fingerprints.
-		Compare   string             `json:",omitempty"`
-		Ignore    []string           `json:",omitempty"`
-		Templated bool               `json:",omitempty"`
-		GRPC      *workload.GRPCCall `json:",omitempty"`
+		Compare    string                `json:",omitempty"`
+		Ignore     []string              `json:",omitempty"`
+		Templated  bool                  `json:",omitempty"`
+		GRPC       *workload.GRPCCall    `json:",omitempty"`
+		Mix        []workload.MixPart    `json:",omitempty"`
+		MixSeed    uint64                `json:",omitempty"`
+		Flow       *load.Flow            `json:",omitempty"`
+		FlowParity []workload.StepParity `json:",omitempty"`
 	}
 	v := struct {
 		Version    int
@@ -464,7 +469,7 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		v.Stacks = append(v.Stacks, id)
 	}
 	for _, c := range p.Cases {
-		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database, c.Compare, c.Ignore, c.Templated, c.GRPC})
+		v.Cases = append(v.Cases, caseID{c.Name, c.Method, c.Path, c.Header, c.Body, c.Expect, c.Inserts, c.Database, c.Compare, c.Ignore, c.Templated, c.GRPC, c.Mix, c.MixSeed, c.Flow, c.FlowParity})
 	}
 	data, err := json.Marshal(v) // maps marshal with sorted keys: stable
 	if err != nil {

@@ -19,6 +19,8 @@ type parser struct {
 	dir      string // the file's directory; relative stack dirs start here
 	getenv   func(string) string
 	problems []Problem
+	// mixNodes are the custom workload's mix cases' items, by name.
+	mixNodes map[string]*yaml.Node
 	// scenario is the custom workload's setup and templates, once read.
 	scenario *scenario.Scenario
 	// brokenTemplates are the templates of steps and cases with other

@@ -460,6 +460,10 @@ func checkWireCases(file string, stacks []Stack, cases []workload.Case) []Proble
 	for _, s := range stacks {
 		for _, c := range cases {
 			switch {
+			case s.Wire.GRPC() && (c.IsMix() || c.IsFlow()):
+				ps = append(ps, Problem{File: file, Line: s.Line, Msg: fmt.Sprintf(
+					"stack %q speaks grpc and case %q is a mix or a flow, which sends HTTP requests; leave it out (protocol: cases) or the stack (--stacks)",
+					s.Name, c.Name)})
 			case s.Wire.GRPC() && c.GRPC == nil:
 				ps = append(ps, Problem{File: file, Line: s.Line, Msg: fmt.Sprintf(
 					"stack %q speaks grpc and case %q has no gRPC request; add %s to the case, or leave the case out (protocol: cases) or the stack (--stacks)",
@@ -468,7 +472,7 @@ func checkWireCases(file string, stacks []Stack, cases []workload.Case) []Proble
 				ps = append(ps, Problem{File: file, Line: s.Line, Msg: fmt.Sprintf(
 					"stack %q speaks grpc and case %q expects %v, an error: a gRPC call succeeds only with grpc-status 0, so every call of the case would count as a failure; leave the case out of the run (protocol: cases), its parity check still runs",
 					s.Name, c.Name, c.Expect)})
-			case !s.Wire.GRPC() && !c.HasHTTP():
+			case !s.Wire.GRPC() && !c.HasHTTP() && !c.IsMix() && !c.IsFlow():
 				ps = append(ps, Problem{File: file, Line: s.Line, Msg: fmt.Sprintf(
 					"stack %q speaks %s and case %q has only a gRPC request; add path: (and method:, body:) to the case, or leave the case out (protocol: cases) or the stack (--stacks)",
 					s.Name, s.Wire.ProtocolOf(), c.Name)})

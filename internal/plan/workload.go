@@ -74,6 +74,7 @@ func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, s
 				w.Cases[i].GRPCTemplated = msg || md
 			}
 		}
+		p.resolveMixes(w.Cases, p.mixNodes)
 	} else {
 		p.addf(n, "the custom workload has no cases; add cases: a list such as\n      cases:\n        %s", caseExample)
 	}
@@ -107,7 +108,34 @@ func (p *parser) cases(n *yaml.Node) ([]workload.Case, []templated) {
 	var out []workload.Case
 	var ts []templated
 	seen := map[string]int{}
+	mixes := map[string]*yaml.Node{}
 	for _, item := range items {
+		if isFlowItem(item) {
+			c, ok := p.flowCase(item)
+			if !ok {
+				continue
+			}
+			if line, dup := seen[c.Name]; dup {
+				p.addf(item, "case name %q is already used at line %d; give the flow its own name", c.Name, line)
+				continue
+			}
+			seen[c.Name] = item.Line
+			out, ts = append(out, c), append(ts, templated{what: "flow " + c.Name})
+			continue
+		}
+		if isMixItem(item) {
+			c, ok := p.mixCase(item)
+			if !ok {
+				continue
+			}
+			if line, dup := seen[c.Name]; dup {
+				p.addf(item, "case name %q is already used at line %d; give the mix its own name", c.Name, line)
+				continue
+			}
+			seen[c.Name], mixes[c.Name] = item.Line, item
+			out, ts = append(out, c), append(ts, templated{what: "mix " + c.Name})
+			continue
+		}
 		c, t, ok := p.customCase(item)
 		if !ok {
 			// Its references are still checked, so that one pass shows all.
@@ -121,6 +149,7 @@ func (p *parser) cases(n *yaml.Node) ([]workload.Case, []templated) {
 		seen[c.Name] = item.Line
 		out, ts = append(out, c), append(ts, t)
 	}
+	p.mixNodes = mixes
 	return out, ts
 }
 

@@ -117,6 +117,12 @@ type caseView struct {
 	Charts   []caseChart
 	Rows     []cellView
 	Notes    []string
+	// RouteColumns and Routes are a mix's routes inside its cells.
+	RouteColumns []string
+	Routes       [][]string
+	// FlowColumns and Flows are a flow's figures inside its cells.
+	FlowColumns []string
+	Flows       [][]string
 }
 
 // caseChart is one metric's chart of a case, shown under its tab.
@@ -232,6 +238,12 @@ func newCaseView(m *Model, ci analysis.CaseInfo, colors map[string]string) caseV
 			cv.Rows = append(cv.Rows, cellView{State: c.State, Cells: cellRow(c)})
 		}
 		tp, cpu, rss = append(tp, gtp), append(cpu, gcpu), append(rss, grss)
+	}
+	if cv.Routes = routeRows(m.Cells, ci.Name); len(cv.Routes) > 0 {
+		cv.RouteColumns = routeColumns
+	}
+	if cv.Flows = flowRows(m.Cells, ci.Name); len(cv.Flows) > 0 {
+		cv.FlowColumns = flowColumns
 	}
 	name := "case " + ci.Name
 	cv.Charts = []caseChart{

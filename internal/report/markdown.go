@@ -355,6 +355,8 @@ func mdCells(b *strings.Builder, m *Model) {
 			t.add(row...)
 		}
 		t.write(b)
+		mdRoutes(b, m.Cells, ci.Name)
+		mdFlows(b, m.Cells, ci.Name)
 		notes := flagNotes(m, ci.Name)
 		for _, n := range notes {
 			fmt.Fprintf(b, "- %s\n", n)

@@ -173,7 +173,7 @@ func (ph *latencyPhase) journalLatency(rec *journal.Window) error {
 		return err
 	}
 	if !rec.Final {
-		r.progress.logf("redo %s: %s", rec.Key, joinReasons(rec))
+		r.progress.redo(rec)
 		return nil
 	}
 	r.latencyDone[rec.Key] = true

@@ -104,9 +104,17 @@ func loadFlags(baseURL string, c workload.Case, poolFile string, lw loadWire, co
 				f.Headers = append(f.Headers, h.Name+": "+h.Value)
 			}
 		}
+	case poolFile != "" && c.IsFlow():
+		f.Method, f.Headers, f.Body, f.Expect = "", nil, "", ""
+		f.Flow, url = poolFile, baseURL
 	case poolFile != "":
 		f.Method, f.Headers, f.Body = "", nil, ""
 		f.Requests, url = poolFile, baseURL
+		if c.IsMix() {
+			// Each pool line carries its route's statuses.
+			f.Expect = ""
+			f.Mix, f.Seed = load.FormatMix(mixRoutes(c)), c.MixSeed
+		}
 	}
 	return f, url
 }
@@ -209,4 +217,13 @@ func (lr *loadRun) wait(ctx context.Context) (*load.Result, error) {
 		return nil, fmt.Errorf("load generator failed (%v): %s", err, msg)
 	}
 	return &res, nil
+}
+
+// mixRoutes are a mix case's routes as the generator takes them.
+func mixRoutes(c workload.Case) []load.MixRoute {
+	out := make([]load.MixRoute, len(c.Mix))
+	for i, m := range c.Mix {
+		out[i] = load.MixRoute{Name: m.Case, Weight: m.Weight}
+	}
+	return out
 }

@@ -59,7 +59,7 @@ func (ph *roundsPhase) run(ctx context.Context) error {
 		pr := r.opt.Plan.Protocol
 		r.out.Skipped = pr.ClosedLoopWindows(r.opt.Plan.Windows) - pr.ClosedLoopWindows(todo)
 	}
-	r.progress.begin(len(todo), r.opt.Plan.EstimateWindows(todo))
+	r.progress.begin(len(todo), r.opt.Plan.EstimateWindows(todo), lastRound(r.opt.Plan.Windows))
 	last := lastWindowOfProcess(r.opt.Plan.Windows)
 	pr := r.opt.Plan.Protocol
 	var deferred []plan.Window // latency windows waiting for the round's end
@@ -93,6 +93,7 @@ func (ph *roundsPhase) run(ctx context.Context) error {
 			}
 			deferred = nil
 			ph.checkPace(w.Round)
+			r.showCalls()
 		}
 	}
 	return nil
@@ -221,7 +222,7 @@ func (r *runner) journalWindow(rec *journal.Window) error {
 		}
 		r.progress.window(rec)
 	} else {
-		r.progress.logf("redo %s: %s", rec.Key, joinReasons(rec))
+		r.progress.redo(rec)
 	}
 	return nil
 }

@@ -143,6 +143,15 @@ func runWith(ctx context.Context, o Options, hooks testHooks) (*Outcome, error) 
 	r.exec, r.site, r.dbs, r.watch, r.hooks = &runWindows{r: r}, newLocalSite(r), hereDatabase{r}, &hostWatch{r: r}, hooks
 	r.pools = &requestPools{r: r}
 	r.progress = newProgress(o.Log, o.Live, o.Width)
+	if o.Live {
+		// The terminal shows a compact status; the full lines go here.
+		log, err := openRunLog(o.Dir)
+		if err != nil {
+			return nil, err
+		}
+		defer log.Close()
+		r.progress.toLog(log, filepath.Join(o.Dir, LogFile))
+	}
 	defer r.progress.close()
 	err = r.run(ctx)
 	r.out.Elapsed = time.Since(start)

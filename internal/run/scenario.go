@@ -35,6 +35,10 @@ type requestPools struct {
 // else there is shown to every user of the host by ps.
 func (p *requestPools) of(cur *server, c workload.Case) (string, error) {
 	switch {
+	case c.IsFlow():
+		return p.flowFile(c)
+	case c.IsMix():
+		return p.mixPool(cur, c)
 	case c.Templated:
 		return p.variantPool(cur, c)
 	case p.r.opt.Plan.Protocol.Spread:

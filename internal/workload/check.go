@@ -160,16 +160,19 @@ func wireChecks(checks []Check, grpc bool, calls map[string]GRPCCall) []Check {
 // caseChecks is one check per case of a custom workload: the request its
 // load sends, or the first of its variants when requests gives them.
 func caseChecks(w *Workload, requests map[string]Request) []Check {
-	cs := make([]Check, len(w.Cases))
-	for i, c := range w.Cases {
+	cs := make([]Check, 0, len(w.Cases))
+	for _, c := range w.Cases {
+		if c.IsMix() || c.IsFlow() {
+			continue // a mix's routes are cases, checked as such; a flow runs as a whole (flowChecks)
+		}
 		req := Request{Method: c.Method, Path: c.Path, Header: c.Header, Body: c.Body}
 		if r, ok := requests[c.Name]; ok {
 			req = r
 		}
 		volatile := c.Inserts && (c.Compare == "" || c.Compare == CompareExact)
-		cs[i] = Check{Name: c.Name + "/load-request", Case: c.Name, Method: req.Method, Path: req.Path,
+		cs = append(cs, Check{Name: c.Name + "/load-request", Case: c.Name, Method: req.Method, Path: req.Path,
 			Header: req.Header, Body: req.Body, GRPC: c.GRPC,
-			Expect: Expect{Status: c.Expect, Volatile: volatile, Compare: c.Compare, Ignore: c.Ignore}}
+			Expect: Expect{Status: c.Expect, Volatile: volatile, Compare: c.Compare, Ignore: c.Ignore}})
 	}
 	return cs
 }

@@ -1,6 +1,9 @@
 package workload
 
-import "fmt"
+import (
+	"fmt"
+	"net/http"
+)
 
 // CheckResult is the outcome of one check against one stack.
 type CheckResult struct {
@@ -29,6 +32,8 @@ type CheckResult struct {
 	ignored []string
 	// redirect describes a redirect answer, which is not followed.
 	redirect string
+	// header is the answer's headers (a flow's step captures from them).
+	header http.Header
 }
 
 // Passed reports whether the check passed.

@@ -75,7 +75,7 @@ func RunChecks(ctx context.Context, w *Workload, baseURL string, opt RunOptions)
 	defer r.closeDB()
 	checks := checksWith(w, opt.Secret, opt.Requests)
 	checks = wireChecks(checks, opt.GRPC != nil, opt.Calls)
-	if len(checks) == 0 {
+	if len(checks) == 0 && (opt.GRPC != nil || !slices.ContainsFunc(w.Cases, Case.IsFlow)) {
 		res.Error = "no case of workload " + w.Name + " has a request this stack can be sent (a gRPC stack needs the cases' grpc:, another stack their path:)"
 		return res
 	}
@@ -97,6 +97,13 @@ func RunChecks(ctx context.Context, w *Workload, baseURL string, opt RunOptions)
 			res.NotRun = len(checks) - i - 1
 			res.Error = fmt.Sprintf("stopped answering at check %s (%s), and %s does not answer either", c.Name, cr.Problem, opt.HealthPath)
 			return res
+		}
+	}
+	if opt.GRPC == nil {
+		for _, c := range w.Cases {
+			if c.IsFlow() {
+				res.Checks = append(res.Checks, r.runFlow(c)...)
+			}
 		}
 	}
 	if countOrders {
@@ -145,7 +152,7 @@ func (r *runner) run(c Check) CheckResult {
 			return cr
 		}
 		defer resp.Body.Close()
-		cr.Status = resp.StatusCode
+		cr.Status, cr.header = resp.StatusCode, resp.Header
 		cr.ContentType = resp.Header.Get("Content-Type")
 		cr.redirect = RedirectNote(resp.StatusCode, resp.Header)
 		cr.Body, err = io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))

@@ -8,6 +8,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+
+	"github.com/stackbench/stackbench/internal/load"
 )
 
 // DefaultJWTSecret is the HS256 key the harness passes as JWT_SECRET unless
@@ -52,7 +54,41 @@ type Case struct {
 	// GRPCTemplated is true when GRPC.Message or a metadata value holds
 	// ${…} references.
 	GRPCTemplated bool
+	// Mix, when not empty, makes the case a weighted mix of other cases of
+	// the workload (its routes): the load sends their requests interleaved
+	// by weight, in one sequence fixed by MixSeed, and measures each route
+	// apart as well as the whole. Method, Path, Header and Body are then
+	// empty; Inserts, Database and Templated say whether any route does.
+	Mix     []MixPart
+	MixSeed uint64
+	// Flow, when set, makes the case a flow: each connection a virtual
+	// user running its steps in turn, with captures from step to step
+	// (load.Flow). FlowParity says how the parity gate compares each
+	// step's answer across stacks, in step order. Method, Path, Header and
+	// Body are then empty.
+	Flow       *load.Flow
+	FlowParity []StepParity
 }
+
+// StepParity is how parity compares a flow's step: its compare mode and
+// ignore paths, as a case's.
+type StepParity struct {
+	Compare string
+	Ignore  []string
+}
+
+// IsFlow reports whether the case is a flow.
+func (c Case) IsFlow() bool { return c.Flow != nil }
+
+// MixPart is one route of a mix case: a case of the workload and its
+// weight.
+type MixPart struct {
+	Case   string `json:"case"`
+	Weight int    `json:"weight"`
+}
+
+// IsMix reports whether the case is a mix of other cases.
+func (c Case) IsMix() bool { return len(c.Mix) > 0 }
 
 // GRPCCall is a unary gRPC call as a case writes it.
 type GRPCCall struct {

@@ -31,6 +31,9 @@ func BootID() string { return "" }
 // Umask is not read on macOS (it cannot be read without changing it).
 func Umask() (mask os.FileMode, ok bool) { return 0, false }
 
+// FlockHeld cannot tell on macOS (no /proc/locks): known is false.
+func FlockHeld(path string) (held, known bool) { return false, false }
+
 // ProcessOwner is not read on macOS, where no process is found by its
 // environment (ProcessesWithEnv) and no recorded pid is signalled (BootID).
 func ProcessOwner(pid int) (uid int, ok bool) { return -1, false }

@@ -78,6 +78,44 @@ func Umask() (mask os.FileMode, ok bool) {
 	return 0, false
 }
 
+// FlockHeld says whether some process holds a flock on the file at path,
+// read from /proc/locks (the file is neither opened nor locked, so a run
+// about to take it is never refused); known is false when that cannot be
+// read.
+func FlockHeld(path string) (held, known bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false, false
+	}
+	dev, ino, _, ok := FileID(fi)
+	if !ok {
+		return false, false
+	}
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return false, false
+	}
+	// "1: FLOCK  ADVISORY  WRITE 4123 fd:01:1234567 0 EOF": the device
+	// as major:minor in hex, then the inode. Blocked waiters ("->") are
+	// not holders.
+	major, minor := (dev>>8)&0xfff|(dev>>32)&^0xfff, dev&0xff|(dev>>12)&^0xff
+	want := strconv.FormatUint(major, 16) + ":" + strconv.FormatUint(minor, 16) + ":" + strconv.FormatUint(ino, 10)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "FLOCK" {
+			continue
+		}
+		if parts := strings.Split(f[5], ":"); len(parts) == 3 {
+			maj, _ := strconv.ParseUint(parts[0], 16, 64)
+			mnr, _ := strconv.ParseUint(parts[1], 16, 64)
+			if strconv.FormatUint(maj, 16)+":"+strconv.FormatUint(mnr, 16)+":"+parts[2] == want {
+				return true, true
+			}
+		}
+	}
+	return false, true
+}
+
 // ProcessOwner returns the user a process runs as (its real uid, the
 // owner of /proc/PID); ok is false when it is gone.
 func ProcessOwner(pid int) (uid int, ok bool) {
