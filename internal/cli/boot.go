@@ -112,10 +112,6 @@ func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
 		if db, err = stack.OpenFileDatabase(ctx, f, os.TempDir(), progress); err != nil {
 			return boot.Result{}, err
 		}
-		if h.DatabaseURL, err = db.Fresh(ctx, stack.CopyName(bootDatabase)); err != nil {
-			db.Close(true)
-			return boot.Result{}, err
-		}
 	}
 	var call *workload.GRPCCall
 	if a.first.GRPCTemplated && f.Scenario != nil {
@@ -126,10 +122,26 @@ func bootSuite(ctx context.Context, a bootArgs, env Env) (boot.Result, error) {
 		}
 		call = &calls[0]
 	}
-	stacks, err := stack.BootStacks(p.Stacks, h, logDir, a.first, call)
-	if err != nil {
-		db.Close(true)
-		return boot.Result{}, err
+	// Each stack gets a copy of its own template: its setup steps (run
+	// on its unmeasured start) and its writes meet no other stack's.
+	var stacks []boot.Stack
+	for _, s := range p.Stacks {
+		hs := h
+		if db != nil {
+			if hs.DatabaseURL, err = db.FreshFor(ctx, s, stack.CopyName(bootDatabase)); err != nil {
+				db.Close(true)
+				return boot.Result{}, err
+			}
+		}
+		bs, err := stack.BootStacks([]plan.Stack{s}, hs, logDir, a.first, call)
+		if err != nil {
+			db.Close(true)
+			return boot.Result{}, err
+		}
+		for i := range bs {
+			bs[i].Setup = stack.BootSetup(s, f.Scenario, logDir)
+		}
+		stacks = append(stacks, bs...)
 	}
 	res, err := boot.Run(ctx, stacks, boot.Options{Starts: a.starts, Request: a.first, Progress: progress, BootTimeout: stack.LongestBootTimeout(p.Stacks)})
 	if cerr := db.Close(true); cerr != nil {
@@ -173,7 +185,11 @@ func firstFailures(res boot.Result) error {
 	var bad []string
 	for _, s := range res.Stacks {
 		if s.FirstFailed > 0 {
-			bad = append(bad, fmt.Sprintf("%s (%d of %d)", s.Stack, s.FirstFailed, s.Starts))
+			what := fmt.Sprintf("%s (%d of %d)", s.Stack, s.FirstFailed, s.Starts)
+			if s.FirstError != "" {
+				what += ": " + s.FirstError
+			}
+			bad = append(bad, what)
 		}
 	}
 	if len(bad) == 0 {

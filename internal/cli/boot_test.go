@@ -68,7 +68,7 @@ func processesRunning(path string) []string {
 func TestBootText(t *testing.T) {
 	res := boot.Result{Case: "user", Stacks: []boot.Summary{
 		{Stack: "gin", Starts: 3, Boot: boot.Spread[boot.Nanoseconds]{Median: 12.5e6, IQR: 1e6, N: 3}, FirstRequest: boot.Spread[boot.Nanoseconds]{Median: 3e6, IQR: 0.5e6, N: 3}, IdleRSS: boot.Spread[boot.Bytes]{Median: 20 << 20, N: 3}},
-		{Stack: "broken", Starts: 3, FirstFailed: 3, Boot: boot.Spread[boot.Nanoseconds]{Median: 1e6, N: 3}},
+		{Stack: "broken", Starts: 3, FirstFailed: 3, Boot: boot.Spread[boot.Nanoseconds]{Median: 1e6, N: 3}, FirstError: "GET /users/4242 answered 404, not 200: {}"},
 	}}
 	var b bytes.Buffer
 	printBoot(&b, res, "GET /users/4242", 3)
@@ -78,7 +78,7 @@ func TestBootText(t *testing.T) {
 		}
 	}
 	err := firstFailures(res)
-	if ee, ok := err.(*ExitError); !ok || ee.Code != 1 || !strings.Contains(ee.Msg, "broken (3 of 3)") {
+	if ee, ok := err.(*ExitError); !ok || ee.Code != 1 || !strings.Contains(ee.Msg, "broken (3 of 3): GET /users/4242 answered 404, not 200: {}") {
 		t.Errorf("firstFailures = %v", err)
 	}
 }

@@ -7,11 +7,13 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 func init() {
@@ -20,7 +22,7 @@ func init() {
 }
 
 const (
-	dbSynopsis = "up|seed|reset|status|down [--dir DIR] [--database-url URL [--allow-remote]]"
+	dbSynopsis = "up|seed|reset|status|down [--file FILE] [--dir DIR] [--database-url URL [--allow-remote]]"
 	// devDatabase is the seeded database "db up" makes in its cluster.
 	devDatabase  = "stackbench"
 	defaultDBDir = ".stackbench/db"
@@ -31,6 +33,9 @@ const (
 type dbTarget struct {
 	dir string
 	url string // set for a server given by --database-url (or, for status, DATABASE_URL)
+	// file is the comparison file whose databases up and seed build in
+	// the cluster; nil for the saas-slice seed.
+	file *plan.File
 }
 
 func runDB(ctx context.Context, args []string, env Env) error {
@@ -38,6 +43,7 @@ func runDB(ctx context.Context, args []string, env Env) error {
 	dir := fs.String("dir", defaultDBDir, "cluster directory, relative to the working directory")
 	dbURL := fs.String("database-url", "", "a server of your own, for seed, reset and status (status alone falls back to $DATABASE_URL when --dir is not given)")
 	allowRemote := fs.Bool("allow-remote", false, "let seed and reset change a database on a host that is not this machine")
+	file := fs.String("file", "stackbench.yaml", "the comparison file whose workload database up and seed build in the embedded cluster: its own schema and seed (workload.database), and each stack's own (database:); without one, or for a built-in workload, the saas-slice seed")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -64,6 +70,13 @@ func runDB(ctx context.Context, args []string, env Env) error {
 		if err := checkDestructiveTarget(ctx, verb, target, *allowRemote, env); err != nil {
 			return err
 		}
+	}
+	if (verb == "up" || verb == "seed") && target.url == "" {
+		f, err := dbFile(env, resolvePath(env, *file), flagSet(fs, "file"))
+		if err != nil {
+			return err
+		}
+		target.file = f
 	}
 	switch verb {
 	case "up":
@@ -97,6 +110,9 @@ func dbUp(ctx context.Context, t dbTarget, env Env) error {
 			return err
 		}
 		fmt.Fprintf(env.Stderr, "PostgreSQL running in %s (pid %d, 127.0.0.1:%d); log %s\n", c.Dir(), c.PostmasterPID(), c.Port(), c.LogPath())
+	}
+	if t.file != nil {
+		return seedFileDatabases(ctx, c, t.file, filepath.Join(filepath.Dir(t.dir), "logs"), true, env)
 	}
 	exists, err := pgfix.DatabaseExists(ctx, c.AdminURL(), devDatabase)
 	if err != nil {
@@ -154,6 +170,9 @@ func dbSeed(ctx context.Context, t dbTarget, env Env) error {
 	}
 	if err := c.CheckDataDirectory(ctx); err != nil {
 		return err
+	}
+	if t.file != nil {
+		return seedFileDatabases(ctx, c, t.file, filepath.Join(filepath.Dir(t.dir), "logs"), false, env)
 	}
 	if err := seedDevDatabase(ctx, c, env.Stderr); err != nil {
 		return err

@@ -99,6 +99,9 @@ func parseExplainArgs(args []string, env Env) (runArgs, error) {
 	o.Profiling = &yes
 	if !set["rounds"] {
 		o.Rounds, o.Adaptive = 1, &no
+		// One round holds no latency cell (a cell needs 3 rounds): its
+		// windows are left out, whatever the file says, unless asked for.
+		o.NoLatency = o.NoLatency || !set["latency-rate"]
 	}
 	if !set["boot-starts"] {
 		o.BootStarts = &zero
@@ -118,6 +121,9 @@ func parseExplainArgs(args []string, env Env) (runArgs, error) {
 	ra.recorded = []string{"-f", ra.file, "--profiling=true"}
 	if !set["rounds"] {
 		ra.recorded = append(ra.recorded, "--rounds=1")
+	}
+	if o.NoLatency && !set["no-latency"] {
+		ra.recorded = append(ra.recorded, "--no-latency")
 	}
 	if !set["boot-starts"] {
 		ra.recorded = append(ra.recorded, "--boot-starts=0")

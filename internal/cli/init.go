@@ -39,6 +39,9 @@ func runInit(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	facts := inspectRepo(env.Dir)
+	if *openapi != "" {
+		facts.build.Base, facts.build.BaseNote = openAPIBase(ctx, resolvePath(env, *openapi))
+	}
 	stacks := plan.AppStacks(facts.build)
 	if *compare != "" {
 		if len(rest) != 1 {
@@ -82,7 +85,7 @@ func runInit(ctx context.Context, args []string, env Env) error {
 			}
 		}
 		content = plan.AppStarter(plan.StarterApp{Name: appName(env.Dir), Health: facts.health, HealthNote: facts.healthNote,
-			Schema: facts.schema, SchemaNote: facts.schemaNote, Stacks: stacks, Cases: cases, CasesYAML: casesYAML})
+			Schema: facts.schema, SchemaNote: facts.schemaNote, Stacks: stacks, Cases: cases, CasesYAML: casesYAML, OwnDatabase: facts.build.Migrate != ""})
 	}
 	path := filepath.Join(env.Dir, "stackbench.yaml")
 	if err := writeStarter(path, content, *force); err != nil {

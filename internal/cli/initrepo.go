@@ -86,7 +86,43 @@ func inspectRepo(dir string) repoFacts {
 		}
 	}
 	rf.build = starterBuild(dir, mains, sources)
+	if len(mains) == 0 && !fileIn(dir, "go.mod") {
+		// Not a Go app: a Node.js or TypeScript one, or a Python one.
+		if sb, ok := nodeBuild(dir); ok {
+			rf.build = sb
+			rf.scriptHealth(dir, []string{".js", ".ts", ".mjs", ".cjs"})
+		} else if sb, ok := pythonBuild(dir); ok {
+			rf.build = sb
+			rf.scriptHealth(dir, []string{".py"})
+		}
+		if rf.build.Migrate != "" {
+			// The app's own migrations build its database: an SQL file
+			// beside them is most likely a dump.
+			rf.schema = nil
+		}
+	}
 	return rf
+}
+
+// scriptLiteral finds a health route's path as a string literal in
+// JavaScript, TypeScript or Python: "/health", or Django's "healthz/".
+var scriptLiteral = regexp.MustCompile("[\"'`](/?(?:[a-z0-9_-]+/)*(?:health|healthz|healthcheck|livez|readyz|ping))(/?)[\"'`]")
+
+// scriptHealth looks for a health route in the sources with exts, when
+// none was found yet.
+func (rf *repoFacts) scriptHealth(dir string, exts []string) {
+	if rf.health != "" {
+		return
+	}
+	for _, src := range sourceFiles(dir, exts, 1000) {
+		for _, m := range scriptLiteral.FindAllSubmatch(src.text, -1) {
+			// A bare word ("ping") is no route: it needs a slash.
+			if m[1][0] == '/' || len(m[2]) > 0 {
+				rf.health, rf.healthNote = "/"+strings.TrimPrefix(string(m[1]), "/")+string(m[2]), "a route named in "+src.name
+				return
+			}
+		}
+	}
 }
 
 // goSource is one Go file of the repository.

@@ -82,8 +82,13 @@ func openAPICases(ctx context.Context, path string) ([]plan.StarterCase, error) 
 			filled += string("?&"[min(i, 1)]) + name + "=" + query[name]
 		}
 		c.Path = filled
+		var secured string
+		c.Header, secured = securityHeader(doc, op)
 		if len(todo) > 0 {
 			c.Comment = fmt.Sprintf("TODO: the document gives no example for %s; write a value, ${rand:A..B}, or a list captured by a setup step", strings.Join(todo, ", "))
+		}
+		if secured != "" {
+			c.Comment = strings.TrimPrefix(c.Comment+"\n    # "+secured, "\n    # ")
 		}
 		out = append(out, c)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stack"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -123,7 +124,7 @@ func checkParity(ctx context.Context, f *plan.File, stacks []plan.Stack, logDir 
 	var db *stack.Database
 	if f.Workload.NeedsDatabase && len(built) > 0 {
 		var err error
-		if db, err = stack.OpenFixtureDatabase(ctx, f.Database, "", nil, stack.Fixture(f.Workload.Name, f.Fixture, logDir), say); err != nil {
+		if db, err = stack.OpenStacksDatabase(ctx, f.Database, pgfix.Options{}, stack.Fixture(f.Workload.Name, f.Fixture, logDir), built, logDir, say); err != nil {
 			return workload.Report{}, err
 		}
 		defer func() {

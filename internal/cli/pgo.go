@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -127,7 +128,7 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 			return 0, err
 		}
 		defer db.Close(true)
-		if h.DatabaseURL, err = db.Fresh(ctx, stack.CopyName(pgoDatabase)); err != nil {
+		if h.DatabaseURL, err = db.FreshFor(ctx, s, stack.CopyName(pgoDatabase)); err != nil {
 			return 0, err
 		}
 	}
@@ -136,7 +137,7 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 	if err != nil {
 		return 0, err
 	}
-	loadErr := driveCases(ctx, f.Workload, p.Port(), a, say)
+	loadErr := driveCases(ctx, f.Workload, s.BaseURL("127.0.0.1:"+strconv.Itoa(p.Port())), a, say)
 	stopErr := p.Stop(stack.StopGrace)
 	if err := errors.Join(loadErr, stopErr); err != nil {
 		return 0, err
@@ -168,10 +169,10 @@ func withEnv(s plan.Stack, key, value string) plan.Stack {
 // driveCases loads each case in turn for an equal share of the duration, as
 // a run gives each case an equal window. A case that gets no success would
 // leave its code out of the profile, so it is an error.
-func driveCases(ctx context.Context, w *workload.Workload, port int, a pgoArgs, say func(string)) error {
+func driveCases(ctx context.Context, w *workload.Workload, baseURL string, a pgoArgs, say func(string)) error {
 	share := (a.duration / time.Duration(len(w.Cases))).Round(time.Millisecond)
 	for _, c := range w.Cases {
-		cfg := c.LoadConfig(fmt.Sprintf("http://127.0.0.1:%d", port))
+		cfg := c.LoadConfig(baseURL)
 		cfg.Connections, cfg.Duration = a.connections, share
 		res, err := load.Run(ctx, cfg)
 		if err != nil {

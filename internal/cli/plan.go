@@ -99,6 +99,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 			fs.Var(settings[s.Flag], s.Flag, s.Meaning)
 		}
 	}
+	noLatency := fs.Bool("no-latency", false, "leave out the file's latency windows (explain's one round has no latency cell)")
 	placement := fs.String("placement", "", "where the generator, the server and the database run: shared, lanes (CPUs of their own), auto (lanes with 8 CPUs or more), or lanes:server=0-3:database=4-5:generator=6-7")
 	return func() (plan.Overrides, error) {
 		for _, s := range plan.Settings {
@@ -111,6 +112,7 @@ func overrideFlags(fs *flag.FlagSet) func() (plan.Overrides, error) {
 			}
 		}
 		o.Stacks, o.Cases = []string(*stacks), commaList(*cases)
+		o.NoLatency = *noLatency
 		placementSet := false
 		fs.Visit(func(f *flag.Flag) { placementSet = placementSet || f.Name == "placement" })
 		if placementSet {

@@ -365,6 +365,8 @@ type PlanStack struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Health is the path polled until the first 200.
 	Health string `json:"health"`
+	// Base is the stack's base path ("/api"); empty at the root.
+	Base string `json:"base,omitempty"`
 	// BootTimeout bounds spawn → first 200 on Health; 0 means the
 	// harness's default (60 s).
 	BootTimeout time.Duration `json:"boot_timeout,omitempty"`

@@ -53,7 +53,7 @@ func encodeRequests(cfg Config, t target, tlsOn bool) ([]wireRequest, error) {
 		for name, value := range r.Headers {
 			headers = append(headers, Header{Name: name, Value: value})
 		}
-		out = append(out, encode(method, r.Path, t.hostPort, headers, []byte(r.Body)))
+		out = append(out, encode(method, t.poolPath(r.Path), t.hostPort, headers, []byte(r.Body)))
 	}
 	return out, nil
 }

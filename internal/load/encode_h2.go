@@ -111,7 +111,7 @@ func encodeH2Requests(cfg Config, t target, tlsOn bool) ([]wireRequest, error) {
 		for name, value := range r.Headers {
 			headers = append(headers, Header{Name: name, Value: value})
 		}
-		req, err := e.encodeH2(method, r.Path, t.hostPort, scheme, headers, []byte(r.Body))
+		req, err := e.encodeH2(method, t.poolPath(r.Path), t.hostPort, scheme, headers, []byte(r.Body))
 		if err != nil {
 			return nil, err
 		}

@@ -81,3 +81,10 @@ func (t target) sockaddr() (family int, sa unix.Sockaddr) {
 }
 
 func (t target) String() string { return fmt.Sprintf("%s (%s)", t.url.Redacted(), t.addr) }
+
+// poolPath is the path a pool's request is sent to: the target URL's path
+// (a stack's base path, "/api"; nothing for "/" or none) before the
+// request's own.
+func (t target) poolPath(path string) string {
+	return strings.TrimSuffix(t.url.EscapedPath(), "/") + path
+}

@@ -25,6 +25,10 @@ type StarterApp struct {
 	SchemaNote string
 	// Stacks is the stacks section (AppStacks or CompareStacks).
 	Stacks string
+	// OwnDatabase is true when the stacks bring their own database (a
+	// migrate: command found): the workload then says so instead of
+	// database: none.
+	OwnDatabase bool
 	// Cases are the cases (nil: one GET of /).
 	Cases []StarterCase
 	// CasesYAML, when set, replaces Cases: the items of the cases list,
@@ -49,6 +53,9 @@ func AppStarter(app StarterApp) string {
 	database := `database: none            # the app brings its own storage; or give it yours:
   # database:
   #   schema: [migrations/*.up.sql]   # SQL files, in order, into a template database`
+	if app.OwnDatabase && len(app.Schema) == 0 {
+		database = `# database: the stack's own, built by its migrate: command (stacks: below)`
+	}
 	if len(app.Schema) > 0 {
 		quoted := make([]string, len(app.Schema))
 		for i, g := range app.Schema {
@@ -98,6 +105,12 @@ workload:
 			fmt.Fprintf(&b, "    # %s\n", yamlComment(c.Comment))
 		}
 		fmt.Fprintf(&b, "    - name: %s\n      path: %s\n      compare: json       # exact | json | status | none\n", yamlScalar(c.Name), yamlScalar(c.Path))
+		if len(c.Header) > 0 {
+			b.WriteString("      headers:\n")
+			for _, h := range c.Header {
+				fmt.Fprintf(&b, "        %s: %s\n", yamlScalar(h[0]), yamlScalar(h[1]))
+			}
+		}
 		if c.Ignore {
 			b.WriteString("      # ignore: [createdAt, \"items.#.updatedAt\"]   # paths left out of the comparison\n")
 		}
@@ -115,6 +128,9 @@ type StarterCase struct {
 	// value, say).
 	Comment string
 	Ignore  bool
+	// Header is a header the case sends (its security scheme's), as
+	// name and value.
+	Header [][2]string
 }
 
 // StarterBuild is how a starter builds and starts the app: what init
@@ -125,6 +141,15 @@ type StarterBuild struct {
 	// comments.
 	Build, BuildNote string
 	Start, StartNote string
+	// Runtime is the stack's runtime: (node, python…); empty for none.
+	Runtime string
+	// Base is the stack's base path (an OpenAPI document's servers:),
+	// BaseNote where it came from; empty for none.
+	Base, BaseNote string
+	// Migrate is the command that applies the app's migrations (the
+	// stack's database: migrate:), MigrateNote where it was found; empty
+	// when none was.
+	Migrate, MigrateNote string
 }
 
 func (sb StarterBuild) orDefault() StarterBuild {
@@ -149,7 +174,25 @@ func AppStacks(sb StarterBuild) string {
     dir: .
     build: %s     # %s
     start: %s                 # %s
-`, yamlScalar(sb.Build), yamlComment(sb.BuildNote), yamlScalar(sb.Start), yamlComment(sb.StartNote))
+`, yamlScalar(sb.Build), yamlComment(sb.BuildNote), yamlScalar(sb.Start), yamlComment(sb.StartNote)) + sb.extra("    ")
+}
+
+// extra is a stack's runtime: and database: lines, when init found them.
+func (sb StarterBuild) extra(indent string) string {
+	var b strings.Builder
+	if sb.Base != "" {
+		fmt.Fprintf(&b, "%sbase: %s                # every path goes under it; %s\n", indent, yamlScalar(sb.Base), yamlComment(sb.BaseNote))
+	}
+	if sb.Runtime != "" {
+		fmt.Fprintf(&b, "%sruntime: %s             # a JIT runtime gets the longer warm-up\n", indent, yamlScalar(sb.Runtime))
+	}
+	if sb.Migrate != "" {
+		fmt.Fprintf(&b, "%sdatabase:                 # this stack's own template: migrations run once, before anything is measured\n", indent)
+		fmt.Fprintf(&b, "%s  migrate: %s   # %s; run here with DATABASE_URL set\n", indent, yamlScalar(sb.Migrate), yamlComment(sb.MigrateNote))
+		fmt.Fprintf(&b, "%s  # seed: db/seed.sql       # a SQL file or a command, after the migrations\n", indent)
+		fmt.Fprintf(&b, "%s  # reset: \"TRUNCATE comments\"   # before each window of a case with inserts: true\n", indent)
+	}
+	return b.String()
 }
 
 // CompareStacks is a starter's stacks section for two revisions of the

@@ -30,7 +30,8 @@ type DatabaseFixture struct {
 	// Reset holds the statements run one by one before each window of a
 	// case with inserts: true.
 	Reset []string `json:"reset,omitempty"`
-	// Dir is the comparison file's directory.
+	// Dir is where the commands run: the comparison file's directory
+	// for the workload's, the stack's dir for a stack's.
 	Dir string `json:"-"`
 	// Hash covers the files' contents and the commands' text: a template
 	// built from another hash is built again.
@@ -47,12 +48,39 @@ func (p *parser) workloadDatabase(n *yaml.Node) (fx *DatabaseFixture, none bool)
 		p.addf(n, "workload database %s: write database: none (the app brings its own storage), or the keys of %s", describe(n), fixtureExample)
 		return nil, false
 	}
-	m, ok := p.fields(n, "workload database", fixtureKeys, fixtureExample)
+	return p.databaseFixture(n, fixtureForm{what: "the workload database", keys: fixtureKeys, command: "setup", example: fixtureExample, dir: p.dir}), false
+}
+
+// fixtureForm is what a database fixture's mapping may hold: the
+// workload's (workload.database, its command under setup:, run in the
+// file's directory) or a stack's (stack.database, its command under
+// migrate:, run in the stack's dir).
+type fixtureForm struct {
+	what, command, example string
+	keys                   []string
+	// dir is where the commands run.
+	dir string
+}
+
+// databaseFixture reads a database fixture's mapping; nil on a problem that
+// leaves nothing to build.
+func (p *parser) databaseFixture(n *yaml.Node, form fixtureForm) *DatabaseFixture {
+	m, ok := p.fields(n, form.what, form.keys, form.example)
 	if !ok {
-		return nil, false
+		return nil
 	}
-	fx = &DatabaseFixture{Dir: p.dir}
+	fx := &DatabaseFixture{Dir: form.dir}
 	h := sha256.New()
+	if form.dir != p.dir {
+		// A stack's commands run in its own dir: two stacks with the
+		// same command text build different templates. Relative to the
+		// file, so that a moved checkout keeps its fingerprint.
+		rel, err := filepath.Rel(p.dir, form.dir)
+		if err != nil {
+			rel = form.dir
+		}
+		fmt.Fprintf(h, "dir %s\n", filepath.ToSlash(rel))
+	}
 	if v := m.get("schema"); v != nil {
 		items, _ := p.items(v, "schema", "schema: [migrations/*.up.sql]")
 		for _, it := range items {
@@ -77,8 +105,8 @@ func (p *parser) workloadDatabase(n *yaml.Node) (fx *DatabaseFixture, none bool)
 			}
 		}
 	}
-	if v := m.get("setup"); v != nil {
-		fx.Setup, _ = p.str(v, "setup", "setup: ./bin/migrate up")
+	if v := m.get(form.command); v != nil {
+		fx.Setup, _ = p.str(v, form.command, form.command+": ./bin/migrate up")
 		fmt.Fprintf(h, "setup %s\n", fx.Setup)
 	}
 	if v := m.get("seed"); v != nil {
@@ -99,11 +127,11 @@ func (p *parser) workloadDatabase(n *yaml.Node) (fx *DatabaseFixture, none bool)
 	if v := m.get("reset"); v != nil {
 		fx.Reset = p.resetStatements(v)
 	}
-	if !m.has("schema") && !m.has("setup") && !m.has("seed") {
-		p.addf(n, "the workload database has no schema, setup or seed; add one, e.g. %s", fixtureExample)
+	if !m.has("schema") && !m.has(form.command) && !m.has("seed") {
+		p.addf(n, "%s has no schema, %s or seed; add one, e.g. %s", form.what, form.command, form.example)
 	}
 	fx.Hash = hex.EncodeToString(h.Sum(nil))
-	return fx, false
+	return fx
 }
 
 // resetStatements reads reset: one string of statements separated by ';'
@@ -150,4 +178,14 @@ func splitStatements(sql string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+var stackFixtureKeys = []string{"schema", "migrate", "seed", "reset"}
+
+const stackFixtureExample = "database: {migrate: npx knex migrate:latest, seed: db/seed.sql, reset: \"TRUNCATE articles CASCADE\"}"
+
+// stackDatabase reads a stack's own database (stack.database): its schema
+// files, its migrate command (run in dir), its seed and its reset.
+func (p *parser) stackDatabase(n *yaml.Node, dir, what string) *DatabaseFixture {
+	return p.databaseFixture(n, fixtureForm{what: what + "'s database", keys: stackFixtureKeys, command: "migrate", example: stackFixtureExample, dir: dir})
 }

@@ -136,6 +136,7 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	p.checkHosts(m, f)
 	if n := m.get("stacks"); n != nil {
 		f.Stacks = p.stacks(n, health)
+		p.checkStackDatabases(f)
 		for _, s := range f.Stacks {
 			if msg := containerStartWarning(s); msg != "" {
 				f.Warnings = append(f.Warnings, Problem{File: p.name, Line: s.Line, Msg: msg})

@@ -397,6 +397,9 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		// The wire: left out for HTTP/1.1 in cleartext, so plans
 		// without one keep their fingerprints.
 		Wire *Wire `json:",omitempty"`
+		// The stack's own database (its files' hash and reset), left out
+		// when it has none.
+		Database *fixtureID `json:",omitempty"`
 	}
 	type caseID struct {
 		Name, Method, Path string
@@ -448,6 +451,9 @@ func fingerprint(p *Plan, base string, sc *scenario.Scenario, fx *DatabaseFixtur
 		id := stackID{Name: s.Name, Dir: filepath.ToSlash(dir), Build: s.Build, Start: s.Start, Health: s.Health, Env: s.Env, Pprof: s.Pprof, Runtime: s.Runtime, Services: s.Services}
 		if s.Git != nil {
 			id.Commit = s.Git.Commit
+		}
+		if s.Database != nil {
+			id.Database = &fixtureID{s.Database.Hash, s.Database.Reset}
 		}
 		if s.Wire != (Wire{}) {
 			w := s.Wire

@@ -68,6 +68,11 @@ type Overrides struct {
 	// ClosedLoop is ClosedLoopEvery or ClosedLoopFirst (closed_loop:,
 	// --closed-loop); empty leaves it to the calls (Resolve).
 	ClosedLoop string
+	// NoLatency drops the file's latency windows (and with them
+	// closed_loop: first, and the calls of their metrics): every round
+	// is closed-loop windows alone.
+	// Latency, when also set, puts them back at its rate.
+	NoLatency bool
 }
 
 // MaxRepeat bounds protocol repeat: past a few windows a process adds
@@ -122,6 +127,11 @@ func (o Overrides) apply(p *Protocol) {
 	}
 	if o.Profiling != nil {
 		p.Profiling = *o.Profiling
+	}
+	if o.NoLatency {
+		// The latency metrics are no longer measured: not called either.
+		p.Latency, p.ClosedLoop = nil, ClosedLoopEvery
+		p.Calls = slices.DeleteFunc(slices.Clone(p.Calls), func(m string) bool { return slices.Contains(LatencyMetrics, m) })
 	}
 	if o.Latency != nil {
 		l := *o.Latency

@@ -87,8 +87,12 @@ type Stack struct {
 	// file order.
 	Env      map[string]string `json:"env,omitempty"`
 	EnvOrder []string          `json:"-"`
-	// Health is the path polled until the first 200.
+	// Health is the path polled until the first 200, Base included.
 	Health string `json:"health"`
+	// Base is the stack's base path ("/api", the base: key): every case,
+	// setup step, health check and parity request goes under it (BaseURL).
+	// Empty for a stack served at the root.
+	Base string `json:"base,omitempty"`
 	// BootTimeout bounds spawn → first 200 on Health; 0 means the
 	// harness's default (60 s).
 	BootTimeout time.Duration `json:"boot_timeout,omitempty"`
@@ -121,6 +125,12 @@ type Stack struct {
 	// Container is set when the stack runs in a container (the
 	// container: key); Start then holds the container's arguments, if any.
 	Container *Container `json:"container,omitempty"`
+	// Database is the stack's own database (the database: key): its
+	// schema, migrations and seed build a template of its own, which the
+	// stack's copies come from instead of the workload's; its reset runs
+	// before its inserting windows. Nil when it uses the workload's.
+	// Journaled through its hash in the plan's fingerprint.
+	Database *DatabaseFixture `json:"-"`
 	// Wire is how the load reaches the stack (protocol:, tls:, streams:,
 	// proto:); its zero value is HTTP/1.1 in cleartext.
 	Wire Wire `json:"wire,omitzero"`

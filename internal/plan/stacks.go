@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof", "services", "git", "container", "protocol", "tls", "streams", "proto"}
+var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof", "services", "git", "container", "protocol", "tls", "streams", "proto", "base", "database"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
@@ -134,6 +134,11 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 		s.Env, s.EnvOrder = p.env(v)
 	}
 	p.wire(m, &s, what)
+	if v := m.get("base"); v != nil {
+		s.Base = p.base(v, &s)
+	}
+	// The health path is asked under the base path, as every other path.
+	s.Health = s.Base + s.Health
 	if s.Wire.TLS {
 		for _, k := range []string{TLSCertEnv, TLSKeyEnv} {
 			if _, set := s.Env[k]; set {
@@ -151,6 +156,9 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	}
 	if v := m.get("pprof"); v != nil {
 		s.Pprof, _ = p.path(v, "pprof", "debug/pprof")
+	}
+	if v := m.get("database"); v != nil && s.Dir != "" {
+		s.Database = p.stackDatabase(v, s.Dir, what)
 	}
 	if v := m.get("dx"); v != nil && s.Dir != "" {
 		s.DX = p.dx(v, s.Dir, what)

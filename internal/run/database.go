@@ -69,7 +69,7 @@ func (r *runner) setupDatabase(ctx context.Context) error {
 	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, logsDir(r.opt.Dir))
 	opt := r.linkDatabase()
 	opt.Dir, opt.CPUs = dir, r.opt.Plan.Protocol.Placement.Lanes().Database
-	d, err := stack.OpenFixtureDatabaseWith(ctx, r.opt.Plan.Database, opt, r.fixture, func(s string) { r.progress.logf("%s", s) })
+	d, err := stack.OpenStacksDatabase(ctx, r.opt.Plan.Database, opt, r.fixture, r.opt.Plan.Stacks, logsDir(r.opt.Dir), func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (r *runner) linkDatabase() pgfix.Options {
 func (r *runner) openRunDatabase(ctx context.Context, t0 time.Time) error {
 	r.stackDBs = map[string]*stackDB{}
 	for i, s := range r.opt.Plan.Stacks {
-		url, err := r.database.Fresh(ctx, fmt.Sprintf("%s_%d", r.runDatabase, i+1))
+		url, err := r.database.FreshFor(ctx, s, fmt.Sprintf("%s_%d", r.runDatabase, i+1))
 		if err != nil {
 			return err
 		}
@@ -203,7 +203,7 @@ func (r *runner) setupRemoteDatabase(ctx context.Context, a *agent.Client, host,
 		return fmt.Errorf("embedded database on host %s: %w", host, err)
 	}
 	r.fixture = stack.Fixture(r.opt.File.Workload.Name, r.opt.File.Fixture, logsDir(r.opt.Dir))
-	d, err := stack.OpenFixtureDatabase(ctx, info.AdminURL, "", nil, r.fixture, func(s string) { r.progress.logf("%s", s) })
+	d, err := stack.OpenStacksDatabase(ctx, info.AdminURL, pgfix.Options{}, r.fixture, r.opt.Plan.Stacks, logsDir(r.opt.Dir), func(s string) { r.progress.logf("%s", s) })
 	if err != nil {
 		return fmt.Errorf("embedded database on host %s: %w", host, err)
 	}

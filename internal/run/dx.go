@@ -47,6 +47,7 @@ const dxDatabase = "stackbench_dx"
 // logs go to logDir.
 func DX(ctx context.Context, f *plan.File, logDir string, progress func(string)) (dx.Result, error) {
 	h := stack.Harness{Workload: f.Workload.Name, JWTSecret: f.JWTSecret}
+	harness := map[string]stack.Harness{}
 	if dxNeedsDatabase(f) {
 		db, err := stack.OpenFileDatabase(ctx, f, logDir, progress)
 		if err != nil {
@@ -57,17 +58,35 @@ func DX(ctx context.Context, f *plan.File, logDir string, progress func(string))
 				progress("warning: removing the DX database: " + cerr.Error())
 			}
 		}()
-		if h.DatabaseURL, err = db.Fresh(ctx, stack.CopyName(dxDatabase)); err != nil {
-			return dx.Result{}, err
+		if !plan.OwnDatabases(f.Stacks) {
+			if h.DatabaseURL, err = db.Fresh(ctx, stack.CopyName(dxDatabase)); err != nil {
+				return dx.Result{}, err
+			}
+		}
+		// A stack with a database of its own gets a copy of its own.
+		for _, s := range f.Stacks {
+			if s.Database == nil || s.DX == nil {
+				continue
+			}
+			own := h
+			if own.DatabaseURL, err = db.FreshFor(ctx, s, stack.CopyName(dxDatabase)); err != nil {
+				return dx.Result{}, err
+			}
+			harness[s.Name] = own
 		}
 	}
-	return dx.Run(ctx, dxTargets(f, h), dx.Options{LogDir: logDir, Progress: progress})
+	return dx.Run(ctx, dxTargets(f, func(s plan.Stack) stack.Harness {
+		if own, ok := harness[s.Name]; ok {
+			return own
+		}
+		return h
+	}), dx.Options{LogDir: logDir, Progress: progress})
 }
 
 // dxTargets lists what the DX suite measures: each stack with a dx: key,
-// then each process-suite command with one, at every size. h is the
-// harness passed to a reload's server.
-func dxTargets(f *plan.File, h stack.Harness) []dx.Target {
+// then each process-suite command with one, at every size. harness is
+// what a stack's reload server is given (its own database copy).
+func dxTargets(f *plan.File, harness func(plan.Stack) stack.Harness) []dx.Target {
 	var out []dx.Target
 	for _, s := range f.Stacks {
 		d := s.DX
@@ -75,7 +94,7 @@ func dxTargets(f *plan.File, h stack.Harness) []dx.Target {
 			continue
 		}
 		var env []string
-		for _, kv := range stack.Env(s, 0, h) {
+		for _, kv := range stack.Env(s, 0, harness(s)) {
 			if !strings.HasPrefix(kv, "PORT=") {
 				env = append(env, kv)
 			}

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/cpuset"
@@ -134,7 +136,7 @@ func (r *runner) loadWireOf(cur *server, c workload.Case) (loadWire, error) {
 
 // baseURL is the address the generator reaches cur at on this machine.
 func baseURL(cur *server) string {
-	return fmt.Sprintf("%s://127.0.0.1:%d", cur.stack.Wire.Scheme(), cur.tree.Port())
+	return cur.stack.BaseURL(net.JoinHostPort("127.0.0.1", strconv.Itoa(cur.tree.Port())))
 }
 
 // loadEventsFD is the generator's descriptor for its events: the first of

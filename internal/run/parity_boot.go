@@ -133,11 +133,11 @@ func (ph *bootPhase) run(ctx context.Context) error {
 // over the ones that got an expected answer, and how many did not.
 func firstRequestText(s boot.Summary) string {
 	if s.FirstRequest.N == 0 {
-		return fmt.Sprintf("failed in all %d starts", s.Starts)
+		return fmt.Sprintf("failed in all %d starts (%s)", s.Starts, s.FirstError)
 	}
 	text := fmt.Sprintf("%.1f ms", s.FirstRequest.Median.Milliseconds())
 	if s.FirstFailed > 0 {
-		text += fmt.Sprintf(" (failed in %d of %d starts)", s.FirstFailed, s.Starts)
+		text += fmt.Sprintf(" (failed in %d of %d starts: %s)", s.FirstFailed, s.Starts, s.FirstError)
 	}
 	return text
 }
@@ -151,7 +151,8 @@ func findingText(f workload.Finding) string {
 	return s + ": " + f.Problem
 }
 
-// bootStacks is stack.BootStacks with each stack's own database; a gRPC
+// bootStacks is stack.BootStacks with each stack's own database, the
+// workload's setup steps run on each stack's unmeasured start; a gRPC
 // stack's first call is first's with its message's templates expanded
 // (the first variant; a cold start has run no setup, so it captures
 // nothing).
@@ -174,6 +175,17 @@ func (ph *bootPhase) bootStacks(first workload.Case) ([]boot.Stack, error) {
 		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir), first, call)
 		if err != nil {
 			return nil, err
+		}
+		if sc := r.opt.File.Scenario; sc != nil && len(sc.Steps) > 0 {
+			// The setup steps run on the stack's unmeasured start, on
+			// its own copy, which its windows use too: its first process
+			// of the rounds keeps the stack-scoped captures.
+			st := s
+			for i := range bs {
+				bs[i].Setup = func(ctx context.Context, port int) error {
+					return r.pools.setup(ctx, &server{stack: st}, "127.0.0.1", port)
+				}
+			}
 		}
 		out = append(out, bs...)
 	}

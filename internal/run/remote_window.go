@@ -253,7 +253,7 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 			addr = fl.addr(rw.cur.host)
 		}
 		sessions[i] = &agentSession{host: h, c: s.Agent, off: fl.offsets[h],
-			base: rw.cur.stack.Wire.Scheme() + "://" + net.JoinHostPort(addr, strconv.Itoa(rw.cur.tree.Port()))}
+			base: rw.cur.stack.BaseURL(net.JoinHostPort(addr, strconv.Itoa(rw.cur.tree.Port())))}
 	}
 	size := rw.files.Size()
 	// perf on the server host reads every process's maps before it

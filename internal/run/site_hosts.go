@@ -124,7 +124,7 @@ func (h *hostsSite) launchHere(ctx context.Context, side windowSide) (launched, 
 		side.load.warmup = warmupSpan{floor: side.load.fixedWarmup()}
 		side.load.startAt = time.Now().Add(maxRemoteLead)
 	}
-	base := side.srv.stack.Wire.Scheme() + "://" + net.JoinHostPort(h.fl.addr(h.host), strconv.Itoa(t.Port()))
+	base := side.srv.stack.BaseURL(net.JoinHostPort(h.fl.addr(h.host), strconv.Itoa(t.Port())))
 	return h.here.launchTo(ctx, side, base, newFarSamples(h.r, side.load.window, srv))
 }
 

@@ -419,8 +419,10 @@ func alignSampler(rec *journal.Window, s proc.WindowStats, res *load.Result) {
 	rec.SamplerEndLagSeconds = float64(closed-res.MeasureEndUnixNano) / 1e9
 }
 
-// prepareDatabase resets the orders table before a window that inserts
-// (trap T3) and takes a checkpoint before every window (trap T4).
+// prepareDatabase resets the stack's copy before a window that inserts
+// (trap T3): with its own database's reset when it brings one, else the
+// workload's fixture's, else the orders table; and takes a checkpoint
+// before every window (trap T4).
 func (x *runWindows) prepareDatabase(ctx context.Context, w plan.Window, rec *journal.Window) error {
 	r := x.r
 	_, db := r.dbOf(w.Stack)
@@ -429,7 +431,12 @@ func (x *runWindows) prepareDatabase(ctx context.Context, w plan.Window, rec *jo
 	}
 	if w.Inserts {
 		t0 := time.Now()
+		st, _ := r.opt.File.Stack(w.Stack)
 		switch {
+		case st.Database != nil:
+			if err := db.Reset(ctx, st.Database.Reset); err != nil {
+				return fmt.Errorf("reset the database before %s: %w; fix database.reset of stack %s", w.Key, err, w.Stack)
+			}
 		case r.fixture != nil:
 			if err := db.Reset(ctx, r.fixture.Reset); err != nil {
 				return fmt.Errorf("reset the database before %s: %w; fix workload.database.reset", w.Key, err)

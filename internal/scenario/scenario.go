@@ -30,7 +30,8 @@ func (s *Scenario) Values(captures map[string][]string) Values {
 }
 
 // Secrets returns the values that must not be shown or written: every
-// ${env:…} value the file reads and every captured value.
+// ${env:…} value the file reads and the values of the captures that hold
+// credentials (SecretCaptures); a captured id or slug is shown.
 func (s *Scenario) Secrets(captures map[string][]string) workload.Secrets {
 	if s == nil {
 		return nil
@@ -39,8 +40,11 @@ func (s *Scenario) Secrets(captures map[string][]string) workload.Secrets {
 	for _, v := range s.Env {
 		out = out.Add(v)
 	}
-	for _, vs := range captures {
-		out = out.Add(vs...)
+	secret := s.SecretCaptures()
+	for name, vs := range captures {
+		if secret[name] {
+			out = out.Add(vs...)
+		}
 	}
 	return out
 }
@@ -73,7 +77,7 @@ func (s *Scenario) Ordered() []Step {
 // Setup runs the steps of scope against the stack's process t with the
 // captures known so far (nil for a stack's first process).
 func (s *Scenario) Setup(ctx context.Context, t Target, scope Scope, known map[string][]string) (map[string][]string, error) {
-	return RunSetup(ctx, t.BaseURL, s.Steps, scope, known, SetupOptions{Client: t.Client, Method: t.Method, Getenv: func(name string) string { return s.Env[name] }, Lines: s.Lines})
+	return RunSetup(ctx, t.BaseURL, s.Steps, scope, known, SetupOptions{Client: t.Client, Method: t.Method, Getenv: func(name string) string { return s.Env[name] }, Lines: s.Lines, Secret: s.SecretCaptures()})
 }
 
 // Variants returns the requests the load sends for case c with the given

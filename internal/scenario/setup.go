@@ -131,6 +131,10 @@ type SetupOptions struct {
 	// Getenv and Lines resolve ${env:…} and ${line:…}.
 	Getenv func(string) string
 	Lines  map[string][]string
+	// Secret names the captures whose values an error never quotes
+	// (Scenario.SecretCaptures); nil: those the steps alone show to be
+	// credentials.
+	Secret map[string]bool
 }
 
 // responseStart is how much of a response a setup error quotes.
@@ -170,8 +174,14 @@ func RunSetup(ctx context.Context, baseURL string, steps []Step, scope Scope, kn
 // values the steps use and what was captured so far.
 func setupSecrets(steps []Step, vals Values, o SetupOptions) workload.Secrets {
 	var out workload.Secrets
-	for _, vs := range vals.Captures {
-		out = out.Add(vs...)
+	secret := o.Secret
+	if secret == nil {
+		secret = (&Scenario{Steps: steps}).SecretCaptures()
+	}
+	for name, vs := range vals.Captures {
+		if secret[name] {
+			out = out.Add(vs...)
+		}
 	}
 	if o.Getenv == nil {
 		return out

@@ -29,6 +29,9 @@ type BootTarget struct {
 	// and the stack's own variables. The suite adds PORT for every start.
 	Env        []string
 	HealthPath string
+	// Base is the stack's base path ("/api"), put before the first
+	// request's path; HealthPath holds it already.
+	Base string
 	// Protocol is how the stack is asked, its health path and the first
 	// request alike: "" or "http1" HTTP/1.1, "h2c" HTTP/2 in cleartext
 	// (prior knowledge), "h2" HTTP/2 over TLS (proc.Spec.HealthProtocol).
@@ -42,7 +45,14 @@ type BootTarget struct {
 	// answer, the answer's status as the case's HTTP status (a gRPC OK
 	// as the case's success status), and an error when none came.
 	FirstRequest func(ctx context.Context, port int) (time.Duration, int, error)
-	LogPath      string
+	// Setup, when set, runs on the unmeasured start of the stack, once
+	// it answers on its health path and before its first request: a
+	// custom workload's setup steps, which make on the stack's database
+	// the rows the first request of every measured start reads (a user,
+	// an article). The measured starts run none: a cold start's first
+	// request stays the first the process serves.
+	Setup   func(ctx context.Context, port int) error
+	LogPath string
 	// CPUs is the stack's lane under placement: lanes; empty leaves the
 	// harness's mask (proc.Spec.CPUs).
 	CPUs cpuset.Set
@@ -82,7 +92,7 @@ func BootStacks(stacks []plan.Stack, h Harness, logDir string, first workload.Ca
 			}
 		}
 		bs := BootTarget{
-			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health, Protocol: s.Wire.Protocol, CA: caPEM,
+			Name: s.Name, Dir: s.Dir, Command: s.Start, Env: env, HealthPath: s.Health, Base: s.Base, Protocol: s.Wire.Protocol, CA: caPEM,
 			LogPath: filepath.Join(logDir, s.Name+".log"), CPUs: h.CPUs,
 		}
 		if s.Wire.GRPC() {

@@ -25,6 +25,9 @@ type Database struct {
 	// template is the database Fresh copies: the saas-slice seed's, or a
 	// fixture's.
 	template string
+	// stackTemplates are the templates of the stacks that bring their
+	// own database, by stack name (EnsureStacks).
+	stackTemplates map[string]string
 }
 
 // OpenDatabase brings up the database of a comparison file: for "embedded",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/pgfix"
@@ -17,6 +18,11 @@ import (
 // directory with DATABASE_URL set to the template. Commands log to
 // logDir/fixture.log; a failure quotes its tail.
 func Fixture(name string, fx *plan.DatabaseFixture, logDir string) *pgfix.Fixture {
+	return fixtureWith(name, fx, logDir, nil)
+}
+
+// fixtureWith is Fixture with env added to its commands' environment.
+func fixtureWith(name string, fx *plan.DatabaseFixture, logDir string, env []string) *pgfix.Fixture {
 	if fx == nil {
 		return nil
 	}
@@ -28,7 +34,7 @@ func Fixture(name string, fx *plan.DatabaseFixture, logDir string) *pgfix.Fixtur
 				}
 			}
 			if fx.Setup != "" {
-				if err := runFixtureCommand(ctx, fx.Dir, "setup", fx.Setup, url, logDir); err != nil {
+				if err := runFixtureCommand(ctx, fx.Dir, "setup", fx.Setup, url, logDir, env); err != nil {
 					return err
 				}
 			}
@@ -39,7 +45,7 @@ func Fixture(name string, fx *plan.DatabaseFixture, logDir string) *pgfix.Fixtur
 					return fmt.Errorf("seed file %s: %w", fx.Seed, err)
 				}
 			default:
-				return runFixtureCommand(ctx, fx.Dir, "seed", fx.Seed, url, logDir)
+				return runFixtureCommand(ctx, fx.Dir, "seed", fx.Seed, url, logDir, env)
 			}
 			return nil
 		}}
@@ -54,13 +60,13 @@ func applyFile(ctx context.Context, url, path string) error {
 }
 
 // runFixtureCommand runs a setup or seed command against the template.
-func runFixtureCommand(ctx context.Context, dir, what, command, url, logDir string) error {
+func runFixtureCommand(ctx context.Context, dir, what, command, url, logDir string, env []string) error {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return err
 	}
 	log := filepath.Join(logDir, "fixture.log")
 	os.Remove(log)
-	if err := Shell(ctx, dir, command, log, []string{"DATABASE_URL=" + url}); err != nil {
+	if err := Shell(ctx, dir, command, log, append(slices.Clip(env), "DATABASE_URL="+url)); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -71,6 +77,8 @@ func runFixtureCommand(ctx context.Context, dir, what, command, url, logDir stri
 
 // OpenFileDatabase is OpenDatabase for a comparison file: its database
 // server, with the file's own fixture when its workload has one.
+// Stacks that bring their own database get their own templates
+// (EnsureStacks).
 func OpenFileDatabase(ctx context.Context, f *plan.File, logDir string, progress func(string)) (*Database, error) {
-	return OpenFixtureDatabase(ctx, f.Database, "", nil, Fixture(f.Workload.Name, f.Fixture, logDir), progress)
+	return OpenStacksDatabase(ctx, f.Database, pgfix.Options{}, Fixture(f.Workload.Name, f.Fixture, logDir), f.Stacks, logDir, progress)
 }

@@ -72,7 +72,7 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 	}
 	h := Harness{Workload: o.Workload.Name, JWTSecret: o.JWTSecret}
 	if o.Database != nil {
-		url, err := o.Database.Fresh(ctx, dbName)
+		url, err := o.Database.FreshFor(ctx, s, dbName)
 		if err != nil {
 			return fail(err, "")
 		}
@@ -93,7 +93,7 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 	}
 	secrets := first.Secrets
 	opt := workload.RunOptions{
-		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: s.Health,
+		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: strings.TrimPrefix(s.Health, s.Base), // under target's base URL
 		Requests: first.Requests, Calls: first.Calls, Protocol: s.Wire.Protocol,
 	}
 	if err == nil {

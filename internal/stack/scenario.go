@@ -32,7 +32,7 @@ func SetupTarget(s plan.Stack, host string, port int, logDir string) (scenario.T
 		return scenario.Target{}, fmt.Errorf("stack %s: %w", s.Name, err)
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
-	t := scenario.Target{BaseURL: s.Wire.Scheme() + "://" + addr, Client: client}
+	t := scenario.Target{BaseURL: s.BaseURL(addr), Client: client}
 	if s.Wire.GRPC() {
 		if t.Method, err = methodFinder(s, addr, ca); err != nil {
 			return scenario.Target{}, err
@@ -147,4 +147,22 @@ func FirstVariantsOf(ctx context.Context, sc *scenario.Scenario, w *workload.Wor
 		}
 	}
 	return out, nil
+}
+
+// BootSetup is the boot suite's Setup for stack s (boot.Stack.Setup):
+// every setup step of sc, run on the stack's unmeasured start; nil when
+// sc has none.
+func BootSetup(s plan.Stack, sc *scenario.Scenario, logDir string) func(ctx context.Context, port int) error {
+	if sc == nil || len(sc.Steps) == 0 {
+		return nil
+	}
+	return func(ctx context.Context, port int) error {
+		t, err := SetupTarget(s, "127.0.0.1", port, logDir)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		_, _, err = Setup(ctx, sc, t, nil)
+		return err
+	}
 }

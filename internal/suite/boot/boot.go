@@ -22,6 +22,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/netutil"
@@ -114,14 +115,14 @@ func Run(ctx context.Context, stacks []Stack, opt Options) (Result, error) {
 	opt = withDefaults(opt)
 	res := Result{Case: opt.Request.Name}
 	for _, s := range stacks {
-		if _, err := coldStart(ctx, s, opt); err != nil {
+		if _, err := coldStart(ctx, s, opt, true); err != nil {
 			return res, &StartError{Stack: s.Name, Err: fmt.Errorf("unmeasured first start of %q: %w", s.Name, err)}
 		}
 		opt.progress("%s: warm-up start done", s.Name)
 	}
 	for r, round := range Order(len(stacks), opt.Starts) {
 		for _, i := range round {
-			st, err := coldStart(ctx, stacks[i], opt)
+			st, err := coldStart(ctx, stacks[i], opt, false)
 			if err != nil {
 				return res, &StartError{Stack: stacks[i].Name, Err: fmt.Errorf("cold start %d of %q: %w", r+1, stacks[i].Name, err)}
 			}
@@ -158,8 +159,9 @@ func (opt Options) progress(format string, a ...any) {
 	}
 }
 
-// coldStart starts a fresh process of s, measures it and stops it.
-func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
+// coldStart starts a fresh process of s, measures it and stops it; on
+// the unmeasured first start (warm) it runs s.Setup first.
+func coldStart(ctx context.Context, s Stack, opt Options, warm bool) (Start, error) {
 	port, err := netutil.FreePort()
 	if err != nil {
 		return Start{}, err
@@ -182,12 +184,22 @@ func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
 		return Start{}, err
 	}
 	st := Start{Stack: s.Name, Boot: p.BootDuration()}
+	if warm && s.Setup != nil {
+		if err := s.Setup(ctx, port); err != nil {
+			p.Stop(opt.StopGrace)
+			return st, fmt.Errorf("the setup steps: %w", err)
+		}
+	}
 	if s.FirstRequest != nil {
 		rctx, cancel := context.WithTimeout(ctx, opt.RequestTimeout)
 		st.FirstRequest, st.FirstStatus, err = s.FirstRequest(rctx, port)
 		cancel()
 	} else {
-		st.FirstRequest, st.FirstStatus, err = firstRequest(ctx, s, port, opt.Request, opt.RequestTimeout)
+		var body []byte
+		st.FirstRequest, st.FirstStatus, body, err = firstRequest(ctx, s, port, opt.Request, opt.RequestTimeout)
+		if err == nil && !expected(opt.Request, st.FirstStatus) {
+			st.FirstError = unexpected(s, opt.Request, st.FirstStatus, body)
+		}
 	}
 	if err != nil {
 		st.FirstError = err.Error()
@@ -211,17 +223,18 @@ func coldStart(ctx context.Context, s Stack, opt Options) (Start, error) {
 }
 
 // firstRequest sends c once over a new connection and returns its latency,
-// up to the last byte of the body.
-func firstRequest(ctx context.Context, s Stack, port int, c workload.Case, timeout time.Duration) (time.Duration, int, error) {
+// up to the last byte of the body, its status and the body's first
+// bodyShown bytes.
+func firstRequest(ctx context.Context, s Stack, port int, c workload.Case, timeout time.Duration) (time.Duration, int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tr, scheme, err := transportFor(s)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, c.Method, scheme+"://127.0.0.1:"+strconv.Itoa(port)+c.Path, bytes.NewReader(c.Body))
+	req, err := http.NewRequestWithContext(ctx, c.Method, scheme+"://127.0.0.1:"+strconv.Itoa(port)+s.Base+c.Path, bytes.NewReader(c.Body))
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	for _, h := range c.Header {
 		req.Header.Add(h.Name, h.Value)
@@ -230,11 +243,37 @@ func firstRequest(ctx context.Context, s Stack, port int, c workload.Case, timeo
 	t0 := time.Now()
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
-		return time.Since(t0), 0, err
+		return time.Since(t0), 0, nil, err
 	}
+	head := make([]byte, bodyShown)
+	n, _ := io.ReadFull(resp.Body, head)
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return time.Since(t0), resp.StatusCode, err
+	return time.Since(t0), resp.StatusCode, head[:n], err
+}
+
+// bodyShown is how much of an unexpected answer's body a start keeps.
+const bodyShown = 200
+
+// unexpected says which first request got which unexpected answer:
+// "GET /api/articles/x answered 404, not 200: {"error":…}".
+func unexpected(s Stack, c workload.Case, status int, body []byte) string {
+	msg := fmt.Sprintf("%s %s answered %d, not %s", c.Method, s.Base+c.Path, status, statusList(c.Expect))
+	if text := strings.TrimSpace(strings.ToValidUTF8(string(body), "?")); text != "" {
+		msg += ": " + text
+		if len(body) == bodyShown {
+			msg += "…"
+		}
+	}
+	return msg
+}
+
+func statusList(codes []int) string {
+	var out []string
+	for _, c := range codes {
+		out = append(out, strconv.Itoa(c))
+	}
+	return strings.Join(out, " or ")
 }
 
 // transportFor is a one-connection client transport for s's wire, and

@@ -54,6 +54,9 @@ func helperServer() {
 	var served atomic.Bool
 	mux := http.NewServeMux()
 	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	// POST /mark makes NEEDS_MARK's file: the row a setup step creates,
+	// kept (as a database keeps it) across processes.
+	mux.HandleFunc("POST /mark", func(w http.ResponseWriter, r *http.Request) { os.WriteFile(os.Getenv("NEEDS_MARK"), nil, 0o644) })
 	mux.HandleFunc("/users/4242", func(w http.ResponseWriter, r *http.Request) {
 		if os.Getenv("WIRE") == "h2c" && r.ProtoMajor != 2 {
 			w.WriteHeader(http.StatusHTTPVersionNotSupported)
@@ -61,6 +64,13 @@ func helperServer() {
 		}
 		if !served.Swap(true) {
 			time.Sleep(time.Duration(envInt("FIRST_MS")) * time.Millisecond)
+		}
+		if mark := os.Getenv("NEEDS_MARK"); mark != "" {
+			if _, err := os.Stat(mark); err != nil {
+				w.WriteHeader(http.StatusNotFound)
+				w.Write([]byte(`{"error":"no user 4242: run the setup first"}`))
+				return
+			}
 		}
 		w.WriteHeader(status)
 		w.Write([]byte(`{"id":4242}`))
@@ -222,6 +232,44 @@ func TestRunRecordsFailedFirstRequest(t *testing.T) {
 	}
 	if s := res.Stacks[0]; s.FirstFailed != 1 || s.FirstRequest.N != 0 {
 		t.Errorf("summary %+v", s)
+	}
+	// It says which request got what, with the start of the body.
+	want := `GET /users/4242 answered 500, not 200: {"id":4242}`
+	if st, s := res.Starts[0], res.Stacks[0]; st.FirstError != want || s.FirstError != want {
+		t.Errorf("first error %q (summary %q), want %q", st.FirstError, s.FirstError, want)
+	}
+}
+
+// TestSetupRunsOnTheUnmeasuredStart: a first request that needs what a
+// setup step makes (a row kept across processes) fails in every start
+// without Setup, and succeeds in every measured start with it, which
+// runs once, on the unmeasured start.
+func TestSetupRunsOnTheUnmeasuredStart(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "user-4242")
+	s := helperStack(t, "needs-setup", "NEEDS_MARK="+mark)
+	res, err := Run(context.Background(), []Stack{s}, Options{Starts: 2, Request: userCase, StopGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := res.Stacks[0]; sum.FirstFailed != 2 || !strings.Contains(sum.FirstError, "answered 404") || !strings.Contains(sum.FirstError, "run the setup first") {
+		t.Fatalf("without setup: %+v", sum)
+	}
+	calls := 0
+	s.Setup = func(ctx context.Context, port int) error {
+		calls++
+		resp, err := http.Post("http://127.0.0.1:"+strconv.Itoa(port)+"/mark", "text/plain", nil)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	os.Remove(mark)
+	res, err = Run(context.Background(), []Stack{s}, Options{Starts: 2, Request: userCase, StopGrace: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := res.Stacks[0]; sum.FirstFailed != 0 || calls != 1 {
+		t.Errorf("with setup: %+v, setup ran %d times (want once)", sum, calls)
 	}
 }
 

@@ -36,6 +36,9 @@ type Summary struct {
 	IdleRSS      Spread[Bytes]       `json:"idle_rss_bytes"`
 	// FirstFailed counts first requests that failed or got an unexpected status.
 	FirstFailed int `json:"first_failed"`
+	// FirstError is what the first failed first request got: its status
+	// and the start of its body, or its transport error.
+	FirstError string `json:"first_error,omitempty"`
 }
 
 // Summarize groups the starts by stack, in the order of stacks.
@@ -55,6 +58,9 @@ func Summarize(stacks []Stack, starts []Start) []Summary {
 				first = append(first, float64(st.FirstRequest))
 			} else {
 				sum.FirstFailed++
+				if sum.FirstError == "" {
+					sum.FirstError = st.FirstError
+				}
 			}
 		}
 		sum.Boot, sum.FirstRequest, sum.IdleRSS = spread[Nanoseconds](boot), spread[Nanoseconds](first), spread[Bytes](rss)

@@ -6,6 +6,14 @@
 //	POST /articles           (Authorization: Token tok-bench) creates an article
 //	GET  /articles/{slug}    the article, with a createdAt of its creation
 //	GET  /articles?offset=N  a page, with the time of the answer
+//
+// With TABLE set it also serves items from PostgreSQL (db.go).
+//
+// With ODD set, an article's answer carries the token as well: a
+// deviation the parity gate finds.
+//
+// With BASE set (BASE=/api), it serves every path under that base path
+// alone, /health included, and answers 404 elsewhere.
 package main
 
 import (
@@ -26,6 +34,10 @@ type article struct {
 }
 
 func main() {
+	if len(os.Args) == 2 {
+		dbCommand(os.Args[1])
+		return
+	}
 	var mu sync.Mutex
 	articles := map[string]article{}
 	reply := func(w http.ResponseWriter, status int, v any) {
@@ -65,6 +77,12 @@ func main() {
 			reply(w, 404, map[string]string{"error": "no such article"})
 			return
 		}
+		if os.Getenv("ODD") != "" {
+			// A deviation for the parity gate to find, quoting the
+			// login's token in the body it shows.
+			reply(w, 200, map[string]any{"article": a, "viewer": map[string]string{"token": "tok-bench"}})
+			return
+		}
 		reply(w, 200, map[string]article{"article": a})
 	})
 	mux.HandleFunc("GET /articles", func(w http.ResponseWriter, r *http.Request) {
@@ -79,5 +97,12 @@ func main() {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	http.ListenAndServe(host+":"+os.Getenv("PORT"), mux)
+	if os.Getenv("TABLE") != "" {
+		dbRoutes(mux, reply)
+	}
+	var h http.Handler = mux
+	if base := os.Getenv("BASE"); base != "" {
+		h = http.StripPrefix(base, mux)
+	}
+	http.ListenAndServe(host+":"+os.Getenv("PORT"), h)
 }

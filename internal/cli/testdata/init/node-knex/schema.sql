@@ -1,0 +1,1 @@
+-- a stale dump: init must prefer the knex migrations
