@@ -29,6 +29,8 @@ type CheckResult struct {
 	ignored []string
 	// redirect describes a redirect answer, which is not followed.
 	redirect string
+	// wire holds the answer's headers and framing, for the tfb rules.
+	wire wireFacts
 }
 
 // Passed reports whether the check passed.
