@@ -36,10 +36,10 @@ func TestTFBWorkload(t *testing.T) {
 		t.Errorf("queries path %q", c.Path)
 	}
 	for src, want := range map[string]string{
-		"{name: tfb, cases: [jsn]}":    `unknown tfb case "jsn"`,
-		"{name: tfb, queries: 501}":    "outside 1…500",
-		"{name: tfb, pipelining: 16}":  "pipelining",
-		"{name: tfb, updates: 0}":      "updates: 0",
+		"{name: tfb, cases: [jsn]}":     `unknown tfb case "jsn"`,
+		"{name: tfb, queries: 501}":     "outside 1…500",
+		"{name: tfb, pipelining: 16}":   "pipelining",
+		"{name: tfb, updates: 0}":       "updates: 0",
 		"{name: tfb, cases: [json], x}": "",
 	} {
 		_, err := parse(src)
