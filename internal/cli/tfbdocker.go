@@ -120,10 +120,38 @@ func envPairs(rest string) [][2]string {
 		return [][2]string{{k, unquote(strings.TrimSpace(v))}}
 	}
 	var out [][2]string
-	for _, f := range strings.Fields(rest) {
+	for _, f := range quotedFields(rest) {
 		if k, v, ok := strings.Cut(f, "="); ok {
 			out = append(out, [2]string{k, unquote(v)})
 		}
+	}
+	return out
+}
+
+// quotedFields splits s at spaces outside single or double quotes.
+func quotedFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == ' ' || r == '\t':
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
 	}
 	return out
 }

@@ -178,4 +178,7 @@ func TestParseDockerfile(t *testing.T) {
 	if len(g.Skipped) != 1 || g.Start != "/bin/app --port 8080" || len(g.From) != 1 || g.From[0] != "a" {
 		t.Errorf("skipped %q, start %q, from %q", g.Skipped, g.Start, g.From)
 	}
+	if want := [][2]string{{"A", "1"}, {"B", "two words"}}; !slices.Equal(g.Env, want) {
+		t.Errorf("env %q, want %q", g.Env, want)
+	}
 }
