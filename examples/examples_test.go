@@ -41,8 +41,9 @@ func TestMain(m *testing.M) {
 type example struct {
 	name string
 	// needs are the tools its stacks need beyond Go: node (Node.js and npm;
-	// Bun comes from the example's own npm packages) and python (Debian's
-	// Python packages that the example's install.sh names).
+	// Bun comes from the example's own npm packages), python (Debian's
+	// Python packages that django-elysia's install.sh names) and psycopg2
+	// (Debian's python3-psycopg2 alone).
 	needs []string
 	// workloads are the built-in workloads whose parity gate it must pass.
 	workloads []string
@@ -56,7 +57,7 @@ var examples = []example{
 	{name: "nest-bun-elysia", needs: []string{"node"}, workloads: []string{"saas-slice"}},
 	{name: "django-elysia", needs: []string{"node", "python"}, workloads: []string{"saas-slice"}},
 	{name: "nest-adapters-bun", needs: []string{"node"}, workloads: []string{"micro"}},
-	{name: "tfb", needs: []string{"node", "python"}, workloads: []string{"tfb"}},
+	{name: "tfb", needs: []string{"node", "psycopg2"}, workloads: []string{"tfb"}},
 }
 
 // testSecret is deliberately not the default, to prove JWT_SECRET is read.
@@ -111,6 +112,13 @@ func require(t *testing.T, need string) {
 		cmd := exec.Command("/usr/bin/python3", "-c", "import django, gunicorn, uvicorn, uvloop, httptools, psycopg2, jwt")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			msg = fmt.Sprintf("Debian's Python packages are missing (%v: %s): run sh examples/django-elysia/install.sh as root",
+				err, strings.TrimSpace(string(out)))
+		}
+	case "psycopg2":
+		// Debian's psycopg2 alone (the tfb example's Python stack).
+		cmd := exec.Command("/usr/bin/python3", "-c", "import psycopg2")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			msg = fmt.Sprintf("Debian's python3-psycopg2 is missing (%v: %s): run sh examples/tfb/python-psycopg/install.sh as root",
 				err, strings.TrimSpace(string(out)))
 		}
 	default:
