@@ -17,7 +17,11 @@ from urllib.parse import parse_qs, urlsplit
 from psycopg2.pool import ThreadedConnectionPool
 
 WORLD_ROWS = 10000
-pool = ThreadedConnectionPool(1, 10, "")  # "" : every setting from PG* variables
+POOL_SIZE = 10
+pool = ThreadedConnectionPool(1, POOL_SIZE, "")  # "" : every setting from PG* variables
+# psycopg2's pool raises when it is empty instead of waiting: requests
+# beyond POOL_SIZE wait here for a connection.
+pool_slots = threading.BoundedSemaphore(POOL_SIZE)
 
 
 def count(query, name):
@@ -47,7 +51,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def json(self, value):
-        self.send("application/json", json.dumps(value, separators=(",", ":")).encode())
+        self.send("application/json", dumps(value))
 
     def do_GET(self):
         url = urlsplit(self.path)
@@ -55,22 +59,36 @@ class Handler(BaseHTTPRequestHandler):
             return self.json({"message": "Hello, World!"})
         if url.path == "/plaintext":
             return self.send("text/plain", b"Hello, World!")
+        with pool_slots:
+            self.serve_db(url)
+
+    def serve_db(self, url):
+        # The answer is sent after the commit: a client that reads the
+        # table back sees what it was told.
         conn = pool.getconn()
         try:
             with conn.cursor() as cur:
                 if url.path == "/db":
-                    self.json(read_worlds(cur, 1)[0])
+                    answer = "application/json", dumps(read_worlds(cur, 1)[0])
                 elif url.path == "/queries":
-                    self.json(read_worlds(cur, count(url.query, "queries")))
+                    answer = "application/json", dumps(read_worlds(cur, count(url.query, "queries")))
                 elif url.path == "/updates":
-                    self.json(update_worlds(cur, count(url.query, "queries")))
+                    answer = "application/json", dumps(update_worlds(cur, count(url.query, "queries")))
                 elif url.path == "/fortunes":
-                    self.send("text/html; charset=utf-8", fortunes(cur).encode())
+                    answer = "text/html; charset=utf-8", fortunes(cur).encode()
                 else:
-                    self.send_error(404)
+                    answer = None
             conn.commit()
         finally:
             pool.putconn(conn)
+        if answer is None:
+            self.send_error(404)
+        else:
+            self.send(*answer)
+
+
+def dumps(value):
+    return json.dumps(value, separators=(",", ":")).encode()
 
 
 def read_worlds(cur, n):
