@@ -18,7 +18,9 @@ from psycopg2.pool import ThreadedConnectionPool
 
 WORLD_ROWS = 10000
 POOL_SIZE = 10
-pool = ThreadedConnectionPool(1, POOL_SIZE, "")  # "" : every setting from PG* variables
+# minconn = maxconn: psycopg2's pool closes a connection returned to it
+# beyond minconn, and a new one costs a backend and an authentication.
+pool = ThreadedConnectionPool(POOL_SIZE, POOL_SIZE, "")  # "": every setting from PG* variables
 # psycopg2's pool raises when it is empty instead of waiting: requests
 # beyond POOL_SIZE wait here for a connection.
 pool_slots = threading.BoundedSemaphore(POOL_SIZE)
