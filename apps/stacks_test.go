@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/netutil"
+	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -41,6 +42,9 @@ var referenceStacks = []string{
 // its answers against the JSON API in its own tests.
 var wireStacks = []string{"grpc-pgx", "connect-pgx"}
 
+// tfbStacks serve the tfb workload (TechEmpower's test types) instead.
+var tfbStacks = []string{"tfb-nethttp-pgx"}
+
 func TestEveryStackIsListed(t *testing.T) {
 	entries, err := os.ReadDir(".")
 	if err != nil {
@@ -52,7 +56,7 @@ func TestEveryStackIsListed(t *testing.T) {
 			found = append(found, e.Name())
 		}
 	}
-	want := slices.Sorted(slices.Values(append(slices.Clone(referenceStacks), wireStacks...)))
+	want := slices.Sorted(slices.Values(slices.Concat(referenceStacks, wireStacks, tfbStacks)))
 	if !slices.Equal(found, want) {
 		t.Errorf("main packages under apps/ are %v; referenceStacks lists %v", found, want)
 	}
@@ -82,6 +86,17 @@ func TestReferenceStacksPassParity(t *testing.T) {
 			failures, warnings := workload.Compare(results)
 			for _, f := range append(failures, warnings...) {
 				t.Errorf("across stacks: %s %s: %s\n  sent:     %s\n  expected: %s\n  got:      %s", f.Stack, f.Check, f.Problem, f.Sent, f.Expected, f.Got)
+			}
+		})
+	}
+	for _, name := range tfbStacks {
+		t.Run("tfb/"+name, func(t *testing.T) {
+			res := parity(t, filepath.Join(bin, name), name, "tfb")
+			// The reference server writes an updates request's rows in one
+			// statement, and the gate says so.
+			i := slices.IndexFunc(res.Checks, func(c workload.CheckResult) bool { return c.Check == "updates/count-20" })
+			if i < 0 || !strings.Contains(res.Checks[i].Got, "writes batched: 1 UPDATE") {
+				t.Errorf("updates/count-20 does not report batched writes: %+v", res.Checks[max(i, 0)].Got)
 			}
 		})
 	}
@@ -174,8 +189,15 @@ func parity(t *testing.T, binary, name, workloadName string) workload.StackResul
 		t.Fatalf("no built-in workload %q", workloadName)
 	}
 	var databaseURL string
-	if w.NeedsDatabase {
+	switch {
+	case workloadName == "tfb":
+		databaseURL = pgtest.FreshFixtureDB(t, pgfix.TFBFixture())
+	case w.NeedsDatabase:
 		databaseURL = pgtest.FreshDB(t)
+	}
+	health := "/health"
+	if w.Health != "" {
+		health = w.Health
 	}
 	port, err := netutil.FreePort()
 	if err != nil {
@@ -192,7 +214,7 @@ func parity(t *testing.T, binary, name, workloadName string) workload.StackResul
 	defer cancel()
 	p, err := proc.Start(ctx, proc.Spec{
 		Name: name, Dir: mustAbs(t, name), Command: binary, Env: env, Port: port,
-		HealthPath: "/health", LogPath: filepath.Join(t.TempDir(), "server.log"),
+		HealthPath: health, LogPath: filepath.Join(t.TempDir(), "server.log"),
 		BootTimeout: 30 * time.Second,
 	})
 	if err != nil {

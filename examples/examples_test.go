@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/stackbench/stackbench/internal/netutil"
+	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/pgfix/pgtest"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/proc"
@@ -40,8 +41,9 @@ func TestMain(m *testing.M) {
 type example struct {
 	name string
 	// needs are the tools its stacks need beyond Go: node (Node.js and npm;
-	// Bun comes from the example's own npm packages) and python (Debian's
-	// Python packages that the example's install.sh names).
+	// Bun comes from the example's own npm packages), python (Debian's
+	// Python packages that django-elysia's install.sh names) and psycopg2
+	// (Debian's python3-psycopg2 alone).
 	needs []string
 	// workloads are the built-in workloads whose parity gate it must pass.
 	workloads []string
@@ -55,6 +57,7 @@ var examples = []example{
 	{name: "nest-bun-elysia", needs: []string{"node"}, workloads: []string{"saas-slice"}},
 	{name: "django-elysia", needs: []string{"node", "python"}, workloads: []string{"saas-slice"}},
 	{name: "nest-adapters-bun", needs: []string{"node"}, workloads: []string{"micro"}},
+	{name: "tfb", needs: []string{"node", "psycopg2"}, workloads: []string{"tfb"}},
 }
 
 // testSecret is deliberately not the default, to prove JWT_SECRET is read.
@@ -111,6 +114,13 @@ func require(t *testing.T, need string) {
 			msg = fmt.Sprintf("Debian's Python packages are missing (%v: %s): run sh examples/django-elysia/install.sh as root",
 				err, strings.TrimSpace(string(out)))
 		}
+	case "psycopg2":
+		// Debian's psycopg2 alone (the tfb example's Python stack).
+		cmd := exec.Command("/usr/bin/python3", "-c", "import psycopg2")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			msg = fmt.Sprintf("Debian's python3-psycopg2 is missing (%v: %s): run sh examples/tfb/python-psycopg/install.sh as root",
+				err, strings.TrimSpace(string(out)))
+		}
 	default:
 		t.Fatalf("unknown need %q", need)
 	}
@@ -147,16 +157,19 @@ func exampleStacks(t *testing.T, ex example) []plan.Stack {
 		t.Errorf("%s/stackbench.yaml: jwt_secret %q, want the default", ex.name, f.JWTSecret)
 	}
 	reference := filepath.Join(filepath.Dir(filepath.Dir(dir)), "apps", "nethttp-pgx")
+	if f.Workload.Name == "tfb" {
+		reference = filepath.Join(filepath.Dir(filepath.Dir(dir)), "apps", "tfb-nethttp-pgx")
+	}
 	if f.Stacks[0].Dir != reference {
 		t.Errorf("%s/stackbench.yaml: the first stack is %s in %s; want the Go reference server in %s, whose bodies parity holds the others to",
 			ex.name, f.Stacks[0].Name, f.Stacks[0].Dir, reference)
 	}
 	for _, s := range f.Stacks {
-		if s.Dir == dir {
+		if s.Dir == dir || strings.HasPrefix(s.Dir, dir+string(filepath.Separator)) {
 			return f.Stacks
 		}
 	}
-	t.Fatalf("%s/stackbench.yaml has no stack with dir: . (the example itself)", ex.name)
+	t.Fatalf("%s/stackbench.yaml has no stack in the example's directory (dir: . or below)", ex.name)
 	return nil
 }
 
@@ -228,7 +241,10 @@ func gate(t *testing.T, stacks []plan.Stack, workloadName string) {
 	var results []workload.StackResult
 	for _, s := range stacks {
 		dbURL := ""
-		if w.NeedsDatabase {
+		switch {
+		case w.Name == "tfb":
+			dbURL = pgtest.FreshFixtureDB(t, pgfix.TFBFixture())
+		case w.NeedsDatabase:
 			dbURL = pgtest.FreshDB(t)
 		}
 		r := checkStack(t, s, w, dbURL)

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(Command{Name: "init", Short: "write an annotated starter stackbench.yaml here (your app; --compare A B, --openapi FILE, --access-log FILE, --saas-slice)", Order: 50, Run: runInit})
+	register(Command{Name: "init", Short: "write an annotated starter stackbench.yaml here (your app; --compare A B, --openapi FILE, --access-log FILE, --tfb DIR..., --saas-slice)", Order: 50, Run: runInit})
 }
 
 // runInit writes a starter stackbench.yaml in the working directory,
@@ -27,16 +27,24 @@ func init() {
 // of the log and a mix of them weighted by their requests; with
 // --saas-slice, plan.StarterYAML.
 func runInit(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet("init", "[--force] [--saas-slice | --compare REV REV | --openapi FILE | --access-log FILE [--top N]]", env)
+	fs := newFlagSet("init", "[--force] [--saas-slice | --compare REV REV | --openapi FILE | --access-log FILE [--top N] | --tfb DIR [DIR...] [--variants a,b]]", env)
 	force := fs.Bool("force", false, "overwrite an existing stackbench.yaml")
 	saas := fs.Bool("saas-slice", false, "write the starter for the built-in saas-slice workload (reference stacks)")
 	compare := fs.String("compare", "", "REV REV: two git revisions of this repository, one run (e.g. --compare main HEAD)")
 	openapi := fs.String("openapi", "", "an OpenAPI 3 document: a case per GET operation")
 	accessLog := fs.String("access-log", "", "a web server's access log (common or combined format, or JSON lines with method, path, status): its top routes as a weighted mix")
 	top := fs.Int("top", defaultTopRoutes, "with --access-log: how many routes the mix keeps")
+	tfb := fs.String("tfb", "", "DIR [DIR...]: TechEmpower Framework Benchmarks entry folders (benchmark_config.json): a stack per variant on the tfb workload")
+	variants := fs.String("variants", "", "with --tfb: the variants to import, comma-separated (e.g. default,postgres); all PostgreSQL or database-less ones when unset")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *tfb != "" {
+		return runInitTFB(env, append([]string{*tfb}, rest...), *variants, *force, *saas || *compare != "" || *openapi != "")
+	}
+	if *variants != "" {
+		return usagef("--variants goes with --tfb")
 	}
 	facts := inspectRepo(env.Dir)
 	if *openapi != "" {
@@ -123,5 +131,31 @@ func writeStarter(path, content string, force bool) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write starter file %s: %w", path, err)
 	}
+	return nil
+}
+
+// runInitTFB is `init --tfb DIR [DIR...]`: stackbench.yaml with one stack
+// per chosen variant of each TFB entry, in the order given.
+func runInitTFB(env Env, dirs []string, variants string, force, other bool) error {
+	if other {
+		return usagef("--tfb writes a file of its own; it does not go with --saas-slice, --compare or --openapi")
+	}
+	var names []string
+	if variants != "" {
+		for _, v := range strings.Split(variants, ",") {
+			if v = strings.TrimSpace(v); v != "" {
+				names = append(names, v)
+			}
+		}
+	}
+	path, err := writeTFBStarter(dirs, func(d string) string { return resolvePath(env, d) }, names, env.Dir, force, func(w string) { fmt.Fprintln(env.Stderr, "warning: "+w) })
+	if err != nil {
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	fmt.Fprintf(env.Stdout, "wrote %s\nnext: confirm each stack's build and start (read from its Dockerfile), check the file with 'stackbench plan', then 'stackbench parity'\n", path)
 	return nil
 }

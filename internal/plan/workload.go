@@ -33,7 +33,11 @@ func (p *parser) workload(n *yaml.Node, jwtSecret string) (*workload.Workload, s
 			p.addf(n, "unknown workload %q; %s, or define your own (see docs/config.md)", name, didYouMean(name, workload.Names()))
 			return nil, DefaultHealth, false
 		}
-		return w, DefaultHealth, false
+		return w, builtinHealth(w), false
+	}
+	if isTFBMapping(n) {
+		w := p.tfbWorkload(n)
+		return w, builtinHealth(w), false
 	}
 	m, ok := p.fields(n, "workload", customKeys, "workload: saas-slice, or workload: {name: mine, cases: [...]}")
 	if !ok {

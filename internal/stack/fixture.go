@@ -10,6 +10,7 @@ import (
 	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/pgfix"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/workload"
 )
 
 // Fixture is the pgfix fixture of a custom workload's own database: the
@@ -17,6 +18,9 @@ import (
 // (a SQL file or a command), each command run in the comparison file's
 // directory with DATABASE_URL set to the template. Commands log to
 // logDir/fixture.log; a failure quotes its tail.
+//
+// Without a fixture of its own, a built-in workload's database is
+// workload.BuiltinFixture's (tfb's tables), nil for the saas-slice seed.
 func Fixture(name string, fx *plan.DatabaseFixture, logDir string) *pgfix.Fixture {
 	return fixtureWith(name, fx, logDir, nil)
 }
@@ -24,7 +28,7 @@ func Fixture(name string, fx *plan.DatabaseFixture, logDir string) *pgfix.Fixtur
 // fixtureWith is Fixture with env added to its commands' environment.
 func fixtureWith(name string, fx *plan.DatabaseFixture, logDir string, env []string) *pgfix.Fixture {
 	if fx == nil {
-		return nil
+		return workload.BuiltinFixture(name)
 	}
 	return &pgfix.Fixture{Name: name, Hash: fx.Hash, Reset: fx.Reset,
 		Build: func(ctx context.Context, url string) error {

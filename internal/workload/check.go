@@ -40,6 +40,9 @@ type Expect struct {
 	// ignored paths (see Case).
 	Compare string   `json:"compare,omitempty"`
 	Ignore  []string `json:"ignore,omitempty"`
+	// TFB, when set, judges the answer by TechEmpower's rules for its
+	// test type (tfb_judge.go) instead of Body.
+	TFB *TFBRule `json:"tfb,omitempty"`
 }
 
 // OrderExpect is the order a check's request creates.
@@ -84,6 +87,8 @@ func (e Expect) Expected(maxBytes int) string {
 	switch {
 	case e.Body != "":
 		s += " " + truncate(e.Body, maxBytes)
+	case e.TFB != nil:
+		s += " " + e.TFB.describe()
 	case e.Order != nil:
 		s += fmt.Sprintf(` an order {"id":<new>,"userId":%d,"amount":%q,"currency":%q,"createdAt":<now>} stored in orders`,
 			e.Order.UserID, e.Order.Amount, e.Order.Currency)
@@ -130,6 +135,8 @@ func checksWith(w *Workload, secret string, requests map[string]Request) []Check
 		return saasSliceChecks(secret)
 	case "micro":
 		return microChecks()
+	case "tfb":
+		return tfbChecks(w)
 	}
 	return caseChecks(w, requests)
 }

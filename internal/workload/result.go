@@ -34,6 +34,8 @@ type CheckResult struct {
 	redirect string
 	// header is the answer's headers (a flow's step captures from them).
 	header http.Header
+	// wire holds the answer's headers and framing, for the tfb rules.
+	wire wireFacts
 }
 
 // Passed reports whether the check passed.

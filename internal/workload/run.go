@@ -58,6 +58,9 @@ func RunChecks(ctx context.Context, w *Workload, baseURL string, opt RunOptions)
 	}
 	if opt.HealthPath == "" {
 		opt.HealthPath = "/health"
+		if w.Health != "" {
+			opt.HealthPath = w.Health
+		}
 	}
 	if opt.RequestTimeout == 0 {
 		opt.RequestTimeout = 30 * time.Second
@@ -126,6 +129,9 @@ type runner struct {
 	ordersBefore int64
 	ordersErr    error
 	created      int64
+	// statementsErr is why the statements of the current tfb check
+	// could not be reset (and so cannot be counted).
+	statementsErr error
 }
 
 func (r *runner) run(c Check) CheckResult {
@@ -145,6 +151,9 @@ func (r *runner) run(c Check) CheckResult {
 		cr.Status, cr.ContentType, cr.Body = a.status, a.contentType, a.body
 		cr.Got = describeAnswer(cr.Status, cr.Body, findingBodyBytes)
 	} else {
+		if c.Expect.TFB != nil && c.Expect.TFB.Statements {
+			r.statementsErr = r.resetTFBStatements()
+		}
 		resp, err := r.do(c.Method, c.Path, c.Header, c.Body)
 		if err != nil {
 			cr.Got = "no answer"
@@ -155,6 +164,8 @@ func (r *runner) run(c Check) CheckResult {
 		cr.Status, cr.header = resp.StatusCode, resp.Header
 		cr.ContentType = resp.Header.Get("Content-Type")
 		cr.redirect = RedirectNote(resp.StatusCode, resp.Header)
+		cr.wire = wireFacts{header: resp.Header, contentLength: resp.ContentLength,
+			chunked: slices.Contains(resp.TransferEncoding, "chunked")}
 		cr.Body, err = io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes))
 		cr.Got = describeAnswer(cr.Status, cr.Body, findingBodyBytes)
 		if err != nil {
@@ -197,6 +208,9 @@ func (r *runner) do(method, path string, header []Header, body []byte) (*http.Re
 func (r *runner) judge(e Expect, cr *CheckResult) string {
 	if !slices.Contains(e.Status, cr.Status) {
 		return fmt.Sprintf("status %d, want %s%s", cr.Status, statusList(e.Status), cr.redirect)
+	}
+	if e.TFB != nil {
+		return r.judgeTFB(*e.TFB, cr)
 	}
 	if e.Body == "" && e.Order == nil {
 		return ""

@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 
 	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/pgfix"
 )
 
 // DefaultJWTSecret is the HS256 key the harness passes as JWT_SECRET unless
@@ -110,6 +111,11 @@ type Workload struct {
 	// NeedsDatabase is true when stacks need DATABASE_URL and a seeded fixture.
 	NeedsDatabase bool
 	Cases         []Case
+	// Health is the path stacks of this workload are polled on until they
+	// answer, when the stack does not name one; "" is "/health".
+	Health string
+	// TFB holds the tfb workload's settings; nil for every other workload.
+	TFB *TFBOptions
 }
 
 // Case returns the case with the given name.
@@ -132,7 +138,7 @@ func (w *Workload) CaseNames() []string {
 }
 
 // Names lists the built-in workloads.
-func Names() []string { return []string{"saas-slice", "micro"} }
+func Names() []string { return []string{"saas-slice", "micro", "tfb"} }
 
 // Builtin returns a built-in workload by name. jwtSecret signs the token the
 // `me` case sends; pass DefaultJWTSecret unless the user chose another.
@@ -142,8 +148,20 @@ func Builtin(name, jwtSecret string) (*Workload, bool) {
 		return saasSlice(jwtSecret), true
 	case "micro":
 		return micro(), true
+	case "tfb":
+		w, _ := TFB(TFBOptions{}) // the defaults are valid
+		return w, true
 	}
 	return nil, false
+}
+
+// BuiltinFixture is the database a built-in workload's stacks get when it
+// is not the saas-slice seed (tfb's); nil for the seed.
+func BuiltinFixture(name string) *pgfix.Fixture {
+	if name == "tfb" {
+		return TFBWorkloadFixture()
+	}
+	return nil
 }
 
 var jsonHeader = []Header{{Name: "Content-Type", Value: "application/json"}}

@@ -182,3 +182,29 @@ func identifierPart(s string) string {
 	}
 	return b.String()
 }
+
+// FreshFixtureDB is FreshDB for a workload's own fixture (pgfix.TFBFixture,
+// say): its template is built on the shared cluster on first use, and the
+// new database is a copy of it, dropped when the test ends.
+func FreshFixtureDB(tb testing.TB, fx pgfix.Fixture) string {
+	tb.Helper()
+	c := Cluster(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := pgfix.EnsureFixture(ctx, c.AdminURL(), fx); err != nil {
+		tb.Fatalf("pgtest: fixture %s: %v", fx.Name, err)
+	}
+	name := fmt.Sprintf("t%d_%s", dbSeq.Add(1), identifierPart(tb.Name()))
+	url, err := pgfix.FreshDatabaseFrom(ctx, c.AdminURL(), fx.TemplateName(), name)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := pgfix.DropDatabase(ctx, c.AdminURL(), name); err != nil {
+			tb.Errorf("pgtest: %v", err)
+		}
+	})
+	return url
+}

@@ -1,0 +1,413 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/workload"
+	"go.yaml.in/yaml/v3"
+)
+
+// tfbEntry is one imported TFB entry folder.
+type tfbEntry struct {
+	Dir string // as given
+	Abs string
+	Cfg *tfbConfig
+}
+
+// tfbStack is one chosen variant of an entry, with its Dockerfile read.
+type tfbStack struct {
+	Name    string
+	Entry   tfbEntry
+	Variant tfbVariant
+	// DockerfileName is the file read (in Entry.Abs); Guess is what it says.
+	DockerfileName string
+	Guess          dockerGuess
+	GuessErr       error
+}
+
+// tfbImport is what `init --tfb` writes: the stacks in order, the cases
+// they all serve at tfb's paths, and the warnings to print.
+type tfbImport struct {
+	Stacks   []tfbStack
+	Cases    []string
+	Warnings []string
+}
+
+// readTFBEntry reads DIR/benchmark_config.json, refusing a link or a file
+// that is not regular (outside input: no link is followed).
+func readTFBEntry(dir, resolved string) (tfbEntry, error) {
+	abs, err := filepath.Abs(resolved)
+	if err != nil {
+		return tfbEntry{}, err
+	}
+	data, err := readRegular(filepath.Join(abs, "benchmark_config.json"))
+	if err != nil {
+		return tfbEntry{}, fmt.Errorf("%s: %w; point --tfb at a TFB framework folder (frameworks/<Language>/<name>)", dir, err)
+	}
+	cfg, err := parseTFBConfig(filepath.Join(dir, "benchmark_config.json"), data)
+	if err != nil {
+		return tfbEntry{}, err
+	}
+	return tfbEntry{Dir: dir, Abs: abs, Cfg: cfg}, nil
+}
+
+// readRegular reads a regular file that is not a symbolic link.
+func readRegular(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (links are not followed)", filepath.Base(path))
+	}
+	return os.ReadFile(path)
+}
+
+// tfbPaths are the paths the built-in tfb workload requests; a variant
+// must serve a case at its path (stackbench has no per-stack routes).
+func tfbPaths() map[string]string {
+	w, _ := workload.TFB(workload.TFBOptions{Cases: workload.TFBCaseNames})
+	out := map[string]string{}
+	for _, c := range w.Cases {
+		p := c.Path
+		if i := strings.Index(p, "="); i >= 0 {
+			p = p[:i+1] // the count parameter, without its value
+		}
+		out[c.Name] = p
+	}
+	return out
+}
+
+// chooseTFBStacks picks the variants to import: those named by variants
+// (all of them in each entry when nil) that use PostgreSQL or no database.
+func chooseTFBStacks(entries []tfbEntry, variants []string) (tfbImport, error) {
+	var imp tfbImport
+	for _, want := range variants {
+		if !slices.ContainsFunc(entries, func(e tfbEntry) bool {
+			return slices.ContainsFunc(e.Cfg.Variants, func(v tfbVariant) bool { return v.Name == want })
+		}) {
+			return imp, fmt.Errorf("--variants %s: no entry has a variant %q", strings.Join(variants, ","), want)
+		}
+	}
+	names := map[string]bool{}
+	for _, e := range entries {
+		n := 0
+		for _, v := range e.Cfg.Variants {
+			if variants != nil && !slices.Contains(variants, v.Name) {
+				continue
+			}
+			if db := strings.ToLower(v.Database); db != "" && db != "none" && db != "postgres" && db != "postgresql" {
+				msg := fmt.Sprintf("%s: variant %s uses %s; the tfb workload's database is PostgreSQL", e.Dir, v.Name, v.Database)
+				if variants != nil {
+					return imp, fmt.Errorf("%s; choose PostgreSQL variants with --variants", msg)
+				}
+				imp.Warnings = append(imp.Warnings, msg+": left out")
+				continue
+			}
+			s := tfbStack{Entry: e, Variant: v, Name: tfbStackName(e.Cfg.Framework, v.Name)}
+			for base, k := s.Name, 2; names[s.Name]; k++ {
+				s.Name = base + "-" + strconv.Itoa(k)
+			}
+			names[s.Name] = true
+			imp.Stacks = append(imp.Stacks, s)
+			n++
+		}
+		if n == 0 {
+			return imp, fmt.Errorf("%s: no variant to import (its variants: %s); name some with --variants", e.Dir, variantNames(e.Cfg))
+		}
+	}
+	imp.Cases, imp.Warnings = commonTFBCases(imp.Stacks, imp.Warnings)
+	if len(imp.Cases) == 0 {
+		return imp, fmt.Errorf("the chosen variants serve no test type in common at tfb's paths (%s); choose variants with --variants", strings.Join(imp.Warnings, "; "))
+	}
+	return imp, nil
+}
+
+// commonTFBCases are the test types every stack serves at tfb's path, in
+// tfb's order; each case left out is a warning.
+func commonTFBCases(stacks []tfbStack, warnings []string) ([]string, []string) {
+	paths := tfbPaths()
+	var cases []string
+	for _, c := range workload.TFBCaseNames {
+		ok := true
+		for _, s := range stacks {
+			url, has := s.Variant.URLs[c]
+			switch {
+			case !has:
+				ok = false
+				if anyHas(stacks, c) {
+					warnings = append(warnings, fmt.Sprintf("case %s left out: stack %s has no %s URL", c, s.Name, c))
+				}
+			case url != paths[c]:
+				ok = false
+				warnings = append(warnings, fmt.Sprintf("case %s left out: stack %s serves it at %s, and tfb requests %s (stackbench has no per-stack paths)", c, s.Name, url, paths[c]))
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			cases = append(cases, c)
+		}
+	}
+	return cases, warnings
+}
+
+func anyHas(stacks []tfbStack, c string) bool {
+	return slices.ContainsFunc(stacks, func(s tfbStack) bool { _, ok := s.Variant.URLs[c]; return ok })
+}
+
+func variantNames(c *tfbConfig) string {
+	var out []string
+	for _, v := range c.Variants {
+		out = append(out, v.Name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// tfbStackName is the stack's name: the framework for the default
+// variant, framework-variant for the others.
+func tfbStackName(framework, variant string) string {
+	name := framework
+	if variant != "default" {
+		name += "-" + variant
+	}
+	if name = strings.Trim(nonName.ReplaceAllString(name, "-"), "-._"); name == "" {
+		name = "entry"
+	}
+	return name
+}
+
+// dockerfileName is the Dockerfile TFB builds a variant from.
+func dockerfileName(framework string, v tfbVariant) string {
+	if v.Dockerfile != "" {
+		return v.Dockerfile
+	}
+	if v.Name == "default" {
+		return framework + ".dockerfile"
+	}
+	return framework + "-" + v.Name + ".dockerfile"
+}
+
+// readGuesses reads each stack's Dockerfile; a missing or unreadable one
+// leaves the stack's start to be written by the user.
+func (imp *tfbImport) readGuesses() {
+	for i := range imp.Stacks {
+		s := &imp.Stacks[i]
+		s.DockerfileName = dockerfileName(s.Entry.Cfg.Framework, s.Variant)
+		if s.DockerfileName != filepath.Base(s.DockerfileName) || strings.HasPrefix(s.DockerfileName, ".") {
+			s.GuessErr = fmt.Errorf("dockerfile %q is not a file name in the entry's folder", s.DockerfileName)
+			continue
+		}
+		data, err := readRegular(filepath.Join(s.Entry.Abs, s.DockerfileName))
+		if err == nil {
+			s.Guess, err = parseDockerfile(data)
+		}
+		s.GuessErr = err
+	}
+}
+
+// tfbRuntime is plan's runtime for a variant's language and platform.
+func tfbRuntime(v tfbVariant) string {
+	p := strings.ToLower(v.Platform)
+	switch {
+	case strings.Contains(p, "bun"):
+		return "bun"
+	case strings.Contains(p, "deno"):
+		return "deno"
+	}
+	switch strings.ToLower(v.Language) {
+	case "javascript", "typescript":
+		return "node"
+	case "python":
+		return "python"
+	case "go":
+		return "go"
+	case "java", "kotlin", "scala", "clojure", "groovy":
+		return "jvm"
+	case "c#", "f#", "vb":
+		return "dotnet"
+	case "rust", "c", "c++", "zig", "nim", "d", "crystal", "v", "swift", "haskell", "ocaml":
+		return "native"
+	}
+	return ""
+}
+
+// tfbYAML renders the comparison file through yaml.v3's encoder. outDir
+// is the directory the file goes in (stack dirs are relative to it).
+func tfbYAML(imp tfbImport, outDir string) ([]byte, error) {
+	var from []string
+	for _, s := range imp.Stacks {
+		if !slices.Contains(from, s.Entry.Dir) {
+			from = append(from, s.Entry.Dir)
+		}
+	}
+	doc := mapNode()
+	doc.HeadComment = "Written by stackbench init --tfb " + strings.Join(from, " ") + ": TechEmpower Framework Benchmarks entries\n" +
+		"on the built-in tfb workload (docs/workloads.md). Each stack's build and start are a GUESS read\n" +
+		"from its Dockerfile: confirm them, then run 'stackbench plan' and 'stackbench parity'.\n" +
+		"A stack listens on $PORT and reaches its database copy through DATABASE_URL or the libpq variables\n" +
+		"PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD (set by the harness for tfb): an entry that dials\n" +
+		"tfb-database:" + "5432" + "/" + pgfix.TFBDatabase + " or listens on a fixed port needs that one line changed (docs/workloads.md, \"TFB entries\")."
+	wl := mapNode()
+	addScalar(wl, "name", "tfb")
+	cases := seqNode(true)
+	for _, c := range imp.Cases {
+		cases.Content = append(cases.Content, scalar(c))
+	}
+	addNode(wl, "cases", cases)
+	addNode(doc, "workload", wl)
+	stacks := seqNode(false)
+	for _, s := range imp.Stacks {
+		n, err := tfbStackNode(s, outDir)
+		if err != nil {
+			return nil, err
+		}
+		stacks.Content = append(stacks.Content, n)
+	}
+	addNode(doc, "stacks", stacks)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func tfbStackNode(s tfbStack, outDir string) (*yaml.Node, error) {
+	v := s.Variant
+	n := mapNode()
+	meta := []string{}
+	for _, kv := range [][2]string{{"approach", v.Approach}, {"classification", v.Classification}, {"orm", v.ORM},
+		{"database", v.Database}, {"language", v.Language}, {"platform", v.Platform}} {
+		if kv[1] != "" {
+			meta = append(meta, kv[0]+" "+kv[1])
+		}
+	}
+	comment := fmt.Sprintf("%s, variant %s: %s", s.Entry.Cfg.Framework, v.Name, strings.Join(meta, ", "))
+	if v.Approach == "Stripped" {
+		comment += "\nStripped: TFB marks this variant as tuned for the test, not production code."
+	}
+	if v.Port != 0 {
+		comment += fmt.Sprintf("\nTFB runs it on port %d; stackbench gives it PORT: it must listen there.", v.Port)
+	}
+	dir, err := filepath.Rel(outDir, s.Entry.Abs)
+	if err != nil {
+		dir = s.Entry.Abs
+	}
+	addScalar(n, "name", s.Name)
+	addScalar(n, "dir", filepath.ToSlash(dir))
+	g := s.Guess
+	switch {
+	case s.GuessErr != nil:
+		comment += fmt.Sprintf("\nGUESS: %s could not be read (%v); write the start command.", s.DockerfileName, s.GuessErr)
+	default:
+		comment += fmt.Sprintf("\nGUESS from %s (base image %s): build from its RUN lines, start from its CMD; confirm both.",
+			s.DockerfileName, strings.Join(g.From, ", "))
+		if g.Workdir != "" {
+			comment += "\nIts WORKDIR " + g.Workdir + " is inside the image: paths under it are the entry's folder here."
+		}
+		for _, sk := range g.Skipped {
+			comment += "\nLeft out (installs system packages; install them yourself): " + sk
+		}
+	}
+	n.HeadComment = comment
+	if len(g.Build) > 0 {
+		addScalar(n, "build", strings.Join(g.Build, " && "))
+	}
+	start := g.Start
+	if start == "" {
+		start = "echo 'write the start command of " + s.Name + "'; exit 1"
+	}
+	addScalar(n, "start", start)
+	addScalar(n, "health", tfbStackHealth(v))
+	if rt := tfbRuntime(v); rt != "" {
+		addScalar(n, "runtime", rt)
+	}
+	if len(g.Env) > 0 {
+		env := mapNode()
+		for _, kv := range g.Env {
+			if kv[0] == "PORT" || kv[0] == "DATABASE_URL" || !envName.MatchString(kv[0]) {
+				continue // the harness sets them
+			}
+			addScalar(env, kv[0], kv[1])
+		}
+		if len(env.Content) > 0 {
+			addNode(n, "env", env)
+		}
+	}
+	return n, nil
+}
+
+// tfbStackHealth polls a route without the database when the variant has one.
+func tfbStackHealth(v tfbVariant) string {
+	for _, c := range []string{"plaintext", "json", "db"} {
+		if u, ok := v.URLs[c]; ok {
+			return u
+		}
+	}
+	for _, c := range workload.TFBCaseNames {
+		if u, ok := v.URLs[c]; ok {
+			return u + "1"
+		}
+	}
+	return "/"
+}
+
+func mapNode() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }
+
+func seqNode(flow bool) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode}
+	if flow {
+		n.Style = yaml.FlowStyle
+	}
+	return n
+}
+
+func addScalar(m *yaml.Node, key, value string) { addNode(m, key, scalar(value)) }
+
+func addNode(m *yaml.Node, key string, v *yaml.Node) {
+	m.Content = append(m.Content, scalar(key), v)
+}
+
+// writeTFBStarter is `init --tfb`: it reads the entries, chooses the
+// variants and writes stackbench.yaml in outDir.
+func writeTFBStarter(dirs []string, resolve func(string) string, variants []string, outDir string, force bool, warn func(string)) (string, error) {
+	var entries []tfbEntry
+	for _, d := range dirs {
+		e, err := readTFBEntry(d, resolve(d))
+		if err != nil {
+			return "", err
+		}
+		entries = append(entries, e)
+	}
+	imp, err := chooseTFBStacks(entries, variants)
+	if err != nil {
+		return "", err
+	}
+	imp.readGuesses()
+	for _, w := range imp.Warnings {
+		warn(w)
+	}
+	content, err := tfbYAML(imp, outDir)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(outDir, "stackbench.yaml")
+	return path, writeStarter(path, string(content), force)
+}
+
+// envName is what an environment variable's name may look like.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
