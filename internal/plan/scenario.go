@@ -10,12 +10,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/stackbench/stackbench/internal/scenario"
 	"github.com/stackbench/stackbench/internal/workload"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 var stepKeys = []string{"name", "scope", "method", "path", "headers", "body", "grpc", "expect", "capture", "repeat"}
@@ -370,7 +371,7 @@ const maxLineFileBytes = 64 << 20
 // plan, /dev/zero exhaust its memory). It opens without blocking, since
 // the open of a FIFO waits for a writer, and only then checks the kind.
 func readLines(path string) ([]string, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, local.ReadNoWait, 0)
 	if err != nil {
 		return nil, err
 	}

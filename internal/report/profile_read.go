@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/stackbench/stackbench/internal/platform/local"
 )
 
 // A results directory is data: the paths its profiling records name are
@@ -40,7 +41,7 @@ func readProfile(dir, rel string) (*profile.Profile, error) {
 		return nil, fmt.Errorf("read the profile: %w", err)
 	}
 	defer root.Close()
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := root.OpenFile(name, local.ReadNoWait, 0)
 	if err != nil {
 		// os.Root refuses a link that points out of the directory
 		// ("path escapes from parent").

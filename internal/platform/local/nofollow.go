@@ -139,3 +139,9 @@ func isLink(dirfd int, name string) bool {
 	var st unix.Stat_t
 	return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
+
+// ReadNoWait is the flag to open a file for reading without waiting:
+// O_RDONLY with O_NONBLOCK, so that opening a FIFO does not block for a
+// writer (beyond signals) and the caller can refuse what is not a regular
+// file before it reads. On a regular file it changes nothing.
+const ReadNoWait = os.O_RDONLY | unix.O_NONBLOCK
