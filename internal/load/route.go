@@ -110,20 +110,27 @@ func (r *run) routeResults(windowSeconds float64, attempts int64) ([]RouteResult
 		}
 		rr.Attempts = rr.Successes + t.addErrors(rr.Errors)
 		rr.ThroughputRPS = float64(rr.Successes) / windowSeconds
-		if attempts > 0 {
-			rr.Share = float64(rr.Attempts) / float64(attempts)
-		}
-		rr.LatencyMicros, rr.ErrorLatencyMicros = summarize(succ), summarize(errs)
-		var err error
-		if rr.LatencyHist, err = succ.Encode(); err != nil {
-			return nil, err
-		}
-		if rr.ErrorLatencyHist, err = errs.Encode(); err != nil {
+		if err := rr.finish(succ, errs, attempts); err != nil {
 			return nil, err
 		}
 		out[i] = rr
 	}
 	return out, nil
+}
+
+// finish sets a route's share of the window's attempts and its latency
+// figures and histograms from its merged successes and failures.
+func (rr *RouteResult) finish(succ, errs *hist.Histogram, attempts int64) error {
+	if attempts > 0 {
+		rr.Share = float64(rr.Attempts) / float64(attempts)
+	}
+	rr.LatencyMicros, rr.ErrorLatencyMicros = summarize(succ), summarize(errs)
+	var err error
+	if rr.LatencyHist, err = succ.Encode(); err != nil {
+		return err
+	}
+	rr.ErrorLatencyHist, err = errs.Encode()
+	return err
 }
 
 // addErrors writes t's failure classes into errs as Result.Errors names
@@ -176,15 +183,7 @@ func mergeRoutes(parts []*Result, attempts int64) ([]RouteResult, error) {
 				return nil, fmt.Errorf("merge load results: generator %d, route %s: %w", g+1, first.Name, err)
 			}
 		}
-		if attempts > 0 {
-			rr.Share = float64(rr.Attempts) / float64(attempts)
-		}
-		rr.LatencyMicros, rr.ErrorLatencyMicros = summarize(succ), summarize(errs)
-		var err error
-		if rr.LatencyHist, err = succ.Encode(); err != nil {
-			return nil, err
-		}
-		if rr.ErrorLatencyHist, err = errs.Encode(); err != nil {
+		if err := rr.finish(succ, errs, attempts); err != nil {
 			return nil, err
 		}
 		out[i] = rr
