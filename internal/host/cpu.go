@@ -16,6 +16,9 @@ type CPUTimes struct {
 	BusyTicks int64
 	// IdleTicks is idle+iowait.
 	IdleTicks int64
+	// StealTicks is steal alone: the hypervisor ran something else on
+	// our CPUs.
+	StealTicks int64
 }
 
 // BusySeconds returns BusyTicks in seconds.
@@ -27,9 +30,15 @@ func (t CPUTimes) BusySecondsSince(earlier CPUTimes) float64 {
 	return float64(t.BusyTicks-earlier.BusyTicks) / clockTicksPerSecond
 }
 
+// StealSecondsSince returns the CPU seconds stolen by the hypervisor
+// between an earlier reading and t.
+func (t CPUTimes) StealSecondsSince(earlier CPUTimes) float64 {
+	return float64(t.StealTicks-earlier.StealTicks) / clockTicksPerSecond
+}
+
 // ReadCPU reads the host's CPU times through the platform. On Linux it
 // allocates nothing but the path, so samplers can call it cheaply.
 func ReadCPU() (CPUTimes, error) {
 	c, err := local.OS.HostCPU()
-	return CPUTimes{BusyTicks: c.BusyTicks, IdleTicks: c.IdleTicks}, err
+	return CPUTimes{BusyTicks: c.BusyTicks, IdleTicks: c.IdleTicks, StealTicks: c.StealTicks}, err
 }

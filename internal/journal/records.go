@@ -245,8 +245,15 @@ type Window struct {
 	SamplerStartLagSeconds float64 `json:"sampler_start_lag_s"`
 	SamplerEndLagSeconds   float64 `json:"sampler_end_lag_s"`
 	HostBusyCores          float64 `json:"host_busy_cores"`
-	ForeignCores           float64 `json:"foreign_cores"`
-	GateCores              float64 `json:"gate_cores"`
+	// ForeignCores is the larger of ForeignProcessCores and
+	// ForeignTickCores (proc.WindowStats): the foreign CPU the gate
+	// judges. Both parts are 0 in journals from before they existed, and
+	// for a window whose server ran on another host (its foreign CPU is
+	// then that host's busy ticks minus the server's).
+	ForeignCores        float64 `json:"foreign_cores"`
+	ForeignProcessCores float64 `json:"foreign_process_cores,omitempty"`
+	ForeignTickCores    float64 `json:"foreign_tick_cores,omitempty"`
+	GateCores           float64 `json:"gate_cores"`
 	// GateFromPrevious is true when the gate did not measure before this
 	// try because the window just before it ended quiet less than a second
 	// earlier (run.GateFreshness).

@@ -68,6 +68,9 @@ type HostCPU struct {
 	BusyTicks int64
 	// IdleTicks is idle+iowait.
 	IdleTicks int64
+	// StealTicks is steal alone (also in BusyTicks): the time a hypervisor
+	// ran something else on our CPUs, which no process of ours can see.
+	StealTicks int64
 }
 
 // Clocks is one reading of the two clocks that tell a suspend apart: Boot

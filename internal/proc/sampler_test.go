@@ -128,14 +128,59 @@ func TestSamplerSelfAndPIDsGroups(t *testing.T) {
 	if harness.Processes != 1 || harness.RSSPeakBytes <= 0 {
 		t.Errorf("harness group %+v", harness)
 	}
-	// Foreign CPU is what the host was busy with beyond the groups, never
-	// negative: groups + foreign is the host's busy CPU, or the groups'
-	// own when they read higher than the host (their samples and the
-	// host's are not taken at the same instant).
+	// Foreign CPU from the ticks is what the host was busy with beyond the
+	// groups, never negative: groups + foreign is the host's busy CPU, or
+	// the groups' own when they read higher than the host (the ticks are
+	// sampled, the groups' CPU is exact). The foreign CPU the gate reads
+	// is the larger of it and the process-by-process figure.
 	own := harness.Cores + listed.Cores
-	if w.ForeignCores < 0 || math.Abs(own+w.ForeignCores-max(w.HostBusyCores, own)) > 1e-9 {
-		t.Errorf("groups %.3f + foreign %.3f cores, host busy %.3f", own, w.ForeignCores, w.HostBusyCores)
+	if w.ForeignTickCores < 0 || math.Abs(own+w.ForeignTickCores-max(w.HostBusyCores, own)) > 1e-9 {
+		t.Errorf("groups %.3f + foreign %.3f cores, host busy %.3f", own, w.ForeignTickCores, w.HostBusyCores)
 	}
+	if w.ForeignProcessCores < 0 || w.ForeignCores != max(w.ForeignTickCores, w.ForeignProcessCores) {
+		t.Errorf("foreign %.3f cores, from the ticks %.3f, process by process %.3f", w.ForeignCores, w.ForeignTickCores, w.ForeignProcessCores)
+	}
+}
+
+// Foreign CPU read process by process: a neighbour outside every group —
+// a shell whose burner exits inside the window, waited for by the shell —
+// counts in full, and a group's own busy process never does. This is what
+// the host's busy ticks could not show beside a server of short bursts.
+func TestForeignCPUReadProcessByProcess(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", `"$0"; echo shell-done; sleep 30`, os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"=burn", "BURN_MS="+strconv.Itoa(burnMS), "EXIT=1")
+	neighbour := startCmd(t, cmd)
+	waitTree(t, cmd.Process.Pid, 2)
+	mine := startHelper(t, "burn", "BURN_MS="+strconv.Itoa(burnMS))
+
+	w := newWatch([]Group{TreeGroup("server", mine.cmd.Process.Pid), SelfGroup("harness")}, host.ReadClocks())
+	defer w.release()
+	w.sample(true)
+	neighbour.send(t, "go")
+	want := burned(t, neighbour.line(t))
+	if l := neighbour.line(t); l != "shell-done" {
+		t.Fatalf("shell said %q", l)
+	}
+	mine.send(t, "go")
+	ownBurn := burned(t, mine.line(t))
+	w.sample(true)
+
+	if _, ok := w.others.members[mine.cmd.Process.Pid]; ok {
+		t.Errorf("the server's process is counted as foreign")
+	}
+	if _, ok := w.others.members[os.Getpid()]; ok {
+		t.Errorf("the harness is counted as foreign")
+	}
+	if _, ok := w.others.members[cmd.Process.Pid]; !ok {
+		t.Errorf("the neighbour's shell is not among the foreign processes")
+	}
+	got := float64(w.others.nanos()) / 1e9
+	if got < 0.9*want-0.02 {
+		t.Errorf("foreign CPU %.3f s; the neighbour alone burned %.3f s", got, want)
+	}
+	stats := w.stats(time.Second)
+	server, _ := stats.Group("server")
+	within10(t, "the server beside the neighbour", server.CPUSeconds, ownBurn)
 }
 
 // startCmd starts cmd with a stdin and stdout pipe; cleanup kills its group.

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -32,6 +33,15 @@ type watch struct {
 	walkFiles, tableFiles int
 
 	kids []int
+
+	// others accounts for every process on the machine no group claims:
+	// foreign CPU read process by process, at the full samples only (a
+	// window's two ends). claimed is the groups' processes at the current
+	// full sample; cgroups the cgroup groups' cgroups, whose processes
+	// are claimed too.
+	others  *account
+	claimed map[int]struct{}
+	cgroups []string
 }
 
 type watchedGroup struct {
@@ -69,7 +79,12 @@ func newWatch(groups []Group, open host.Clocks) *watch {
 	}
 	for _, g := range groups {
 		w.groups = append(w.groups, watchedGroup{Group: g, acct: newAccount(g.ownOnly, openBootTicks)})
+		if g.cgroup != "" {
+			w.cgroups = append(w.cgroups, g.cgroup)
+		}
 	}
+	w.others = newAccount(false, openBootTicks)
+	w.claimed = map[int]struct{}{}
 	return w
 }
 
@@ -89,6 +104,7 @@ func (w *watch) sample(full bool) {
 		for i, st := range w.table {
 			w.index[st.PID] = i
 		}
+		clear(w.claimed)
 	}
 	w.walkFiles = 0
 	now := time.Now()
@@ -101,7 +117,39 @@ func (w *watch) sample(full bool) {
 		}
 		g.series = append(g.series, cpuAt{at: now, nanos: n})
 	}
+	if w.full {
+		w.sampleOthers()
+	}
 	w.n++
+}
+
+// sampleOthers reads, from the full sample's table, every process that no
+// group claimed: the neighbours, the kernel's threads, anything else. Their
+// CPU is read as the groups' is (exactly where the platform can, else its
+// ticks, which Linux scales to the scheduler's exact runtime), so foreign
+// CPU and the groups' CPU are of one kind and one clock.
+func (w *watch) sampleOthers() {
+	w.cur = w.cur[:0]
+	for _, st := range w.table {
+		if _, ok := w.claimed[st.PID]; ok {
+			continue
+		}
+		if len(w.cgroups) > 0 {
+			if cg, err := local.OS.Cgroup(st.PID); err == nil && slices.Contains(w.cgroups, cg) {
+				continue
+			}
+		}
+		w.cur = append(w.cur, st)
+	}
+	w.exact = w.exact[:0]
+	for _, st := range w.cur {
+		ns := int64(-1)
+		if v, ok := w.reader.exactCPU(st); ok {
+			ns = v
+		}
+		w.exact = append(w.exact, ns)
+	}
+	w.others.observe(w.cur, w.exact, w.lookup)
 }
 
 // release gives the watch's reader, and the files it holds, back for the
@@ -184,6 +232,11 @@ func (w *watch) sampleGroup(g *watchedGroup) {
 			}
 		}
 	}
+	if w.full && g.match == nil {
+		for _, st := range w.cur {
+			w.claimed[st.PID] = struct{}{}
+		}
+	}
 	if g.match != nil {
 		w.cur = g.keepMatching(w.cur)
 	}
@@ -244,6 +297,9 @@ func walkCost(tree []procStat) int {
 // stats summarises the groups over a window of the given wall time.
 func (w *watch) stats(wall time.Duration) WindowStats {
 	out := WindowStats{Wall: wall, Samples: w.n}
+	if wall > 0 {
+		out.ForeignProcessCores = float64(w.others.nanos()) / 1e9 / wall.Seconds()
+	}
 	for _, g := range w.groups {
 		cpu := float64(g.acct.nanos()) / 1e9
 		if g.cgroup != "" {

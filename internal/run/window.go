@@ -403,6 +403,7 @@ func fillUsage(rec *journal.Window, s proc.WindowStats) {
 	rec.WallSeconds = s.Wall.Seconds()
 	rec.HostBusyCores = s.HostBusyCores
 	rec.ForeignCores = s.ForeignCores
+	rec.ForeignProcessCores, rec.ForeignTickCores = s.ForeignProcessCores, s.ForeignTickCores
 	rec.SamplerCPUSeconds = s.SamplerCPUSeconds
 	rec.Suspended = s.Suspended
 }

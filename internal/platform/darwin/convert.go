@@ -54,8 +54,9 @@ func toProc(k kinfo, t taskInfo, boot time.Time) platform.Proc {
 func hostTicks(user, nice, system, idle, iowait, irq, softirq, steal float64) platform.HostCPU {
 	sec := func(s float64) int64 { return int64(s * float64(ticksPerSecond)) }
 	return platform.HostCPU{
-		BusyTicks: sec(user) + sec(nice) + sec(system) + sec(irq) + sec(softirq) + sec(steal),
-		IdleTicks: sec(idle) + sec(iowait),
+		BusyTicks:  sec(user) + sec(nice) + sec(system) + sec(irq) + sec(softirq) + sec(steal),
+		IdleTicks:  sec(idle) + sec(iowait),
+		StealTicks: sec(steal),
 	}
 }
 

@@ -51,7 +51,8 @@ func ParseCPULine(b []byte) (platform.HostCPU, error) {
 	}
 	user, nice, system, idle, iowait, irq, softirq, steal := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
 	return platform.HostCPU{
-		BusyTicks: user + nice + system + irq + softirq + steal,
-		IdleTicks: idle + iowait,
+		BusyTicks:  user + nice + system + irq + softirq + steal,
+		IdleTicks:  idle + iowait,
+		StealTicks: steal,
 	}, nil
 }

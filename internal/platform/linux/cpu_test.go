@@ -13,7 +13,7 @@ func TestParseCPULine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (platform.HostCPU{BusyTicks: 100 + 5 + 50 + 3 + 2 + 7, IdleTicks: 1000 + 20}); got != want {
+	if want := (platform.HostCPU{BusyTicks: 100 + 5 + 50 + 3 + 2 + 7, IdleTicks: 1000 + 20, StealTicks: 7}); got != want {
 		t.Errorf("ParseCPULine = %+v, want %+v (guest is inside user already)", got, want)
 	}
 	// Old kernels have fewer columns.
