@@ -15,7 +15,7 @@ import (
 // a fixed-rate cost also shows the same stacks' cost near saturation:
 // their closed-loop windows' CPU per request, where the server is as busy
 // as the load generator can make it. Under closed_loop: first that is
-// round 1's one window a stack, an estimate without an interval, shown
+// the rate rounds' windows (two a stack by default), an estimate without an interval, shown
 // and never called; where the two changes disagree by more than the
 // minimum effect the step says its layer's effect depends on load.
 

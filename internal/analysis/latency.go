@@ -26,6 +26,9 @@ type LatencyInfo struct {
 	Rate string `json:"rate"`
 	// FirstRound is the first round with latency windows.
 	FirstRound int `json:"first_round"`
+	// RateRounds is how many rounds' closed-loop windows fixed a share's
+	// rate (plan.Protocol.RateRounds); 0 for an absolute rate.
+	RateRounds int `json:"rate_rounds,omitempty"`
 	// Rates are the offered rates fixed per case and concurrency, in
 	// journal order.
 	Rates []LatencyRateInfo `json:"rates,omitempty"`
@@ -43,7 +46,7 @@ type LatencyRateInfo struct {
 	Case        string  `json:"case"`
 	Concurrency int     `json:"concurrency"`
 	RateRPS     float64 `json:"rate_rps"`
-	// Slowest and SlowestRPS are the stack and its round-1 median the
+	// Slowest and SlowestRPS are the stack and its closed-loop median the
 	// share was taken of; empty for an absolute rate.
 	Slowest    string  `json:"slowest,omitempty"`
 	SlowestRPS float64 `json:"slowest_rps,omitempty"`
@@ -51,18 +54,20 @@ type LatencyRateInfo struct {
 }
 
 // LatencyRate fixes the offered rate of one case and concurrency's latency
-// windows from round 1's closed-loop windows: share × the lowest of the
-// stacks' median throughputs. A stack's median is over its counted round-1
-// windows of the cell, or, when it has none, over those with a result and
-// some success (a stack that served nothing cannot set the rate). With no
-// stack to go by, the rate is 0 and Reason says why.
-func LatencyRate(share float64, cas string, conc int, stacks []string, finals []journal.Window) journal.LatencyRate {
+// windows from the closed-loop windows of the first rateRounds rounds:
+// share × the lowest of the stacks' median throughputs. A stack's median
+// is over its counted windows of the cell in those rounds, or, when it has
+// none, over those with a result and some success (a stack that served
+// nothing cannot set the rate). With no stack to go by, the rate is 0 and
+// Reason says why.
+func LatencyRate(share float64, rateRounds int, cas string, conc int, stacks []string, finals []journal.Window) journal.LatencyRate {
+	rateRounds = max(rateRounds, 1)
 	lr := journal.LatencyRate{Case: cas, Concurrency: conc, Share: share, MedianRPS: map[string]float64{}}
 	for _, s := range stacks {
 		var counted, served []float64
 		for i := range finals {
 			w := &finals[i]
-			if w.Round != 1 || w.Stack != s || w.Case != cas || w.Concurrency != conc || w.Load == nil || w.Load.Successes == 0 {
+			if w.Round < 1 || w.Round > rateRounds || w.Stack != s || w.Case != cas || w.Concurrency != conc || w.Load == nil || w.Load.Successes == 0 {
 				continue
 			}
 			served = append(served, w.Load.ThroughputRPS)
@@ -82,7 +87,7 @@ func LatencyRate(share float64, cas string, conc int, stacks []string, finals []
 	}
 	if lr.Slowest == "" {
 		lr.MedianRPS = nil
-		lr.Reason = fmt.Sprintf("no stack served %s at c=%d in round 1, so there is no median to take %g %% of", cas, conc, 100*share)
+		lr.Reason = fmt.Sprintf("no stack served %s at c=%d in %s, so there is no median to take %g %% of", cas, conc, RoundsUpTo(rateRounds), 100*share)
 		return lr
 	}
 	lr.RateRPS = share * lr.MedianRPS[lr.Slowest]
@@ -97,6 +102,9 @@ func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
 		return nil
 	}
 	info := &LatencyInfo{Rate: l.String(), FirstRound: proto.LatencyFirstRound(), Windows: len(finals)}
+	if l.Share > 0 {
+		info.RateRounds = proto.RateRounds()
+	}
 	for _, w := range res.PlannedWindows() {
 		if proto.LatencyAfter(w.Plan()) {
 			info.Planned++
@@ -338,4 +346,12 @@ func (m *Result) latencyCellAtLook(stack, caseName string, conc int) Cell {
 		return Cell{Stack: stack, Case: caseName, Concurrency: conc, State: CellMissing}
 	}
 	return throughRound(c, m.Header.CallsThroughRound)
+}
+
+// RoundsUpTo names rounds 1 to n: "round 1", "rounds 1-2".
+func RoundsUpTo(n int) string {
+	if n <= 1 {
+		return "round 1"
+	}
+	return fmt.Sprintf("rounds 1-%d", n)
 }

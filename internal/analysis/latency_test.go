@@ -71,7 +71,7 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 			res.Latency = append(res.Latency, lw)
 		}
 	}
-	res.LatencyRates = []journal.LatencyRate{LatencyRate(0.5, "x", 4, []string{"a", "b"}, res.FinalWindows())}
+	res.LatencyRates = []journal.LatencyRate{LatencyRate(0.5, 1, "x", 4, []string{"a", "b"}, res.FinalWindows())}
 	return res
 }
 
@@ -136,7 +136,7 @@ func TestBehindLatencyWindowCounts(t *testing.T) {
 	}
 }
 
-// The rate is the share of the slowest stack's round-1 median, over its
+// The rate is the share of the slowest stack's median over the rate rounds, over its
 // counted windows; a stack with none counts by what it served, and with no
 // stack to go by there is no rate, and the reason says so.
 func TestLatencyRate(t *testing.T) {
@@ -147,14 +147,23 @@ func TestLatencyRate(t *testing.T) {
 	finals := []journal.Window{
 		w("a", 1, 1000), w("a", 1, 1200), w("a", 1, 1100), // median 1100
 		w("b", 1, 800), w("b", 1, 100, journal.FlagContended), // 800: the contended one is not counted
-		w("b", 2, 10),                          // round 2 does not count
+		w("b", 3, 10),                          // round 3 is past the rate rounds
 		w("c", 1, 2000, journal.FlagContended), // only a contended window: its figure stands
 	}
-	lr := LatencyRate(0.5, "x", 4, []string{"a", "b", "c"}, finals)
+	lr := LatencyRate(0.5, 2, "x", 4, []string{"a", "b", "c"}, finals)
 	if lr.RateRPS != 400 || lr.Slowest != "b" || lr.MedianRPS["a"] != 1100 || lr.MedianRPS["c"] != 2000 {
 		t.Errorf("rate %+v; want 400 req/s, half of b's 800", lr)
 	}
-	none := LatencyRate(0.5, "x", 4, []string{"a"}, []journal.Window{{Stack: "a", Case: "x", Concurrency: 4, Round: 1}})
+	// Two rate rounds: each stack's median is over both rounds' counted
+	// windows, so a window of round 2 moves it; with one, it does not.
+	two := append(finals[:len(finals):len(finals)], w("b", 2, 600))
+	if lr := LatencyRate(0.5, 2, "x", 4, []string{"a", "b"}, two); lr.RateRPS != 350 || lr.MedianRPS["b"] != 700 {
+		t.Errorf("rate over rounds 1-2 %+v; want 350 req/s, half of b's median of 800 and 600", lr)
+	}
+	if lr := LatencyRate(0.5, 1, "x", 4, []string{"a", "b"}, two); lr.RateRPS != 400 {
+		t.Errorf("rate over round 1 %+v; want 400 req/s, round 2 left out", lr)
+	}
+	none := LatencyRate(0.5, 1, "x", 4, []string{"a"}, []journal.Window{{Stack: "a", Case: "x", Concurrency: 4, Round: 1}})
 	if none.RateRPS != 0 || !strings.Contains(none.Reason, "no stack served x at c=4 in round 1") {
 		t.Errorf("no rate: %+v", none)
 	}

@@ -156,7 +156,7 @@ func TestJudgeRunGatesWhatTheRunCalls(t *testing.T) {
 func TestLatencyOnTheCommandLine(t *testing.T) {
 	work := writeComparison(t, "workload: micro\nstacks:\n  - {name: a, dir: apps/a, start: ./server}\n  - {name: b, dir: apps/b, start: ./server}\n")
 	code, stdout, stderr := runMain(t, work, nil, "plan", "-f", "stackbench.yaml", "--rounds", "4", "--latency-rate", "50%")
-	if code != 0 || !strings.Contains(stdout, "an open-loop window at 50% of the slowest stack's round-1 median") || !strings.Contains(stdout, "latency windows)") {
+	if code != 0 || !strings.Contains(stdout, "an open-loop window at 50% of the slowest stack's closed-loop median") || !strings.Contains(stdout, "latency windows)") {
 		t.Errorf("plan --latency-rate 50%%: exit %d\n%s%s", code, stdout, stderr)
 	}
 	if code, _, stderr := runMain(t, work, nil, "plan", "-f", "stackbench.yaml", "--latency-rate", "fast"); code != ExitUsage || !strings.Contains(stderr, `--latency-rate "fast"`) {

@@ -212,12 +212,14 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	if l := pr.Latency; l != nil {
 		when := fmt.Sprintf("after each cell's window from round %d", pr.LatencyFirstRound())
 		if pr.LatencyRoundOne {
-			when = "after each cell's window (round 1's at the end of round 1, once its windows fix the rate)"
+			when = fmt.Sprintf("after each cell's window from round %d (round %d's at its end, once the closed-loop windows of %s fix the rate)",
+				pr.LatencyFirstRound(), pr.LatencyFirstRound(), analysis.RoundsUpTo(pr.RateRounds()))
 		}
 		fmt.Fprintf(tw, "latency\t%s, an open-loop window at %s on the same process (%s); steps get its p50, p99 and CPU cost per request (a rise is a loss)\n",
 			when, l.Describe(), countNoun(p.LatencyWindows(p.Windows), "latency window"))
 		if pr.ClosedLoop == plan.ClosedLoopFirst {
-			fmt.Fprintf(tw, "closed loop\tround 1 only (closed_loop: first, as the run calls only latency-window metrics): its windows fix the rate and give the report its throughput, without an interval; from round 2 each cell's round is its latency window alone, after a warm-up of twice the floor at the rate; --closed-loop every keeps them in every round\n")
+			fmt.Fprintf(tw, "closed loop\t%s only (closed_loop: first, as the run calls only latency-window metrics): their windows fix the rate and give the report its throughput, without an interval; from round %d each cell's round is its latency window alone, after a warm-up of twice the floor at the rate; --closed-loop every keeps them in every round\n",
+				analysis.RoundsUpTo(pr.RateRounds()), pr.RateRounds()+1)
 		}
 	}
 	if len(pr.Calls) > 0 {

@@ -313,6 +313,9 @@ type PlanProtocol struct {
 	// LatencyRoundOne: round 1's latency windows are measured at the
 	// end of round 1 (false in journals written before it).
 	LatencyRoundOne bool `json:"latency_round_one,omitempty"`
+	// LatencyRateRounds: the rounds whose closed-loop windows fixed a
+	// latency share's rate (0 in journals written before it: round 1).
+	LatencyRateRounds int `json:"latency_rate_rounds,omitempty"`
 	// ClosedLoop is "first" when the closed-loop windows were measured in
 	// round 1 only (closed_loop: first); empty: every round (and journals
 	// written before it).

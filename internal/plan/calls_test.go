@@ -123,10 +123,14 @@ stacks:
 	if every.Protocol.ClosedLoop != "" || every.Fingerprint == first.Fingerprint {
 		t.Errorf("--closed-loop every: %q (want it kept as empty), fingerprint changed %v", every.Protocol.ClosedLoop, every.Fingerprint != first.Fingerprint)
 	}
-	// Round 1 is measured whole; round 2's closed-loop windows are not.
+	// The rate rounds (1 and 2) are measured whole; round 3's closed-loop
+	// windows are not.
 	pr := first.Protocol
+	if pr.RateRounds() != 2 {
+		t.Fatalf("rate rounds %d, want 2", pr.RateRounds())
+	}
 	for _, w := range first.Windows {
-		if got, want := pr.ClosedLoopIn(w), w.Round == 1; got != want {
+		if got, want := pr.ClosedLoopIn(w), w.Round <= 2; got != want {
 			t.Errorf("%s: measured %v, want %v", w.Key, got, want)
 		}
 		if every.Protocol.ClosedLoopIn(w) != true {
@@ -134,11 +138,11 @@ stacks:
 		}
 	}
 	st, _ := first.Stack("a")
-	w2 := Window{Round: 2, Stack: "a"}
+	w2 := Window{Round: 3, Stack: "a"}
 	if got := pr.FixedRateWarmup(st, w2); got != 2*pr.Warmup {
 		t.Errorf("a latency window with no closed-loop window before it warms up %s, want twice the floor %s", got, 2*pr.Warmup)
 	}
-	if got := pr.FixedRateWarmup(st, Window{Round: 1, Stack: "a"}); got != pr.Warmup {
+	if got := pr.FixedRateWarmup(st, Window{Round: 2, Stack: "a"}); got != pr.Warmup {
 		t.Errorf("after a closed-loop window: %s, want the floor %s", got, pr.Warmup)
 	}
 	// A later round costs less, and the budget affords more rounds.

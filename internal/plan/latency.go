@@ -18,8 +18,9 @@ import (
 // one of Share and RPS is set.
 type LatencyRate struct {
 	// Share is a fraction of the slowest stack's closed-loop median
-	// throughput in round 1 (0.5 for rate: 50%): the run fixes the rate
-	// once round 1's windows of the case are in, and journals it.
+	// throughput over the rate rounds (Protocol.RateRounds; 0.5 for rate:
+	// 50%): the run fixes the rate once those rounds' windows of the case
+	// are in, and journals it.
 	Share float64 `json:"share,omitempty"`
 	// RPS is an absolute rate in requests per second (rate: 800).
 	RPS float64 `json:"rps,omitempty"`
@@ -36,20 +37,31 @@ func (l LatencyRate) String() string {
 // Describe says what the rate is, for the plan's summary.
 func (l LatencyRate) Describe() string {
 	if l.Share > 0 {
-		return fmt.Sprintf("%s of the slowest stack's round-1 median", l.String())
+		return fmt.Sprintf("%s of the slowest stack's closed-loop median", l.String())
 	}
 	return l.String() + " req/s"
 }
 
-// FirstRound is the first round with latency windows: 2 for a share (its
-// rate is known once round 1's closed-loop windows are in), 1 for an
-// absolute rate.
-func (l LatencyRate) FirstRound() int {
+// FirstRound is the first round with latency windows when none waits for
+// its round's end: the round after the rate rounds for a share (its rate
+// is known once their closed-loop windows are in), 1 for an absolute rate.
+func (l LatencyRate) FirstRound(rateRounds int) int {
 	if l.Share > 0 {
-		return 2
+		return max(rateRounds, 1) + 1
 	}
 	return 1
 }
+
+// RateRounds is how many rounds' closed-loop windows fix a latency share's
+// offered rate: LatencyRateRounds, or 1 in journals written before it.
+// Each stack's median over its counted windows of those rounds is taken,
+// so one disturbed window cannot set the rate alone.
+func (p Protocol) RateRounds() int { return max(p.LatencyRateRounds, 1) }
+
+// DefaultRateRounds is the rate rounds of a run with a latency share whose
+// rate rounds' latency windows wait for the round's end (LatencyRoundOne)
+// and whose rounds leave a cell minLatencyWindows latency windows.
+const DefaultRateRounds = 2
 
 // ParseLatencyRate reads "50%" (a share of the slowest stack's median,
 // above 0 % and below 100 %) or "800" (requests per second, at least 1).
@@ -102,24 +114,26 @@ func (p *Plan) LatencyWindows(ws []Window) int {
 	return n
 }
 
-// LatencyFirstRound is the first round with latency windows: 1 with
-// LatencyRoundOne (round 1's wait for the round's end), else the rate's
-// FirstRound; 0 without latency windows.
+// LatencyFirstRound is the first round with latency windows: the last
+// rate round with LatencyRoundOne (its latency windows wait for the
+// round's end), else the rate's FirstRound; 0 without latency windows.
 func (p Protocol) LatencyFirstRound() int {
 	switch {
 	case p.Latency == nil:
 		return 0
+	case p.LatencyRoundOne && p.Latency.Share > 0:
+		return p.RateRounds()
 	case p.LatencyRoundOne:
 		return 1
 	}
-	return p.Latency.FirstRound()
+	return p.Latency.FirstRound(p.RateRounds())
 }
 
 // LatencyDeferred reports whether w's latency window waits for the end of
-// its round (round 1 under LatencyRoundOne: its rate needs every stack's
-// closed-loop window of the round).
+// its round (the last rate round under LatencyRoundOne: its rate needs
+// every stack's closed-loop windows of the rate rounds).
 func (p Protocol) LatencyDeferred(w Window) bool {
-	return p.LatencyRoundOne && w.Round == 1 && p.LatencyAfter(w)
+	return p.LatencyRoundOne && w.Round == p.LatencyFirstRound() && p.LatencyAfter(w)
 }
 
 // LatencyAfter reports whether a latency window follows w: the protocol
@@ -137,9 +151,11 @@ func (p Protocol) LatencyAfter(w Window) bool {
 const (
 	// ClosedLoopEvery: a closed-loop window for every cell of every round.
 	ClosedLoopEvery = "every"
-	// ClosedLoopFirst: closed-loop windows in round 1 only, where they
-	// fix the latency windows' rate and give the report its throughput;
-	// from round 2 a cell's round is its latency window alone. A run
+	// ClosedLoopFirst: closed-loop windows in the rate rounds only
+	// (Protocol.RateRounds: rounds 1 and 2 of a run with a latency share,
+	// round 1 otherwise), where they fix the latency windows' rate and give
+	// the report its throughput; after them a cell's round is its latency
+	// window alone. A run
 	// that calls only metrics of the latency windows gets a pair of them
 	// per round at a little over half the time (the demo's rounds took
 	// 45-63 s with both kinds of window, 2.3 s a closed-loop window and
@@ -148,10 +164,10 @@ const (
 )
 
 // ClosedLoopIn reports whether the closed-loop window w is measured:
-// always, but from round 2 under closed_loop: first, where only the
-// latency window after it is.
+// always, but after the rate rounds under closed_loop: first, where only
+// the latency window after it is.
 func (p Protocol) ClosedLoopIn(w Window) bool {
-	return p.ClosedLoop != ClosedLoopFirst || w.Round <= 1
+	return p.ClosedLoop != ClosedLoopFirst || w.Round <= p.RateRounds()
 }
 
 // ClosedLoopWindows counts the windows of ws whose closed-loop window is
@@ -224,10 +240,14 @@ func LatencyKey(w Window) string {
 	return WindowKey(w.Round, w.Stack, w.Case, w.Concurrency) + "/latency"
 }
 
+// minLatencyWindows is the counted latency windows a valid cell has
+// (analysis.MinCountedWindows).
+const minLatencyWindows = 3
+
 // minLatencyRounds is the fewest rounds a latency cell can be valid in:
-// its windows start in LatencyFirstRound, and a valid cell has 3 counted
-// ones (analysis.MinCountedWindows).
-func minLatencyRounds(p Protocol) int { return p.LatencyFirstRound() - 1 + 3 }
+// its windows start in LatencyFirstRound, and a valid cell has
+// minLatencyWindows counted ones.
+func minLatencyRounds(p Protocol) int { return p.LatencyFirstRound() - 1 + minLatencyWindows }
 
 // checkLatency says what is wrong with a protocol's latency windows, or "".
 func checkLatency(p Protocol) string {

@@ -29,19 +29,22 @@ stacks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := share.Protocol.Latency; l == nil || l.Share != 0.5 || l.RPS != 0 || l.FirstRound() != 2 || l.String() != "50%" {
+	if l := share.Protocol.Latency; l == nil || l.Share != 0.5 || l.RPS != 0 || l.FirstRound(1) != 2 || l.String() != "50%" {
 		t.Fatalf("latency %+v", l)
 	}
 	// quick: interleaved, a fresh process per round: round 1's latency
-	// windows wait for the round's end. 2 stacks × 2 cases × rounds 1–5.
-	if !share.Protocol.LatencyRoundOne || share.Protocol.LatencyFirstRound() != 1 {
-		t.Fatalf("quick at 50%%: round one %v, first round %d", share.Protocol.LatencyRoundOne, share.Protocol.LatencyFirstRound())
+	// windows wait for the round's end. The rate is fixed from the
+	// closed-loop windows of rounds 1 and 2 (5 rounds leave a cell 4
+	// latency windows), so round 2's latency windows wait for its end and
+	// round 1 has none: 2 stacks × 2 cases × rounds 2–5.
+	if pr := share.Protocol; !pr.LatencyRoundOne || pr.RateRounds() != 2 || pr.LatencyFirstRound() != 2 {
+		t.Fatalf("quick at 50%%: round one %v, rate rounds %d, first round %d", pr.LatencyRoundOne, pr.RateRounds(), pr.LatencyFirstRound())
 	}
-	if n := share.LatencyWindows(share.Windows); n != 20 {
-		t.Errorf("%d latency windows, want 20", n)
+	if n := share.LatencyWindows(share.Windows); n != 16 {
+		t.Errorf("%d latency windows, want 16", n)
 	}
 	for _, w := range share.Windows {
-		if !share.Protocol.LatencyAfter(w) || share.Protocol.LatencyDeferred(w) != (w.Round == 1) {
+		if share.Protocol.LatencyAfter(w) != (w.Round >= 2) || share.Protocol.LatencyDeferred(w) != (w.Round == 2) {
 			t.Errorf("%s: latency after it %v, deferred %v", w.Key, share.Protocol.LatencyAfter(w), share.Protocol.LatencyDeferred(w))
 		}
 	}
@@ -79,16 +82,16 @@ stacks:
 		t.Errorf("without latency: %+v, fingerprint changed %v", none.Protocol.Latency, none.Fingerprint != share.Fingerprint)
 	}
 	// Each latency window costs at least its window of load.
-	if grow := share.Estimate() - none.Estimate(); grow < 20*share.Protocol.Window {
-		t.Errorf("latency windows add %s to the estimate; want at least 20 windows of %s", grow, share.Protocol.Window)
+	if grow := share.Estimate() - none.Estimate(); grow < 16*share.Protocol.Window {
+		t.Errorf("latency windows add %s to the estimate; want at least 16 windows of %s", grow, share.Protocol.Window)
 	}
 	// Repeats: only the cell's last window of the round is followed.
 	rep, err := f.Resolve(Overrides{Repeat: 2, Latency: &LatencyRate{Share: 0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := rep.LatencyWindows(rep.Windows); n != 20 {
-		t.Errorf("with repeat 2: %d latency windows, want 20 (one per cell and round)", n)
+	if n := rep.LatencyWindows(rep.Windows); n != 16 {
+		t.Errorf("with repeat 2: %d latency windows, want 16 (one per cell and round from round 2)", n)
 	}
 }
 

@@ -128,6 +128,15 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 	}
 	proto.Order = OrderWilliams
 	proto.LatencyRoundOne = proto.Latency != nil && proto.Latency.Share > 0 && proto.Interleaved() && proto.Fresh == FreshRound
+	if proto.Latency != nil && proto.Latency.Share > 0 {
+		proto.LatencyRateRounds = 1
+		// A second rate round costs no latency round where the rate
+		// round's latency windows wait for its end; with enough rounds
+		// left for a cell's latency windows after it.
+		if proto.LatencyRoundOne && proto.LastRound() >= DefaultRateRounds-1+minLatencyWindows {
+			proto.LatencyRateRounds = DefaultRateRounds
+		}
+	}
 	proto.resolveClosedLoop()
 	p := &Plan{
 		File:          f.Path,
@@ -517,7 +526,7 @@ func (p *Plan) RoundEstimate() time.Duration {
 			w.Round = max(w.Round, p.Protocol.LatencyFirstRound())
 		}
 		if p.Protocol.ClosedLoop == ClosedLoopFirst {
-			w.Round = 2
+			w.Round = p.Protocol.RateRounds() + 1
 		}
 		later = append(later, w)
 	}

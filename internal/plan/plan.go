@@ -269,6 +269,11 @@ type Protocol struct {
 	// round. Journals written before it (false) start such windows in
 	// round 2.
 	LatencyRoundOne bool `json:"latency_round_one,omitempty"`
+	// LatencyRateRounds is how many rounds' closed-loop windows fix a
+	// latency share's rate (RateRounds): DefaultRateRounds when the run
+	// has more rounds than that, else 1; 0 in journals written before it
+	// (read as 1).
+	LatencyRateRounds int `json:"latency_rate_rounds,omitempty"`
 	// ClosedLoop is ClosedLoopFirst when the closed-loop windows are
 	// measured in round 1 only (closed_loop: first, the default when the
 	// run calls only metrics of the latency windows): from round 2 a

@@ -173,7 +173,7 @@ var Settings = []Setting{
 		[]Choice{{ClosedLoopEvery, "a closed-loop window for every cell of every round"}, {ClosedLoopFirst, "closed-loop windows in round 1 only (they fix the latency windows' rate); later rounds are the fixed-rate windows alone"}},
 		func(o *Overrides) *string { return &o.ClosedLoop }),
 	{Key: "latency.rate", Flag: "latency-rate", Type: RateOf, Example: "50%",
-		Meaning: "add open-loop latency windows at one rate per case, and call p50 and p99: a share of the slowest stack's round-1 median (50%) or req/s (800)",
+		Meaning: "add open-loop latency windows at one rate per case, and call p50 and p99: a share of the slowest stack's closed-loop median in the first rounds (50%) or req/s (800)",
 		set:     func(o *Overrides, v any) { l := v.(LatencyRate); o.Latency = &l },
 		get: func(o Overrides) (any, bool) {
 			if o.Latency == nil {

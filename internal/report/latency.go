@@ -21,11 +21,13 @@ func LatencyIntro(m *Model) string {
 	}
 	rate := l.Rate + " req/s, the same for every stack"
 	if strings.HasSuffix(l.Rate, "%") {
-		rate = l.Rate + " of the slowest stack's closed-loop median throughput in round 1, fixed per case and concurrency before any latency window and the same for every stack"
+		rate = l.Rate + " of the slowest stack's closed-loop median throughput in " + analysis.RoundsUpTo(l.RateRounds) + ", fixed per case and concurrency before any latency window and the same for every stack"
 	}
 	when := fmt.Sprintf("From round %d, right after each cell's closed-loop window, the same process served an open-loop window at %s. ", l.FirstRound, rate)
 	if m.Header.ClosedLoop == plan.ClosedLoopFirst {
-		when = fmt.Sprintf("In round 1 each cell's closed-loop window fixed the rate and was followed by an open-loop window at %s; from round 2 (closed_loop: first) each cell's round was that open-loop window alone, on the round's process, after a fixed warm-up at the rate. ", rate)
+		rr := max(l.RateRounds, 1)
+		when = fmt.Sprintf("In %s each cell's closed-loop windows fixed the rate; from round %d each was followed by an open-loop window at %s, and from round %d (closed_loop: first) each cell's round was that open-loop window alone, on the round's process, after a fixed warm-up at the rate. ",
+			analysis.RoundsUpTo(rr), l.FirstRound, rate, rr+1)
 	}
 	s := when + "Latency is measured from each request's intended send time (corrected for coordinated omission); steps call p50 and p99, and the fixed-rate cost (CPU-µs per request at that rate of the server, its own database backends and its services), paired by round, in the run's false-call family, and a rise is a loss."
 	if l.Behind > 0 {
@@ -45,7 +47,7 @@ func latencyRateRows(m *Model) [][]string {
 		case r.RateRPS <= 0:
 			by = "no rate: " + r.Reason
 		case r.Slowest != "":
-			by = fmt.Sprintf("%s of %s's round-1 median, %s req/s", m.Header.Latency.Rate, r.Slowest, fmtRate(r.SlowestRPS))
+			by = fmt.Sprintf("%s of %s's closed-loop median, %s req/s", m.Header.Latency.Rate, r.Slowest, fmtRate(r.SlowestRPS))
 		}
 		rows = append(rows, []string{r.Case, fmt.Sprint(r.Concurrency), fmtRate(r.RateRPS) + " req/s", by})
 	}

@@ -45,7 +45,7 @@ func TestLatencySection(t *testing.T) {
 	for _, want := range []string{
 		"## Latency at a fixed rate",
 		"1 of 16 latency windows were flagged behind",
-		"| user | 32 | 500 req/s | 50% of b's round-1 median, 1,000 req/s |",
+		"| user | 32 | 500 req/s | 50% of b's closed-loop median, 1,000 req/s |",
 		"| user | 32 | a → b | same | +0.4 % (no finite interval with 8 pairs) | **loss (at least +5.0 %)** | +30.0 % (+21.0 … +40.0 %) |",
 		"| user | 32 | b | valid | 8 (7) | 500 | 1.20 ms | 3.90 ms | 1 |",
 	} {

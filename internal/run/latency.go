@@ -202,7 +202,7 @@ func (ph *latencyPhase) failLatency(lw plan.Window, msg string) {
 
 // latencyRate is the offered rate of a case and concurrency's latency
 // windows: the journaled one, or, the first time, the protocol's absolute
-// rate or its share of the slowest stack's round-1 median
+// rate or its share of the slowest stack's closed-loop median over the rate rounds
 // (analysis.LatencyRate), journaled before any window uses it so that a
 // resumed run reuses it.
 func (ph *latencyPhase) latencyRate(cas string, conc int) (journal.LatencyRate, error) {
@@ -222,7 +222,7 @@ func (ph *latencyPhase) latencyRate(cas string, conc int) (journal.LatencyRate, 
 		for _, s := range r.opt.Plan.Stacks {
 			stacks = append(stacks, s.Name)
 		}
-		lr = analysis.LatencyRate(l.Share, cas, conc, stacks, res.FinalWindows())
+		lr = analysis.LatencyRate(l.Share, r.opt.Plan.Protocol.RateRounds(), cas, conc, stacks, res.FinalWindows())
 	}
 	lr.Time = time.Now().UTC()
 	if err := r.jw.Append(journal.KindLatencyRate, lr); err != nil {
@@ -233,8 +233,8 @@ func (ph *latencyPhase) latencyRate(cas string, conc int) (journal.LatencyRate, 
 	case lr.RateRPS <= 0:
 		r.event(journal.LevelWarning, "", "latency %s c%d: no offered rate (%s); its latency windows are failed", cas, conc, lr.Reason)
 	case lr.Share > 0:
-		r.event(journal.LevelInfo, "", "latency %s c%d: offered rate fixed at %.1f req/s (%g %% of %s's round-1 median, %.1f req/s, the slowest)",
-			cas, conc, lr.RateRPS, 100*lr.Share, lr.Slowest, lr.MedianRPS[lr.Slowest])
+		r.event(journal.LevelInfo, "", "latency %s c%d: offered rate fixed at %.1f req/s (%g %% of %s's closed-loop median over %s, %.1f req/s, the slowest)",
+			cas, conc, lr.RateRPS, 100*lr.Share, lr.Slowest, analysis.RoundsUpTo(r.opt.Plan.Protocol.RateRounds()), lr.MedianRPS[lr.Slowest])
 	default:
 		r.event(journal.LevelInfo, "", "latency %s c%d: offered rate %.1f req/s", cas, conc, lr.RateRPS)
 	}

@@ -38,19 +38,21 @@ type paceCheck struct {
 // pace re-estimates, after round, the rounds the budget affords from the
 // time the windows took (spent), against the plan's looks; ok is false
 // when the next look is still within reach (or there is none ahead).
-// spentFirst is round 1's share of spent when round 1 is unlike the
-// later rounds (closed_loop: first: its closed-loop windows), else 0: the
-// pace is then the later rounds', known from round 2.
-func pace(pr plan.Protocol, looks []int, round int, spent, spentFirst, planned time.Duration) (paceCheck, bool) {
+// spentFirst is the share of spent of the first firstRounds rounds when
+// they are unlike the later rounds (closed_loop: first: the rate rounds'
+// closed-loop windows), else 0: the pace is then the later rounds', known
+// from the round after them.
+func pace(pr plan.Protocol, looks []int, round int, spent, spentFirst time.Duration, firstRounds int, planned time.Duration) (paceCheck, bool) {
 	if !pr.Adaptive || pr.Budget <= 0 || round < 1 || spent <= 0 {
 		return paceCheck{}, false
 	}
 	rounds := round
 	if spentFirst > 0 {
-		if round < 2 {
+		firstRounds = max(firstRounds, 1)
+		if round <= firstRounds {
 			return paceCheck{}, false
 		}
-		rounds--
+		rounds -= firstRounds
 	}
 	next := 0
 	for _, l := range looks {
@@ -124,9 +126,9 @@ func (ph *roundsPhase) checkPace(round int) {
 	looks, _ := analysis.Looks(r.opt.Plan, stats.DefaultAlpha)
 	var spentFirst time.Duration
 	if pr.ClosedLoop == plan.ClosedLoopFirst {
-		spentFirst = spentThrough(1, res.Windows, res.Latency)
+		spentFirst = spentThrough(pr.RateRounds(), res.Windows, res.Latency)
 	}
-	c, ok := pace(pr, looks, round, spent, spentFirst, r.opt.Plan.RoundEstimate())
+	c, ok := pace(pr, looks, round, spent, spentFirst, pr.RateRounds(), r.opt.Plan.RoundEstimate())
 	if !ok || r.paceWarned[c.look] {
 		return
 	}

@@ -15,7 +15,7 @@ import (
 // would reach it, and says nothing while the look is within reach.
 func TestPaceSaysTheLookWillNotBeReached(t *testing.T) {
 	pr := plan.Protocol{Adaptive: true, Budget: 7 * time.Minute}
-	c, ok := pace(pr, []int{13}, 2, 156*time.Second, 0, 24*time.Second)
+	c, ok := pace(pr, []int{13}, 2, 156*time.Second, 0, 0, 24*time.Second)
 	if !ok {
 		t.Fatal("no warning at 78 s a round")
 	}
@@ -38,7 +38,7 @@ func TestPaceSaysTheLookWillNotBeReached(t *testing.T) {
 		{"fixed rounds", plan.Protocol{Budget: 7 * time.Minute}, []int{13}, 2, 156 * time.Second},
 		{"no round yet", pr, []int{13}, 0, 0},
 	} {
-		if c, ok := pace(q.pr, q.looks, q.round, q.spent, 0, 24*time.Second); ok {
+		if c, ok := pace(q.pr, q.looks, q.round, q.spent, 0, 0, 24*time.Second); ok {
 			t.Errorf("%s: warned %+v", q.name, c)
 		}
 	}
@@ -68,7 +68,7 @@ func TestPaceCountsOnlyTheRoundsItIsAfter(t *testing.T) {
 		t.Errorf("spent through round 5: %s, want 2m5s", got)
 	}
 	pr := plan.Protocol{Adaptive: true, Budget: 7 * time.Minute}
-	if c, ok := pace(pr, []int{13}, 1, spentThrough(1, ws), 0, 31*time.Second); ok {
+	if c, ok := pace(pr, []int{13}, 1, spentThrough(1, ws), 0, 0, 31*time.Second); ok {
 		t.Errorf("round 1 of the second pass warned: %s", c.text(pr.Budget))
 	}
 }
@@ -81,18 +81,29 @@ func TestPaceCountsOnlyTheRoundsItIsAfter(t *testing.T) {
 // so, with the budget that would reach round 13.
 func TestPaceAfterAClosedLoopRound(t *testing.T) {
 	pr := plan.Protocol{Adaptive: true, Budget: 7 * time.Minute, ClosedLoop: plan.ClosedLoopFirst}
-	if c, ok := pace(pr, []int{13}, 1, 60*time.Second, 60*time.Second, 25*time.Second); ok {
+	if c, ok := pace(pr, []int{13}, 1, 60*time.Second, 60*time.Second, 1, 25*time.Second); ok {
 		t.Errorf("round 1 warned: %+v", c)
 	}
-	if c, ok := pace(pr, []int{13}, 3, 110*time.Second, 60*time.Second, 25*time.Second); ok {
+	if c, ok := pace(pr, []int{13}, 3, 110*time.Second, 60*time.Second, 1, 25*time.Second); ok {
 		t.Errorf("on pace after round 3, warned: %+v", c)
 	}
-	c, ok := pace(pr, []int{13}, 3, 216*time.Second, 60*time.Second, 25*time.Second)
+	c, ok := pace(pr, []int{13}, 3, 216*time.Second, 60*time.Second, 1, 25*time.Second)
 	if !ok {
 		t.Fatal("no warning at 78 s a later round")
 	}
 	// 216 s + 10 × 78 s = 996 s: 17 minutes.
 	if c.reach != 5 || c.budget != 17*time.Minute || c.perRound != 78*time.Second {
 		t.Errorf("check %+v, want round 5 reached at 1m18s a round, budget 17m", c)
+	}
+	// Two rate rounds (120 s with their closed-loop windows): no pace after
+	// round 2; after round 4 at 78 s a later round (276 s spent) the budget
+	// reaches round 4 + 144 s / 78 s = round 5, and 276 s + 9 × 78 s is
+	// 978 s: 17 minutes.
+	if c, ok := pace(pr, []int{13}, 2, 120*time.Second, 120*time.Second, 2, 25*time.Second); ok {
+		t.Errorf("round 2 of two rate rounds warned: %+v", c)
+	}
+	c, ok = pace(pr, []int{13}, 4, 276*time.Second, 120*time.Second, 2, 25*time.Second)
+	if !ok || c.reach != 5 || c.perRound != 78*time.Second || c.budget != 17*time.Minute {
+		t.Errorf("two rate rounds: check %+v, %v; want round 5 at 1m18s a round, budget 17m", c, ok)
 	}
 }
