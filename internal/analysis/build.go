@@ -212,6 +212,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 		}
 	}
 	h.HostSpeed = hostSpeed(finals)
+	h.Foreign = foreignCPU(pl.Protocol.Gate.Mode == plan.GateOff, finals, res.FinalLatencyWindows())
 	h.Warmup, h.WarmupPlan = warmupSummary(finals), plan.WarmupText(pl.Protocol)
 	h.Placement = PlacementOf(res, finals)
 	h.Containers = ContainersOf(res)
@@ -476,6 +477,40 @@ func hostSpeed(finals []journal.Window) HostSpeed {
 		}
 	}
 	return hs
+}
+
+// foreignCPU summarises the foreign CPU of the windows (closed-loop and
+// latency) with a sampler's figures; nil when none has one.
+func foreignCPU(gateOff bool, windows ...[]journal.Window) *ForeignCPU {
+	var all, proc, tick []float64
+	contended := 0
+	for _, ws := range windows {
+		for _, w := range ws {
+			if w.WallSeconds <= 0 {
+				continue // no sampler: a failed window
+			}
+			all = append(all, w.ForeignCores)
+			if w.ForeignProcessCores > 0 || w.ForeignTickCores > 0 {
+				proc = append(proc, w.ForeignProcessCores)
+				tick = append(tick, w.ForeignTickCores)
+			}
+			if w.HasFlag(journal.FlagContended) {
+				contended++
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	f := &ForeignCPU{Windows: len(all), Contended: contended, GateOff: gateOff}
+	f.MedianCores, _ = stats.Quantile(all, 0.5)
+	f.P90Cores, _ = stats.Quantile(all, 0.9)
+	f.MaxCores = slices.Max(all)
+	if len(proc) > 0 {
+		f.ProcessMedianCores, _ = stats.Quantile(proc, 0.5)
+		f.TickMedianCores, _ = stats.Quantile(tick, 0.5)
+	}
+	return f
 }
 
 // callsThrough is the round an adaptive run's steps are called through

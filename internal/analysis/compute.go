@@ -337,8 +337,8 @@ func StepPairs(stacks []string, from map[string]string) []StackPair {
 }
 
 // RoundOneOnly is the reason of a closed-loop metric under closed_loop:
-// first, measured in round 1 alone.
-const RoundOneOnly = "measured in round 1 only (closed_loop: first): one window a cell, no interval"
+// first, measured in the rate rounds alone (round 1, or rounds 1 and 2).
+const RoundOneOnly = "measured in the rate rounds only (closed_loop: first): too few windows a cell for an interval"
 
 // addSteps computes every step of the run, per case and concurrency, and
 // calls them all together under the run's false-call family (FamilyCalls).

@@ -56,3 +56,31 @@ func TestBehindWindowsDoNotCountForCost(t *testing.T) {
 		}
 	}
 }
+
+// A window a little behind its rate — 2 requests of 502 unsent, 0.4 %,
+// flagged behind for latency — still counts for cost: its load moved by
+// less than MaxCostShortfall. Dropping it made a 7-window cell of the demo
+// insufficient for cost over 93 unsent requests of 24,009.
+func TestASmallShortfallCountsForCost(t *testing.T) {
+	res := latencyJournal(t, 9, 1, false)
+	for i := range res.Latency {
+		w := &res.Latency[i]
+		w.Server.Cores, w.Database.Cores = 0.25*(1+0.001*float64(w.Round%3)), 0.1
+		if w.Stack == "b" && (w.Round == 3 || w.Round == 5) {
+			w.Flags = []journal.Flag{journal.FlagBehind}
+			w.Load.Unsent, w.Load.Rate = 2, 502
+		}
+	}
+	m, err := FromResults(res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Steps[0].Cost; c == nil || c.Call != stats.CallSame || c.ToWindows != 8 {
+		t.Errorf("cost %+v; want same, from all 8 of b's windows", c)
+	}
+	for _, l := range []journal.LoadResult{{Attempts: 989, Unsent: 11}, {Attempts: 1000, Rate: 1000, ThroughputRPS: 985}} {
+		if s := costShortfall(&l); s <= MaxCostShortfall {
+			t.Errorf("%+v: shortfall %.4f, want over %.2f", l, s, MaxCostShortfall)
+		}
+	}
+}

@@ -36,6 +36,9 @@ type Header struct {
 	Host Host `json:"host"`
 	// HostSpeed summarises the host-speed probes around the windows.
 	HostSpeed HostSpeed `json:"host_speed"`
+	// Foreign summarises the foreign CPU the windows saw, whether or not
+	// the gate judged it; nil when no window has the figure.
+	Foreign *ForeignCPU `json:"foreign,omitempty"`
 	// Warmup is how long the windows' warm-ups ran (warmup.go); nil when
 	// no window had one.
 	Warmup *WarmupSummary `json:"warmup,omitempty"`
@@ -141,6 +144,27 @@ type HostSpeed struct {
 	// Windows are every final window's probe, in journal order, for the
 	// strip that shows the host's speed over the run.
 	Windows []HostSpeedPoint `json:"windows,omitempty"`
+}
+
+// ForeignCPU is the CPU of everything outside the benchmark during the
+// run's final windows (closed-loop and latency alike), in cores: the
+// figure the contention gate judges (journal.Window.ForeignCores) and its
+// two readings (docs/methodology.md, "Host CPU and foreign CPU").
+type ForeignCPU struct {
+	Windows     int     `json:"windows"`
+	MedianCores float64 `json:"median_cores"`
+	P90Cores    float64 `json:"p90_cores"`
+	MaxCores    float64 `json:"max_cores"`
+	// ProcessMedianCores and TickMedianCores are the medians of the two
+	// readings, over the windows that have them (0 in journals from
+	// before they were recorded).
+	ProcessMedianCores float64 `json:"process_median_cores,omitempty"`
+	TickMedianCores    float64 `json:"tick_median_cores,omitempty"`
+	// Contended counts the windows kept flagged contended.
+	Contended int `json:"contended"`
+	// GateOff is true when the run's gate was off: the figures were
+	// recorded, never judged.
+	GateOff bool `json:"gate_off,omitempty"`
 }
 
 // RoundsInfo is what an adaptive run did with its rounds.

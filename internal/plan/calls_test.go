@@ -152,6 +152,17 @@ stacks:
 	if a, b := first.Protocol.BudgetRounds, every.Protocol.BudgetRounds; a <= b {
 		t.Errorf("budget rounds: %d with first, %d with every", a, b)
 	}
+	// Both rate rounds have their closed-loop windows: the budget pays for
+	// them before the later rounds, as the run will.
+	var rate []Window
+	for _, w := range first.Windows {
+		if w.Round <= 2 {
+			rate = append(rate, w)
+		}
+	}
+	if want := 2 + int((first.Protocol.Budget-first.EstimateWindows(rate))/first.RoundEstimate()); first.Protocol.BudgetRounds != want {
+		t.Errorf("budget rounds %d; want %d: two rate rounds, then rounds of %s", first.Protocol.BudgetRounds, want, first.RoundEstimate())
+	}
 	// Calling throughput keeps every round's closed-loop windows.
 	thr, err := f.Resolve(Overrides{Calls: []string{MetricCost, MetricThroughput}})
 	if err != nil {

@@ -497,9 +497,16 @@ func (p *Plan) budgetRounds() int {
 		return 0
 	}
 	if p.Protocol.ClosedLoop == ClosedLoopFirst {
-		// Round 1 has the closed-loop windows, the later rounds not.
-		first := p.EstimateWindows(p.roundOne())
-		return max(1, 1+int((p.Protocol.Budget-first)/per))
+		// The rate rounds have the closed-loop windows, the later rounds
+		// not.
+		n := p.Protocol.RateRounds()
+		var first []Window
+		for _, w := range p.Windows {
+			if w.Round <= n {
+				first = append(first, w)
+			}
+		}
+		return max(1, n+int((p.Protocol.Budget-p.EstimateWindows(first))/per))
 	}
 	return max(1, int(p.Protocol.Budget/per))
 }

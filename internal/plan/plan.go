@@ -275,7 +275,7 @@ type Protocol struct {
 	// (read as 1).
 	LatencyRateRounds int `json:"latency_rate_rounds,omitempty"`
 	// ClosedLoop is ClosedLoopFirst when the closed-loop windows are
-	// measured in round 1 only (closed_loop: first, the default when the
+	// measured in the rate rounds only (closed_loop: first, the default when the
 	// run calls only metrics of the latency windows): from round 2 a
 	// cell's round is its latency window alone, on a process warmed at
 	// the offered rate (FixedRateWarmup). Empty: every round

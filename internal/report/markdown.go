@@ -131,6 +131,9 @@ func headerLines(m *Model) []string {
 		lines = append(lines, fmt.Sprintf("Host speed: a fixed-work CPU probe around every window took %.2f ms (median; %.2f–%.2f ms); %d kept window(s) ran over %.0f %% slower than at the start (host_slow, not counted).",
 			hs.ProbeMedianMs, hs.ProbeMinMs, hs.ProbeMaxMs, slow, 100*host.HostSlowShare))
 	}
+	if line := foreignLine(h.Foreign); line != "" {
+		lines = append(lines, line)
+	}
 	if line := warmupLine(h.Warmup, h.WarmupPlan); line != "" {
 		lines = append(lines, line)
 	}
@@ -645,4 +648,21 @@ func genWait(cores float64) string {
 		return ""
 	}
 	return " (" + fmtCores(cores) + ")"
+}
+
+// foreignLine says how much CPU outside the benchmark the windows saw, and
+// whether the gate judged it; "" without the figures.
+func foreignLine(f *analysis.ForeignCPU) string {
+	if f == nil {
+		return ""
+	}
+	s := fmt.Sprintf("Foreign CPU (everything outside the benchmark) during the %d windows: median %.2f cores, 90th percentile %.2f, max %.2f",
+		f.Windows, f.MedianCores, f.P90Cores, f.MaxCores)
+	if f.ProcessMedianCores > 0 || f.TickMedianCores > 0 {
+		s += fmt.Sprintf(" (medians read process by process %.2f, from the host's ticks %.2f; the larger counts)", f.ProcessMedianCores, f.TickMedianCores)
+	}
+	if f.GateOff {
+		return s + "; the gate was off, so these were recorded and never judged."
+	}
+	return s + fmt.Sprintf("; %d window(s) kept flagged contended.", f.Contended)
 }

@@ -33,6 +33,10 @@ type paceCheck struct {
 	// at that pace (rounded up to a minute).
 	look   int
 	budget time.Duration
+	// callable is true when a look at reach could still call a step: the
+	// run then calls its steps there (the budget's clock moves the last
+	// look to the round it stops after).
+	callable bool
 }
 
 // pace re-estimates, after round, the rounds the budget affords from the
@@ -78,8 +82,12 @@ func pace(pr plan.Protocol, looks []int, round int, spent, spentFirst time.Durat
 
 // text says the check in one warning.
 func (c paceCheck) text(budget time.Duration) string {
-	return fmt.Sprintf("after round %d, a round takes %s here (the plan estimated %s): the budget of %s reaches round %d, before the look after round %d, so no step would be called; --budget %s (protocol: budget:) would reach it",
-		c.round, c.perRound.Round(time.Second), c.planned.Round(time.Second), minutes(budget), c.reach, c.look, minutes(c.budget))
+	then := "no round up to it can decide a step, so no step would be called"
+	if c.callable {
+		then = fmt.Sprintf("the steps will be called after round %d instead, with fewer pairs", c.reach)
+	}
+	return fmt.Sprintf("after round %d, a round takes %s here (the plan estimated %s): the budget of %s reaches round %d, before the look planned after round %d; %s; --budget %s (protocol: budget:) would reach round %d",
+		c.round, c.perRound.Round(time.Second), c.planned.Round(time.Second), minutes(budget), c.reach, c.look, then, minutes(c.budget), c.look)
 }
 
 // minutes writes a duration of whole minutes as the flag takes it, "17m".
@@ -132,6 +140,12 @@ func (ph *roundsPhase) checkPace(round int) {
 	if !ok || r.paceWarned[c.look] {
 		return
 	}
+	// The looks a run ending at c.reach would have (the clock moves the
+	// last one there): none when no round up to it can decide a step.
+	q := *r.opt.Plan
+	q.Protocol.MaxRounds, q.Protocol.BudgetRounds = max(c.reach, q.Protocol.Rounds), 0
+	reachLooks, _ := analysis.Looks(&q, stats.DefaultAlpha)
+	c.callable = len(reachLooks) > 0
 	if r.paceWarned == nil {
 		r.paceWarned = map[int]bool{}
 	}

@@ -22,7 +22,14 @@ func TestPaceSaysTheLookWillNotBeReached(t *testing.T) {
 	if c.reach != 5 || c.look != 13 || c.budget != 17*time.Minute {
 		t.Errorf("check %+v, want round 5 reached, look 13, budget 17m", c)
 	}
-	want := "after round 2, a round takes 1m18s here (the plan estimated 24s): the budget of 7m reaches round 5, before the look after round 13, so no step would be called; --budget 17m (protocol: budget:) would reach it"
+	want := "after round 2, a round takes 1m18s here (the plan estimated 24s): the budget of 7m reaches round 5, before the look planned after round 13; no round up to it can decide a step, so no step would be called; --budget 17m (protocol: budget:) would reach round 13"
+	if got := c.text(pr.Budget); got != want {
+		t.Errorf("text\n%s\nwant\n%s", got, want)
+	}
+	// Where round 5 can still decide a step, the clock moves the last look
+	// there, and the warning says so rather than that nothing is called.
+	c.callable = true
+	want = "after round 2, a round takes 1m18s here (the plan estimated 24s): the budget of 7m reaches round 5, before the look planned after round 13; the steps will be called after round 5 instead, with fewer pairs; --budget 17m (protocol: budget:) would reach round 13"
 	if got := c.text(pr.Budget); got != want {
 		t.Errorf("text\n%s\nwant\n%s", got, want)
 	}
