@@ -282,7 +282,9 @@ func lowerIsBetter(v stats.Verdict) stats.Verdict {
 // calls: one is undecided, or invalid only because a latency cell is
 // insufficient while neither failed, is missing or has no valid window.
 // The cells are read as the calls read them: as of the last look
-// (Header.CallsThroughRound).
+// (Header.CallsThroughRound), and for the cost call as cost reads them
+// (costCell: a cell whose windows fell short of the rate in a round or
+// two is insufficient for cost, and more windows mend it).
 func (m *Result) LatencyOpen(s Step) bool {
 	for _, c := range []*Change{s.P50, s.P99, s.Cost} {
 		if c == nil {
@@ -292,7 +294,11 @@ func (m *Result) LatencyOpen(s Step) bool {
 		case stats.CallUndecided:
 			return true
 		case stats.CallInvalid:
-			if m.insufficientOnly(m.latencyCellAtLook(s.From, s.Case, s.Concurrency), m.latencyCellAtLook(s.To, s.Case, s.Concurrency)) {
+			from, to := m.latencyCellAtLook(s.From, s.Case, s.Concurrency), m.latencyCellAtLook(s.To, s.Case, s.Concurrency)
+			if c == s.Cost {
+				from, to = costCell(from), costCell(to)
+			}
+			if m.insufficientOnly(from, to) {
 				return true
 			}
 		}

@@ -183,6 +183,25 @@ func TestLatencyOpen(t *testing.T) {
 	if m.LatencyOpen(m.Steps[0]) {
 		t.Errorf("8 pairs: p50 %s, p99 %s; want decided, not open", m.Steps[0].P50.Call, m.Steps[0].P99.Call)
 	}
+	// Cost made invalid by windows short of their rate, 3 of b's 8: the
+	// latency cells are valid, the cost view of b's
+	// insufficient (more than a quarter do not count), and more windows
+	// mend that, so the step stays open (the demo of 2026-12-06 left such
+	// a step invalid at round 4 and never measured its cells again).
+	res := latencyJournal(t, 9, 1.3, false)
+	for i := range res.Latency {
+		w := &res.Latency[i]
+		w.Server.Cores, w.Database.Cores = 0.25, 0.1
+		if w.Stack == "b" && w.Round%3 == 0 {
+			w.Load.Unsent = 40
+		}
+	}
+	m, _ = FromResults(res, Options{})
+	s := m.Steps[0]
+	s.P50, s.P99 = nil, nil // the cost call alone
+	if s.Cost == nil || s.Cost.Call != stats.CallInvalid || !m.LatencyOpen(s) {
+		t.Errorf("cost short in 3 of 8 windows: cost %+v, open %v; want cost invalid and open", s.Cost, m.LatencyOpen(s))
+	}
 }
 
 // stallJournal is a run of two stacks over 16 rounds with latency windows
