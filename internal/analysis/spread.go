@@ -48,7 +48,7 @@ func BetweenRunSpread(runs []*Result) (SpreadMeasure, error) {
 	sm.Host = runs[0].Header.Host
 	for _, r := range runs {
 		h := r.Header.Host
-		if h.CPU != sm.Host.CPU || h.Cores != sm.Host.Cores || h.OS != sm.Host.OS || h.Arch != sm.Host.Arch {
+		if !h.SameMachine(sm.Host) {
 			return sm, fmt.Errorf("run %s ran on %s (%d cores), run %s on %s (%d cores): a spread is one machine's; give runs of one machine",
 				runs[0].Header.RunID, sm.Host.CPU, sm.Host.Cores, r.Header.RunID, h.CPU, h.Cores)
 		}
@@ -123,4 +123,10 @@ func medianOrZero(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// SameMachine reports whether two hosts are one machine as a spread sees
+// it: the same CPU model and count, operating system and architecture.
+func (h Host) SameMachine(o Host) bool {
+	return h.CPU == o.CPU && h.Cores == o.Cores && h.OS == o.OS && h.Arch == o.Arch
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -66,7 +65,7 @@ func writeExplainReport(env Env, dir string) {
 		return
 	}
 	fmt.Fprintln(env.Stdout, "\nOne window per cell, to set the profiles against: too few for calls. For gains and losses with their intervals, `stackbench run` (with profiling: on, both at once).")
-	printProfiling(env.Stdout, m)
+	report.WriteProfilingSection(env.Stdout, m)
 	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
 }
 
@@ -168,15 +167,6 @@ func exampleSteps(stacks []string) string {
 		return stacks[0] + ".." + stacks[1]
 	}
 	return "a..b"
-}
-
-// printProfiling prints each step's top five changes per request.
-func printProfiling(w io.Writer, m *report.Model) {
-	if m.Profiling == nil || len(m.Profiling.Steps) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nWhere each step's difference goes (profile windows; per successful request; rows under %d samples hidden):\n", m.Profiling.MinSamples)
-	report.WriteProfilingText(w, m, 5)
 }
 
 // profilingEstimate is the plan line's part for the profiling phase.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,43 +38,36 @@ func addGateFlags(fs *flag.FlagSet, comparison bool) *gateFlags {
 	}
 }
 
-// gateSpec is a parsed gate: what to judge and what fails it.
+// gateSpec is a parsed gate: what to judge and what fails it (with
+// --fail-on threshold, GateSpec.FailOnThresholds), and the CI files to
+// write.
 type gateSpec struct {
 	report.GateSpec
-	// thresholds is true when --fail-on names threshold: a threshold
-	// judged fail fails the gate (and undecided or invalid ones too when
-	// --fail-on names those calls).
-	thresholds bool
 	// junit and history are the files of --junit and --history
 	// (relative to the working directory), "" when not asked for.
 	junit, history string
 }
 
 // needsLatency says why the gate cannot judge a run without latency
-// windows ("" when it can): it names p50 or p99.
+// windows (nil when it can), as a usage error.
 func (g gateSpec) needsLatency(hasLatency bool) error {
-	if hasLatency {
-		return nil
-	}
-	for _, m := range g.Metrics {
-		if m.Latency() {
-			return usagef("--metrics %s: the run has no latency windows, so its steps have no %s call; add latency: {rate: 50%%} to the comparison file's protocol (or --latency-rate 50%%) and run again (docs/ci.md)", m, m)
-		}
+	if err := g.NeedsLatency(hasLatency); err != nil {
+		return usagef("%v", err)
 	}
 	return nil
 }
 
 // active reports whether the command line asked for a gate.
-func (g gateSpec) active() bool { return len(g.FailOn) > 0 || g.thresholds }
+func (g gateSpec) active() bool { return g.Active() }
 
 // parse reads the gate's flags; comparison is true for report A B.
 func (g *gateFlags) parse(comparison bool) (gateSpec, error) {
 	var spec gateSpec
 	var err error
-	if spec.FailOn, spec.thresholds, err = parseFailOn(*g.failOn); err != nil {
+	if spec.FailOn, spec.FailOnThresholds, err = parseFailOn(*g.failOn); err != nil {
 		return spec, err
 	}
-	if spec.thresholds && comparison {
+	if spec.FailOnThresholds && comparison {
 		return spec, usagef("--fail-on threshold judges one run's thresholds: name one results directory")
 	}
 	if *g.steps != "" {
@@ -126,49 +120,21 @@ func parseFailOn(s string) ([]stats.Call, bool, error) {
 	return out, thresholds, nil
 }
 
-// judgeRun is the gate on one run: its steps' calls (when --fail-on names
-// a call) and its thresholds (when it names threshold). It writes the CI
-// outputs asked for (--junit, --history, and GitHub's annotations and job
-// summary under GitHub Actions), then returns ExitGateFailed naming each
-// failing check with its interval; ExitNotMeasured when a gated check
-// could not be measured (a cell insufficient, failed or missing) and
-// invalid is not a call the gate fails on; nil when every check passed.
+// judgeRun is the gate on one run (report.JudgeRun): its steps' calls
+// (when --fail-on names a call) and its thresholds (when it names
+// threshold). It writes the CI outputs asked for (--junit, --history, and
+// GitHub's annotations and job summary under GitHub Actions), then returns
+// ExitGateFailed naming each failing check with its interval;
+// ExitNotMeasured when a gated check could not be measured (a cell
+// insufficient, failed or missing) and invalid is not a call the gate
+// fails on; nil when every check passed.
 func judgeRun(m *report.Model, spec gateSpec, dir string, env Env) error {
-	g := report.Gate{Title: "stackbench run " + m.Header.RunID, Active: spec.active(), Thresholds: m.Thresholds,
-		ThresholdFailed: func(t report.ThresholdCheck) bool { return thresholdFails(t, spec) }}
-	var v verdict
-	// A run of one stack has no step: with threshold named, only its
-	// thresholds are judged.
-	if err := spec.needsLatency(m.Header.Latency != nil); err != nil {
-		return err
-	}
-	judgeSteps := len(spec.FailOn) > 0 && (len(m.Steps) > 0 || !spec.thresholds)
-	if judgeSteps || !spec.active() {
-		gs := spec.GateSpec
-		if len(gs.Metrics) == 0 {
-			// By default the gate judges the run's headline metric.
-			gs.Metrics = []report.GateMetric{report.GateMetric(m.Header.Headline())}
-		}
-		for _, mt := range gs.Metrics {
-			if len(m.Header.Calls) > 0 && !slices.Contains(m.Header.Calls, string(mt)) {
-				return usagef("--metrics %s: this run does not call %s (protocol calls: [%s]); gate a metric it calls, or add %s to calls:", mt, mt, strings.Join(m.Header.Calls, ", "), mt)
-			}
-		}
-		checks, err := report.Judge(m.Steps, gs)
-		if err != nil {
-			return usagef("--steps: %v", err)
-		}
-		if judgeSteps && len(checks) == 0 {
-			return &ExitError{Code: ExitNotMeasured, Msg: "--fail-on: this run has no step to judge (a run of one stack has none); name two or more stacks, or gate thresholds with --fail-on threshold"}
-		}
-		g.Checks = checks
-		v.addSteps(checks)
-	}
-	if spec.thresholds {
-		if len(m.Thresholds) == 0 {
-			return usagef("--fail-on threshold: the run has no thresholds; add a thresholds: key to the comparison file (docs/ci.md), e.g. thresholds: {p99: 25ms}")
-		}
-		v.addThresholds(m.Thresholds, spec)
+	g, err := report.JudgeRun(m, spec.GateSpec)
+	switch {
+	case errors.Is(err, report.ErrNoStepToJudge):
+		return &ExitError{Code: ExitNotMeasured, Msg: err.Error()}
+	case err != nil:
+		return usagef("%v", err)
 	}
 	if err := writeCIOutputs(m, g, spec, dir, env); err != nil {
 		return err
@@ -176,18 +142,7 @@ func judgeRun(m *report.Model, spec gateSpec, dir string, env Env) error {
 	if !spec.active() {
 		return nil
 	}
-	return v.exit(spec, "", env)
-}
-
-// thresholdFails says whether a threshold check fails the gate: fail does,
-// and so do undecided and invalid when --fail-on names them.
-func thresholdFails(t report.ThresholdCheck, spec gateSpec) bool {
-	if !spec.thresholds {
-		return false
-	}
-	return t.Verdict == report.ThresholdFail ||
-		t.Verdict == report.ThresholdUndecided && slices.Contains(spec.FailOn, stats.CallUndecided) ||
-		t.Verdict == report.ThresholdInvalid && slices.Contains(spec.FailOn, stats.CallInvalid)
+	return verdictExit(g.Verdict(), spec, "", env)
 }
 
 // writeCIOutputs writes --junit and --history, and, when GITHUB_ACTIONS is
@@ -251,54 +206,21 @@ func writeFileWith(path string, write func(io.Writer) error) error {
 	return err
 }
 
-// verdict collects a gate's checks as lines: those that failed it and
-// those that could not be judged.
-type verdict struct {
-	total              int
-	failed, unmeasured []string
-}
-
-func (v *verdict) addSteps(checks []report.GateCheck) {
-	v.total += len(checks)
-	for _, c := range checks {
-		switch {
-		case c.Failed:
-			v.failed = append(v.failed, report.CheckText(c))
-		case c.Invalid():
-			v.unmeasured = append(v.unmeasured, report.CheckText(c))
-		}
-	}
-}
-
-// addThresholds adds the threshold checks (thresholdFails); an invalid one
-// that does not fail the gate cannot be judged.
-func (v *verdict) addThresholds(ts []report.ThresholdCheck, spec gateSpec) {
-	v.total += len(ts)
-	for _, t := range ts {
-		switch {
-		case thresholdFails(t, spec):
-			v.failed = append(v.failed, "threshold "+report.ThresholdText(t))
-		case t.Verdict == report.ThresholdInvalid:
-			v.unmeasured = append(v.unmeasured, "threshold "+report.ThresholdText(t))
-		}
-	}
-}
-
-// exit turns the verdict into the command's exit: failures first, then
-// checks that could not be judged. what qualifies the steps in the
-// messages ("from A to B ").
-func (v *verdict) exit(spec gateSpec, what string, env Env) error {
-	if len(v.failed) > 0 {
-		msg := fmt.Sprintf("gate failed: %d of %d check(s) %scalled %s:\n  %s", len(v.failed), v.total, what, failOnText(spec), strings.Join(v.failed, "\n  "))
-		if len(v.unmeasured) > 0 {
-			msg += fmt.Sprintf("\nand %d could not be judged:\n  %s", len(v.unmeasured), strings.Join(v.unmeasured, "\n  "))
+// verdictExit turns a gate's verdict into the command's exit: failures
+// first, then checks that could not be judged. what qualifies the steps
+// in the messages ("from A to B ").
+func verdictExit(v report.Verdict, spec gateSpec, what string, env Env) error {
+	if len(v.Failed) > 0 {
+		msg := fmt.Sprintf("gate failed: %d of %d check(s) %scalled %s:\n  %s", len(v.Failed), v.Total, what, failOnText(spec), strings.Join(v.Failed, "\n  "))
+		if len(v.Unmeasured) > 0 {
+			msg += fmt.Sprintf("\nand %d could not be judged:\n  %s", len(v.Unmeasured), strings.Join(v.Unmeasured, "\n  "))
 		}
 		return &ExitError{Code: ExitGateFailed, Msg: msg}
 	}
-	if len(v.unmeasured) > 0 {
-		return &ExitError{Code: ExitNotMeasured, Msg: fmt.Sprintf("cannot judge %d of %d check(s) %s(add invalid to --fail-on to fail on them instead):\n  %s", len(v.unmeasured), v.total, what, strings.Join(v.unmeasured, "\n  "))}
+	if len(v.Unmeasured) > 0 {
+		return &ExitError{Code: ExitNotMeasured, Msg: fmt.Sprintf("cannot judge %d of %d check(s) %s(add invalid to --fail-on to fail on them instead):\n  %s", len(v.Unmeasured), v.Total, what, strings.Join(v.Unmeasured, "\n  "))}
 	}
-	fmt.Fprintf(env.Stderr, "gate passed: %s %sgot none of %s\n", countNoun(v.total, "check"), what, failOnText(spec))
+	fmt.Fprintf(env.Stderr, "gate passed: %s %sgot none of %s\n", countNoun(v.Total, "check"), what, failOnText(spec))
 	return nil
 }
 
@@ -309,7 +231,7 @@ func failOnText(spec gateSpec) string {
 	for _, c := range spec.FailOn {
 		parts = append(parts, string(c))
 	}
-	if spec.thresholds {
+	if spec.FailOnThresholds {
 		parts = append(parts, "a failed threshold")
 	}
 	return strings.Join(parts, " or ")

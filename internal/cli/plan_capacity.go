@@ -3,11 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/analysis"
-	"github.com/stackbench/stackbench/internal/capacity"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/stats"
@@ -77,42 +75,4 @@ func capacityEstimate(p *plan.Plan) string {
 		return ""
 	}
 	return ", capacity searches up to " + roundEstimate(p.EstimateCapacity()).String()
-}
-
-// printCapacitySteps prints each case's capacities and the capacity
-// steps' calls with what they rest on, after a run with a capacity phase.
-func printCapacitySteps(w io.Writer, m *report.Model) {
-	cs := m.Capacity
-	if cs == nil {
-		return
-	}
-	fmt.Fprintf(w, "\nCapacity at the SLO (open-loop searches; docs/capacity.md):\n")
-	for _, c := range cs.Cases {
-		fmt.Fprintf(w, "  %s, SLO %s:\n", c.Case, c.SLO)
-		for _, r := range c.Rows {
-			switch {
-			case r.Status == capacity.StatusConfirmed && r.AtCapacity != nil:
-				fmt.Fprintf(w, "      %-14s %.1f req/s%s, p99 %.2f ms at it, %.2f cores (bracket %.1f–%.1f)\n", r.Stack, r.CapacityRPS, searchesWords(r),
-					float64(r.AtCapacity.LatencyMicros.P99)/1e3, r.ServerCores, r.LastPassRPS, r.FirstFailRPS)
-			default:
-				fmt.Fprintf(w, "      %-14s no capacity: %s (bracket %.1f–%.1f req/s, 0: none) %s\n", r.Stack, r.Status, r.LastPassRPS, r.FirstFailRPS, r.Error)
-			}
-		}
-	}
-	for _, s := range cs.Steps {
-		fmt.Fprintf(w, "  %s → %s %s: %s (%d / %d searches)\n", s.From, s.To, s.Case, report.CallText(s.Capacity), s.Capacity.FromWindows, s.Capacity.ToWindows)
-	}
-}
-
-// searchesWords says what a capacity rests on, "" for one search: " (median
-// of 4 searches, 7,979–8,181)", " (median of 3 of 4 searches, …)".
-func searchesWords(r report.CapacityRow) string {
-	if r.Searches <= 1 {
-		return ""
-	}
-	of := fmt.Sprint(r.Confirmed)
-	if r.Confirmed < r.Searches {
-		of = fmt.Sprintf("%d of %d", r.Confirmed, r.Searches)
-	}
-	return fmt.Sprintf(" (median of %s searches, %.1f–%.1f)", of, slices.Min(r.SearchCapacitiesRPS), slices.Max(r.SearchCapacitiesRPS))
 }

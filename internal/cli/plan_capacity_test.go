@@ -1,14 +1,9 @@
 package cli
 
 import (
-	"github.com/stackbench/stackbench/internal/analysis"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/stackbench/stackbench/internal/capacity"
-	"github.com/stackbench/stackbench/internal/report"
-	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // plan lists the capacity searches and adds their estimate; a file
@@ -59,30 +54,5 @@ func TestPlanShowsTheCapacityPhase(t *testing.T) {
 	code, _, errOut = runMain(t, writeComparison(t, "capacity: {slo: p99}\n"+twoStacks), benchDB, "plan")
 	if code != 2 || !strings.Contains(errOut, "stackbench.yaml:1:17: slo:") {
 		t.Errorf("exit %d, stderr %s; want exit 2 and the line of the bad SLO", code, errOut)
-	}
-}
-
-// After a run, each capacity says how many searches it rests on and their
-// range, and each capacity step how many searches a side it used.
-func TestPrintCapacityStepsSaysWhatEachFigureRestsOn(t *testing.T) {
-	m := &report.Model{Capacity: &report.CapacitySection{
-		Cases: []report.CapacityCase{{Case: "user", SLO: "p99=20ms", Rows: []report.CapacityRow{
-			{Stack: "a", Status: capacity.StatusConfirmed, Searches: 4, Confirmed: 4, CapacityRPS: 8029.5, SearchCapacitiesRPS: []float64{8080, 7979, 8181, 8029.5},
-				AtCapacity: &capacity.Figures{LatencyMicros: capacity.Percentiles{P99: 14000}}, ServerCores: 0.9, LastPassRPS: 7950, FirstFailRPS: 8109},
-			{Stack: "b", Status: capacity.StatusConfirmed, Searches: 4, Confirmed: 3, CapacityRPS: 9000, SearchCapacitiesRPS: []float64{9000, 8900, 9100},
-				AtCapacity: &capacity.Figures{LatencyMicros: capacity.Percentiles{P99: 15000}}, ServerCores: 1, LastPassRPS: 8950, FirstFailRPS: 9050},
-		}}},
-		Steps: []report.CapacityStep{{From: "a", To: "b", Case: "user", Capacity: analysis.Change{Call: stats.CallUndecided, EstimatePct: 12, FromWindows: 4, ToWindows: 3}}},
-	}}
-	var b strings.Builder
-	printCapacitySteps(&b, m)
-	for _, want := range []string{
-		"a              8029.5 req/s (median of 4 searches, 7979.0–8181.0), p99 14.00 ms at it",
-		"b              9000.0 req/s (median of 3 of 4 searches, 8900.0–9100.0)",
-		"a → b user: ", "(4 / 3 searches)",
-	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, b.String())
-		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/cost"
@@ -19,11 +18,11 @@ func init() {
 	register(Command{Name: "report", Short: "render a results directory, or compare two", Order: 70, Run: runReport})
 }
 
-const reportSynopsis = "DIR [--live [HOST:PORT]] [-o html|md|json|bench] [--pricing FILE] [--fail-on loss,undecided,invalid,threshold] [--steps A..B] [--metrics throughput,per_cpu] [--junit FILE] [--history FILE] | A B (or A1 A2 … -- B1 B2 …) [-o md|json] [--fail-on loss,undecided] [--reference STACK] [--assume-same-host] [--between-run 3%]"
+const reportSynopsis = "DIR [--live [HOST:PORT]] [-o html|md|json|bench|text] [--pricing FILE] [--fail-on loss,undecided,invalid,threshold] [--steps A..B] [--metrics throughput,per_cpu] [--junit FILE] [--history FILE] | A B (or A1 A2 … -- B1 B2 …) [-o md|json] [--fail-on loss,undecided] [--reference STACK] [--assume-same-host] [--between-run 3%]"
 
 func runReport(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("report", reportSynopsis, env)
-	output := fs.String("o", "", "write only this format: html (report.html), md (summary.md), json (report.json) or bench (bench.txt); default: all of them. With two directories: md or json, to standard output")
+	output := fs.String("o", "", "write only this format: html (report.html), md (summary.md), json (report.json), bench (bench.txt), or text (what stackbench run prints, to standard output); default: all the files. With two directories: md or json, to standard output")
 	pricingFile := fs.String("pricing", "", "price the cost model with this pricing file instead of the built-in snapshot")
 	gf := addGateFlags(fs, true)
 	minEffect := fs.String("min-effect", "", "smallest shift called a gain or a loss, e.g. 5% (default: each run's own)")
@@ -107,11 +106,8 @@ func runReport(ctx context.Context, args []string, env Env) error {
 			// Gating reads the run: its flags are checked before anything
 			// is written, and it writes no report file unless -o names
 			// one (a gate in CI must not rewrite what it judges).
-			if err := gate.needsLatency(m.Header.Latency != nil); err != nil {
-				return err
-			}
-			if _, err := report.Judge(m.Steps, gate.GateSpec); err != nil {
-				return usagef("--steps: %v", err)
+			if err := report.CheckRunGate(m, gate.GateSpec); err != nil {
+				return usagef("%v", err)
 			}
 			if *output == "" {
 				formats = nil
@@ -119,6 +115,9 @@ func runReport(ctx context.Context, args []string, env Env) error {
 		}
 		if err := writeReport(dir, m, formats, env); err != nil {
 			return err
+		}
+		if *output == "text" {
+			report.WriteText(env.Stdout, m)
 		}
 		return judgeRun(m, gate, dir, env)
 	case 2:
@@ -130,14 +129,18 @@ func runReport(ctx context.Context, args []string, env Env) error {
 	}
 }
 
-// reportFormats reads -o: the one format it names, or all of them.
+// reportFormats reads -o: the one file format it names, all of them, or
+// none for text (the terminal's lines, to standard output).
 func reportFormats(output string) ([]report.Format, error) {
-	if output == "" {
+	switch output {
+	case "":
 		return report.Formats, nil
+	case "text":
+		return nil, nil
 	}
 	f, ok := report.FormatByName(output)
 	if !ok {
-		return nil, usagef("-o %s: write -o html, md, json or bench (or leave -o out for all of them)", output)
+		return nil, usagef("-o %s: write -o html, md, json, bench or text (or leave -o out for all the files)", output)
 	}
 	return []report.Format{f}, nil
 }
@@ -165,39 +168,8 @@ func buildReport(dir string, opt report.BuildOptions, env Env) (*report.Model, e
 		return nil, err
 	}
 	report.AddProfiling(dir, res, m)
-	printNotes(env, m.Header.JournalNotes)
+	printNotes(env, m)
 	return m, nil
-}
-
-// nothingInCommon says why two runs cannot be compared at all — no stack,
-// no case or no concurrency in common — or "" when they can.
-func nothingInCommon(a, b *report.Model) string {
-	shared := func(x, y []string) bool {
-		return slices.ContainsFunc(x, func(s string) bool { return slices.Contains(y, s) })
-	}
-	caseNames := func(m *report.Model) []string {
-		var out []string
-		for _, c := range m.Header.Cases {
-			out = append(out, c.Name)
-		}
-		return out
-	}
-	levels := func(m *report.Model) []string {
-		var out []string
-		for _, c := range m.Header.Concurrency {
-			out = append(out, strconv.Itoa(c))
-		}
-		return out
-	}
-	for _, d := range []struct {
-		what string
-		a, b []string
-	}{{"stack", a.Header.Stacks, b.Header.Stacks}, {"case", caseNames(a), caseNames(b)}, {"concurrency", levels(a), levels(b)}} {
-		if !shared(d.a, d.b) {
-			return fmt.Sprintf("the runs have no %s in common (A: %s; B: %s): compare two runs of the same stacks, workload and protocol", d.what, strings.Join(d.a, ", "), strings.Join(d.b, ", "))
-		}
-	}
-	return ""
 }
 
 // compareReports measures the runs b against the runs a and prints the
@@ -218,7 +190,7 @@ func compareReports(a, b []string, output string, gate gateSpec, opt report.Buil
 			if err != nil {
 				return nil, err
 			}
-			printNotes(env, m.Header.JournalNotes)
+			printNotes(env, m)
 			out = append(out, m)
 		}
 		return out, nil
@@ -233,7 +205,7 @@ func compareReports(a, b []string, output string, gate gateSpec, opt report.Buil
 	}
 	for _, x := range ma {
 		for _, y := range mb {
-			if why := nothingInCommon(x, y); why != "" {
+			if why := report.NothingInCommon(x, y); why != "" {
 				// Nothing to compare is the gate's "cannot judge"
 				// (docs/ci.md), with or without --fail-on.
 				return &ExitError{Code: ExitCannotJudge, Msg: "cannot judge: " + why}
@@ -241,7 +213,7 @@ func compareReports(a, b []string, output string, gate gateSpec, opt report.Buil
 		}
 	}
 	if cmp.BetweenRun == 0 && len(ma) == 1 && len(mb) == 1 {
-		if sp, ok := measuredSpread(env, ma[0].Header.Host); ok {
+		if sp, ok := measuredSpread(env, ma[0].Host()); ok {
 			cmp.BetweenRun, cmp.CostBetweenRun = sp.ThroughputSD, sp.CostSD
 			cmp.BetweenRunSource = fmt.Sprintf("measured on this machine from %d runs on %s (stackbench spread)", len(sp.Runs), sp.Measured.Format("2006-01-02"))
 		}
@@ -283,15 +255,13 @@ func judgeComparison(c *report.Comparison, gate gateSpec, env Env) error {
 	if err != nil {
 		return err
 	}
-	var v verdict
-	v.addSteps(checks)
-	return v.exit(gate, "from A to B ", env)
+	return verdictExit(report.Gate{Checks: checks}.Verdict(), gate, "from A to B ", env)
 }
 
 // printNotes tells the user about journal lines that were skipped.
-func printNotes(env Env, notes []string) {
-	for _, n := range notes {
-		fmt.Fprintf(env.Stderr, "note: journal %s\n", n)
+func printNotes(env Env, m *report.Model) {
+	for _, line := range report.NoteLines(m) {
+		fmt.Fprintln(env.Stderr, line)
 	}
 }
 

@@ -248,3 +248,22 @@ func TestReportRunsOfEachSide(t *testing.T) {
 		t.Errorf("no run after --: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestReportTextIsWhatRunPrints: report -o text writes the lines a
+// finished run prints (one renderer, report.WriteText) and no file.
+func TestReportTextIsWhatRunPrints(t *testing.T) {
+	dir := resultsDir(t)
+	code, stdout, stderr := runMain(t, filepath.Dir(dir), nil, "report", filepath.Base(dir), "-o", "text")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err == nil {
+		t.Error("report -o text wrote report.html")
+	}
+	var out strings.Builder
+	writeRunReport(Env{Stdout: &out, Stderr: &strings.Builder{}}, dir, false)
+	run, _, ok := strings.Cut(out.String(), "\nreport: ")
+	if !ok || !strings.Contains(stdout, "What each step bought") || stdout != run {
+		t.Errorf("report -o text:\n%s\nrun:\n%s", stdout, out.String())
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"github.com/stackbench/stackbench/internal/analysis"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -19,7 +18,6 @@ import (
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/run"
-	"github.com/stackbench/stackbench/internal/stats"
 )
 
 func init() {
@@ -335,7 +333,7 @@ func printOutcome(env Env, o *run.Outcome, err error) {
 }
 
 // writeRunReport renders every report of a run's results directory and
-// prints where the HTML is and what each step bought; of a run not finished
+// prints what report.WriteText makes of it and where the HTML is; of a run not finished
 // (partial), only where the partial report is, since its steps lack windows.
 // A report that cannot be rendered loses nothing: the journal is intact and
 // `stackbench report DIR` can be run again; the model is then nil.
@@ -352,79 +350,9 @@ func writeRunReport(env Env, dir string, partial bool) *report.Model {
 		fmt.Fprintf(env.Stdout, "partial report, of the windows measured so far: %s\n", filepath.Join(dir, "report.html"))
 		return m
 	}
-	fmt.Fprintln(env.Stdout)
-	for _, line := range report.VerdictLines(m) {
-		fmt.Fprintln(env.Stdout, line)
-	}
-	printSteps(env.Stdout, m)
-	if lines := report.LatencyLines(m); len(lines) > 0 {
-		fmt.Fprintln(env.Stdout)
-		for _, l := range lines {
-			fmt.Fprintln(env.Stdout, l)
-		}
-	}
-	printThresholds(env.Stdout, m)
-	printCapacitySteps(env.Stdout, m)
-	printProfiling(env.Stdout, m)
+	report.WriteText(env.Stdout, m)
 	fmt.Fprintf(env.Stdout, "\nreport: %s\n", filepath.Join(dir, "report.html"))
 	return m
-}
-
-// printSteps prints, per step and route group, how many cases got each
-// call and the median estimate, then each case's call with its estimate
-// and interval: the terminal never shows a call without what it rests on.
-func printSteps(w io.Writer, m *report.Model) {
-	if m.Header.ParitySkipped {
-		fmt.Fprintln(w, "WARNING: the parity gate was skipped; these stacks were not shown to answer the same contract.")
-	}
-	if len(m.Groups) == 0 {
-		return
-	}
-	family := "each call on its own"
-	switch {
-	case m.Header.Family == "run" && m.Header.FamilyCalls > 1:
-		family = fmt.Sprintf("false calls controlled over the run's %d calls", m.Header.FamilyCalls)
-	case m.Header.Family == "run":
-		family = fmt.Sprintf("false calls controlled over the run's calls, of which %d valid", m.Header.FamilyCalls)
-	}
-	headline := m.Header.Headline()
-	fmt.Fprintf(w, "\nWhat each step bought (%s; each call from its intervals alone: %.4g%% for a gain or a loss, %.4g%% for same; minimum effect %g%%; %s):\n",
-		analysis.MetricLabel(headline), 100*(1-m.Header.Alpha), 100*(1-stats.SameLevel(m.Header.Alpha)), 100*m.Header.MinEffect, family)
-	for _, g := range m.Groups {
-		label := "  " + g.From + " → " + g.To
-		if g.Kind != "adjacent" {
-			label = "  (" + g.Kind + ") " + g.From + " → " + g.To
-		}
-		if g.Defined == 0 {
-			fmt.Fprintf(w, "%s, %s routes, c=%d: no valid comparison\n", label, g.Group, g.Concurrency)
-			continue
-		}
-		noise := ""
-		if g.PairedSDPct != nil {
-			noise = fmt.Sprintf(", median paired noise %.1f%%", *g.PairedSDPct)
-		}
-		fmt.Fprintf(w, "%s, %s routes, c=%d: %s (median estimate %+.1f%%%s)\n", label, g.Group, g.Concurrency, report.CallCounts(g.Calls), g.MedianPct, noise)
-		for _, s := range m.Steps {
-			if s.Kind != g.Kind || s.From != g.From || s.To != g.To || s.Concurrency != g.Concurrency || s.Database != (g.Group == analysis.GroupDatabase) {
-				continue
-			}
-			if c := s.Metric(headline); c != nil {
-				fmt.Fprintf(w, "      %-8s %s\n", s.Case, report.CallText(*c))
-			}
-		}
-	}
-}
-
-// printThresholds prints each threshold's verdict with its median and
-// interval.
-func printThresholds(w io.Writer, m *report.Model) {
-	if len(m.Thresholds) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nThresholds (a latency percentile of all the cell's requests, other limits the median of its processes; each with its %.0f%% family interval):\n", 100*report.ThresholdConfidence)
-	for _, t := range m.Thresholds {
-		fmt.Fprintf(w, "  %s\n", report.ThresholdText(t))
-	}
 }
 
 // terminalWidth is the width of the terminal on stderr, 0 when it is not one.

@@ -3,16 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
-	"github.com/stackbench/stackbench/internal/analysis"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/run"
-	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // A flag given with --resume would be silently replaced by the recorded
@@ -29,36 +26,6 @@ func TestResumeRefusesOtherFlags(t *testing.T) {
 		code, _, errOut := runMain(t, t.TempDir(), nil, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: code %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
-		}
-	}
-}
-
-func TestPrintStepsShowsEachCallWithItsInterval(t *testing.T) {
-	lo, hi := 3.1, 12.4
-	m := &report.Model{
-		Header: analysis.Header{Alpha: 0.05, MinEffect: 0.05},
-		Groups: []analysis.GroupStep{
-			{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Cases: 1, Defined: 1, MedianPct: 7.6, MinPct: 7.6, MaxPct: 7.6, Calls: map[stats.Call]int{stats.CallGain: 1}},
-			{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "framework-only", Cases: 1, Defined: 1, MedianPct: 2, MinPct: 2, MaxPct: 2, Calls: map[stats.Call]int{stats.CallUndecided: 1}},
-		},
-		Steps: []analysis.Step{
-			{Kind: "adjacent", From: "a", To: "b", Case: "user", Concurrency: 32, Database: true,
-				Throughput: analysis.Change{Call: stats.CallGain, EstimatePct: 7.6, CILowPct: &lo, CIHighPct: &hi, FromWindows: 5, ToWindows: 5}},
-			{Kind: "adjacent", From: "a", To: "b", Case: "health", Concurrency: 32,
-				Throughput: analysis.Change{Call: stats.CallUndecided, EstimatePct: 2, FromWindows: 3, ToWindows: 3, WindowsNeeded: 4}},
-		},
-	}
-	var b strings.Builder
-	printSteps(&b, m)
-	for _, want := range []string{
-		"intervals alone: 95% for a gain or a loss, 90% for same; minimum effect 5%",
-		"a → b, database routes, c=32: 1 gain (median estimate +7.6%)\n",
-		"user     gain +7.6 % (+3.1 … +12.4 %)\n",
-		"a → b, framework-only routes, c=32: 1 undecided (median estimate +2.0%)\n",
-		"health   undecided +2.0 % (no finite interval with 3 and 3 windows); ~4 windows a side would decide it in 80 % of runs\n",
-	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("steps lack %q:\n%s", want, b.String())
 		}
 	}
 }
@@ -142,22 +109,6 @@ func TestFailedRunSaysHowToContinue(t *testing.T) {
 		if code != ExitNotMeasured || !strings.Contains(errOut, want) {
 			t.Errorf("code %d, stderr lacks %q:\n%s", code, want, errOut)
 		}
-	}
-}
-
-// TestPrintStepsKeepsTheFamilyWhenNoCallIsValid: with every call invalid,
-// a family: run plan is not reported as "each call on its own".
-func TestPrintStepsKeepsTheFamilyWhenNoCallIsValid(t *testing.T) {
-	m := &report.Model{
-		Header: analysis.Header{Alpha: 0.05, MinEffect: 0.05, Family: "run", FamilyCalls: 0},
-		Groups: []analysis.GroupStep{{Kind: "adjacent", From: "a", To: "b", Concurrency: 32, Group: "database", Cases: 1}},
-		Steps: []analysis.Step{{Kind: "adjacent", From: "a", To: "b", Case: "user", Concurrency: 32, Database: true,
-			Throughput: analysis.Change{Call: stats.CallInvalid, Reason: "a is insufficient"}}},
-	}
-	var b strings.Builder
-	printSteps(&b, m)
-	if strings.Contains(b.String(), "each call on its own") || !strings.Contains(b.String(), "false calls controlled over the run's calls, of which 0 valid") {
-		t.Errorf("steps:\n%s", b.String())
 	}
 }
 

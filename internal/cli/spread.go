@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -57,8 +56,7 @@ func runSpread(ctx context.Context, args []string, env Env) error {
 	if len(dirs) < analysis.MinSpreadRuns {
 		return usagef("name %d or more results directories of the same file run on this machine (A/A: the same stacks every time), e.g. for i in 1 2 3; do stackbench run; done; stackbench spread results/*", analysis.MinSpreadRuns)
 	}
-	var runs []*analysis.Result
-	var first map[string]string
+	var ms []*report.Model
 	for _, d := range dirs {
 		res, err := readResults(resolvePath(env, d))
 		if err != nil {
@@ -68,21 +66,18 @@ func runSpread(ctx context.Context, args []string, env Env) error {
 		if err != nil {
 			return err
 		}
-		if first == nil {
-			first = m.Header.StackFingerprints
-		} else if !maps.Equal(first, m.Header.StackFingerprints) {
-			return usagef("%s ran other stacks than %s (their names, builds, starts or revisions differ): a spread is measured on repeated runs of the same stacks", d, dirs[0])
-		}
-		runs = append(runs, &analysis.Result{Header: m.Header, Cells: m.Cells, LatencyCells: m.LatencyCells})
+		ms = append(ms, m)
 	}
-	sm, err := analysis.BetweenRunSpread(runs)
+	sm, err := report.BetweenRunSpread(ms)
+	var other *report.OtherStacksError
+	if errors.As(err, &other) {
+		return usagef("%s ran other stacks than %s (their names, builds, starts or revisions differ): a spread is measured on repeated runs of the same stacks", dirs[other.Index], dirs[0])
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "Run-to-run spread on %s (%d cores), from %d runs (standard deviation of a run's figure, log scale, median over the cells):\n", sm.Host.CPU, sm.Host.Cores, len(sm.Runs))
-	fmt.Fprintf(env.Stdout, "  throughput: %.2f %% over %d cells\n", 100*sm.ThroughputSD, sm.ThroughputCells)
-	if sm.CostCells > 0 {
-		fmt.Fprintf(env.Stdout, "  cost per request at the fixed rate: %.2f %% over %d cells\n", 100*sm.CostSD, sm.CostCells)
+	for _, line := range report.SpreadLines(sm) {
+		fmt.Fprintln(env.Stdout, line)
 	}
 	if *noSave {
 		return nil
@@ -121,7 +116,7 @@ func measuredSpread(env Env, h analysis.Host) (storedSpread, bool) {
 	if json.Unmarshal(data, &s) != nil || s.ThroughputSD <= 0 {
 		return storedSpread{}, false
 	}
-	if s.Host.CPU != h.CPU || s.Host.Cores != h.Cores || s.Host.OS != h.OS || s.Host.Arch != h.Arch {
+	if !s.Host.SameMachine(h) {
 		return storedSpread{}, false
 	}
 	return s, true

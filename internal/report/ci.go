@@ -27,6 +27,9 @@ type Gate struct {
 	// which of them fail the gate.
 	Thresholds      []ThresholdCheck
 	ThresholdFailed func(ThresholdCheck) bool
+	// JudgesThresholds is true when the thresholds count in the verdict
+	// (--fail-on threshold).
+	JudgesThresholds bool
 }
 
 func (g Gate) thresholdFailed(t ThresholdCheck) bool {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -394,4 +395,35 @@ func caseNames(cases []analysis.CaseInfo) []string {
 		names[i] = c.Name
 	}
 	return names
+}
+
+// NothingInCommon says why two runs cannot be compared at all — no stack,
+// no case or no concurrency in common — or "" when they can.
+func NothingInCommon(a, b *Model) string {
+	shared := func(x, y []string) bool {
+		return slices.ContainsFunc(x, func(s string) bool { return slices.Contains(y, s) })
+	}
+	caseNames := func(m *Model) []string {
+		var out []string
+		for _, c := range m.Header.Cases {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	levels := func(m *Model) []string {
+		var out []string
+		for _, c := range m.Header.Concurrency {
+			out = append(out, strconv.Itoa(c))
+		}
+		return out
+	}
+	for _, d := range []struct {
+		what string
+		a, b []string
+	}{{"stack", a.Header.Stacks, b.Header.Stacks}, {"case", caseNames(a), caseNames(b)}, {"concurrency", levels(a), levels(b)}} {
+		if !shared(d.a, d.b) {
+			return fmt.Sprintf("the runs have no %s in common (A: %s; B: %s): compare two runs of the same stacks, workload and protocol", d.what, strings.Join(d.a, ", "), strings.Join(d.b, ", "))
+		}
+	}
+	return ""
 }

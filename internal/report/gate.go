@@ -87,6 +87,10 @@ type GateSpec struct {
 	Steps []StepPair
 	// Metrics are judged on each step; empty: throughput.
 	Metrics []GateMetric
+	// FailOnThresholds is --fail-on threshold: a threshold judged fail
+	// fails the gate (and undecided or invalid ones too when FailOn names
+	// those calls).
+	FailOnThresholds bool
 }
 
 // GateCheck is one step's call on one metric, as the gate judged it.

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"github.com/stackbench/stackbench/internal/analysis"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,7 +42,8 @@ func (ph *processPhase) run(ctx context.Context, done *journal.Results) error {
 }
 
 // Process prepares and runs the process suite of a file (the process
-// phase of a run, and stackbench process); logs go to logDir.
+// phase of a run, and stackbench process), with its calls; logs go to
+// logDir.
 func Process(ctx context.Context, ps *plan.ProcessSuite, logDir string, progress func(string)) (spawn.Result, error) {
 	if err := prepareProcess(ctx, ps, logDir, progress); err != nil {
 		return spawn.Result{}, err
@@ -51,7 +53,13 @@ func Process(ctx context.Context, ps *plan.ProcessSuite, logDir string, progress
 		// One environment for all sizes: the suite adds STACKBENCH_SIZE itself.
 		cmds = append(cmds, spawn.Command{Name: c.Name, Dir: c.Dir, Argv: c.Run, Env: commandEnv(c, 0)[1:]})
 	}
-	return spawn.Run(ctx, cmds, spawn.Options{Sizes: ps.Sizes, Warmup: ps.Warmup, Rounds: ps.Rounds, Timeout: ps.Timeout, Progress: progress})
+	res, err := spawn.Run(ctx, cmds, spawn.Options{Sizes: ps.Sizes, Warmup: ps.Warmup, Rounds: ps.Rounds, Timeout: ps.Timeout, Progress: progress})
+	if err != nil {
+		return res, err
+	}
+	// The suite measures; analysis calls each command against the first.
+	res.Calls = analysis.ProcessCalls(res)
+	return res, nil
 }
 
 // prepareProcess runs every command's generate and build at every size,

@@ -18,7 +18,8 @@
 //	stackbench-metric: container_ms=1.23 providers=1000
 //
 // (see ParseMetrics); each name's median is reported beside the wall time.
-// Run returns plain data; the command prints it and the report renders it.
+// Run returns plain data; internal/analysis calls each command against the
+// first (ProcessCalls), and the report renders it.
 package spawn
 
 import (
@@ -88,7 +89,8 @@ type Result struct {
 	Rounds   int      `json:"rounds"`
 	Samples  []Sample `json:"samples"`
 	Cells    []Cell   `json:"cells"`
-	// Calls compare each command with the first one at each size.
+	// Calls compare each command with the first one at each size; Run
+	// leaves them nil for analysis.ProcessCalls to decide.
 	Calls []Call `json:"calls"`
 }
 
@@ -151,7 +153,6 @@ func Run(ctx context.Context, cmds []Command, opt Options) (Result, error) {
 		opt.progress("process: round %d/%d done", r+1, opt.Rounds)
 	}
 	res.Cells = cells(res, func(name string, size int) string { return failed[[2]any{name, size}] })
-	res.Calls = calls(res.Cells, opt.Sizes, res.Commands)
 	return res, nil
 }
 

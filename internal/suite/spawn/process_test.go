@@ -72,15 +72,8 @@ func TestSleepMediansMatch(t *testing.T) {
 			t.Errorf("%s at size %d: metric slept_ms %+v", c.Command, c.Size, m)
 		}
 	}
-	if len(res.Calls) != 3 {
-		t.Fatalf("calls %+v", res.Calls)
-	}
-	for _, c := range res.Calls {
-		// Two equal programs: the change is defined; its size depends on
-		// the host's load, so it is not bounded here.
-		if !c.Defined || c.From != "arg" || c.To != "env" || c.Verdict == "" || c.Detail == "" {
-			t.Errorf("call %+v: want a defined comparison of env with arg", c)
-		}
+	if res.Calls != nil {
+		t.Errorf("Run decided calls %+v; analysis.ProcessCalls decides them", res.Calls)
 	}
 }
 
@@ -168,9 +161,6 @@ func TestFailingExitFailsTheCell(t *testing.T) {
 				t.Errorf("bad cell %+v: want an error and no figures", c)
 			}
 		}
-	}
-	if len(res.Calls) != 1 || res.Calls[0].Defined || res.Calls[0].Verdict != "invalid" {
-		t.Errorf("call against a failed cell: %+v", res.Calls)
 	}
 }
 

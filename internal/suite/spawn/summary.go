@@ -39,8 +39,6 @@ type Cell struct {
 	Metrics map[string]Spread `json:"metrics,omitempty"`
 	// Error is the first failure; the cell's figures are then left out.
 	Error string `json:"error,omitempty"`
-	// walls are the runs' wall times in nanoseconds, for the calls.
-	walls []float64
 }
 
 // WallDuration is the median wall time as a duration.
@@ -55,16 +53,17 @@ func cells(res Result, failure func(string, int) string) []Cell {
 			c := Cell{Command: name, Size: size, Error: failure(name, size)}
 			if c.Error == "" {
 				metrics := map[string][]float64{}
+				var walls []float64
 				for _, s := range res.Samples {
 					if s.Command != name || s.Size != size {
 						continue
 					}
-					c.walls = append(c.walls, float64(s.Wall))
+					walls = append(walls, float64(s.Wall))
 					for k, v := range s.Metrics {
 						metrics[k] = append(metrics[k], v)
 					}
 				}
-				c.Wall = spreadOf(c.walls)
+				c.Wall = spreadOf(walls)
 				for k, v := range metrics {
 					if c.Metrics == nil {
 						c.Metrics = map[string]Spread{}
