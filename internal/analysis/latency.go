@@ -91,14 +91,14 @@ func LatencyRate(share float64, cas string, conc int, stacks []string, finals []
 
 // latencyInfo summarises the journal's latency windows for the header.
 func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
-	proto := res.Plan.Plan.Protocol.Plan()
+	proto := res.RunPlan().Protocol
 	l := proto.Latency
 	if l == nil {
 		return nil
 	}
 	info := &LatencyInfo{Rate: l.String(), FirstRound: proto.LatencyFirstRound(), Windows: len(finals)}
 	for _, w := range res.PlannedWindows() {
-		if proto.LatencyAfter(w.Plan()) {
+		if proto.LatencyAfter(w) {
 			info.Planned++
 		}
 	}
