@@ -227,7 +227,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 // falls back on the built-in workload, and a case it does not know is
 // grouped by whether it inserts, with a warning.
 func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
-	pl := res.Plan.Plan
+	pl := res.RunPlan()
 	names := pl.Protocol.Cases
 	inserts := map[string]bool{}
 	for _, w := range pl.Windows {
@@ -273,7 +273,7 @@ func cellsOf(m *Result, res *journal.Results, finals []journal.Window, latency b
 		k := [3]string{w.Stack, w.Case, fmt.Sprint(w.Concurrency)}
 		byCell[k] = append(byCell[k], w)
 	}
-	maxLatency := max(res.Plan.Plan.Protocol.Timeout, time.Minute)
+	maxLatency := max(res.RunPlan().Protocol.Timeout, time.Minute)
 	var out []Cell
 	for _, ci := range m.Header.Cases {
 		for _, conc := range m.Header.Concurrency {

@@ -121,7 +121,7 @@ func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
 // final latency windows, in the order of the closed-loop cells; nil when
 // the run has no latency windows.
 func latencyCells(m *Result, res *journal.Results, finals []journal.Window) []Cell {
-	if res.Plan.Plan.Protocol.Latency == nil {
+	if res.RunPlan().Protocol.Latency == nil {
 		return nil
 	}
 	return cellsOf(m, res, finals, true)
