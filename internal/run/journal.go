@@ -97,9 +97,9 @@ func (r *runner) readPrevious() error {
 	for _, p := range res.JournalProblems {
 		r.progress.logf("journal %s", p)
 	}
-	if got, want := r.opt.Plan.Fingerprint, res.Plan.Plan.Fingerprint; got != want {
+	if was := res.RunPlan(); r.opt.Plan.Fingerprint != was.Fingerprint {
 		return fmt.Errorf("the plan changed since this run started (fingerprint %s, journal has %s): a resume must use the same file, profile and flags; start a new run with --out instead%s",
-			short(got), short(want), placementChanged(r.opt.Plan.Protocol.Placement, res.Plan.Plan.Protocol.Placement)+orderChanged(r.opt.Plan.Protocol.Order, res.Plan.Plan.Protocol.Order))
+			short(r.opt.Plan.Fingerprint), short(was.Fingerprint), placementChanged(r.opt.Plan.Protocol.Placement, was.Protocol.Placement)+orderChanged(r.opt.Plan.Protocol.Order, was.Protocol.Order))
 	}
 	r.opt.SkipParity = res.Plan.SkipParity
 	r.runDatabase = res.Plan.RunDatabase
