@@ -163,7 +163,9 @@ func (res *Results) Add(l Line) {
 }
 
 // RunPlan is the plan the run was made from, as its plan record holds
-// it; the zero plan when there is none.
+// it: stacks' secret env values redacted, and the fields plan.Plan does
+// not journal (json:"-": a stack's fixture, file lines) zero. The zero
+// plan when there is none.
 func (r *Results) RunPlan() plan.Plan {
 	if r.Plan == nil {
 		return plan.Plan{}
