@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/stackbench/stackbench/internal/analysis"
 	"io"
 	"math"
 	"text/tabwriter"
 
-	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/analysis"
+	"github.com/stackbench/stackbench/internal/plan"
+
 	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -31,7 +32,7 @@ type orderSplit struct {
 // carry-over it is about 0; a carry-over that favours the side going
 // second by c shows as about 2c (+c in the from-first rounds, −c in the
 // others).
-func carryOver(m *report.Model, planned []journal.PlanWindow, alpha float64) []orderSplit {
+func carryOver(m *report.Model, planned []plan.Window, alpha float64) []orderSplit {
 	type cellRound struct {
 		stack, cas  string
 		conc, round int

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"github.com/stackbench/stackbench/internal/analysis"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/analysis"
+	"github.com/stackbench/stackbench/internal/plan"
+
 	"github.com/stackbench/stackbench/internal/report"
 )
 
@@ -19,7 +20,7 @@ func TestCarryOverSplitsByWhoWentFirst(t *testing.T) {
 		{Kind: analysis.StepOverall, From: "a", To: "b", Case: "user", Concurrency: 10}}} // the same pair: one row
 	a := analysis.Cell{Stack: "a", Case: "user", Concurrency: 10}
 	b := analysis.Cell{Stack: "b", Case: "user", Concurrency: 10}
-	var planned []journal.PlanWindow
+	var planned []plan.Window
 	for r := 1; r <= 12; r++ {
 		aFirst := r%2 == 1
 		noise := 1 + 0.01*float64(r%3)
@@ -36,7 +37,7 @@ func TestCarryOverSplitsByWhoWentFirst(t *testing.T) {
 			order = []string{"b", "a"}
 		}
 		for _, s := range order {
-			planned = append(planned, journal.PlanWindow{Index: len(planned), Round: r, Stack: s, Case: "user", Concurrency: 10})
+			planned = append(planned, plan.Window{Index: len(planned), Round: r, Stack: s, Case: "user", Concurrency: 10})
 		}
 	}
 	// A window not counted does not enter its round.

@@ -62,7 +62,7 @@ func FromResults(res *journal.Results, opt Options) (*Result, error) {
 	}
 	r.LatencyCells = latencyCells(r, res, latencyFinals)
 	r.Recompute()
-	pl := res.Plan.Plan.Plan()
+	pl := res.RunPlan()
 	r.Thresholds = JudgeThresholds(r.Cells, r.LatencyCells, pl.Thresholds, pl.Protocol.Timeout)
 	return r, nil
 }
@@ -126,7 +126,7 @@ func closedLoopPlanned(res *journal.Results, pr plan.Protocol) int {
 // header gathers the run's identity, progress and caveats.
 func header(res *journal.Results, finals []journal.Window, alpha float64) Header {
 	p := res.Plan
-	pl := p.Plan.Plan()
+	pl := res.RunPlan()
 	h := Header{
 		RunID:           p.RunID,
 		Started:         p.CreatedAt,
@@ -228,7 +228,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 // falls back on the built-in workload, and a case it does not know is
 // grouped by whether it inserts, with a warning.
 func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
-	pl := res.Plan.Plan
+	pl := res.RunPlan()
 	names := pl.Protocol.Cases
 	inserts := map[string]bool{}
 	for _, w := range pl.Windows {
@@ -274,7 +274,7 @@ func cellsOf(m *Result, res *journal.Results, finals []journal.Window, latency b
 		k := [3]string{w.Stack, w.Case, fmt.Sprint(w.Concurrency)}
 		byCell[k] = append(byCell[k], w)
 	}
-	maxLatency := max(res.Plan.Plan.Protocol.Timeout, time.Minute)
+	maxLatency := max(res.RunPlan().Protocol.Timeout, time.Minute)
 	var out []Cell
 	for _, ci := range m.Header.Cases {
 		for _, conc := range m.Header.Concurrency {
@@ -561,7 +561,7 @@ func LayoutOf(pr plan.Protocol) (string, stats.Design) {
 
 // roundsInfo summarises an adaptive run's rounds from its journal.
 func roundsInfo(res *journal.Results) *RoundsInfo {
-	pr := res.Plan.Plan.Protocol.Plan()
+	pr := res.RunPlan().Protocol
 	ri := &RoundsInfo{MinRounds: pr.Rounds, MaxRounds: pr.MaxRounds, BudgetRounds: pr.BudgetRounds, LastRound: pr.LastRound(),
 		Budget: pr.Budget.String(), Measured: pr.Rounds}
 	for _, rd := range res.Rounds {

@@ -14,7 +14,7 @@ type ContainerStack struct {
 // ContainersOf lists the plan's container stacks.
 func ContainersOf(res *journal.Results) []ContainerStack {
 	var out []ContainerStack
-	for _, s := range res.Plan.Plan.Stacks {
+	for _, s := range res.RunPlan().Stacks {
 		if s.Container != nil {
 			out = append(out, ContainerStack{Stack: s.Name, Image: s.Container.Image, Runtime: s.Container.Runtime})
 		}

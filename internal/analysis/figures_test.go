@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -231,7 +232,7 @@ func TestClockStopMovesTheLastLook(t *testing.T) {
 // window of 2 s whose sampler ran 2.083 s).
 func TestPerCPUSecondIsThroughputOverCores(t *testing.T) {
 	w := journal.Window{
-		Load:        &journal.LoadResult{DurationSeconds: 2, Successes: 2281, ThroughputRPS: 1140.5},
+		Load:        &load.Result{DurationSeconds: 2, Successes: 2281, ThroughputRPS: 1140.5},
 		WallSeconds: 2.083447772,
 		Server:      journal.Usage{CPUSeconds: 0.45, Cores: 0.45 / 2.083447772},
 	}

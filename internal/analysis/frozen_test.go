@@ -8,6 +8,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -27,18 +28,18 @@ func frozenJournal(t *testing.T) *journal.Results {
 	pr := plan.Protocol{Concurrency: []int{1}, Cases: cases, Rounds: 10, MaxRounds: 24, Adaptive: true,
 		Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams, MinEffect: 0.05, Timeout: time.Minute}
 	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
-	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: journal.PlanSpecOf(pl)}}
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: pl}}
 	seq := 0
-	add := func(round int, stack, cas string, rps float64) journal.PlanWindow {
+	add := func(round int, stack, cas string, rps float64) plan.Window {
 		seq++
 		pw := plan.Window{Key: plan.WindowKey(round, stack, cas, 1), Round: round, Stack: stack, Case: cas, Concurrency: 1}
 		res.Windows = append(res.Windows, journal.Window{Key: pw.Key, Index: seq, Round: round, Stack: stack, Case: cas, Concurrency: 1,
 			Final: true, Attempt: 1, Process: journal.ProcessInfo{Seq: seq}, Server: journal.Usage{Cores: 1},
-			Load: &journal.LoadResult{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1}})
-		return journal.PlanWindowOf(pw)
+			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1}})
+		return pw
 	}
 	for r := 1; r <= 20; r++ {
-		var extra []journal.PlanWindow
+		var extra []plan.Window
 		for _, cas := range cases {
 			if cas == "x" && r > 10 {
 				continue
@@ -132,7 +133,7 @@ func frozenLatencyJournal(t *testing.T) *journal.Results {
 	pr := plan.Protocol{Concurrency: []int{1}, Cases: cases, Rounds: 11, MaxRounds: 24, Adaptive: true,
 		Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams, MinEffect: 0.05, Timeout: time.Minute, Latency: &plan.LatencyRate{RPS: 500}}
 	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
-	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: journal.PlanSpecOf(pl)}}
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: pl}}
 	seq := 0
 	window := func(key string, round int, stack, cas string, rps, us, cores float64) journal.Window {
 		seq++
@@ -146,11 +147,11 @@ func frozenLatencyJournal(t *testing.T) *journal.Results {
 		}
 		return journal.Window{Key: key, Index: seq, Round: round, Stack: stack, Case: cas, Concurrency: 1, Final: true, Attempt: 1,
 			Process: journal.ProcessInfo{Seq: seq}, Server: journal.Usage{Cores: cores},
-			Load: &journal.LoadResult{SchemaVersion: 3, ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
-				LatencyMicros: journal.LoadLatency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
+			Load: &load.Result{SchemaVersion: 3, ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
+				LatencyMicros: load.Latency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
 	}
 	for r := 1; r <= 22; r++ {
-		var extra []journal.PlanWindow
+		var extra []plan.Window
 		for _, cas := range cases {
 			if cas == "x" && r > 11 {
 				continue
@@ -173,9 +174,9 @@ func frozenLatencyJournal(t *testing.T) *journal.Results {
 				lw.Load.Rate = 500
 				res.Latency = append(res.Latency, lw)
 				if r <= 11 {
-					res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, journal.PlanWindowOf(pw))
+					res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, pw)
 				} else {
-					extra = append(extra, journal.PlanWindowOf(pw))
+					extra = append(extra, pw)
 				}
 			}
 		}

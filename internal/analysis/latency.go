@@ -96,7 +96,7 @@ func LatencyRate(share float64, rateRounds int, cas string, conc int, stacks []s
 
 // latencyInfo summarises the journal's latency windows for the header.
 func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
-	proto := res.Plan.Plan.Protocol.Plan()
+	proto := res.RunPlan().Protocol
 	l := proto.Latency
 	if l == nil {
 		return nil
@@ -106,7 +106,7 @@ func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
 		info.RateRounds = proto.RateRounds()
 	}
 	for _, w := range res.PlannedWindows() {
-		if proto.LatencyAfter(w.Plan()) {
+		if proto.LatencyAfter(w) {
 			info.Planned++
 		}
 	}
@@ -129,7 +129,7 @@ func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
 // final latency windows, in the order of the closed-loop cells; nil when
 // the run has no latency windows.
 func latencyCells(m *Result, res *journal.Results, finals []journal.Window) []Cell {
-	if res.Plan.Plan.Protocol.Latency == nil {
+	if res.RunPlan().Protocol.Latency == nil {
 		return nil
 	}
 	return cellsOf(m, res, finals, true)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -23,7 +24,7 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 	pr := plan.Protocol{Concurrency: []int{4}, Cases: []string{"x"}, Rounds: rounds, Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams,
 		MinEffect: 0.05, Timeout: time.Minute, Latency: &plan.LatencyRate{Share: 0.5}}
 	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
-	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: journal.PlanSpecOf(pl)}}
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: pl}}
 	idx := 0
 	window := func(key string, round int, stack string, rps, p50, p99 float64) journal.Window {
 		h := hist.New(time.Minute)
@@ -43,8 +44,8 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 		return journal.Window{Key: key, Index: idx, Round: round, Stack: stack, Case: "x", Concurrency: 4, Final: true, Attempt: 1,
 			Process: journal.ProcessInfo{Seq: round},
 			Server:  journal.Usage{Cores: 1},
-			Load: &journal.LoadResult{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
-				LatencyMicros: journal.LoadLatency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
+			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps), Attempts: int64(rps), DurationSeconds: 1, LatencyHist: enc,
+				LatencyMicros: load.Latency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}}}
 	}
 	for r := 1; r <= rounds; r++ {
 		wiggle := 1 + 0.002*float64(r%3) // the host's drift, shared by the round
@@ -54,7 +55,7 @@ func latencyJournal(t *testing.T, rounds int, p50Shift float64, behind bool) *jo
 				noise += 0.001 * float64((r*7)%5-2)
 			}
 			pw := plan.Window{Key: plan.WindowKey(r, s, "x", 4), Round: r, Stack: s, Case: "x", Concurrency: 4}
-			res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, journal.PlanWindowOf(pw))
+			res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, pw)
 			res.Windows = append(res.Windows, window(pw.Key, r, s, 1000*wiggle*noise, 3000, 9000))
 			if !pr.LatencyAfter(pw) {
 				continue
@@ -104,7 +105,7 @@ func TestLatencyStepsAreCalledLowerIsBetter(t *testing.T) {
 	if s.Throughput.Call != stats.CallSame {
 		t.Errorf("throughput alike: %s (%s), want same", s.Throughput.Call, s.Throughput.Reason)
 	}
-	pl := res.Plan.Plan.Plan()
+	pl := res.RunPlan()
 	if m.Header.FamilyCalls != 5 || FamilyCalls(&pl) != 5 || s.P50.FamilyCalls != 5 {
 		t.Errorf("family of %d calls (plan %d, p50's %d); want 5: throughput, per CPU-second, p50, p99 and cost", m.Header.FamilyCalls, FamilyCalls(&pl), s.P50.FamilyCalls)
 	}
@@ -142,7 +143,7 @@ func TestBehindLatencyWindowCounts(t *testing.T) {
 func TestLatencyRate(t *testing.T) {
 	w := func(stack string, round int, rps float64, flags ...journal.Flag) journal.Window {
 		return journal.Window{Stack: stack, Case: "x", Concurrency: 4, Round: round, Flags: flags,
-			Load: &journal.LoadResult{ThroughputRPS: rps, Successes: int64(rps)}}
+			Load: &load.Result{ThroughputRPS: rps, Successes: int64(rps)}}
 	}
 	finals := []journal.Window{
 		w("a", 1, 1000), w("a", 1, 1200), w("a", 1, 1100), // median 1100
@@ -235,7 +236,7 @@ func stallJournal(t *testing.T, seed int, stallRounds map[int]bool) *journal.Res
 		}
 		w.Load.SchemaVersion = 3
 		w.Load.LatencyHist = enc
-		w.Load.LatencyMicros = journal.LoadLatency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}
+		w.Load.LatencyMicros = load.Latency{P50: h.PercentileMicros(50), P99: h.PercentileMicros(99)}
 		w.Load.Attempts, w.Load.Successes = n, n
 		if stall {
 			w.Load.Unsent, w.Load.Errors = n*3/10-4, map[string]int64{"unfinished": 4}
@@ -337,7 +338,7 @@ func TestCallsChooseTheFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl := res.Plan.Plan.Plan()
+	pl := res.RunPlan()
 	s := m.Steps[0]
 	if m.Header.FamilyCalls != 1 || FamilyCalls(&pl) != 1 || m.Header.Headline() != plan.MetricP50 {
 		t.Errorf("family of %d calls (plan %d), headline %s; want 1 and p50", m.Header.FamilyCalls, FamilyCalls(&pl), m.Header.Headline())

@@ -24,7 +24,7 @@ type Placement struct {
 // PlacementOf is the header's placement; nil for a journal written before
 // placement was recorded.
 func PlacementOf(res *journal.Results, finals []journal.Window) *Placement {
-	pl := res.Plan.Plan.Protocol.Placement.Plan()
+	pl := res.RunPlan().Protocol.Placement
 	if pl.Mode == "" {
 		return nil
 	}

@@ -45,7 +45,7 @@ func routeFigures(counted []*journal.Window, maxLatency time.Duration) []RouteFi
 				hists = append(hists, hist.New(maxLatency))
 			}
 		}
-		if !sameRoutes(out, w.Load.Routes) {
+		if !sameRoutes(out, w) {
 			continue
 		}
 		seconds += w.Load.DurationSeconds
@@ -82,7 +82,10 @@ func routeFigures(counted []*journal.Window, maxLatency time.Duration) []RouteFi
 	return out
 }
 
-func sameRoutes(a []RouteFigures, b []journal.LoadRoute) bool {
+// sameRoutes reports whether w's load result has the routes of a, in
+// a's order.
+func sameRoutes(a []RouteFigures, w *journal.Window) bool {
+	b := w.Load.Routes
 	if len(a) != len(b) {
 		return false
 	}

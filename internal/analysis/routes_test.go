@@ -7,10 +7,11 @@ import (
 
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 )
 
 // routeOf is a journaled route whose every success took latencyUs.
-func routeOf(t *testing.T, name string, weightShare float64, attempts, successes, latencyUs int64) journal.LoadRoute {
+func routeOf(t *testing.T, name string, weightShare float64, attempts, successes, latencyUs int64) load.RouteResult {
 	t.Helper()
 	h := hist.New(time.Minute)
 	for range successes {
@@ -24,16 +25,16 @@ func routeOf(t *testing.T, name string, weightShare float64, attempts, successes
 	if attempts > successes {
 		errs["status_500"] = attempts - successes
 	}
-	return journal.LoadRoute{Name: name, WeightShare: weightShare, Attempts: attempts, Successes: successes, Errors: errs, LatencyHist: enc}
+	return load.RouteResult{Name: name, WeightShare: weightShare, Attempts: attempts, Successes: successes, Errors: errs, LatencyHist: enc}
 }
 
 // A mix's cell sums its routes over the counted windows only: shares of
 // the attempts, throughput over the windows' length, failed shares, and
 // latency from the merged histograms; an uncounted window is left out.
 func TestCellRoutesOverCountedWindows(t *testing.T) {
-	window := func(flags []journal.Flag, user, list journal.LoadRoute) journal.Window {
-		return journal.Window{Flags: flags, Load: &journal.LoadResult{DurationSeconds: 2, LatencyHist: user.LatencyHist,
-			Routes: []journal.LoadRoute{user, list}}}
+	window := func(flags []journal.Flag, user, list load.RouteResult) journal.Window {
+		return journal.Window{Flags: flags, Load: &load.Result{DurationSeconds: 2, LatencyHist: user.LatencyHist,
+			Routes: []load.RouteResult{user, list}}}
 	}
 	ws := []journal.Window{
 		window(nil, routeOf(t, "user", 0.75, 300, 300, 1000), routeOf(t, "list", 0.25, 100, 90, 8000)),
@@ -56,7 +57,7 @@ func TestCellRoutesOverCountedWindows(t *testing.T) {
 	case user.Latency.P50 < 990 || user.Latency.P50 > 1010 || list.Latency.P99 < 7900 || list.Latency.P99 > 8100:
 		t.Errorf("latency: user p50 %v, list p99 %v; want about 1,000 and 8,000 µs", user.Latency.P50, list.Latency.P99)
 	}
-	single, _ := newCell("a", CaseInfo{Name: "user"}, 10, []journal.Window{{Load: &journal.LoadResult{DurationSeconds: 1}}}, time.Minute, false)
+	single, _ := newCell("a", CaseInfo{Name: "user"}, 10, []journal.Window{{Load: &load.Result{DurationSeconds: 1}}}, time.Minute, false)
 	if single.Routes != nil {
 		t.Errorf("a case of one route has routes %+v", single.Routes)
 	}
@@ -70,14 +71,14 @@ func TestCellFlowOverCountedWindows(t *testing.T) {
 		h.RecordMicros(20_000)
 	}
 	enc, _ := h.Encode()
-	flow := func(completed, failed int64) *journal.LoadFlow {
-		return &journal.LoadFlow{Completed: completed, Failed: failed, Failures: map[string]int64{"login: status_401": failed}, LatencyHist: enc,
-			Steps: []journal.LoadRoute{routeOf(t, "login", 0, 2*completed+failed, 2*completed, 1000), routeOf(t, "me", 0, 2*completed, 2*completed, 3000)}}
+	flow := func(completed, failed int64) *load.FlowResult {
+		return &load.FlowResult{Completed: completed, Failed: failed, Failures: map[string]int64{"login: status_401": failed}, LatencyHist: enc,
+			Steps: []load.RouteResult{routeOf(t, "login", 0, 2*completed+failed, 2*completed, 1000), routeOf(t, "me", 0, 2*completed, 2*completed, 3000)}}
 	}
 	ws := []journal.Window{
-		{Load: &journal.LoadResult{DurationSeconds: 2, Flow: flow(100, 4)}},
-		{Load: &journal.LoadResult{DurationSeconds: 2, Flow: flow(300, 0)}},
-		{Flags: []journal.Flag{journal.FlagInvalid}, Load: &journal.LoadResult{DurationSeconds: 2, Flow: flow(9000, 9)}},
+		{Load: &load.Result{DurationSeconds: 2, Flow: flow(100, 4)}},
+		{Load: &load.Result{DurationSeconds: 2, Flow: flow(300, 0)}},
+		{Flags: []journal.Flag{journal.FlagInvalid}, Load: &load.Result{DurationSeconds: 2, Flow: flow(9000, 9)}},
 	}
 	c, _ := newCell("a", CaseInfo{Name: "session"}, 10, ws, time.Minute, false)
 	f := c.Flow

@@ -136,7 +136,7 @@ func TestStallingStackFailsAP99Threshold(t *testing.T) {
 				stalls[2+i] = true
 			}
 			res := stallJournal(t, seed, stalls)
-			res.Plan.Plan.Thresholds = []journal.PlanCaseThresholds{journal.PlanCaseThresholdsOf(plan.CaseThresholds{Case: "x", Thresholds: plan.Thresholds{P99: 25 * time.Millisecond}})}
+			res.Plan.Plan.Thresholds = []plan.CaseThresholds{plan.CaseThresholds{Case: "x", Thresholds: plan.Thresholds{P99: 25 * time.Millisecond}}}
 			m, err := FromResults(res, Options{})
 			if err != nil {
 				t.Fatal(err)

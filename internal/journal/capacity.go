@@ -3,6 +3,8 @@ package journal
 import (
 	"strconv"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/capacity"
 )
 
 // CapacityProbe is one probe of a capacity search (the plan's capacity
@@ -29,7 +31,7 @@ type CapacityProbe struct {
 	ClosedLoopRPS float64 `json:"closed_loop_rps"`
 	// Probe is the search's probe and verdict; its load result is
 	// Window.Load.
-	Probe CapacitySearchProbe `json:"probe"`
+	Probe capacity.Probe `json:"probe"`
 	// Window is the measurement. Its Key is the search's and the probe's
 	// index ("capacity/gin/user/p3", "capacity/gin/user/s2/p3"), Concurrency the generator's
 	// connections; Round and Slot are 0. Window flags are recorded as
@@ -50,7 +52,7 @@ type CapacitySearch struct {
 	Time        time.Time `json:"time"`
 	// Report is the search's report without its probes (they are the
 	// search's CapacityProbe records).
-	Report CapacityReport `json:"report"`
+	Report capacity.Report `json:"report"`
 	// Error says why the search stopped early (status failed): the server
 	// would not start, died, or the generator failed.
 	Error string `json:"error,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/capacity"
+	"github.com/stackbench/stackbench/internal/load"
 )
 
 // ReadDir gathers capacity probes and searches' ends, and the lookups find
@@ -22,11 +23,11 @@ func TestReadDirGathersCapacityRecords(t *testing.T) {
 	}{
 		{KindPlan, Plan{RunID: "x"}},
 		{KindCapacityProbe, CapacityProbe{Search: a, Stack: "gin", Case: "user", SLO: "p99=20ms",
-			Probe:  CapacitySearchProbe{Index: 1, Phase: capacity.PhaseClimb, RateRPS: 500, Pass: true},
-			Window: Window{Key: a + "/p1", Load: &LoadResult{Successes: 1000}, Server: Usage{CPUSeconds: 0.5}}}},
-		{KindCapacityProbe, CapacityProbe{Search: b, Probe: CapacitySearchProbe{Index: 1, RateRPS: 700}}},
-		{KindCapacityProbe, CapacityProbe{Search: a, Probe: CapacitySearchProbe{Index: 2, Phase: capacity.PhaseClimb, RateRPS: 1000}}},
-		{KindCapacity, CapacitySearch{Search: a, Stack: "gin", Case: "user", Report: CapacityReport{Status: capacity.StatusBudget, LastPassRPS: 500, FirstFailRPS: 1000}}},
+			Probe:  capacity.Probe{Index: 1, Phase: capacity.PhaseClimb, RateRPS: 500, Pass: true},
+			Window: Window{Key: a + "/p1", Load: &load.Result{Successes: 1000}, Server: Usage{CPUSeconds: 0.5}}}},
+		{KindCapacityProbe, CapacityProbe{Search: b, Probe: capacity.Probe{Index: 1, RateRPS: 700}}},
+		{KindCapacityProbe, CapacityProbe{Search: a, Probe: capacity.Probe{Index: 2, Phase: capacity.PhaseClimb, RateRPS: 1000}}},
+		{KindCapacity, CapacitySearch{Search: a, Stack: "gin", Case: "user", Report: capacity.Report{Status: capacity.StatusBudget, LastPassRPS: 500, FirstFailRPS: 1000}}},
 	}
 	for _, r := range recs {
 		if err := w.Append(r.kind, r.rec); err != nil {

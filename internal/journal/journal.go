@@ -8,11 +8,14 @@
 // skipped and reported, never fatal. A malformed line elsewhere is reported with
 // its line number and skipped.
 //
-// The records' types are the journal's own: what a run measures with
-// (plan.Plan, host.Environment, load.Result, capacity.Report, the dx and
-// process suites' results) is copied into them at the edge (convert_*.go),
-// so a change to those packages does not change what journals hold.
-// testdata/golden.jsonl pins the shape, SchemaVersion says when it changed.
+// The records hold what a run measures with as the engines define it —
+// plan.Plan, host.Environment, load.Result, capacity.Probe and
+// capacity.Report, dx.Result and spawn.Result — in their own JSON
+// encoding: each is defined once, and a field added to one of them is in
+// the next journal. That encoding is versioned here: testdata/golden.jsonl
+// pins the shape of every record, engines' fields included, so a change to
+// an engine's JSON fails TestGoldenSchema, and SchemaVersion says when the
+// shape changed in a way older readers cannot follow.
 package journal
 
 import (

@@ -3,6 +3,10 @@ package journal
 import (
 	"slices"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/host"
+	"github.com/stackbench/stackbench/internal/load"
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // Flag is a window flag: why a window is not a clean measurement. A window
@@ -68,8 +72,8 @@ type Plan struct {
 	ToolVersion string    `json:"tool_version"`
 	// SkipParity is true when the user ran without the parity gate; every
 	// report says so in its first line.
-	SkipParity bool     `json:"skip_parity"`
-	Plan       PlanSpec `json:"plan"`
+	SkipParity bool      `json:"skip_parity"`
+	Plan       plan.Plan `json:"plan"`
 	// Args are the command-line arguments the run was started with (file
 	// and protocol flags), so `stackbench run --resume DIR` needs nothing else.
 	Args []string `json:"args"`
@@ -103,7 +107,7 @@ type Case struct {
 type Environment struct {
 	CapturedAt time.Time `json:"captured_at"`
 	// Host is the machine, captured at the start of each invocation.
-	Host HostEnvironment `json:"host"`
+	Host host.Environment `json:"host"`
 	// Postgres holds the server version and key settings.
 	PostgresVersion  string            `json:"postgres_version,omitempty"`
 	PostgresSettings map[string]string `json:"postgres_settings,omitempty"`
@@ -207,8 +211,8 @@ type Window struct {
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at"`
 
-	Load    *LoadResult `json:"load,omitempty"`
-	Process ProcessInfo `json:"process"`
+	Load    *load.Result `json:"load,omitempty"`
+	Process ProcessInfo  `json:"process"`
 
 	// Server, Database, Generator and Harness are measured over the
 	// load generator's measured window, as the sampler saw it (WallSeconds).
@@ -440,7 +444,7 @@ type Round struct {
 	Undecided []string `json:"undecided,omitempty"`
 	Alpha     float64  `json:"alpha"`
 	// Windows are the extra round's windows, in run order.
-	Windows []PlanWindow `json:"windows,omitempty"`
+	Windows []plan.Window `json:"windows,omitempty"`
 	// Stop says why the adaptive rounds ended: every step decided, the
 	// most rounds, or the budget.
 	Stop string `json:"stop,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // ResultsFile is the name of the whole-run JSON document in a results
@@ -160,10 +162,21 @@ func (res *Results) Add(l Line) {
 	}
 }
 
+// RunPlan is the plan the run was made from, as its plan record holds
+// it: stacks' secret env values redacted, and the fields plan.Plan does
+// not journal (json:"-": a stack's fixture, file lines) zero. The zero
+// plan when there is none.
+func (r *Results) RunPlan() plan.Plan {
+	if r.Plan == nil {
+		return plan.Plan{}
+	}
+	return r.Plan.Plan
+}
+
 // PlannedWindows are the plan's windows followed by every extra round's
 // (an adaptive run's Round records), in run order.
-func (r *Results) PlannedWindows() []PlanWindow {
-	var out []PlanWindow
+func (r *Results) PlannedWindows() []plan.Window {
+	var out []plan.Window
 	if r.Plan != nil {
 		out = append(out, r.Plan.Plan.Windows...)
 	}

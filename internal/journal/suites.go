@@ -1,6 +1,11 @@
 package journal
 
-import "time"
+import (
+	"time"
+
+	"github.com/stackbench/stackbench/internal/suite/dx"
+	"github.com/stackbench/stackbench/internal/suite/spawn"
+)
 
 // KindDX is the dx phase's results (DX), KindProcess the process phase's
 // (Process): each is journaled once, after the windows and before
@@ -25,12 +30,12 @@ const (
 // target.
 type DX struct {
 	Time time.Time `json:"time"`
-	DXResult
+	dx.Result
 }
 
 // Process is the process suite as the run measured it (docs/process.md):
 // commands timed spawn → exit over sizes, and their calls.
 type Process struct {
 	Time time.Time `json:"time"`
-	ProcessResult
+	spawn.Result
 }

@@ -22,8 +22,10 @@ type Result struct {
 	URL           string `json:"url"`
 	Method        string `json:"method"`
 	// Protocol is how the requests went on the wire: "http1" (HTTP/1.1),
-	// "h2c", "h2" or "grpc".
-	Protocol string `json:"protocol"`
+	// "h2c", "h2" or "grpc". Empty in results written before it was
+	// recorded (journals keep them), which were all HTTP/1.1; a run
+	// always sets it.
+	Protocol string `json:"protocol,omitempty"`
 	// TLS describes the TLS layer; absent in cleartext.
 	TLS *TLSStats `json:"tls,omitempty"`
 	// H2 describes the HTTP/2 layer; absent for HTTP/1.1.

@@ -164,7 +164,7 @@ const CapacityAlpha = stats.DefaultAlpha
 // once, after every search: at opt's α, not at an adaptive run's per-look
 // share of it (Header.Alpha), which is for the throughput steps' looks.
 func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
-	pc := res.Plan.Plan.Plan().Capacity
+	pc := res.RunPlan().Capacity
 	if pc == nil {
 		return nil
 	}
@@ -281,7 +281,7 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 	var f searchFigures
 	probes := make([]capacity.Probe, len(recs))
 	for i, r := range recs {
-		probes[i] = r.Probe.Capacity()
+		probes[i] = r.Probe
 		row.ElapsedSeconds += r.Probe.WallSeconds
 		if r.Probe.Phase == capacity.PhaseEstimate {
 			// The run had no counted window of the cell: the search
@@ -305,7 +305,7 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 		f.search = row
 		return row, f
 	}
-	rep := end.Report.Capacity()
+	rep := end.Report
 	row.Status, row.Error = rep.Status, end.Error
 	row.LastPassRPS, row.FirstFailRPS = rep.LastPassRPS, rep.FirstFailRPS
 	row.ElapsedSeconds = rep.ElapsedSeconds

@@ -10,6 +10,7 @@ import (
 	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/capacity"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -23,10 +24,10 @@ func capacitySearch(res *journal.Results, stack string, index int, capRPS, failR
 	add := func(phase string, rate, achieved float64, pass bool, p99 int64) {
 		n := len(res.CapacityProbes(key)) + 1
 		res.Capacity.Probes = append(res.Capacity.Probes, journal.CapacityProbe{Search: key, SearchIndex: index, Stack: stack, Case: "user", SLO: "p99=20ms", ClosedLoopRPS: 12000,
-			Probe: journal.CapacitySearchProbe{Index: n, Phase: phase, RateRPS: rate, ThroughputRPS: achieved, Pass: pass, WallSeconds: 2.6,
-				LatencyMicros: journal.CapacityPercentiles{P50: p99 / 4, P99: p99, SLO: p99}},
+			Probe: capacity.Probe{Index: n, Phase: phase, RateRPS: rate, ThroughputRPS: achieved, Pass: pass, WallSeconds: 2.6,
+				LatencyMicros: capacity.Percentiles{P50: p99 / 4, P99: p99, SLO: p99}},
 			Window: journal.Window{Key: fmt.Sprintf("%s/p%d", key, n), Stack: stack, Case: "user", Concurrency: 256,
-				Load:   &journal.LoadResult{DurationSeconds: 2, ThroughputRPS: achieved, Successes: int64(2 * achieved)},
+				Load:   &load.Result{DurationSeconds: 2, ThroughputRPS: achieved, Successes: int64(2 * achieved)},
 				Server: journal.Usage{Cores: cores, CPUSeconds: 2 * cores, RSSMeanBytes: 40 << 20, RSSPeakBytes: 48 << 20}}})
 	}
 	add(capacity.PhaseClimb, capRPS*0.75, capRPS*0.75, true, 3000)
@@ -41,7 +42,7 @@ func capacitySearch(res *journal.Results, stack string, index int, capRPS, failR
 		rep.Status, rep.CapacityRPS = capacity.StatusConfirmed, capRPS
 		rep.AtCapacity = &capacity.Figures{Windows: len(confirm), ThroughputRPS: capRPS, LatencyMicros: capacity.Percentiles{P50: 3500, P99: 14_000, SLO: 14_000}}
 	}
-	res.Capacity.Searches = append(res.Capacity.Searches, journal.CapacitySearch{Search: key, SearchIndex: index, Stack: stack, Case: "user", Time: fixtureStart, Report: journal.CapacityReportOf(rep)})
+	res.Capacity.Searches = append(res.Capacity.Searches, journal.CapacitySearch{Search: key, SearchIndex: index, Stack: stack, Case: "user", Time: fixtureStart, Report: rep})
 }
 
 // nethttpCapacities are the confirmed rates of nethttp's four searches,
@@ -60,8 +61,8 @@ func capacityResults(t *testing.T) *journal.Results {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Plan.Plan.Capacity = journal.ConvertPtr(&plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 3,
-		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001, Searches: 4}, journal.PlanCapacityOf)
+	res.Plan.Plan.Capacity = &plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 3,
+		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001, Searches: 4}
 	for i, c := range nethttpCapacities {
 		capacitySearch(res, "nethttp", i+1, c, c*1.02, []float64{c - 4, c + 1, c + 3}, 0.9)
 		capacitySearch(res, "chi", i+1, c*1.125, c*1.125*1.02, []float64{c*1.125 - 2, c * 1.125, c*1.125 + 1}, 1.5)
@@ -283,8 +284,8 @@ func TestCapacityFromAJournalBeforeRepeatedSearches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Plan.Plan.Capacity = journal.ConvertPtr(&plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 4,
-		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001}, journal.PlanCapacityOf)
+	res.Plan.Plan.Capacity = &plan.Capacity{Cases: []plan.CapacityCase{{Case: "user", SLO: "p99=20ms"}}, Resolution: 0.02, Confirmations: 4,
+		Retries: 1, Probe: 2 * time.Second, Warmup: 500 * time.Millisecond, Budget: 3 * time.Minute, Connections: 256, StartFraction: 0.5, MaxErrorShare: 0.001}
 	for _, st := range []struct {
 		name string
 		rps  float64

@@ -32,7 +32,7 @@ func readSuites(dir string, res *journal.Results, m *Model) error {
 	var d dx.Result
 	ok := res.DX != nil
 	if ok {
-		d = res.DX.DX()
+		d = res.DX.Result
 	} else {
 		var err error
 		if ok, err = readJSONFile(filepath.Join(dir, journal.DXFile), &d); err != nil {
@@ -45,7 +45,7 @@ func readSuites(dir string, res *journal.Results, m *Model) error {
 	var p spawn.Result
 	ok = res.Process != nil
 	if ok {
-		p = res.Process.Process()
+		p = res.Process.Result
 	} else {
 		var err error
 		if ok, err = readJSONFile(filepath.Join(dir, journal.ProcessFile), &p); err != nil {

@@ -80,7 +80,7 @@ func writeFixtureJournal(t *testing.T, dir string) {
 	w, _ := workload.Builtin("saas-slice", workload.DefaultJWTSecret)
 	pl := fixturePlan(w)
 	add(journal.KindPlan, journal.Plan{RunID: "20261129-184500", CreatedAt: fixtureStart, ToolVersion: "v0.1.0-test",
-		SkipParity: true, Plan: journal.PlanSpecOf(pl), Args: []string{"run", "-f", "stackbench.yaml", "--skip-parity"}, Database: "embedded"})
+		SkipParity: true, Plan: pl, Args: []string{"run", "-f", "stackbench.yaml", "--skip-parity"}, Database: "embedded"})
 	add(journal.KindEnvironment, fixtureEnvironment(fixtureStart))
 	add(journal.KindParity, journal.Parity{Skipped: true})
 	add(journal.KindBoot, fixtureBoot("nethttp", 4.1, 9<<20))
@@ -138,9 +138,9 @@ func fixturePlan(w *workload.Workload) plan.Plan {
 func fixtureEnvironment(at time.Time) journal.Environment {
 	return journal.Environment{
 		CapturedAt: at,
-		Host: journal.HostEnvironmentOf(host.Environment{OS: "linux", Arch: "amd64", CPUModel: "Test CPU @ 2.0GHz", CPUCount: 2, CPUsAvailable: 2,
+		Host: host.Environment{OS: "linux", Arch: "amd64", CPUModel: "Test CPU @ 2.0GHz", CPUCount: 2, CPUsAvailable: 2,
 			Kernel: "6.1.0-test #1 SMP", MemoryBytes: 24 << 30, Somaxconn: 4096, OpenFileLimit: 1048576,
-			OpenFileLimitHard: 1048576, GoVersion: "go1.26.8"}),
+			OpenFileLimitHard: 1048576, GoVersion: "go1.26.8"},
 		PostgresVersion:    "15.10",
 		PostgresSettings:   map[string]string{"shared_buffers": "128MB", "max_connections": "200"},
 		StackVersions:      map[string]string{"nethttp": "go1.26.8 net/http", "chi": "chi v5.5.0", "gin": "gin v1.12.0"},
@@ -271,8 +271,7 @@ func fixtureWindow(c workload.Case, pw plan.Window, si, ci, attempt int, start t
 	res.LatencyHist, _ = h.Encode()
 	res.LatencyMicros = load.Latency{P50: h.PercentileMicros(50), P75: h.PercentileMicros(75), P90: h.PercentileMicros(90),
 		P99: h.PercentileMicros(99), P999: h.PercentileMicros(99.9), P9999: h.PercentileMicros(99.99), Max: h.MaxMicros(), Mean: h.MeanMicros()}
-	// Converted last: the journal's form is a copy.
-	r.Load = journal.ConvertPtr(res, journal.LoadResultOf)
+	r.Load = res
 	return r
 }
 

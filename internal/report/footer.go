@@ -28,7 +28,7 @@ func (l *fields) add(name, value string) {
 func protocolFields(res *journal.Results) []Field {
 	var f fields
 	p := res.Plan
-	pr := p.Plan.Protocol.Plan()
+	pr := res.RunPlan().Protocol
 	f.add("profile", pr.Profile)
 	f.add("concurrency", joinInts(pr.Concurrency))
 	f.add("warm-up / window", plan.WarmupText(pr)+" / "+pr.Window.String())

@@ -11,7 +11,7 @@ import (
 
 func placementResults(pl plan.Placement, cpus ...*journal.CPUs) (*journal.Results, []journal.Window) {
 	res := &journal.Results{Plan: &journal.Plan{}, Environments: []journal.Environment{{AffinityCPUs: "0-7"}}}
-	res.Plan.Plan.Protocol.Placement = journal.PlanPlacementOf(pl)
+	res.Plan.Plan.Protocol.Placement = pl
 	var finals []journal.Window
 	for _, c := range cpus {
 		finals = append(finals, journal.Window{Final: true, CPUs: c})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 )
 
 // profiledDir is a results directory (the fixture's journal) with one
@@ -34,7 +35,7 @@ func profiledDir(t *testing.T, rel string, plant func(dir string) string) string
 	}
 	key := journal.ProfilingKey("nethttp", "cpu", 10)
 	rec := journal.Profiling{Key: key, Stack: "nethttp", Case: "cpu", Concurrency: 10, Requests: 1000,
-		Window:   journal.Window{Key: key, Stack: "nethttp", Case: "cpu", Concurrency: 10, Load: &journal.LoadResult{Successes: 1000, ThroughputRPS: 400}, Server: journal.Usage{CPUSeconds: 7.5}},
+		Window:   journal.Window{Key: key, Stack: "nethttp", Case: "cpu", Concurrency: 10, Load: &load.Result{Successes: 1000, ThroughputRPS: 400}, Server: journal.Usage{CPUSeconds: 7.5}},
 		Profiles: []journal.ProfileFile{{Kind: journal.ProfileGoCPU, Path: rel, Samples: 600, RateHz: 100}}}
 	if err := jw.Append(journal.KindProfiling, rec); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/profiling"
 )
 
@@ -86,7 +87,7 @@ func TestProfilingSection(t *testing.T) {
 		})
 		key := journal.ProfilingKey(c.stack, "cpu", 10)
 		rec := journal.Profiling{Key: key, Stack: c.stack, Case: "cpu", Concurrency: 10, Requests: 1000,
-			Window:   journal.Window{Key: key, Stack: c.stack, Case: "cpu", Concurrency: 10, Load: &journal.LoadResult{Successes: 1000, ThroughputRPS: c.rps}, Server: journal.Usage{CPUSeconds: c.cpuS}},
+			Window:   journal.Window{Key: key, Stack: c.stack, Case: "cpu", Concurrency: 10, Load: &load.Result{Successes: 1000, ThroughputRPS: c.rps}, Server: journal.Usage{CPUSeconds: c.cpuS}},
 			Profiles: []journal.ProfileFile{{Kind: journal.ProfileGoCPU, Path: rel, Samples: 400 + c.malloc, RateHz: 100}}}
 		if err := jw.Append(journal.KindProfiling, rec); err != nil {
 			t.Fatal(err)

@@ -43,10 +43,10 @@ func suitesDir(t *testing.T, journaled bool) string {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		if err := w.Append(journal.KindDX, journal.DX{Time: fixtureStart, DXResult: journal.DXResultOf(d)}); err != nil {
+		if err := w.Append(journal.KindDX, journal.DX{Time: fixtureStart, Result: d}); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.Append(journal.KindProcess, journal.Process{Time: fixtureStart, ProcessResult: journal.ProcessResultOf(p)}); err != nil {
+		if err := w.Append(journal.KindProcess, journal.Process{Time: fixtureStart, Result: p}); err != nil {
 			t.Fatal(err)
 		}
 		return dir

@@ -71,7 +71,7 @@ func (ph *adaptPhase) run(ctx context.Context) error {
 			r.progress.logf("adaptive rounds: stopped after round %d: %s", last, stop)
 			return nil
 		}
-		rec.Round, rec.Windows = last+1, journal.ConvertSlice(next, journal.PlanWindowOf)
+		rec.Round, rec.Windows = last+1, next
 		if err := r.jw.Append(journal.KindRound, rec); err != nil {
 			return err
 		}

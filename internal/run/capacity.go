@@ -165,7 +165,7 @@ func (ph *capacityPhase) search(ctx context.Context, cur *server, sk searchKey, 
 		cfg.Retries = -1 // capacity.Config's "none"
 	}
 	for _, p := range past {
-		cfg.Past = append(cfg.Past, p.Probe.Capacity().WithResult(journal.ConvertPtr(p.Window.Load, journal.LoadResult.Load)))
+		cfg.Past = append(cfg.Past, p.Probe.WithResult(p.Window.Load))
 	}
 	if len(past) > 0 {
 		r.event(journal.LevelInfo, stack, "capacity %s: resumed after %d journaled probes", pr.name, len(past))
@@ -191,7 +191,7 @@ func (ph *capacityPhase) endSearch(sk searchKey, rep *capacity.Report, msg strin
 	key, name := sk.key(), sk.name(r.opt.Plan.Capacity.SearchCount())
 	rec := journal.CapacitySearch{Search: key, SearchIndex: sk.index, Stack: sk.stack, Case: sk.cas, Time: time.Now().UTC(), Error: msg}
 	if rep != nil {
-		rec.Report = journal.CapacityReportOf(*rep)
+		rec.Report = *rep
 		rec.Report.Probes = nil // journaled one by one
 	} else {
 		rec.Report.Status = capacity.StatusFailed
@@ -204,7 +204,7 @@ func (ph *capacityPhase) endSearch(sk searchKey, rep *capacity.Report, msg strin
 		r.progress.logf("capacity %s: %.1f req/s confirmed, failed from %.1f (%d probes, %s)", name, rec.Report.CapacityRPS, rec.Report.FirstFailRPS,
 			len(ph.probesOf(key)), time.Duration(rec.Report.ElapsedSeconds*float64(time.Second)).Round(time.Second))
 	default:
-		r.progress.logf("capacity %s: no capacity (%s); %s %s", name, rec.Report.Status, bracketWords(rec.Report.Capacity()), msg)
+		r.progress.logf("capacity %s: no capacity (%s); %s %s", name, rec.Report.Status, bracketWords(rec.Report), msg)
 	}
 	return nil
 }
@@ -285,7 +285,7 @@ func (pr *runProber) measure(ctx context.Context, rateRPS float64, warmup, windo
 		return nil, fmt.Errorf("the load generator gave no result: %s", rec.Error)
 	}
 	pr.pending = rec
-	return journal.ConvertPtr(rec.Load, journal.LoadResult.Load), nil
+	return rec.Load, nil
 }
 
 // died stops a server that died during a search; the next search starts
@@ -302,7 +302,7 @@ func (pr *runProber) journal(p capacity.Probe) {
 		return
 	}
 	rec := journal.CapacityProbe{Search: pr.key, SearchIndex: pr.sk.index, Stack: pr.stack, Case: pr.c.Name, SLO: pr.slo,
-		ClosedLoopRPS: pr.closedRPS, Probe: journal.CapacitySearchProbeOf(p), Window: *pr.pending}
+		ClosedLoopRPS: pr.closedRPS, Probe: p, Window: *pr.pending}
 	pr.pending = nil
 	if err := pr.r.jw.Append(journal.KindCapacityProbe, rec); err != nil {
 		pr.err = err

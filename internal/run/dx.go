@@ -32,7 +32,7 @@ func (ph *dxPhase) run(ctx context.Context, done *journal.Results) error {
 	if err != nil {
 		return fmt.Errorf("dx phase: %w", err)
 	}
-	if err := r.jw.Append(journal.KindDX, journal.DX{Time: time.Now().UTC(), DXResult: journal.DXResultOf(res)}); err != nil {
+	if err := r.jw.Append(journal.KindDX, journal.DX{Time: time.Now().UTC(), Result: res}); err != nil {
 		return fmt.Errorf("dx phase: %w", err)
 	}
 	return nil

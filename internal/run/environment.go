@@ -24,7 +24,7 @@ var captureHost = host.Capture
 // the machine); windows refer to the newest record.
 func (ph *environmentPhase) run(ctx context.Context) error {
 	r := ph.r
-	env := journal.Environment{CapturedAt: time.Now().UTC(), Host: journal.HostEnvironmentOf(captureHost()), StackVersions: map[string]string{}}
+	env := journal.Environment{CapturedAt: time.Now().UTC(), Host: captureHost(), StackVersions: map[string]string{}}
 	for _, s := range r.opt.Plan.Stacks {
 		if s.Version == "" {
 			continue
@@ -41,7 +41,7 @@ func (ph *environmentPhase) run(ctx context.Context) error {
 			env.PostgresVersion, env.PostgresSettings = st.ServerVersion, st.Settings
 		}
 	}
-	env.Warnings = env.Host.Host().Warnings(slices.Max(r.opt.Plan.Protocol.Concurrency))
+	env.Warnings = env.Host.Warnings(slices.Max(r.opt.Plan.Protocol.Concurrency))
 	gateWarnings, err := r.watch.setupGate(ctx, env.Host.CPUCount)
 	if err != nil {
 		return err

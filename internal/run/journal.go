@@ -79,7 +79,7 @@ func (r *runner) openJournal() error {
 		ToolVersion: r.opt.ToolVersion,
 		SkipParity:  r.opt.SkipParity,
 		Args:        r.opt.Args,
-		Plan:        redactStackEnv(journal.PlanSpecOf(*r.opt.Plan)),
+		Plan:        redactStackEnv(*r.opt.Plan),
 		Database:    databaseKind(r.opt.Plan.Database),
 		RunDatabase: r.runDatabase,
 	})
@@ -97,9 +97,9 @@ func (r *runner) readPrevious() error {
 	for _, p := range res.JournalProblems {
 		r.progress.logf("journal %s", p)
 	}
-	if got, want := r.opt.Plan.Fingerprint, res.Plan.Plan.Fingerprint; got != want {
+	if was := res.RunPlan(); r.opt.Plan.Fingerprint != was.Fingerprint {
 		return fmt.Errorf("the plan changed since this run started (fingerprint %s, journal has %s): a resume must use the same file, profile and flags; start a new run with --out instead%s",
-			short(got), short(want), placementChanged(r.opt.Plan.Protocol.Placement, res.Plan.Plan.Protocol.Placement.Plan())+orderChanged(r.opt.Plan.Protocol.Order, res.Plan.Plan.Protocol.Order))
+			short(r.opt.Plan.Fingerprint), short(was.Fingerprint), placementChanged(r.opt.Plan.Protocol.Placement, was.Protocol.Placement)+orderChanged(r.opt.Plan.Protocol.Order, was.Protocol.Order))
 	}
 	r.opt.SkipParity = res.Plan.SkipParity
 	r.runDatabase = res.Plan.RunDatabase
@@ -110,7 +110,7 @@ func (r *runner) readPrevious() error {
 	// An adaptive run's extra rounds are part of its plan from the moment
 	// they were journaled; the rule goes on from where it stopped.
 	for _, rd := range res.Rounds {
-		r.extend(journal.ConvertSlice(rd.Windows, journal.PlanWindow.Plan))
+		r.extend(rd.Windows)
 	}
 	_, r.adaptiveStopped = res.Stopped()
 	(&latencyPhase{r: r}).readJournal(res)

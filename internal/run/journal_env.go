@@ -3,10 +3,11 @@ package run
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
-	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // redactedValue stands for a secret env: value in the journal and
@@ -65,7 +66,8 @@ func tokenLike(v string) bool {
 // fingerprint across runs (a pool size that changed is a changed stack).
 // The maps are new: the plan's own, which the run starts its stacks with
 // (and a resume re-reads from the comparison file), are untouched.
-func redactStackEnv(spec journal.PlanSpec) journal.PlanSpec {
+func redactStackEnv(spec plan.Plan) plan.Plan {
+	spec.Stacks = slices.Clone(spec.Stacks)
 	for i := range spec.Stacks {
 		env := spec.Stacks[i].Env
 		if len(env) == 0 {

@@ -97,7 +97,7 @@ func (ph *latencyPhase) latencyStream(cur *server, lw plan.Window, c workload.Ca
 	warm := p.FixedRateWarmup(cur.stack, lw)
 	return loadStream{c: c, conns: lw.Concurrency, rateRPS: rateRPS, warmup: warmupSpan{warm, warm}, window: p.Window,
 		check: func(rec *journal.Window) {
-			judgeBehind(rec, journal.ConvertPtr(rec.Load, journal.LoadResult.Load))
+			judgeBehind(rec, rec.Load)
 			judgeWarming(rec)
 		}}
 }

@@ -36,7 +36,7 @@ func TestLanesRunRecordsItsCPUs(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	byKey, res := runtest.Finals(t, dir)
-	pl := res.Plan.Plan.Protocol.Placement.Plan()
+	pl := res.RunPlan().Protocol.Placement
 	lanes := cpuset.Split(cpuset.Cores(avail))
 	if !pl.IsLanes() || pl.Server != lanes.Server.String() || pl.Generator != lanes.Generator.String() || pl.Database != lanes.Database.String() {
 		t.Errorf("journaled placement %+v, want the default split %+v", pl, lanes)

@@ -35,7 +35,7 @@ func (ph *processPhase) run(ctx context.Context, done *journal.Results) error {
 	if err != nil {
 		return fmt.Errorf("process phase: %w", err)
 	}
-	if err := r.jw.Append(journal.KindProcess, journal.Process{Time: time.Now().UTC(), ProcessResult: journal.ProcessResultOf(res)}); err != nil {
+	if err := r.jw.Append(journal.KindProcess, journal.Process{Time: time.Now().UTC(), Result: res}); err != nil {
 		return fmt.Errorf("process phase: %w", err)
 	}
 	return nil

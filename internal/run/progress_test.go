@@ -11,6 +11,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/analysis"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
@@ -82,7 +83,7 @@ func TestTerminalStatusFitsSixLinesAt80Columns(t *testing.T) {
 		if i == 3 {
 			p.redo(&journal.Window{Key: "r2/" + long + "/order/c32", Flags: []journal.Flag{journal.FlagContended}, Reasons: []string{"contended: foreign CPU 0.81 cores over the gate's 0.40 for the whole window"}})
 		}
-		p.window(&journal.Window{Key: "r1/" + long + "/order/c32", Load: &journal.LoadResult{ThroughputRPS: 1000}})
+		p.window(&journal.Window{Key: "r1/" + long + "/order/c32", Load: &load.Result{ThroughputRPS: 1000}})
 		if i%2 == 0 {
 			p.stepCalls("1 gain, 2 same, 3 undecided", []string{"a → " + long + " order c=32", "b → c user c=32", "c → d list c=32"})
 		}
@@ -128,7 +129,7 @@ func TestNonTerminalStderrKeepsTodaysLines(t *testing.T) {
 	p.phase("measuring")
 	p.tick(1, 10, 0)
 	p.redo(&journal.Window{Key: "r1/a/order/c32", Flags: []journal.Flag{journal.FlagSuspended}, Reasons: []string{"suspended: the machine slept"}})
-	p.window(&journal.Window{Key: "r1/a/order/c32", Load: &journal.LoadResult{ThroughputRPS: 1000}})
+	p.window(&journal.Window{Key: "r1/a/order/c32", Load: &load.Result{ThroughputRPS: 1000}})
 	p.stepCalls("1 undecided", []string{"a → b order c=32"})
 	p.close()
 	want := "measuring 2 windows (estimated 1m0s)\nredo r1/a/order/c32: suspended: the machine slept\n[1/2] r1/a/order/c32: 1000 rps, 0.00 cores, p99 0µs [ok]\n"

@@ -350,7 +350,7 @@ func judgeTry(rec *journal.Window, cur *server, d driven) {
 		}
 		return
 	}
-	rec.Load = journal.ConvertPtr(d.res, journal.LoadResultOf)
+	rec.Load = d.res
 	rec.Generators = d.parts
 	if d.stats != nil {
 		alignSampler(rec, *d.stats, d.res)
