@@ -356,6 +356,9 @@ func writeRunReport(env Env, dir string, partial bool) *report.Model {
 	for _, line := range report.VerdictLines(m) {
 		fmt.Fprintln(env.Stdout, line)
 	}
+	for _, line := range report.TFBLines(m) {
+		fmt.Fprintln(env.Stdout, line)
+	}
 	printSteps(env.Stdout, m)
 	if lines := report.LatencyLines(m); len(lines) > 0 {
 		fmt.Fprintln(env.Stdout)
@@ -409,7 +412,11 @@ func printSteps(w io.Writer, m *report.Model) {
 				continue
 			}
 			if c := s.Metric(headline); c != nil {
-				fmt.Fprintf(w, "      %-8s %s\n", s.Case, report.CallText(*c))
+				relaxed := ""
+				if len(s.RuleRelaxed) > 0 {
+					relaxed = " [" + report.RelaxedMark + ": " + strings.Join(s.RuleRelaxed, "; ") + "]"
+				}
+				fmt.Fprintf(w, "      %-8s %s%s\n", s.Case, report.CallText(*c), relaxed)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/workload"
 	"go.yaml.in/yaml/v3"
 )
@@ -71,21 +72,6 @@ func readRegular(path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-// tfbPaths are the paths the built-in tfb workload requests; a variant
-// must serve a case at its path (stackbench has no per-stack routes).
-func tfbPaths() map[string]string {
-	w, _ := workload.TFB(workload.TFBOptions{Cases: workload.TFBCaseNames})
-	out := map[string]string{}
-	for _, c := range w.Cases {
-		p := c.Path
-		if i := strings.Index(p, "="); i >= 0 {
-			p = p[:i+1] // the count parameter, without its value
-		}
-		out[c.Name] = p
-	}
-	return out
-}
-
 // chooseTFBStacks picks the variants to import: those named by variants
 // (all of them in each entry when nil) that use PostgreSQL or no database.
 func chooseTFBStacks(entries []tfbEntry, variants []string) (tfbImport, error) {
@@ -126,39 +112,38 @@ func chooseTFBStacks(entries []tfbEntry, variants []string) (tfbImport, error) {
 	}
 	imp.Cases, imp.Warnings = commonTFBCases(imp.Stacks, imp.Warnings)
 	if len(imp.Cases) == 0 {
-		return imp, fmt.Errorf("the chosen variants serve no test type in common at tfb's paths (%s); choose variants with --variants", strings.Join(imp.Warnings, "; "))
+		return imp, fmt.Errorf("the chosen variants serve no test type in common (%s); choose variants with --variants", strings.Join(imp.Warnings, "; "))
 	}
 	return imp, nil
 }
 
-// commonTFBCases are the test types every stack serves at tfb's path, in
-// tfb's order; each case left out is a warning.
+// commonTFBCases are the test types every stack serves, at whatever
+// path (a stack's own paths go in its paths:), in tfb's order; each case
+// left out is a warning.
 func commonTFBCases(stacks []tfbStack, warnings []string) ([]string, []string) {
-	paths := tfbPaths()
 	var cases []string
 	for _, c := range workload.TFBCaseNames {
-		ok := true
-		for _, s := range stacks {
-			url, has := s.Variant.URLs[c]
-			switch {
-			case !has:
-				ok = false
-				if anyHas(stacks, c) {
-					warnings = append(warnings, fmt.Sprintf("case %s left out: stack %s has no %s URL", c, s.Name, c))
-				}
-			case url != paths[c]:
-				ok = false
-				warnings = append(warnings, fmt.Sprintf("case %s left out: stack %s serves it at %s, and tfb requests %s (stackbench has no per-stack paths)", c, s.Name, url, paths[c]))
-			}
-			if !ok {
-				break
-			}
-		}
-		if ok {
+		missing := slices.IndexFunc(stacks, func(s tfbStack) bool { _, ok := s.Variant.URLs[c]; return !ok })
+		switch {
+		case missing < 0:
 			cases = append(cases, c)
+		case anyHas(stacks, c):
+			warnings = append(warnings, fmt.Sprintf("case %s left out: stack %s has no %s URL", c, stacks[missing].Name, c))
 		}
 	}
 	return cases, warnings
+}
+
+// tfbOwnPaths are a stack's URLs for cases that differ from tfb's own
+// paths: what its paths: key says.
+func tfbOwnPaths(s tfbStack, cases []string) map[string]string {
+	out := map[string]string{}
+	for _, c := range cases {
+		if u := s.Variant.URLs[c]; u != workload.TFBPath(c) {
+			out[c] = u
+		}
+	}
+	return out
 }
 
 func anyHas(stacks []tfbStack, c string) bool {
@@ -267,7 +252,7 @@ func tfbYAML(imp tfbImport, outDir string) ([]byte, error) {
 	addNode(doc, "workload", wl)
 	stacks := seqNode(false)
 	for _, s := range imp.Stacks {
-		n, err := tfbStackNode(s, outDir)
+		n, err := tfbStackNode(s, imp.Cases, outDir)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +271,7 @@ func tfbYAML(imp tfbImport, outDir string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func tfbStackNode(s tfbStack, outDir string) (*yaml.Node, error) {
+func tfbStackNode(s tfbStack, cases []string, outDir string) (*yaml.Node, error) {
 	v := s.Variant
 	n := mapNode()
 	meta := []string{}
@@ -336,6 +321,19 @@ func tfbStackNode(s tfbStack, outDir string) (*yaml.Node, error) {
 	if rt := tfbRuntime(v); rt != "" {
 		addScalar(n, "runtime", rt)
 	}
+	if labels := tfbLabelsNode(v); labels != nil {
+		addNode(n, "tfb", labels)
+	}
+	if own := tfbOwnPaths(s, cases); len(own) > 0 {
+		paths := mapNode()
+		paths.Style = yaml.FlowStyle
+		for _, c := range workload.TFBCaseNames {
+			if u, ok := own[c]; ok {
+				addScalar(paths, c, u)
+			}
+		}
+		addNode(n, "paths", paths)
+	}
 	if len(g.Env) > 0 {
 		env := mapNode()
 		for _, kv := range g.Env {
@@ -364,6 +362,27 @@ func tfbStackHealth(v tfbVariant) string {
 		}
 	}
 	return "/"
+}
+
+// tfbLabelsNode is a stack's tfb: key, the labels its variant carries
+// that the report shows beside it (approach, ORM, classification), in
+// flow style; nil when it has none. A value TFB does not use is left out
+// with the others kept (plan accepts TFB's own values only).
+func tfbLabelsNode(v tfbVariant) *yaml.Node {
+	n := mapNode()
+	n.Style = yaml.FlowStyle
+	for _, kv := range []struct {
+		key, value string
+		known      []string
+	}{{"approach", v.Approach, plan.TFBApproaches}, {"orm", v.ORM, plan.TFBORMs}, {"classification", v.Classification, plan.TFBClassifications}} {
+		if i := slices.IndexFunc(kv.known, func(k string) bool { return strings.EqualFold(k, kv.value) }); i >= 0 {
+			addScalar(n, kv.key, kv.known[i])
+		}
+	}
+	if len(n.Content) == 0 {
+		return nil
+	}
+	return n
 }
 
 func mapNode() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }

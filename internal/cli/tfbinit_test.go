@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/workload"
 )
 
 // tfbTestdata is the absolute path of a TFB entry folder under testdata.
@@ -73,9 +74,9 @@ func TestInitTFBEachEntry(t *testing.T) {
 		{entry: "mixed", stacks: []string{"mixed-postgres"}, cases: "db,queries",
 			inFile:   []string{"runtime: bun", "DB_POOL: \"8\""},
 			warnings: []string{"variant mysql uses MySQL", "variant mongodb uses MongoDB"}},
-		{entry: "oddurls", stacks: []string{"oddurls"}, cases: "json,db",
-			inFile:   []string{"GUESS from oddurls-custom.dockerfile", "JAVA_OPTS: -Xmx512m -XX:+UseParallelGC", "runtime: jvm"},
-			warnings: []string{"case queries left out: stack oddurls serves it at /query?queries=, and tfb requests /queries?queries="}},
+		{entry: "oddurls", stacks: []string{"oddurls"}, cases: "json,db,queries",
+			inFile: []string{"GUESS from oddurls-custom.dockerfile", "JAVA_OPTS: -Xmx512m -XX:+UseParallelGC", "runtime: jvm",
+				"paths: {queries: '/query?queries='}", "tfb: {approach: Realistic, orm: Full}"}},
 	} {
 		t.Run(tc.entry, func(t *testing.T) {
 			f, data, errOut := initTFB(t, append([]string{"--tfb", tfbTestdata(t, tc.entry)}, tc.args...)...)
@@ -180,5 +181,48 @@ func TestParseDockerfile(t *testing.T) {
 	}
 	if want := [][2]string{{"A", "1"}, {"B", "two words"}}; !slices.Equal(g.Env, want) {
 		t.Errorf("env %q, want %q", g.Env, want)
+	}
+}
+
+// TestInitTFBPerStackPaths imports two variants that serve the test types
+// at different URLs: each stack's file says its own paths, and the plan
+// sends each stack its own (the load's case, parity's checks and the
+// health path alike).
+func TestInitTFBPerStackPaths(t *testing.T) {
+	f, data, _ := initTFB(t, "--tfb", tfbTestdata(t, "twourls"))
+	if got := stackNames(f); !slices.Equal(got, []string{"twourls", "twourls-orm"}) {
+		t.Fatalf("stacks %v", got)
+	}
+	if got := strings.Join(f.Workload.CaseNames(), ","); got != "json,db,queries" {
+		t.Errorf("cases %s, want json,db,queries (both variants serve them, at their own URLs)", got)
+	}
+	if !strings.Contains(data, "paths: {json: /orm/json, db: /orm/db, queries: /orm/queries/}") {
+		t.Errorf("the orm variant's paths are not in the file:\n%s", data)
+	}
+	for _, tc := range []struct{ stack, cas, path string }{
+		{"twourls", "json", "/json"}, {"twourls", "queries", "/queries?queries=20"},
+		{"twourls-orm", "json", "/orm/json"}, {"twourls-orm", "db", "/orm/db"}, {"twourls-orm", "queries", "/orm/queries/20"},
+	} {
+		c, ok := f.CaseOf(tc.stack, tc.cas)
+		if !ok || c.Path != tc.path {
+			t.Errorf("%s %s: path %q, want %q", tc.stack, tc.cas, c.Path, tc.path)
+		}
+	}
+	var checked []string
+	for _, c := range workload.Checks(f.WorkloadOf("twourls-orm"), "") {
+		checked = append(checked, c.Path)
+	}
+	if !slices.Contains(checked, "/orm/queries/foo") || !slices.Contains(checked, "/orm/queries/501") || slices.Contains(checked, "/queries?queries=0") {
+		t.Errorf("parity's count edges are not at the stack's own URL: %v", checked)
+	}
+	for i, want := range []string{"/json", "/orm/json"} {
+		if h := f.Stacks[i].Health; h != want {
+			t.Errorf("stack %s health %q, want %q", f.Stacks[i].Name, h, want)
+		}
+	}
+	// The labels from benchmark_config.json reach the stack (and from it
+	// the report).
+	if e := f.Stacks[1].TFB; e == nil || e.Approach != "Stripped" || e.ORM != "Full" || e.Classification != "Fullstack" {
+		t.Errorf("stack twourls-orm's tfb: %+v, want Stripped, Full, Fullstack", e)
 	}
 }

@@ -380,7 +380,19 @@ func PlanStackOf(v plan.Stack) PlanStack {
 		Runtime:     v.Runtime,
 		Container:   ConvertPtr(v.Container, PlanContainerOf),
 		Wire:        planWireOf(v.Wire),
+		TFB:         ConvertPtr(v.TFB, PlanTFBEntryOf),
+		Paths:       v.Paths,
 	}
+}
+
+// PlanTFBEntryOf converts v to its journaled form.
+func PlanTFBEntryOf(v plan.TFBEntry) PlanTFBEntry {
+	return PlanTFBEntry{Approach: v.Approach, ORM: v.ORM, Classification: v.Classification, Relax: v.Relax}
+}
+
+// Plan converts v back to a plan.TFBEntry.
+func (v PlanTFBEntry) Plan() plan.TFBEntry {
+	return plan.TFBEntry{Approach: v.Approach, ORM: v.ORM, Classification: v.Classification, Relax: v.Relax}
 }
 
 // planWireOf is the journal form of a stack's wire; nil for HTTP/1.1 in
@@ -420,6 +432,8 @@ func (v PlanStack) Plan() plan.Stack {
 		Runtime:     v.Runtime,
 		Container:   ConvertPtr(v.Container, PlanContainer.Plan),
 		Wire:        v.Wire.Plan(),
+		TFB:         ConvertPtr(v.TFB, PlanTFBEntry.Plan),
+		Paths:       v.Paths,
 	}
 }
 

@@ -402,6 +402,21 @@ type PlanStack struct {
 	// Wire is how the load reached the stack; absent for HTTP/1.1 in
 	// cleartext (and in journals from before it).
 	Wire *PlanWire `json:"wire,omitempty"`
+	// TFB is what the stack said of itself as a TechEmpower entry (its
+	// approach, ORM, classification and relaxed rules); absent when
+	// nothing, and in journals from before it.
+	TFB *PlanTFBEntry `json:"tfb,omitempty"`
+	// Paths are the tfb cases at the stack's own URLs; absent when every
+	// case was at the workload's path.
+	Paths map[string]string `json:"paths,omitempty"`
+}
+
+// PlanTFBEntry is plan.TFBEntry as the journal records it.
+type PlanTFBEntry struct {
+	Approach       string   `json:"approach,omitempty"`
+	ORM            string   `json:"orm,omitempty"`
+	Classification string   `json:"classification,omitempty"`
+	Relax          []string `json:"relax,omitempty"`
 }
 
 // PlanWire is plan.Wire as the journal records it.

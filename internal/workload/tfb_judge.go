@@ -94,6 +94,7 @@ func (r *runner) judgeTFB(t TFBRule, cr *CheckResult) string {
 	case TFBFortunes:
 		tfbFortunes(cr.Body, cr.wire.header.Get("Content-Type"), add)
 	}
+	vs = r.splitRelaxed(vs, cr)
 	parts := make([]string, len(vs))
 	for i, v := range vs {
 		parts[i] = v.String()
