@@ -74,6 +74,11 @@ func TestInitTFBEachEntry(t *testing.T) {
 		{entry: "mixed", stacks: []string{"mixed-postgres"}, cases: "db,queries",
 			inFile:   []string{"runtime: bun", "DB_POOL: \"8\""},
 			warnings: []string{"variant mysql uses MySQL", "variant mongodb uses MongoDB"}},
+		// TFB's usual layout: json and plaintext in the default variant,
+		// the database test types in another. Unnamed, the wider is kept.
+		{entry: "splitvariants", stacks: []string{"splitvariants-postgres"}, cases: "db,queries,fortunes,updates",
+			inFile:   []string{"DATABASE: postgres", "tfb: {approach: Realistic, orm: Raw, classification: Platform}"},
+			warnings: []string{"variant default left out: it shares no test type with splitvariants-postgres (db, queries, fortunes, updates); import it on its own with --variants default"}},
 		{entry: "oddurls", stacks: []string{"oddurls"}, cases: "json,db,queries",
 			inFile: []string{"GUESS from oddurls-custom.dockerfile", "JAVA_OPTS: -Xmx512m -XX:+UseParallelGC", "runtime: jvm",
 				"paths: {queries: '/query?queries='}", "tfb: {approach: Realistic, orm: Full}"}},
@@ -224,5 +229,32 @@ func TestInitTFBPerStackPaths(t *testing.T) {
 	// the report).
 	if e := f.Stacks[1].TFB; e == nil || e.Approach != "Stripped" || e.ORM != "Full" || e.Classification != "Fullstack" {
 		t.Errorf("stack twourls-orm's tfb: %+v, want Stripped, Full, Fullstack", e)
+	}
+}
+
+// TestInitTFBContainer writes each stack as a container built from its
+// variant's Dockerfile (init --tfb --container), and plan accepts the
+// file: the image is stackbench-<stack> from that Dockerfile, with no
+// build or start of its own, the labels and paths as natively.
+func TestInitTFBContainer(t *testing.T) {
+	f, data, _ := initTFB(t, "--tfb", tfbTestdata(t, "twourls"), "--container")
+	for i, want := range []string{"twourls.dockerfile", "twourls-orm.dockerfile"} {
+		s := f.Stacks[i]
+		if s.Container == nil || filepath.Base(s.Container.Build) != want || s.Container.Image != "stackbench-"+s.Name {
+			t.Fatalf("stack %s: container %+v, want built from %s", s.Name, s.Container, want)
+		}
+		if s.Build != "" || s.Start != "" {
+			t.Errorf("stack %s: build %q, start %q; the image's own CMD runs", s.Name, s.Build, s.Start)
+		}
+	}
+	if f.Stacks[1].TFB == nil || f.Stacks[1].Paths["json"] != "/orm/json" {
+		t.Errorf("the container stack lost its labels or paths: %+v %v", f.Stacks[1].TFB, f.Stacks[1].Paths)
+	}
+	if !strings.Contains(data, "container: {build: twourls-orm.dockerfile}") || !strings.Contains(data, "it must listen on $PORT") {
+		t.Errorf("the file:\n%s", data)
+	}
+	// Without --tfb the flag is refused.
+	if code, _, errOut := runMain(t, t.TempDir(), nil, "init", "--container"); code != 2 || !strings.Contains(errOut, "go with --tfb") {
+		t.Errorf("init --container alone: exit %d: %s", code, errOut)
 	}
 }
