@@ -190,6 +190,7 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 			h.StepFrom[s.Name] = s.From
 		}
 	}
+	h.TFB = tfbStacks(res)
 	h.Cases, h.Warnings = caseInfos(res)
 	h.State = "stopped"
 	_, adaptiveDone := res.Stopped()

@@ -348,6 +348,7 @@ func addSteps(m *Result) {
 	fz := frozenCalls(m)
 	steps, cells, latency := stepsThrough(m, m.Header.CallsThroughRound)
 	m.Steps = steps
+	markRelaxed(m.Steps, m.Header.TFB)
 	callSteps(m.Steps, cells, latency, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
 	if m.Header.ClosedLoop == plan.ClosedLoopFirst {
 		// One closed-loop window a cell, by design: say so rather than

@@ -24,6 +24,7 @@ func StackFingerprint(s plan.Stack, file string) string {
 		}
 	}
 	s.Name, s.From, s.Line, s.DX = "", "", 0, nil
+	s.TFB = nil                  // labels and parity rules: what the stack serves is the same
 	data, err := json.Marshal(s) // maps marshal with sorted keys: stable
 	if err != nil {
 		panic("analysis: stack fingerprint: " + err.Error()) // plain data; cannot fail

@@ -108,6 +108,10 @@ type Header struct {
 	// StepFrom maps each stack but the baseline to the stack it changes
 	// one layer of: the steps form a tree from the first stack.
 	StepFrom map[string]string `json:"step_from,omitempty"`
+	// TFB holds, by stack, what a TechEmpower entry's stack said of
+	// itself (approach, ORM, classification) and the parity rules relaxed
+	// for it that it broke; nil when no stack has either.
+	TFB map[string]TFBStack `json:"tfb,omitempty"`
 	// ParitySkipped is true when the run was made with --skip-parity: the
 	// stacks were never shown to answer the same thing.
 	ParitySkipped bool `json:"parity_skipped"`
@@ -488,6 +492,11 @@ type Step struct {
 	// saturation (costloads.go), with each stack's absolute CPU-µs per
 	// request; nil without a fixed-rate cost.
 	CostLoads *CostLoads `json:"cost_loads,omitempty"`
+	// RuleRelaxed names, as "stack: rule", the parity rules relaxed on
+	// this case for either stack that the stack broke (a tfb stack's
+	// batched updates, its tfb: relax:): the step is marked "rule
+	// relaxed". Empty when parity held both stacks to every rule.
+	RuleRelaxed []string `json:"rule_relaxed,omitempty"`
 	// Flagged lists the flags raised on the counted windows of either cell,
 	// as "stack: flag ×windows" (contended, client_bound,
 	// checkpoint_in_window): such windows count, so the change may describe

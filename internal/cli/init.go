@@ -27,7 +27,7 @@ func init() {
 // of the log and a mix of them weighted by their requests; with
 // --saas-slice, plan.StarterYAML.
 func runInit(ctx context.Context, args []string, env Env) error {
-	fs := newFlagSet("init", "[--force] [--saas-slice | --compare REV REV | --openapi FILE | --access-log FILE [--top N] | --tfb DIR [DIR...] [--variants a,b]]", env)
+	fs := newFlagSet("init", "[--force] [--saas-slice | --compare REV REV | --openapi FILE | --access-log FILE [--top N] | --tfb DIR [DIR...] [--variants a,b] [--container]]", env)
 	force := fs.Bool("force", false, "overwrite an existing stackbench.yaml")
 	saas := fs.Bool("saas-slice", false, "write the starter for the built-in saas-slice workload (reference stacks)")
 	compare := fs.String("compare", "", "REV REV: two git revisions of this repository, one run (e.g. --compare main HEAD)")
@@ -36,15 +36,16 @@ func runInit(ctx context.Context, args []string, env Env) error {
 	top := fs.Int("top", defaultTopRoutes, "with --access-log: how many routes the mix keeps")
 	tfb := fs.String("tfb", "", "DIR [DIR...]: TechEmpower Framework Benchmarks entry folders (benchmark_config.json): a stack per variant on the tfb workload")
 	variants := fs.String("variants", "", "with --tfb: the variants to import, comma-separated (e.g. default,postgres); all PostgreSQL or database-less ones when unset")
+	container := fs.Bool("container", false, "with --tfb: each stack runs in a container built from its variant's Dockerfile (container: {build: …}) instead of natively")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if *tfb != "" {
-		return runInitTFB(env, append([]string{*tfb}, rest...), *variants, *force, *saas || *compare != "" || *openapi != "")
+		return runInitTFB(env, append([]string{*tfb}, rest...), *variants, *container, *force, *saas || *compare != "" || *openapi != "")
 	}
-	if *variants != "" {
-		return usagef("--variants goes with --tfb")
+	if *variants != "" || *container {
+		return usagef("--variants and --container go with --tfb")
 	}
 	facts := inspectRepo(env.Dir)
 	if *openapi != "" {
@@ -136,7 +137,7 @@ func writeStarter(path, content string, force bool) error {
 
 // runInitTFB is `init --tfb DIR [DIR...]`: stackbench.yaml with one stack
 // per chosen variant of each TFB entry, in the order given.
-func runInitTFB(env Env, dirs []string, variants string, force, other bool) error {
+func runInitTFB(env Env, dirs []string, variants string, container, force, other bool) error {
 	if other {
 		return usagef("--tfb writes a file of its own; it does not go with --saas-slice, --compare or --openapi")
 	}
@@ -148,7 +149,7 @@ func runInitTFB(env Env, dirs []string, variants string, force, other bool) erro
 			}
 		}
 	}
-	path, err := writeTFBStarter(dirs, func(d string) string { return resolvePath(env, d) }, names, env.Dir, force, func(w string) { fmt.Fprintln(env.Stderr, "warning: "+w) })
+	path, err := writeTFBStarter(dirs, func(d string) string { return resolvePath(env, d) }, names, container, env.Dir, force, func(w string) { fmt.Fprintln(env.Stderr, "warning: "+w) })
 	if err != nil {
 		var ue *UsageError
 		if errors.As(err, &ue) {

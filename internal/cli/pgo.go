@@ -137,7 +137,7 @@ func collectProfile(ctx context.Context, f *plan.File, s plan.Stack, a pgoArgs, 
 	if err != nil {
 		return 0, err
 	}
-	loadErr := driveCases(ctx, f.Workload, s.BaseURL("127.0.0.1:"+strconv.Itoa(p.Port())), a, say)
+	loadErr := driveCases(ctx, f.WorkloadOf(s.Name), s.BaseURL("127.0.0.1:"+strconv.Itoa(p.Port())), a, say)
 	stopErr := p.Stop(stack.StopGrace)
 	if err := errors.Join(loadErr, stopErr); err != nil {
 		return 0, err

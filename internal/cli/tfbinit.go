@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/stackbench/stackbench/internal/pgfix"
+	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/workload"
 	"go.yaml.in/yaml/v3"
 )
@@ -39,6 +40,9 @@ type tfbImport struct {
 	Stacks   []tfbStack
 	Cases    []string
 	Warnings []string
+	// Container: each stack is built from its Dockerfile and run in a
+	// container (init --tfb --container) instead of natively.
+	Container bool
 }
 
 // readTFBEntry reads DIR/benchmark_config.json, refusing a link or a file
@@ -69,21 +73,6 @@ func readRegular(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is not a regular file (links are not followed)", filepath.Base(path))
 	}
 	return os.ReadFile(path)
-}
-
-// tfbPaths are the paths the built-in tfb workload requests; a variant
-// must serve a case at its path (stackbench has no per-stack routes).
-func tfbPaths() map[string]string {
-	w, _ := workload.TFB(workload.TFBOptions{Cases: workload.TFBCaseNames})
-	out := map[string]string{}
-	for _, c := range w.Cases {
-		p := c.Path
-		if i := strings.Index(p, "="); i >= 0 {
-			p = p[:i+1] // the count parameter, without its value
-		}
-		out[c.Name] = p
-	}
-	return out
 }
 
 // chooseTFBStacks picks the variants to import: those named by variants
@@ -124,41 +113,96 @@ func chooseTFBStacks(entries []tfbEntry, variants []string) (tfbImport, error) {
 			return imp, fmt.Errorf("%s: no variant to import (its variants: %s); name some with --variants", e.Dir, variantNames(e.Cfg))
 		}
 	}
+	if variants == nil {
+		// TFB's usual layout: a default variant with json and plaintext,
+		// a postgres one with the database test types. Unnamed, they
+		// share nothing; keep the group that serves the most.
+		imp.Stacks, imp.Warnings = widestTFBGroup(imp.Stacks, imp.Warnings)
+	}
 	imp.Cases, imp.Warnings = commonTFBCases(imp.Stacks, imp.Warnings)
 	if len(imp.Cases) == 0 {
-		return imp, fmt.Errorf("the chosen variants serve no test type in common at tfb's paths (%s); choose variants with --variants", strings.Join(imp.Warnings, "; "))
+		return imp, fmt.Errorf("the chosen variants serve no test type in common (%s); choose variants with --variants", strings.Join(imp.Warnings, "; "))
 	}
 	return imp, nil
 }
 
-// commonTFBCases are the test types every stack serves at tfb's path, in
-// tfb's order; each case left out is a warning.
-func commonTFBCases(stacks []tfbStack, warnings []string) ([]string, []string) {
-	paths := tfbPaths()
-	var cases []string
-	for _, c := range workload.TFBCaseNames {
-		ok := true
-		for _, s := range stacks {
-			url, has := s.Variant.URLs[c]
-			switch {
-			case !has:
-				ok = false
-				if anyHas(stacks, c) {
-					warnings = append(warnings, fmt.Sprintf("case %s left out: stack %s has no %s URL", c, s.Name, c))
-				}
-			case url != paths[c]:
-				ok = false
-				warnings = append(warnings, fmt.Sprintf("case %s left out: stack %s serves it at %s, and tfb requests %s (stackbench has no per-stack paths)", c, s.Name, url, paths[c]))
-			}
-			if !ok {
-				break
+// widestTFBGroup keeps, of stacks that share no test type, those that
+// serve every test type of the stack that serves the most (the first such
+// stack on a tie), and warns of each one left out; stacks that share one
+// are all kept, and so are they all when a whole entry would be left out.
+func widestTFBGroup(stacks []tfbStack, warnings []string) ([]tfbStack, []string) {
+	if len(stacks) < 2 {
+		return stacks, warnings
+	}
+	if cases, _ := commonTFBCases(stacks, nil); len(cases) > 0 {
+		return stacks, warnings
+	}
+	widest := 0
+	for i, s := range stacks {
+		if len(s.Variant.URLs) > len(stacks[widest].Variant.URLs) {
+			widest = i
+		}
+	}
+	serves := func(s tfbStack) bool {
+		for c := range stacks[widest].Variant.URLs {
+			if _, ok := s.Variant.URLs[c]; !ok {
+				return false
 			}
 		}
-		if ok {
+		return true
+	}
+	var kept []tfbStack
+	var wide []string
+	for c := range stacks[widest].Variant.URLs {
+		wide = append(wide, c)
+	}
+	slices.SortFunc(wide, func(a, b string) int {
+		return slices.Index(workload.TFBCaseNames, a) - slices.Index(workload.TFBCaseNames, b)
+	})
+	for _, s := range stacks {
+		if serves(s) {
+			kept = append(kept, s)
+			continue
+		}
+		warnings = append(warnings, fmt.Sprintf("%s: variant %s left out: it shares no test type with %s (%s); import it on its own with --variants %s",
+			s.Entry.Dir, s.Variant.Name, stacks[widest].Name, strings.Join(wide, ", "), s.Variant.Name))
+	}
+	for _, s := range stacks {
+		if !slices.ContainsFunc(kept, func(k tfbStack) bool { return k.Entry.Abs == s.Entry.Abs }) {
+			// A whole entry would go: that is the user's to choose.
+			return stacks, warnings[:len(warnings)-(len(stacks)-len(kept))]
+		}
+	}
+	return kept, warnings
+}
+
+// commonTFBCases are the test types every stack serves, at whatever
+// path (a stack's own paths go in its paths:), in tfb's order; each case
+// left out is a warning.
+func commonTFBCases(stacks []tfbStack, warnings []string) ([]string, []string) {
+	var cases []string
+	for _, c := range workload.TFBCaseNames {
+		missing := slices.IndexFunc(stacks, func(s tfbStack) bool { _, ok := s.Variant.URLs[c]; return !ok })
+		switch {
+		case missing < 0:
 			cases = append(cases, c)
+		case anyHas(stacks, c):
+			warnings = append(warnings, fmt.Sprintf("case %s left out: stack %s has no %s URL", c, stacks[missing].Name, c))
 		}
 	}
 	return cases, warnings
+}
+
+// tfbOwnPaths are a stack's URLs for cases that differ from tfb's own
+// paths: what its paths: key says.
+func tfbOwnPaths(s tfbStack, cases []string) map[string]string {
+	out := map[string]string{}
+	for _, c := range cases {
+		if u := s.Variant.URLs[c]; u != workload.TFBPath(c) {
+			out[c] = u
+		}
+	}
+	return out
 }
 
 func anyHas(stacks []tfbStack, c string) bool {
@@ -267,7 +311,7 @@ func tfbYAML(imp tfbImport, outDir string) ([]byte, error) {
 	addNode(doc, "workload", wl)
 	stacks := seqNode(false)
 	for _, s := range imp.Stacks {
-		n, err := tfbStackNode(s, outDir)
+		n, err := tfbStackNode(s, imp.Cases, imp.Container, outDir)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +330,7 @@ func tfbYAML(imp tfbImport, outDir string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func tfbStackNode(s tfbStack, outDir string) (*yaml.Node, error) {
+func tfbStackNode(s tfbStack, cases []string, container bool, outDir string) (*yaml.Node, error) {
 	v := s.Variant
 	n := mapNode()
 	meta := []string{}
@@ -310,6 +354,9 @@ func tfbStackNode(s tfbStack, outDir string) (*yaml.Node, error) {
 	addScalar(n, "name", s.Name)
 	addScalar(n, "dir", filepath.ToSlash(dir))
 	g := s.Guess
+	if container && s.GuessErr == nil {
+		return tfbContainerNode(n, s, comment, cases), nil
+	}
 	switch {
 	case s.GuessErr != nil:
 		comment += fmt.Sprintf("\nGUESS: %s could not be read (%v); write the start command.", s.DockerfileName, s.GuessErr)
@@ -336,6 +383,12 @@ func tfbStackNode(s tfbStack, outDir string) (*yaml.Node, error) {
 	if rt := tfbRuntime(v); rt != "" {
 		addScalar(n, "runtime", rt)
 	}
+	if labels := tfbLabelsNode(v); labels != nil {
+		addNode(n, "tfb", labels)
+	}
+	if paths := tfbPathsNode(s, cases); paths != nil {
+		addNode(n, "paths", paths)
+	}
 	if len(g.Env) > 0 {
 		env := mapNode()
 		for _, kv := range g.Env {
@@ -351,6 +404,48 @@ func tfbStackNode(s tfbStack, outDir string) (*yaml.Node, error) {
 	return n, nil
 }
 
+// tfbContainerNode is a stack built from its variant's Dockerfile and run
+// in a container (docs/containers.md): no build or start of its own (the
+// image's CMD runs), its labels and paths as a native stack's.
+func tfbContainerNode(n *yaml.Node, s tfbStack, comment string, cases []string) *yaml.Node {
+	v := s.Variant
+	n.HeadComment = comment + fmt.Sprintf("\nIn a container built from %s (base image %s) on the host's network, given PORT and the\n"+
+		"database as DATABASE_URL and PGHOST…PGPASSWORD: it must listen on $PORT and read them (tfb-database does not\n"+
+		"resolve there either). Its base image must be pullable here.", s.DockerfileName, strings.Join(s.Guess.From, ", "))
+	c := mapNode()
+	c.Style = yaml.FlowStyle
+	addScalar(c, "build", s.DockerfileName)
+	addNode(n, "container", c)
+	addScalar(n, "health", tfbStackHealth(v))
+	if rt := tfbRuntime(v); rt != "" {
+		addScalar(n, "runtime", rt)
+	}
+	if labels := tfbLabelsNode(v); labels != nil {
+		addNode(n, "tfb", labels)
+	}
+	if paths := tfbPathsNode(s, cases); paths != nil {
+		addNode(n, "paths", paths)
+	}
+	return n
+}
+
+// tfbPathsNode is a stack's paths: key, its URLs that differ from tfb's;
+// nil when none do.
+func tfbPathsNode(s tfbStack, cases []string) *yaml.Node {
+	own := tfbOwnPaths(s, cases)
+	if len(own) == 0 {
+		return nil
+	}
+	paths := mapNode()
+	paths.Style = yaml.FlowStyle
+	for _, c := range workload.TFBCaseNames {
+		if u, ok := own[c]; ok {
+			addScalar(paths, c, u)
+		}
+	}
+	return paths
+}
+
 // tfbStackHealth polls a route without the database when the variant has one.
 func tfbStackHealth(v tfbVariant) string {
 	for _, c := range []string{"plaintext", "json", "db"} {
@@ -364,6 +459,27 @@ func tfbStackHealth(v tfbVariant) string {
 		}
 	}
 	return "/"
+}
+
+// tfbLabelsNode is a stack's tfb: key, the labels its variant carries
+// that the report shows beside it (approach, ORM, classification), in
+// flow style; nil when it has none. A value TFB does not use is left out
+// with the others kept (plan accepts TFB's own values only).
+func tfbLabelsNode(v tfbVariant) *yaml.Node {
+	n := mapNode()
+	n.Style = yaml.FlowStyle
+	for _, kv := range []struct {
+		key, value string
+		known      []string
+	}{{"approach", v.Approach, plan.TFBApproaches}, {"orm", v.ORM, plan.TFBORMs}, {"classification", v.Classification, plan.TFBClassifications}} {
+		if i := slices.IndexFunc(kv.known, func(k string) bool { return strings.EqualFold(k, kv.value) }); i >= 0 {
+			addScalar(n, kv.key, kv.known[i])
+		}
+	}
+	if len(n.Content) == 0 {
+		return nil
+	}
+	return n
 }
 
 func mapNode() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode} }
@@ -384,7 +500,7 @@ func addNode(m *yaml.Node, key string, v *yaml.Node) {
 
 // writeTFBStarter is `init --tfb`: it reads the entries, chooses the
 // variants and writes stackbench.yaml in outDir.
-func writeTFBStarter(dirs []string, resolve func(string) string, variants []string, outDir string, force bool, warn func(string)) (string, error) {
+func writeTFBStarter(dirs []string, resolve func(string) string, variants []string, container bool, outDir string, force bool, warn func(string)) (string, error) {
 	var entries []tfbEntry
 	for _, d := range dirs {
 		e, err := readTFBEntry(d, resolve(d))
@@ -398,6 +514,12 @@ func writeTFBStarter(dirs []string, resolve func(string) string, variants []stri
 		return "", err
 	}
 	imp.readGuesses()
+	imp.Container = container
+	for _, s := range imp.Stacks {
+		if container && s.GuessErr != nil {
+			imp.Warnings = append(imp.Warnings, fmt.Sprintf("stack %s runs natively: its Dockerfile could not be read (%v)", s.Name, s.GuessErr))
+		}
+	}
 	for _, w := range imp.Warnings {
 		warn(w)
 	}

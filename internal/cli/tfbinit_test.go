@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/workload"
 )
 
 // tfbTestdata is the absolute path of a TFB entry folder under testdata.
@@ -73,9 +74,14 @@ func TestInitTFBEachEntry(t *testing.T) {
 		{entry: "mixed", stacks: []string{"mixed-postgres"}, cases: "db,queries",
 			inFile:   []string{"runtime: bun", "DB_POOL: \"8\""},
 			warnings: []string{"variant mysql uses MySQL", "variant mongodb uses MongoDB"}},
-		{entry: "oddurls", stacks: []string{"oddurls"}, cases: "json,db",
-			inFile:   []string{"GUESS from oddurls-custom.dockerfile", "JAVA_OPTS: -Xmx512m -XX:+UseParallelGC", "runtime: jvm"},
-			warnings: []string{"case queries left out: stack oddurls serves it at /query?queries=, and tfb requests /queries?queries="}},
+		// TFB's usual layout: json and plaintext in the default variant,
+		// the database test types in another. Unnamed, the wider is kept.
+		{entry: "splitvariants", stacks: []string{"splitvariants-postgres"}, cases: "db,queries,fortunes,updates",
+			inFile:   []string{"DATABASE: postgres", "tfb: {approach: Realistic, orm: Raw, classification: Platform}"},
+			warnings: []string{"variant default left out: it shares no test type with splitvariants-postgres (db, queries, fortunes, updates); import it on its own with --variants default"}},
+		{entry: "oddurls", stacks: []string{"oddurls"}, cases: "json,db,queries",
+			inFile: []string{"GUESS from oddurls-custom.dockerfile", "JAVA_OPTS: -Xmx512m -XX:+UseParallelGC", "runtime: jvm",
+				"paths: {queries: '/query?queries='}", "tfb: {approach: Realistic, orm: Full}"}},
 	} {
 		t.Run(tc.entry, func(t *testing.T) {
 			f, data, errOut := initTFB(t, append([]string{"--tfb", tfbTestdata(t, tc.entry)}, tc.args...)...)
@@ -180,5 +186,75 @@ func TestParseDockerfile(t *testing.T) {
 	}
 	if want := [][2]string{{"A", "1"}, {"B", "two words"}}; !slices.Equal(g.Env, want) {
 		t.Errorf("env %q, want %q", g.Env, want)
+	}
+}
+
+// TestInitTFBPerStackPaths imports two variants that serve the test types
+// at different URLs: each stack's file says its own paths, and the plan
+// sends each stack its own (the load's case, parity's checks and the
+// health path alike).
+func TestInitTFBPerStackPaths(t *testing.T) {
+	f, data, _ := initTFB(t, "--tfb", tfbTestdata(t, "twourls"))
+	if got := stackNames(f); !slices.Equal(got, []string{"twourls", "twourls-orm"}) {
+		t.Fatalf("stacks %v", got)
+	}
+	if got := strings.Join(f.Workload.CaseNames(), ","); got != "json,db,queries" {
+		t.Errorf("cases %s, want json,db,queries (both variants serve them, at their own URLs)", got)
+	}
+	if !strings.Contains(data, "paths: {json: /orm/json, db: /orm/db, queries: /orm/queries/}") {
+		t.Errorf("the orm variant's paths are not in the file:\n%s", data)
+	}
+	for _, tc := range []struct{ stack, cas, path string }{
+		{"twourls", "json", "/json"}, {"twourls", "queries", "/queries?queries=20"},
+		{"twourls-orm", "json", "/orm/json"}, {"twourls-orm", "db", "/orm/db"}, {"twourls-orm", "queries", "/orm/queries/20"},
+	} {
+		c, ok := f.CaseOf(tc.stack, tc.cas)
+		if !ok || c.Path != tc.path {
+			t.Errorf("%s %s: path %q, want %q", tc.stack, tc.cas, c.Path, tc.path)
+		}
+	}
+	var checked []string
+	for _, c := range workload.Checks(f.WorkloadOf("twourls-orm"), "") {
+		checked = append(checked, c.Path)
+	}
+	if !slices.Contains(checked, "/orm/queries/foo") || !slices.Contains(checked, "/orm/queries/501") || slices.Contains(checked, "/queries?queries=0") {
+		t.Errorf("parity's count edges are not at the stack's own URL: %v", checked)
+	}
+	for i, want := range []string{"/json", "/orm/json"} {
+		if h := f.Stacks[i].Health; h != want {
+			t.Errorf("stack %s health %q, want %q", f.Stacks[i].Name, h, want)
+		}
+	}
+	// The labels from benchmark_config.json reach the stack (and from it
+	// the report).
+	if e := f.Stacks[1].TFB; e == nil || e.Approach != "Stripped" || e.ORM != "Full" || e.Classification != "Fullstack" {
+		t.Errorf("stack twourls-orm's tfb: %+v, want Stripped, Full, Fullstack", e)
+	}
+}
+
+// TestInitTFBContainer writes each stack as a container built from its
+// variant's Dockerfile (init --tfb --container), and plan accepts the
+// file: the image is stackbench-<stack> from that Dockerfile, with no
+// build or start of its own, the labels and paths as natively.
+func TestInitTFBContainer(t *testing.T) {
+	f, data, _ := initTFB(t, "--tfb", tfbTestdata(t, "twourls"), "--container")
+	for i, want := range []string{"twourls.dockerfile", "twourls-orm.dockerfile"} {
+		s := f.Stacks[i]
+		if s.Container == nil || filepath.Base(s.Container.Build) != want || s.Container.Image != "stackbench-"+s.Name {
+			t.Fatalf("stack %s: container %+v, want built from %s", s.Name, s.Container, want)
+		}
+		if s.Build != "" || s.Start != "" {
+			t.Errorf("stack %s: build %q, start %q; the image's own CMD runs", s.Name, s.Build, s.Start)
+		}
+	}
+	if f.Stacks[1].TFB == nil || f.Stacks[1].Paths["json"] != "/orm/json" {
+		t.Errorf("the container stack lost its labels or paths: %+v %v", f.Stacks[1].TFB, f.Stacks[1].Paths)
+	}
+	if !strings.Contains(data, "container: {build: twourls-orm.dockerfile}") || !strings.Contains(data, "it must listen on $PORT") {
+		t.Errorf("the file:\n%s", data)
+	}
+	// Without --tfb the flag is refused.
+	if code, _, errOut := runMain(t, t.TempDir(), nil, "init", "--container"); code != 2 || !strings.Contains(errOut, "go with --tfb") {
+		t.Errorf("init --container alone: exit %d: %s", code, errOut)
 	}
 }

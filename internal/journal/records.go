@@ -406,6 +406,18 @@ type ParityStack struct {
 	Stack  string `json:"stack"`
 	Checks int    `json:"checks"`
 	Failed int    `json:"failed"`
+	// Relaxed are the rules the stack's passing checks broke that were
+	// relaxed for it (a tfb stack's batched writes, its tfb: relax:);
+	// empty when none, and in journals from before it.
+	Relaxed []ParityRelaxed `json:"relaxed,omitempty"`
+}
+
+// ParityRelaxed is one relaxed rule a passing check broke.
+type ParityRelaxed struct {
+	Case   string `json:"case"`
+	Check  string `json:"check"`
+	Rule   string `json:"rule"`
+	Detail string `json:"detail"`
 }
 
 // Level is how much an Event matters to a reader.

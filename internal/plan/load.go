@@ -136,6 +136,7 @@ func (p *parser) file(root *yaml.Node, f *File) {
 	p.checkHosts(m, f)
 	if n := m.get("stacks"); n != nil {
 		f.Stacks = p.stacks(n, health)
+		p.checkStackPaths(f)
 		p.checkStackDatabases(f)
 		for _, s := range f.Stacks {
 			if msg := containerStartWarning(s); msg != "" {

@@ -36,6 +36,9 @@ type parser struct {
 	grpcNodes map[string]grpcNodes
 	// stepGRPC are the setup steps' grpc: calls' nodes, by step (wire.go).
 	stepGRPC map[string]grpcNodes
+	// stackNodes are nodes of stacks with paths:, by the stack's line
+	// (stack_tfb.go).
+	stackNodes map[int]stackNodes
 }
 
 // addf records a problem at node n.

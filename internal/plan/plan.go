@@ -134,6 +134,13 @@ type Stack struct {
 	// Wire is how the load reaches the stack (protocol:, tls:, streams:,
 	// proto:); its zero value is HTTP/1.1 in cleartext.
 	Wire Wire `json:"wire,omitzero"`
+	// TFB is what the stack says of itself as a TechEmpower entry (the
+	// tfb: key): its labels and relaxed rules; nil when it says nothing.
+	TFB *TFBEntry `json:"tfb,omitempty"`
+	// Paths are the tfb workload's cases at the stack's own URLs (the
+	// paths: key; workload.TFBOptions.Paths), under Base; File.WorkloadOf
+	// applies them. Nil: every case at the workload's path.
+	Paths map[string]string `json:"paths,omitempty"`
 	// Line is where the stack starts in the file.
 	Line int `json:"-"`
 }

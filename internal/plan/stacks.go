@@ -11,7 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof", "services", "git", "container", "protocol", "tls", "streams", "proto", "base", "database"}
+var stackKeys = []string{"name", "from", "dir", "build", "start", "env", "health", "boot_timeout", "version", "runtime", "dx", "pprof", "services", "git", "container", "protocol", "tls", "streams", "proto", "base", "database", "tfb", "paths"}
 
 // namePattern is what stack and case names may contain: they appear in
 // window keys ("r2/gin/order/c100"), file names and report tables.
@@ -162,6 +162,16 @@ func (p *parser) stack(n *yaml.Node, health string) (Stack, bool) {
 	}
 	if v := m.get("dx"); v != nil && s.Dir != "" {
 		s.DX = p.dx(v, s.Dir, what)
+	}
+	if v := m.get("tfb"); v != nil {
+		s.TFB = p.tfbEntry(v)
+	}
+	if v := m.get("paths"); v != nil {
+		s.Paths = p.stackPaths(v)
+		if p.stackNodes == nil {
+			p.stackNodes = map[int]stackNodes{}
+		}
+		p.stackNodes[s.Line] = stackNodes{paths: v, healthGiven: m.has("health")}
 	}
 	return s, len(p.problems) == before
 }

@@ -182,6 +182,9 @@ type OS interface {
 	// on port (any address); listening is true when a socket listens even
 	// if its owner is not visible to us.
 	Listeners(port int) (pids []int, listening bool)
+	// ListenPorts returns the TCP ports any of pids listens on, sorted;
+	// nil when none, or when they cannot be read.
+	ListenPorts(pids []int) []int
 	// Signal sends s to one process.
 	Signal(pid int, s Signal) error
 	// SignalGroup sends s to every process of the group pgid.

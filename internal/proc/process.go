@@ -135,6 +135,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	ready, err := pollHealth(ctx, s, p.done, spawned)
 	if err != nil {
+		err = wrongPort(err, s, p.PID())
 		tail := p.LogTail()
 		p.Stop(2 * time.Second)
 		return nil, fmt.Errorf("start stack %q: %w%s", s.Name, err, formatTail(s.LogPath, tail))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/netutil"
 )
 
 func startServer(t *testing.T, s Spec) *Process {
@@ -202,5 +204,23 @@ func TestShellCommand(t *testing.T) {
 		if got := shellCommand(cmd); got != want {
 			t.Errorf("shellCommand(%q) = %q, want %q", cmd, got, want)
 		}
+	}
+}
+
+// A server that ignores PORT and listens elsewhere (as a TechEmpower entry
+// listens on its config's 8080) fails its boot with the port it chose
+// named, not as a slow starter.
+func TestStartNamesTheWrongPort(t *testing.T) {
+	s := serverSpec(t)
+	other, err := netutil.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Env = append(s.Env, "PORT="+strconv.Itoa(other)) // the later value wins
+	s.BootTimeout = time.Second
+	_, err = Start(context.Background(), s)
+	want := "it listens on port " + strconv.Itoa(other) + ", not on the port it was given (PORT=" + strconv.Itoa(s.Port) + ")"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Start of a server on another port = %v, want %q", err, want)
 	}
 }

@@ -211,6 +211,10 @@ func newChipMetric(s analysis.Step, c analysis.Change, metric string) chipMetric
 		cm.Text = "⚠ " + cm.Text
 		cm.Title += "; flagged windows counted: " + strings.Join(s.Flagged, "; ")
 	}
+	if r := relaxedText(s); r != "" {
+		cm.Text = RelaxedMark + " · " + cm.Text
+		cm.Title += "; " + r
+	}
 	return cm
 }
 

@@ -95,6 +95,11 @@ func headerLines(m *Model) []string {
 			h.Workload, h.Profile, h.ToolVersion, h.Started.UTC().Format("2006-01-02 15:04 UTC"), state, h.WindowsRecorded, h.WindowsPlanned),
 		fmt.Sprintf("Stacks in step order: %s.", strings.Join(stacksWithWires(h), " → ")),
 	}
+	if t := tfbSentence(h); t != "" {
+		// Beside the stacks, in view: which entry is which, and which
+		// passed parity only because a rule was relaxed.
+		lines[1] += " " + t
+	}
 	if ri := h.Rounds; ri != nil {
 		upTo := fmt.Sprintf("%d to %d within %s", ri.MinRounds, ri.MaxRounds, ri.Budget)
 		if ri.LastRound > 0 && ri.LastRound < ri.MaxRounds {
@@ -301,7 +306,11 @@ func mdSteps(b *strings.Builder, m *Model) {
 	b.WriteString("### Per case\n\n")
 	t := mdTable{head: []string{"case", "c", "step", "throughput", "estimate (interval)", "per CPU-second", "estimate (interval)", "flagged windows"}}
 	for _, s := range m.Steps {
-		t.add("`"+s.Case+"`", fmt.Sprint(s.Concurrency), stepLabel(s),
+		label := stepLabel(s)
+		if r := relaxedText(s); r != "" {
+			label += " (" + r + ")"
+		}
+		t.add("`"+s.Case+"`", fmt.Sprint(s.Concurrency), label,
 			callCell(s.Throughput), estimateText(s.Throughput),
 			callCell(s.PerCPU), estimateText(s.PerCPU), strings.Join(s.Flagged, "; "))
 	}

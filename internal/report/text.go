@@ -32,6 +32,9 @@ func WriteText(w io.Writer, m *Model) error {
 		for _, line := range VerdictLines(m) {
 			b.WriteString(line + "\n")
 		}
+		for _, line := range TFBLines(m) {
+			b.WriteString(line + "\n")
+		}
 		textSteps(&b, m)
 		if lines := LatencyLines(m); len(lines) > 0 {
 			b.WriteString("\n" + strings.Join(lines, "\n") + "\n")

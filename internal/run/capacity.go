@@ -157,6 +157,9 @@ func (ph *capacityPhase) search(ctx context.Context, cur *server, sk searchKey, 
 		closedRPS = past[0].ClosedLoopRPS // the start the search began from
 	}
 	wc, _ := r.opt.Plan.Case(cc.Case)
+	if sc, ok := r.opt.File.CaseOf(stack, cc.Case); ok && len(wc.Path) > 0 {
+		wc.Path = sc.Path // at the stack's own path (paths:)
+	}
 	pr := &runProber{r: r, cur: cur, sk: sk, key: sk.key(), name: sk.name(c.SearchCount()), stack: stack, slo: cc.SLO, c: wc, closedRPS: closedRPS, n: len(past)}
 	cfg := capacity.Config{SLO: cc.ParsedSLO(), MaxErrorShare: c.MaxErrorShare, Resolution: c.Resolution,
 		Confirmations: c.Confirmations, Retries: c.Retries, StartRPS: closedRPS, StartFraction: c.StartFraction,

@@ -77,7 +77,7 @@ func (ph *latencyPhase) measure(ctx context.Context, w plan.Window) error {
 		ph.failLatency(lw, "no offered rate: "+rate.Reason)
 		return nil
 	}
-	c, _ := r.opt.File.Workload.Case(w.Case)
+	c, _ := r.opt.File.CaseOf(w.Stack, w.Case)
 	cur, err := ph.rounds.liveServer(ctx, w, func(msg string) { ph.failLatency(lw, msg) })
 	if cur == nil {
 		return err

@@ -149,7 +149,7 @@ func (ph *roundsPhase) keepLive(stack string, cur *server) {
 // (liveServer).
 func (ph *roundsPhase) measureWindow(ctx context.Context, w plan.Window) error {
 	r := ph.r
-	c, _ := r.opt.File.Workload.Case(w.Case)
+	c, _ := r.opt.File.CaseOf(w.Stack, w.Case)
 	cur, err := ph.liveServer(ctx, w, func(msg string) { ph.failWindow(w, msg) })
 	if cur == nil {
 		return err

@@ -46,7 +46,11 @@ func (ph *parityPhase) run(ctx context.Context) error {
 	}
 	rec := journal.Parity{Passed: rep.OK()}
 	for _, s := range results {
-		rec.Stacks = append(rec.Stacks, journal.ParityStack{Stack: s.Stack, Checks: len(s.Checks) + s.NotRun, Failed: len(s.Checks) + s.NotRun - s.Passed()})
+		ps := journal.ParityStack{Stack: s.Stack, Checks: len(s.Checks) + s.NotRun, Failed: len(s.Checks) + s.NotRun - s.Passed()}
+		for _, x := range s.Relaxed() {
+			ps.Relaxed = append(ps.Relaxed, journal.ParityRelaxed{Case: x.Case, Check: x.Check, Rule: x.Rule, Detail: x.Detail})
+		}
+		rec.Stacks = append(rec.Stacks, ps)
 	}
 	for _, f := range rep.Failures {
 		rec.Failures = append(rec.Failures, findingText(f))
@@ -63,6 +67,9 @@ func (ph *parityPhase) run(ctx context.Context) error {
 	}
 	for _, w := range rec.Warnings {
 		r.progress.logf("parity warning: %s", w)
+	}
+	for _, x := range rep.Relaxed {
+		r.progress.logf("parity: %s %s passed with rule %s relaxed: %s", x.Stack, x.Check, x.Rule, x.Detail)
 	}
 	return nil
 }
@@ -175,6 +182,11 @@ func (ph *bootPhase) bootStacks(first workload.Case) ([]boot.Stack, error) {
 		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir), first, call)
 		if err != nil {
 			return nil, err
+		}
+		if own, ok := r.opt.File.CaseOf(s.Name, first.Name); ok && own.Path != first.Path {
+			for i := range bs {
+				bs[i].Path = own.Path // the stack's own URL (paths:)
+			}
 		}
 		if sc := r.opt.File.Scenario; sc != nil && len(sc.Steps) > 0 {
 			// The setup steps run on the stack's unmeasured start, on

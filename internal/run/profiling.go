@@ -85,7 +85,8 @@ func (ph *profilingPhase) run(ctx context.Context) error {
 					cur = s
 				}
 				var err error
-				if cur, err = ph.profileWindow(ctx, cur, t, key, c, conc, win); err != nil {
+				sc, _ := r.opt.File.CaseOf(st.Name, c.Name) // at the stack's own path
+				if cur, err = ph.profileWindow(ctx, cur, t, key, sc, conc, win); err != nil {
 					ph.stopProfiled(cur)
 					return err
 				}

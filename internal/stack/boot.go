@@ -32,6 +32,9 @@ type BootTarget struct {
 	// Base is the stack's base path ("/api"), put before the first
 	// request's path; HealthPath holds it already.
 	Base string
+	// Path, when set, is the first request's path for this stack in place
+	// of boot.Options.Request's (a tfb stack's own URL, its paths:).
+	Path string
 	// Protocol is how the stack is asked, its health path and the first
 	// request alike: "" or "http1" HTTP/1.1, "h2c" HTTP/2 in cleartext
 	// (prior knowledge), "h2" HTTP/2 over TLS (proc.Spec.HealthProtocol).

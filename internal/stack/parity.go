@@ -96,6 +96,9 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 		Stack: s.Name, Secret: o.JWTSecret, DatabaseURL: h.DatabaseURL, HealthPath: strings.TrimPrefix(s.Health, s.Base), // under target's base URL
 		Requests: first.Requests, Calls: first.Calls, Protocol: s.Wire.Protocol,
 	}
+	if s.TFB != nil {
+		opt.TFBRelax = s.TFB.Relax
+	}
 	if err == nil {
 		err = wireOptions(s, target, o.LogDir, &opt)
 	}
@@ -105,7 +108,13 @@ func parityStack(ctx context.Context, s plan.Stack, dbName string, o ParityOptio
 		r.Secrets = secrets
 		return r
 	}
-	r := workload.RunChecks(ctx, o.Workload, target.BaseURL, opt)
+	// The stack's own paths (paths:, checked when the file was read).
+	w, err := o.Workload.WithTFBPaths(s.Paths)
+	if err != nil {
+		p.Stop(StopGrace)
+		return fail(err, "")
+	}
+	r := workload.RunChecks(ctx, w, target.BaseURL, opt)
 	r.Secrets = secrets
 	if err := p.Check(); err != nil && r.Error == "" {
 		r.Error = fmt.Sprintf("crashed during the checks: %v", err)

@@ -13,6 +13,9 @@ type Report struct {
 	Stacks   []StackSummary `json:"stacks"`
 	Failures []Finding      `json:"failures"`
 	Warnings []Finding      `json:"warnings"`
+	// Relaxed are the rules passing checks broke that were relaxed for
+	// their stack (StackResult.Relaxed): not failures, but said.
+	Relaxed []RelaxedFinding `json:"relaxed,omitempty"`
 }
 
 // StackSummary counts one stack's checks.
@@ -32,6 +35,7 @@ func NewReport(workload string, results []StackResult) Report {
 		rep.Stacks = append(rep.Stacks, StackSummary{Stack: r.Stack, Checks: len(r.Checks) + r.NotRun,
 			Passed: r.Passed(), NotRun: r.NotRun, Error: r.Error})
 		rep.Failures = append(rep.Failures, r.Failures()...)
+		rep.Relaxed = append(rep.Relaxed, r.Relaxed()...)
 	}
 	f, w := Compare(results)
 	rep.Failures = append(rep.Failures, f...)
@@ -79,6 +83,9 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	for _, f := range r.Warnings {
 		b.WriteString(f.line("WARN"))
+	}
+	for _, x := range r.Relaxed {
+		fmt.Fprintf(&b, "RELAXED %s %s: rule %s (relaxed for this stack): %s\n", x.Stack, x.Check, x.Rule, x.Detail)
 	}
 	for _, s := range r.Stacks {
 		b.WriteString(s.line() + "\n")

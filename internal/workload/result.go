@@ -20,6 +20,10 @@ type CheckResult struct {
 	Problem string `json:"problem,omitempty"`
 	// Success is true when the check expects a 2xx answer.
 	Success bool `json:"success"`
+	// Relaxed are the rules the answer broke that were relaxed for the
+	// stack (a tfb check: TFBRelaxedByDefault and RunOptions.TFBRelax);
+	// they do not fail the check, and the report names them.
+	Relaxed []Relaxed `json:"relaxed,omitempty"`
 	// Body is the body as received (cut at maxBodyBytes); comparable is the
 	// body as it must match across stacks (an order's id and createdAt
 	// blanked).

@@ -42,6 +42,10 @@ type RunOptions struct {
 	// Calls, by case, replaces a gRPC request as written: the first
 	// variant of a templated message and metadata.
 	Calls map[string]GRPCCall
+	// TFBRelax names tfb rules (TFBRules) relaxed for this stack besides
+	// TFBRelaxedByDefault: an answer that breaks only them passes, and
+	// the check lists them in CheckResult.Relaxed.
+	TFBRelax []string
 }
 
 // maxBodyBytes is how much of a response body a check reads.

@@ -44,6 +44,11 @@ type TFBOptions struct {
 	// and updates cases ask for; 0 is TFBDefaultCount.
 	Queries int `json:"queries,omitempty"`
 	Updates int `json:"updates,omitempty"`
+	// Paths are a stack's own URLs by case, as its benchmark_config.json
+	// writes them (json_url, query_url, …): a counted case's path ends
+	// where the count goes ("/pg/queries?q=", "/queries/"). A case not
+	// in it is at tfb's path (TFBPath). Set per stack (plan's paths:).
+	Paths map[string]string `json:"paths,omitempty"`
 }
 
 // withDefaults fills the zero settings.
@@ -76,7 +81,7 @@ func (o TFBOptions) Validate() error {
 			return fmt.Errorf("tfb %s: %d is outside 1…%d (TFB's range); write e.g. %s: 20", n.key, n.v, TFBMaxCount, n.key)
 		}
 	}
-	return nil
+	return ValidateTFBPaths(o.Paths)
 }
 
 // TFB returns the tfb workload with options o (see TFBOptions), or an
@@ -106,36 +111,74 @@ func TFB(o TFBOptions) (*Workload, error) {
 func tfbCase(name string, o TFBOptions) Case {
 	c := Case{Name: name, Method: "GET", Expect: []int{200}, Compare: CompareNone}
 	switch name {
-	case TFBJSON:
-		c.Path = "/json"
-	case TFBDB:
-		c.Path, c.Database = "/db", true
-	case TFBQueries:
-		c.Path, c.Database = tfbQueryPath(TFBQueries, strconv.Itoa(o.Queries)), true
-	case TFBFortunes:
-		c.Path, c.Database = "/fortunes", true
+	case TFBDB, TFBFortunes:
+		c.Database = true
+	case TFBQueries, TFBCachedQueries:
+		c.Database = true
+		c.Path = o.countedPath(name, strconv.Itoa(o.Queries))
 	case TFBUpdates:
 		// Updates write rows: the table is vacuumed before each window
 		// (pgfix.TFBFixture's reset), as an inserting case's is reset.
-		c.Path, c.Database, c.Inserts = tfbQueryPath(TFBUpdates, strconv.Itoa(o.Updates)), true, true
-	case TFBPlaintext:
-		c.Path = "/plaintext"
-	case TFBCachedQueries:
-		c.Path, c.Database = tfbQueryPath(TFBCachedQueries, strconv.Itoa(o.Queries)), true
+		c.Database, c.Inserts = true, true
+		c.Path = o.countedPath(name, strconv.Itoa(o.Updates))
+	}
+	if c.Path == "" {
+		c.Path = o.path(name)
 	}
 	return c
 }
 
-// tfbQueryPath is a counted case's path with the count parameter set to
-// value as written (it may be empty or not a number, for the checks).
-func tfbQueryPath(name, value string) string {
-	switch name {
-	case TFBUpdates:
-		return "/updates?queries=" + value
-	case TFBCachedQueries:
-		return "/cached-queries?count=" + value
+// tfbPaths are tfb's own paths by case: TechEmpower's usual URLs, a
+// counted case's up to where its count goes.
+var tfbPaths = map[string]string{
+	TFBJSON: "/json", TFBDB: "/db", TFBQueries: "/queries?queries=", TFBFortunes: "/fortunes",
+	TFBUpdates: "/updates?queries=", TFBPlaintext: "/plaintext", TFBCachedQueries: "/cached-queries?count=",
+}
+
+// TFBPath is the path tfb requests case name at unless a stack's paths:
+// say otherwise; a counted case's ends where the count goes.
+func TFBPath(name string) string { return tfbPaths[name] }
+
+// path is case name's path for these options: the stack's own, or tfb's.
+func (o TFBOptions) path(name string) string {
+	if p, ok := o.Paths[name]; ok {
+		return p
 	}
-	return "/queries?queries=" + value
+	return tfbPaths[name]
+}
+
+// countedPath is a counted case's path with the count set to value as
+// written (it may be empty or not a number, for the checks), appended as
+// TFB's verifier appends it.
+func (o TFBOptions) countedPath(name, value string) string {
+	return o.path(name) + value
+}
+
+// ValidateTFBPaths says what is wrong with a stack's paths: for tfb.
+func ValidateTFBPaths(paths map[string]string) error {
+	for name, p := range paths {
+		if !slices.Contains(TFBCaseNames, name) {
+			return fmt.Errorf("paths: %q is not a tfb case; write paths for some of %s", name, strings.Join(TFBCaseNames, ", "))
+		}
+		if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, " \t\r\n#") {
+			return fmt.Errorf("paths: %s: %q must be a path starting with / (no spaces or #), e.g. %s", name, p, tfbPaths[name])
+		}
+	}
+	return nil
+}
+
+// WithTFBPaths returns the tfb workload w with a stack's own paths (see
+// TFBOptions.Paths), or w itself when paths is empty or w is not tfb.
+func (w *Workload) WithTFBPaths(paths map[string]string) (*Workload, error) {
+	if len(paths) == 0 || w.TFB == nil {
+		return w, nil
+	}
+	if err := ValidateTFBPaths(paths); err != nil {
+		return nil, err
+	}
+	o := *w.TFB
+	o.Paths = paths
+	return TFB(o)
 }
 
 // tfbHealth is the path the harness polls until a tfb stack answers: a
@@ -198,7 +241,7 @@ func tfbChecks(w *Workload) []Check {
 			// The load's own request, with its statements counted.
 			cs = append(cs, get(fmt.Sprintf("%s/count-%d", c.Name, count), c.Path, rule(c.Name, count, c.Name != TFBCachedQueries)))
 			for _, e := range tfbCountEdges {
-				cs = append(cs, get(c.Name+"/"+e.name, tfbQueryPath(c.Name, e.value), rule(c.Name, e.rows, false)))
+				cs = append(cs, get(c.Name+"/"+e.name, o.countedPath(c.Name, e.value), rule(c.Name, e.rows, false)))
 			}
 		}
 	}

@@ -94,6 +94,7 @@ func (r *runner) judgeTFB(t TFBRule, cr *CheckResult) string {
 	case TFBFortunes:
 		tfbFortunes(cr.Body, cr.wire.header.Get("Content-Type"), add)
 	}
+	vs = r.splitRelaxed(vs, cr)
 	parts := make([]string, len(vs))
 	for i, v := range vs {
 		parts[i] = v.String()
@@ -158,6 +159,16 @@ func tfbWorldObject(raw []byte, add func(rule, format string, a ...any)) (world,
 	}
 	var w world
 	seen := 0
+	keys := map[string]string{} // lower case → as answered
+	for k := range m {
+		if other, dup := keys[strings.ToLower(k)]; dup {
+			a, b := min(k, other), max(k, other)
+			add("tfb.world-object", "keys %q and %q are one field (keys are case-insensitive), answered twice with %s and %s in %s",
+				a, b, truncate(string(m[a]), 12), truncate(string(m[b]), 12), truncate(string(raw), 80))
+			return world{}, false
+		}
+		keys[strings.ToLower(k)] = k
+	}
 	for k, v := range m {
 		var dst *int64
 		switch strings.ToLower(k) {

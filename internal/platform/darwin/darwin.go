@@ -4,6 +4,7 @@ package darwin
 
 import (
 	"context"
+	"slices"
 	"syscall"
 	"time"
 
@@ -144,6 +145,22 @@ func (OS) ThreadCPU() time.Duration {
 func (OS) Cmdline(pid int) string {
 	s, _ := (&process.Process{Pid: int32(pid)}).Cmdline()
 	return s
+}
+
+// ListenPorts asks gopsutil (lsof) for the TCP ports pids listen on.
+func (OS) ListenPorts(pids []int) []int {
+	conns, err := net.Connections("tcp")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, c := range conns {
+		if c.Status == "LISTEN" && slices.Contains(pids, int(c.Pid)) && !slices.Contains(out, int(c.Laddr.Port)) {
+			out = append(out, int(c.Laddr.Port))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Listeners asks gopsutil (lsof) for the TCP sockets listening on port.

@@ -5,6 +5,7 @@ package linux
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -79,4 +80,55 @@ func ownsAnyInode(pid int, inodes map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// ListenPorts returns the TCP ports any of pids listens on, sorted: the
+// listening sockets of /proc/net/tcp{,6} whose inodes the processes hold.
+func (OS) ListenPorts(pids []int) []int {
+	ports := map[string]int{} // inode → port
+	for _, path := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan() // header
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) < 10 || fields[3] != tcpListen || fields[9] == "0" {
+				continue
+			}
+			colon := strings.LastIndexByte(fields[1], ':')
+			if colon < 0 {
+				continue
+			}
+			if p, err := strconv.ParseUint(fields[1][colon+1:], 16, 16); err == nil {
+				ports[fields[9]] = int(p)
+			}
+		}
+		f.Close()
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, pid := range pids {
+		dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+		f, err := os.Open(dir)
+		if err != nil {
+			continue
+		}
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		for _, n := range names {
+			link, err := os.Readlink(dir + "/" + n)
+			if err != nil || !strings.HasPrefix(link, "socket:[") {
+				continue
+			}
+			if p, ok := ports[strings.TrimSuffix(strings.TrimPrefix(link, "socket:["), "]")]; ok && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

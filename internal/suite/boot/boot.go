@@ -232,7 +232,11 @@ func firstRequest(ctx context.Context, s Stack, port int, c workload.Case, timeo
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, c.Method, scheme+"://127.0.0.1:"+strconv.Itoa(port)+s.Base+c.Path, bytes.NewReader(c.Body))
+	path := c.Path
+	if s.Path != "" {
+		path = s.Path // the stack's own URL for the case
+	}
+	req, err := http.NewRequestWithContext(ctx, c.Method, scheme+"://127.0.0.1:"+strconv.Itoa(port)+s.Base+path, bytes.NewReader(c.Body))
 	if err != nil {
 		return 0, 0, nil, err
 	}

@@ -1,0 +1,4 @@
+FROM node:20-slim
+COPY ./ ./
+RUN npm ci
+CMD ["node", "app.js"]
