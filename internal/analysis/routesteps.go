@@ -65,6 +65,8 @@ type routeWindow struct {
 	attempts  int64
 	failures  int64
 	errorRate float64
+	// throughputRPS is the route's successes per second of the window.
+	throughputRPS float64
 	// dist is the route's histogram with its failures at the timeout
 	// (routeHist); nil when empty or unreadable.
 	dist *stats.Dist
@@ -77,7 +79,7 @@ func routeWindows(w *journal.Window, maxLatency time.Duration) []routeWindow {
 	}
 	out := make([]routeWindow, 0, len(w.Load.Routes))
 	for _, r := range w.Load.Routes {
-		rw := routeWindow{name: r.Name, attempts: r.Attempts, failures: max(r.Attempts-r.Successes, 0)}
+		rw := routeWindow{name: r.Name, attempts: r.Attempts, failures: max(r.Attempts-r.Successes, 0), throughputRPS: r.ThroughputRPS}
 		if r.Attempts > 0 {
 			rw.errorRate = float64(rw.failures) / float64(r.Attempts)
 		}

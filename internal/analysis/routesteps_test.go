@@ -35,8 +35,8 @@ func mixRoute(t *testing.T, name string, successes, failed int64, p50Us float64)
 // list (weight 3) and create (weight 1) over 8 interleaved rounds: b's
 // list answers in listShift × a's time, its create in createShift × a's
 // and fails createFailed of its 400 creates a window. stall, when above
-// 0, makes b's list take stall µs in the rounds 2 and 6. callRoutes is
-// the mix's call_routes.
+// 0, makes b's list take stall µs in the even rounds. callRoutes is the
+// mix's call_routes.
 func mixJournal(t *testing.T, listShift, createShift float64, createFailed int64, stall float64, callRoutes bool) *journal.Results {
 	t.Helper()
 	pr := plan.Protocol{Concurrency: []int{4}, Cases: []string{"shop"}, Rounds: 8, Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams,
@@ -50,7 +50,7 @@ func mixJournal(t *testing.T, listShift, createShift float64, createFailed int64
 			list, create, failed := 2000*wiggle, 6000*wiggle, int64(0)
 			if s == "b" {
 				list, create, failed = list*listShift, create*createShift, createFailed
-				if stall > 0 && (r == 2 || r == 6) {
+				if stall > 0 && r%2 == 0 {
 					list = stall
 				}
 			}
@@ -137,7 +137,7 @@ func TestMixStepCallsRoutesWhenAsked(t *testing.T) {
 	}
 }
 
-// A route that stalls in two of eight rounds has a pooled p99 set by the
+// A route that stalls in four of eight rounds has a pooled p99 set by the
 // stalls: its share of the step shows a rise, not a gain from the six
 // good rounds (trap T24, per route).
 func TestMixStepRouteStallIsNotAGain(t *testing.T) {
@@ -145,5 +145,37 @@ func TestMixStepRouteStallIsNotAGain(t *testing.T) {
 	list := m.Steps[0].Routes[0]
 	if list.P99.Call == stats.CallGain || list.P99.EstimatePct < 100 {
 		t.Errorf("list p99: %s %+.1f %%; want the stalls' rise, never a gain", list.P99.Call, list.P99.EstimatePct)
+	}
+}
+
+// A threshold on a mix's route (thresholds cases: {shop/list: {p99:
+// 25ms}}) is judged on that route's requests pooled, like a case's: b's
+// list, stalling at 80 ms in half its rounds, fails it while the mix's
+// other route and a's list pass; a's figure is the list's own (its 2 ms),
+// not the mix's.
+func TestRouteThresholdOnAStallingRoute(t *testing.T) {
+	res := mixJournal(t, 1, 1, 0, 80_000, false)
+	res.Plan.Plan.Thresholds = []journal.PlanCaseThresholds{
+		{Case: "shop", Route: "list", Thresholds: journal.PlanThresholds{P99: 25 * time.Millisecond}},
+		{Case: "shop", Route: "create", Thresholds: journal.PlanThresholds{P99: 25 * time.Millisecond}},
+	}
+	m := analyse(t, res)
+	got := map[string]ThresholdCheck{}
+	for _, tc := range m.Thresholds {
+		got[tc.Stack+" "+tc.Target()] = tc
+	}
+	if len(m.Thresholds) != 4 {
+		t.Fatalf("checks %+v; want a and b on shop/list and shop/create", m.Thresholds)
+	}
+	if c := got["b shop/list"]; c.Verdict != ThresholdFail || c.Estimate < 79 || c.Basis != BasisPooled || c.Route != "list" {
+		t.Errorf("b's stalling list: %s, %.1f ms (%s); want a fail at about 80 ms", c.Verdict, c.Estimate, c.Reason)
+	}
+	if c := got["a shop/list"]; c.Verdict != ThresholdPass || c.Estimate > 4 {
+		t.Errorf("a's list: %s, %.1f ms; want a pass at its own p99, under 4 ms", c.Verdict, c.Estimate)
+	}
+	for _, k := range []string{"a shop/create", "b shop/create"} {
+		if got[k].Verdict != ThresholdPass {
+			t.Errorf("%s: %s, %.1f ms (%s); want a pass", k, got[k].Verdict, got[k].Estimate, got[k].Reason)
+		}
 	}
 }

@@ -58,6 +58,7 @@ func (v PlanCapacityCase) Plan() plan.CapacityCase {
 func PlanCaseThresholdsOf(v plan.CaseThresholds) PlanCaseThresholds {
 	return PlanCaseThresholds{
 		Case:       v.Case,
+		Route:      v.Route,
 		Thresholds: PlanThresholdsOf(v.Thresholds),
 	}
 }
@@ -66,6 +67,7 @@ func PlanCaseThresholdsOf(v plan.CaseThresholds) PlanCaseThresholds {
 func (v PlanCaseThresholds) Plan() plan.CaseThresholds {
 	return plan.CaseThresholds{
 		Case:       v.Case,
+		Route:      v.Route,
 		Thresholds: v.Thresholds.Plan(),
 	}
 }

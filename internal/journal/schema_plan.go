@@ -60,7 +60,10 @@ type PlanCapacityCase struct {
 //
 // plan.CaseThresholds are one case's resolved thresholds, as a plan holds them.
 type PlanCaseThresholds struct {
-	Case       string         `json:"case"`
+	Case string `json:"case"`
+	// Route, when set, is a route of the mix Case whose requests the
+	// limits are judged on.
+	Route      string         `json:"route,omitempty"`
 	Thresholds PlanThresholds `json:"thresholds"`
 }
 
