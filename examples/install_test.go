@@ -27,7 +27,7 @@ func TestEveryExampleIsChecked(t *testing.T) {
 	for _, ex := range examples {
 		listed = append(listed, ex.name)
 	}
-	listed = append(append(listed, ownApps...), wireExamples...)
+	listed = append(append(append(listed, ownApps...), wireExamples...), mixExamples...)
 	slices.Sort(dirs)
 	slices.Sort(listed)
 	if !slices.Equal(dirs, listed) {

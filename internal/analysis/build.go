@@ -248,7 +248,7 @@ func caseInfos(res *journal.Results) ([]CaseInfo, []string) {
 	for _, n := range names {
 		ci := CaseInfo{Name: n, Database: inserts[n]}
 		if c, ok := journaled[n]; ok {
-			ci.Database, ci.Variants = c.Database, c.Variants
+			ci.Database, ci.Variants, ci.CallRoutes = c.Database, c.Variants, c.CallRoutes
 		} else if c, ok := caseOf(builtin, n); ok {
 			ci.Database = c.Database
 		} else if pl.NeedsDatabase && !ci.Database {
@@ -308,6 +308,7 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 	for i := range ws {
 		w := &ws[i]
 		wf := windowFigures(w)
+		wf.routes = routeWindows(w, maxLatency)
 		addFlags(&c, w)
 		failed = failed || w.HasFlag(journal.FlagFailed)
 		if latency {

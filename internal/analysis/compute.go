@@ -349,7 +349,9 @@ func addSteps(m *Result) {
 	steps, cells, latency := stepsThrough(m, m.Header.CallsThroughRound)
 	m.Steps = steps
 	markRelaxed(m.Steps, m.Header.TFB)
-	callSteps(m.Steps, cells, latency, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+	routes, at := routePairs(m.Steps, cells, latency, m.Header.Cases)
+	vs := callSteps(m.Steps, cells, latency, routes, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+	setRouteChanges(m.Steps, cells, latency, at, vs[len(vs)-len(routes):])
 	if m.Header.ClosedLoop == plan.ClosedLoopFirst {
 		// One closed-loop window a cell, by design: say so rather than
 		// "a side is not valid".
@@ -370,7 +372,7 @@ func addSteps(m *Result) {
 		m.Header.FamilyCalls = 0
 		for _, s := range m.Steps {
 			m.Header.FamilyCalls = max(m.Header.FamilyCalls, s.Throughput.FamilyCalls, s.PerCPU.FamilyCalls)
-			for _, c := range []*Change{s.P50, s.P99, s.Cost} {
+			for _, c := range append([]*Change{s.P50, s.P99, s.Cost}, s.routeChanges()...) {
 				if c != nil {
 					m.Header.FamilyCalls = max(m.Header.FamilyCalls, c.FamilyCalls)
 				}
@@ -411,7 +413,7 @@ func holdUntilTheFirstLook(steps []Step, ri *RoundsInfo) {
 		first = ri.Looks[0]
 	}
 	for i := range steps {
-		for _, c := range []*Change{&steps[i].Throughput, &steps[i].PerCPU, steps[i].P50, steps[i].P99, steps[i].Cost} {
+		for _, c := range append([]*Change{&steps[i].Throughput, &steps[i].PerCPU, steps[i].P50, steps[i].P99, steps[i].Cost}, steps[i].routeChanges()...) {
 			if c == nil {
 				continue
 			}
@@ -440,7 +442,7 @@ var stepMetrics = []struct {
 // CallSteps sets the throughput and per-CPU calls of steps, whose cells
 // are cells[i] (from, to), deciding them all at once under the family.
 func CallSteps(steps []Step, cells [][2]Cell, family stats.Family, d stats.Design, minEffect, alpha float64) {
-	callSteps(steps, cells, nil, nil, nil, family, d, minEffect, alpha)
+	callSteps(steps, cells, nil, nil, nil, nil, family, d, minEffect, alpha)
 }
 
 // callSteps is CallSteps with, when latency is not nil, the p50 and p99
@@ -449,7 +451,9 @@ func CallSteps(steps []Step, cells [][2]Cell, family stats.Family, d stats.Desig
 // (frozenCalls, by the order of the family's pairs) stand as they are;
 // their p-values still count in the family. A metric not among calls
 // (when calls is not empty) is shown, not called (stats.CallNotCalled).
-func callSteps(steps []Step, cells, latency [][2]Cell, fz frozen, calls []string, family stats.Family, d stats.Design, minEffect, alpha float64) []stats.Verdict {
+// The routes' pairs (routePairs) are decided after them, in the same
+// family unless each is Shown; their verdicts end the list returned.
+func callSteps(steps []Step, cells, latency [][2]Cell, routes []stats.SidePair, fz frozen, calls []string, family stats.Family, d stats.Design, minEffect, alpha float64) []stats.Verdict {
 	shown := func(metric string) bool { return len(calls) > 0 && !slices.Contains(calls, metric) }
 	var pairs []stats.SidePair
 	for _, c := range cells {
@@ -466,6 +470,7 @@ func callSteps(steps []Step, cells, latency [][2]Cell, fz frozen, calls []string
 			pairs = append(pairs, sp)
 		}
 	}
+	pairs = append(pairs, routes...)
 	for i := range pairs {
 		if f, ok := fz[i]; ok {
 			pairs[i].Frozen = &f.verdict

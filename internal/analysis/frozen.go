@@ -49,7 +49,10 @@ func frozenCalls(m *Result) frozen {
 			break
 		}
 		steps, cells, latency := stepsThrough(m, look)
-		vs := callSteps(steps, cells, latency, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+		// The routes' pairs keep the family its size at the look; their
+		// own calls are made again at the last look, not frozen.
+		routes, _ := routePairs(steps, cells, latency, m.Header.Cases)
+		vs := callSteps(steps, cells, latency, routes, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
 		base, k := len(stepMetrics)*len(cells), len(latencyMetrics)
 		for i, s := range steps {
 			if _, done := fz[2*i]; done || m.measuredAfter(s, look) {

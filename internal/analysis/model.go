@@ -222,6 +222,10 @@ type CaseInfo struct {
 	// Variants is how many distinct requests the load cycled over (a
 	// templated case of a custom workload); 0 for one fixed request.
 	Variants int `json:"variants,omitempty"`
+	// CallRoutes is true for a mix whose routes' steps are called in the
+	// run's false-call family (mix: {call_routes: true}); otherwise they
+	// are shown, not called (RouteStep).
+	CallRoutes bool `json:"call_routes,omitempty"`
 }
 
 // Dispersion summarises the valid cells' robust coefficients of variation
@@ -407,6 +411,9 @@ type WindowFigures struct {
 	// counted window, or a closed-loop window left out for its failures
 	// alone.
 	limitDist *stats.Dist
+	// routes are a mix window's routes (routeWindows), for the routes'
+	// steps and thresholds; nil for a case of one route.
+	routes []routeWindow
 }
 
 // CountedRounds returns the rounds of the cell's counted windows, in the
@@ -502,6 +509,10 @@ type Step struct {
 	// checkpoint_in_window): such windows count, so the change may describe
 	// the host, the generator or the database as much as the step.
 	Flagged []string `json:"flagged,omitempty"`
+	// Routes are a mix's routes inside the step (routesteps.go): each
+	// route's p50 and p99 with estimate and interval; absent for a case
+	// of one route.
+	Routes []RouteStep `json:"routes,omitempty"`
 }
 
 // Metric is the step's change on a metric as calls: names it

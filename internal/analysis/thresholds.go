@@ -60,8 +60,11 @@ const (
 // ThresholdCheck is one threshold (plan.Thresholds) judged on one cell:
 // its estimate and interval against the limit.
 type ThresholdCheck struct {
-	Stack       string `json:"stack"`
-	Case        string `json:"case"`
+	Stack string `json:"stack"`
+	Case  string `json:"case"`
+	// Route, when set, is the route of the mix Case the check was judged
+	// on: its own requests inside the mix (plan.CaseThresholds.Route).
+	Route       string `json:"route,omitempty"`
 	Concurrency int    `json:"concurrency"`
 	// Metric is p50, p90, p99, p999 (latency, the cell's requests
 	// pooled), error_rate (the window's failed share of its requests) or
@@ -130,12 +133,15 @@ func JudgeThresholds(cells, latencyCells []Cell, ts []plan.CaseThresholds, timeo
 						cell, source = lat, ThresholdOpenLoop
 					}
 				}
+				if ct.Route != "" {
+					cell = routeCell(cell, ct.Route)
+				}
 				u := thresholdUnitsOf(cell, l, source == ThresholdClosedLoop)
 				basis := BasisMedian
 				if l.latency {
 					basis = BasisPooled
 				}
-				jobs = append(jobs, job{ThresholdCheck{Stack: c.Stack, Case: c.Case, Concurrency: c.Concurrency, Metric: l.name, Unit: l.unit,
+				jobs = append(jobs, job{ThresholdCheck{Stack: c.Stack, Case: c.Case, Route: ct.Route, Concurrency: c.Concurrency, Metric: l.name, Unit: l.unit,
 					AtMost: l.atMost, Limit: l.limit, Source: source, Basis: basis, Windows: u.windows, Values: u.n()}, u})
 			}
 		}
@@ -145,6 +151,34 @@ func JudgeThresholds(cells, latencyCells []Cell, ts []plan.CaseThresholds, timeo
 		j.tc.FamilySize = len(jobs)
 		judgeThreshold(&j.tc, j.units, 1-(1-ThresholdConfidence)/float64(len(jobs)))
 		out = append(out, j.tc)
+	}
+	return out
+}
+
+// Target names what a check was judged on: its case, or a mix's route
+// as mix/route.
+func (t ThresholdCheck) Target() string {
+	if t.Route != "" {
+		return t.Case + "/" + t.Route
+	}
+	return t.Case
+}
+
+// routeCell is a mix's cell seen through one of its routes, for the
+// thresholds: each window's figures the limits read — its distribution
+// with failures, failed share and throughput — are the route's; a window
+// without the route has no load for it.
+func routeCell(c Cell, route string) Cell {
+	out := c
+	out.PerWindow = make([]WindowFigures, len(c.PerWindow))
+	for i, w := range c.PerWindow {
+		r := w.route(route)
+		if r == nil {
+			w.Counted, w.HasLoad, w.limitDist = false, false, nil
+		} else {
+			w.limitDist, w.ErrorRate, w.ThroughputRPS = r.dist, r.errorRate, r.throughputRPS
+		}
+		out.PerWindow[i] = w
 	}
 	return out
 }

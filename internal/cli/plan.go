@@ -547,7 +547,7 @@ func printPlanThresholds(w io.Writer, p *plan.Plan) {
 		if t.ThroughputRPS > 0 {
 			parts = append(parts, fmt.Sprintf("throughput ≥ %g req/s", t.ThroughputRPS))
 		}
-		fmt.Fprintf(w, "  %s: %s\n", ct.Case, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  %s: %s\n", ct.Name(), strings.Join(parts, ", "))
 	}
 }
 

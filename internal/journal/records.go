@@ -101,6 +101,9 @@ type Case struct {
 	// Variants is how many distinct requests the load cycles over, as the
 	// plan counts them (a templated case's; 0 or 1: one fixed request).
 	Variants int `json:"variants,omitempty"`
+	// CallRoutes is true for a mix whose routes' steps are called in the
+	// run's false-call family (mix: {call_routes: true}).
+	CallRoutes bool `json:"call_routes,omitempty"`
 }
 
 // Environment is the machine and software the run measured on.

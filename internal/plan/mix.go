@@ -10,7 +10,7 @@ import (
 	"github.com/stackbench/stackbench/internal/workload"
 )
 
-var mixKeys = []string{"name", "of", "seed"}
+var mixKeys = []string{"name", "of", "seed", "call_routes"}
 
 const mixExample = "- mix: {name: storefront, of: {user: 60, list: 30, create-order: 10}}"
 
@@ -84,6 +84,9 @@ func (p *parser) mixCase(n *yaml.Node) (workload.Case, bool) {
 		if s, ok := p.atLeast(v, "seed", 0, "seed: 1"); ok {
 			c.MixSeed = uint64(s)
 		}
+	}
+	if v := m.get("call_routes"); v != nil {
+		c.CallRoutes, _ = p.boolean(v, "call_routes")
 	}
 	c.Compare = workload.CompareNone
 	return c, len(p.problems) == before

@@ -19,7 +19,7 @@ func TestMixCase(t *testing.T) {
       database: true
     - {name: create-order, method: POST, path: /orders, body: '{"sku":"A"}', expect: [201], inserts: true, database: true}
     - mix: {name: storefront, of: {user: 60, list: 30, create-order: 10}}
-    - mix: {name: reads, of: {user: 1, list: 1}, seed: 7}
+    - mix: {name: reads, of: {user: 1, list: 1}, seed: 7, call_routes: true}
 protocol:
   cases: [storefront]
 `+validStacks), noEnv)
@@ -35,8 +35,8 @@ protocol:
 		t.Errorf("storefront: inserts %v, database %v, seed %d; want its inserting route's reset and the default seed", sf.Inserts, sf.Database, sf.MixSeed)
 	}
 	reads, _ := f.Workload.Case("reads")
-	if reads.Inserts || reads.MixSeed != 7 {
-		t.Errorf("reads: inserts %v, seed %d; want no reset, seed 7", reads.Inserts, reads.MixSeed)
+	if reads.Inserts || reads.MixSeed != 7 || !reads.CallRoutes || sf.CallRoutes {
+		t.Errorf("reads: inserts %v, seed %d, call_routes %v (storefront's %v); want no reset, seed 7, its routes called, storefront's shown", reads.Inserts, reads.MixSeed, reads.CallRoutes, sf.CallRoutes)
 	}
 	p, err := f.Resolve(Overrides{})
 	if err != nil || len(p.Cases) != 1 || p.Cases[0].Name != "storefront" {
@@ -55,6 +55,7 @@ func TestMixCaseProblems(t *testing.T) {
     - mix: {name: c, of: {d: 1, nobody: 2}}
     - mix: {name: user, of: {user: 1}}
     - mix: {name: d, of: {user: 1}}
+    - mix: {name: e, of: {user: 1}, call_routes: yes please}
 `+validStacks)
 	want := []string{
 		`5:33: the weight of user must be at least 1`,
@@ -64,6 +65,7 @@ func TestMixCaseProblems(t *testing.T) {
 		`8:7: mix c: route d is a mix itself`,
 		`8:7: mix c: route "nobody" is not a case of the workload`,
 		`9:7: case name "user" is already used at line 4`,
+		`11:50: call_routes must be true or false`,
 	}
 	matchProblems(t, got, want)
 }

@@ -50,8 +50,21 @@ func (t Thresholds) over(o Thresholds) Thresholds {
 
 // CaseThresholds are one case's resolved thresholds, as a plan holds them.
 type CaseThresholds struct {
-	Case       string     `json:"case"`
+	Case string `json:"case"`
+	// Route, when set, is a route of the mix Case: the limits are judged
+	// on that route's requests inside the mix (thresholds cases:
+	// {storefront/list: {p99: 25ms}}), not on the whole mix.
+	Route      string     `json:"route,omitempty"`
 	Thresholds Thresholds `json:"thresholds"`
+}
+
+// Name is what the thresholds are judged on: the case, or a mix's route
+// as mix/route.
+func (ct CaseThresholds) Name() string {
+	if ct.Route != "" {
+		return ct.Case + "/" + ct.Route
+	}
+	return ct.Case
 }
 
 // thresholdsSection is the file's thresholds: section before the cases
@@ -63,7 +76,7 @@ type thresholdsSection struct {
 
 var thresholdKeys = []string{"p50", "p90", "p99", "p999", "error_rate", "throughput", "cases"}
 
-const thresholdsExample = "thresholds: {p99: 25ms, error_rate: 0.1%, throughput: 2000, cases: {order: {p99: 50ms}}}"
+const thresholdsExample = "thresholds: {p99: 25ms, error_rate: 0.1%, throughput: 2000, cases: {order: {p99: 50ms}, storefront/list: {p99: 25ms}}}"
 
 // thresholds reads the thresholds section: limits for every case, and under
 // cases: limits for named cases, which replace the general ones they name.
@@ -86,6 +99,10 @@ func (p *parser) thresholds(n *yaml.Node, w *workload.Workload) *thresholdsSecti
 			case k.Kind != yaml.ScalarNode:
 				p.addf(k, "a case name in thresholds cases must be a plain word, not %s", describe(k))
 				continue
+			case strings.Contains(name, "/"):
+				if !p.mixRouteName(k, name, w) {
+					continue
+				}
 			case w != nil && !slices.Contains(w.CaseNames(), name):
 				p.addf(k, "thresholds cases: %s", unknownCase(name, w))
 				continue
@@ -140,8 +157,38 @@ func (p *parser) limits(m mapping, what string) Thresholds {
 	return t
 }
 
+// mixRouteName checks a thresholds key naming a route of a mix
+// ("storefront/list"): the mix must be one of the workload's and the
+// route one of its routes.
+func (p *parser) mixRouteName(k *yaml.Node, name string, w *workload.Workload) bool {
+	mix, route, _ := strings.Cut(name, "/")
+	if w == nil {
+		return true
+	}
+	c, ok := w.Case(mix)
+	switch {
+	case !ok:
+		p.addf(k, "thresholds cases: %s is not a mix of the workload (a route's limits are written mix/route); %s", name, unknownCase(mix, w))
+		return false
+	case !c.IsMix():
+		p.addf(k, "thresholds cases: %s names case %s, which is not a mix; a route's limits are written mix/route, a case's under its own name", name, mix)
+		return false
+	}
+	var routes []string
+	for _, part := range c.Mix {
+		routes = append(routes, part.Case)
+	}
+	if !slices.Contains(routes, route) {
+		p.addf(k, "thresholds cases: %q is not a route of mix %s; write one of: %s", route, mix, strings.Join(routes, ", "))
+		return false
+	}
+	return true
+}
+
 // resolve gives each selected case its thresholds, in plan order; cases
-// without any limit are left out.
+// without any limit are left out. A selected mix's routes named under
+// cases (mix/route) follow their mix, each with its own limits alone: the
+// general limits hold for the mix as a whole, not for each of its routes.
 func (s *thresholdsSection) resolve(cases []workload.Case) []CaseThresholds {
 	if s == nil {
 		return nil
@@ -154,6 +201,11 @@ func (s *thresholdsSection) resolve(cases []workload.Case) []CaseThresholds {
 		}
 		if !t.Empty() {
 			out = append(out, CaseThresholds{Case: c.Name, Thresholds: t})
+		}
+		for _, part := range c.Mix {
+			if rt, ok := s.cases[c.Name+"/"+part.Case]; ok && !rt.Empty() {
+				out = append(out, CaseThresholds{Case: c.Name, Route: part.Case, Thresholds: rt})
+			}
 		}
 	}
 	return out

@@ -86,3 +86,48 @@ thresholds:
 		}
 	}
 }
+
+// A mix's route can have limits of its own (mix/route under cases:):
+// they follow the mix, alone (the general limits are the mix's), and
+// bad names say what to write.
+func TestThresholdsOnAMixRoute(t *testing.T) {
+	shop := `workload:
+  name: shop
+  cases:
+    - {name: user, path: /users/1}
+    - {name: list, path: /users}
+    - mix: {name: storefront, of: {user: 3, list: 1}}
+`
+	f, err := LoadEnv(writeConfig(t, shop+`protocol: {cases: [storefront]}
+thresholds:
+  p99: 50ms
+  cases:
+    storefront/list: {p99: 25ms, error_rate: 0}
+`+validStacks), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Thresholds) != 2 || p.Thresholds[0].Name() != "storefront" || p.Thresholds[1].Name() != "storefront/list" {
+		t.Fatalf("thresholds %+v; want the mix's, then its route's", p.Thresholds)
+	}
+	if l := p.Thresholds[1].Thresholds; l.P99 != 25*time.Millisecond || l.ErrorRate == nil || *l.ErrorRate != 0 || l.ThroughputRPS != 0 {
+		t.Errorf("storefront/list: %+v", l)
+	}
+	got := loadProblems(t, shop+`thresholds:
+  cases:
+    storefront/order: {p99: 5ms}
+    user/list: {p99: 5ms}
+    shop/list: {p99: 5ms}
+`+validStacks)
+	want := []string{
+		`8:3: thresholds set no limit`,
+		`9:5: thresholds cases: "order" is not a route of mix storefront; write one of: user, list`,
+		`10:5: thresholds cases: user/list names case user, which is not a mix`,
+		`11:5: thresholds cases: shop/list is not a mix of the workload`,
+	}
+	matchProblems(t, got, want)
+}

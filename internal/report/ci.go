@@ -98,7 +98,7 @@ func WriteJUnit(w io.Writer, g Gate) error {
 	ths := junitSuite{Name: "thresholds", Time: "0"}
 	for _, t := range g.Thresholds {
 		tc := junitCase{Classname: "stackbench.threshold." + t.Stack,
-			Name: fmt.Sprintf("%s c=%d %s", t.Case, t.Concurrency, t.Metric), Time: "0", SystemOut: ThresholdText(t)}
+			Name: fmt.Sprintf("%s c=%d %s", t.Target(), t.Concurrency, t.Metric), Time: "0", SystemOut: ThresholdText(t)}
 		switch {
 		case g.thresholdFailed(t):
 			tc.Failure = &junitProblem{Message: ThresholdText(t), Type: t.Verdict, Text: t.Reason}
@@ -232,7 +232,7 @@ func WriteJobSummary(w io.Writer, m *Model, g Gate, reportPath string) error {
 			if t.Low != nil && t.High != nil {
 				interval = trimNum(*t.Low) + " … " + unitValue(*t.High, t.Unit)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s %s %s | %s%s | %s (%s) |\n", t.Stack, t.Case, t.Concurrency, t.Metric, op,
+			fmt.Fprintf(&b, "| %s | %s | %d | %s %s %s | %s%s | %s (%s) |\n", t.Stack, t.Target(), t.Concurrency, t.Metric, op,
 				unitValue(t.Limit, t.Unit), t.Verdict, mark, unitValue(t.Estimate, t.Unit), interval)
 		}
 	}

@@ -120,6 +120,11 @@ type caseView struct {
 	// RouteColumns and Routes are a mix's routes inside its cells.
 	RouteColumns []string
 	Routes       [][]string
+	// RouteStepNote, RouteStepColumns and RouteSteps are a mix's routes
+	// inside its steps (routeStepRows).
+	RouteStepNote    string
+	RouteStepColumns []string
+	RouteSteps       [][]string
 	// FlowColumns and Flows are a flow's figures inside its cells.
 	FlowColumns []string
 	Flows       [][]string
@@ -245,6 +250,9 @@ func newCaseView(m *Model, ci analysis.CaseInfo, colors map[string]string) caseV
 	}
 	if cv.Routes = routeRows(m.Cells, ci.Name); len(cv.Routes) > 0 {
 		cv.RouteColumns = routeColumns
+	}
+	if cv.RouteSteps = routeStepRows(m.Steps, ci.Name); len(cv.RouteSteps) > 0 {
+		cv.RouteStepColumns, cv.RouteStepNote = routeStepColumns, routeStepsNote(m.Steps, ci.Name)
 	}
 	if cv.Flows = flowRows(m.Cells, ci.Name); len(cv.Flows) > 0 {
 		cv.FlowColumns = flowColumns

@@ -368,6 +368,7 @@ func mdCells(b *strings.Builder, m *Model) {
 		}
 		t.write(b)
 		mdRoutes(b, m.Cells, ci.Name)
+		mdRouteSteps(b, m.Steps, ci.Name)
 		mdFlows(b, m.Cells, ci.Name)
 		notes := flagNotes(m, ci.Name)
 		for _, n := range notes {

@@ -34,7 +34,7 @@ func ThresholdText(t ThresholdCheck) string {
 	if t.AtMost {
 		op = "≤"
 	}
-	s := fmt.Sprintf("%s %s c=%d %s %s %s: %s", t.Stack, t.Case, t.Concurrency, t.Metric, op, unitValue(t.Limit, t.Unit), t.Verdict)
+	s := fmt.Sprintf("%s %s c=%d %s %s %s: %s", t.Stack, t.Target(), t.Concurrency, t.Metric, op, unitValue(t.Limit, t.Unit), t.Verdict)
 	if t.Verdict == ThresholdInvalid {
 		return s + ", " + t.Reason
 	}

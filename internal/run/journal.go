@@ -66,7 +66,7 @@ func (r *runner) openJournal() error {
 	r.runDatabase = newRunDatabase()
 	var cases []journal.Case
 	for _, c := range r.opt.Plan.Cases {
-		jc := journal.Case{Name: c.Name, Method: c.Method, Path: c.Path, Database: c.Database, Inserts: c.Inserts}
+		jc := journal.Case{Name: c.Name, Method: c.Method, Path: c.Path, Database: c.Database, Inserts: c.Inserts, CallRoutes: c.CallRoutes}
 		if sc := r.opt.File.Scenario; sc != nil && c.Templated {
 			jc.Variants, _, _ = sc.Planned(c)
 		}

@@ -62,6 +62,10 @@ type Case struct {
 	// empty; Inserts, Database and Templated say whether any route does.
 	Mix     []MixPart
 	MixSeed uint64
+	// CallRoutes, on a mix, puts each route's p50 and p99 steps in the
+	// run's false-call family (mix: {call_routes: true}); without it they
+	// are shown with their estimates and intervals, not called.
+	CallRoutes bool
 	// Flow, when set, makes the case a flow: each connection a virtual
 	// user running its steps in turn, with captures from step to step
 	// (load.Flow). FlowParity says how the parity gate compares each
