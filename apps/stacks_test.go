@@ -46,8 +46,9 @@ var wireStacks = []string{"grpc-pgx", "connect-pgx"}
 var tfbStacks = []string{"tfb-nethttp-pgx"}
 
 // exampleStacks serve an example's own workload (examples/response-cache:
-// respcache-pgx), tested by that example's run.
-var exampleStacks = []string{"respcache-pgx"}
+// respcache-pgx; examples/realworld's Conduit slice: realworld-go), each
+// tested by its example's test.
+var exampleStacks = []string{"respcache-pgx", "realworld-go"}
 
 func TestEveryStackIsListed(t *testing.T) {
 	entries, err := os.ReadDir(".")

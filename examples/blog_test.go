@@ -7,7 +7,7 @@ import (
 // ownApps are the examples of an app of one's own: a custom workload with
 // its own database, setup steps and templated cases, not a built-in
 // workload's contract.
-var ownApps = []string{"blog"}
+var ownApps = []string{"blog", "realworld"}
 
 // TestBlogExample runs examples/blog as a user would (its own schema,
 // seed and reset; a login captured by a setup step; a list of articles

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -17,21 +16,21 @@ import (
 const defaultTopRoutes = 10
 
 // accessLogCases reads an access log and returns the starter's cases as
-// YAML (through the encoder): a case per top route and a mix of them
-// weighted by their requests; and what it left out, one line each.
-func accessLogCases(path string, top int) (casesYAML string, notes []string, err error) {
+// a YAML sequence node: a case per top route and a mix of them weighted
+// by their requests; and what it left out, one line each.
+func accessLogCases(path string, top int) (cases *yaml.Node, notes []string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", nil, fmt.Errorf("--access-log: %v", err)
+		return nil, nil, fmt.Errorf("--access-log: %v", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return "", nil, fmt.Errorf("--access-log %s: not a regular file; name the log file", path)
+		return nil, nil, fmt.Errorf("--access-log %s: not a regular file; name the log file", path)
 	}
 	sum, err := accesslog.Summarize(f)
 	if err != nil {
-		return "", nil, fmt.Errorf("--access-log %s: %v", path, err)
+		return nil, nil, fmt.Errorf("--access-log %s: %v", path, err)
 	}
 	sel := sum.Select(top)
 	if len(sel.Routes) == 0 {
@@ -39,25 +38,14 @@ func accessLogCases(path string, top int) (casesYAML string, notes []string, err
 		if len(sel.LeftOut) > 0 {
 			msg += "; left out: " + strings.Join(sel.LeftOut, "; ")
 		}
-		return "", nil, fmt.Errorf("%s", msg)
+		return nil, nil, fmt.Errorf("%s", msg)
 	}
 	weights, scaled := mixWeights(sel.Routes)
 	notes = sel.LeftOut
 	if scaled {
 		notes = append(notes, fmt.Sprintf("weights are the routes' requests scaled to at most %d (a mix's largest weight)", load.MaxMixWeight))
 	}
-	doc, err := casesNode(sel, weights, notes)
-	if err != nil {
-		return "", nil, err
-	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
-		return "", nil, fmt.Errorf("encode cases: %w", err)
-	}
-	enc.Close()
-	return buf.String(), notes, nil
+	return logCasesNode(sel, weights, notes), notes, nil
 }
 
 // mixWeights are the routes' request counts, scaled down to at most
@@ -78,9 +66,9 @@ func mixWeights(routes []accesslog.Route) (weights []int, scaled bool) {
 	return weights, scaled
 }
 
-// casesNode is the cases list: one case per route, each with a comment
+// logCasesNode is the cases list: one case per route, each with a comment
 // on what the log showed of it, then the mix, with what was left out.
-func casesNode(sel accesslog.Selection, weights []int, notes []string) (*yaml.Node, error) {
+func logCasesNode(sel accesslog.Selection, weights []int, notes []string) *yaml.Node {
 	seq := &yaml.Node{Kind: yaml.SequenceNode}
 	of := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
 	for i, r := range sel.Routes {
@@ -107,7 +95,7 @@ func casesNode(sel accesslog.Selection, weights []int, notes []string) (*yaml.No
 	item.HeadComment = comment
 	add(item, "mix", mix)
 	seq.Content = append(seq.Content, item)
-	return seq, nil
+	return seq
 }
 
 // routeComment says what the log showed of a route.

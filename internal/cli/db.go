@@ -43,7 +43,7 @@ func runDB(ctx context.Context, args []string, env Env) error {
 	dir := fs.String("dir", defaultDBDir, "cluster directory, relative to the working directory")
 	dbURL := fs.String("database-url", "", "a server of your own, for seed, reset and status (status alone falls back to $DATABASE_URL when --dir is not given)")
 	allowRemote := fs.Bool("allow-remote", false, "let seed and reset change a database on a host that is not this machine")
-	file := fs.String("file", "stackbench.yaml", "the comparison file whose workload database up and seed build in the embedded cluster: its own schema and seed (workload.database), and each stack's own (database:); without one, or for a built-in workload, the saas-slice seed")
+	file := fs.String("file", "stackbench.yaml", "the comparison file whose databases up and seed build in the embedded cluster and reset resets with their own reset: statements: the workload's own (workload.database) and each stack's own (database:); without one, or for a built-in workload, the saas-slice seed and its orders")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -71,12 +71,14 @@ func runDB(ctx context.Context, args []string, env Env) error {
 			return err
 		}
 	}
-	if (verb == "up" || verb == "seed") && target.url == "" {
-		f, err := dbFile(env, resolvePath(env, *file), flagSet(fs, "file"))
-		if err != nil {
-			return err
+	if verb == "up" || verb == "seed" || verb == "reset" {
+		if target.url == "" || verb == "reset" {
+			f, err := dbFile(env, resolvePath(env, *file), flagSet(fs, "file"))
+			if err != nil {
+				return err
+			}
+			target.file = f
 		}
-		target.file = f
 	}
 	switch verb {
 	case "up":
@@ -182,6 +184,9 @@ func dbSeed(ctx context.Context, t dbTarget, env Env) error {
 }
 
 func dbReset(ctx context.Context, t dbTarget, env Env) error {
+	if t.file != nil {
+		return resetFileDatabases(ctx, t, env)
+	}
 	url := t.url
 	if url == "" {
 		c, err := pgfix.Attach(t.dir)

@@ -33,11 +33,12 @@ func TestDBUpBuildsTheFilesDatabase(t *testing.T) {
 		"go.sql":     "CREATE TABLE posts (id serial PRIMARY KEY, title text);",
 		"stackbench.yaml": `workload:
   name: conduit
-  database: {schema: [schema.sql], seed: seed.sql}
+  database: {schema: [schema.sql], seed: seed.sql, reset: "DELETE FROM articles WHERE id > 7"}
   cases: [{name: list, path: /articles, database: true}]
 stacks:
   - {name: node, dir: ., start: ./node}
-  - {name: go-chi, dir: ., start: ./go, database: {schema: [go.sql]}}
+  - {name: go-chi, dir: ., start: ./go, database: {schema: [go.sql], reset: "DELETE FROM posts WHERE title <> 'kept'; VACUUM ANALYZE posts"}}
+  - {name: py, dir: ., start: ./py, database: {schema: [go.sql]}}
 `,
 	} {
 		if err := os.WriteFile(filepath.Join(work, name), []byte(text), 0o644); err != nil {
@@ -49,7 +50,7 @@ stacks:
 		t.Fatalf("db up: exit %d\n%s%s", code, out, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "DATABASE_URL=postgres://") || !strings.HasPrefix(lines[1], "go-chi: DATABASE_URL=postgres://") {
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "DATABASE_URL=postgres://") || !strings.HasPrefix(lines[1], "go-chi: DATABASE_URL=postgres://") {
 		t.Fatalf("db up printed:\n%s", out)
 	}
 	url := strings.TrimPrefix(lines[0], "DATABASE_URL=")
@@ -70,5 +71,26 @@ stacks:
 	}
 	if code, out, errOut := runMain(t, work, nil, "db", "seed"); code != 0 || queryInt(t, url, "SELECT count(*) FROM articles") != 7 {
 		t.Errorf("db seed (exit %d) did not start over from the file's seed\n%s%s", code, out, errOut)
+	}
+	// db reset runs each database's own reset: statements, not the
+	// saas-slice's orders reset (these schemas have no orders table),
+	// and names the database whose file part has none.
+	queryInt(t, url, "WITH i AS (INSERT INTO articles (slug) VALUES ('x'), ('y') RETURNING 1) SELECT count(*) FROM i")
+	queryInt(t, goURL, "WITH i AS (INSERT INTO posts (title) VALUES ('kept'), ('gone'), ('gone') RETURNING 1) SELECT count(*) FROM i")
+	code, out, errOut = runMain(t, work, nil, "db", "reset")
+	if code != 0 {
+		t.Fatalf("db reset: exit %d\n%s%s", code, out, errOut)
+	}
+	if n := queryInt(t, url, "SELECT count(*) FROM articles"); n != 7 {
+		t.Errorf("db reset left %d articles, want the seed's 7\n%s", n, out)
+	}
+	if n := queryInt(t, goURL, "SELECT count(*) FROM posts"); n != 1 {
+		t.Errorf("db reset left %d posts in go-chi's database, want the one its reset keeps\n%s", n, out)
+	}
+	for _, want := range []string{"database stackbench: reset by stackbench.yaml's workload.database.reset (DELETE FROM articles WHERE id > 7)",
+		"stack go-chi's database stackbench_go_chi: reset by", "stack py's database stackbench_py: left as it is (stackbench.yaml has no database.reset of stack py"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("db reset does not say %q:\n%s", want, out)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -83,18 +85,20 @@ func runInit(ctx context.Context, args []string, env Env) error {
 				return usagef("%v", err)
 			}
 		}
-		var casesYAML string
+		var casesNode *yaml.Node
 		if *accessLog != "" {
 			var notes []string
-			if casesYAML, notes, err = accessLogCases(resolvePath(env, *accessLog), *top); err != nil {
+			if casesNode, notes, err = accessLogCases(resolvePath(env, *accessLog), *top); err != nil {
 				return usagef("%v", err)
 			}
 			for _, n := range notes {
 				fmt.Fprintf(env.Stdout, "left out: %s\n", n)
 			}
 		}
-		content = plan.AppStarter(plan.StarterApp{Name: appName(env.Dir), Health: facts.health, HealthNote: facts.healthNote,
-			Schema: facts.schema, SchemaNote: facts.schemaNote, Stacks: stacks, Cases: cases, CasesYAML: casesYAML, OwnDatabase: facts.build.Migrate != ""})
+		if content, err = plan.AppStarter(plan.StarterApp{Name: appName(env.Dir), Health: facts.health, HealthNote: facts.healthNote,
+			Schema: facts.schema, SchemaNote: facts.schemaNote, Stacks: stacks, Cases: cases, CasesNode: casesNode, OwnDatabase: facts.build.Migrate != ""}); err != nil {
+			return err
+		}
 	}
 	path := filepath.Join(env.Dir, "stackbench.yaml")
 	if err := writeStarter(path, content, *force); err != nil {

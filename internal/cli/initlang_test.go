@@ -46,23 +46,23 @@ func TestInitOnNodeAndPythonApps(t *testing.T) {
 		absent  []string
 	}{
 		{"node-knex", []string{
-			"build: npm ci     # npm (from package-lock.json)",
+			"build: npm ci # npm (from package-lock.json)",
 			"start: APP_PORT=$PORT DB_CONNECTION_URL=$DATABASE_URL npm run start",
 			"runtime: node",
-			`migrate: "DB_CONNECTION_URL=$DATABASE_URL npx knex migrate:latest"   # knex is a dependency and a knexfile is here`,
-			"health: /api/health   # polled until it answers 200; a route named in src/server.js",
+			"migrate: DB_CONNECTION_URL=$DATABASE_URL npx knex migrate:latest # knex is a dependency and a knexfile is here",
+			"health: /api/health # polled until it answers 200; a route named in src/server.js",
 		}, []string{"schema.sql", "go build", "database: none"}},
 		{"django", []string{
-			"build: pip install -r requirements.txt     # requirements.txt; a guess",
-			`start: "gunicorn mysite.wsgi -b 127.0.0.1:$PORT"`,
+			"build: pip install -r requirements.txt # requirements.txt; a guess",
+			"start: gunicorn mysite.wsgi -b 127.0.0.1:$PORT",
 			"runtime: python",
 			"migrate: python manage.py migrate",
 			"health: /healthz/",
 		}, []string{"go build", "database: none"}},
 		{"fastapi", []string{
-			"build: uv sync --frozen     # uv (from uv.lock)",
-			`start: "PG_DSN=$DATABASE_URL uvicorn app.main:api --host 127.0.0.1 --port $PORT"`,
-			"migrate: PG_DSN=$DATABASE_URL alembic upgrade head   # alembic.ini is here",
+			"build: uv sync --frozen # uv (from uv.lock)",
+			"start: PG_DSN=$DATABASE_URL uvicorn app.main:api --host 127.0.0.1 --port $PORT",
+			"migrate: PG_DSN=$DATABASE_URL alembic upgrade head # alembic.ini is here",
 			"health: /ping",
 		}, []string{"go build", "database: none"}},
 	} {
@@ -136,8 +136,8 @@ paths:
 	for _, want := range []string{
 		"base: /api ",
 		"from servers: in api.yaml",
-		"name: currentUser\n      path: /user\n      compare: json       # exact | json | status | none\n      headers:\n        Authorization: \"Bearer ${env:API_TOKEN}\"",
-		"name: me\n      path: /profiles/me\n      compare: json       # exact | json | status | none\n      headers:\n        X-Api-Key: \"${env:API_KEY}\"",
+		"Authorization: Bearer ${env:API_TOKEN}",
+		"X-Api-Key: ${env:API_KEY}",
 		"secured (bearer): set API_TOKEN",
 	} {
 		if !strings.Contains(got, want) {
@@ -153,5 +153,23 @@ paths:
 	}
 	if s := f.Stacks[0]; s.Base != "/api" {
 		t.Errorf("stack base %q, want /api", s.Base)
+	}
+	want := map[string][2]string{"currentUser": {"Authorization", "Bearer ${env:API_TOKEN}"}, "me": {"X-Api-Key", "${env:API_KEY}"}, "tags": {}}
+	for _, c := range f.Workload.Cases {
+		w, ok := want[c.Name]
+		if !ok {
+			continue
+		}
+		delete(want, c.Name)
+		var got [2]string
+		for _, h := range c.Header {
+			got = [2]string{h.Name, h.Value}
+		}
+		if len(c.Header) > 1 || got != w {
+			t.Errorf("case %s sends %v, want %v", c.Name, c.Header, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("cases missing: %v", want)
 	}
 }

@@ -42,7 +42,10 @@ paths:
 		if err != nil {
 			return
 		}
-		starter := plan.AppStarter(plan.StarterApp{Name: "app", Stacks: plan.AppStacks(plan.StarterBuild{}), Cases: cases})
+		starter, err := plan.AppStarter(plan.StarterApp{Name: "app", Stacks: plan.AppStacks(plan.StarterBuild{}), Cases: cases})
+		if err != nil {
+			t.Fatal(err)
+		}
 		dec := yaml.NewDecoder(bytes.NewReader([]byte(starter)))
 		var file struct {
 			Workload struct {

@@ -15,7 +15,9 @@ import (
 // ownDatabasesFile is a workload of two stacks whose schemas differ (a
 // table and a column of each one's own): stack a's database is built
 // from SQL files, stack b's by its own migrate and seed commands (run in
-// its dir with its env:), each before any process of it starts.
+// its dir with its env:), each before any process of it starts and after
+// its build (b's migrate needs the file its build makes, as npx knex
+// needs the node_modules npm ci installs).
 func ownDatabasesFile(admin, protocol string) string {
 	return `
 database: ` + admin + `
@@ -46,9 +48,10 @@ stacks:
     dir: .
     base: /api
     env: {TABLE: b_things, COL: title}
+    build: touch built.marker
     start: env BASE=/api ` + ownAppBin + `
     database:
-      migrate: ` + ownAppBin + ` migrate
+      migrate: test -f built.marker && ` + ownAppBin + ` migrate
       seed: ` + ownAppBin + ` seed
       reset: "DELETE FROM b_things WHERE id > 2; VACUUM ANALYZE b_things"
 `

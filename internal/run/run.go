@@ -180,10 +180,15 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	defer hosts.close()
-	if err := (&databasePhase{r}).run(ctx); err != nil {
+	// The stacks are built before their databases: a stack's own
+	// migrate: command (npx knex migrate:latest, alembic upgrade head)
+	// needs the dependencies its build installs, and a git: stack's
+	// migrations are those of its commit's worktree, made by the build
+	// phase.
+	if err := (&buildPhase{r}).run(ctx); err != nil {
 		return err
 	}
-	if err := (&buildPhase{r}).run(ctx); err != nil {
+	if err := (&databasePhase{r}).run(ctx); err != nil {
 		return err
 	}
 	if err := (&environmentPhase{r}).run(ctx); err != nil {

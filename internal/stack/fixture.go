@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/stackbench/stackbench/internal/fileutil"
 	"github.com/stackbench/stackbench/internal/pgfix"
@@ -70,7 +69,10 @@ func runFixtureCommand(ctx context.Context, dir, what, command, url, logDir stri
 	}
 	log := filepath.Join(logDir, "fixture.log")
 	os.Remove(log)
-	if err := Shell(ctx, dir, command, log, append(slices.Clip(env), "DATABASE_URL="+url)); err != nil {
+	// The URL and its parts: a migration tool that takes its connection
+	// as host, user and database reads the libpq variables (the stack's
+	// own env: entries, after them, win).
+	if err := Shell(ctx, dir, command, log, append(append(libpqEnv(url), env...), "DATABASE_URL="+url)); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -58,8 +58,9 @@ type Harness struct {
 
 // Env is the environment a stack gets on top of the harness's own: HOST
 // when the harness gives one, PORT, JWT_SECRET, NODE_ENV=production,
-// STACKBENCH_WORKLOAD, DATABASE_URL (on the tfb workload also as PGHOST,
-// PGPORT, PGDATABASE, PGUSER, PGPASSWORD), then the stack's own env entries in file order (which win). A stack with a
+// STACKBENCH_WORKLOAD, DATABASE_URL (on the tfb workload and a workload of
+// the file's own also as PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, for
+// an app that takes its connection in parts), then the stack's own env entries in file order (which win). A stack with a
 // protocol: other than http1 gets it in STACKBENCH_PROTOCOL; one with
 // tls: on gets its certificate's and key's paths in TLS_CERT_FILE and
 // TLS_KEY_FILE (Start passes tls, the run's throwaway certificate).
@@ -80,7 +81,7 @@ func envWith(s plan.Stack, port int, h Harness, tls *load.ThrowawayCA) []string 
 	)
 	if h.DatabaseURL != "" {
 		env = append(env, "DATABASE_URL="+h.DatabaseURL)
-		if h.Workload == "tfb" {
+		if h.Workload != "saas-slice" && h.Workload != "micro" {
 			env = append(env, libpqEnv(h.DatabaseURL)...)
 		}
 	}
