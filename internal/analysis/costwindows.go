@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 )
 
 // Which windows count for cost (issue 43, item 3; docs/statistics.md,
@@ -35,7 +36,7 @@ const MaxCostShortfall = 0.01
 // costShortfall is the share of the window's due requests it did not
 // serve: the larger of its unsent share and how far its served rate fell
 // under the offered one.
-func costShortfall(l *journal.LoadResult) float64 {
+func costShortfall(l *load.Result) float64 {
 	s := 0.0
 	if due := l.Attempts + l.Unsent; due > 0 {
 		s = float64(l.Unsent) / float64(due)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
@@ -78,7 +79,7 @@ func TestASmallShortfallCountsForCost(t *testing.T) {
 	if c := m.Steps[0].Cost; c == nil || c.Call != stats.CallSame || c.ToWindows != 8 {
 		t.Errorf("cost %+v; want same, from all 8 of b's windows", c)
 	}
-	for _, l := range []journal.LoadResult{{Attempts: 989, Unsent: 11}, {Attempts: 1000, Rate: 1000, ThroughputRPS: 985}} {
+	for _, l := range []load.Result{{Attempts: 989, Unsent: 11}, {Attempts: 1000, Rate: 1000, ThroughputRPS: 985}} {
 		if s := costShortfall(&l); s <= MaxCostShortfall {
 			t.Errorf("%+v: shortfall %.4f, want over %.2f", l, s, MaxCostShortfall)
 		}

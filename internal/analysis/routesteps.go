@@ -7,6 +7,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -96,7 +97,7 @@ func routeWindows(w *journal.Window, maxLatency time.Duration) []routeWindow {
 // request is no faster than the longest the client would have waited.
 // Its unfinished requests are in it at their lower bound from load
 // schema 3.
-func routeHist(l *journal.LoadResult, r journal.LoadRoute, maxLatency time.Duration) (*hist.Histogram, error) {
+func routeHist(l *load.Result, r load.RouteResult, maxLatency time.Duration) (*hist.Histogram, error) {
 	h, err := hist.Decode(r.LatencyHist)
 	if err != nil {
 		return nil, err

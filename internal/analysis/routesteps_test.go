@@ -7,13 +7,14 @@ import (
 
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/stats"
 )
 
 // mixRoute is a journaled route whose successes spread about p50Us
 // (log-normal quantiles, 15 %), with failed more attempts.
-func mixRoute(t *testing.T, name string, successes, failed int64, p50Us float64) journal.LoadRoute {
+func mixRoute(t *testing.T, name string, successes, failed int64, p50Us float64) load.RouteResult {
 	t.Helper()
 	h := hist.New(time.Minute)
 	for i := range successes {
@@ -28,7 +29,7 @@ func mixRoute(t *testing.T, name string, successes, failed int64, p50Us float64)
 	if failed > 0 {
 		errs["status_500"] = failed
 	}
-	return journal.LoadRoute{Name: name, Attempts: successes + failed, Successes: successes, Errors: errs, LatencyHist: enc}
+	return load.RouteResult{Name: name, Attempts: successes + failed, Successes: successes, Errors: errs, LatencyHist: enc}
 }
 
 // mixJournal is a closed-loop run of stacks a and b on one mix "shop" of
@@ -42,7 +43,7 @@ func mixJournal(t *testing.T, listShift, createShift float64, createFailed int64
 	pr := plan.Protocol{Concurrency: []int{4}, Cases: []string{"shop"}, Rounds: 8, Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams,
 		MinEffect: 0.05, Timeout: time.Second}
 	pl := plan.Plan{WorkloadName: "custom", Protocol: pr, Stacks: []plan.Stack{{Name: "a"}, {Name: "b"}}}
-	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: journal.PlanSpecOf(pl),
+	res := &journal.Results{Plan: &journal.Plan{RunID: "t", Plan: pl,
 		Cases: []journal.Case{{Name: "shop", CallRoutes: callRoutes}}}}
 	for r := 1; r <= 8; r++ {
 		wiggle := 1 + 0.01*float64(r%3)
@@ -54,12 +55,12 @@ func mixJournal(t *testing.T, listShift, createShift float64, createFailed int64
 					list = stall
 				}
 			}
-			routes := []journal.LoadRoute{mixRoute(t, "list", 1200, 0, list), mixRoute(t, "create", 400-failed, failed, create)}
+			routes := []load.RouteResult{mixRoute(t, "list", 1200, 0, list), mixRoute(t, "create", 400-failed, failed, create)}
 			pw := plan.Window{Key: plan.WindowKey(r, s, "shop", 4), Round: r, Stack: s, Case: "shop", Concurrency: 4}
-			res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, journal.PlanWindowOf(pw))
+			res.Plan.Plan.Windows = append(res.Plan.Plan.Windows, pw)
 			res.Windows = append(res.Windows, journal.Window{Key: pw.Key, Index: len(res.Windows) + 1, Round: r, Stack: s, Case: "shop", Concurrency: 4,
 				Final: true, Attempt: 1, Process: journal.ProcessInfo{Seq: r}, Server: journal.Usage{Cores: 1},
-				Load: &journal.LoadResult{ThroughputRPS: 1600 * wiggle, Successes: 1600 - failed, Attempts: 1600, DurationSeconds: 1,
+				Load: &load.Result{ThroughputRPS: 1600 * wiggle, Successes: 1600 - failed, Attempts: 1600, DurationSeconds: 1,
 					TimeoutSeconds: 1, LatencyHist: routes[0].LatencyHist, Routes: routes}})
 		}
 	}
@@ -155,9 +156,9 @@ func TestMixStepRouteStallIsNotAGain(t *testing.T) {
 // not the mix's.
 func TestRouteThresholdOnAStallingRoute(t *testing.T) {
 	res := mixJournal(t, 1, 1, 0, 80_000, false)
-	res.Plan.Plan.Thresholds = []journal.PlanCaseThresholds{
-		{Case: "shop", Route: "list", Thresholds: journal.PlanThresholds{P99: 25 * time.Millisecond}},
-		{Case: "shop", Route: "create", Thresholds: journal.PlanThresholds{P99: 25 * time.Millisecond}},
+	res.Plan.Plan.Thresholds = []plan.CaseThresholds{
+		{Case: "shop", Route: "list", Thresholds: plan.Thresholds{P99: 25 * time.Millisecond}},
+		{Case: "shop", Route: "create", Thresholds: plan.Thresholds{P99: 25 * time.Millisecond}},
 	}
 	m := analyse(t, res)
 	got := map[string]ThresholdCheck{}

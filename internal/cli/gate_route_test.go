@@ -9,6 +9,7 @@ import (
 
 	"github.com/stackbench/stackbench/internal/hist"
 	"github.com/stackbench/stackbench/internal/journal"
+	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 )
 
@@ -18,7 +19,7 @@ import (
 // every other round, a's answers in about 2 ms.
 func stallingMixDir(t *testing.T) string {
 	t.Helper()
-	route := func(name string, n int64, p50Us float64) journal.LoadRoute {
+	route := func(name string, n int64, p50Us float64) load.RouteResult {
 		h := hist.New(time.Minute)
 		for i := range n {
 			q := (float64(i) + 0.5) / float64(n)
@@ -28,7 +29,7 @@ func stallingMixDir(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return journal.LoadRoute{Name: name, Attempts: n, Successes: n, ThroughputRPS: float64(n), LatencyHist: enc}
+		return load.RouteResult{Name: name, Attempts: n, Successes: n, ThroughputRPS: float64(n), LatencyHist: enc}
 	}
 	pr := plan.Protocol{Concurrency: []int{4}, Cases: []string{"shop"}, Rounds: 8, Layout: plan.LayoutInterleaved, Order: plan.OrderWilliams,
 		MinEffect: 0.05, Timeout: time.Second}
@@ -41,12 +42,12 @@ func stallingMixDir(t *testing.T) string {
 			if s == "b" && r%2 == 0 {
 				list = 80_000
 			}
-			routes := []journal.LoadRoute{route("list", 1200, list), route("create", 400, 6000)}
+			routes := []load.RouteResult{route("list", 1200, list), route("create", 400, 6000)}
 			pw := plan.Window{Key: plan.WindowKey(r, s, "shop", 4), Round: r, Stack: s, Case: "shop", Concurrency: 4}
 			pl.Windows = append(pl.Windows, pw)
 			windows = append(windows, journal.Window{Key: pw.Key, Index: len(windows) + 1, Round: r, Stack: s, Case: "shop", Concurrency: 4,
 				Final: true, Attempt: 1, Process: journal.ProcessInfo{Seq: r}, Server: journal.Usage{Cores: 1},
-				Load: &journal.LoadResult{ThroughputRPS: 1600, Successes: 1600, Attempts: 1600, DurationSeconds: 1, TimeoutSeconds: 1,
+				Load: &load.Result{ThroughputRPS: 1600, Successes: 1600, Attempts: 1600, DurationSeconds: 1, TimeoutSeconds: 1,
 					LatencyHist: routes[0].LatencyHist, Routes: routes}})
 		}
 	}
@@ -56,7 +57,7 @@ func stallingMixDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if err := w.Append(journal.KindPlan, journal.Plan{RunID: "mix", Plan: journal.PlanSpecOf(pl), Cases: []journal.Case{{Name: "shop"}}}); err != nil {
+	if err := w.Append(journal.KindPlan, journal.Plan{RunID: "mix", Plan: pl, Cases: []journal.Case{{Name: "shop"}}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, win := range windows {

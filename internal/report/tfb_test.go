@@ -31,7 +31,7 @@ func TestTFBLabelsAndRelaxedRules(t *testing.T) {
 	w, _ := workload.Builtin("saas-slice", workload.DefaultJWTSecret)
 	pl := fixturePlan(w)
 	pl.Stacks[1].TFB = &plan.TFBEntry{Approach: "Realistic", ORM: "Raw", Classification: "Micro"}
-	add(journal.KindPlan, journal.Plan{RunID: "tfb", CreatedAt: fixtureStart, ToolVersion: "test", Plan: journal.PlanSpecOf(pl), Database: "embedded"})
+	add(journal.KindPlan, journal.Plan{RunID: "tfb", CreatedAt: fixtureStart, ToolVersion: "test", Plan: pl, Database: "embedded"})
 	add(journal.KindEnvironment, fixtureEnvironment(fixtureStart))
 	add(journal.KindParity, journal.Parity{Passed: true, Stacks: []journal.ParityStack{
 		{Stack: "nethttp", Checks: 9},
