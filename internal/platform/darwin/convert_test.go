@@ -40,7 +40,7 @@ func TestToProc(t *testing.T) {
 
 func TestHostTicks(t *testing.T) {
 	got := hostTicks(10, 1, 5, 100, 2, 0.5, 0.25, 0.25)
-	want := platform.HostCPU{BusyTicks: 17 * int64(time.Second), IdleTicks: 102 * int64(time.Second)}
+	want := platform.HostCPU{BusyTicks: 17 * int64(time.Second), IdleTicks: 102 * int64(time.Second), StealTicks: int64(time.Second) / 4}
 	if got != want {
 		t.Errorf("hostTicks = %+v, want %+v", got, want)
 	}
