@@ -49,7 +49,7 @@ func TestRunSearchesCapacityAfterTheWindows(t *testing.T) {
   searches: 2
 `, refStacks()))
 	dir := filepath.Join(t.TempDir(), "results")
-	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+	if _, err := runFileNoParity(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	byKey, res := runtest.Finals(t, dir)
@@ -162,7 +162,7 @@ func TestResumedRunContinuesTheCapacitySearch(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
-	_, err := runFile(t, ctx, path, dir, plan.Overrides{}, false)
+	_, err := runFileNoParity(t, ctx, path, dir, plan.Overrides{}, false)
 	cancel()
 	<-stopped
 	if err == nil {
@@ -181,7 +181,7 @@ func TestResumedRunContinuesTheCapacitySearch(t *testing.T) {
 		t.Fatalf("the first search: ended %v, index %d", ended, s.SearchIndex)
 	}
 
-	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, true); err != nil {
+	if _, err := runFileNoParity(t, context.Background(), path, dir, plan.Overrides{}, true); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	res, rerr = journal.ReadDir(dir)

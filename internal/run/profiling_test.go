@@ -40,7 +40,7 @@ func TestRunProfilesEveryCellAndResumes(t *testing.T) {
   profiling: on
 `, stacks))
 	dir := filepath.Join(t.TempDir(), "results")
-	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+	if _, err := runFileNoParity(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	byKey, res := runtest.Finals(t, dir)
@@ -116,7 +116,7 @@ func TestRunProfilesEveryCellAndResumes(t *testing.T) {
 	// Drop the last profiling record, as if the run had been stopped
 	// there, and resume: only that profile window is measured again.
 	dropLastLine(t, filepath.Join(dir, journal.FileName), `"kind":"profiling"`)
-	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, true)
+	out, err := runFileNoParity(t, context.Background(), path, dir, plan.Overrides{}, true)
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}

@@ -49,7 +49,10 @@ func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
 `))
 	dir := filepath.Join(t.TempDir(), "results")
 	var firstLog bytes.Buffer
-	cmd := exec.Command(stackbenchBin, "run", "-f", path, "--out", dir)
+	// The parity gate, which every invocation runs (2 stacks × 2 here),
+	// is not what this test is about: TestParityFailureSendsNoLoad and the
+	// wire tests check it.
+	cmd := exec.Command(stackbenchBin, "run", "--skip-parity", "-f", path, "--out", dir)
 	cmd.Stdout, cmd.Stderr = &firstLog, &firstLog
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -107,7 +110,7 @@ func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
 		}
 	}
 
-	resume := exec.Command(stackbenchBin, "run", "--resume", dir, "-f", path)
+	resume := exec.Command(stackbenchBin, "run", "--skip-parity", "--resume", dir, "-f", path)
 	out, err := resume.CombinedOutput()
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
@@ -124,7 +127,7 @@ func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
 		t.Errorf("%d orphaned server groups, and the resume did not say it stopped them:\n%s", orphans, out)
 	}
 	t.Logf("%d server process groups outlived the killed harness and were stopped by the resume", orphans)
-	again, err := exec.Command(stackbenchBin, "run", "--resume", dir, "-f", path).CombinedOutput()
+	again, err := exec.Command(stackbenchBin, "run", "--skip-parity", "--resume", dir, "-f", path).CombinedOutput()
 	if err != nil || !strings.Contains(string(again), "the run is complete") {
 		t.Errorf("resuming a finished run: %v\n%s", err, again)
 	}

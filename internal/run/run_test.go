@@ -40,6 +40,19 @@ func runFile(t *testing.T, ctx context.Context, path, dir string, o plan.Overrid
 	return runFileOpts(t, ctx, path, dir, o, resume, strings.Contains(path, "flaky"))
 }
 
+// runFileNoParity is runFile with the parity gate skipped, for the tests
+// that assert nothing the gate does: before any window it starts each
+// stack on a copy of its own, runs the contract's ~100 checks and stops
+// it (2–6 s of such a test on a busy 2-core host, resumes included). The
+// gate is what the tests that assert it check: TestParityFailureSendsNoLoad,
+// TestStacksWithTheirOwnBasePaths, TestStacksWithDatabasesOfTheirOwn, the
+// wire and scenario tests, and the runs that keep it on for what it does
+// to their databases (TestEveryStackMeetsTheSameDatabase).
+func runFileNoParity(t *testing.T, ctx context.Context, path, dir string, o plan.Overrides, resume bool) (*Outcome, error) {
+	t.Helper()
+	return runFileOpts(t, ctx, path, dir, o, resume, true)
+}
+
 func runFileOpts(t *testing.T, ctx context.Context, path, dir string, o plan.Overrides, resume, skipParity bool) (*Outcome, error) {
 	t.Helper()
 	f, err := plan.LoadEnv(path, func(string) string { return "" })
@@ -116,7 +129,7 @@ func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
   cases: [health, user, order]
 `, refStacks()))
 	dir := filepath.Join(t.TempDir(), "results")
-	out, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false)
+	out, err := runFileNoParity(t, context.Background(), path, dir, plan.Overrides{}, false)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -431,7 +444,7 @@ func TestCheckpointInWindowIsFlagged(t *testing.T) {
 		}
 		checkpointed <- err
 	}()
-	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+	if _, err := runFileNoParity(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	if err := <-checkpointed; err != nil {
@@ -462,7 +475,7 @@ func TestSpreadModeSendsTheRequestPool(t *testing.T) {
   spread: true
 `, refStack("ref")))
 	dir := filepath.Join(t.TempDir(), "results")
-	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
+	if _, err := runFileNoParity(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	byKey, _ := runtest.Finals(t, dir)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/pgfix"
@@ -93,5 +94,42 @@ func TestIdentifierPart(t *testing.T) {
 	long := identifierPart("TestAVeryLongNameThatGoesOnAndOnBeyondFortyCharactersForSure")
 	if len(long) != 40 {
 		t.Errorf("len = %d, want 40", len(long))
+	}
+}
+
+// The shared cluster lives in memoryDir when it has room, and an orphan
+// left there by a killed test binary is swept like one on disk.
+func TestSharedClusterInMemoryIsSwept(t *testing.T) {
+	dir, err := clusterDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir == "" {
+		if _, err := os.Stat(memoryDir); err == nil {
+			t.Logf("%s is short of %d bytes: the cluster is on disk", memoryDir, memoryRoomBytes)
+		}
+		if got := Cluster(t).Dir(); strings.HasPrefix(got, memoryDir+"/") {
+			t.Errorf("the shared cluster is in %s though clusterDir chose the disk", got)
+		}
+		return
+	}
+	if got := Cluster(t).Dir(); filepath.Dir(got) != memoryDir || !strings.HasPrefix(filepath.Base(got), pgfix.TempDirPrefix) {
+		t.Errorf("the shared cluster is in %s; want a %s* directory in %s", got, pgfix.TempDirPrefix, memoryDir)
+	}
+	ctx := context.Background()
+	orphan, err := pgfix.Start(ctx, pgfix.Options{Dir: dir})
+	if err != nil {
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { destroy(context.Background(), orphan) })
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	writeOwner(t, dir, exited.Process.Pid)
+	sweepOrphans(ctx)
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("orphan cluster directory %s left: %v", dir, err)
 	}
 }
