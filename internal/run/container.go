@@ -43,7 +43,7 @@ func (l leftovers) removeContainer(runtime, name string, env []string) {
 // T21). None when no stack runs in a container.
 func (l *localSite) containerGroups() []proc.Group {
 	var gs []proc.Group
-	for name, s := range l.r.live {
+	for name, s := range l.p.live {
 		p := l.procs[s]
 		if p == nil {
 			continue

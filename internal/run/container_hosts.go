@@ -42,7 +42,7 @@ func (h *hostsSite) remoteImage(ctx context.Context, s *remote.Session, host, di
 		return nil, fmt.Errorf("the image of %s on %s: %w", st.Name, host, err)
 	}
 	if c.Build != "" {
-		h.r.progress.logf("%s: image %s built on %s with %s in %s", st.Name, c.Image, host, runtime, time.Since(t0).Round(time.Millisecond))
+		h.p.progress.logf("%s: image %s built on %s with %s in %s", st.Name, c.Image, host, runtime, time.Since(t0).Round(time.Millisecond))
 	}
 	if h.images == nil {
 		h.images = map[string]string{}

@@ -141,7 +141,7 @@ type stackDB struct {
 
 // dbOf returns the URL of stack's database and the connection to it ("",
 // nil without a database).
-func (r *runner) dbOf(stack string) (string, *pgfix.DB) {
+func (r *databaseState) dbOf(stack string) (string, *pgfix.DB) {
 	if d, ok := r.stackDBs[stack]; ok {
 		return d.url, d.db
 	}
@@ -299,4 +299,15 @@ func (r *runner) keepDatabaseCA(ca []byte) (string, error) {
 	}
 	r.dbCADir = dir
 	return path, nil
+}
+
+// teardownDatabase closes the run's connections (each stack's) and stops
+// the database.
+func (r *runner) teardownDatabase(completed bool) {
+	for _, d := range r.stackDBs {
+		d.db.Close()
+	}
+	r.stackDBs, r.db = nil, nil
+	r.dbs.teardown(completed)
+	r.dbs = hereDatabase{r.siteParts()}
 }

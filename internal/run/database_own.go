@@ -17,7 +17,7 @@ const databaseOwnGroup = "database_own"
 // closing after its window), autovacuum and the checkpointer stay in the
 // database's whole figure. ok is false when the tree's root is not known
 // here or the stack's database has no name.
-func (r *runner) databaseOwnGroup(db proc.Group, stack string) (proc.Group, bool) {
+func (r *databaseState) databaseOwnGroup(db proc.Group, stack string) (proc.Group, bool) {
 	root := db.Root()
 	if root == 0 {
 		return proc.Group{}, false

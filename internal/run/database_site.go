@@ -38,14 +38,14 @@ type databaseSite interface {
 
 // hereDatabase is the database on this machine: the embedded cluster or
 // a server of the user's (database: {url: …}).
-type hereDatabase struct{ r *runner }
+type hereDatabase struct{ p siteParts }
 
 func (hereDatabase) host() string { return "" }
 
 // group is the postmaster tree of the embedded cluster or of a server on
 // this host given by URL.
 func (d hereDatabase) group(ctx context.Context) (proc.Group, bool) {
-	r := d.r
+	r := d.p
 	if r.database != nil && r.database.Cluster != nil {
 		return proc.TreeGroup("database", r.database.Cluster.PostmasterPID()), true
 	}
@@ -67,7 +67,7 @@ func (hereDatabase) sample(context.Context, time.Time, time.Time) (agent.Sample,
 }
 
 func (d hereDatabase) teardown(completed bool) {
-	r := d.r
+	r := d.p
 	if err := r.database.Close(completed); err != nil {
 		r.progress.logf("warning: closing the database: %v", err)
 	}
@@ -101,15 +101,4 @@ func (d *remoteDatabase) teardown(bool) {
 	if err := d.agent.StopDatabase(ctx); err != nil && !errors.Is(err, agent.ErrSessionLost) {
 		d.logf("warning: stopping the database on host %s: %v", d.name, err)
 	}
-}
-
-// teardownDatabase closes the run's connections (each stack's) and stops
-// the database.
-func (r *runner) teardownDatabase(completed bool) {
-	for _, d := range r.stackDBs {
-		d.db.Close()
-	}
-	r.stackDBs, r.db = nil, nil
-	r.dbs.teardown(completed)
-	r.dbs = hereDatabase{r}
 }

@@ -52,8 +52,8 @@ func TestDatabaseOnItsOwnHost(t *testing.T) {
 		opt: Options{Dir: t.TempDir(),
 			File: &plan.File{Workload: w, Roles: &plan.Roles{Database: "db1"}},
 			Plan: &plan.Plan{NeedsDatabase: true, Stacks: []plan.Stack{{Name: "a"}}}},
-		progress:    newProgress(io.Discard, false, 0),
-		runDatabase: newRunDatabase(),
+		progress:      newProgress(io.Discard, false, 0),
+		databaseState: databaseState{runDatabase: newRunDatabase()},
 	}
 	if err := r.setupDatabase(ctx); err == nil || !strings.Contains(err.Error(), "host db1") {
 		t.Fatalf("setupDatabase with the database on db1 = %v; want a refusal naming the host", err)
@@ -144,9 +144,9 @@ func (d *fakeDatabase) sample(_ context.Context, from, to time.Time) (agent.Samp
 func TestFarSamplesFollowTheWindow(t *testing.T) {
 	db := &fakeDatabase{}
 	off := 37 * time.Millisecond
-	r := &runner{dbs: db, fleet: &fleet{offsets: map[string]agent.ClockOffset{"db1": {Offset: off}}}}
+	r := &runner{databaseState: databaseState{dbs: db}, measuring: measuring{fleet: &fleet{offsets: map[string]agent.ClockOffset{"db1": {Offset: off}}}}}
 	span := 600 * time.Millisecond
-	far := newFarSamples(r, span, nil)
+	far := newFarSamples(r.siteParts(), span, nil)
 	if far == nil {
 		t.Fatal("no far samples with the database on db1")
 	}

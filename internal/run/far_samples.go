@@ -21,7 +21,7 @@ import (
 // after the load. So what is sampled there covers the window the
 // generator measured here, to within the offsets' bounds.
 type farSamples struct {
-	r    *runner
+	p    siteParts
 	span time.Duration
 	// dbHost is the database host ("" when the database is not on one)
 	// and dbOffset its clock's offset from ours, read when the window is
@@ -59,8 +59,8 @@ type farServer struct {
 // newFarSamples returns the samples a window of span launched here takes
 // on other hosts, srv's included; nil when everything it measures runs
 // here.
-func newFarSamples(r *runner, span time.Duration, srv *farServer) *farSamples {
-	f := &farSamples{r: r, span: span, srv: srv}
+func newFarSamples(r siteParts, span time.Duration, srv *farServer) *farSamples {
+	f := &farSamples{p: r, span: span, srv: srv}
 	if host := r.dbs.host(); host != "" && r.fleet != nil {
 		f.dbHost, f.dbOffset = host, r.fleet.offsets[host].Offset
 	}
@@ -76,7 +76,7 @@ func (f *farSamples) start(ctx context.Context, at time.Time) {
 	f.started = true
 	if f.dbHost != "" {
 		from := at.Add(f.dbOffset)
-		f.wg.Go(func() { f.db, f.dbOK, f.dbErr = f.r.dbs.sample(ctx, from, from.Add(f.span)) })
+		f.wg.Go(func() { f.db, f.dbOK, f.dbErr = f.p.dbs.sample(ctx, from, from.Add(f.span)) })
 	}
 	if s := f.srv; s != nil {
 		from := at.Add(s.offset)
@@ -105,12 +105,12 @@ func (f *farSamples) into(d *driven, stack string) {
 		}
 	}
 	if f.dbHost != "" {
-		d.database = databaseUsage(f.r, stack, f.dbHost, f.db, f.dbOK, f.dbErr)
+		d.database = databaseUsage(f.p.event, stack, f.dbHost, f.db, f.dbOK, f.dbErr)
 	}
 	switch s := f.srv; {
 	case s == nil || !f.started:
 	case f.srvErr != nil:
-		f.r.event(journal.LevelWarning, stack, "sampling %s on %s: %v", stack, s.host, f.srvErr)
+		f.p.event(journal.LevelWarning, stack, "sampling %s on %s: %v", stack, s.host, f.srvErr)
 	default:
 		d.serverHost = &f.srvSmp
 	}
@@ -131,10 +131,10 @@ type hostUsage struct {
 
 // databaseUsage is the database's usage sampled on host (ok: it was
 // sampled there), or nil after a warning when the sample failed.
-func databaseUsage(r *runner, stack, host string, s agent.Sample, ok bool, err error) *hostUsage {
+func databaseUsage(event func(level journal.Level, stack, format string, a ...any), stack, host string, s agent.Sample, ok bool, err error) *hostUsage {
 	switch {
 	case err != nil:
-		r.event(journal.LevelWarning, stack, "%v", err)
+		event(journal.LevelWarning, stack, "%v", err)
 	case ok:
 		return &hostUsage{host: host, use: journal.Usage{CPUSeconds: s.CPUSeconds, Cores: s.Cores, RSSMeanBytes: s.RSSMeanBytes, RSSPeakBytes: s.RSSPeakBytes}}
 	}

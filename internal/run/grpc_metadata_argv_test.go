@@ -22,12 +22,12 @@ func TestLiteralGRPCMetadataStaysOffTheCommandLine(t *testing.T) {
 		Metadata: []workload.Header{{Name: "authorization", Value: "Bearer tok-LITERAL-88"}}}}
 	const secret = "tok-LITERAL-88"
 
-	lw, err := r.loadWireOf(cur, c)
+	lw, err := r.siteParts().loadWireOf(cur, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	local := loadArgsAt("http://127.0.0.1:9", c, "", lw, 4, 0, warmupSpan{floor: time.Second}, time.Second, time.Minute)
-	h := &hostsSite{r: r, described: map[string][]byte{"a saas.Users/GetUser": {1}}}
+	h := &hostsSite{p: r.siteParts(), described: map[string][]byte{"a saas.Users/GetUser": {1}}}
 	files, err := h.windowFiles(context.Background(), cur, c)
 	if err != nil {
 		t.Fatal(err)

@@ -214,7 +214,7 @@ func (ph *hostsPhase) open(ctx context.Context) error {
 			r.fleet = nil
 			return err
 		}
-		r.site = newHostsSite(r, r.fleet, roles)
+		r.site = newHostsSite(r.siteParts(), r.fleet, roles, r.hooks.loaded)
 	}
 	return nil
 }

@@ -44,10 +44,14 @@ type leftovers struct {
 }
 
 // leftoversOf is the servers file of r's results directory.
-func leftoversOf(r *runner) leftovers {
-	l := leftovers{dir: r.opt.Dir, event: r.event}
-	if r.opt.Plan != nil {
-		l.stacks = r.opt.Plan.Stacks
+func leftoversOf(r *runner) leftovers { return r.siteParts().leftovers() }
+
+// leftovers is the servers file of the run's results directory, as a
+// site records its servers in it.
+func (p siteParts) leftovers() leftovers {
+	l := leftovers{dir: p.opt.Dir, event: p.event}
+	if p.opt.Plan != nil {
+		l.stacks = p.opt.Plan.Stacks
 	}
 	return l
 }

@@ -115,7 +115,7 @@ func loadFlags(baseURL string, c workload.Case, poolFile string, lw loadWire, co
 
 // loadWireOf is the wire a window on cur's stack is driven over, writing
 // the gRPC case's message pool when it is templated.
-func (r *runner) loadWireOf(cur *server, c workload.Case) (loadWire, error) {
+func (r siteParts) loadWireOf(cur *server, c workload.Case) (loadWire, error) {
 	st := cur.stack
 	lw := loadWire{wire: st.Wire, proto: st.ProtoFile()}
 	if st.Wire.TLS {

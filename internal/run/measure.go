@@ -188,14 +188,7 @@ func (r *runner) newServer(ctx context.Context, st plan.Stack, planProcess int) 
 	return r.site.startServer(ctx, st, planProcess)
 }
 
-func (r *runner) stopServer(s *server) {
-	if s == nil {
-		return
-	}
-	if err := r.site.stopServer(s); err != nil {
-		r.event(journal.LevelWarning, s.stack.Name, "stopping %s: %v", s.stack.Name, err)
-	}
-}
+func (r *runner) stopServer(s *server) { r.siteParts().stopServer(s) }
 
 // window measures one window, redoing it when the protocol says so, and
 // returns the server to use next (a restarted one if it died).

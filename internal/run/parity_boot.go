@@ -179,7 +179,7 @@ func (ph *bootPhase) bootStacks(first workload.Case) ([]boot.Stack, error) {
 			r.event(journal.LevelWarning, s.Name, "boot suite: %s", msg)
 			continue
 		}
-		bs, err := stack.BootStacks([]plan.Stack{s}, r.harness(s.Name), logsDir(r.opt.Dir), first, call)
+		bs, err := stack.BootStacks([]plan.Stack{s}, r.siteParts().harness(s.Name), logsDir(r.opt.Dir), first, call)
 		if err != nil {
 			return nil, err
 		}

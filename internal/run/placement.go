@@ -30,7 +30,7 @@ func (ph *environmentPhase) placement(env *journal.Environment) {
 // shared), and warns once about each party found outside its lane. It runs
 // while the generator warms up, outside the measured window.
 func (l *localSite) readPlacement(cur *server, lr *loadRun) *journal.CPUs {
-	r := l.r
+	r := l.p
 	pl := r.opt.Plan.Protocol.Placement
 	if !pl.IsLanes() {
 		return nil
@@ -49,7 +49,7 @@ func (l *localSite) readPlacement(cur *server, lr *loadRun) *journal.CPUs {
 // checkLane reads back the CPUs of a party's processes and journals a
 // warning, once per party and CPU list, when they are not its lane.
 func (l *localSite) checkLane(party, stackName string, lane cpuset.Set, pids []int) string {
-	r := l.r
+	r := l.p
 	got := cpuset.AllowedAll(pids)
 	if len(got) > 0 && !got.Equal(lane) {
 		key := party + "/" + stackName + "/" + got.String()

@@ -97,7 +97,7 @@ func TestResumeRefusesAnotherPlacement(t *testing.T) {
 func TestCheckLaneWarnsOnceWhenAPartyLeftItsLane(t *testing.T) {
 	avail := twoCPUs(t)
 	var log strings.Builder
-	r := newLocalSite(&runner{progress: newProgress(&log, false, 0)})
+	r := newLocalSite((&runner{progress: newProgress(&log, false, 0)}).siteParts())
 	lane := cpuset.Of(avail[0])
 	for range 3 {
 		if got := r.checkLane("server", "api", lane, []int{os.Getpid()}); got != avail.String() {

@@ -82,7 +82,7 @@ const remoteServerHost = "0.0.0.0"
 // a port the agent found free, with the environment a local start gives
 // and HOST set so that it listens beyond loopback.
 func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack) (*remoteTree, error) {
-	r := h.r
+	r := h.p
 	s, err := r.fleet.session(ctx, host)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack)
 		return nil, fmt.Errorf("start %s on %s: %w (its log on that host: %s.log under ~/.cache/stackbench/logs)", st.Name, host, err, spec.LogPath)
 	}
 	if container != "" {
-		leftoversOf(r).rememberContainerOn(host, spec.Container.Runtime, container)
+		r.leftovers().rememberContainerOn(host, spec.Container.Runtime, container)
 	}
 	return &remoteTree{fl: r.fleet, host: host, name: name, pid: pid, port: port, boot: boot}, nil
 }
@@ -125,7 +125,7 @@ func (h *hostsSite) startRemote(ctx context.Context, host string, st plan.Stack)
 // database's CA on that host (synced once per invocation) instead of the
 // file here.
 func (h *hostsSite) remoteHarness(ctx context.Context, s *remote.Session, host, stackName string) (stack.Harness, error) {
-	r := h.r
+	r := h.p
 	harness := r.harness(stackName)
 	if harness.DatabaseURL == "" || r.dbCADir == "" {
 		return harness, nil
@@ -154,7 +154,7 @@ func (h *hostsSite) remoteHarness(ctx context.Context, s *remote.Session, host, 
 // agent's SyncDir: only the files the host lacks are sent), once per
 // stack and invocation, and returns its directory there.
 func (h *hostsSite) syncStack(ctx context.Context, s *remote.Session, host string, st plan.Stack) (string, error) {
-	r := h.r
+	r := h.p
 	if dir, ok := h.synced[st.Name]; ok {
 		return dir, nil
 	}
@@ -184,7 +184,7 @@ const maxLostRedos = 3
 // on the server host. Its warm-up is fixed: an adaptive one would end at
 // a different moment on each generator.
 type remoteWindow struct {
-	r   *runner
+	p   siteParts
 	cur *server
 	// generators are the hosts the load is split across.
 	generators []string
@@ -236,7 +236,7 @@ func btoi(b bool) int {
 // tree on its host over the measured window (converted to that host's
 // clock), waits for all, and merges the generators' results.
 func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
-	r, fl := rw.r, rw.r.fleet
+	r, fl := rw.p, rw.p.fleet
 	hosts := rw.generators
 	conns := split(rw.conns, len(hosts))
 	hosts = hosts[:len(conns)]
@@ -380,7 +380,7 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 		rec.WallSeconds = sample.Wall.Seconds()
 		d.serverHost = &sample
 	}
-	d.database = databaseUsage(r, rw.cur.stack.Name, dbHost, dbSample, dbOK, dbErr)
+	d.database = databaseUsage(r.event, rw.cur.stack.Name, dbHost, dbSample, dbOK, dbErr)
 	return d
 }
 

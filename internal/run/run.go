@@ -139,10 +139,10 @@ func runWith(ctx context.Context, o Options, hooks testHooks) (*Outcome, error) 
 		return nil, err
 	}
 	defer release()
-	r := &runner{opt: o, poolRoot: poolRoot{configured: o.PoolDir, results: o.Dir}, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}, out: &Outcome{Dir: o.Dir, Planned: o.Plan.Protocol.ClosedLoopWindows(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
-	r.exec, r.site, r.dbs, r.watch, r.hooks = &runWindows{r: r}, newLocalSite(r), hereDatabase{r}, &hostWatch{r: r}, hooks
-	r.pools = &requestPools{r: r}
+	r := &runner{opt: o, serving: serving{poolRoot: poolRoot{configured: o.PoolDir, results: o.Dir}, seq: map[string]int{}}, resumeState: resumeState{latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}}, out: &Outcome{Dir: o.Dir, Planned: o.Plan.Protocol.ClosedLoopWindows(o.Plan.Windows), Flagged: map[journal.Flag]int{}}}
 	r.progress = newProgress(o.Log, o.Live, o.Width)
+	r.exec, r.site, r.dbs, r.watch, r.hooks = &runWindows{r: r}, newLocalSite(r.siteParts()), hereDatabase{r.siteParts()}, &hostWatch{r: r}, hooks
+	r.pools = &requestPools{r: r}
 	if o.Live {
 		// The terminal shows a compact status; the full lines go here.
 		log, err := openRunLog(o.Dir)

@@ -29,7 +29,7 @@ func TestRunDatabaseNameIsTheRunsOwnAndSurvivesAResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := &runner{opt: Options{File: f, Plan: p, Dir: dir, Resume: resume}, progress: newProgress(io.Discard, false, 0),
-			out: &Outcome{Flagged: map[journal.Flag]int{}}, seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}}
+			out: &Outcome{Flagged: map[journal.Flag]int{}}, serving: serving{seq: map[string]int{}}, resumeState: resumeState{latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}}}
 		if err := r.openJournal(); err != nil {
 			t.Fatal(err)
 		}

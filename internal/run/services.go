@@ -18,7 +18,7 @@ const serviceGroupPrefix = "service:"
 // server's own tree, or the run's database) is left out: groups must not
 // overlap.
 func (l *localSite) serviceGroups(ctx context.Context, cur *server) []proc.Group {
-	r := l.r
+	r := l.p
 	if cur == nil || len(cur.stack.Services) == 0 {
 		return nil
 	}

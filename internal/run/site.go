@@ -37,3 +37,31 @@ type site interface {
 	// this machine reaches it at.
 	serverHost() (name, addr string)
 }
+
+// siteParts is what a site is handed of the run, and all it sees of it:
+// the run's options and progress line, the database (databaseState), its
+// servers' bookkeeping (serving), where windows are measured (measuring:
+// the fleet of hosts, the host-speed probe) and the run's journal events.
+// A site never holds the run's whole state (what is done, the journal's
+// writer, the outcome).
+type siteParts struct {
+	opt      *Options
+	progress *progress
+	*databaseState
+	*serving
+	*measuring
+	// event journals an event of the run (a warning, with the stack it
+	// concerns).
+	event func(level journal.Level, stack, format string, a ...any)
+}
+
+// stopServer stops s on the site the run measures on; a failure is a
+// warning.
+func (p siteParts) stopServer(s *server) {
+	if s == nil {
+		return
+	}
+	if err := p.site.stopServer(s); err != nil {
+		p.event(journal.LevelWarning, s.stack.Name, "stopping %s: %v", s.stack.Name, err)
+	}
+}

@@ -17,7 +17,7 @@ import (
 // machine instead (here): the servers when roles: names no server:, the
 // load when it names no generators:.
 type hostsSite struct {
-	r  *runner
+	p  siteParts
 	fl *fleet
 	// host is the server host ("": this machine), generators the hosts
 	// the load is split across (none: this machine).
@@ -36,7 +36,7 @@ type hostsSite struct {
 	// image on the server host, once in this invocation (remoteImage).
 	images map[string]string
 	// caDirs maps each host to its copy of the database's CA directory
-	// (runner.dbCADir), once synced in this invocation.
+	// (databaseState.dbCADir), once synced in this invocation.
 	caDirs map[string]string
 	// ca is the run's throwaway CA (PEM), once read; described holds the
 	// serialized descriptors of each gRPC stack's methods, by stack and
@@ -49,15 +49,16 @@ type hostsSite struct {
 	loaded func(key string, attempt int, fl *fleet)
 }
 
-// newHostsSite is the site of roles: r (server: or generators: named).
+// newHostsSite is the site of roles: (server: or generators: named);
+// loaded is the tests' hook (hostsSite.loaded).
 // Servers here listen on every address: the generator hosts reach them at
 // this machine's address on their link.
-func newHostsSite(r *runner, fl *fleet, roles *plan.Roles) *hostsSite {
-	here := newLocalSite(r)
+func newHostsSite(p siteParts, fl *fleet, roles *plan.Roles, loaded func(key string, attempt int, fl *fleet)) *hostsSite {
+	here := newLocalSite(p)
 	if roles.Server == "" {
 		here.listen = remoteServerHost
 	}
-	return &hostsSite{r: r, fl: fl, host: roles.Server, generators: roles.Generators, here: here, trees: map[*server]*remoteTree{}, loaded: r.hooks.loaded}
+	return &hostsSite{p: p, fl: fl, host: roles.Server, generators: roles.Generators, here: here, trees: map[*server]*remoteTree{}, loaded: loaded}
 }
 
 func (h *hostsSite) startServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
@@ -68,12 +69,12 @@ func (h *hostsSite) startServer(ctx context.Context, st plan.Stack, planProcess 
 	if err != nil {
 		return nil, err
 	}
-	s := &server{stack: st, tree: t, host: h.host, seq: h.r.seq[st.Name], planProcess: planProcess}
+	s := &server{stack: st, tree: t, host: h.host, seq: h.p.seq[st.Name], planProcess: planProcess}
 	h.trees[s] = t
 	// The setup steps go from here to the server at its host's address,
 	// as the generators reach it.
-	if err := h.r.pools.setup(ctx, s, h.fl.addr(h.host), t.Port()); err != nil {
-		h.r.stopServer(s)
+	if err := h.p.pools.setup(ctx, s, h.fl.addr(h.host), t.Port()); err != nil {
+		h.p.stopServer(s)
 		return nil, err
 	}
 	return s, nil
@@ -100,7 +101,7 @@ func (h *hostsSite) launch(ctx context.Context, side windowSide, rec *journal.Wi
 	if err != nil {
 		return nil, err
 	}
-	rw := &remoteWindow{files: files, generators: h.generators, r: h.r, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
+	rw := &remoteWindow{files: files, generators: h.generators, p: h.p, cur: side.srv, tree: h.trees[side.srv], c: ls.c, conns: ls.conns, rateRPS: ls.rateRPS,
 		warmup: ls.fixedWarmup(), window: ls.window, marks: ls.marks, loaded: h.loaded, here: h.here}
 	return rw, nil
 }
@@ -125,7 +126,7 @@ func (h *hostsSite) launchHere(ctx context.Context, side windowSide) (launched, 
 		side.load.startAt = time.Now().Add(maxRemoteLead)
 	}
 	base := side.srv.stack.BaseURL(net.JoinHostPort(h.fl.addr(h.host), strconv.Itoa(t.Port())))
-	return h.here.launchTo(ctx, side, base, newFarSamples(h.r, side.load.window, srv))
+	return h.here.launchTo(ctx, side, base, newFarSamples(h.p, side.load.window, srv))
 }
 
 func (h *hostsSite) serverHost() (name, addr string) {

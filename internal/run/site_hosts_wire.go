@@ -32,7 +32,7 @@ func (h *hostsSite) serverWire(st plan.Stack, spec *agent.StartSpec) error {
 	if !st.Wire.TLS {
 		return nil
 	}
-	files, err := stack.TLSFiles(logsDir(h.r.opt.Dir))
+	files, err := stack.TLSFiles(logsDir(h.p.opt.Dir))
 	if err != nil {
 		return fmt.Errorf("stack %s has tls: on: %w", st.Name, err)
 	}
@@ -52,7 +52,7 @@ func (h *hostsSite) serverWire(st plan.Stack, spec *agent.StartSpec) error {
 // case's request pool, a templated gRPC case's messages and metadata, the run's CA for
 // a stack with TLS, and a gRPC stack's descriptors of the case's method.
 func (h *hostsSite) windowFiles(ctx context.Context, cur *server, c workload.Case) (agent.LoadSpec, error) {
-	r, st := h.r, cur.stack
+	r, st := h.p, cur.stack
 	var spec agent.LoadSpec
 	var path, metadata string
 	var err error
@@ -89,7 +89,7 @@ func (h *hostsSite) windowFiles(ctx context.Context, cur *server, c workload.Cas
 // caPEM is the run's throwaway CA, read once.
 func (h *hostsSite) caPEM() ([]byte, error) {
 	if h.ca == nil {
-		files, err := stack.TLSFiles(logsDir(h.r.opt.Dir))
+		files, err := stack.TLSFiles(logsDir(h.p.opt.Dir))
 		if err != nil {
 			return nil, err
 		}

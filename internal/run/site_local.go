@@ -13,7 +13,7 @@ import (
 
 // localSite runs the servers and the load generator on this machine.
 type localSite struct {
-	r *runner
+	p siteParts
 	// procs are the processes of the servers it started, until stopped.
 	procs map[*server]*proc.Process
 	// laneWarned holds the placement read-backs already warned about.
@@ -23,15 +23,17 @@ type localSite struct {
 	listen string
 }
 
-func newLocalSite(r *runner) *localSite { return &localSite{r: r, procs: map[*server]*proc.Process{}} }
+func newLocalSite(p siteParts) *localSite {
+	return &localSite{p: p, procs: map[*server]*proc.Process{}}
+}
 
 func (l *localSite) startServer(ctx context.Context, st plan.Stack, planProcess int) (*server, error) {
-	r := l.r
+	r := l.p
 	p, err := l.startStack(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	left := leftoversOf(r)
+	left := r.leftovers()
 	left.rememberContainer(p)
 	s := &server{stack: st, tree: p, seq: r.seq[st.Name], planProcess: planProcess}
 	l.procs[s] = p
@@ -48,7 +50,7 @@ func (l *localSite) stopServer(s *server) error {
 }
 
 func (l *localSite) launch(ctx context.Context, side windowSide, rec *journal.Window) (launched, error) {
-	return l.launchTo(ctx, side, baseURL(side.srv), newFarSamples(l.r, side.load.window, nil))
+	return l.launchTo(ctx, side, baseURL(side.srv), newFarSamples(l.p, side.load.window, nil))
 }
 
 // launchTo starts a generator here with side's load stream against base,
@@ -90,7 +92,7 @@ func (l *localSite) ownGroups(ctx context.Context, cur *server) []proc.Group {
 // up between their windows in an interleaved round, and ours, not foreign.
 func (l *localSite) idleGroups(cur *server) []proc.Group {
 	var gs []proc.Group
-	for name, s := range l.r.live {
+	for name, s := range l.p.live {
 		if p := l.procs[s]; p != nil && s != cur {
 			gs = append(gs, p.Group(idleGroupPrefix+name))
 		}
@@ -128,7 +130,7 @@ func (l *localWindow) drive(ctx context.Context, rec *journal.Window) driven {
 // window; it probes the host's speed first. A base beyond the loopback
 // is the server host of roles: (a host of the file: --allow-remote).
 func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream, base string) (lr *loadRun, ws *windowSampler, probeBefore float64, err error) {
-	r, c := l.r, ls.c
+	r, c := l.p, ls.c
 	var pool string
 	if !cur.stack.Wire.GRPC() {
 		if pool, err = r.pools.of(cur, c); err != nil {
@@ -151,7 +153,7 @@ func (l *localSite) launchAt(ctx context.Context, cur *server, ls loadStream, ba
 // process tree (server, generator, harness, database), to be opened on the
 // generator's window of the given length.
 func (l *localSite) startSampled(ctx context.Context, cur *server, args []string, window time.Duration) (*loadRun, *windowSampler, error) {
-	r := l.r
+	r := l.p
 	lr, err := startLoad(r.opt.Stackbench, args, r.opt.Plan.Protocol.Placement.Lanes().Generator)
 	if err != nil {
 		return nil, nil, err
@@ -174,9 +176,9 @@ func (l *localSite) windowGroups(ctx context.Context, cur *server, gen ...proc.G
 	groups = append(groups, gen...)
 	groups = append(groups, proc.SelfGroup("harness"))
 	groups = append(groups, l.containerGroups()...)
-	if g, ok := l.r.dbs.group(ctx); ok {
+	if g, ok := l.p.dbs.group(ctx); ok {
 		groups = append(groups, g)
-		if own, ok := l.r.databaseOwnGroup(g, cur.stack.Name); ok {
+		if own, ok := l.p.databaseOwnGroup(g, cur.stack.Name); ok {
 			groups = append(groups, own)
 		}
 	}
@@ -189,7 +191,7 @@ func (l *localSite) windowGroups(ctx context.Context, cur *server, gen ...proc.G
 // (probeBefore above 0), and returns the generator's result and the
 // sampler's.
 func (l *localSite) collect(ctx context.Context, lr *loadRun, ws *windowSampler, rec *journal.Window, probeBefore float64) driven {
-	r := l.r
+	r := l.p
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)

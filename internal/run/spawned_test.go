@@ -29,13 +29,13 @@ func TestServerRecordedAtSpawnBeforeItsHealth(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "daemon.pid")
 	st := plan.Stack{Name: "api", Dir: t.TempDir(), Health: "/health", BootTimeout: 30 * time.Second,
 		Start: "(setsid sleep 31 >/dev/null 2>&1 & echo $! > " + pidFile + "); exec sleep 32"}
-	r := &runner{opt: Options{Dir: dir, Plan: &plan.Plan{Stacks: []plan.Stack{st}}}, seq: map[string]int{},
+	r := &runner{opt: Options{Dir: dir, Plan: &plan.Plan{Stacks: []plan.Stack{st}}}, serving: serving{seq: map[string]int{}},
 		progress: newProgress(io.Discard, false, 0)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	booted := make(chan error, 1)
 	go func() {
-		_, err := newLocalSite(r).startStack(ctx, st)
+		_, err := newLocalSite(r.siteParts()).startStack(ctx, st)
 		booted <- err
 	}()
 	var line string

@@ -41,7 +41,7 @@ func (ph *buildPhase) checkout(ctx context.Context) error {
 
 // harness is what a stack of the run is given: its own database among
 // the rest.
-func (r *runner) harness(stackName string) stack.Harness {
+func (r siteParts) harness(stackName string) stack.Harness {
 	url, _ := r.dbOf(stackName)
 	return stack.Harness{Workload: r.opt.Plan.WorkloadName, JWTSecret: r.opt.Plan.JWTSecret, DatabaseURL: url,
 		CPUs: r.opt.Plan.Protocol.Placement.Lanes().Server}
@@ -49,12 +49,12 @@ func (r *runner) harness(stackName string) stack.Harness {
 
 // startStack starts a fresh process of a stack on a free port.
 func (l *localSite) startStack(ctx context.Context, s plan.Stack) (*proc.Process, error) {
-	r := l.r
+	r := l.p
 	r.seq[s.Name]++
 	h := r.harness(s.Name)
 	h.Host = l.listen
 	// Recorded at the spawn, not after the health poll: a harness killed
 	// while a daemonizing stack boots leaves it in servers.pids.
-	h.Spawned = func(pid int, mark string) { leftoversOf(r).rememberServer(pid, mark) }
+	h.Spawned = func(pid int, mark string) { r.leftovers().rememberServer(pid, mark) }
 	return stack.Start(ctx, s, h, logsDir(r.opt.Dir))
 }

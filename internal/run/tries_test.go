@@ -332,8 +332,8 @@ func TestTriesResume(t *testing.T) {
 	p := &plan.Plan{Fingerprint: "f1", Windows: []plan.Window{w}}
 	newRunner := func(resume bool, ex windowExecutor) *runner {
 		r := &runner{opt: Options{File: &plan.File{}, Plan: p, Dir: dir, Resume: resume},
-			seq: map[string]int{}, latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{},
-			out: &Outcome{Dir: dir, Flagged: map[journal.Flag]int{}}, progress: newProgress(io.Discard, false, 0), exec: ex}
+			serving: serving{seq: map[string]int{}}, resumeState: resumeState{latencyDone: map[string]bool{}, latencyRates: map[string]journal.LatencyRate{}},
+			out: &Outcome{Dir: dir, Flagged: map[journal.Flag]int{}}, progress: newProgress(io.Discard, false, 0), measuring: measuring{exec: ex}}
 		if err := r.openJournal(); err != nil {
 			t.Fatal(err)
 		}
