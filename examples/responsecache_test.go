@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stackbench/stackbench/internal/analysis"
+	"github.com/stackbench/stackbench/internal/plan"
 )
 
 // mixExamples measure a layer on a mix of routes (a case made of other
@@ -23,7 +24,8 @@ func TestResponseCacheExample(t *testing.T) {
 	if err != nil || !strings.Contains(string(readme), "stackbench run  -f examples/response-cache/stackbench.yaml") {
 		t.Errorf("response-cache/README.md must name the command that runs the example (%v)", err)
 	}
-	r := runExample(t, "response-cache")
+	// Its latency windows need three rounds for a cell.
+	r := runExample(t, "response-cache", func(o *plan.Overrides) { o.Rounds = 3 })
 	for _, w := range r.res.Windows {
 		if !w.Final || w.Load == nil {
 			continue

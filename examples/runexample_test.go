@@ -45,7 +45,7 @@ type exampleRun struct {
 // warm-up): the file must load without warnings and the run must pass
 // its parity gate without a warning. The run's log is shown when the test
 // fails.
-func runExample(t *testing.T, name string) *exampleRun {
+func runExample(t *testing.T, name string, tweaks ...func(*plan.Overrides)) *exampleRun {
 	t.Helper()
 	f, err := plan.Load(filepath.Join(name, "stackbench.yaml"))
 	if err != nil {
@@ -56,8 +56,8 @@ func runExample(t *testing.T, name string) *exampleRun {
 	}
 	f.Database = pgtest.Cluster(t).AdminURL()
 	noBoot, fixed := 0, false
-	p, err := f.Resolve(plan.Overrides{Profile: "quick", Rounds: 1, Adaptive: &fixed, Concurrency: []int{4}, Warmup: 200 * time.Millisecond, WarmupMax: 200 * time.Millisecond,
-		Window: 500 * time.Millisecond, BootStarts: &noBoot, Gate: "off"})
+	p, err := resolveWith(f, plan.Overrides{Profile: "quick", Rounds: 1, Adaptive: &fixed, Concurrency: []int{4}, Warmup: 200 * time.Millisecond, WarmupMax: 200 * time.Millisecond,
+		Window: 500 * time.Millisecond, BootStarts: &noBoot, Gate: "off"}, tweaks...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,4 +83,13 @@ func runExample(t *testing.T, name string) *exampleRun {
 		t.Fatalf("parity %+v\n%s", r.res.Parity, b)
 	}
 	return r
+}
+
+// resolveWith resolves f with o changed by each tweak (an example whose
+// file needs more than the shortened run's one round: latency windows).
+func resolveWith(f *plan.File, o plan.Overrides, tweaks ...func(*plan.Overrides)) (*plan.Plan, error) {
+	for _, tw := range tweaks {
+		tw(&o)
+	}
+	return f.Resolve(o)
 }
