@@ -110,7 +110,7 @@ func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
 		}
 	}
 
-	resume := exec.Command(stackbenchBin, "run", "--skip-parity", "--resume", dir, "-f", path)
+	resume := exec.Command(stackbenchBin, "run", "--resume", dir, "-f", path)
 	out, err := resume.CombinedOutput()
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
@@ -127,7 +127,7 @@ func TestKilledRunResumesToThePlannedWindows(t *testing.T) {
 		t.Errorf("%d orphaned server groups, and the resume did not say it stopped them:\n%s", orphans, out)
 	}
 	t.Logf("%d server process groups outlived the killed harness and were stopped by the resume", orphans)
-	again, err := exec.Command(stackbenchBin, "run", "--skip-parity", "--resume", dir, "-f", path).CombinedOutput()
+	again, err := exec.Command(stackbenchBin, "run", "--resume", dir, "-f", path).CombinedOutput()
 	if err != nil || !strings.Contains(string(again), "the run is complete") {
 		t.Errorf("resuming a finished run: %v\n%s", err, again)
 	}

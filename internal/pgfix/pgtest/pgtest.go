@@ -26,7 +26,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -144,8 +143,7 @@ const memoryRoomBytes = 2 << 30
 // missing or short of room. Its name begins pgfix.TempDirPrefix, so that
 // sweepOrphans finds it.
 func clusterDir() (string, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(memoryDir, &st); err != nil || st.Bavail*uint64(st.Bsize) < memoryRoomBytes {
+	if free, err := local.FreeBytes(memoryDir); err != nil || free < memoryRoomBytes {
 		return "", nil
 	}
 	dir, err := os.MkdirTemp(memoryDir, pgfix.TempDirPrefix)

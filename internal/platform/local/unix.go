@@ -74,3 +74,13 @@ func TryLock(f *os.File) error {
 	}
 	return err
 }
+
+// FreeBytes is the space an unprivileged user may still write in the file
+// system that holds dir.
+func FreeBytes(dir string) (uint64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return st.Bavail * uint64(st.Bsize), nil
+}
