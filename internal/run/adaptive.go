@@ -46,7 +46,7 @@ func (ph *adaptPhase) run(ctx context.Context) error {
 		stop, clock := "", false
 		switch {
 		case len(look.undecided) == 0:
-			stop = "every step is decided (or invalid for a reason more windows cannot mend)"
+			stop = "every layer step is decided (or invalid for a reason more windows cannot mend); first → last is called from their windows and not measured on for"
 		case last >= pr.MaxRounds:
 			stop = fmt.Sprintf("max_rounds (%d) reached with %d step(s) undecided", pr.MaxRounds, len(look.undecided))
 		case last >= pr.LastRound():
