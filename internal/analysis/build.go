@@ -88,9 +88,12 @@ func FamilyCalls(pl *plan.Plan) int {
 }
 
 // Looks is an adaptive plan's looks and the level of each
-// (stats.LooksFor, over the plan's FamilyCalls).
-func Looks(pl *plan.Plan, alpha float64) ([]int, float64) {
+// (stats.LooksLagged, over the plan's FamilyCalls).
+func Looks(pl *plan.Plan, alpha float64) ([]int, []float64) {
 	_, d := LayoutOf(pl.Protocol)
+	if pl.Protocol.Spending == "" {
+		return stats.LooksLaggedEqual(d, alpha, FamilyCalls(pl), pl.Protocol.Rounds, pl.Protocol.LastRound(), CallsLag(pl.Protocol))
+	}
 	return stats.LooksLagged(d, alpha, FamilyCalls(pl), pl.Protocol.Rounds, pl.Protocol.LastRound(), CallsLag(pl.Protocol))
 }
 
@@ -149,10 +152,9 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 	if pl.Protocol.Adaptive {
 		// Every look of an adaptive run spends part of α, and the calls
 		// are made at the looks only (docs/statistics.md).
-		var looks []int
-		looks, h.Alpha = Looks(&pl, alpha)
+		looks, levels := Looks(&pl, alpha)
 		h.Rounds = roundsInfo(res)
-		h.Rounds.Looks = looks
+		h.Rounds.Looks, h.Rounds.LookAlphas = looks, levels
 		// The rounds measured: of both kinds of window (under
 		// closed_loop: first the later rounds have latency windows only).
 		measured := 0
@@ -163,11 +165,13 @@ func header(res *journal.Results, finals []journal.Window, alpha float64) Header
 			// The clock, not the data, ended the rounds: the last look
 			// moves to the round the run stopped after (still at most as
 			// many looks as α was split over).
-			looks = clockStopLooks(looks, measured)
-			h.Rounds.Looks = looks
+			looks, levels = clockStopLooks(looks, levels, measured)
+			h.Rounds.Looks, h.Rounds.LookAlphas = looks, levels
 		}
 		h.CallsThroughRound = callsThrough(looks, measured)
 		h.BeforeFirstLook = len(looks) > 0 && measured < looks[0]
+		// The calls are made at the last look reached, at its level.
+		h.Alpha = stats.LookLevel(looks, levels, measured)
 	}
 	if h.MinEffect <= 0 {
 		// A journal written before min_effect existed.
@@ -529,17 +533,20 @@ func callsThrough(looks []int, measured int) int {
 // clockStopLooks is the schedule of a run whose budget's clock stopped it
 // after round measured: the looks before it, and measured in place of the
 // ones after, so the run looks no more often than planned.
-func clockStopLooks(looks []int, measured int) []int {
+// The moved last look keeps the last look's level; the looks kept keep
+// theirs.
+func clockStopLooks(looks []int, levels []float64, measured int) ([]int, []float64) {
 	var out []int
-	for _, n := range looks {
+	var lv []float64
+	for i, n := range looks {
 		if n < measured {
-			out = append(out, n)
+			out, lv = append(out, n), append(lv, levels[i])
 		}
 	}
 	if len(out) < len(looks) {
-		out = append(out, measured)
+		out, lv = append(out, measured), append(lv, levels[len(levels)-1])
 	}
-	return out
+	return out, lv
 }
 
 // OrderOf names the order a protocol laid its rounds out in: "williams",

@@ -215,13 +215,25 @@ func TestClockStopMovesTheLastLook(t *testing.T) {
 		{[]int{7, 14, 16}, 9, []int{7, 9}},
 		{[]int{7, 13}, 5, []int{5}},
 	} {
-		got := clockStopLooks(c.looks, c.measured)
+		got, lv := clockStopLooks(c.looks, make([]float64, len(c.looks)), c.measured)
+		if len(lv) != len(got) {
+			t.Errorf("looks %v stopped after %d: %d levels for %d looks", c.looks, c.measured, len(lv), len(got))
+		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("looks %v stopped after %d: %v, want %v", c.looks, c.measured, got, c.want)
 		}
 		if callsThrough(got, c.measured) != 0 {
 			t.Errorf("looks %v stopped after %d: steps not called at the stop", got, c.measured)
 		}
+	}
+}
+
+// TestClockStopKeepsTheLastLooksLevel: the look the clock moves keeps the
+// last look's level (most of α), the looks kept keep theirs.
+func TestClockStopKeepsTheLastLooksLevel(t *testing.T) {
+	looks, levels := clockStopLooks([]int{9, 18, 24}, []float64{0.005, 0.005, 0.04}, 15)
+	if !slices.Equal(looks, []int{9, 15}) || !slices.Equal(levels, []float64{0.005, 0.04}) {
+		t.Errorf("looks 9, 18, 24 stopped after 15: %v at %v, want [9 15] at [0.005 0.04]", looks, levels)
 	}
 }
 

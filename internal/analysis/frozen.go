@@ -52,7 +52,7 @@ func frozenCalls(m *Result) frozen {
 		// The routes' pairs keep the family its size at the look; their
 		// own calls are made again at the last look, not frozen.
 		routes, _ := routePairs(steps, cells, latency, m.Header.Cases)
-		vs := callSteps(steps, cells, latency, routes, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, m.Header.Alpha)
+		vs := callSteps(steps, cells, latency, routes, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, ri.LookAlpha(look, m.Header.Alpha))
 		base, k := len(stepMetrics)*len(cells), len(latencyMetrics)
 		for i, s := range steps {
 			if _, done := fz[2*i]; done || m.measuredAfter(s, look) {

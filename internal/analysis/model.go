@@ -178,12 +178,14 @@ type RoundsInfo struct {
 	Budget    string `json:"budget"`
 	// BudgetRounds is how many whole rounds the budget affords by the
 	// plan's estimate; the run stops at the lower of it and MaxRounds
-	// (LastRound), and α is split over the looks up to there.
+	// (LastRound), and α is spent over the looks up to there.
 	BudgetRounds int `json:"budget_rounds,omitempty"`
 	LastRound    int `json:"last_round"`
 	// Looks are the rounds after which the run decides (stats.Looks); the
-	// calls are made there only, each at the header's Alpha.
-	Looks []int `json:"looks"`
+	// calls are made there only, each at its level in LookAlphas (the
+	// header's Alpha is the level of the look the calls are made at).
+	Looks      []int     `json:"looks"`
+	LookAlphas []float64 `json:"look_alphas,omitempty"`
 	// Measured is the last round with windows; Extra lists the rounds
 	// past MinRounds and why each ran.
 	Measured int          `json:"measured"`
@@ -191,6 +193,16 @@ type RoundsInfo struct {
 	// Stop is why the extra rounds ended; empty while the run goes on (or
 	// was stopped before it decided).
 	Stop string `json:"stop,omitempty"`
+}
+
+// LookAlpha is the level of the look after round (stats.LookLevel), or
+// def for a journal whose looks were all at one level (before
+// LookAlphas).
+func (ri *RoundsInfo) LookAlpha(round int, def float64) float64 {
+	if ri == nil || len(ri.LookAlphas) != len(ri.Looks) || len(ri.Looks) == 0 {
+		return def
+	}
+	return stats.LookLevel(ri.Looks, ri.LookAlphas, round)
 }
 
 // ExtraRound is one adaptive round: how many windows it measured, for the

@@ -180,15 +180,15 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	layout, design := analysis.LayoutOf(pr)
 	alpha := stats.DefaultAlpha
 	if pr.Adaptive {
-		var looks []int
-		looks, alpha = analysis.Looks(p, alpha)
+		looks, levels := analysis.Looks(p, alpha)
+		alpha = levels[len(levels)-1]
 		fmt.Fprintf(tw, "rounds\tauto: %d to %d, a fresh process per %s; extra rounds measure only the cells of steps undecided at the last look%s\n",
 			pr.Rounds, pr.LastRound(), pr.Fresh, budgetNote(pr))
 		if len(looks) > 0 {
 			if len(looks) == 1 {
 				fmt.Fprintf(tw, "looks\tone, after round %d, at α=%.4g (no earlier round could select a call of the family, or one would come past half the rounds)\n", looks[0], alpha)
 			} else {
-				fmt.Fprintf(tw, "looks\tafter rounds %s, each at α=%.4g (α=0.05 split over the looks)\n", intList(looks), alpha)
+				fmt.Fprintf(tw, "looks\t%s\n", looksLine(looks, levels))
 			}
 			fmt.Fprintf(tw, "false calls\t%s\n", familyLine(p))
 		} else {
@@ -225,7 +225,7 @@ func printPlan(w io.Writer, f *plan.File, p *plan.Plan) {
 	if len(pr.Calls) > 0 {
 		fmt.Fprintf(tw, "called\t%s, the headline %s; the run's other metrics are shown with their intervals, not called\n", strings.Join(pr.Calls, ", "), pr.Headline())
 	}
-	fmt.Fprintf(tw, "calls\tgain / loss when the %.4g%% interval excludes 0 (\"at least\" past ±%g%%, \"small\" within); same when the %.4g%% interval lies within ±%g%% (two one-sided tests at α=%g, log scale)\n", 100*(1-alpha), 100*pr.MinEffect, 100*(1-stats.SameLevel(alpha)), 100*pr.MinEffect, alpha)
+	fmt.Fprintf(tw, "calls\tgain / loss when the %.4g%% interval excludes 0 (\"at least\" past ±%g%%, \"small\" within); same when the %.4g%% interval lies within ±%g%% (two one-sided tests at α=%.4g, log scale)\n", 100*(1-alpha), 100*pr.MinEffect, 100*(1-stats.SameLevel(alpha)), 100*pr.MinEffect, alpha)
 	tw.Flush()
 	fmt.Fprintf(w, "\nstacks, in file order:\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -604,4 +604,16 @@ func mixText(c workload.Case) string {
 		parts[i] = fmt.Sprintf("%s %d", m.Case, m.Weight)
 	}
 	return fmt.Sprintf("%s = %s (seed %d): one interleaving for every stack and run; each route measured apart", c.Name, strings.Join(parts, ", "), c.MixSeed)
+}
+
+// looksLine names each look of an adaptive plan and its level.
+func looksLine(looks []int, levels []float64) string {
+	parts := make([]string, len(looks))
+	for i, n := range looks {
+		parts[i] = fmt.Sprintf("%d (α=%.4g)", n, levels[min(i, len(levels)-1)])
+	}
+	if len(levels) > 1 && levels[0] == levels[len(levels)-1] {
+		return fmt.Sprintf("after rounds %s (α=%g split equally over the looks)", strings.Join(parts, ", "), stats.DefaultAlpha)
+	}
+	return fmt.Sprintf("after rounds %s: the last keeps %g%% of α=%g, the earlier ones share the rest and stop only what is plain early", strings.Join(parts, ", "), 100*stats.FinalShare, stats.DefaultAlpha)
 }

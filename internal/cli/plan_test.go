@@ -210,7 +210,7 @@ func TestPlanWarnsWhenTheBudgetCannotDecide(t *testing.T) {
 		t.Errorf("code %d, stderr %q:\n%s", code, errOut, out)
 	}
 	code, out, errOut = runMain(t, dir, nil, "plan")
-	if code != 0 || strings.Contains(errOut, "undecided") || !strings.Contains(out, "looks        one, after round 16, at α=0.05") {
+	if code != 0 || strings.Contains(errOut, "undecided") || !strings.Contains(out, "looks        after rounds 10 (α=0.01), 16 (α=0.04): the last keeps 80% of α=0.05") {
 		t.Errorf("quick's own budget: code %d, stderr %q:\n%s", code, errOut, out)
 	}
 }

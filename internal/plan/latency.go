@@ -182,6 +182,10 @@ func (p Protocol) ClosedLoopWindows(ws []Window) int {
 	return n
 }
 
+// SpendingFinal is Protocol.Spending for a run whose last look keeps most
+// of α (stats.LooksLagged).
+const SpendingFinal = "final"
+
 // FixedRateWarmup is the warm-up of a latency window: the stack's floor
 // after its cell's closed-loop window, which warmed the process; twice
 // the floor where none ran before it (closed_loop: first from round 2),

@@ -138,6 +138,9 @@ func (f *File) Resolve(o Overrides) (*Plan, error) {
 		}
 	}
 	proto.resolveClosedLoop()
+	if proto.Adaptive {
+		proto.Spending = SpendingFinal
+	}
 	p := &Plan{
 		File:          f.Path,
 		WorkloadName:  f.Workload.Name,

@@ -281,6 +281,12 @@ type Protocol struct {
 	// has more rounds than that, else 1; 0 in journals written before it
 	// (read as 1).
 	LatencyRateRounds int `json:"latency_rate_rounds,omitempty"`
+	// Spending is how an adaptive run spends α over its looks:
+	// SpendingFinal (the last look keeps most of it, stats.LooksLagged)
+	// for every adaptive plan made since; empty in journals written
+	// before it, whose looks each had an equal share
+	// (stats.LooksLaggedEqual), so that they are re-read as they ran.
+	Spending string `json:"spending,omitempty"`
 	// ClosedLoop is ClosedLoopFirst when the closed-loop windows are
 	// measured in the rate rounds only (closed_loop: first, the default when the
 	// run calls only metrics of the latency windows): from round 2 a

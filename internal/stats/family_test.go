@@ -54,7 +54,7 @@ func TestBenjaminiHochbergMatchesNaive(t *testing.T) {
 // noise and adds its own) under a shared per-round drift of the host, and
 // returns the calls at the look the run stops at. effects holds each
 // step's true relative shift.
-func simulateRun(rng *rand.Rand, family Family, effects []float64, drift, noise float64, looks []int, alpha float64) []Verdict {
+func simulateRun(rng *rand.Rand, family Family, effects []float64, drift, noise float64, looks []int, levels []float64) []Verdict {
 	maxR := looks[len(looks)-1]
 	pairs := make([]SidePair, 2*len(effects))
 	for r := 1; r <= maxR; r++ {
@@ -73,7 +73,7 @@ func simulateRun(rng *rand.Rand, family Family, effects []float64, drift, noise 
 		if !slices.Contains(looks, r) {
 			continue
 		}
-		vs := DecideFamily(family, Paired, pairs, DefaultMinEffect, alpha)
+		vs := DecideFamily(family, Paired, pairs, DefaultMinEffect, LookLevel(looks, levels, r))
 		open := slices.ContainsFunc(vs, func(v Verdict) bool { return v.Call == CallUndecided })
 		if !open || r == maxR {
 			return vs
@@ -83,7 +83,7 @@ func simulateRun(rng *rand.Rand, family Family, effects []float64, drift, noise 
 }
 
 // TestRunFamilyControlsFalseCalls simulates the demo's protocol (paired,
-// adaptive, looks from stats.Looks up to round 13, α split over them) with
+// adaptive, looks from stats.Looks up to round 13, α spent over them) with
 // 14 steps × 2 metrics: in an unchanged run, the share of runs with any
 // false gain or loss stays at or under α under FamilyRun, where FamilyStep
 // shows one far more often; and a real +10 % step among 13 unchanged ones

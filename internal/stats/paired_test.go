@@ -286,7 +286,7 @@ func TestAdaptivePairedFalseCallRate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 28))
 	const trials = 1500
 	const minR, maxR = 4, 12
-	alpha, looks := map[Design]float64{}, map[Design][]int{}
+	alpha, looks := map[Design][]float64{}, map[Design][]int{}
 	for _, d := range []Design{Paired, Independent} {
 		looks[d], alpha[d] = Looks(d, DefaultAlpha, minR, maxR)
 	}
@@ -302,7 +302,7 @@ func TestAdaptivePairedFalseCallRate(t *testing.T) {
 				if !slices.Contains(looks[d], r) {
 					continue
 				}
-				v := DecideBy(d, from, to, DefaultMinEffect, alpha[d])
+				v := DecideBy(d, from, to, DefaultMinEffect, LookLevel(looks[d], alpha[d], r))
 				if v.Call == CallUndecided && r < maxR {
 					continue
 				}

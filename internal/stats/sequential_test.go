@@ -13,37 +13,77 @@ func TestLooksHandComputed(t *testing.T) {
 		d        Design
 		min, max int
 		looks    []int
-		alpha    float64
+		levels   []float64
 	}{
-		{Independent, 4, 4, []int{4}, 0.05}, // one look
-		// One look cannot cover 4 (decidable at 0.05) and the last; at 0.025
-		// 4+4 (2/70 = 0.029) is not enough, 5+5 (0.0079) is: 5, 10.
-		{Independent, 4, 10, []int{5, 10}, 0.025},
-		// Paired, 4 to 12: at 0.05 the first is 6 (2/64), then 12: two
-		// looks; at 0.025 the first is 7 (2/128 = 0.016), past half of 12:
-		// one look at 12 at 0.05 decides more than 7 and 12 at 0.025.
-		{Paired, 4, 12, []int{12}, 0.05},
-		{Paired, 4, 16, []int{7, 14, 16}, 0.05 / 3},
-		{Paired, 6, 12, []int{12}, 0.05},
-		{Paired, 4, 24, []int{7, 14, 24}, 0.05 / 3},
-		{Paired, 2, 4, nil, 0.05 / 3}, // 4 pairs can never decide (2/16)
-		{Paired, 4, 4, nil, 0.05},
+		{Independent, 4, 4, []int{4}, []float64{0.05}}, // one look
+		// At 0.05 the first look could be 4 (2/70 = 0.029), before half of
+		// 10; with two looks the first has 0.01 and needs 5 (2/252),
+		// within three quarters of 10; the last keeps 0.04.
+		{Independent, 4, 10, []int{5, 10}, []float64{0.01, 0.04}},
+		// Paired, 4 to 12: at 0.05 the first could be 6 (2/64), not past
+		// half; at 0.01 it is 8 (2/256), within 9: 8 and 12.
+		{Paired, 4, 12, []int{8, 12}, []float64{0.01, 0.04}},
+		{Paired, 4, 16, []int{8, 16}, []float64{0.01, 0.04}},
+		{Paired, 6, 12, []int{8, 12}, []float64{0.01, 0.04}},
+		// 4 to 24: at 0.01, 8 and 16 fit before 18, three looks in all;
+		// with three looks each early one has 0.005: 9 (2/512) and 18.
+		{Paired, 4, 24, []int{9, 18, 24}, []float64{0.005, 0.005, 0.04}},
+		// Paired, 4 to 11: at 0.05 the first could be 6, past half of 11:
+		// one look at 11 at 0.05.
+		{Paired, 4, 11, []int{11}, []float64{0.05}},
+		{Paired, 2, 4, nil, []float64{0.05 / 3}}, // 4 pairs can never decide (2/16)
+		{Paired, 4, 4, nil, []float64{0.05}},
 	} {
-		looks, a := Looks(c.d, 0.05, c.min, c.max)
-		if !slices.Equal(looks, c.looks) || math.Abs(a-c.alpha) > 1e-15 {
-			t.Errorf("Looks(%s, 0.05, %d, %d) = %v, %v; want %v, %v", c.d, c.min, c.max, looks, a, c.looks, c.alpha)
+		looks, levels := Looks(c.d, 0.05, c.min, c.max)
+		if !slices.Equal(looks, c.looks) || len(levels) != len(c.levels) {
+			t.Errorf("Looks(%s, 0.05, %d, %d) = %v, %v; want %v, %v", c.d, c.min, c.max, looks, levels, c.looks, c.levels)
+			continue
 		}
-		for _, n := range looks {
-			if c.d.MinLevel(n) > a {
-				t.Errorf("%s %d–%d: look %d cannot decide at %v", c.d, c.min, c.max, n, a)
+		sum := 0.0
+		for i := range levels {
+			sum += levels[i]
+			if math.Abs(levels[i]-c.levels[i]) > 1e-15 {
+				t.Errorf("Looks(%s, 0.05, %d, %d) levels %v, want %v", c.d, c.min, c.max, levels, c.levels)
 			}
 		}
+		if looks != nil && sum > 0.05+1e-15 {
+			t.Errorf("Looks(%s, 0.05, %d, %d) spends %v over its looks, more than α", c.d, c.min, c.max, sum)
+		}
+		for i, n := range looks {
+			if c.d.MinLevel(n) > levels[i] {
+				t.Errorf("%s %d–%d: look %d cannot decide at %v", c.d, c.min, c.max, n, levels[i])
+			}
+		}
+	}
+	// Plans made before the spending rule re-read their journals at the
+	// equal shares they ran at.
+	for _, c := range []struct {
+		d        Design
+		min, max int
+		looks    []int
+		alpha    float64
+	}{
+		{Independent, 4, 10, []int{5, 10}, 0.025},
+		{Paired, 4, 12, []int{12}, 0.05},
+		{Paired, 4, 16, []int{7, 14, 16}, 0.05 / 3},
+		{Paired, 4, 24, []int{7, 14, 24}, 0.05 / 3},
+	} {
+		looks, levels := LooksLaggedEqual(c.d, 0.05, 1, c.min, c.max, 0)
+		if !slices.Equal(looks, c.looks) || len(levels) != len(looks) || math.Abs(levels[0]-c.alpha) > 1e-15 || levels[0] != levels[len(levels)-1] {
+			t.Errorf("LooksLaggedEqual(%s, 0.05, %d, %d) = %v, %v; want %v, each %v", c.d, c.min, c.max, looks, levels, c.looks, c.alpha)
+		}
+	}
+	if got := LookLevel([]int{8, 16}, []float64{0.01, 0.04}, 12); got != 0.01 {
+		t.Errorf("LookLevel between the looks = %v, want the first look's 0.01", got)
+	}
+	if got := LookLevel([]int{8, 16}, []float64{0.01, 0.04}, 16); got != 0.04 {
+		t.Errorf("LookLevel at the last look = %v, want 0.04", got)
 	}
 	// Family run over 42 calls (the README demo: 3 steps × 7 cases × 2
 	// metrics), paired, rounds 4 to 13: a single effect can be selected
 	// only where 2 ÷ 2ⁿ ≤ α ÷ 42, from round 11 at 0.05, past half of 13:
 	// one look at 13 at 0.05.
-	if looks, a := LooksFor(Paired, 0.05, 42, 4, 13); !slices.Equal(looks, []int{13}) || a != 0.05 {
+	if looks, a := LooksFor(Paired, 0.05, 42, 4, 13); !slices.Equal(looks, []int{13}) || a[0] != 0.05 {
 		t.Errorf("LooksFor(paired, 0.05, 42 calls, 4, 13) = %v, %v; want [13], 0.05", looks, a)
 	}
 	if looks, _ := LooksFor(Paired, 0.05, 42, 4, 10); looks != nil {
@@ -77,7 +117,7 @@ func TestAdaptiveFalseCallRate(t *testing.T) {
 				if !slices.Contains(looks, r) {
 					continue
 				}
-				v := Decide(Side{Valid: true, Windows: x}, Side{Valid: true, Windows: y}, DefaultMinEffect, a)
+				v := Decide(Side{Valid: true, Windows: x}, Side{Valid: true, Windows: y}, DefaultMinEffect, LookLevel(looks, a, r))
 				if v.Call != CallUndecided || r == maxR {
 					switch v.Call {
 					case CallGain:
