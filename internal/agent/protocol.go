@@ -226,6 +226,16 @@ type Sample struct {
 	RSSPeakBytes int64   `json:"rss_peak_bytes"`
 	// HostBusyCores is the busy CPU of the agent's whole host ÷ Wall.
 	HostBusyCores float64 `json:"host_busy_cores"`
+	// ForeignProcessCores is the CPU of every process on the agent's
+	// host that none of the sample's trees nor the agent itself claims,
+	// read process by process (and the host's steal) ÷ Wall;
+	// ForeignTickCores is HostBusyCores less those trees and the agent,
+	// floored at 0 (proc.WindowStats). Zero from agents before them.
+	ForeignProcessCores float64 `json:"foreign_process_cores,omitempty"`
+	ForeignTickCores    float64 `json:"foreign_tick_cores,omitempty"`
+	// AgentCores is the agent's own CPU over the sample ÷ Wall: the
+	// harness's overhead on that host, never foreign (trap T21).
+	AgentCores float64 `json:"agent_cores,omitempty"`
 	// Services are the trees listening on the request's Ports, summed;
 	// nil when it named none.
 	Services *ServicesSample `json:"services,omitempty"`

@@ -304,6 +304,7 @@ func (s *server) sample(ctx context.Context, name string, ports []int, from, to 
 	}
 	services, unheld := s.servicesGroups(p, root, runtime, ports)
 	groups := append(append([]proc.Group{server}, runtime...), services...)
+	groups = append(groups, proc.SelfGroup(agentGroup))
 	smp := proc.NewSampler(0, groups...)
 	smp.Start()
 	err := sleepUntil(ctx, to)
@@ -313,7 +314,11 @@ func (s *server) sample(ctx context.Context, name string, ports []int, from, to 
 	}
 	g, _ := st.Group(name)
 	out := &Sample{Wall: st.Wall, CPUSeconds: g.CPUSeconds, Cores: g.Cores, RSSMeanBytes: g.RSSMeanBytes,
-		RSSPeakBytes: g.RSSPeakBytes, HostBusyCores: st.HostBusyCores}
+		RSSPeakBytes: g.RSSPeakBytes, HostBusyCores: st.HostBusyCores,
+		ForeignProcessCores: st.ForeignProcessCores, ForeignTickCores: st.ForeignTickCores}
+	if a, ok := st.Group(agentGroup); ok {
+		out.AgentCores = a.Cores
+	}
 	if len(runtime) > 0 {
 		u := sumGroups(st, runtime)
 		out.Runtime = &u
@@ -414,3 +419,7 @@ func serverLogPath(name string) (string, error) {
 	}
 	return path, nil
 }
+
+// agentGroup names the agent's own process in its samples: the harness's
+// overhead on its host, kept out of foreign CPU.
+const agentGroup = "stackbench-agent"

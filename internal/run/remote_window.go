@@ -492,9 +492,11 @@ func generatorPart(host string, off agent.ClockOffset, conns int, p *load.Result
 // serverHostUsage records what the server host measured over the window:
 // the server's CPU and memory (its tree's, or its container's cgroup's),
 // its services' (the trees listening on the stack's services: ports
-// there), that host's busy CPU, and as foreign CPU its busy CPU that was
-// none of these nor a container's runtime there (its command and daemons
-// are the harness's overhead, as here: trap T21).
+// there), that host's busy CPU, and its foreign CPU: read there process by
+// process and from its ticks, the larger kept, none of it the server, its
+// services, a container's runtime (its command and daemons) or the agent
+// (the harness's overhead, as here: trap T21); from an older agent, the
+// ticks' reading alone.
 func serverHostUsage(rec *journal.Window, s agent.Sample) {
 	rec.Server = journal.Usage{CPUSeconds: s.CPUSeconds, Cores: s.Cores, RSSMeanBytes: s.RSSMeanBytes, RSSPeakBytes: s.RSSPeakBytes, Processes: 1}
 	rec.HostBusyCores = s.HostBusyCores
@@ -506,7 +508,14 @@ func serverHostUsage(rec *journal.Window, s agent.Sample) {
 	if v := s.Runtime; v != nil {
 		ours += v.Cores
 	}
-	rec.ForeignCores = max(0, s.HostBusyCores-ours)
+	if s.ForeignProcessCores > 0 || s.ForeignTickCores > 0 {
+		// Read on that host process by process as well as from its ticks
+		// (an agent of this version); the gate takes the larger, as here.
+		rec.ForeignProcessCores, rec.ForeignTickCores = s.ForeignProcessCores, s.ForeignTickCores
+		rec.ForeignCores = max(s.ForeignProcessCores, s.ForeignTickCores)
+		return
+	}
+	rec.ForeignCores = max(0, s.HostBusyCores-ours-s.AgentCores)
 }
 
 // generatorsUsage is the generator hosts' CPU over the window, by their
