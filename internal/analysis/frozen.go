@@ -49,9 +49,9 @@ func frozenCalls(m *Result) frozen {
 			break
 		}
 		steps, cells, latency := stepsThrough(m, look)
-		// The routes' pairs keep the family its size at the look; their
-		// own calls are made again at the last look, not frozen.
-		routes, _ := routePairs(steps, cells, latency, m.Header.Cases)
+		// The routes' pairs are in the family at the look; a stopped
+		// step's route calls stop with it (its routes are its windows).
+		routes, at := routePairs(steps, cells, latency, m.Header.Cases)
 		vs := callSteps(steps, cells, latency, routes, fz, m.Header.Calls, stats.Family(m.Header.Family), m.Header.Design, m.Header.MinEffect, ri.LookAlpha(look, m.Header.Alpha))
 		base, k := len(stepMetrics)*len(cells), len(latencyMetrics)
 		for i, s := range steps {
@@ -73,6 +73,14 @@ func frozenCalls(m *Result) frozen {
 					if c != nil {
 						freeze(base+k*i+j, *c)
 					}
+				}
+			}
+			routeBase := base + k*len(latency)
+			for n, a := range at {
+				if a.step == i {
+					v := vs[routeBase+n]
+					v.Reason += note
+					fz[routeBase+n] = frozenCall{verdict: v}
 				}
 			}
 		}

@@ -254,3 +254,50 @@ func TestClosedLoopFirstDoesNotFreezeOpenSteps(t *testing.T) {
 		t.Errorf("y's cost: %s (%s); want the gain rounds 12–22 show, not a call frozen at the first look", y.Cost.Call, y.Cost.Reason)
 	}
 }
+
+// Issue 47: a mix step stopped at a look keeps its routes' calls from
+// there too. Case x of frozenJournal as a mix of list and create with
+// call_routes: x is measured no more after round 10, so its route calls
+// at the last look are the first look's, and say where they were frozen.
+func TestStoppedMixStepKeepsItsRouteCalls(t *testing.T) {
+	res := frozenJournal(t)
+	res.Plan.Cases = []journal.Case{{Name: "x", CallRoutes: true}, {Name: "y"}, {Name: "z"}, {Name: "w"}}
+	for i := range res.Windows {
+		w := &res.Windows[i]
+		if w.Case != "x" {
+			continue
+		}
+		shift := 1.0
+		if w.Stack == "b" {
+			shift = 1.03 + 0.002*float64(w.Round%4)
+		}
+		w.Load.Routes = []load.RouteResult{mixRoute(t, "list", 300, 0, 2000*shift), mixRoute(t, "create", 100, 0, 6000)}
+		w.Load.TimeoutSeconds = 1
+	}
+	m, err := FromResults(res, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := FromResults(withoutRoundsAfter(res, 10), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, x10 := m.Steps[0], first.Steps[0]
+	if x.Case != "x" || len(x.Routes) != 2 || len(x10.Routes) != 2 {
+		t.Fatalf("step %s routes %+v (at the first look %+v); want x's list and create", x.Case, x.Routes, x10.Routes)
+	}
+	for j, r := range x.Routes {
+		for _, c := range []struct {
+			name       string
+			last, look Change
+		}{{r.Name + " p50", r.P50, x10.Routes[j].P50}, {r.Name + " p99", r.P99, x10.Routes[j].P99}} {
+			if c.last.Call != c.look.Call || c.last.EstimatePct != c.look.EstimatePct {
+				t.Errorf("%s: %s %+.2f %% at the last look, %s %+.2f %% at the look where x stopped; a stopped step's route call must not change",
+					c.name, c.last.Call, c.last.EstimatePct, c.look.Call, c.look.EstimatePct)
+			}
+			if !strings.Contains(c.last.Reason, "frozen at the look after round 10") {
+				t.Errorf("%s: reason %q does not say it was frozen at round 10", c.name, c.last.Reason)
+			}
+		}
+	}
+}
