@@ -9,45 +9,30 @@
 #   bash bench/load/ab.sh                     # A = main, 9 rounds of 4 s
 #   A=HEAD~3 ROUNDS=15 bash bench/load/ab.sh
 #
-# Server on CPU 0, generator on CPU 1 (taskset).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-
+# Server on CPU 0, generator on CPU 1 (taskset; SERVER_CPU and GEN_CPU move
+# them). The shared set-up is bench/load/lib.sh.
 A=${A:-main}
 ROUNDS=${ROUNDS:-9}
 DURATION=${DURATION:-4}
-CONNS=${CONNS:-64}
 PORT=${PORT:-18092}
+. "$(dirname "$0")/lib.sh"
 URL="http://127.0.0.1:$PORT"
-
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 mkdir "$work/a-src"
 git archive "$A" | tar -x -C "$work/a-src"
 (cd "$work/a-src" && go build -o "$work/A" ./cmd/stackbench)
-go build -o "$work/B" ./cmd/stackbench
-go build -o "$work/server" ./bench/load/server
+build_tools B
+start_server
 
-taskset -c 0 "$work/server" -addr "127.0.0.1:$PORT" &
-server_pid=$!
-for _ in $(seq 50); do curl -fs "$URL/" >/dev/null 2>&1 && break; sleep 0.1; done
-
+# run_gen A|B: prints "requests cpu_seconds".
 run_gen() {
-	local out="$work/out" t="$work/time"
-	TIMEFORMAT='%U %S'
-	{ time taskset -c 1 "$work/$1" load -c "$CONNS" -d "${DURATION}s" -o json "$URL/users/1" >"$out"; } 2>"$t"
-	read -r u s <"$t"
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["successes"], float(sys.argv[2])+float(sys.argv[3]))' "$out" "$u" "$s"
+	local cpu
+	cpu=$(run_pinned "$work/$1" load -c "$CONNS" -d "${DURATION}s" -o json "$URL/users/1")
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["successes"], sys.argv[2])' "$work/out" "$cpu"
 }
 
 echo "A = $A ($(git rev-parse --short "$A")), B = this worktree; $CONNS connections, ${DURATION}s, $ROUNDS rounds"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average before: $(load_average)"
 : >"$work/results"
 for round in $(seq "$ROUNDS"); do
 	order=(A B)
@@ -58,7 +43,7 @@ for round in $(seq "$ROUNDS"); do
 		echo "$round $g $n $cpu" >>"$work/results"
 	done
 done
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(load_average)"
 python3 - "$work/results" <<'PY'
 import statistics, sys
 rows, by_round = {}, {}

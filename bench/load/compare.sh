@@ -13,50 +13,34 @@
 # them alike. Generator CPU is user+system of the generator process, from
 # bash's `time` (getrusage of the child). Needs taskset; wrk and bombardier
 # are used when installed (apt-get install wrk; go install
-# github.com/codesenberg/bombardier@v1.2.6, or set BOMBARDIER=path).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-
+# github.com/codesenberg/bombardier@v1.2.6, or set BOMBARDIER=path). The
+# shared set-up is bench/load/lib.sh.
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-5}
-CONNS=${CONNS:-64}
 WORK=${WORK:-0}
 PORT=${PORT:-18089}
-SERVER_CPU=${SERVER_CPU:-0}
-GEN_CPU=${GEN_CPU:-1}
+. "$(dirname "$0")/lib.sh"
 URL="http://127.0.0.1:$PORT/"
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-go build -o "$work/stackbench" ./cmd/stackbench
-go build -o "$work/server" ./bench/load/server
+build_tools
 
 BOMBARDIER=${BOMBARDIER:-$(command -v bombardier || true)}
 gens=(stackbench)
 command -v wrk >/dev/null && gens+=(wrk)
 [ -n "$BOMBARDIER" ] && [ -x "$BOMBARDIER" ] && gens+=(bombardier)
 
-taskset -c "$SERVER_CPU" "$work/server" -addr "127.0.0.1:$PORT" -work "$WORK" &
-server_pid=$!
-for _ in $(seq 50); do curl -fs "$URL" >/dev/null 2>&1 && break; sleep 0.1; done
+start_server -work "$WORK"
 
 # run_gen NAME: runs one generator; prints "requests cpu_seconds rps".
 run_gen() {
-	local out="$work/out" t="$work/time"
-	TIMEFORMAT='%U %S'
+	local out="$work/out" cpu
 	case "$1" in
 	stackbench)
-		{ time taskset -c "$GEN_CPU" "$work/stackbench" load -c "$CONNS" -d "${DURATION}s" -o json "$URL" >"$out"; } 2>"$t"
+		cpu=$(run_pinned "$work/stackbench" load -c "$CONNS" -d "${DURATION}s" -o json "$URL")
 		python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["successes"], r["throughput_rps"])' "$out" >"$out.n"
 		;;
 	wrk)
-		{ time taskset -c "$GEN_CPU" wrk -t1 -c "$CONNS" -d "${DURATION}s" "$URL" >"$out"; } 2>"$t"
+		cpu=$(run_pinned wrk -t1 -c "$CONNS" -d "${DURATION}s" "$URL")
 		python3 - "$out" >"$out.n" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
@@ -66,17 +50,16 @@ print(n, rps)
 PY
 		;;
 	bombardier)
-		{ time taskset -c "$GEN_CPU" "$BOMBARDIER" -c "$CONNS" -d "${DURATION}s" -o json -p r "$URL" >"$out"; } 2>"$t"
+		cpu=$(run_pinned "$BOMBARDIER" -c "$CONNS" -d "${DURATION}s" -o json -p r "$URL")
 		python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["result"]; print(r["req2xx"], r["rps"]["mean"])' "$out" >"$out.n"
 		;;
 	esac
 	read -r n rps <"$out.n"
-	read -r u s <"$t"
-	echo "$n $(python3 -c "print($u+$s)") $rps"
+	echo "$n $cpu $rps"
 }
 
 echo "server: net/http JSON on CPU $SERVER_CPU; generators on CPU $GEN_CPU; $CONNS connections, ${DURATION}s, $ROUNDS rounds"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average before: $(load_average)"
 : >"$work/results"
 for round in $(seq "$ROUNDS"); do
 	# Rotate the order every round.
@@ -88,7 +71,7 @@ for round in $(seq "$ROUNDS"); do
 		echo "$round $g $n $cpu $rps" >>"$work/results"
 	done
 done
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(load_average)"
 
 python3 - "$work/results" <<'PY'
 import statistics, sys

@@ -16,27 +16,14 @@
 #
 # Server on CPU 0, generator on CPU 1 (taskset), the order swapped every
 # round. Generator CPU is user+system of the generator process (bash time).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-
+# The shared set-up is bench/load/lib.sh.
 ROUNDS=${ROUNDS:-9}
 DURATION=${DURATION:-4}
-CONNS=${CONNS:-64}
 PORT=${PORT:-18091}
-SERVER_CPU=${SERVER_CPU:-0}
-GEN_CPU=${GEN_CPU:-1}
+. "$(dirname "$0")/lib.sh"
 URL="http://127.0.0.1:$PORT"
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-go build -o "$work/stackbench" ./cmd/stackbench
-go build -o "$work/server" ./bench/load/server
+build_tools
 python3 - "$work" <<'PY'
 import json, sys
 work = sys.argv[1]
@@ -50,25 +37,21 @@ with open(f"{work}/mix.jsonl", "w") as f:
         print(json.dumps({"method": "GET", "path": f"/orders/{k + 1}", "route": "create-order", "expect": [200]}), file=f)
 PY
 
-taskset -c "$SERVER_CPU" "$work/server" -addr "127.0.0.1:$PORT" &
-server_pid=$!
-for _ in $(seq 50); do curl -fs "$URL/" >/dev/null 2>&1 && break; sleep 0.1; done
+start_server
 
 # run_gen single|mix3: prints "requests cpu_seconds rps routes".
 run_gen() {
-	local out="$work/out" t="$work/time" src=
-	TIMEFORMAT='%U %S'
+	local src= cpu
 	case "$1" in
 	single) src=(--requests "$work/single.jsonl" "$URL") ;;
 	mix3) src=(--requests "$work/mix.jsonl" --mix user=60,list=30,create-order=10 --seed 1 "$URL") ;;
 	esac
-	{ time taskset -c "$GEN_CPU" "$work/stackbench" load -c "$CONNS" -d "${DURATION}s" -o json "${src[@]}" >"$out"; } 2>"$t"
-	read -r u s <"$t"
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["successes"], float(sys.argv[2])+float(sys.argv[3]), r["throughput_rps"], len(r.get("routes") or [1]))' "$out" "$u" "$s"
+	cpu=$(run_pinned "$work/stackbench" load -c "$CONNS" -d "${DURATION}s" -o json "${src[@]}")
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["successes"], sys.argv[2], r["throughput_rps"], len(r.get("routes") or [1]))' "$work/out" "$cpu"
 }
 
 echo "server on CPU $SERVER_CPU, generator on CPU $GEN_CPU; $CONNS connections, ${DURATION}s, $ROUNDS rounds"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average before: $(load_average)"
 : >"$work/results"
 for round in $(seq "$ROUNDS"); do
 	order=(single mix3)
@@ -80,7 +63,7 @@ for round in $(seq "$ROUNDS"); do
 		echo "$round $g $n $cpu $rps" >>"$work/results"
 	done
 done
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(load_average)"
 
 python3 - "$work/results" <<'PY'
 import statistics, sys

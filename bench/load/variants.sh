@@ -15,28 +15,15 @@
 #
 # Server on CPU 0, generator on CPU 1 (taskset), the order swapped every
 # round. Generator CPU is user+system of the generator process (bash time).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-
+# The shared set-up is bench/load/lib.sh.
 ROUNDS=${ROUNDS:-9}
 DURATION=${DURATION:-4}
-CONNS=${CONNS:-64}
 PORT=${PORT:-18090}
 N=${VARIANTS:-1000}
-SERVER_CPU=${SERVER_CPU:-0}
-GEN_CPU=${GEN_CPU:-1}
+. "$(dirname "$0")/lib.sh"
 URL="http://127.0.0.1:$PORT"
 
-work=$(mktemp -d)
-server_pid=""
-cleanup() {
-	if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-go build -o "$work/stackbench" ./cmd/stackbench
-go build -o "$work/server" ./bench/load/server
+build_tools
 python3 - "$N" >"$work/pool.jsonl" <<'PY'
 import json, sys
 n = int(sys.argv[1])
@@ -46,25 +33,21 @@ for k in range(n):
 PY
 echo '{"method":"GET","path":"/articles/bench-1","headers":{"Authorization":"Token tok-0000"}}' >"$work/one.jsonl"
 
-taskset -c "$SERVER_CPU" "$work/server" -addr "127.0.0.1:$PORT" &
-server_pid=$!
-for _ in $(seq 50); do curl -fs "$URL/" >/dev/null 2>&1 && break; sleep 0.1; done
+start_server
 
 # run_gen fixed|variants: prints "requests cpu_seconds rps pool_size".
 run_gen() {
-	local out="$work/out" t="$work/time" src=
-	TIMEFORMAT='%U %S'
+	local src= cpu
 	case "$1" in
 	fixed) src=(-H "Authorization: Token tok-0000" "$URL/articles/bench-1") ;;
 	variants) src=(--requests "$work/pool.jsonl" "$URL") ;;
 	esac
-	{ time taskset -c "$GEN_CPU" "$work/stackbench" load -c "$CONNS" -d "${DURATION}s" -o json "${src[@]}" >"$out"; } 2>"$t"
-	read -r u s <"$t"
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["successes"], float(sys.argv[2])+float(sys.argv[3]), r["throughput_rps"], r.get("pool_size", 1))' "$out" "$u" "$s"
+	cpu=$(run_pinned "$work/stackbench" load -c "$CONNS" -d "${DURATION}s" -o json "${src[@]}")
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["successes"], sys.argv[2], r["throughput_rps"], r.get("pool_size", 1))' "$work/out" "$cpu"
 }
 
 echo "server on CPU $SERVER_CPU, generator on CPU $GEN_CPU; $CONNS connections, ${DURATION}s, $ROUNDS rounds; $N variants"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average before: $(load_average)"
 : >"$work/results"
 for round in $(seq "$ROUNDS"); do
 	order=(fixed variants)
@@ -76,7 +59,7 @@ for round in $(seq "$ROUNDS"); do
 		echo "$round $g $n $cpu $rps" >>"$work/results"
 	done
 done
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(load_average)"
 
 python3 - "$work/results" <<'PY'
 import statistics, sys

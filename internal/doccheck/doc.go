@@ -5,6 +5,7 @@
 // docs/conventions.md's journal record kinds against the constants of
 // internal/journal, every relative link of the project's Markdown against
 // the files and headings it names, and docs/README.md, the manual's one
-// index, against the files of docs/; and the harness's go.mod against
+// index, against the files of docs/ (each listed once, under one of the
+// four readers' headings); and the harness's go.mod against
 // the reference servers' libraries. It has no code of its own.
 package doccheck

@@ -121,7 +121,7 @@ type caseView struct {
 	RouteColumns []string
 	Routes       [][]string
 	// RouteStepNote, RouteStepColumns and RouteSteps are a mix's routes
-	// inside its steps (routeStepRows).
+	// inside its steps (routeStepsTable).
 	RouteStepNote    string
 	RouteStepColumns []string
 	RouteSteps       [][]string
@@ -248,14 +248,14 @@ func newCaseView(m *Model, ci analysis.CaseInfo, colors map[string]string) caseV
 		}
 		tp, cpu, rss = append(tp, gtp), append(cpu, gcpu), append(rss, grss)
 	}
-	if cv.Routes = routeRows(m.Cells, ci.Name); len(cv.Routes) > 0 {
-		cv.RouteColumns = routeColumns
+	if t := routesTable(m.Cells, ci.Name); len(t.rows) > 0 {
+		cv.RouteColumns, cv.Routes = t.head, t.rows
 	}
-	if cv.RouteSteps = routeStepRows(m.Steps, ci.Name); len(cv.RouteSteps) > 0 {
-		cv.RouteStepColumns, cv.RouteStepNote = routeStepColumns, routeStepsNote(m.Steps, ci.Name)
+	if t := routeStepsTable(m.Steps, ci.Name); len(t.rows) > 0 {
+		cv.RouteStepNote, cv.RouteStepColumns, cv.RouteSteps = t.note, t.head, t.rows
 	}
-	if cv.Flows = flowRows(m.Cells, ci.Name); len(cv.Flows) > 0 {
-		cv.FlowColumns = flowColumns
+	if t := flowsTable(m.Cells, ci.Name); len(t.rows) > 0 {
+		cv.FlowColumns, cv.Flows = t.head, t.rows
 	}
 	name := "case " + ci.Name
 	cv.Charts = []caseChart{

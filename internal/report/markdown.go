@@ -367,9 +367,9 @@ func mdCells(b *strings.Builder, m *Model) {
 			t.add(row...)
 		}
 		t.write(b)
-		mdRoutes(b, m.Cells, ci.Name)
-		mdRouteSteps(b, m.Steps, ci.Name)
-		mdFlows(b, m.Cells, ci.Name)
+		routesTable(m.Cells, ci.Name).writeMD(b)
+		routeStepsTable(m.Steps, ci.Name).writeMD(b)
+		flowsTable(m.Cells, ci.Name).writeMD(b)
 		notes := flagNotes(m, ci.Name)
 		for _, n := range notes {
 			fmt.Fprintf(b, "- %s\n", n)

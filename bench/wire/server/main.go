@@ -17,7 +17,7 @@
 // generator, not the server, sets the pace. -std serves the same answers
 // with net/http, x/net/http2 and google.golang.org/grpc instead, the
 // server of the comparisons before 2026-12-03, which held every generator
-// back (see bench/README.md, "The wire").
+// back (see docs/results.md, "bench/wire").
 //
 // It listens on loopback only.
 //
