@@ -233,8 +233,10 @@ func TestLostSession(t *testing.T) {
 
 // The agent starts a tree, samples it between two instants, and stops it
 // when its stdin closes.
-func TestStartSampleAndStopOnClose(t *testing.T) {
-	s := startSession(t)
+// startTestServer greets the agent and starts this test binary as a
+// server named "server" through it (TestMain serves /health on PORT).
+func startTestServer(t *testing.T, s *session) (spec StartSpec, pid int, boot time.Duration) {
+	t.Helper()
 	ctx := context.Background()
 	if _, err := s.client.Hello(ctx); err != nil {
 		t.Fatal(err)
@@ -245,13 +247,20 @@ func TestStartSampleAndStopOnClose(t *testing.T) {
 	}
 	exe, _ := os.Executable()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the server's log goes there
-	log := "server"
-	spec := StartSpec{Name: "server", Dir: t.TempDir(), Command: exe, Env: []string{serveEnv + "=1", "PORT=" + strconv.Itoa(port)},
-		Port: port, HealthPath: "/health", LogPath: log, BootTimeout: 10 * time.Second}
-	pid, boot, err := s.client.Start(ctx, spec)
+	spec = StartSpec{Name: "server", Dir: t.TempDir(), Command: exe, Env: []string{serveEnv + "=1", "PORT=" + strconv.Itoa(port)},
+		Port: port, HealthPath: "/health", LogPath: "server", BootTimeout: 10 * time.Second}
+	pid, boot, err = s.client.Start(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return spec, pid, boot
+}
+
+func TestStartSampleAndStopOnClose(t *testing.T) {
+	s := startSession(t)
+	ctx := context.Background()
+	spec, pid, boot := startTestServer(t, s)
+	port := spec.Port
 	if boot <= 0 || syscall.Kill(pid, 0) != nil {
 		t.Fatalf("start: pid %d, boot %s; want a live process and a boot time", pid, boot)
 	}

@@ -2,9 +2,7 @@ package agent
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,20 +16,7 @@ import (
 func TestSampleReadsForeignCPUProcessByProcess(t *testing.T) {
 	s := startSession(t)
 	ctx := context.Background()
-	if _, err := s.client.Hello(ctx); err != nil {
-		t.Fatal(err)
-	}
-	port, err := s.client.FreePort(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, _ := os.Executable()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	spec := StartSpec{Name: "server", Dir: t.TempDir(), Command: exe, Env: []string{serveEnv + "=1", "PORT=" + strconv.Itoa(port)},
-		Port: port, HealthPath: "/health", LogPath: "server", BootTimeout: 10 * time.Second}
-	if _, _, err := s.client.Start(ctx, spec); err != nil {
-		t.Fatal(err)
-	}
+	startTestServer(t, s)
 
 	burner := exec.Command("sh", "-c", "while :; do :; done")
 	if err := burner.Start(); err != nil {
