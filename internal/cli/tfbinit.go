@@ -379,16 +379,7 @@ func tfbStackNode(s tfbStack, cases []string, container bool, outDir string) (*y
 		start = "echo 'write the start command of " + s.Name + "'; exit 1"
 	}
 	addScalar(n, "start", start)
-	addScalar(n, "health", tfbStackHealth(v))
-	if rt := tfbRuntime(v); rt != "" {
-		addScalar(n, "runtime", rt)
-	}
-	if labels := tfbLabelsNode(v); labels != nil {
-		addNode(n, "tfb", labels)
-	}
-	if paths := tfbPathsNode(s, cases); paths != nil {
-		addNode(n, "paths", paths)
-	}
+	addTFBStackKeys(n, s, cases)
 	if len(g.Env) > 0 {
 		env := mapNode()
 		for _, kv := range g.Env {
@@ -408,7 +399,6 @@ func tfbStackNode(s tfbStack, cases []string, container bool, outDir string) (*y
 // in a container (docs/containers.md): no build or start of its own (the
 // image's CMD runs), its labels and paths as a native stack's.
 func tfbContainerNode(n *yaml.Node, s tfbStack, comment string, cases []string) *yaml.Node {
-	v := s.Variant
 	n.HeadComment = comment + fmt.Sprintf("\nIn a container built from %s (base image %s) on the host's network, given PORT and the\n"+
 		"database as DATABASE_URL and PGHOST…PGPASSWORD: it must listen on $PORT and read them (tfb-database does not\n"+
 		"resolve there either). Its base image must be pullable here.", s.DockerfileName, strings.Join(s.Guess.From, ", "))
@@ -416,6 +406,14 @@ func tfbContainerNode(n *yaml.Node, s tfbStack, comment string, cases []string) 
 	c.Style = yaml.FlowStyle
 	addScalar(c, "build", s.DockerfileName)
 	addNode(n, "container", c)
+	addTFBStackKeys(n, s, cases)
+	return n
+}
+
+// addTFBStackKeys adds what a native and a container stack of an entry
+// both say: its health path, runtime, TechEmpower labels and own paths.
+func addTFBStackKeys(n *yaml.Node, s tfbStack, cases []string) {
+	v := s.Variant
 	addScalar(n, "health", tfbStackHealth(v))
 	if rt := tfbRuntime(v); rt != "" {
 		addScalar(n, "runtime", rt)
@@ -426,7 +424,6 @@ func tfbContainerNode(n *yaml.Node, s tfbStack, comment string, cases []string) 
 	if paths := tfbPathsNode(s, cases); paths != nil {
 		addNode(n, "paths", paths)
 	}
-	return n
 }
 
 // tfbPathsNode is a stack's paths: key, its URLs that differ from tfb's;
