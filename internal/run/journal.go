@@ -99,7 +99,7 @@ func (r *runner) readPrevious() error {
 	}
 	if was := res.RunPlan(); r.opt.Plan.Fingerprint != was.Fingerprint {
 		return fmt.Errorf("the plan changed since this run started (fingerprint %s, journal has %s): a resume must use the same file, profile and flags; start a new run with --out instead%s",
-			short(r.opt.Plan.Fingerprint), short(was.Fingerprint), placementChanged(r.opt.Plan.Protocol.Placement, was.Protocol.Placement)+orderChanged(r.opt.Plan.Protocol.Order, was.Protocol.Order))
+			short(r.opt.Plan.Fingerprint), short(was.Fingerprint), placementChanged(r.opt.Plan.Protocol.Placement, was.Protocol.Placement)+orderChanged(r.opt.Plan.Protocol.Order, was.Protocol.Order)+spendingChanged(r.opt.Plan.Protocol.Spending, was.Protocol.Spending))
 	}
 	r.opt.SkipParity = res.Plan.SkipParity
 	r.runDatabase = res.Plan.RunDatabase
@@ -138,6 +138,16 @@ func (r *runner) readPrevious() error {
 
 // orderChanged says why a journal laid out in another order cannot be
 // resumed here, or "".
+// spendingChanged names a change of how α is spent over an adaptive
+// run's looks (plan.Protocol.Spending) between the stackbench that
+// started the run and this one; "" when there is none.
+func spendingChanged(now, then string) string {
+	if now == then {
+		return ""
+	}
+	return "; the run's looks each took an equal share of α and this stackbench keeps most of α for the last look (docs/statistics.md, \"Looking seldom\"): finish it with the stackbench that started it (its report reads either way), or start a new run"
+}
+
 func orderChanged(now, then string) string {
 	if now == then {
 		return ""

@@ -60,15 +60,13 @@ func LooksLagged(d Design, alpha float64, calls, minRounds, lastRound, lag int) 
 		}
 		return n
 	}
-	lastUseful := minLevel(lastRound) <= alpha/float64(calls)
 	one := []int{lastRound}
-	if lastRound <= minRounds || !lastUseful {
-		if !lastUseful {
-			if lastRound <= minRounds {
-				return nil, []float64{alpha}
-			}
-			return nil, []float64{alpha / float64(lastRound-minRounds+1)}
-		}
+	switch {
+	case minLevel(lastRound) > alpha/float64(calls) && lastRound <= minRounds:
+		return nil, []float64{alpha}
+	case minLevel(lastRound) > alpha/float64(calls):
+		return nil, []float64{alpha / float64(lastRound-minRounds+1)}
+	case lastRound <= minRounds:
 		return one, []float64{alpha}
 	}
 	if first := firstAt(alpha); 2*first > lastRound {
