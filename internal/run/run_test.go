@@ -153,7 +153,11 @@ func TestRunJournalsEveryWindowOfThePlan(t *testing.T) {
 		if w.Server.CPUSeconds <= 0 || w.Server.RSSPeakBytes <= 0 || w.Generator.CPUSeconds <= 0 {
 			t.Errorf("%s: usage not measured: server %+v generator %+v", w.Key, w.Server, w.Generator)
 		}
-		if w.WallSeconds < 0.35 || w.WallSeconds > 2 {
+		// The sampler may open up to 0.3 s late (below) on a host as busy
+		// as CI's, where every package's tests and clusters run at once
+		// (0.19 s seen there, 2026-12-07): the wall is the window's less
+		// that lag, never under 0.2 s of a 0.5 s window.
+		if w.WallSeconds < 0.2 || w.WallSeconds > 2 {
 			t.Errorf("%s: sampled wall %.3fs for a 500ms window", w.Key, w.WallSeconds)
 		}
 		// The sampler follows the generator's events, so it opens and closes
