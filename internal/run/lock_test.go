@@ -25,6 +25,7 @@ func quickOwnApp() string {
 // newline measures that window again, as its warning says, and a second
 // run of a directory in use is refused, naming the holder.
 func TestResumeCutsBeforeReadingAndLocksTheDirectory(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go: it counts windows, never times them
 	path := writeFile(t, quickOwnApp())
 	dir := filepath.Join(t.TempDir(), "results")
 	if _, err := runFile(t, context.Background(), path, dir, plan.Overrides{}, false); err != nil {

@@ -106,6 +106,7 @@ func checkPrivate(t *testing.T, dir, log string) {
 // parity gate fails quoting the request, for both: neither may be there,
 // and the results directory is the user's alone.
 func TestNoSecretInAnyFileOfARun(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go: it reads files, never times
 	dir := filepath.Join(t.TempDir(), "results", "ok")
 	log, err := runWithKey(t, secretsFile(true), dir)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 // finished run measures neither again, and no dx.json or process.json is
 // written.
 func TestSuitesAreJournaledBeforeResults(t *testing.T) {
+	t.Parallel() // see "Parallel tests" in main_test.go: it counts records, never times them
 	path := writeFile(t, flakyFile("[ok]", "  gate: off")+`
 process:
   sizes: [1]
@@ -73,6 +74,11 @@ func TestDIReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds four Go programs")
 	}
+	// Parallel (see main_test.go): it asserts what each program printed
+	// and that every build made an artifact, never a time, and its
+	// builds (wire's generator compiles golang.org/x/tools from an empty
+	// cache) overlap another test's waits instead of holding the package.
+	t.Parallel()
 	f, err := plan.Load(filepath.Join("..", "..", "apps", "di", "stackbench.di.yaml"))
 	if err != nil {
 		t.Fatal(err)
