@@ -25,6 +25,10 @@ import (
 // 2026-12-03, with its generator on load2 at no success in a window).
 // Those here reach into the run (testHooks); the others are a package of
 // their own, internal/run/acrosshosts, which go test runs beside this one.
+// So is the profiling run, which runs alone but needs only the run's
+// exported surface: internal/run/localruns (see its package comment for
+// when another test should move there: this package is the suite's
+// longest and the last to end, but the other slot must stay shorter).
 
 // Binaries the tests build once (runtest.Build): the stackbench command
 // (the run drives `stackbench load` as a child process) and the test

@@ -219,6 +219,14 @@ func KillIn(n *sshtest.Net) {
 // test fails.
 func HostsPlan(t testing.TB, n *sshtest.Net, path, agentBin string) (*plan.File, *plan.Plan, remote.Options, *strings.Builder) {
 	t.Helper()
+	f, p, log := LocalPlan(t, path)
+	return f, p, remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: agentBin, DialTimeout: time.Second}, log
+}
+
+// LocalPlan loads and resolves the comparison file at path for a run on
+// this host alone, and returns the run's log, shown when the test fails.
+func LocalPlan(t testing.TB, path string) (*plan.File, *plan.Plan, *strings.Builder) {
+	t.Helper()
 	f, err := plan.LoadEnv(path, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +241,7 @@ func HostsPlan(t testing.TB, n *sshtest.Net, path, agentBin string) (*plan.File,
 			t.Logf("run log:\n%s", log.String())
 		}
 	})
-	return f, p, remote.Options{KnownHosts: []string{n.KnownHosts}, Binary: agentBin, DialTimeout: time.Second}, log
+	return f, p, log
 }
 
 // SpinningListenerIn starts, in the namespace ns ("": ours), a process
