@@ -1,8 +1,9 @@
-// Package runtest holds what the tests of internal/run and of the runs
-// across hosts (internal/run/acrosshosts) share: the binaries they build
-// once, comparison files and their results, and the test hosts. The
-// across-hosts tests are a package of their own so that `go test ./...`
-// runs them beside internal/run's local tests instead of after them.
+// Package runtest holds what the tests of internal/run, of the runs
+// across hosts (internal/run/acrosshosts) and of internal/run/localruns
+// share: the binaries they build once, comparison files and their
+// results, and the test hosts. The across-hosts tests and the local runs
+// there are packages of their own so that `go test ./...` runs them
+// beside internal/run's tests instead of after them.
 package runtest
 
 import (
