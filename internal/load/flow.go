@@ -12,9 +12,9 @@ import (
 )
 
 // Flow is a sequence of requests one virtual user makes, again and again
-// (log in → list → read → write): each connection of the run is one user,
-// sending a step when the previous one answered (and its think time
-// passed). In a closed loop a user starts its flow again when it ends; in
+// (log in → list → read → write): each connection of the run (over HTTP/2,
+// each stream of a connection) is one user, sending a step when the
+// previous one answered (and its think time passed). In a closed loop a user starts its flow again when it ends; in
 // an open loop (Config.Rate) flows start on a fixed schedule, Rate a
 // second, each on a free user, and a flow's latency counts from its
 // scheduled start. A step's path, header values and body may hold
