@@ -217,3 +217,15 @@ func TestFlowH2BlockDecodes(t *testing.T) {
 		t.Errorf("a GET without headers: %v", got)
 	}
 }
+
+// Think time spaces a user's steps over HTTP/2 too: two users (one
+// connection of two streams), 50 ms after their first step, complete
+// about 9 flows each in 500 ms.
+func TestFlowOverH2ThinkTime(t *testing.T) {
+	url := h2cServer(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) })
+	think := &Flow{Name: "t", Steps: []FlowStep{{Name: "a", Path: "/a", ThinkMillis: 50}, {Name: "b", Path: "/b"}}}
+	res := runLoad(t, url, Config{Protocol: ProtoH2C, Connections: 1, Streams: 2, Duration: 500 * time.Millisecond, Flow: think})
+	if c := res.Flow.Completed; c < 6 || c > 20 || res.Flow.Failed != 0 || res.Flow.LatencyMicros.P50 < 50_000 {
+		t.Errorf("two users with 50 ms of think time per flow completed %d flows in 500 ms (%d failed, p50 %d µs); want about 18", c, res.Flow.Failed, res.Flow.LatencyMicros.P50)
+	}
+}
