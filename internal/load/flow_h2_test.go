@@ -85,8 +85,12 @@ func TestFlowOverH2CarriesCaptures(t *testing.T) {
 			if p := cc.peak.Load(); p != 8 {
 				t.Errorf("at most %d requests in the server at once, want 8 (1 connection × 8 streams, a user each)", p)
 			}
-			if res.Protocol != proto || res.H2 == nil {
-				t.Errorf("protocol %q, h2 %+v", res.Protocol, res.H2)
+			var text strings.Builder
+			if err := res.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			if res.Protocol != proto || res.H2 == nil || !strings.Contains(text.String(), "flows/s by 8 users") {
+				t.Errorf("protocol %q, h2 %+v; text:\n%s", res.Protocol, res.H2, text.String())
 			}
 		})
 	}
