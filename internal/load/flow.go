@@ -156,7 +156,8 @@ func compileFlow(f *Flow) (*compiledFlow, error) {
 			cc := compiledCapture{}
 			switch {
 			case strings.HasPrefix(src, "header.") && len(src) > len("header."):
-				cc.header = src[len("header."):]
+				// Matched against response heads in lower case (equalFold).
+				cc.header = strings.ToLower(src[len("header."):])
 			case strings.HasPrefix(src, "body.") && len(src) > len("body."):
 				cc.path = src[len("body."):]
 			default:
