@@ -93,7 +93,8 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 // sessionFlow is a flow case of the own app (runtest.OwnAppFile): log in
 // (the token from a header), write an article (its slug from the
 // answer), read it back with the slug; each step carries what the one
-// before captured, so a user whose captures went astray fails.
+// before captured, so a user whose captures went astray fails. Then a
+// mix of the app's two cases, articles three to one page.
 const sessionFlow = `    - flow:
         name: session
         steps:
@@ -106,6 +107,7 @@ const sessionFlow = `    - flow:
             expect: [201]
             capture: {slug: body.article.slug}
           - {name: read, path: "/articles/${slug}", expect: [200]}
+    - mix: {name: browse, of: {article: 3, page: 1}}
 `
 
 // Across hosts, a custom workload's setup steps run from here against
@@ -136,18 +138,22 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	byKey, _ := runtest.Finals(t, opt.Dir)
-	if len(byKey) != 6 {
-		t.Fatalf("%d final windows; want 6 (article, page and the session flow, 2 rounds)", len(byKey))
+	if len(byKey) != 8 {
+		t.Fatalf("%d final windows; want 8 (article, page, the session flow and the browse mix, 2 rounds)", len(byKey))
 	}
-	flows := 0
+	flows, mixes := 0, 0
 	for k, w := range byKey {
-		if w.Case == "session" {
+		switch w.Case {
+		case "session":
 			flows++
 			checkFlowAcrossHosts(t, k, w)
+		case "browse":
+			mixes++
+			checkMixAcrossHosts(t, k, w)
 		}
 		// A flow's users render their own requests: the pool is the
-		// engine's one placeholder.
-		want := map[string]int{"article": 20, "page": 1000, "session": 1}[w.Case]
+		// engine's one placeholder. A mix's pool holds its routes'.
+		want := map[string]int{"article": 20, "page": 1000, "session": 1, "browse": 1020}[w.Case]
 		if w.Load == nil || w.ServerHost != "app1" || len(w.Generators) != 2 {
 			t.Errorf("%s: load %v on %q from %d generators; want app1 and 2 (reasons %v)", k, w.Load != nil, w.ServerHost, len(w.Generators), w.Reasons)
 			continue
@@ -176,8 +182,32 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 			t.Errorf("%s: no process-by-process foreign CPU from app1's agent (ticks %.2f)", k, w.ForeignTickCores)
 		}
 	}
-	if flows != 2 {
-		t.Errorf("%d final windows of the session flow; want 2", flows)
+	if flows != 2 || mixes != 2 {
+		t.Errorf("%d final windows of the session flow, %d of the browse mix; want 2 each", flows, mixes)
+	}
+}
+
+// checkMixAcrossHosts holds a mix's window loaded from two generator
+// hosts to its routes: both counted, their attempts summing to the
+// window's, in the ratio of the weights (each generator sends the whole
+// interleaving over its connections).
+func checkMixAcrossHosts(t *testing.T, key string, w journal.Window) {
+	t.Helper()
+	l := w.Load
+	if l == nil || len(l.Routes) != 2 {
+		t.Fatalf("%s: routes %v; want article and page (reasons %v)", key, l != nil, w.Reasons)
+	}
+	var sum int64
+	for _, r := range l.Routes {
+		sum += r.Attempts
+	}
+	art := l.Routes[0]
+	if art.Name == "page" {
+		art = l.Routes[1]
+	}
+	t.Logf("%s: %d attempts, article's share %.3f (weight's %.3f)", key, l.Attempts, art.Share, art.WeightShare)
+	if sum != l.Attempts || art.Name != "article" || math.Abs(art.Share-0.75) > 0.01 {
+		t.Errorf("%s: routes %s (%d attempts, share %.3f) over %d attempts (the routes' sum %d); want article at 3/4 of them", key, art.Name, art.Attempts, art.Share, l.Attempts, sum)
 	}
 }
 
