@@ -3,10 +3,12 @@ package run
 import (
 	"flag"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stackbench/stackbench/internal/agent"
+	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
 	"github.com/stackbench/stackbench/internal/workload"
@@ -46,5 +48,18 @@ func TestRemoteLoadArgsFlow(t *testing.T) {
 	plain := workload.Case{Name: "user", Method: "GET", Path: "/users/1"}
 	if f, _ := parse(remoteLoadArgs("http://10.9.9.9:9", plain, plan.Wire{}, agent.LoadSpec{}, 2, 3, 0, time.Second, time.Second, time.Minute, at)); f.FirstUser != 0 {
 		t.Errorf("a case that is not a flow got --first-user %d", f.FirstUser)
+	}
+}
+
+// A flow at a fixed rate is not split across generator hosts: the window
+// is refused before anything is sent, naming the case and what to leave
+// out.
+func TestFixedRateFlowAcrossHostsIsRefused(t *testing.T) {
+	h := &hostsSite{generators: []string{"load1", "load2"}}
+	flow := workload.Case{Name: "session", Flow: &load.Flow{Name: "session", Steps: []load.FlowStep{{Name: "login", Path: "/login"}}}}
+	side := windowSide{srv: &server{stack: plan.Stack{Name: "a"}}, load: loadStream{c: flow, conns: 4, rateRPS: 100}}
+	_, err := h.launch(t.Context(), side, &journal.Window{Key: "k"})
+	if err == nil || !strings.Contains(err.Error(), "case session is a flow at a fixed rate (100 flows/s), which is not yet split across generator hosts") {
+		t.Fatalf("a fixed-rate flow across hosts: %v", err)
 	}
 }
