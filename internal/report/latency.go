@@ -238,6 +238,25 @@ func mdLatency(b *strings.Builder, m *Model) {
 		}
 		t.write(b)
 	}
+	for _, t := range latencyFlowTables(m) {
+		t.writeMD(b)
+	}
+}
+
+// latencyFlowTables are each flow case's latency cells as flows: flows
+// per second at the rate, the whole flow's latency, the failed flows and
+// each step's own figures.
+func latencyFlowTables(m *Model) []caseTable {
+	var out []caseTable
+	for _, ci := range m.Header.Cases {
+		t := flowsTable(m.LatencyCells, ci.Name)
+		if len(t.rows) == 0 {
+			continue
+		}
+		t.note = "Flows of " + ci.Name + " at the fixed rate (counted latency windows summed; a flow's time runs from its scheduled start to its last answer, think times included; a failed flow is never throughput):"
+		out = append(out, t)
+	}
+	return out
 }
 
 // latencyView is the latency section of the HTML page.
@@ -258,11 +277,15 @@ func newLatencyView(m *Model) *latencyView {
 	}
 	v := &latencyView{Intro: LatencyIntro(m)}
 	plain := func(c analysis.Change) string { return callLabel(c) }
-	for _, t := range []latencyTable{
+	tables := []latencyTable{
 		{"Offered rates", latencyRateHead, latencyRateRows(m)},
 		{"Steps: p50, p99 and cost per request", latencyStepHeadOf(m), latencyStepRows(m, plain)},
 		{"Latency cells", latencyCellHeadOf(m), latencyCellRows(m)},
-	} {
+	}
+	for _, ft := range latencyFlowTables(m) {
+		tables = append(tables, latencyTable{strings.TrimSuffix(strings.SplitN(ft.note, " (", 2)[0], ":"), ft.head, ft.rows})
+	}
+	for _, t := range tables {
 		if len(t.Rows) > 0 {
 			v.Tables = append(v.Tables, t)
 		}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 	"github.com/stackbench/stackbench/internal/plan"
+	"github.com/stackbench/stackbench/internal/report"
 	"github.com/stackbench/stackbench/internal/run/runtest"
 	"github.com/stackbench/stackbench/internal/stats"
 )
@@ -195,5 +197,23 @@ func TestRunFlowAtAFixedRate(t *testing.T) {
 	}
 	if r := m.Header.Latency.Rates; len(r) != 1 || !r[0].PerFlow {
 		t.Errorf("rates %+v; want per flow", r)
+	}
+	// The report says flows: the offered rate, the cost per completed
+	// flow, and each step's figures at the rate.
+	rm, err := report.Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := report.WriteMarkdown(&md, rm); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{" flows/s | 50% of ", "Flows of signup at the fixed rate", "create ", "read "} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the report's latency section lacks %q:\n%s", want, md.String())
+		}
+	}
+	if lines := strings.Join(report.LatencyLines(rm), "\n"); !strings.Contains(lines, "cost per completed flow") || !strings.Contains(lines, "flows/s") {
+		t.Errorf("terminal lines:\n%s", lines)
 	}
 }
