@@ -106,7 +106,7 @@ func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
 	fs.StringVar(&f.Expect, "expect", "", "statuses that count as success, e.g. 201 or 200,204 (default any 2xx)")
 	fs.StringVar(&f.Mix, "mix", "", "with --requests: a weighted mix of routes, e.g. user=60,list=30,create-order=10 (each pool line names its \"route\")")
 	fs.Uint64Var(&f.Seed, "seed", 0, "with --mix: where the mix's sequence starts; one seed, one sequence (with --flow: the users' draws)")
-	fs.StringVar(&f.Flow, "flow", "", "a JSON file of a flow: each connection a user running its steps in turn, with captures (closed loop)")
+	fs.StringVar(&f.Flow, "flow", "", "a JSON file of a flow: each connection (HTTP/2: each stream) a user running its steps in turn, with captures")
 	fs.DurationVar(&f.Timeout, "t", DefaultTimeout, "request timeout")
 	fs.StringVar(&f.Output, "o", "text", "output: text or json")
 	fs.BoolVar(&f.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")

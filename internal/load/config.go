@@ -61,8 +61,8 @@ type Config struct {
 	// gives every run, and every stack, the same sequence. A flow's users
 	// seed their ${rand:…} draws with it.
 	Seed uint64
-	// Flow, when set, makes each connection a virtual user running the
-	// flow again and again (closed loop, HTTP/1.1): the Result then has
+	// Flow, when set, makes each connection (over HTTP/2, each stream) a
+	// virtual user running the flow again and again: the Result then has
 	// the flows' figures (Result.Flow) beside the requests'.
 	Flow *Flow
 	// Connections is the number of keep-alive connections (default 64); in
