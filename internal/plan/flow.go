@@ -186,15 +186,14 @@ func (p *parser) flowStep(n *yaml.Node) (load.FlowStep, workload.StepParity, boo
 // open-loop latency windows split across generator hosts. (A flow goes
 // over HTTP/1.1 and HTTP/2, with or without TLS: on an h2 or h2c stack
 // each stream is a user; across generator hosts each generator runs its
-// share of the users.)
+// share of the users.) Latency windows take a flow in the open model:
+// flows started at the offered rate (flows per second), each timed from
+// its scheduled start (docs/statistics.md, "Latency at a fixed rate").
 func checkFlowCases(file string, p *Plan, cases []workload.Case) []Problem {
 	var ps []Problem
 	for _, c := range cases {
 		if !c.IsFlow() {
 			continue
-		}
-		if p.Protocol.Latency != nil {
-			ps = append(ps, Problem{File: file, Msg: fmt.Sprintf("case %q is a flow: its users run closed (each starts again when a flow ends), and protocol: latency measures at a fixed rate; leave the flow out of protocol: cases, or remove latency:", c.Name)})
 		}
 		if p.Roles != nil && len(p.Roles.Generators) > 0 && p.Protocol.Latency != nil {
 			ps = append(ps, Problem{File: file, Msg: fmt.Sprintf("case %q is a flow, and flows at a fixed rate are not yet split across generator hosts (closed-loop windows are); leave the flow out of protocol: cases, or remove latency:, or leave generators: out of roles:", c.Name)})

@@ -39,4 +39,12 @@ protocol:
 	if _, err := f.Resolve(Overrides{}); err == nil || !strings.Contains(err.Error(), `case "session" is a flow, and flows at a fixed rate are not yet split across generator hosts`) {
 		t.Fatalf("a flow at a fixed rate across generator hosts: %v", err)
 	}
+	// A capacity search offers fixed rates too.
+	f, err = LoadEnv(writeConfig(t, file("")+"capacity:\n  slo: p99=500ms\n"), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Resolve(Overrides{}); err == nil || !strings.Contains(err.Error(), `capacity: case "session" is a flow, and a capacity search offers it fixed rates, which are not yet split across generator hosts`) {
+		t.Fatalf("a flow's capacity search across generator hosts: %v", err)
+	}
 }
