@@ -67,7 +67,7 @@ type LatencyRateInfo struct {
 // Reason says why.
 func LatencyRate(share float64, rateRounds int, cas string, conc int, stacks []string, finals []journal.Window) journal.LatencyRate {
 	rateRounds = max(rateRounds, 1)
-	lr := journal.LatencyRate{Case: cas, Concurrency: conc, Share: share, MedianRPS: map[string]float64{}}
+	lr := journal.LatencyRate{Case: cas, Concurrency: conc, Share: share, MedianRPS: map[string]float64{}, PerFlow: flowCase(finals, cas)}
 	for _, s := range stacks {
 		var counted, served []float64
 		for i := range finals {
