@@ -41,11 +41,15 @@ type LoadSpec struct {
 	// coordinator from a .proto file or by server reflection): --proto
 	// (new in version 3).
 	Descriptors []byte `json:"descriptors,omitempty"`
+	// Flow is a flow case's flow as JSON (the format of `stackbench load
+	// --flow`): --flow (new in version 6). Each generator runs its share
+	// of the users, numbered from its Args' --first-user.
+	Flow []byte `json:"flow,omitempty"`
 }
 
 // Size is the bytes of files the spec carries.
 func (s LoadSpec) Size() int {
-	return len(s.Requests) + len(s.Messages) + len(s.Metadata) + len(s.CACert) + len(s.Descriptors)
+	return len(s.Requests) + len(s.Messages) + len(s.Metadata) + len(s.CACert) + len(s.Descriptors) + len(s.Flow)
 }
 
 // loadFile is one file a LoadSpec carries: its content, the flag that
@@ -63,6 +67,7 @@ func (spec *LoadSpec) files() []loadFile {
 		{spec.CACert, "--cacert", "stackbench-ca-*.pem"},
 		// .pb: `load --proto` reads a descriptor set by that name.
 		{spec.Descriptors, "--proto", "stackbench-descriptors-*.pb"},
+		{spec.Flow, "--flow", "stackbench-flow-*.json"},
 	}
 }
 

@@ -85,3 +85,33 @@ func TestLoadCommandWritesTheWiresFiles(t *testing.T) {
 		}
 	}
 }
+
+// A flow window's flow is written to a private file of the agent's and
+// named by --flow before the target, the generator's own --first-user
+// kept; a window that names --flow itself as well is refused.
+func TestLoadCommandWritesTheFlow(t *testing.T) {
+	flow := []byte(`{"name":"session","steps":[{"name":"login","method":"POST","path":"/login","capture":{"auth":"header.Authorization"}}]}`)
+	spec := &LoadSpec{Args: []string{"load", "-c", "3", "--first-user", "5", "http://10.0.0.2:8080"}, Flow: flow}
+	if spec.Size() != len(flow) {
+		t.Errorf("Size %d; want the flow's %d bytes", spec.Size(), len(flow))
+	}
+	args, done, err := loadCommand(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(args) != 8 || args[5] != "--flow" || args[7] != "http://10.0.0.2:8080" || args[4] != "5" {
+		t.Fatalf("args %q; want --first-user 5 kept and --flow FILE before the target", args)
+	}
+	got, err := os.ReadFile(args[6])
+	fi, serr := os.Stat(args[6])
+	if err != nil || serr != nil || string(got) != string(flow) || fi.Mode().Perm() != 0o600 || !strings.HasSuffix(args[6], ".json") {
+		t.Fatalf("the flow file %s holds %q (%v), mode %v; want the flow sent, mode 0600", args[6], got, err, fi.Mode())
+	}
+	done()
+	if _, err := os.Stat(args[6]); !os.IsNotExist(err) {
+		t.Errorf("the flow file %s is still there after the window: %v", args[6], err)
+	}
+	if _, _, err := loadCommand(&LoadSpec{Args: []string{"load", "--flow", "/x.json", "http://h"}, Flow: flow}); err == nil {
+		t.Error("a flow and --flow together were accepted")
+	}
+}

@@ -30,8 +30,10 @@ import (
 // (OpImage), and the runtime's CPU apart in a sample (Sample.Runtime): an
 // agent of version 4 would run the container's arguments as a native
 // command, so either side refuses the other at hello, naming both
-// versions.
-const Version = 5
+// versions. Version 6 carries a flow case's flow (LoadSpec.Flow): an
+// agent of version 5 would drop it and load the server's base URL
+// instead.
+const Version = 6
 
 // Operations a Request names in Op.
 const (

@@ -334,7 +334,7 @@ func newCell(stack string, ci CaseInfo, conc int, ws []journal.Window, maxLatenc
 		var h *hist.Histogram
 		var err error
 		if latency {
-			if h, err = latencyHist(w, maxLatency); err == nil {
+			if h, err = latencyWindowHist(w, maxLatency); err == nil {
 				wf.dist, wf.Latency = distOf(h), latencyOf(h)
 				wf.limitDist = wf.dist
 			}
@@ -402,6 +402,12 @@ func windowFigures(w *journal.Window) WindowFigures {
 		}
 		if l.ThroughputRPS > 0 {
 			f.CostMicros = (w.Server.Cores + f.costDBCores(w) + f.ServicesCores) * 1e6 / l.ThroughputRPS
+		}
+		if fl := l.Flow; fl != nil {
+			f.PerFlow, f.FlowsPerSecond = true, fl.FlowsPerSecond
+			if fl.FlowsPerSecond > 0 {
+				f.CostMicrosPerFlow = (w.Server.Cores + f.costDBCores(w) + f.ServicesCores) * 1e6 / fl.FlowsPerSecond
+			}
 		}
 		lat := l.LatencyMicros
 		f.Latency = Latency{P50: float64(lat.P50), P90: float64(lat.P90), P99: float64(lat.P99), P999: float64(lat.P999), Max: float64(lat.Max)}

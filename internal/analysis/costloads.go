@@ -46,6 +46,10 @@ type CostLoads struct {
 	// the run's minimum effect; Note says it in words.
 	DependsOnLoad bool   `json:"depends_on_load"`
 	Note          string `json:"note,omitempty"`
+	// PerFlow is set for a flow case: the costs are then CPU-µs per
+	// completed flow and the rates flows per second, and the JSON names
+	// them so (costLoadsFlowJSON).
+	PerFlow bool `json:"per_flow,omitempty"`
 }
 
 // medianCost is the median cost of a cell's windows that count for cost
@@ -53,8 +57,8 @@ type CostLoads struct {
 func medianCost(c Cell) (float64, int) {
 	var vs []float64
 	for _, w := range costCell(c).PerWindow {
-		if w.Counted && w.CostMicros > 0 {
-			vs = append(vs, w.CostMicros)
+		if w.Counted && callCost(w) > 0 {
+			vs = append(vs, callCost(w))
 		}
 	}
 	med, err := stats.Quantile(vs, 0.5)
@@ -91,19 +95,17 @@ func addCostLoads(r *Result) {
 		if !okf || !okt {
 			continue
 		}
-		cl := &CostLoads{RateRPS: rates[[2]any{s.Case, s.Concurrency}], FixedChangePct: s.Cost.EstimatePct}
+		cl := &CostLoads{RateRPS: rates[[2]any{s.Case, s.Concurrency}], FixedChangePct: s.Cost.EstimatePct, PerFlow: lf.Flow != nil || lt.Flow != nil}
 		if cl.RateRPS == 0 {
-			cl.RateRPS = medianOf(lf, func(w WindowFigures) float64 { return w.ThroughputRPS })
+			cl.RateRPS = medianOf(lf, callServed)
 		}
 		cl.FromFixedMicros, _ = medianCost(lf)
 		cl.ToFixedMicros, _ = medianCost(lt)
 		cf, okf := r.Cell(s.From, s.Case, s.Concurrency)
 		ct, okt := r.Cell(s.To, s.Case, s.Concurrency)
 		if okf && okt && cf.Counted > 0 && ct.Counted > 0 {
-			cost := func(w WindowFigures) float64 { return w.CostMicros }
-			tp := func(w WindowFigures) float64 { return w.ThroughputRPS }
-			cl.FromSatMicros, cl.ToSatMicros = medianOf(cf, cost), medianOf(ct, cost)
-			cl.FromSatRPS, cl.ToSatRPS = medianOf(cf, tp), medianOf(ct, tp)
+			cl.FromSatMicros, cl.ToSatMicros = medianOf(cf, callCost), medianOf(ct, callCost)
+			cl.FromSatRPS, cl.ToSatRPS = medianOf(cf, callServed), medianOf(ct, callServed)
 			cl.SatWindows = min(cf.Counted, ct.Counted)
 		}
 		if cl.FromSatMicros > 0 && cl.ToSatMicros > 0 {
@@ -111,8 +113,12 @@ func addCostLoads(r *Result) {
 			fixed, sat := math.Log1p(cl.FixedChangePct/100), math.Log1p(cl.SatChangePct/100)
 			if s.Cost.Call != stats.CallInvalid && math.Abs(fixed-sat) > math.Log1p(r.Header.MinEffect) {
 				cl.DependsOnLoad = true
-				cl.Note = fmt.Sprintf("the layer's effect on CPU per request depends on load: %+.1f %% at %.0f req/s, %+.1f %% near saturation (%.0f → %.0f req/s, %s)",
-					cl.FixedChangePct, cl.RateRPS, cl.SatChangePct, cl.FromSatRPS, cl.ToSatRPS, windowsText(cl.SatWindows))
+				per, rate := "request", "req/s"
+				if cl.PerFlow {
+					per, rate = "completed flow", "flows/s"
+				}
+				cl.Note = fmt.Sprintf("the layer's effect on CPU per %s depends on load: %+.1f %% at %.0f %s, %+.1f %% near saturation (%.0f → %.0f %s, %s)",
+					per, cl.FixedChangePct, cl.RateRPS, rate, cl.SatChangePct, cl.FromSatRPS, cl.ToSatRPS, rate, windowsText(cl.SatWindows))
 			}
 		}
 		s.CostLoads = cl

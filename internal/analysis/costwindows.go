@@ -22,7 +22,8 @@ import (
 // window 0.4 % short (93 requests of 24,009 unsent) is 0.3 % cheaper at
 // most, a tenth of the step's paired noise. Dropping every window with
 // one request unsent had made a cell of 7 windows insufficient for cost
-// with two such windows.
+// with two such windows. A flow's window is judged the same way on its
+// flows (flowShortfall, flowFailureShare).
 
 // MaxCostFailureShare is the largest failed share of a latency window's
 // requests for it to count for cost: 1 %, the validity rule's.
@@ -56,6 +57,12 @@ func costDrop(w *journal.Window) string {
 		return ""
 	case w.HasFlag(journal.FlagCostWarming):
 		return "its server still warming up (more CPU in its first half)"
+	case l.Flow != nil && flowShortfall(l) > MaxCostShortfall:
+		return fmt.Sprintf("behind its offered rate (%.1f %% of the flows due not completed, %d unsent)", 100*flowShortfall(l), l.Flow.Unsent)
+	case l.Flow != nil && flowFailureShare(l) > MaxCostFailureShare:
+		return fmt.Sprintf("%.1f %% of flows failed", 100*flowFailureShare(l))
+	case l.Flow != nil:
+		return ""
 	case costShortfall(l) > MaxCostShortfall:
 		return fmt.Sprintf("behind its offered rate (%.1f %% of the requests due not served, %d unsent)", 100*costShortfall(l), l.Unsent)
 	case l.FailureShare() > MaxCostFailureShare:

@@ -160,7 +160,7 @@ func hasCost(runs []*Result) bool {
 }
 
 // costMetric is a window's fixed-rate cost.
-func costMetric(w WindowFigures) float64 { return w.CostMicros }
+func costMetric(w WindowFigures) float64 { return callCost(w) }
 
 // closedLoopCell and costCellOf are the cells a cross-run metric reads:
 // the closed-loop cell, or the latency cell as the cost call sees it

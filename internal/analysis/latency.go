@@ -51,18 +51,23 @@ type LatencyRateInfo struct {
 	Slowest    string  `json:"slowest,omitempty"`
 	SlowestRPS float64 `json:"slowest_rps,omitempty"`
 	Reason     string  `json:"reason,omitempty"`
+	// PerFlow is set for a flow case: RateRPS and SlowestRPS are then
+	// flows per second, and the JSON names them so (rate_flows_per_s,
+	// slowest_flows_per_s; perflow.go).
+	PerFlow bool `json:"per_flow,omitempty"`
 }
 
 // LatencyRate fixes the offered rate of one case and concurrency's latency
 // windows from the closed-loop windows of the first rateRounds rounds:
-// share × the lowest of the stacks' median throughputs. A stack's median
+// share × the lowest of the stacks' median throughputs (for a flow case,
+// completed flows per second: the rate is then of flows, servedRate). A stack's median
 // is over its counted windows of the cell in those rounds, or, when it has
 // none, over those with a result and some success (a stack that served
 // nothing cannot set the rate). With no stack to go by, the rate is 0 and
 // Reason says why.
 func LatencyRate(share float64, rateRounds int, cas string, conc int, stacks []string, finals []journal.Window) journal.LatencyRate {
 	rateRounds = max(rateRounds, 1)
-	lr := journal.LatencyRate{Case: cas, Concurrency: conc, Share: share, MedianRPS: map[string]float64{}}
+	lr := journal.LatencyRate{Case: cas, Concurrency: conc, Share: share, MedianRPS: map[string]float64{}, PerFlow: flowCase(finals, cas)}
 	for _, s := range stacks {
 		var counted, served []float64
 		for i := range finals {
@@ -70,9 +75,13 @@ func LatencyRate(share float64, rateRounds int, cas string, conc int, stacks []s
 			if w.Round < 1 || w.Round > rateRounds || w.Stack != s || w.Case != cas || w.Concurrency != conc || w.Load == nil || w.Load.Successes == 0 {
 				continue
 			}
-			served = append(served, w.Load.ThroughputRPS)
+			rate := servedRate(w.Load)
+			if rate <= 0 {
+				continue
+			}
+			served = append(served, rate)
 			if w.Valid() {
-				counted = append(counted, w.Load.ThroughputRPS)
+				counted = append(counted, rate)
 			}
 		}
 		if len(counted) == 0 {
@@ -111,7 +120,7 @@ func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
 		}
 	}
 	for _, lr := range res.LatencyRates {
-		ri := LatencyRateInfo{Case: lr.Case, Concurrency: lr.Concurrency, RateRPS: lr.RateRPS, Reason: lr.Reason}
+		ri := LatencyRateInfo{Case: lr.Case, Concurrency: lr.Concurrency, RateRPS: lr.RateRPS, Reason: lr.Reason, PerFlow: flowCase(finals, lr.Case) || flowCase(res.FinalWindows(), lr.Case)}
 		if lr.Share > 0 && lr.Slowest != "" {
 			ri.Slowest, ri.SlowestRPS = lr.Slowest, lr.MedianRPS[lr.Slowest]
 		}
@@ -166,12 +175,13 @@ type latencyMetric struct {
 // latencyMetrics are the calls of the latency windows every step makes
 // when the run has them, in order: p50 and p99 of the counted windows'
 // corrected histograms merged, the figures the table shows, and the
-// fixed-rate cost (server and database CPU-µs per request), each window's
+// fixed-rate cost (server and database CPU-µs per request, or per
+// completed flow for a flow case: callCost), each window's
 // own figure (q 0: called like throughput, per window).
 var latencyMetrics = []latencyMetric{
 	{plan.MetricP50, 0.50, func(w WindowFigures) float64 { return w.Latency.P50 }},
 	{plan.MetricP99, 0.99, func(w WindowFigures) float64 { return w.Latency.P99 }},
-	{plan.MetricCost, 0, func(w WindowFigures) float64 { return w.CostMicros }},
+	{plan.MetricCost, 0, callCost},
 }
 
 // latencySides is one latency metric of two latency cells as the call

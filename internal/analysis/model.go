@@ -406,7 +406,14 @@ type WindowFigures struct {
 	// DBOwnCores where measured (trap T27), else DBCores. In a latency
 	// window, served at a fixed offered rate, it is the fixed-rate cost
 	// that steps call (Step.Cost).
-	CostMicros         float64 `json:"cost_us_per_req,omitempty"`
+	CostMicros float64 `json:"cost_us_per_req,omitempty"`
+	// PerFlow is set on a flow's window: FlowsPerSecond are its completed
+	// flows per second (a failed flow is never throughput), and
+	// CostMicrosPerFlow the same CPU as CostMicros per completed flow, the
+	// figure a flow case's cost call and cost loads read (callCost).
+	PerFlow            bool    `json:"per_flow,omitempty"`
+	FlowsPerSecond     float64 `json:"flows_per_s,omitempty"`
+	CostMicrosPerFlow  float64 `json:"cost_us_per_flow,omitempty"`
 	GeneratorCores     float64 `json:"generator_cores"`
 	GeneratorWaitCores float64 `json:"generator_wait_cores"`
 	// latency is set on a latency window; dist is a counted one's

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/stackbench/stackbench/internal/load"
 )
 
 // Config is what a search looks for and how hard it may look. Zero values
@@ -36,6 +38,11 @@ type Config struct {
 	// IgnoreStarvation skips that check: for a generator that shares its
 	// process with the server (tests), whose wait includes the server's.
 	IgnoreStarvation bool
+	// Also, when set, gives more reasons a judged probe fails, from its
+	// load result: a flow's objectives on its steps (each step's latency
+	// beside the SLO on the whole flow). None: the probe passes on the
+	// checks above alone.
+	Also func(res *load.Result) []string
 
 	// StartRPS is a known closed-loop throughput of the target; the climb
 	// starts at StartFraction of it. 0: the search measures it with a

@@ -136,6 +136,9 @@ func judge(p *Probe, cfg Config) {
 	if !cfg.IgnoreStarvation && p.GeneratorWaitSeconds > cfg.MaxGeneratorWaitShare*p.DurationSeconds {
 		add("generator starved: it waited %.2f s for a CPU in a %.2f s window", p.GeneratorWaitSeconds, p.DurationSeconds)
 	}
+	if cfg.Also != nil && p.result != nil {
+		why = append(why, cfg.Also(p.result)...)
+	}
 	p.Pass, p.Reasons = len(why) == 0, why
 }
 

@@ -86,8 +86,12 @@ func TestReadsJournalOfItsOwnTypes(t *testing.T) {
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("read %s: %v %v", journalTypesGolden, err, problems)
 	}
-	if len(lines) != len(goldenRecords()) {
-		t.Fatalf("%d lines, want one per record kind (%d)", len(lines), len(goldenRecords()))
+	kinds := map[Kind]bool{}
+	for _, r := range goldenRecords() {
+		kinds[r.kind] = true
+	}
+	if len(lines) != len(kinds) {
+		t.Fatalf("%d lines, want one per record kind (%d)", len(lines), len(kinds))
 	}
 	for _, l := range lines {
 		assertLossless(t, l, recordTypes[l.Kind])

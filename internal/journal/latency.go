@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"sort"
 	"time"
 )
@@ -45,6 +46,55 @@ type LatencyRate struct {
 	MedianRPS map[string]float64 `json:"median_rps,omitempty"`
 	Slowest   string             `json:"slowest,omitempty"`
 	Reason    string             `json:"reason,omitempty"`
+	// PerFlow is set for a flow case: its windows offer flows, so RateRPS
+	// and MedianRPS are completed flows per second, and the record names
+	// them so (rate_flows_per_s, median_flows_per_s; MarshalJSON).
+	PerFlow bool `json:"per_flow,omitempty"`
+}
+
+// latencyRateFlowJSON is LatencyRate as the journal writes a flow case's:
+// the same fields, named in flows per second.
+type latencyRateFlowJSON struct {
+	Case        string             `json:"case"`
+	Concurrency int                `json:"concurrency"`
+	Time        time.Time          `json:"time"`
+	RateRPS     float64            `json:"rate_flows_per_s"`
+	Share       float64            `json:"share,omitempty"`
+	MedianRPS   map[string]float64 `json:"median_flows_per_s,omitempty"`
+	Slowest     string             `json:"slowest,omitempty"`
+	Reason      string             `json:"reason,omitempty"`
+	PerFlow     bool               `json:"per_flow,omitempty"`
+}
+
+// latencyRatePlain is LatencyRate without its methods.
+type latencyRatePlain LatencyRate
+
+// MarshalJSON writes a flow case's rate under names in flows per second.
+func (lr LatencyRate) MarshalJSON() ([]byte, error) {
+	if lr.PerFlow {
+		return json.Marshal(latencyRateFlowJSON(lr))
+	}
+	return json.Marshal(latencyRatePlain(lr))
+}
+
+// UnmarshalJSON reads either form MarshalJSON writes.
+func (lr *LatencyRate) UnmarshalJSON(data []byte) error {
+	var probe struct {
+		PerFlow bool `json:"per_flow"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return err
+	}
+	if probe.PerFlow {
+		var f latencyRateFlowJSON
+		err := json.Unmarshal(data, &f)
+		*lr = LatencyRate(f)
+		return err
+	}
+	var p latencyRatePlain
+	err := json.Unmarshal(data, &p)
+	*lr = LatencyRate(p)
+	return err
 }
 
 // LatencyRateOf returns the journaled rate of a case and concurrency.

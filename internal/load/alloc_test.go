@@ -81,6 +81,29 @@ func TestH2CClosedLoopAllocatesNothingPerRequest(t *testing.T) {
 	checkNoAllocationsPerRequest(t, allocs, successes)
 }
 
+// A flow's steps allocate nothing per request beyond what their captures
+// need, over HTTP/1.1 and over HTTP/2 alike: each user renders its step
+// (a ${rand} in the path, a captured value in a header) into its own
+// buffers, and a header capture (here the content-type, from the HTTP/1.1
+// head, or from the HPACK-decoded block, indexed after the first answer)
+// is copied into the user's variable. (A body capture's JSON read
+// allocates, on either wire.) The servers answer from fixed bytes.
+func TestFlowAllocatesNothingPerRequest(t *testing.T) {
+	flow := &Flow{Name: "f", Steps: []FlowStep{
+		{Name: "a", Path: "/a/${rand:1..9}", Capture: map[string]string{"ct": "header.Content-Type"}},
+		{Name: "b", Path: "/b", Headers: map[string]string{"X-CT": "${ct}"}},
+	}}
+	t.Run("http1", func(t *testing.T) {
+		allocs, successes := windowAllocations(t, Config{Connections: 8, Duration: time.Second, Flow: flow})
+		checkNoAllocationsPerRequest(t, allocs, successes)
+	})
+	t.Run("h2c", func(t *testing.T) {
+		url := rawServer(t, fixedH2Responder)
+		allocs, successes := urlAllocations(t, url+"/", Config{Protocol: ProtoH2C, Connections: 2, Streams: 16, Duration: time.Second, Flow: flow})
+		checkNoAllocationsPerRequest(t, allocs, successes)
+	})
+}
+
 // fixedH2Responder speaks just enough HTTP/2 to answer each request
 // (a HEADERS frame that ends its stream) with the same HEADERS (:status
 // 200, a content-type the decoder indexes) and DATA, allocating nothing

@@ -38,6 +38,8 @@ type Flags struct {
 	Seed uint64
 	// Flow names a JSON file of a flow (Config.Flow) the command reads.
 	Flow string
+	// FirstUser is Config.FirstUser.
+	FirstUser int
 	// TLS, CACert and TLSResume are Config.TLS, a PEM file the command
 	// reads into Config.CACertPEM, and Config.TLSResume.
 	TLS       bool
@@ -106,7 +108,8 @@ func (f *Flags) RegisterTarget(fs *flag.FlagSet, connections int) {
 	fs.StringVar(&f.Expect, "expect", "", "statuses that count as success, e.g. 201 or 200,204 (default any 2xx)")
 	fs.StringVar(&f.Mix, "mix", "", "with --requests: a weighted mix of routes, e.g. user=60,list=30,create-order=10 (each pool line names its \"route\")")
 	fs.Uint64Var(&f.Seed, "seed", 0, "with --mix: where the mix's sequence starts; one seed, one sequence (with --flow: the users' draws)")
-	fs.StringVar(&f.Flow, "flow", "", "a JSON file of a flow: each connection a user running its steps in turn, with captures (closed loop)")
+	fs.StringVar(&f.Flow, "flow", "", "a JSON file of a flow: each connection (HTTP/2: each stream) a user running its steps in turn, with captures")
+	fs.IntVar(&f.FirstUser, "first-user", 0, "with --flow: the number of the first connection's user (over HTTP/2 its streams are users N×streams on), for generators sharing one flow's users (each its own range)")
 	fs.DurationVar(&f.Timeout, "t", DefaultTimeout, "request timeout")
 	fs.StringVar(&f.Output, "o", "text", "output: text or json")
 	fs.BoolVar(&f.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
@@ -167,6 +170,9 @@ func (f Flags) Args(url string) []string {
 	}
 	if f.Flow != "" {
 		add("--flow", f.Flow)
+	}
+	if f.FirstUser != 0 {
+		add("--first-user", strconv.Itoa(f.FirstUser))
 	}
 	if f.AllowRemote {
 		args = append(args, "--allow-remote")
@@ -245,6 +251,10 @@ func (f Flags) Config(url string) (Config, error) {
 		return cfg, fmt.Errorf("-t %v: want a timeout of at least 1ms", f.Timeout)
 	case f.WarmupMax > 0 && f.WarmupMax < f.Warmup || f.WarmupMax > 0 && f.Warmup == 0:
 		return cfg, fmt.Errorf("--warmup-max %v: give it with --warmup, and at least as long (--warmup %v)", f.WarmupMax, f.Warmup)
+	case f.FirstUser < 0:
+		return cfg, fmt.Errorf("--first-user %d: want 0 or more", f.FirstUser)
+	case f.FirstUser > 0 && f.Flow == "":
+		return cfg, errors.New("--first-user numbers a flow's users; give it with --flow FILE")
 	case f.Body != "" && f.BodyFile != "":
 		return cfg, errors.New("-b and --body-file both given; choose one")
 	case f.H2 && f.H2C:
@@ -291,7 +301,7 @@ func (f Flags) Config(url string) (Config, error) {
 		}
 		cfg.Mix = mix
 	}
-	cfg.Seed = f.Seed
+	cfg.Seed, cfg.FirstUser = f.Seed, f.FirstUser
 	return cfg, nil
 }
 

@@ -61,10 +61,16 @@ type Config struct {
 	// gives every run, and every stack, the same sequence. A flow's users
 	// seed their ${rand:…} draws with it.
 	Seed uint64
-	// Flow, when set, makes each connection a virtual user running the
-	// flow again and again (closed loop, HTTP/1.1): the Result then has
+	// Flow, when set, makes each connection (over HTTP/2, each stream) a
+	// virtual user running the flow again and again: the Result then has
 	// the flows' figures (Result.Flow) beside the requests'.
 	Flow *Flow
+	// FirstUser is the number of this run's first user of Flow (its
+	// connections are users FirstUser, FirstUser+1, …): generators that
+	// share one flow's users between them (on several hosts) each start
+	// where the one before ended, so that every user keeps the draws and
+	// list elements it has in one run with all of them. Default 0.
+	FirstUser int
 	// Connections is the number of keep-alive connections (default 64); in
 	// open loop, the most that may be in flight at once.
 	Connections int
@@ -184,6 +190,8 @@ func withDefaults(cfg Config) (Config, error) {
 	switch {
 	case cfg.Connections < 0:
 		return cfg, configErrorf("connections", "must be at least 1, got %d", cfg.Connections)
+	case cfg.FirstUser < 0 || cfg.FirstUser > 0 && cfg.Flow == nil:
+		return cfg, configErrorf("first_user", "numbers a flow's users from 0 up; got %d (with a flow: %v)", cfg.FirstUser, cfg.Flow != nil)
 	case cfg.Rate < 0 || math.IsNaN(cfg.Rate) || math.IsInf(cfg.Rate, 0):
 		return cfg, configErrorf("rate", "must be a finite number above 0 requests per second, got %v", cfg.Rate)
 	case cfg.Duration < 0:

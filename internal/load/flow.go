@@ -12,9 +12,9 @@ import (
 )
 
 // Flow is a sequence of requests one virtual user makes, again and again
-// (log in → list → read → write): each connection of the run is one user,
-// sending a step when the previous one answered (and its think time
-// passed). In a closed loop a user starts its flow again when it ends; in
+// (log in → list → read → write): each connection of the run (over HTTP/2,
+// each stream of a connection) is one user, sending a step when the
+// previous one answered (and its think time passed). In a closed loop a user starts its flow again when it ends; in
 // an open loop (Config.Rate) flows start on a fixed schedule, Rate a
 // second, each on a free user, and a flow's latency counts from its
 // scheduled start. A step's path, header values and body may hold
@@ -74,6 +74,10 @@ type compiledStep struct {
 type compiledHeader struct {
 	name  string
 	value []tpart
+	// h2name is the name HTTP/2 sends (lower case); "" for a header
+	// HTTP/2 does not carry as a field (connection-specific, Host, which
+	// becomes :authority, and Content-Length, computed from the body).
+	h2name string
 }
 
 type compiledCapture struct {
@@ -138,7 +142,7 @@ func compileFlow(f *Flow) (*compiledFlow, error) {
 			if err != nil {
 				return nil, configErrorf(field, "step %s: header %s: %v", st.Name, name, err)
 			}
-			cs.headers = append(cs.headers, compiledHeader{name: name, value: v})
+			cs.headers = append(cs.headers, compiledHeader{name: name, value: v, h2name: h2FieldName(name, v)})
 		}
 		if len(st.Expect) == 0 {
 			for s := 200; s < 300; s++ {
@@ -156,7 +160,9 @@ func compileFlow(f *Flow) (*compiledFlow, error) {
 			cc := compiledCapture{}
 			switch {
 			case strings.HasPrefix(src, "header.") && len(src) > len("header."):
-				cc.header = src[len("header."):]
+				// Lower case: headerValue compares with a lower-case name
+				// (HTTP/2's names are lower case already).
+				cc.header = strings.ToLower(src[len("header."):])
 			case strings.HasPrefix(src, "body.") && len(src) > len("body."):
 				cc.path = src[len("body."):]
 			default:
@@ -251,6 +257,8 @@ type flowState struct {
 	rng        rand.PCG
 	buf, body  []byte
 	wire       wireRequest
+	// block is the step's HTTP/2 header block (renderH2).
+	block []byte
 }
 
 // render builds the user's request for step s into its buffers.

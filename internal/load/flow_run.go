@@ -11,8 +11,8 @@ import (
 func (r *run) prepareFlow() error {
 	cfg := r.cfg
 	switch {
-	case cfg.Protocol != ProtoHTTP1:
-		return configErrorf("flow", "a flow goes over HTTP/1.1 (with or without TLS), not %s", cfg.Protocol)
+	case cfg.Protocol == ProtoGRPC:
+		return configErrorf("flow", "a flow's steps are HTTP requests (HTTP/1.1 or HTTP/2, with or without TLS), not gRPC calls; use protocol http1, h2c or h2")
 	case len(cfg.Requests) > 0 || len(cfg.Mix) > 0:
 		return configErrorf("flow", "a flow sends its own steps; drop the request pool and the mix")
 	}
@@ -27,8 +27,10 @@ func (r *run) prepareFlow() error {
 	return nil
 }
 
-// initFlows gives each of the worker's connections its user: first is
-// the number of its first user over the run.
+// initFlows gives each of the worker's lanes its user: first is the
+// number of the worker's first connection over the run. Over HTTP/1.1 a
+// lane is a connection; over HTTP/2 each connection carries Streams
+// lanes, each a user of its own (connections × streams users).
 func (w *worker) initFlows(first int) {
 	r := w.r
 	if r.flow == nil {
@@ -37,7 +39,7 @@ func (w *worker) initFlows(first int) {
 	w.hFlow = hist.New(r.histMax)
 	w.flowFails = make([]tally, len(r.flow.steps))
 	for i := range w.conns {
-		user := int64(first + i)
+		user := int64(first*r.streams + i)
 		w.conns[i].flow = &flowState{vars: make([][]byte, r.flow.slots), user: user,
 			rng: *rand.NewPCG(r.cfg.Seed, uint64(user))}
 	}
@@ -53,7 +55,11 @@ func (w *worker) flowRequest(c *conn, intended int64) *wireRequest {
 			w.flowsStarted++
 		}
 	}
-	f.render(&w.r.flow.steps[f.step], w.r.tgt.hostPort)
+	if w.socks != nil {
+		f.renderH2(&w.r.flow.steps[f.step], w.r.tgt.hostPort, w.r.tlsConfig != nil)
+	} else {
+		f.render(&w.r.flow.steps[f.step], w.r.tgt.hostPort)
+	}
 	f.wire.route = int32(f.step)
 	return &f.wire
 }

@@ -10,22 +10,29 @@ import (
 	"time"
 )
 
-// shop is a flow of four steps: log in (a token), list (ids), read one of
-// them with the token, write with it.
+// shop is a flow of four steps: log in (a token, and a session from a
+// header), list (ids), read one of them with the token and the session,
+// write with the token.
 func shopFlow() *Flow {
 	return &Flow{Name: "session", Steps: []FlowStep{
-		{Name: "login", Method: "POST", Path: "/login", Body: `{"user":"u${rand:1..9}"}`, Capture: map[string]string{"token": "body.token"}},
+		{Name: "login", Method: "POST", Path: "/login", Body: `{"user":"u${rand:1..9}"}`, Capture: map[string]string{"token": "body.token", "sess": "header.X-Session"}},
 		{Name: "list", Path: "/items", Headers: map[string]string{"Authorization": "Bearer ${token}"}, Capture: map[string]string{"id": "body.items.#.id"}},
-		{Name: "read", Path: "/items/${id}", Headers: map[string]string{"Authorization": "Bearer ${token}"}},
+		{Name: "read", Path: "/items/${id}", Headers: map[string]string{"Authorization": "Bearer ${token}", "X-Session": "${sess}"}},
 		{Name: "write", Method: "POST", Path: "/items/${id}/likes", Headers: map[string]string{"Authorization": "Bearer ${token}"}, Expect: []int{201}},
 	}}
 }
 
 // shopServer answers the shop flow, checking that each step carries what
-// the earlier ones captured: a wrong token or id is a 400. loginStatus is
-// the login's answer (200 hands out a token).
+// the earlier ones captured: a wrong token, session or id is a 400.
+// loginStatus is the login's answer (200 hands out a token).
 func shopServer(t *testing.T, loginStatus int, seen *[5]atomic.Int64) string {
-	return httpServer(t, func(w http.ResponseWriter, r *http.Request) {
+	return httpServer(t, shopHandler(loginStatus, nil, seen))
+}
+
+// shopHandler is shopServer's handler; read, when not nil, answers the
+// third step (read) instead, once its token and session were checked.
+func shopHandler(loginStatus int, read http.HandlerFunc, seen *[5]atomic.Int64) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		auth := r.Header.Get("Authorization")
 		switch {
@@ -36,6 +43,7 @@ func shopServer(t *testing.T, loginStatus int, seen *[5]atomic.Int64) string {
 				w.WriteHeader(400)
 				return
 			}
+			w.Header().Set("X-Session", "s-"+in.User)
 			w.WriteHeader(loginStatus)
 			io.WriteString(w, `{"token":"tok-`+in.User+`"}`)
 		case !strings.HasPrefix(auth, "Bearer tok-u"):
@@ -45,7 +53,16 @@ func shopServer(t *testing.T, loginStatus int, seen *[5]atomic.Int64) string {
 			seen[1].Add(1)
 			io.WriteString(w, `{"items":[{"id":5},{"id":7}]}`)
 		case r.URL.Path == "/items/5" || r.URL.Path == "/items/7":
+			if r.Header.Get("X-Session") != "s-"+strings.TrimPrefix(auth, "Bearer tok-") {
+				seen[4].Add(1)
+				w.WriteHeader(400)
+				return
+			}
 			seen[2].Add(1)
+			if read != nil {
+				read(w, r)
+				return
+			}
 			io.WriteString(w, `{"id":5}`)
 		case r.Method == "POST" && (r.URL.Path == "/items/5/likes" || r.URL.Path == "/items/7/likes"):
 			seen[3].Add(1)
@@ -54,7 +71,7 @@ func shopServer(t *testing.T, loginStatus int, seen *[5]atomic.Int64) string {
 			seen[4].Add(1)
 			w.WriteHeader(400)
 		}
-	})
+	}
 }
 
 // Each user's captures flow from step to step: the server, which refuses
@@ -129,7 +146,7 @@ func TestFlowConfigErrors(t *testing.T) {
 		{Config{Flow: &Flow{Name: "f"}}, "has 0 steps"},
 		{Config{Flow: &Flow{Name: "f", Steps: []FlowStep{{Name: "a", Path: "/a/${id}"}}}}, "${id} is not captured by an earlier step"},
 		{Config{Flow: &Flow{Name: "f", Steps: []FlowStep{{Name: "a", Path: "/a", Capture: map[string]string{"x": "json.x"}}}}}, "not body.<path> or header.<Name>"},
-		{Config{Protocol: ProtoH2C, Flow: shopFlow()}, "over HTTP/1.1"},
+		{Config{Protocol: ProtoGRPC, GRPC: &GRPCCall{Method: "a.B/C"}, Flow: shopFlow()}, "not gRPC calls"},
 	} {
 		c.cfg.URL = "http://127.0.0.1:1/"
 		_, err := Run(t.Context(), c.cfg)

@@ -88,6 +88,9 @@ type h2sock struct {
 	// engine reads.
 	hdrLane int32
 	hdrEnd  bool
+	// hdrKeep is the lane's parser that keeps the block's fields (a
+	// flow's step with captures, its response's head), nil when none.
+	hdrKeep *respParser
 	// hdrOpen is the stream whose header block awaits CONTINUATION
 	// frames, 0 when none.
 	hdrOpen   uint32
@@ -243,11 +246,27 @@ func (w *worker) openStream(s *h2sock, i int, now int64) {
 	c.h2.sendWin = s.peerInitWin
 	c.sent = now
 	req := c.req
-	flags := http2.FlagHeadersEndHeaders
+	// A block larger than a frame (a flow's step carrying long captured
+	// values) goes on in CONTINUATION frames.
+	block := req.h2block
+	first := block[:min(len(block), s.peerMaxFrame)]
+	var flags http2.Flags
+	if len(first) == len(block) {
+		flags = http2.FlagHeadersEndHeaders
+	}
 	if len(req.body) == 0 {
 		flags |= http2.FlagHeadersEndStream
 	}
-	s.out.b = appendFrame(s.out.b, http2.FrameHeaders, flags, id, req.h2block)
+	s.out.b = appendFrame(s.out.b, http2.FrameHeaders, flags, id, first)
+	for rest := block[len(first):]; len(rest) > 0; {
+		n := min(len(rest), s.peerMaxFrame)
+		var cf http2.Flags
+		if n == len(rest) {
+			cf = http2.FlagHeadersEndHeaders
+		}
+		s.out.b = appendFrame(s.out.b, http2.FrameContinuation, cf, id, rest[:n])
+		rest = rest[n:]
+	}
 	if len(req.body) > 0 {
 		w.sendBody(s, i)
 	}
@@ -456,6 +475,13 @@ func (s *h2sock) startSession() {
 // onField reads the fields of the header block being decoded.
 func (s *h2sock) onField(f hpack.HeaderField) {
 	s.hdrListBytes += int(f.Size())
+	if k := s.hdrKeep; k != nil && f.Name != "" && f.Name[0] != ':' && s.hdrListBytes <= h2MaxHeaderListBytes {
+		// Kept as an HTTP/1.1 head's lines, which the captures read.
+		k.kept = append(k.kept, f.Name...)
+		k.kept = append(k.kept, ": "...)
+		k.kept = append(k.kept, f.Value...)
+		k.kept = append(k.kept, "\r\n"...)
+	}
 	switch f.Name {
 	case ":status":
 		s.hdrStatus = atoi3(f.Value)
@@ -745,6 +771,10 @@ func (w *worker) onData(s *h2sock, id uint32, flags http2.Flags, p []byte, now i
 		return // a stream already ended (timed out): only the connection's window counts
 	}
 	c := &w.conns[l]
+	if c.parser.keep {
+		payload, _ := unpad(flags, p)
+		c.parser.keepBytes(payload)
+	}
 	if flags&http2.FlagDataEndStream != 0 {
 		w.completeStream(s, int(l), now)
 		return
@@ -778,6 +808,11 @@ func (w *worker) onHeaders(s *h2sock, id uint32, flags http2.Flags, p []byte, no
 	}
 	s.hdrLane = w.laneOf(s, id)
 	s.hdrEnd = flags&http2.FlagHeadersEndStream != 0
+	s.hdrKeep = nil
+	if l := s.hdrLane; l >= 0 && w.conns[l].parser.keep && !w.conns[l].h2.gotHeaders {
+		s.hdrKeep = &w.conns[l].parser
+		s.hdrKeep.kept = s.hdrKeep.kept[:0] // an interim response's fields go
+	}
 	s.hdrStatus, s.hdrGRPC = 0, -1
 	s.hdrBlockBytes, s.hdrListBytes = 0, 0
 	s.hdrOpen = id
@@ -815,6 +850,9 @@ func (w *worker) endHeaders(s *h2sock, now int64) {
 		}
 		c.h2.gotHeaders = true
 		c.h2.status = s.hdrStatus
+		if s.hdrKeep != nil {
+			s.hdrKeep.headLen = len(s.hdrKeep.kept)
+		}
 	}
 	if s.hdrGRPC >= 0 {
 		c.h2.grpc = s.hdrGRPC
@@ -836,7 +874,11 @@ func (w *worker) completeStream(s *h2sock, i int, now int64) {
 		w.endStream(s, i, now, false, classOther, 0)
 		return
 	}
-	w.endStream(s, i, now, c.req.success[c.h2.status], classOther, c.h2.status)
+	ok, class, status := c.req.success[c.h2.status], classOther, c.h2.status
+	if ok && c.parser.keep && !c.flow.capture(&w.r.flow.steps[c.flow.step], &c.parser) {
+		ok, class, status = false, classCapture, 0
+	}
+	w.endStream(s, i, now, ok, class, status)
 }
 
 // endStream frees lane i's stream and moves the lane on. A stream the
@@ -854,6 +896,10 @@ func (w *worker) releaseStream(s *h2sock, i int) {
 	c := &w.conns[i]
 	s.slots[(c.h2.stream>>1)&s.slotMask] = 0
 	s.active--
+	if s.hdrOpen != 0 && s.hdrOpen == c.h2.stream {
+		// Its header block's last frames, if they come, are nobody's.
+		s.hdrLane, s.hdrKeep = -1, nil
+	}
 }
 
 // afterStream reopens a draining socket whose last stream ended, or

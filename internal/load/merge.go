@@ -16,13 +16,11 @@ import (
 // window and MeasureStart/End span all of them. The generators' CPU and
 // cores are summed, and the merged result is client-bound when any
 // generator was: starvation is judged per generator, so the caller keeps
-// the parts for that.
+// the parts for that. A flow's figures are merged too (mergeFlows): each
+// generator ran its own users of the same flow.
 func Merge(parts []*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("merge load results: none given")
-	}
-	if len(parts) > 1 && parts[0].Flow != nil {
-		return nil, errors.New("merge load results: flows run on one generator; their results are not merged")
 	}
 	first := *parts[0]
 	out := &first
@@ -116,6 +114,9 @@ func Merge(parts []*Result) (*Result, error) {
 		return nil, err
 	}
 	if out.Routes, err = mergeRoutes(parts, out.Attempts); err != nil {
+		return nil, err
+	}
+	if out.Flow, err = mergeFlows(parts, out.Attempts, out.GeneratorCPUSeconds); err != nil {
 		return nil, err
 	}
 	out.LatencyUncorrectedMicros, out.LatencyUncorrectedHist = nil, ""

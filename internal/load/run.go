@@ -210,7 +210,7 @@ func prepare(ctx context.Context, cfg Config) (*run, error) {
 		share := cfg.Connections*(i+1)/n - cfg.Connections*i/n
 		w, err := newWorker(r, i, share)
 		if err == nil {
-			w.initFlows(cfg.Connections * i / n)
+			w.initFlows(cfg.FirstUser + cfg.Connections*i/n)
 		}
 		if err != nil {
 			for _, w := range r.workers {

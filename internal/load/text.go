@@ -60,7 +60,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  error time    %s\n", latencyLine(r.ErrorLatencyMicros, n))
 	}
 	writeRoutes(&b, r)
-	writeFlow(&b, r.Flow)
+	writeFlow(&b, r.Flow, r.flowUsers())
 	if h := r.H2; h != nil {
 		fmt.Fprintf(&b, "  http/2        %d streams per connection; windows granted: stream %d B, connection %d B; server's: stream %d B",
 			h.StreamsPerConnection, h.StreamWindowBytes, h.ConnectionWindowBytes, h.PeerInitialWindowBytes)
@@ -140,12 +140,25 @@ func writeRoutes(b *strings.Builder, r *Result) {
 	}
 }
 
-// writeFlow writes a flow run's flows and steps.
-func writeFlow(b *strings.Builder, f *FlowResult) {
+// flowUsers is a flow run's number of users: its connections, times the
+// streams of each over HTTP/2.
+func (r *Result) flowUsers() int {
+	if r.H2 != nil && r.H2.StreamsPerConnection > 0 {
+		return r.Connections * r.H2.StreamsPerConnection
+	}
+	return r.Connections
+}
+
+// writeFlow writes a flow run's flows and steps, by users users.
+func writeFlow(b *strings.Builder, f *FlowResult, users int) {
 	if f == nil {
 		return
 	}
-	fmt.Fprintf(b, "  flows         %.1f flows/s: %d started, %d completed, %d failed", f.FlowsPerSecond, f.Started, f.Completed, f.Failed)
+	fmt.Fprintf(b, "  flows         %.1f flows/s", f.FlowsPerSecond)
+	if users > 0 {
+		fmt.Fprintf(b, " by %d users", users)
+	}
+	fmt.Fprintf(b, ": %d started, %d completed, %d failed", f.Started, f.Completed, f.Failed)
 	if f.Unsent > 0 {
 		fmt.Fprintf(b, ", %d due and never started (no user free)", f.Unsent)
 	}

@@ -362,14 +362,19 @@ func (w *worker) begin(i int, intended, now int64) {
 	}
 	c.intended, c.started, c.sent = intended, now, now
 	w.inflight++
+	if c.flow != nil {
+		// A flow's step with captures keeps its answer (over HTTP/2 too:
+		// the lane's parser holds the decoded head and the body).
+		c.parser.reset(c.req.head)
+		c.parser.keep = len(w.r.flow.steps[c.flow.step].captures) > 0
+	}
 	if w.socks != nil {
 		w.h2begin(i, now)
 		return
 	}
 	c.written = 0
-	c.parser.reset(c.req.head)
-	if c.flow != nil {
-		c.parser.keep = len(w.r.flow.steps[c.flow.step].captures) > 0
+	if c.flow == nil {
+		c.parser.reset(c.req.head)
 	}
 	if c.fd < 0 {
 		c.pending = true

@@ -60,8 +60,27 @@ func (c Capacity) SearchCount() int { return max(1, c.Searches) }
 // CapacityCase is one case searched and its objective.
 type CapacityCase struct {
 	Case string `json:"case"`
-	// SLO is the objective as written ("p99=20ms"; capacity.ParseSLO).
+	// SLO is the objective as written ("p99=20ms"; capacity.ParseSLO):
+	// for a flow case, on the whole flow's latency from its scheduled
+	// start, the search offering flows per second.
 	SLO string `json:"slo"`
+	// Steps are a flow case's objectives on its steps' own latencies
+	// (capacity: cases: {session: {slo: …, steps: {login: p99=50ms}}}),
+	// in the flow's step order: a probe passes only when every one holds
+	// besides SLO. Empty for a case that is not a flow.
+	Steps []StepSLO `json:"steps,omitempty"`
+}
+
+// StepSLO is one flow step's objective in a capacity search.
+type StepSLO struct {
+	Step string `json:"step"`
+	SLO  string `json:"slo"`
+}
+
+// ParsedSLO returns the parsed objective of a searched step.
+func (s StepSLO) ParsedSLO() capacity.SLO {
+	slo, _ := capacity.ParseSLO(s.SLO) // checked when the file was read
+	return slo
 }
 
 // Defaults of the capacity section. Confirm is the capacity command's 3:
@@ -89,7 +108,10 @@ type capacitySection struct {
 	node  *yaml.Node
 	slo   string            // for every case without its own
 	cases map[string]string // case → SLO
-	c     Capacity          // the settings, defaults applied
+	// steps are a flow case's step SLOs (case → step → SLO), read from
+	// a mapping {slo: …, steps: {…}} in cases.
+	steps map[string]map[string]string
+	c     Capacity // the settings, defaults applied
 	// searches is the searches key as written, 0 when absent: the default
 	// depends on the stacks selected (resolve).
 	searches int
@@ -104,7 +126,7 @@ func (p *parser) capacity(n *yaml.Node, w *workload.Workload) *capacitySection {
 	if !ok {
 		return nil
 	}
-	s := &capacitySection{node: deref(n), cases: map[string]string{}, c: Capacity{
+	s := &capacitySection{node: deref(n), cases: map[string]string{}, steps: map[string]map[string]string{}, c: Capacity{
 		MaxErrorShare: capacity.DefaultMaxErrorShare, Resolution: capacity.DefaultResolution,
 		Confirmations: DefaultCapacityConfirm, Retries: capacity.DefaultRetries,
 		Probe: capacity.DefaultProbe, Warmup: capacity.DefaultWarmup, Budget: DefaultCapacityBudget,
@@ -203,6 +225,10 @@ func (p *parser) capacityCases(n *yaml.Node, w *workload.Workload, s *capacitySe
 			p.addf(k, "case %q appears twice in capacity cases; keep one", name)
 			continue
 		}
+		if v.Kind == yaml.MappingNode {
+			p.capacityFlow(v, w, name, s)
+			continue
+		}
 		if slo := p.slo(v, "the SLO of case "+name); slo != "" {
 			s.cases[name] = slo
 		}
@@ -252,14 +278,23 @@ func (s *capacitySection) resolve(name string, cases []workload.Case, stacks int
 	default:
 		c.Searches = 1
 	}
+	var problems []Problem
 	for _, wc := range cases {
 		slo, ok := s.cases[wc.Name]
 		if !ok {
 			slo = s.slo
 		}
-		if slo != "" {
-			c.Cases = append(c.Cases, CapacityCase{Case: wc.Name, SLO: slo})
+		steps := s.flowSteps(wc)
+		switch {
+		case slo == "" && len(steps) > 0:
+			problems = append(problems, Problem{File: name, Line: s.node.Line, Col: s.node.Column,
+				Msg: fmt.Sprintf("capacity: flow %s has SLOs on its steps and none on the whole flow; add slo: to it (cases: {%s: {slo: p99=500ms, steps: …}}) or slo: for every case", wc.Name, wc.Name)})
+		case slo != "":
+			c.Cases = append(c.Cases, CapacityCase{Case: wc.Name, SLO: slo, Steps: steps})
 		}
+	}
+	if len(problems) > 0 {
+		return nil, problems
 	}
 	if len(c.Cases) == 0 {
 		return nil, []Problem{{File: name, Line: s.node.Line, Col: s.node.Column,
@@ -275,9 +310,11 @@ func (p *Plan) addCapacity(f *File) error {
 		return nil
 	}
 	c, problems := f.capacity.resolve(f.Name, p.Cases, len(p.Stacks))
-	for _, cc := range c.casesOrNone() {
-		if wc, ok := f.Workload.Case(cc.Case); ok && wc.IsFlow() {
-			problems = append(problems, Problem{File: f.Name, Msg: fmt.Sprintf("capacity: case %q is a flow, whose users run closed; a capacity search offers fixed rates. Give the flow no SLO (capacity: cases:), or leave it out of the run", cc.Case)})
+	if c != nil && p.Roles != nil && len(p.Roles.Generators) > 0 {
+		for _, cc := range c.Cases {
+			if wc, ok := f.Workload.Case(cc.Case); ok && wc.IsFlow() {
+				problems = append(problems, Problem{File: f.Name, Msg: fmt.Sprintf("capacity: case %q is a flow, and a capacity search offers it fixed rates, which are not yet split across generator hosts; leave generators: out of roles:, or give the flow no SLO", cc.Case)})
+			}
 		}
 	}
 	if len(problems) > 0 {

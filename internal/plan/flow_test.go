@@ -68,3 +68,33 @@ func TestFlowCaseProblems(t *testing.T) {
 	}
 	matchProblems(t, got, want)
 }
+
+// A flow runs on HTTP/2 stacks too (h2c, and h2 over TLS: each stream a
+// user), beside an HTTP/1.1 one: the plan takes it on all three.
+func TestFlowCaseOnHTTP2Stacks(t *testing.T) {
+	f, err := LoadEnv(writeConfig(t, `workload:
+  name: shop
+  cases:
+    - flow:
+        name: session
+        steps:
+          - {name: login, method: POST, path: /login, capture: {token: body.token}}
+          - {name: me, path: /me, headers: {Authorization: "Bearer ${token}"}}
+protocol:
+  cases: [session]
+stacks:
+  - {name: json, dir: apps/a, start: ./s}
+  - {name: json-h2c, dir: apps/a, start: ./s, protocol: h2c, streams: 4}
+  - {name: json-h2, dir: apps/a, start: ./s, protocol: h2}
+`), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Resolve(Overrides{})
+	if err != nil {
+		t.Fatalf("a flow on h2c and h2 stacks: %v", err)
+	}
+	if len(p.Stacks) != 3 {
+		t.Errorf("%d stacks, want 3", len(p.Stacks))
+	}
+}

@@ -39,7 +39,7 @@ func (l LatencyRate) Describe() string {
 	if l.Share > 0 {
 		return fmt.Sprintf("%s of the slowest stack's closed-loop median", l.String())
 	}
-	return l.String() + " req/s"
+	return l.String() + " req/s (flows/s for a flow case)"
 }
 
 // FirstRound is the first round with latency windows when none waits for

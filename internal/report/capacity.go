@@ -48,6 +48,13 @@ type CapacityCase struct {
 	SLOName   string        `json:"slo_percentile_name"`
 	SLOMicros int64         `json:"slo_us"`
 	Rows      []CapacityRow `json:"rows"`
+	// PerFlow is set for a flow case: its searches offered flows, so
+	// every rate of its rows is in flows per second (capacity_rps and the
+	// others hold flows/s), its SLO is on the whole flow's latency, and
+	// CPUMicrosPerRequest is per completed flow. StepSLOs are its steps'
+	// objectives, judged besides.
+	PerFlow  bool           `json:"per_flow,omitempty"`
+	StepSLOs []plan.StepSLO `json:"step_slos,omitempty"`
 }
 
 // The states of a capacity search (and row) besides the search's own
@@ -186,7 +193,8 @@ func addCapacity(m *Model, res *journal.Results, opt BuildOptions) error {
 	}()
 	for _, cc := range pc.Cases {
 		slo := cc.ParsedSLO()
-		c := CapacityCase{Case: cc.Case, Database: db[cc.Case], SLO: cc.SLO, SLOName: slo.Name(), SLOMicros: slo.Latency.Microseconds()}
+		c := CapacityCase{Case: cc.Case, Database: db[cc.Case], SLO: cc.SLO, SLOName: slo.Name(), SLOMicros: slo.Latency.Microseconds(),
+			PerFlow: capacityFlow(res, cc), StepSLOs: cc.Steps}
 		for _, stack := range m.Header.Stacks {
 			row := capacityRow(res, stack, cc, n)
 			for _, s := range row.SearchResults {
@@ -326,7 +334,9 @@ func capacitySearchRow(res *journal.Results, stack string, cc plan.CapacityCase,
 		rssMean += float64(w.Server.RSSMeanBytes)
 		f.rssPeakBytes = max(f.rssPeakBytes, w.Server.RSSPeakBytes)
 		cpu += w.Server.CPUSeconds
-		if w.Load != nil {
+		if w.Load != nil && w.Load.Flow != nil {
+			served += float64(w.Load.Flow.Completed) // CPU per completed flow
+		} else if w.Load != nil {
 			served += float64(w.Load.Successes)
 		}
 	}
@@ -399,4 +409,18 @@ func addCapacityCost(m *Model, pricing cost.Pricing, opt cost.Options) error {
 	}
 	cs.Cost = costSection(t, 0, cases)
 	return nil
+}
+
+// capacityFlow reports whether cc's searches are a flow's: it has step
+// SLOs, or a probe's load result is a flow's.
+func capacityFlow(res *journal.Results, cc plan.CapacityCase) bool {
+	if len(cc.Steps) > 0 {
+		return true
+	}
+	for _, pr := range res.Capacity.Probes {
+		if pr.Case == cc.Case && pr.Window.Load != nil {
+			return pr.Window.Load.Flow != nil
+		}
+	}
+	return false
 }

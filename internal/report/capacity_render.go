@@ -35,7 +35,20 @@ func capacityHead(c CapacityCase) []string {
 	if c.SLOName != "p99" {
 		head = append(head, c.SLOName+" at capacity")
 	}
-	return append(head, "server CPU", "CPU per request", "RSS (mean / peak)", "searches", "bracket", "closed loop", "probes", "search")
+	per := "CPU per request"
+	if c.PerFlow {
+		per = "CPU per completed flow"
+	}
+	return append(head, "server CPU", per, "RSS (mean / peak)", "searches", "bracket", "closed loop", "probes", "search")
+}
+
+// rateUnitOf is the unit of a capacity case's rates in its table: "rps",
+// or "flows/s" for a flow case.
+func rateUnitOf(c CapacityCase) string {
+	if c.PerFlow {
+		return "flows/s"
+	}
+	return "rps"
 }
 
 // capacityCells is one stack's line of a case's capacity table.
@@ -43,7 +56,7 @@ func capacityCells(c CapacityCase, r CapacityRow) []string {
 	dash := "–"
 	capRate, p50, p99, pSLO, cores, perReq, rss := dash, dash, dash, dash, dash, dash, dash
 	if r.Status == capacity.StatusConfirmed {
-		capRate = fmtRate(r.CapacityRPS) + " rps"
+		capRate = fmtRate(r.CapacityRPS) + " " + rateUnitOf(c)
 	}
 	if a := r.AtCapacity; r.Status == capacity.StatusConfirmed && a != nil {
 		p50, p99, pSLO = fmtMicros(float64(a.LatencyMicros.P50)), fmtMicros(float64(a.LatencyMicros.P99)), fmtMicros(float64(a.LatencyMicros.SLO))
@@ -54,7 +67,8 @@ func capacityCells(c CapacityCase, r CapacityRow) []string {
 	if c.SLOName != "p99" {
 		cells = append(cells, pSLO)
 	}
-	return append(cells, cores, perReq, rss, searchesText(r), bracketText(r), fmtRate(r.ClosedLoopRPS)+" rps",
+	unit := rateUnitOf(c)
+	return append(cells, cores, perReq, rss, strings.Replace(searchesText(r), " rps", " "+unit, 1), strings.Replace(bracketText(r), " rps", " "+unit, 1), fmtRate(r.ClosedLoopRPS)+" "+unit,
 		fmt.Sprint(len(r.Probes)), capacityStatusText(r))
 }
 
@@ -185,7 +199,7 @@ func mdCapacity(b *strings.Builder, m *Model) {
 	}
 	b.WriteString("\n")
 	for _, c := range cs.Cases {
-		fmt.Fprintf(b, "### %s (SLO %s)\n\n", c.Case, c.SLO)
+		fmt.Fprintf(b, "### %s (SLO %s)\n\n", c.Case, capacitySLOText(c))
 		t := mdTable{head: capacityHead(c)}
 		for _, r := range c.Rows {
 			t.add(capacityCells(c, r)...)
@@ -242,7 +256,7 @@ func newCapacityView(m *Model, colors map[string]string) *capacityView {
 	}
 	v := &capacityView{Intro: capacityIntro(cs), StepHead: capacityStepHead, StepIntro: capacityStepIntro, StepCaveat: capacityStepCaveat}
 	for _, c := range cs.Cases {
-		cv := capacityCaseView{Title: fmt.Sprintf("%s (SLO %s)", c.Case, c.SLO), Chart: capacityChart(c, colors), Head: capacityHead(c)}
+		cv := capacityCaseView{Title: fmt.Sprintf("%s (SLO %s)", c.Case, capacitySLOText(c)), Chart: capacityChart(c, colors), Head: capacityHead(c)}
 		for _, r := range c.Rows {
 			cv.Rows = append(cv.Rows, capacityCells(c, r))
 		}
@@ -257,4 +271,13 @@ func newCapacityView(m *Model, colors map[string]string) *capacityView {
 		v.CostNotes = c.Caveats
 	}
 	return v
+}
+
+// capacitySLOText is a case's objectives as a table's title says them:
+// the SLO, or a flow's on the whole flow and on its steps, in flows/s.
+func capacitySLOText(c CapacityCase) string {
+	if !c.PerFlow {
+		return c.SLO
+	}
+	return capacityFlowSLOText(c) + "; rates in flows/s"
 }

@@ -61,7 +61,7 @@ func WriteComparisonMarkdown(w io.Writer, c *Comparison) error {
 	head := []string{"stack", "case", "c", "throughput", "estimate (interval)", "per CPU-second", "estimate (interval)"}
 	withCost := len(c.Steps) > 0 && c.Steps[0].Cost != nil
 	if withCost {
-		head = append(head, "cost per request at the fixed rate", "estimate (interval)")
+		head = append(head, "cost at the fixed rate (per request; a flow case: per completed flow)", "estimate (interval)")
 	}
 	head = append(head, "80 % power")
 	pc := mdTable{head: head}

@@ -37,7 +37,7 @@ func SpreadLines(sm analysis.SpreadMeasure) []string {
 		fmt.Sprintf("  throughput: %.2f %% over %d cells", 100*sm.ThroughputSD, sm.ThroughputCells),
 	}
 	if sm.CostCells > 0 {
-		lines = append(lines, fmt.Sprintf("  cost per request at the fixed rate: %.2f %% over %d cells", 100*sm.CostSD, sm.CostCells))
+		lines = append(lines, fmt.Sprintf("  cost at the fixed rate (per request, or per completed flow): %.2f %% over %d cells", 100*sm.CostSD, sm.CostCells))
 	}
 	return lines
 }

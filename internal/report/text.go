@@ -143,14 +143,18 @@ func textCapacity(b *strings.Builder, m *Model) {
 	}
 	b.WriteString("\nCapacity at the SLO (open-loop searches; docs/capacity.md):\n")
 	for _, c := range cs.Cases {
-		fmt.Fprintf(b, "  %s, SLO %s:\n", c.Case, c.SLO)
+		unit, slo := "req/s", c.SLO
+		if c.PerFlow {
+			unit, slo = "flows/s", capacityFlowSLOText(c)
+		}
+		fmt.Fprintf(b, "  %s, SLO %s:\n", c.Case, slo)
 		for _, r := range c.Rows {
 			switch {
 			case r.Status == capacity.StatusConfirmed && r.AtCapacity != nil:
-				fmt.Fprintf(b, "      %-14s %.1f req/s%s, p99 %.2f ms at it, %.2f cores (bracket %.1f–%.1f)\n", r.Stack, r.CapacityRPS, searchesWords(r),
+				fmt.Fprintf(b, "      %-14s %.1f %s%s, p99 %.2f ms at it, %.2f cores (bracket %.1f–%.1f)\n", r.Stack, r.CapacityRPS, unit, searchesWords(r),
 					float64(r.AtCapacity.LatencyMicros.P99)/1e3, r.ServerCores, r.LastPassRPS, r.FirstFailRPS)
 			default:
-				fmt.Fprintf(b, "      %-14s no capacity: %s (bracket %.1f–%.1f req/s, 0: none) %s\n", r.Stack, r.Status, r.LastPassRPS, r.FirstFailRPS, r.Error)
+				fmt.Fprintf(b, "      %-14s no capacity: %s (bracket %.1f–%.1f %s, 0: none) %s\n", r.Stack, r.Status, r.LastPassRPS, r.FirstFailRPS, unit, r.Error)
 			}
 		}
 	}
@@ -232,4 +236,14 @@ func writeTextTable(b *strings.Builder, head []string, rows [][]string) {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	tw.Flush()
+}
+
+// capacityFlowSLOText is a flow case's objectives: "p99=500ms on the
+// whole flow; login p99=50ms".
+func capacityFlowSLOText(c CapacityCase) string {
+	t := c.SLO + " on the whole flow"
+	for _, st := range c.StepSLOs {
+		t += "; " + st.Step + " " + st.SLO
+	}
+	return t
 }

@@ -134,11 +134,16 @@ func capacityLeft(p *plan.Plan, res *journal.Results) map[string]bool {
 // median over the cell's counted windows, the highest over its
 // concurrency levels (a search's probes use more connections than any
 // level); 0 when no window of the case counted, and the search then
-// measures one with a closed-loop probe.
+// measures one with a closed-loop probe. For a flow case it is completed
+// flows per second (over the counted windows), the unit its probes offer.
 func closedLoopRPS(m *analysis.Result, stack, cas string) float64 {
 	best := 0.0
 	for _, c := range m.Cells {
 		if c.Stack == stack && c.Case == cas && c.Counted > 0 {
+			if c.Flow != nil {
+				best = max(best, c.Flow.FlowsPerSecond)
+				continue
+			}
 			best = max(best, c.Throughput.Median)
 		}
 	}
@@ -167,8 +172,11 @@ func (ph *capacityPhase) search(ctx context.Context, cur *server, sk searchKey, 
 	if c.Retries == 0 {
 		cfg.Retries = -1 // capacity.Config's "none"
 	}
+	if wc.IsFlow() {
+		cfg.Also = flowStepJudge(cc.Steps) // flows are judged as requests are (flowProbeResult)
+	}
 	for _, p := range past {
-		cfg.Past = append(cfg.Past, p.Probe.WithResult(p.Window.Load))
+		cfg.Past = append(cfg.Past, p.Probe.WithResult(flowProbeResult(p.Window.Load)))
 	}
 	if len(past) > 0 {
 		r.event(journal.LevelInfo, stack, "capacity %s: resumed after %d journaled probes", pr.name, len(past))
@@ -204,20 +212,20 @@ func (ph *capacityPhase) endSearch(sk searchKey, rep *capacity.Report, msg strin
 	}
 	switch rec.Report.Status {
 	case capacity.StatusConfirmed:
-		r.progress.logf("capacity %s: %.1f req/s confirmed, failed from %.1f (%d probes, %s)", name, rec.Report.CapacityRPS, rec.Report.FirstFailRPS,
+		r.progress.logf("capacity %s: %.1f %s confirmed, failed from %.1f (%d probes, %s)", name, rec.Report.CapacityRPS, ph.unit(sk.cas), rec.Report.FirstFailRPS,
 			len(ph.probesOf(key)), time.Duration(rec.Report.ElapsedSeconds*float64(time.Second)).Round(time.Second))
 	default:
-		r.progress.logf("capacity %s: no capacity (%s); %s %s", name, rec.Report.Status, bracketWords(rec.Report), msg)
+		r.progress.logf("capacity %s: no capacity (%s); %s %s", name, rec.Report.Status, bracketWords(rec.Report, ph.unit(sk.cas)), msg)
 	}
 	return nil
 }
 
 // bracketWords says what a search without a capacity knows.
-func bracketWords(rep capacity.Report) string {
+func bracketWords(rep capacity.Report, unit string) string {
 	if rep.LastPassRPS == 0 && rep.FirstFailRPS == 0 {
 		return "no open-loop probe was judged"
 	}
-	return fmt.Sprintf("passed up to %.1f req/s, failed from %.1f req/s (0: none)", rep.LastPassRPS, rep.FirstFailRPS)
+	return fmt.Sprintf("passed up to %.1f %s, failed from %.1f %s (0: none)", rep.LastPassRPS, unit, rep.FirstFailRPS, unit)
 }
 
 // probesOf counts a search's journaled probes for the log.
@@ -288,7 +296,7 @@ func (pr *runProber) measure(ctx context.Context, rateRPS float64, warmup, windo
 		return nil, fmt.Errorf("the load generator gave no result: %s", rec.Error)
 	}
 	pr.pending = rec
-	return rec.Load, nil
+	return flowProbeResult(rec.Load), nil
 }
 
 // died stops a server that died during a search; the next search starts
@@ -315,10 +323,17 @@ func (pr *runProber) journal(p capacity.Probe) {
 	if !p.Pass {
 		verdict = "fail: " + strings.Join(p.Reasons, "; ")
 	}
-	rate := fmt.Sprintf("%.1f req/s", p.RateRPS)
+	unit := capacityUnit(pr.c.IsFlow())
+	rate := fmt.Sprintf("%.1f %s", p.RateRPS, unit)
 	if p.Phase == capacity.PhaseEstimate {
-		rate = fmt.Sprintf("closed loop, %.1f req/s", p.ThroughputRPS)
+		rate = fmt.Sprintf("closed loop, %.1f %s", p.ThroughputRPS, unit)
 	}
 	pr.r.progress.logf("capacity %s probe %d %s %s: p99 %s, %.2f cores, %s", pr.name, p.Index, p.Phase, rate,
 		micros(p.LatencyMicros.P99), rec.Window.Server.Cores, verdict)
+}
+
+// unit is the unit of a searched case's rates (capacityUnit).
+func (ph *capacityPhase) unit(cas string) string {
+	c, _ := ph.r.opt.Plan.Case(cas)
+	return capacityUnit(c.IsFlow())
 }

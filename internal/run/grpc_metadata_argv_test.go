@@ -32,7 +32,7 @@ func TestLiteralGRPCMetadataStaysOffTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote := remoteLoadArgs("http://10.9.9.9:9", c, cur.stack.Wire, files, 4, 0, time.Second, time.Second, time.Minute, time.Now())
+	remote := remoteLoadArgs("http://10.9.9.9:9", c, cur.stack.Wire, files, 4, 0, 0, time.Second, time.Second, time.Minute, time.Now())
 	for name, args := range map[string][]string{"local": local, "remote": remote} {
 		if line := strings.Join(args, " "); strings.Contains(line, secret) {
 			t.Errorf("the %s generator's command line shows the metadata: %s", name, line)

@@ -139,6 +139,10 @@ func judgeWarming(rec *journal.Window) {
 // a request).
 func judgeBehind(rec *journal.Window, res *load.Result) {
 	f := flagger{rec}
+	if res.Flow != nil {
+		judgeFlowsBehind(f, res)
+		return
+	}
 	total := float64(res.Attempts + res.Unsent)
 	if total == 0 {
 		f.add(journal.FlagBehind, "no request was sent in the window at %.1f req/s", res.Rate)
@@ -182,7 +186,9 @@ func (ph *latencyPhase) journalLatency(rec *journal.Window) error {
 		r.out.Flagged[f]++
 	}
 	msg := fmt.Sprintf("latency %s", rec.Key)
-	if l := rec.Load; l != nil {
+	if l := rec.Load; l != nil && l.Flow != nil {
+		msg += fmt.Sprintf(": %.1f of %.1f flows/s, flow p50 %s, p99 %s", l.Flow.FlowsPerSecond, l.Rate, micros(l.Flow.LatencyMicros.P50), micros(l.Flow.LatencyMicros.P99))
+	} else if l != nil {
 		msg += fmt.Sprintf(": %.1f of %.1f req/s, p50 %s, p99 %s", l.ThroughputRPS, l.Rate, micros(l.LatencyMicros.P50), micros(l.LatencyMicros.P99))
 	}
 	if len(rec.Flags) > 0 {
@@ -229,14 +235,18 @@ func (ph *latencyPhase) latencyRate(cas string, conc int) (journal.LatencyRate, 
 		return lr, err
 	}
 	r.latencyRates[key] = lr
+	unit := "req/s"
+	if c, ok := r.opt.Plan.Case(cas); ok && c.IsFlow() {
+		unit = "flows/s" // the rate of a flow case is of flows (analysis.LatencyRate)
+	}
 	switch {
 	case lr.RateRPS <= 0:
 		r.event(journal.LevelWarning, "", "latency %s c%d: no offered rate (%s); its latency windows are failed", cas, conc, lr.Reason)
 	case lr.Share > 0:
-		r.event(journal.LevelInfo, "", "latency %s c%d: offered rate fixed at %.1f req/s (%g %% of %s's closed-loop median over %s, %.1f req/s, the slowest)",
-			cas, conc, lr.RateRPS, 100*lr.Share, lr.Slowest, analysis.RoundsUpTo(r.opt.Plan.Protocol.RateRounds()), lr.MedianRPS[lr.Slowest])
+		r.event(journal.LevelInfo, "", "latency %s c%d: offered rate fixed at %.1f %s (%g %% of %s's closed-loop median over %s, %.1f %s, the slowest)",
+			cas, conc, lr.RateRPS, unit, 100*lr.Share, lr.Slowest, analysis.RoundsUpTo(r.opt.Plan.Protocol.RateRounds()), lr.MedianRPS[lr.Slowest], unit)
 	default:
-		r.event(journal.LevelInfo, "", "latency %s c%d: offered rate %.1f req/s", cas, conc, lr.RateRPS)
+		r.event(journal.LevelInfo, "", "latency %s c%d: offered rate %.1f %s", cas, conc, lr.RateRPS, unit)
 	}
 	return lr, nil
 }

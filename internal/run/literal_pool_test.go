@@ -33,7 +33,7 @@ func TestLiteralHeadersAndBodyStayOffTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	remote := remoteLoadArgs("http://10.9.9.9:9", login, plan.Wire{}, agent.LoadSpec{Requests: poolBytes}, 4, 0, time.Second, time.Second, time.Minute, time.Now())
+	remote := remoteLoadArgs("http://10.9.9.9:9", login, plan.Wire{}, agent.LoadSpec{Requests: poolBytes}, 4, 0, 0, time.Second, time.Second, time.Minute, time.Now())
 	for name, args := range map[string][]string{"local": local, "remote": remote} {
 		line := strings.Join(args, " ")
 		for _, s := range secrets {

@@ -128,27 +128,27 @@ func TestRemoteLoadArgsWire(t *testing.T) {
 	}
 	at := time.Now()
 	ca := []byte("-----BEGIN CERTIFICATE-----\n")
-	f, url := parse(remoteLoadArgs("https://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireH2, TLS: true}, agent.LoadSpec{CACert: ca}, 4, 0, time.Second, time.Second, time.Minute, at))
+	f, url := parse(remoteLoadArgs("https://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireH2, TLS: true}, agent.LoadSpec{CACert: ca}, 4, 0, 0, time.Second, time.Second, time.Minute, at))
 	if !f.H2 || !f.TLS || f.CACert != "" || url != "https://10.9.9.9:9/users/1" {
 		t.Errorf("h2: %+v %s; want h2 over TLS, the CA left to the agent", f, url)
 	}
-	f, url = parse(remoteLoadArgs("http://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireH2C, Streams: 8}, agent.LoadSpec{Requests: []byte("{}\n")}, 4, 0, time.Second, time.Second, time.Minute, at))
+	f, url = parse(remoteLoadArgs("http://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireH2C, Streams: 8}, agent.LoadSpec{Requests: []byte("{}\n")}, 4, 0, 0, time.Second, time.Second, time.Minute, at))
 	if !f.H2C || f.Streams != 8 || f.TLS || f.Requests != "" || url != "http://10.9.9.9:9" {
 		t.Errorf("h2c with a pool: %+v %s; want h2c, 8 streams, the pool left to the agent, the base URL", f, url)
 	}
 	grpc := plan.Wire{Protocol: plan.WireGRPC, TLS: true, Proto: "reflect"}
-	f, url = parse(remoteLoadArgs("https://10.9.9.9:9", c, grpc, agent.LoadSpec{CACert: ca, Descriptors: []byte{1}}, 4, 0, time.Second, time.Second, time.Minute, at))
+	f, url = parse(remoteLoadArgs("https://10.9.9.9:9", c, grpc, agent.LoadSpec{CACert: ca, Descriptors: []byte{1}}, 4, 0, 0, time.Second, time.Second, time.Minute, at))
 	if f.GRPC != "saas.Users/GetUser" || f.Message != `{"id": 1}` || f.Proto != "" || f.Reflect || f.CACert != "" || !f.TLS || url != "https://10.9.9.9:9/" {
 		t.Errorf("grpc: %+v %s; want the call, its message, no reflection, the descriptors and CA left to the agent", f, url)
 	}
-	f, _ = parse(remoteLoadArgs("http://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireGRPC}, agent.LoadSpec{Descriptors: []byte{1}, Messages: []byte("{}\n")}, 4, 0, time.Second, time.Second, time.Minute, at))
+	f, _ = parse(remoteLoadArgs("http://10.9.9.9:9", c, plan.Wire{Protocol: plan.WireGRPC}, agent.LoadSpec{Descriptors: []byte{1}, Messages: []byte("{}\n")}, 4, 0, 0, time.Second, time.Second, time.Minute, at))
 	if f.Message != "" || f.Messages != "" || f.Proto != "" || f.Reflect || f.TLS {
 		t.Errorf("grpc with messages: %+v; want neither --message nor --messages (the agent names the pool sent)", f)
 	}
 	tpl := c
 	tpl.GRPCTemplated = true
 	tpl.GRPC = &workload.GRPCCall{Method: "saas.Users/GetUser", Message: `{"id": 1}`, Metadata: []workload.Header{{Name: "authorization", Value: "Bearer ${token}"}}}
-	f, _ = parse(remoteLoadArgs("http://10.9.9.9:9", tpl, plan.Wire{Protocol: plan.WireGRPC}, agent.LoadSpec{Descriptors: []byte{1}, Messages: []byte("{}\n"), Metadata: []byte("{}\n")}, 4, 0, time.Second, time.Second, time.Minute, at))
+	f, _ = parse(remoteLoadArgs("http://10.9.9.9:9", tpl, plan.Wire{Protocol: plan.WireGRPC}, agent.LoadSpec{Descriptors: []byte{1}, Messages: []byte("{}\n"), Metadata: []byte("{}\n")}, 4, 0, 0, time.Second, time.Second, time.Minute, at))
 	if f.Messages != "" || f.Metadata != "" || len(f.Headers) != 0 {
 		t.Errorf("grpc with messages and metadata: %+v; want neither --metadata nor -H (the agent names the file sent)", f)
 	}

@@ -271,10 +271,12 @@ func (rw *remoteWindow) drive(ctx context.Context, rec *journal.Window) driven {
 	var wg sync.WaitGroup
 	t0 := time.Now()
 	r.progress.phase("warm-up and window on " + countHosts(len(hosts)))
+	firstUser := 0
 	for i, s := range sessions {
 		rate := rw.rateRPS * float64(conns[i]) / float64(rw.conns)
 		spec := rw.files
-		spec.Args = remoteLoadArgs(s.base, rw.c, rw.cur.stack.Wire, rw.files, conns[i], rate, rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
+		spec.Args = remoteLoadArgs(s.base, rw.c, rw.cur.stack.Wire, rw.files, conns[i], firstUser, rate, rw.warmup, rw.window, r.opt.Plan.Protocol.Timeout, start.Add(s.off.Offset))
+		firstUser += conns[i]
 		wg.Go(func() { results[i], errs[i] = s.c.Load(ctx, spec) })
 	}
 	var here *windowSampler
@@ -451,25 +453,30 @@ const sentFile = "(sent with the window)"
 // connections over the stack's wire, in an open loop at rateRPS (0:
 // closed), a fixed warm-up, starting at startAt on that host's clock, the
 // target being a host of the file (--allow-remote). The files the window
-// carries (files: its request pool, gRPC messages and metadata, CA and
-// descriptors)
-// are named by the agent, which writes them.
-func remoteLoadArgs(base string, c workload.Case, wire plan.Wire, files agent.LoadSpec, conns int, rateRPS float64, warmup, window, timeout time.Duration, startAt time.Time) []string {
+// carries (files: its request pool or flow, gRPC messages and metadata,
+// CA and descriptors) are named by the agent, which writes them. A flow's
+// users on this generator are numbered from firstUser (the connections
+// of the generators before it), so that every user keeps the draws it
+// has when one generator runs them all.
+func remoteLoadArgs(base string, c workload.Case, wire plan.Wire, files agent.LoadSpec, conns, firstUser int, rateRPS float64, warmup, window, timeout time.Duration, startAt time.Time) []string {
 	lw := loadWire{wire: wire}
 	pool := ""
 	for _, f := range []struct {
 		sent bool
 		name *string
-	}{{len(files.Requests) > 0, &pool}, {len(files.Messages) > 0, &lw.messages}, {len(files.Metadata) > 0, &lw.metadata}, {len(files.CACert) > 0, &lw.caFile}, {len(files.Descriptors) > 0, &lw.proto}} {
+	}{{len(files.Requests) > 0 || len(files.Flow) > 0, &pool}, {len(files.Messages) > 0, &lw.messages}, {len(files.Metadata) > 0, &lw.metadata}, {len(files.CACert) > 0, &lw.caFile}, {len(files.Descriptors) > 0, &lw.proto}} {
 		if f.sent {
 			*f.name = sentFile
 		}
 	}
 	f, url := loadFlags(base, c, pool, lw, conns, rateRPS, warmupSpan{floor: warmup}, window, timeout)
-	for _, name := range []*string{&f.Requests, &f.Messages, &f.Metadata, &f.CACert, &f.Proto} {
+	for _, name := range []*string{&f.Requests, &f.Flow, &f.Messages, &f.Metadata, &f.CACert, &f.Proto} {
 		if *name == sentFile {
 			*name = ""
 		}
+	}
+	if c.IsFlow() {
+		f.FirstUser = firstUser
 	}
 	f.AllowRemote, f.StartAt, f.Output = true, startAt, "json"
 	return append([]string{"load"}, f.Args(url)...)

@@ -49,7 +49,7 @@ func (h *hostsSite) serverWire(st plan.Stack, spec *agent.StartSpec) error {
 
 // windowFiles are the files every generator host is sent with a window of
 // case c on cur (agent.LoadSpec, its Args left to each generator): an HTTP
-// case's request pool, a templated gRPC case's messages and metadata, the run's CA for
+// case's request pool, a flow case's flow, a templated gRPC case's messages and metadata, the run's CA for
 // a stack with TLS, and a gRPC stack's descriptors of the case's method.
 func (h *hostsSite) windowFiles(ctx context.Context, cur *server, c workload.Case) (agent.LoadSpec, error) {
 	r, st := h.p, cur.stack
@@ -62,7 +62,12 @@ func (h *hostsSite) windowFiles(ctx context.Context, cur *server, c workload.Cas
 		}
 		path, metadata, err = r.pools.grpcFiles(cur, c)
 	} else if c.IsFlow() {
-		err = fmt.Errorf("case %s is a flow, which is not yet sent to generator hosts (stackbench plan refuses it)", c.Name)
+		// Every generator host runs the same flow, each its own users
+		// (remoteWindow.drive numbers them).
+		if path, err = r.pools.of(cur, c); err == nil {
+			spec.Flow, err = os.ReadFile(path)
+			path = ""
+		}
 	} else {
 		// Every generator host sends from the same pool.
 		path, err = r.pools.of(cur, c)

@@ -17,6 +17,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:18093", "listen address")
+	h2c := flag.Bool("h2c", false, "serve HTTP/2 in cleartext (prior knowledge) beside HTTP/1.1, on the same port")
 	flag.Parse()
 	var tokens atomic.Int64
 	authorized := func(r *http.Request) bool {
@@ -56,5 +57,11 @@ func main() {
 		io.WriteString(w, `{"ok":true}`)
 	})
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-	log.Fatal(http.ListenAndServe(*addr, mux))
+	srv := &http.Server{Addr: *addr, Handler: mux}
+	if *h2c {
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetUnencryptedHTTP2(true)
+	}
+	log.Fatal(srv.ListenAndServe())
 }

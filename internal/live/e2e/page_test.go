@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -121,8 +122,15 @@ func (f *follower) read(resp *http.Response) {
 // terminal: it gets today's lines.
 func TestLivePageFollowsARun(t *testing.T) {
 	t.Parallel()
+	// Eight rounds, 16 windows: the step's interval needs 6 valid pairs
+	// and a cell with more than a quarter of its windows flagged is
+	// insufficient, so 8 rounds leave room for the 2 client_starved
+	// windows a busy CI host gives a cell (6 rounds failed there,
+	// 2026-12-07: 2 of 6 flagged, no interval at all).
+	const rounds = 8
+	const windows = 2 * rounds
 	br := startBrowser(t)
-	file := comparison(t, 6)
+	file := comparison(t, rounds)
 	out := filepath.Join(t.TempDir(), "results")
 	var stderr, stdout lockedBuffer
 	cmd := exec.Command(bins.Stackbench, "run", "-f", file, "--out", out, "--skip-parity", "--live")
@@ -218,8 +226,8 @@ func TestLivePageFollowsARun(t *testing.T) {
 		}
 	}
 
-	if !final.Done || final.Phase != "finished" || final.Windows != 12 || final.Planned != 12 {
-		t.Errorf("at the end the page shows %+v; want done, finished, 12 of 12 windows", final)
+	if !final.Done || final.Phase != "finished" || final.Windows != windows || final.Planned != windows {
+		t.Errorf("at the end the page shows %+v; want done, finished, %d of %d windows", final, windows, windows)
 	}
 	var progress []int
 	maxIntervalsBefore := 0
@@ -234,12 +242,14 @@ func TestLivePageFollowsARun(t *testing.T) {
 	if len(progress) < 4 || !sort.IntsAreSorted(progress) {
 		t.Errorf("the page's windows done over the run: %v; want it to move, in steps, upwards", progress)
 	}
-	// One window a side has no interval; six pairs have one.
-	if !(states[0].Intervals == 0 && final.Intervals > maxIntervalsBefore) {
-		t.Errorf("the forest plot did not gain intervals: %d at first, at most %d during the run, %d at the end", states[0].Intervals, maxIntervalsBefore, final.Intervals)
+	// One window a side has no interval; six valid pairs have one, which
+	// the page shows as soon as they are in (during the run, or at its
+	// end when flagged windows held it back).
+	if !(states[0].Intervals == 0 && final.Intervals > 0) {
+		t.Errorf("the forest plot did not gain intervals: %d at first, at most %d during the run, %d at the end; the run said:\n%s", states[0].Intervals, maxIntervalsBefore, final.Intervals, stderr.String())
 	}
-	if final.Rows != 12 {
-		t.Errorf("%d window rows on the page, want 12 (one per try)", final.Rows)
+	if final.Rows != windows {
+		t.Errorf("%d window rows on the page, want %d (one per try)", final.Rows, windows)
 	}
 	if len(shots) != 2 {
 		t.Errorf("took %d screenshots (at windows %v), want two a round apart", len(shots), shotAt)
@@ -280,7 +290,7 @@ func TestLivePageFollowsARun(t *testing.T) {
 
 	// Not a terminal: today's lines, no status drawn, no run.log.
 	log := stderr.String()
-	if !strings.Contains(log, "[1/12] r1/flaky/ok/c2: ") || strings.Contains(log, "\x1b[") {
+	if !strings.Contains(log, fmt.Sprintf("[1/%d] r1/flaky/ok/c2: ", windows)) || strings.Contains(log, "\x1b[") {
 		t.Errorf("stderr (not a terminal) lacks today's window lines, or has escape sequences:\n%s", log)
 	}
 	if _, err := os.Stat(filepath.Join(out, run.LogFile)); err == nil {

@@ -3,6 +3,7 @@ package acrosshosts
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -89,19 +90,42 @@ func TestLatencyAndCapacityAcrossHosts(t *testing.T) {
 	}
 }
 
+// sessionFlow is a flow case of the own app (runtest.OwnAppFile): log in
+// (the token from a header), write an article (its slug from the
+// answer), read it back with the slug; each step carries what the one
+// before captured, so a user whose captures went astray fails. Then a
+// mix of the app's two cases, articles three to one page.
+const sessionFlow = `    - flow:
+        name: session
+        steps:
+          - {name: login, method: POST, path: /login, expect: [200], capture: {auth: header.Authorization}}
+          - name: write
+            method: POST
+            path: /articles
+            headers: {Authorization: "${auth}", Content-Type: application/json}
+            body: '{"article":{"title":"Flow ${rand:1..1000000}"}}'
+            expect: [201]
+            capture: {slug: body.article.slug}
+          - {name: read, path: "/articles/${slug}", expect: [200]}
+    - mix: {name: browse, of: {article: 3, page: 1}}
+`
+
 // Across hosts, a custom workload's setup steps run from here against
 // each fresh process on app1, and the variants they feed are sent to both
 // generator hosts as the windows' request pool: an article of another
 // process (or none) would answer 404, and the window would fail. The
 // stack's services: (a listener on app1 that burns CPU) are measured on
-// app1 with each window, and not as foreign CPU there.
+// app1 with each window, and not as foreign CPU there. A flow case goes
+// to both generator hosts too, each running its share of the users, and
+// its window journals the merged flow figures (checkFlowAcrossHosts).
 func TestSetupStepsAcrossHosts(t *testing.T) {
 	n := onHosts(t, []string{"app1", "load1", "load2"}, "one")
 	stackDir := t.TempDir()
 	runtest.ForgetSynced(t, stackDir)
 	svc := runtest.SpinningListenerIn(t, n.Host("app1").NS)
+	own := strings.Replace(bins.OwnAppFile(""), "profile: quick\n", sessionFlow+"profile: quick\n", 1)
 	src := runtest.HostsSection(n, "app1", "load1", "load2") + "roles:\n  server: app1\n  generators: [load1, load2]\n" +
-		strings.ReplaceAll(bins.OwnAppFile(""), "dir: .", "dir: "+stackDir) + fmt.Sprintf("    services: [%d]\n", svc)
+		strings.ReplaceAll(own, "dir: .", "dir: "+stackDir) + fmt.Sprintf("    services: [%d]\n", svc)
 	opt := hostsRun(t, n, writeFile(t, src))
 	// What is checked is the windows on app1; the parity gate runs here
 	// whatever the roles, and internal/run's TestSetupCapturesFeedTheVariantsOfEachProcess
@@ -114,11 +138,22 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	byKey, _ := runtest.Finals(t, opt.Dir)
-	if len(byKey) != 4 {
-		t.Fatalf("%d final windows; want 4", len(byKey))
+	if len(byKey) != 8 {
+		t.Fatalf("%d final windows; want 8 (article, page, the session flow and the browse mix, 2 rounds)", len(byKey))
 	}
+	flows, mixes := 0, 0
 	for k, w := range byKey {
-		want := map[string]int{"article": 20, "page": 1000}[w.Case]
+		switch w.Case {
+		case "session":
+			flows++
+			checkFlowAcrossHosts(t, k, w)
+		case "browse":
+			mixes++
+			checkMixAcrossHosts(t, k, w)
+		}
+		// A flow's users render their own requests: the pool is the
+		// engine's one placeholder. A mix's pool holds its routes'.
+		want := map[string]int{"article": 20, "page": 1000, "session": 1, "browse": 1020}[w.Case]
 		if w.Load == nil || w.ServerHost != "app1" || len(w.Generators) != 2 {
 			t.Errorf("%s: load %v on %q from %d generators; want app1 and 2 (reasons %v)", k, w.Load != nil, w.ServerHost, len(w.Generators), w.Reasons)
 			continue
@@ -146,6 +181,74 @@ func TestSetupStepsAcrossHosts(t *testing.T) {
 		if w.ForeignProcessCores <= 0 {
 			t.Errorf("%s: no process-by-process foreign CPU from app1's agent (ticks %.2f)", k, w.ForeignTickCores)
 		}
+	}
+	if flows != 2 || mixes != 2 {
+		t.Errorf("%d final windows of the session flow, %d of the browse mix; want 2 each", flows, mixes)
+	}
+}
+
+// checkMixAcrossHosts holds a mix's window loaded from two generator
+// hosts to its routes: both counted, their attempts summing to the
+// window's, in the ratio of the weights (each generator sends the whole
+// interleaving over its connections).
+func checkMixAcrossHosts(t *testing.T, key string, w journal.Window) {
+	t.Helper()
+	l := w.Load
+	if l == nil || len(l.Routes) != 2 {
+		t.Fatalf("%s: routes %v; want article and page (reasons %v)", key, l != nil, w.Reasons)
+	}
+	var sum int64
+	for _, r := range l.Routes {
+		sum += r.Attempts
+	}
+	art := l.Routes[0]
+	if art.Name == "page" {
+		art = l.Routes[1]
+	}
+	t.Logf("%s: %d attempts, article's share %.3f (weight's %.3f)", key, l.Attempts, art.Share, art.WeightShare)
+	if sum != l.Attempts || art.Name != "article" || math.Abs(art.Share-0.75) > 0.01 {
+		t.Errorf("%s: routes %s (%d attempts, share %.3f) over %d attempts (the routes' sum %d); want article at 3/4 of them", key, art.Name, art.Attempts, art.Share, l.Attempts, sum)
+	}
+}
+
+// checkFlowAcrossHosts holds a flow's window loaded from two generator
+// hosts to its journaled flow figures: flows completed and none failed
+// (a user whose token or slug went astray fails its flow), every step
+// counted, the CPU per flow the generators' summed CPU over the merged
+// flows, and each generator's requests in the merged ones.
+func checkFlowAcrossHosts(t *testing.T, key string, w journal.Window) {
+	t.Helper()
+	l := w.Load
+	if l == nil || l.Flow == nil {
+		t.Fatalf("%s: no flow figures journaled (load %v; reasons %v)", key, l != nil, w.Reasons)
+	}
+	if len(w.Generators) != 2 {
+		t.Fatalf("%s: %d generator parts; want 2", key, len(w.Generators))
+	}
+	f := l.Flow
+	t.Logf("%s: %d flows started, %d completed (%.0f/s), %d failed %v; p50 %d µs, p99 %d µs; %.1f generator CPU-µs per flow; parts %d and %d successes",
+		key, f.Started, f.Completed, f.FlowsPerSecond, f.Failed, f.Failures, f.LatencyMicros.P50, f.LatencyMicros.P99, f.GeneratorCPUMicrosPerFlow,
+		w.Generators[0].Successes, w.Generators[1].Successes)
+	if f.Name != "session" || f.Completed == 0 || f.Failed != 0 || f.FlowsPerSecond <= 0 || f.LatencyMicros.P50 <= 0 || f.LatencyHist == "" {
+		t.Errorf("%s: flow %s: %d completed, %d failed (%v), %.1f/s, p50 %d µs; want flows completed and none failed",
+			key, f.Name, f.Completed, f.Failed, f.Failures, f.FlowsPerSecond, f.LatencyMicros.P50)
+	}
+	if len(f.Steps) != 3 || f.Steps[0].Name != "login" || f.Steps[2].Name != "read" || f.Steps[2].Successes < f.Completed {
+		t.Errorf("%s: steps %+v; want login, write and read, each flow's read among the successes", key, f.Steps)
+	}
+	var steps int64
+	for _, s := range f.Steps {
+		steps += s.Attempts
+	}
+	if steps != l.Attempts {
+		t.Errorf("%s: the steps' attempts sum to %d; the window's are %d", key, steps, l.Attempts)
+	}
+	if want := l.GeneratorCPUSeconds * 1e6 / float64(f.Completed); math.Abs(f.GeneratorCPUMicrosPerFlow-want) > 1e-6*want {
+		t.Errorf("%s: %.3f generator CPU-µs per flow; the summed CPU over the merged flows is %.3f", key, f.GeneratorCPUMicrosPerFlow, want)
+	}
+	if w.Generators[0].Connections+w.Generators[1].Connections != w.Concurrency ||
+		w.Generators[0].Successes+w.Generators[1].Successes != l.Successes {
+		t.Errorf("%s: generator parts %+v; want two whose connections and successes sum to the window's", key, w.Generators)
 	}
 }
 
