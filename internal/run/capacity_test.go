@@ -88,8 +88,18 @@ func TestRunSearchesCapacityAfterTheWindows(t *testing.T) {
 				if s.Report.Status != capacity.StatusConfirmed && s.Report.Status != capacity.StatusBudget {
 					t.Errorf("%s: status %s (%s)", key, s.Report.Status, s.Error)
 				}
-				if s.Report.ElapsedSeconds > 2.5 { // the budget and one probe's overhead misjudged
-					t.Errorf("%s: the search took %.1f s of a 1.5 s budget", key, s.Report.ElapsedSeconds)
+				// A probe starts only if, with the last one's overhead (its
+				// wall beyond warm-up and window), it ends in the budget: the
+				// search may overrun by no more than a probe's overhead
+				// misjudged — on a busy host a second and more (2.5 s of 1.5 s
+				// seen beside other agents, 2026-12-07), so the bound is the
+				// largest overhead measured, not a constant.
+				var overhead float64
+				for _, p := range probes {
+					overhead = max(overhead, p.Probe.WallSeconds-0.4)
+				}
+				if s.Report.ElapsedSeconds > 1.5+overhead+0.25 {
+					t.Errorf("%s: the search took %.1f s of a 1.5 s budget, its probes' overhead at most %.2f s", key, s.Report.ElapsedSeconds, overhead)
 				}
 				pids := map[int]bool{}
 				for i, p := range probes {
