@@ -136,21 +136,14 @@ func (r LatencyRateInfo) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads either form MarshalJSON writes.
 func (r *LatencyRateInfo) UnmarshalJSON(data []byte) error {
-	var probe struct {
-		PerFlow bool `json:"per_flow"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return err
-	}
-	if probe.PerFlow {
-		var f latencyRateFlowJSON
-		err := json.Unmarshal(data, &f)
-		*r = LatencyRateInfo(f)
-		return err
-	}
 	var p latencyRatePlain
-	err := json.Unmarshal(data, &p)
-	*r = LatencyRateInfo(p)
+	var f latencyRateFlowJSON
+	perFlow, err := journal.DecodePerFlow(data, &p, &f)
+	if perFlow {
+		*r = LatencyRateInfo(f)
+	} else {
+		*r = LatencyRateInfo(p)
+	}
 	return err
 }
 
@@ -185,20 +178,13 @@ func (cl CostLoads) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads either form MarshalJSON writes.
 func (cl *CostLoads) UnmarshalJSON(data []byte) error {
-	var probe struct {
-		PerFlow bool `json:"per_flow"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return err
-	}
-	if probe.PerFlow {
-		var f costLoadsFlowJSON
-		err := json.Unmarshal(data, &f)
-		*cl = CostLoads(f)
-		return err
-	}
 	var p costLoadsPlain
-	err := json.Unmarshal(data, &p)
-	*cl = CostLoads(p)
+	var f costLoadsFlowJSON
+	perFlow, err := journal.DecodePerFlow(data, &p, &f)
+	if perFlow {
+		*cl = CostLoads(f)
+	} else {
+		*cl = CostLoads(p)
+	}
 	return err
 }

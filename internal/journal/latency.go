@@ -79,22 +79,32 @@ func (lr LatencyRate) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads either form MarshalJSON writes.
 func (lr *LatencyRate) UnmarshalJSON(data []byte) error {
+	var p latencyRatePlain
+	var f latencyRateFlowJSON
+	perFlow, err := DecodePerFlow(data, &p, &f)
+	if perFlow {
+		*lr = LatencyRate(f)
+	} else {
+		*lr = LatencyRate(p)
+	}
+	return err
+}
+
+// DecodePerFlow decodes a record written in two forms — a request
+// case's, and a flow case's with its rates named per flow and
+// per_flow: true — into flow when data says per_flow, else into plain,
+// and says which.
+func DecodePerFlow(data []byte, plain, flow any) (perFlow bool, err error) {
 	var probe struct {
 		PerFlow bool `json:"per_flow"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return err
+		return false, err
 	}
 	if probe.PerFlow {
-		var f latencyRateFlowJSON
-		err := json.Unmarshal(data, &f)
-		*lr = LatencyRate(f)
-		return err
+		return true, json.Unmarshal(data, flow)
 	}
-	var p latencyRatePlain
-	err := json.Unmarshal(data, &p)
-	*lr = LatencyRate(p)
-	return err
+	return false, json.Unmarshal(data, plain)
 }
 
 // LatencyRateOf returns the journaled rate of a case and concurrency.
