@@ -23,7 +23,7 @@ import (
 // most, a tenth of the step's paired noise. Dropping every window with
 // one request unsent had made a cell of 7 windows insufficient for cost
 // with two such windows. A flow's window is judged the same way on its
-// flows (flowShortfall, flowFailureShare).
+// flows (costShortfall, flowFailureShare).
 
 // MaxCostFailureShare is the largest failed share of a latency window's
 // requests for it to count for cost: 1 %, the validity rule's.
@@ -34,16 +34,21 @@ const MaxCostFailureShare = 0.01
 // offered one) and still count for cost: 1 %.
 const MaxCostShortfall = 0.01
 
-// costShortfall is the share of the window's due requests it did not
-// serve: the larger of its unsent share and how far its served rate fell
-// under the offered one.
+// costShortfall is the share of the window's due work it did not serve:
+// the larger of its unsent share and how far its served rate fell under
+// the offered one — of requests, or for a flow of flows (completed flows
+// per second against the rate of flows).
 func costShortfall(l *load.Result) float64 {
+	sent, unsent, served := l.Attempts, l.Unsent, l.ThroughputRPS
+	if f := l.Flow; f != nil {
+		sent, unsent, served = f.Started, f.Unsent, f.FlowsPerSecond
+	}
 	s := 0.0
-	if due := l.Attempts + l.Unsent; due > 0 {
-		s = float64(l.Unsent) / float64(due)
+	if due := sent + unsent; due > 0 {
+		s = float64(unsent) / float64(due)
 	}
 	if l.Rate > 0 {
-		s = max(s, 1-l.ThroughputRPS/l.Rate)
+		s = max(s, 1-served/l.Rate)
 	}
 	return s
 }
@@ -52,21 +57,20 @@ func costShortfall(l *load.Result) float64 {
 // does.
 func costDrop(w *journal.Window) string {
 	l := w.Load
-	switch {
-	case l == nil:
+	if l == nil {
 		return ""
+	}
+	noun, what, unsent, failed := "requests", "requests due not served", l.Unsent, l.FailureShare()
+	if l.Flow != nil {
+		noun, what, unsent, failed = "flows", "flows due not completed", l.Flow.Unsent, flowFailureShare(l)
+	}
+	switch {
 	case w.HasFlag(journal.FlagCostWarming):
 		return "its server still warming up (more CPU in its first half)"
-	case l.Flow != nil && flowShortfall(l) > MaxCostShortfall:
-		return fmt.Sprintf("behind its offered rate (%.1f %% of the flows due not completed, %d unsent)", 100*flowShortfall(l), l.Flow.Unsent)
-	case l.Flow != nil && flowFailureShare(l) > MaxCostFailureShare:
-		return fmt.Sprintf("%.1f %% of flows failed", 100*flowFailureShare(l))
-	case l.Flow != nil:
-		return ""
 	case costShortfall(l) > MaxCostShortfall:
-		return fmt.Sprintf("behind its offered rate (%.1f %% of the requests due not served, %d unsent)", 100*costShortfall(l), l.Unsent)
-	case l.FailureShare() > MaxCostFailureShare:
-		return fmt.Sprintf("%.1f %% of requests failed", 100*l.FailureShare())
+		return fmt.Sprintf("behind its offered rate (%.1f %% of the %s, %d unsent)", 100*costShortfall(l), what, unsent)
+	case failed > MaxCostFailureShare:
+		return fmt.Sprintf("%.1f %% of %s failed", 100*failed, noun)
 	}
 	return ""
 }

@@ -87,20 +87,6 @@ func flowLatencyHist(l *load.Result, maxLatency time.Duration) (*hist.Histogram,
 	return out, nil
 }
 
-// flowShortfall is costShortfall for a flow: the larger of the unsent
-// flows' share of the flows due and how far the completed flows per
-// second fell under the offered rate.
-func flowShortfall(l *load.Result) float64 {
-	f, s := l.Flow, 0.0
-	if due := f.Started + f.Unsent; due > 0 {
-		s = float64(f.Unsent) / float64(due)
-	}
-	if l.Rate > 0 {
-		s = max(s, 1-f.FlowsPerSecond/l.Rate)
-	}
-	return s
-}
-
 // flowFailureShare is the failed share of a flow window's flows that
 // ended in it.
 func flowFailureShare(l *load.Result) float64 {
