@@ -60,7 +60,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  error time    %s\n", latencyLine(r.ErrorLatencyMicros, n))
 	}
 	writeRoutes(&b, r)
-	writeFlow(&b, r.Flow, r.flowUsers())
+	writeFlow(&b, r.Flow, r.Slots())
 	if h := r.H2; h != nil {
 		fmt.Fprintf(&b, "  http/2        %d streams per connection; windows granted: stream %d B, connection %d B; server's: stream %d B",
 			h.StreamsPerConnection, h.StreamWindowBytes, h.ConnectionWindowBytes, h.PeerInitialWindowBytes)
@@ -140,9 +140,10 @@ func writeRoutes(b *strings.Builder, r *Result) {
 	}
 }
 
-// flowUsers is a flow run's number of users: its connections, times the
-// streams of each over HTTP/2.
-func (r *Result) flowUsers() int {
+// Slots is the most requests a run keeps in flight at once, and a flow
+// run's number of users: its connections, times the streams of each over
+// HTTP/2.
+func (r *Result) Slots() int {
 	if r.H2 != nil && r.H2.StreamsPerConnection > 0 {
 		return r.Connections * r.H2.StreamsPerConnection
 	}

@@ -30,8 +30,8 @@ import (
 // flag only and hides no request from the latency.
 const (
 	// MaxBehindShare bounds each of the shares of requests unsent (due
-	// and never sent: no connection came free; one per connection more
-	// is allowed), unfinished (never answered) and failed otherwise:
+	// and never sent: no connection came free; one per slot in flight —
+	// a connection, or over HTTP/2 a stream — more is allowed), unfinished (never answered) and failed otherwise:
 	// 0.1 % each.
 	MaxBehindShare = 0.001
 	// MaxRateShortfall is the most the served rate may fall short of the
@@ -133,39 +133,35 @@ func judgeWarming(rec *journal.Window) {
 }
 
 // judgeBehind flags a latency window whose server did not keep up with
-// its offered rate (journal.FlagBehind): requests unsent (beyond one per
-// connection), unfinished or failed above MaxBehindShare each, or a
-// served rate short of the offered one by more than MaxRateShortfall (and
-// a request).
+// its offered rate (journal.FlagBehind): what was due left unsent (beyond
+// one per slot in flight: a connection, or over HTTP/2 a stream),
+// unfinished or failed above MaxBehindShare each, or a served rate short
+// of the offered one by more than MaxRateShortfall (and one). A flow
+// case's window is judged on its flows, whose rate was offered, never on
+// its steps' requests (behindOf).
 func judgeBehind(rec *journal.Window, res *load.Result) {
 	f := flagger{rec}
-	if res.Flow != nil {
-		judgeFlowsBehind(f, res)
-		return
-	}
-	total := float64(res.Attempts + res.Unsent)
+	b := behindOf(res)
+	total := float64(b.sent + b.unsent)
 	if total == 0 {
-		f.add(journal.FlagBehind, "no request was sent in the window at %.1f req/s", res.Rate)
+		f.add(journal.FlagBehind, "no %s was %s in the window at %.1f %s", b.one, b.sentVerb, res.Rate, b.unit)
 		return
 	}
-	unfinished := res.Errors["unfinished"]
 	share := func(n int64) float64 { return float64(n) / total }
-	// A connection busy at the window's end may leave the request due
-	// on it unsent without the server falling behind: one per connection
-	// is allowed besides the share.
-	if float64(res.Unsent) > MaxBehindShare*total+float64(res.Connections) {
-		f.add(journal.FlagBehind, "%d of the requests due (%.2f %%) were never sent (no connection came free at %d in flight): the server fell behind %.1f req/s",
-			res.Unsent, 100*share(res.Unsent), res.Connections, res.Rate)
+	slots := res.Slots()
+	if float64(b.unsent) > MaxBehindShare*total+float64(slots) {
+		f.add(journal.FlagBehind, "%d of the %s due (%.2f %%) were never %s (no %s was free at %d in flight): the server fell behind %.1f %s",
+			b.unsent, b.noun, 100*share(b.unsent), b.sentVerb, b.slot, slots, res.Rate, b.unit)
 	}
-	if s := share(unfinished); s > MaxBehindShare {
-		f.add(journal.FlagBehind, "%.2f %% of the requests were still unanswered at the drain's end", 100*s)
+	if s := share(b.unfinished); s > MaxBehindShare {
+		f.add(journal.FlagBehind, "%.2f %% of the %s %s at the drain's end", 100*s, b.noun, b.unanswered)
 	}
-	if s := share(res.ErrorCount() - unfinished); s > MaxBehindShare {
-		f.add(journal.FlagBehind, "%.2f %% of the requests failed (%s)", 100*s, load.ErrorSplit(res.Errors))
+	if s := share(b.failed - b.unfinished); s > MaxBehindShare {
+		f.add(journal.FlagBehind, "%.2f %% of the %s failed (%s)", 100*s, b.noun, load.ErrorSplit(b.errors))
 	}
-	if short := (res.Rate - res.ThroughputRPS) * res.DurationSeconds; res.Rate > 0 && short > MaxRateShortfall*res.Rate*res.DurationSeconds+1 {
-		f.add(journal.FlagBehind, "served %.1f of %.1f req/s offered (short by more than %.0f %%): a queue was growing",
-			res.ThroughputRPS, res.Rate, 100*MaxRateShortfall)
+	if short := (res.Rate - b.served) * res.DurationSeconds; res.Rate > 0 && short > MaxRateShortfall*res.Rate*res.DurationSeconds+1 {
+		f.add(journal.FlagBehind, "%s %.1f of %.1f %s offered (short by more than %.0f %%): a queue was growing",
+			b.servedVerb, b.served, res.Rate, b.unit, 100*MaxRateShortfall)
 	}
 }
 

@@ -3,28 +3,29 @@ package run
 import (
 	"strings"
 
-	"github.com/stackbench/stackbench/internal/journal"
 	"github.com/stackbench/stackbench/internal/load"
 )
 
-// judgeFlowsBehind is judgeBehind for a flow case's latency window, whose
-// offered rate is of flows (load --flow -R): the same limits on flows —
-// unsent flows (no user was free to start one; one per user more is
-// allowed), unfinished ones (a step still unanswered at the drain's end)
-// and otherwise failed ones above MaxBehindShare each of the flows due,
-// or completed flows per second short of the offered rate by more than
-// MaxRateShortfall (and a flow). A failed flow is never throughput.
-func judgeFlowsBehind(f flagger, res *load.Result) {
+// behind is what judgeBehind counts of a latency window, and the words
+// it says them with: its requests, or for a flow case its flows (load
+// --flow -R offers flows; a failed flow is never throughput).
+type behind struct {
+	sent, unsent, unfinished, failed int64
+	errors                           map[string]int64
+	served                           float64
+	one, noun, unit, slot            string
+	sentVerb, servedVerb, unanswered string
+}
+
+// behindOf reads a window's requests, or its flows when it ran one: a
+// flow is unfinished when a step was still unanswered at the drain's end
+// (its failure class "STEP: unfinished").
+func behindOf(res *load.Result) behind {
 	fl := res.Flow
-	due := float64(fl.Started + fl.Unsent)
-	if due == 0 {
-		f.add(journal.FlagBehind, "no flow was started in the window at %.1f flows/s", res.Rate)
-		return
-	}
-	share := func(n int64) float64 { return float64(n) / due }
-	if float64(fl.Unsent) > MaxBehindShare*due+float64(res.Connections) {
-		f.add(journal.FlagBehind, "%d of the flows due (%.2f %%) were never started (no user was free at %d users): the server fell behind %.1f flows/s",
-			fl.Unsent, 100*share(fl.Unsent), res.Connections, res.Rate)
+	if fl == nil {
+		return behind{sent: res.Attempts, unsent: res.Unsent, unfinished: res.Errors["unfinished"], failed: res.ErrorCount(),
+			errors: res.Errors, served: res.ThroughputRPS, one: "request", noun: "requests", unit: "req/s", slot: "connection",
+			sentVerb: "sent", servedVerb: "served", unanswered: "were still unanswered"}
 	}
 	var unfinished int64
 	for k, n := range fl.Failures {
@@ -32,14 +33,7 @@ func judgeFlowsBehind(f flagger, res *load.Result) {
 			unfinished += n
 		}
 	}
-	if s := share(unfinished); s > MaxBehindShare {
-		f.add(journal.FlagBehind, "%.2f %% of the flows had a step still unanswered at the drain's end", 100*s)
-	}
-	if s := share(fl.Failed - unfinished); s > MaxBehindShare {
-		f.add(journal.FlagBehind, "%.2f %% of the flows failed (%s)", 100*s, load.ErrorSplit(fl.Failures))
-	}
-	if short := (res.Rate - fl.FlowsPerSecond) * res.DurationSeconds; res.Rate > 0 && short > MaxRateShortfall*res.Rate*res.DurationSeconds+1 {
-		f.add(journal.FlagBehind, "completed %.1f of %.1f flows/s offered (short by more than %.0f %%): a queue was growing",
-			fl.FlowsPerSecond, res.Rate, 100*MaxRateShortfall)
-	}
+	return behind{sent: fl.Started, unsent: fl.Unsent, unfinished: unfinished, failed: fl.Failed,
+		errors: fl.Failures, served: fl.FlowsPerSecond, one: "flow", noun: "flows", unit: "flows/s", slot: "user",
+		sentVerb: "started", servedVerb: "completed", unanswered: "had a step still unanswered"}
 }
