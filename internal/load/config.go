@@ -65,8 +65,10 @@ type Config struct {
 	// virtual user running the flow again and again: the Result then has
 	// the flows' figures (Result.Flow) beside the requests'.
 	Flow *Flow
-	// FirstUser is the number of this run's first user of Flow (its
-	// connections are users FirstUser, FirstUser+1, …): generators that
+	// FirstUser numbers this run's first connection for Flow's users: its
+	// connections are FirstUser, FirstUser+1, …, and connection k's users
+	// are k×S … k×S+S−1 for S streams a connection (S = 1 over
+	// HTTP/1.1): generators that
 	// share one flow's users between them (on several hosts) each start
 	// where the one before ended, so that every user keeps the draws and
 	// list elements it has in one run with all of them. Default 0.

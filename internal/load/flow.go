@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,12 @@ type compiledStep struct {
 	head         bool
 	captures     []compiledCapture
 	think        int64 // ns
+	// host is the index in headers of the step's own Host header (sent
+	// as Host, or over HTTP/2 as :authority, instead of the target's),
+	// -1 without one; ownUA says the step sets its own User-Agent (else
+	// "stackbench" is sent), as for a case (encode.go).
+	host  int
+	ownUA bool
 }
 
 type compiledHeader struct {
@@ -144,6 +151,8 @@ func compileFlow(f *Flow) (*compiledFlow, error) {
 			}
 			cs.headers = append(cs.headers, compiledHeader{name: name, value: v, h2name: h2FieldName(name, v)})
 		}
+		cs.host = slices.IndexFunc(cs.headers, func(h compiledHeader) bool { return strings.EqualFold(h.name, "Host") })
+		cs.ownUA = slices.ContainsFunc(cs.headers, func(h compiledHeader) bool { return strings.EqualFold(h.name, "User-Agent") })
 		if len(st.Expect) == 0 {
 			for s := 200; s < 300; s++ {
 				cs.success[s] = true
@@ -267,11 +276,17 @@ func (f *flowState) render(s *compiledStep, host string) {
 	b := append(f.buf[:0], s.method...)
 	b = append(b, ' ')
 	b = f.appendParts(b, s.path)
-	b = append(b, " HTTP/1.1\r\nHost: "...)
-	b = append(b, host...)
-	b = append(b, "\r\nUser-Agent: stackbench\r\n"...)
+	b = append(b, " HTTP/1.1\r\n"...)
+	if s.host < 0 {
+		b = append(b, "Host: "...)
+		b = append(b, host...)
+		b = append(b, "\r\n"...)
+	}
+	if !s.ownUA {
+		b = append(b, "User-Agent: stackbench\r\n"...)
+	}
 	for _, h := range s.headers {
-		if strings.EqualFold(h.name, "Content-Length") || strings.EqualFold(h.name, "Host") {
+		if strings.EqualFold(h.name, "Content-Length") {
 			continue
 		}
 		b = append(b, h.name...)

@@ -60,19 +60,9 @@ func (f *flowState) renderH2(s *compiledStep, authority string, https bool) {
 	} else {
 		b = append(b, 0x80|hpSchemeHTTP)
 	}
-	host := -1
-	hasUA := false
-	for i := range s.headers {
-		switch {
-		case strings.EqualFold(s.headers[i].name, "Host"):
-			host = i
-		case s.headers[i].h2name == "user-agent":
-			hasUA = true
-		}
-	}
-	if host >= 0 {
+	if s.host >= 0 {
 		b = hpackIndexedName(b, hpAuthority)
-		b = f.appendValue(b, s.headers[host].value)
+		b = f.appendValue(b, s.headers[s.host].value)
 	} else {
 		b = hpackLiteralIndexed(b, hpAuthority, authority)
 	}
@@ -86,7 +76,7 @@ func (f *flowState) renderH2(s *compiledStep, authority string, https bool) {
 		b = hpackString(b, h.h2name)
 		b = f.appendValue(b, h.value)
 	}
-	if !hasUA {
+	if !s.ownUA {
 		b = hpackLiteralIndexed(b, hpUserAgent, "stackbench")
 	}
 	if len(f.body) > 0 || s.method == "POST" || s.method == "PUT" || s.method == "PATCH" {

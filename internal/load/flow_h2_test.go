@@ -236,3 +236,34 @@ func TestFlowOverH2ThinkTime(t *testing.T) {
 		t.Errorf("two users with 50 ms of think time per flow completed %d flows in 500 ms (%d failed, p50 %d µs); want about 18", c, res.Flow.Failed, res.Flow.LatencyMicros.P50)
 	}
 }
+
+// A step's own Host and User-Agent are sent once and instead of the
+// engine's, on either wire, as a case's are (encode.go); a step without
+// them gets the target's host and "stackbench".
+func TestFlowStepOwnHostAndUserAgentOnBothWires(t *testing.T) {
+	cf, err := compileFlow(&Flow{Name: "f", Steps: []FlowStep{
+		{Name: "own", Path: "/a", Headers: map[string]string{"Host": "api.example", "User-Agent": "probe/1"}},
+		{Name: "plain", Path: "/b"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &flowState{vars: make([][]byte, cf.slots)}
+	for i, want := range []struct{ host, ua string }{{"api.example", "probe/1"}, {"127.0.0.1:80", "stackbench"}} {
+		f.render(&cf.steps[i], "127.0.0.1:80")
+		head := string(f.wire.bytes)
+		if strings.Count(strings.ToLower(head), "\r\nhost: ") != 1 || !strings.Contains(head, "\r\nHost: "+want.host+"\r\n") ||
+			strings.Count(strings.ToLower(head), "\r\nuser-agent: ") != 1 || !strings.Contains(head, "\r\nUser-Agent: "+want.ua+"\r\n") {
+			t.Errorf("step %s over HTTP/1.1: %q; want Host %s and User-Agent %s, once each", cf.steps[i].name, head, want.host, want.ua)
+		}
+		f.renderH2(&cf.steps[i], "127.0.0.1:80", false)
+		got := map[string][]string{}
+		dec := hpack.NewDecoder(4096, func(hf hpack.HeaderField) { got[hf.Name] = append(got[hf.Name], hf.Value) })
+		if _, err := dec.Write(f.wire.h2block); err != nil {
+			t.Fatal(err)
+		}
+		if len(got[":authority"]) != 1 || got[":authority"][0] != want.host || len(got["user-agent"]) != 1 || got["user-agent"][0] != want.ua || len(got["host"]) != 0 {
+			t.Errorf("step %s over HTTP/2: %v; want :authority %s and user-agent %s, once each", cf.steps[i].name, got, want.host, want.ua)
+		}
+	}
+}

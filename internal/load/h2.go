@@ -752,7 +752,8 @@ func (w *worker) onData(s *h2sock, id uint32, flags http2.Flags, p []byte, now i
 		w.protocolError(s, "a DATA frame on stream 0", now)
 		return
 	}
-	if _, ok := unpad(flags, p); !ok {
+	payload, ok := unpad(flags, p)
+	if !ok {
 		w.protocolError(s, "a DATA frame's padding longer than the frame", now)
 		return
 	}
@@ -772,7 +773,6 @@ func (w *worker) onData(s *h2sock, id uint32, flags http2.Flags, p []byte, now i
 	}
 	c := &w.conns[l]
 	if c.parser.keep {
-		payload, _ := unpad(flags, p)
 		c.parser.keepBytes(payload)
 	}
 	if flags&http2.FlagDataEndStream != 0 {
