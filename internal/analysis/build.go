@@ -400,13 +400,16 @@ func windowFigures(w *journal.Window) WindowFigures {
 		if w.Server.Cores > 0 {
 			f.PerCPUSecond = l.ThroughputRPS / w.Server.Cores
 		}
+		// The stack's own cores: server, its own database backends, its
+		// services; per request, and for a flow per completed flow.
+		own := w.Server.Cores + f.costDBCores(w) + f.ServicesCores
 		if l.ThroughputRPS > 0 {
-			f.CostMicros = (w.Server.Cores + f.costDBCores(w) + f.ServicesCores) * 1e6 / l.ThroughputRPS
+			f.CostMicros = own * 1e6 / l.ThroughputRPS
 		}
 		if fl := l.Flow; fl != nil {
 			f.PerFlow, f.FlowsPerSecond = true, fl.FlowsPerSecond
 			if fl.FlowsPerSecond > 0 {
-				f.CostMicrosPerFlow = (w.Server.Cores + f.costDBCores(w) + f.ServicesCores) * 1e6 / fl.FlowsPerSecond
+				f.CostMicrosPerFlow = own * 1e6 / fl.FlowsPerSecond
 			}
 		}
 		lat := l.LatencyMicros

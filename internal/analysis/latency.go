@@ -67,7 +67,7 @@ type LatencyRateInfo struct {
 // Reason says why.
 func LatencyRate(share float64, rateRounds int, cas string, conc int, stacks []string, finals []journal.Window) journal.LatencyRate {
 	rateRounds = max(rateRounds, 1)
-	lr := journal.LatencyRate{Case: cas, Concurrency: conc, Share: share, MedianRPS: map[string]float64{}, PerFlow: flowCase(finals, cas)}
+	lr := journal.LatencyRate{Case: cas, Concurrency: conc, Share: share, MedianRPS: map[string]float64{}}
 	for _, s := range stacks {
 		var counted, served []float64
 		for i := range finals {
@@ -120,7 +120,7 @@ func latencyInfo(res *journal.Results, finals []journal.Window) *LatencyInfo {
 		}
 	}
 	for _, lr := range res.LatencyRates {
-		ri := LatencyRateInfo{Case: lr.Case, Concurrency: lr.Concurrency, RateRPS: lr.RateRPS, Reason: lr.Reason, PerFlow: flowCase(finals, lr.Case) || flowCase(res.FinalWindows(), lr.Case)}
+		ri := LatencyRateInfo{Case: lr.Case, Concurrency: lr.Concurrency, RateRPS: lr.RateRPS, Reason: lr.Reason, PerFlow: lr.PerFlow}
 		if lr.Share > 0 && lr.Slowest != "" {
 			ri.Slowest, ri.SlowestRPS = lr.Slowest, lr.MedianRPS[lr.Slowest]
 		}

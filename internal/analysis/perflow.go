@@ -26,16 +26,6 @@ func servedRate(l *load.Result) float64 {
 	return l.ThroughputRPS
 }
 
-// flowCase reports whether the case's windows among ws are a flow's.
-func flowCase(ws []journal.Window, cas string) bool {
-	for i := range ws {
-		if ws[i].Case == cas && ws[i].Load != nil {
-			return ws[i].Load.Flow != nil
-		}
-	}
-	return false
-}
-
 // callCost is the cost a window's cost call and cost loads read: CPU-µs
 // per completed flow for a flow's window, per request otherwise.
 func callCost(w WindowFigures) float64 {

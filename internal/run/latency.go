@@ -150,8 +150,8 @@ func judgeBehind(rec *journal.Window, res *load.Result) {
 	share := func(n int64) float64 { return float64(n) / total }
 	slots := res.Slots()
 	if float64(b.unsent) > MaxBehindShare*total+float64(slots) {
-		f.add(journal.FlagBehind, "%d of the %s due (%.2f %%) were never %s (no %s was free at %d in flight): the server fell behind %.1f %s",
-			b.unsent, b.noun, 100*share(b.unsent), b.sentVerb, b.slot, slots, res.Rate, b.unit)
+		f.add(journal.FlagBehind, "%d of the %s due (%.2f %%) were never %s (no %s was free at %d in flight): the server fell behind %.1f %s%s",
+			b.unsent, b.noun, 100*share(b.unsent), b.sentVerb, b.slot, slots, res.Rate, b.unit, b.orUsers)
 	}
 	if s := share(b.unfinished); s > MaxBehindShare {
 		f.add(journal.FlagBehind, "%.2f %% of the %s %s at the drain's end", 100*s, b.noun, b.unanswered)
@@ -227,13 +227,18 @@ func (ph *latencyPhase) latencyRate(cas string, conc int) (journal.LatencyRate, 
 		lr = analysis.LatencyRate(l.Share, r.opt.Plan.Protocol.RateRounds(), cas, conc, stacks, res.FinalWindows())
 	}
 	lr.Time = time.Now().UTC()
+	// A flow case's rate, absolute or a share, is of flows: the plan says
+	// which case is one, and the record names its rates so.
+	if c, ok := r.opt.Plan.Case(cas); ok {
+		lr.PerFlow = c.IsFlow()
+	}
 	if err := r.jw.Append(journal.KindLatencyRate, lr); err != nil {
 		return lr, err
 	}
 	r.latencyRates[key] = lr
 	unit := "req/s"
-	if c, ok := r.opt.Plan.Case(cas); ok && c.IsFlow() {
-		unit = "flows/s" // the rate of a flow case is of flows (analysis.LatencyRate)
+	if lr.PerFlow {
+		unit = "flows/s"
 	}
 	switch {
 	case lr.RateRPS <= 0:

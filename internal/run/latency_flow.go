@@ -15,6 +15,11 @@ type behind struct {
 	served                           float64
 	one, noun, unit, slot            string
 	sentVerb, servedVerb, unanswered string
+	// orUsers names the other cause of unsent flows: a user holds its
+	// flow, think times included, until it ends, so too few users for
+	// the rate × a flow's duration leave flows unstarted with the server
+	// keeping up.
+	orUsers string
 }
 
 // behindOf reads a window's requests, or its flows when it ran one: a
@@ -35,5 +40,6 @@ func behindOf(res *load.Result) behind {
 	}
 	return behind{sent: fl.Started, unsent: fl.Unsent, unfinished: unfinished, failed: fl.Failed,
 		errors: fl.Failures, served: fl.FlowsPerSecond, one: "flow", noun: "flows", unit: "flows/s", slot: "user",
-		sentVerb: "started", servedVerb: "completed", unanswered: "had a step still unanswered"}
+		sentVerb: "started", servedVerb: "completed", unanswered: "had a step still unanswered",
+		orUsers: ", or the users were too few for it (each holds a flow, think times included, until it ends: give more concurrency)"}
 }
