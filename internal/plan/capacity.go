@@ -111,7 +111,9 @@ type capacitySection struct {
 	// steps are a flow case's step SLOs (case → step → SLO), read from
 	// a mapping {slo: …, steps: {…}} in cases.
 	steps map[string]map[string]string
-	c     Capacity // the settings, defaults applied
+	// flowNodes are those flows' entries in cases, for their errors.
+	flowNodes map[string]*yaml.Node
+	c         Capacity // the settings, defaults applied
 	// searches is the searches key as written, 0 when absent: the default
 	// depends on the stacks selected (resolve).
 	searches int
@@ -126,7 +128,7 @@ func (p *parser) capacity(n *yaml.Node, w *workload.Workload) *capacitySection {
 	if !ok {
 		return nil
 	}
-	s := &capacitySection{node: deref(n), cases: map[string]string{}, steps: map[string]map[string]string{}, c: Capacity{
+	s := &capacitySection{node: deref(n), cases: map[string]string{}, steps: map[string]map[string]string{}, flowNodes: map[string]*yaml.Node{}, c: Capacity{
 		MaxErrorShare: capacity.DefaultMaxErrorShare, Resolution: capacity.DefaultResolution,
 		Confirmations: DefaultCapacityConfirm, Retries: capacity.DefaultRetries,
 		Probe: capacity.DefaultProbe, Warmup: capacity.DefaultWarmup, Budget: DefaultCapacityBudget,
@@ -287,7 +289,11 @@ func (s *capacitySection) resolve(name string, cases []workload.Case, stacks int
 		steps := s.flowSteps(wc)
 		switch {
 		case slo == "" && len(steps) > 0:
-			problems = append(problems, Problem{File: name, Line: s.node.Line, Col: s.node.Column,
+			at := s.node
+			if n := s.flowNodes[wc.Name]; n != nil {
+				at = n
+			}
+			problems = append(problems, Problem{File: name, Line: at.Line, Col: at.Column,
 				Msg: fmt.Sprintf("capacity: flow %s has SLOs on its steps and none on the whole flow; add slo: to it (cases: {%s: {slo: p99=500ms, steps: …}}) or slo: for every case", wc.Name, wc.Name)})
 		case slo != "":
 			c.Cases = append(c.Cases, CapacityCase{Case: wc.Name, SLO: slo, Steps: steps})

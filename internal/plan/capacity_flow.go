@@ -68,7 +68,7 @@ func (p *parser) capacityFlow(n *yaml.Node, w *workload.Workload, name string, s
 			steps[k.Value] = slo
 		}
 	}
-	s.steps[name] = steps
+	s.steps[name], s.flowNodes[name] = steps, n
 }
 
 // flowSteps is a flow case's step SLOs in the flow's step order; nil for

@@ -109,7 +109,8 @@ func TestFlowCapacityProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Resolve(Overrides{}); err == nil || !strings.Contains(err.Error(), "flow session has SLOs on its steps and none on the whole flow") {
-		t.Errorf("want the missing whole-flow SLO, got %v", err)
+	// At the flow's entry under cases (line 15, column 20), not at capacity:.
+	if _, err := f.Resolve(Overrides{}); err == nil || !strings.Contains(err.Error(), "stackbench.yaml:15:20: capacity: flow session has SLOs on its steps and none on the whole flow") {
+		t.Errorf("want the missing whole-flow SLO at the flow's entry, got %v", err)
 	}
 }
